@@ -1,0 +1,302 @@
+"""ONNX Runtime engine: any Piper voice, streamed inside each sentence.
+
+The voice's graph is cut (see ``engines.ort_graph``) into the encoder part
+(phoneme_ids -> ``z_p``, ``y_mask``, durations), the reverse flow (``z_p`` -> ``z``)
+and the decoder (``z`` -> audio). The encoder runs once per sentence; flow and
+decoder run on windows of frames chosen by ``engines.streaming.ChunkPlan``, so
+the first audio of a long sentence is out after a fraction of its compute.
+Voices that cannot be cut at the flow are cut at the decoder only, and voices
+that cannot be cut at all run whole, one chunk per sentence.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from engines.base import AudioChunk, EngineError, SynthesisOptions
+from engines.ort_graph import Splitter, analyze, check_config, load_model
+from engines.phonemes import PUNCTUATION, FrontendReport, Phonemizer, sentences
+from engines.streaming import ChunkPlan, FrameCost, PlaybackClock, windows
+from engines.voice import EOS, PAD, Voice, load_voice
+
+_LOGGER = logging.getLogger(__name__)
+
+GRAPH_INPUTS = ["input", "input_lengths", "scales"]
+
+
+_shared_pool = False
+
+
+def use_shared_thread_pool(threads: int = 0) -> None:
+    """Let every ONNX Runtime session made after this share one process-wide thread pool.
+
+    The engine runs three sessions in turn (encoder, flow, decoder). With a pool
+    each, the idle pools' spinning threads steal the cores from the busy one;
+    without spinning, each operator pays a thread wake-up. One shared, spinning
+    pool avoids both, and makes streaming cost what a whole-graph run costs.
+
+    ONNX Runtime then refuses sessions with their own pools in this process, so
+    only processes we own call this (the studio, the CLI, the server), before
+    loading any voice. ``threads``: pool size, 0 for one per physical core.
+    """
+    global _shared_pool
+    if not _shared_pool:
+        import onnxruntime
+
+        onnxruntime.set_global_thread_pool_sizes(threads, 0)
+        _shared_pool = True
+
+
+def session_options(threads: int | None = None):
+    """ONNX Runtime options for our sessions: the shared pool if enabled, else a quiet pool each."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    if _shared_pool:
+        options.use_per_session_threads = False
+        return options
+    if threads:
+        options.intra_op_num_threads = threads
+    # Sessions run one after another: an idle pool must not spin and steal the cores.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
+
+
+class _Part:
+    """One ONNX Runtime session over a part of the graph."""
+
+    def __init__(self, model: bytes | str, inputs: list[str], options, providers: list[str]) -> None:
+        import onnxruntime
+
+        self.session = onnxruntime.InferenceSession(model, sess_options=options, providers=providers)
+        self.inputs = inputs
+
+    def run(self, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        return self.session.run(None, {name: feeds[name] for name in self.inputs})
+
+
+class OnnxEngine:
+    """Streams a Piper ONNX voice through ONNX Runtime.
+
+    Args:
+        voice: the voice to speak with.
+        threads: ONNX Runtime intra-op threads (``None``: its default, one per core).
+        split: cut the graph for streaming (``False``: one chunk per sentence).
+        plan: chunk sizes and context.
+        providers: ONNX Runtime execution providers (default: CPU).
+
+    Raises:
+        VoiceError: the model is unreadable or its config belongs to another model.
+        EngineError: onnxruntime is not installed.
+    """
+
+    name = "onnx"
+
+    def __init__(
+        self,
+        voice: Voice,
+        *,
+        threads: int | None = None,
+        split: bool = True,
+        plan: ChunkPlan | None = None,
+        providers: list[str] | None = None,
+    ) -> None:
+        try:
+            import onnxruntime  # noqa: F401
+        except ImportError as exc:  # pragma: no cover - a dependency of the package
+            raise EngineError("The ONNX engine needs onnxruntime: pip install onnxruntime") from exc
+        self.voice = voice
+        self.config = voice.config
+        self.sample_rate = voice.config.sample_rate
+        self.plan = plan or ChunkPlan()
+        options = session_options(threads)
+        self._providers = providers or ["CPUExecutionProvider"]
+        model = load_model(voice.model_path)
+        self.graph = analyze(model)
+        check_config(self.graph, voice.config, voice.model_path)
+        self.mode = self._build(model, options, split)
+        self.phonemizer = Phonemizer(voice.config)
+        self._pause_ids = _pause_ids(voice.config.phoneme_id_map)
+        self.last_report = FrontendReport()
+        self._cost = FrameCost()
+
+    @classmethod
+    def from_path(cls, model_path: Path | str, **kwargs) -> OnnxEngine:
+        """Load ``NAME.onnx`` with its ``NAME.onnx.json``."""
+        return cls(load_voice(Path(model_path)), **kwargs)
+
+    def _build(self, model, options, split: bool) -> str:
+        """Create the sessions; returns the mode: ``flow``, ``decoder`` or ``whole``."""
+        info = self.graph
+        durations = [info.durations] if info.durations else []
+        if split and info.z:
+            splitter = Splitter(model)
+            if info.z_p and info.y_mask:
+                parts = [
+                    splitter.extract(GRAPH_INPUTS, [info.z_p, info.y_mask, *durations]),
+                    splitter.extract([info.z_p, info.y_mask], [info.z]),
+                    splitter.extract([info.z], ["output"]),
+                ]
+                if all(parts):
+                    self._encoder, self._flow, self._decoder = (self._part(p, options) for p in parts)
+                    return "flow"
+            parts = [splitter.extract(GRAPH_INPUTS, [info.z, *durations]), splitter.extract([info.z], ["output"])]
+            if all(parts):
+                self._encoder, self._decoder = (self._part(p, options) for p in parts)
+                return "decoder"
+            _LOGGER.info("%s: graph cannot be split (%s); one chunk per sentence", self.voice.name, info.notes)
+        self._whole = _Part(model.SerializeToString(), [i.name for i in model.graph.input], options, self._providers)
+        return "whole"
+
+    def _part(self, part: tuple[bytes, list[str]], options) -> _Part:
+        return _Part(part[0], part[1], options, self._providers)
+
+    def speakers(self) -> list[str]:
+        """Speaker names in id order (empty for one speaker)."""
+        return self.config.speakers
+
+    def synthesize(
+        self,
+        text: str,
+        options: SynthesisOptions | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[AudioChunk]:
+        """Stream ``text`` as audio chunks, sentence by sentence; see ``engines.base.Engine``.
+
+        Raises:
+            ValueError: an unknown speaker.
+        """
+        options = options or SynthesisOptions()
+        feeds = self._request_feeds(options)
+        start = time.perf_counter()
+        clock, offset, last = PlaybackClock(), 0, start
+        silence = np.zeros(round(options.sentence_silence * self.sample_rate), dtype=np.float32)
+        self.last_report = FrontendReport()
+        for sentence in sentences(self.phonemizer, text, self.last_report):
+            if cancel is not None and cancel.is_set():
+                return
+            if sentence.index > 0 and len(silence):
+                now = time.perf_counter()
+                yield AudioChunk(silence, self.sample_rate, sentence.index - 1, 0, False, offset, 0.0, now - start, True)
+                offset += len(silence)
+                clock.emitted(len(silence) / self.sample_rate)
+            ids = np.asarray([sentence.phoneme_ids], dtype=np.int64)
+            pieces = self._sentence_audio(ids, feeds, clock, cancel)
+            for index, (audio, final, pause) in enumerate(pieces):
+                now = time.perf_counter()
+                chunk = AudioChunk(
+                    audio=audio,
+                    sample_rate=self.sample_rate,
+                    sentence_index=sentence.index,
+                    chunk_index=index,
+                    final=final,
+                    start_sample=offset,
+                    compute_s=now - last,
+                    elapsed_s=now - start,
+                    phoneme_ids=sentence.phoneme_ids if index == 0 else [],
+                    pause_frames=pause,
+                )
+                offset += len(audio)
+                clock.emitted(chunk.duration_s)
+                yield chunk
+                last = time.perf_counter()
+                if cancel is not None and cancel.is_set():
+                    return
+
+    def _request_feeds(self, options: SynthesisOptions) -> dict[str, np.ndarray]:
+        config = self.config
+        scales = [
+            config.noise_scale if options.noise_scale is None else options.noise_scale,
+            config.length_scale if options.length_scale is None else options.length_scale,
+            config.noise_w if options.noise_w is None else options.noise_w,
+        ]
+        feeds = {"scales": np.asarray(scales, dtype=np.float32)}
+        sid = config.speaker_id(options.speaker)
+        if sid is not None:
+            feeds["sid"] = np.asarray([sid], dtype=np.int64)
+        return feeds
+
+    def _sentence_audio(self, ids, feeds, clock, cancel) -> Iterator[tuple[np.ndarray, bool, int | None]]:
+        """Yield ``(audio [N] float32, final, pause_frames)`` for one sentence."""
+        feeds = {**feeds, "input": ids, "input_lengths": np.asarray([ids.shape[1]], dtype=np.int64)}
+        if self.mode == "whole":
+            yield _audio(self._whole.run(feeds)[0]), True, None
+            return
+        outputs = self._encoder.run(feeds)
+        pause = self._pause_frames(ids[0], outputs[-1]) if self.graph.durations else None
+        stream = self._flow_chunks(outputs, feeds, clock) if self.mode == "flow" else self._z_chunks(outputs[0], feeds, clock)
+        for audio, final in stream:
+            yield audio, final, pause if final else None
+            if cancel is not None and cancel.is_set():
+                return
+
+    def _z_chunks(self, z, feeds, clock) -> Iterator[tuple[np.ndarray, bool]]:
+        """Decode a whole-sentence ``z`` ``[1, C, T]`` in chunks."""
+        yield from self._decode_chunks(z, z.shape[2], feeds, clock, lambda end: None)
+
+    def _flow_chunks(self, outputs, feeds, clock) -> Iterator[tuple[np.ndarray, bool]]:
+        """Run the flow on windows of ``z_p`` as the decoder needs them, then decode."""
+        z_p, y_mask = outputs[0], outputs[1]
+        total = z_p.shape[2]
+        z = np.empty_like(z_p)
+        done = 0  # frames [0, done) of z are exact
+        cf = self.plan.flow_context
+
+        def ensure(end: int) -> None:
+            nonlocal done
+            if end <= done:
+                return
+            # First window: just what the first chunk needs; later: the whole rest at once.
+            lo, hi = max(0, done - cf), (min(total, end + cf) if done == 0 else total)
+            t0 = time.perf_counter()
+            out = self._flow.run({**feeds, self.graph.z_p: z_p[:, :, lo:hi], self.graph.y_mask: y_mask[:, :, lo:hi]})[0]
+            self._cost.observe("flow", time.perf_counter() - t0, hi - lo)
+            keep = hi if hi == total else hi - cf
+            z[:, :, done:keep] = out[:, :, done - lo : keep - lo]
+            done = keep
+
+        yield from self._decode_chunks(z, total, feeds, clock, ensure)
+
+    def _decode_chunks(self, z, total, feeds, clock, ensure) -> Iterator[tuple[np.ndarray, bool]]:
+        plan, hop, cd = self.plan, self.config.hop_length, self.plan.decoder_context
+        cost = self._cost
+        start = 0
+        while start < total:
+            if start == 0:
+                frames = plan.first(total, clock.ahead_s(), cost)
+            else:
+                frames = plan.following(total - start, clock.ahead_s(), cost)
+            end = min(total, start + frames)
+            lo, hi = windows(start, end, total, cd)
+            ensure(hi)
+            t0 = time.perf_counter()
+            audio = _audio(self._decoder.run({**feeds, self.graph.z: z[:, :, lo:hi]})[0])
+            cost.observe("decoder", time.perf_counter() - t0, hi - lo)
+            yield audio[(start - lo) * hop : (end - lo) * hop], end == total
+            start = end
+
+    def _pause_frames(self, ids: np.ndarray, durations: np.ndarray) -> int:
+        """Frames given to the trailing punctuation, PAD and EOS ids of a sentence."""
+        frames = durations.reshape(-1)
+        total = 0.0
+        for position in range(len(ids) - 1, -1, -1):
+            if int(ids[position]) not in self._pause_ids:
+                break
+            total += float(frames[position])
+        return int(total)
+
+
+def _audio(output: np.ndarray) -> np.ndarray:
+    """The decoder's output ``[1, 1, N]`` (or ``[1, N, 1, 1]``) as ``[N]`` float32."""
+    return np.ascontiguousarray(output.reshape(-1), dtype=np.float32)
+
+
+def _pause_ids(id_map) -> frozenset[int]:
+    symbols = set(PUNCTUATION) | {PAD, EOS}
+    return frozenset(i for symbol, ids in id_map.items() if symbol in symbols for i in ids)

@@ -1,0 +1,226 @@
+"""Reading a Piper VITS ONNX graph: checks against its config, and the split for streaming.
+
+A Piper voice's graph maps ``input`` (phoneme_ids ``[B, T_ph]``), ``input_lengths``
+``[B]``, ``scales`` ``[3]`` (noise_scale, length_scale, noise_w) and, for several
+speakers, ``sid`` ``[B]`` to ``output`` (audio). Inside it runs, as in VITS
+(Kim et al., ICML 2021, fig. 1b): text encoder and duration predictor, expansion
+to frames plus prior noise (``z_p`` ``[B, C, T]`` with ``y_mask`` ``[B, 1, T]``),
+the reverse flow (``z`` ``[B, C, T]``) and the HiFi-GAN decoder (``T * hop_length``
+samples). Flow and decoder are stacks of convolutions, so both can run on
+windows of frames; that is what lets us stream inside a sentence.
+
+The cut points are found by the names the torch exporter gives (``dec.conv_pre``
+and the ``/flow/`` scope), which every Piper export carries; where they cannot
+be found the engine falls back to a coarser split or to the whole graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engines.base import VoiceError
+from engines.voice import VoiceConfig
+
+
+@dataclass
+class GraphInfo:
+    """What the engine needs to know about a voice's ONNX graph.
+
+    Attributes:
+        inputs: graph input names.
+        embedding_rows: rows of the phoneme embedding (must equal num_symbols).
+        speaker_rows: rows of the speaker embedding, or ``None`` without ``sid``.
+        upsample: product of the decoder's transposed-convolution strides
+            (samples per frame), or ``None`` if not found.
+        z: decoder input tensor ``[B, C, T]``.
+        z_p: flow input tensor ``[B, C, T]`` (prior sample).
+        y_mask: frame mask ``[B, 1, T]``.
+        durations: per-phoneme frame counts ``[B, 1, T_ph]`` (``w_ceil``).
+    """
+
+    inputs: list[str]
+    embedding_rows: int | None = None
+    speaker_rows: int | None = None
+    upsample: int | None = None
+    z: str | None = None
+    z_p: str | None = None
+    y_mask: str | None = None
+    durations: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def load_model(path: Path):
+    """Load an ONNX model with its weights.
+
+    Raises:
+        VoiceError: the file is missing or not an ONNX model.
+    """
+    import onnx
+
+    try:
+        return onnx.load(str(path))
+    except FileNotFoundError:
+        raise VoiceError(path, "voice model file not found") from None
+    except Exception as exc:  # onnx raises DecodeError and others for bad files
+        raise VoiceError(path, f"not a valid ONNX model ({type(exc).__name__}: {exc})") from None
+
+
+def analyze(model) -> GraphInfo:
+    """Find the embeddings, the upsampling factor and the cut tensors of a VITS graph."""
+    graph = model.graph
+    inits = {t.name: list(t.dims) for t in graph.initializer}
+    info = GraphInfo(inputs=[i.name for i in graph.input])
+    producers = {out: node for node in graph.node for out in node.output}
+    strides = []
+    for node in graph.node:
+        if node.op_type == "Gather" and len(node.input) == 2 and node.input[0] in inits:
+            if node.input[1] == "input":
+                info.embedding_rows = inits[node.input[0]][0]
+            elif node.input[1] == "sid":
+                info.speaker_rows = inits[node.input[0]][0]
+        elif node.op_type == "ConvTranspose" and _in_decoder(node):
+            strides += [a.ints[0] for a in node.attribute if a.name == "strides"]
+        elif node.op_type == "Ceil":
+            info.durations = node.output[0] if info.durations is None else ""
+        elif node.op_type == "Conv" and _is_conv_pre(node):
+            info.z = node.input[0]
+    info.durations = info.durations or None
+    info.upsample = _product(strides) if strides else None
+    if info.z is None:
+        info.notes.append("decoder input not found (no dec.conv_pre)")
+        return info
+    _find_flow_inputs(graph, producers, info)
+    return info
+
+
+def _in_decoder(node) -> bool:
+    return node.name.startswith("/dec/") or any(i.startswith("dec.") for i in node.input)
+
+
+def _is_conv_pre(node) -> bool:
+    return node.name == "/dec/conv_pre/Conv" or "dec.conv_pre.weight" in node.input
+
+
+def _product(values: list[int]) -> int:
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
+
+def _find_flow_inputs(graph, producers, info: GraphInfo) -> None:
+    """Locate ``y_mask`` (the mask the flow output is multiplied by) and ``z_p``."""
+    mul = producers.get(info.z)
+    flow_nodes = [n for n in graph.node if n.name.startswith("/flow/")]
+    if mul is None or mul.op_type != "Mul" or not flow_nodes:
+        info.notes.append("flow not found; streaming decodes from a whole-sentence z")
+        return
+    flow_outputs = {out for n in flow_nodes for out in n.output}
+    others = [i for i in mul.input if i not in flow_outputs]
+    if len(others) != 1:
+        info.notes.append("frame mask not found")
+        return
+    info.y_mask = others[0]
+    dynamic = _descendants(graph, {i.name for i in graph.input})
+    inside = _descendants(graph, flow_outputs)  # also unnamed nodes within the flow
+    external = {
+        i
+        for n in flow_nodes
+        for i in n.input
+        if i in dynamic and i not in inside and i != info.y_mask and not _speaker_only(graph, i)
+    }
+    if len(external) == 1:
+        info.z_p = external.pop()
+    else:
+        info.notes.append(f"flow input ambiguous: {sorted(external)}")
+
+
+def _descendants(graph, sources: set[str]) -> set[str]:
+    """``sources`` and every tensor computed from them (nodes are in topological order)."""
+    reached = set(sources)
+    for node in graph.node:
+        if any(i in reached for i in node.input):
+            reached.update(node.output)
+    return reached
+
+
+def graph_inputs_needed(graph, outputs: list[str], given: list[str]) -> set[str]:
+    """Graph inputs reached walking back from ``outputs``, stopping at ``given`` tensors."""
+    producers = {out: node for node in graph.node for out in node.output}
+    names = {i.name for i in graph.input}
+    seen, stack, needed = set(given), list(outputs), set()
+    while stack:
+        tensor = stack.pop()
+        if tensor in seen:
+            continue
+        seen.add(tensor)
+        if tensor in names:
+            needed.add(tensor)
+        node = producers.get(tensor)
+        if node is not None:
+            stack.extend(node.input)
+    return needed
+
+
+def _speaker_only(graph, tensor: str) -> bool:
+    needed = graph_inputs_needed(graph, [tensor], [])
+    return needed == {"sid"}
+
+
+def check_config(info: GraphInfo, config: VoiceConfig, model_path: Path) -> None:
+    """Check that a config belongs to this model.
+
+    Raises:
+        VoiceError: naming the config file and the field that disagrees with the model.
+    """
+    where = config.path
+    if info.embedding_rows is not None and info.embedding_rows != config.num_symbols:
+        raise VoiceError(
+            where,
+            f"num_symbols is {config.num_symbols} but {model_path.name} has {info.embedding_rows} "
+            "phoneme embedding rows: this config belongs to another model",
+            "num_symbols",
+        )
+    has_sid = "sid" in info.inputs
+    if has_sid != (config.num_speakers > 1):
+        raise VoiceError(
+            where,
+            f"num_speakers is {config.num_speakers} but {model_path.name} "
+            f"{'takes' if has_sid else 'has no'} a speaker input: this config belongs to another model",
+            "num_speakers",
+        )
+    if info.speaker_rows is not None and info.speaker_rows < config.num_speakers:
+        raise VoiceError(where, f"model has only {info.speaker_rows} speakers", "num_speakers")
+    if info.upsample is not None and info.upsample != config.hop_length:
+        raise VoiceError(
+            where,
+            f"hop_length is {config.hop_length} but {model_path.name} makes {info.upsample} samples per frame",
+            "hop_length",
+        )
+
+
+class Splitter:
+    """Cuts parts out of one model (``onnx.utils.Extractor``, built once)."""
+
+    def __init__(self, model) -> None:
+        from onnx.utils import Extractor
+
+        self.graph = model.graph
+        self._extractor = Extractor(model)
+
+    def extract(self, inputs: list[str], outputs: list[str]) -> tuple[bytes, list[str]] | None:
+        """The part from ``inputs`` to ``outputs``, serialized, with its input names.
+
+        ``sid`` joins the inputs when the part depends on the speaker. Returns
+        ``None`` when the part needs any other graph input (it cannot be cut there).
+        """
+        extra = graph_inputs_needed(self.graph, outputs, inputs) - set(inputs)
+        if extra - {"sid"}:
+            return None
+        names = inputs + sorted(extra)
+        try:
+            part = self._extractor.extract_model(names, outputs)
+        except Exception:  # a graph the extractor cannot cut: the caller falls back
+            return None
+        return part.SerializeToString(), names

