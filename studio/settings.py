@@ -1,0 +1,55 @@
+"""The studio's settings file: versioned JSON in the user's config folder.
+
+Schema version 1: ``{"version": 1, "voices": [paths of added voices],
+"last_voice": path or null}``. Older or damaged files are replaced by
+defaults (a damaged file is kept beside as ``settings.json.bad``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+VERSION = 1
+
+
+def settings_path() -> Path:
+    """``settings.json`` in the platform's config folder for the studio."""
+    import platformdirs
+
+    return platformdirs.user_config_path("voice-studio", appauthor=False) / "settings.json"
+
+
+@dataclass
+class Settings:
+    """What the studio remembers between runs."""
+
+    voices: list[str] = field(default_factory=list)
+    last_voice: str | None = None
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> Settings:
+        """Read the settings; defaults when the file is missing or unreadable."""
+        path = path or settings_path()
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            if raw.get("version") != VERSION:
+                return cls()
+            return cls(voices=[str(v) for v in raw.get("voices", [])], last_voice=raw.get("last_voice"))
+        except FileNotFoundError:
+            return cls()
+        except (OSError, ValueError, AttributeError):
+            path.replace(path.with_name(path.name + ".bad"))
+            return cls()
+
+    def save(self, path: Path | None = None) -> None:
+        """Write atomically (temp file, then replace)."""
+        path = path or settings_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings.", suffix=".part")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"version": VERSION, **asdict(self)}, f, ensure_ascii=False, indent=2)
+        os.replace(tmp, path)
