@@ -15,6 +15,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +67,31 @@ def session_options(threads: int | None = None):
     # Sessions run one after another: an idle pool must not spin and steal the cores.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return options
+
+
+@dataclass
+class Latent:
+    """One sentence after the encoder part.
+
+    Attributes:
+        frames: ``z_p`` ``[1, C, T]`` (the prior sample, before the flow) when
+            ``needs_flow``, else ``z`` ``[1, C, T]`` (the decoder input); float32.
+        mask: ``y_mask`` ``[1, 1, T]`` (with ``needs_flow``), else ``None``.
+        durations: frames per phoneme id ``[T_ph]`` (``w_ceil``), if the graph exposes them.
+        needs_flow: whether ``frames`` still has to go through the reverse flow.
+        speaker: ``{"sid": [1] int64}`` for multi-speaker voices, else empty.
+    """
+
+    frames: np.ndarray
+    mask: np.ndarray | None
+    durations: np.ndarray | None
+    needs_flow: bool
+    speaker: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def num_frames(self) -> int:
+        """T, the sentence length in frames."""
+        return self.frames.shape[2]
 
 
 class _Part:
@@ -230,29 +256,50 @@ class OnnxEngine:
         if self.mode == "whole":
             yield _audio(self._whole.run(feeds)[0]), True, None
             return
-        outputs = self._encoder.run(feeds)
-        pause = self._pause_frames(ids[0], outputs[-1]) if self.graph.durations else None
-        stream = (
-            self._flow_chunks(outputs, feeds, clock)
-            if self.mode == "flow"
-            else self._z_chunks(outputs[0], feeds, clock)
-        )
-        for audio, final in stream:
+        latent = self._encode(feeds)
+        pause = self._pause_frames(ids[0], latent.durations) if latent.durations is not None else None
+        for audio, final in self.decode(latent, clock=clock):
             yield audio, final, pause if final else None
             if cancel is not None and cancel.is_set():
                 return
 
-    def _z_chunks(self, z, feeds, clock) -> Iterator[tuple[np.ndarray, bool]]:
-        """Decode a whole-sentence ``z`` ``[1, C, T]`` in chunks."""
-        yield from self._decode_chunks(z, z.shape[2], feeds, clock, lambda end: None)
+    def encode(self, phoneme_ids: list[int], options: SynthesisOptions | None = None) -> Latent:
+        """Run the encoder part on one sentence's ``phoneme_ids``.
 
-    def _flow_chunks(self, outputs, feeds, clock) -> Iterator[tuple[np.ndarray, bool]]:
-        """Run the flow on windows of ``z_p`` as the decoder needs them, then decode."""
-        z_p, y_mask = outputs[0], outputs[1]
-        total = z_p.shape[2]
+        Raises:
+            EngineError: the voice runs whole (its graph could not be split).
+        """
+        if self.mode == "whole":
+            raise EngineError(f"{self.voice.name}: the graph is not split, there is no latent to decode")
+        feeds = self._request_feeds(options or SynthesisOptions())
+        ids = np.asarray([phoneme_ids], dtype=np.int64)
+        return self._encode({**feeds, "input": ids, "input_lengths": np.asarray([ids.shape[1]], dtype=np.int64)})
+
+    def _encode(self, feeds: dict[str, np.ndarray]) -> Latent:
+        outputs = self._encoder.run(feeds)
+        speaker = {"sid": feeds["sid"]} if "sid" in feeds else {}
+        durations = outputs[-1].reshape(-1) if self.graph.durations else None
+        if self.mode == "flow":
+            return Latent(outputs[0], outputs[1], durations, True, speaker)
+        return Latent(outputs[0], None, durations, False, speaker)
+
+    def decode(
+        self, latent: Latent, plan: ChunkPlan | None = None, clock: PlaybackClock | None = None
+    ) -> Iterator[tuple[np.ndarray, bool]]:
+        """Decode a latent in chunks: yields ``(audio [N] float32, final)``.
+
+        ``plan`` overrides the engine's chunk plan; ``clock`` tells how much
+        audio a listener has buffered (default: none, so chunks follow the plan's
+        sizes for a cold start). The chunks joined are the whole sentence.
+        """
+        plan, clock = plan or self.plan, clock or PlaybackClock()
+        if not latent.needs_flow:
+            yield from self._decode_chunks(latent.frames, latent.speaker, plan, clock, lambda end: None)
+            return
+        z_p, y_mask, total = latent.frames, latent.mask, latent.frames.shape[2]
         z = np.empty_like(z_p)
         done = 0  # frames [0, done) of z are exact
-        cf = self.plan.flow_context
+        cf = plan.flow_context
 
         def ensure(end: int) -> None:
             nonlocal done
@@ -261,16 +308,24 @@ class OnnxEngine:
             # First window: just what the first chunk needs; later: the whole rest at once.
             lo, hi = max(0, done - cf), (min(total, end + cf) if done == 0 else total)
             t0 = time.perf_counter()
-            out = self._flow.run({**feeds, self.graph.z_p: z_p[:, :, lo:hi], self.graph.y_mask: y_mask[:, :, lo:hi]})[0]
+            feeds = {**latent.speaker, self.graph.z_p: z_p[:, :, lo:hi], self.graph.y_mask: y_mask[:, :, lo:hi]}
+            out = self._flow.run(feeds)[0]
             self._cost.observe("flow", time.perf_counter() - t0, hi - lo)
             keep = hi if hi == total else hi - cf
             z[:, :, done:keep] = out[:, :, done - lo : keep - lo]
             done = keep
 
-        yield from self._decode_chunks(z, total, feeds, clock, ensure)
+        yield from self._decode_chunks(z, latent.speaker, plan, clock, ensure)
 
-    def _decode_chunks(self, z, total, feeds, clock, ensure) -> Iterator[tuple[np.ndarray, bool]]:
-        plan, hop, cd = self.plan, self.config.hop_length, self.plan.decoder_context
+    def decode_whole(self, latent: Latent) -> np.ndarray:
+        """Decode a latent in one piece (the reference for chunked decoding): ``[T * hop_length]``."""
+        z = latent.frames
+        if latent.needs_flow:
+            z = self._flow.run({**latent.speaker, self.graph.z_p: latent.frames, self.graph.y_mask: latent.mask})[0]
+        return _audio(self._decoder.run({**latent.speaker, self.graph.z: z})[0])
+
+    def _decode_chunks(self, z, speaker, plan: ChunkPlan, clock, ensure) -> Iterator[tuple[np.ndarray, bool]]:
+        hop, cd, total = self.config.hop_length, plan.decoder_context, z.shape[2]
         cost = self._cost
         start = 0
         while start < total:
@@ -282,14 +337,13 @@ class OnnxEngine:
             lo, hi = windows(start, end, total, cd)
             ensure(hi)
             t0 = time.perf_counter()
-            audio = _audio(self._decoder.run({**feeds, self.graph.z: z[:, :, lo:hi]})[0])
+            audio = _audio(self._decoder.run({**speaker, self.graph.z: z[:, :, lo:hi]})[0])
             cost.observe("decoder", time.perf_counter() - t0, hi - lo)
             yield audio[(start - lo) * hop : (end - lo) * hop], end == total
             start = end
 
-    def _pause_frames(self, ids: np.ndarray, durations: np.ndarray) -> int:
+    def _pause_frames(self, ids: np.ndarray, frames: np.ndarray) -> int:
         """Frames given to the trailing punctuation, PAD and EOS ids of a sentence."""
-        frames = durations.reshape(-1)
         total = 0.0
         for position in range(len(ids) - 1, -1, -1):
             if int(ids[position]) not in self._pause_ids:

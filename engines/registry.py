@@ -71,7 +71,7 @@ def discover(extra: list[Path] | None = None, include_user_dir: bool = True) -> 
         except VoiceError as exc:
             found.errors.append(exc)
             return
-        key = voice.model_path.resolve()
+        key = voice.model_path.absolute()
         if key not in seen:
             seen.add(key)
             found.voices.append(voice)

@@ -232,7 +232,7 @@ class SynthesizePage(QWidget):
     def add_voice_files(self, paths: list[Path]) -> list[Voice]:
         """Add ``.onnx`` voices (files or folders); errors are shown, naming the file."""
         added = []
-        known = {v.model_path.resolve() for v in self._voices}
+        known = {v.model_path.absolute() for v in self._voices}
         files = [m for p in map(Path, paths) for m in (sorted(p.rglob("*.onnx")) if p.is_dir() else [p])]
         for path in files:
             try:
@@ -240,7 +240,7 @@ class SynthesizePage(QWidget):
             except VoiceError as exc:
                 self.show_notice(str(exc))
                 continue
-            if voice.model_path.resolve() in known:
+            if voice.model_path.absolute() in known:
                 continue
             self._append_voice(voice)
             added.append(voice)
@@ -284,7 +284,7 @@ class SynthesizePage(QWidget):
     def engine_for(self, voice: Voice):
         """The loaded engine for ``voice``, loading it on first use (call off the GUI thread)."""
         with self._engine_lock:
-            key = voice.model_path.resolve()
+            key = voice.model_path.absolute()
             if key not in self._engines:
                 self._engines[key] = create_engine(self.engine_box.currentData(), voice)
             return self._engines[key]

@@ -1,0 +1,113 @@
+"""Test setup: Qt offscreen, private user folders, and ALSA output captured to a file.
+
+Everything PortAudio plays goes to ALSA's default device. Unless the caller
+(``.ci/run``) already set one up, this file points ``ALSA_CONFIG_PATH`` at the
+system's ``alsa.conf`` followed by ``../shared/ci/asound-capture.conf`` (or the
+same snippet), with the capture file in a temporary folder, so tests hear what
+was played and never make noise on a developer's speakers. This must happen
+before ``sounddevice`` is imported, hence at the top of this file.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+_TMP = Path(tempfile.mkdtemp(prefix="voice-studio-tests-"))
+
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+os.environ["XDG_CONFIG_HOME"] = str(_TMP / "config")
+os.environ["XDG_DATA_HOME"] = str(_TMP / "data")
+
+CAPTURE_SNIPPET = """pcm.!default {
+  type file
+  slave.pcm "null"
+  file "%s"
+  format "raw"
+}
+"""
+
+
+def _setup_alsa_capture() -> Path | None:
+    """Route ALSA's default device into a raw float32 file; returns its path."""
+    if os.environ.get("VOICE_STUDIO_CAPTURE"):
+        return Path(os.environ["VOICE_STUDIO_CAPTURE"])
+    system_conf = Path("/usr/share/alsa/alsa.conf")
+    if not sys.platform.startswith("linux") or not system_conf.exists():
+        return None
+    capture = _TMP / "played.raw"
+    conf = _TMP / "asound.conf"
+    conf.write_text(system_conf.read_text() + "\n" + CAPTURE_SNIPPET % capture)
+    os.environ["ALSA_CONFIG_PATH"] = str(conf)
+    os.environ["VOICE_STUDIO_CAPTURE"] = str(capture)
+    return capture
+
+
+CAPTURE_FILE = _setup_alsa_capture()
+
+
+class Capture:
+    """What ALSA's file device received: float32 mono samples (``engines.playback.DTYPE``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def reset(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+    def samples(self) -> np.ndarray:
+        if not self.path.exists():
+            return np.zeros(0, np.float32)
+        return np.fromfile(self.path, dtype=np.float32)
+
+
+@pytest.fixture
+def capture() -> Capture:
+    """The ALSA capture file, emptied for this test."""
+    if CAPTURE_FILE is None:
+        pytest.skip("ALSA capture needs Linux with /usr/share/alsa/alsa.conf")
+    cap = Capture(CAPTURE_FILE)
+    cap.reset()
+    return cap
+
+
+def shared_path(*parts: str) -> Path:
+    """A path in ``../shared``; skips where it is absent, fails under CI (CI=true)."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        message = f"shared material not found: {path}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def joe():
+    """The embedded default voice (en_US-joe-medium)."""
+    from engines.registry import default_voice
+
+    return default_voice()
+
+
+@pytest.fixture(scope="session")
+def engine(joe):
+    """Our ONNX engine on the default voice, loaded once."""
+    from engines.ort_engine import OnnxEngine
+
+    return OnnxEngine(joe)
+
+
+@pytest.fixture(scope="session")
+def piper_voice(joe):
+    """piper-tts's own ``PiperVoice`` on the default voice: the reference."""
+    from piper import PiperVoice
+
+    return PiperVoice.load(joe.model_path)

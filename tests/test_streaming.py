@@ -1,0 +1,134 @@
+"""Streaming inside a sentence: chunked decoding equals whole decoding; cancel; long text."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from engines.audio import snr_db
+from engines.base import StreamStats, SynthesisOptions
+from engines.streaming import ChunkPlan
+
+SENTENCE = "The quick brown fox jumps over the lazy dog while twenty curious children watch from the old bridge."
+
+PLANS = {
+    "default": ChunkPlan(),
+    "tiny chunks": ChunkPlan(whole_below=0, first_min=8, first_max=8, min_frames=8),
+    "odd sizes": ChunkPlan(whole_below=0, first_min=37, first_max=37, min_frames=23),
+    "big first": ChunkPlan(whole_below=0, first_min=150, first_max=150, min_frames=64),
+    "wide context": ChunkPlan(whole_below=0, min_frames=40, decoder_context=16, flow_context=32),
+}
+
+
+@pytest.fixture(scope="module")
+def latent(engine):
+    """One sentence's latent with the voice's default noise (a random, fixed z_p)."""
+    from engines.phonemes import sentences
+
+    (sentence,) = sentences(engine.phonemizer, SENTENCE)
+    return engine.encode(sentence.phoneme_ids)
+
+
+@pytest.mark.parametrize("name", list(PLANS))
+def test_chunked_decoding_equals_whole(engine, latent, name):
+    """Every chunk schedule rebuilds the whole-sentence audio: identical length, SNR >= 40 dB."""
+    whole = engine.decode_whole(latent)
+    pieces = list(engine.decode(latent, plan=PLANS[name]))
+    chunked = np.concatenate([audio for audio, _ in pieces])
+    assert len(chunked) == len(whole) == latent.num_frames * engine.config.hop_length
+    assert [final for _, final in pieces] == [False] * (len(pieces) - 1) + [True]
+    assert len(pieces) >= 3
+    assert snr_db(whole, chunked) >= 40.0
+
+
+def test_first_chunk_is_small_and_later_ones_grow(engine, latent):
+    """The first chunk is a fraction of the sentence; with audio buffered, the next chunks are larger."""
+    from engines.streaming import PlaybackClock
+
+    clock = PlaybackClock()
+    sizes = []
+    for audio, _ in engine.decode(latent, clock=clock):
+        sizes.append(len(audio) // engine.config.hop_length)
+        clock.emitted(len(audio) / engine.sample_rate)
+    assert sizes[0] <= ChunkPlan().first_max
+    assert max(sizes[1:]) > sizes[0]
+    assert sum(sizes) == latent.num_frames
+
+
+def test_chunks_are_contiguous_and_timed(engine):
+    """start_sample runs on without gaps; each sentence ends with a final chunk and its pause."""
+    text = "First sentence here. And the second one follows."
+    chunks = list(engine.synthesize(text))
+    offset = 0
+    for chunk in chunks:
+        assert chunk.start_sample == offset
+        assert chunk.audio.dtype == np.float32 and chunk.audio.ndim == 1
+        assert np.abs(chunk.audio).max() <= 1.0
+        offset += len(chunk.audio)
+    finals = [c for c in chunks if c.final]
+    assert [c.sentence_index for c in finals] == [0, 1]
+    assert all(c.pause_frames and c.pause_frames > 3 for c in finals)
+    stats = StreamStats()
+    for chunk in chunks:
+        stats.add(chunk)
+    assert 0 < stats.first_audio_s <= stats.total_s
+    assert stats.rtf > 0
+
+
+def test_sentence_silence_adds_on_top(engine):
+    """sentence_silence inserts that much silence between sentences, and no more."""
+    text = "One sentence. Another sentence."
+    options = SynthesisOptions(noise_scale=0, noise_w=0)
+    plain = sum(len(c.audio) for c in engine.synthesize(text, options))
+    options = SynthesisOptions(noise_scale=0, noise_w=0, sentence_silence=0.5)
+    chunks = list(engine.synthesize(text, options))
+    silences = [c for c in chunks if c.is_silence]
+    assert len(silences) == 1 and not silences[0].audio.any()
+    assert sum(len(c.audio) for c in chunks) - plain == round(0.5 * engine.sample_rate)
+
+
+def test_length_scale_slows_speech(engine):
+    """length_scale 1.5 gives about 1.5x the audio of length_scale 1.0 (noise 0)."""
+    text = "Speaking slowly takes longer."
+    normal = sum(len(c.audio) for c in engine.synthesize(text, SynthesisOptions(noise_w=0, length_scale=1.0)))
+    slow = sum(len(c.audio) for c in engine.synthesize(text, SynthesisOptions(noise_w=0, length_scale=1.5)))
+    assert 1.3 < slow / normal < 1.7
+
+
+def test_cancel_stops_at_the_next_chunk(engine):
+    """Setting cancel after the first chunk ends the stream: no further chunk comes."""
+    cancel = threading.Event()
+    received = []
+    for chunk in engine.synthesize(" ".join([SENTENCE] * 5), cancel=cancel):
+        received.append(chunk)
+        cancel.set()
+    assert len(received) == 1
+
+
+def test_long_text_streams_before_it_is_all_phonemized(engine):
+    """A 10,000-character text yields its first audio after only its first block is phonemized."""
+    text = " ".join(f"This is sentence number {i}, spoken in a long text." for i in range(250))[:10_000]
+    assert len(text) == 10_000
+    stream = engine.synthesize(text)
+    first = next(stream)
+    assert len(first.audio) > 0
+    assert engine.last_report.sentences < 30
+    stream.close()
+
+
+@pytest.mark.parametrize("text", ["", "   ", "...!?", "\n\n"])
+def test_text_without_speech_yields_nothing(engine, text):
+    """Empty, blank and punctuation-only requests give an empty stream, not an error."""
+    assert list(engine.synthesize(text)) == []
+
+
+def test_unsplit_engine_gives_one_chunk_per_sentence(joe):
+    """With split=False the whole graph runs: one final chunk per sentence."""
+    from engines.ort_engine import OnnxEngine
+
+    whole = OnnxEngine(joe, split=False)
+    chunks = list(whole.synthesize("One. Two. Three."))
+    assert whole.mode == "whole"
+    assert [c.sentence_index for c in chunks] == [0, 1, 2] and all(c.final for c in chunks)
