@@ -57,6 +57,7 @@ class _Speaking:
     def __init__(self) -> None:
         self.task: Task | None = None
         self.playback = None
+        self.ended = False
         self.lock = threading.Lock()
 
     def stop(self) -> None:
@@ -311,9 +312,9 @@ class SynthesizePage(QWidget):
         self.show_notice("")
         self.status.setText("Speaking…")
         task = Task(lambda cancel: self._speak_work(voice, text, options, speaking, cancel), self)
-        task.partial.connect(self._on_partial)
-        task.failed.connect(self._on_failed)
-        task.ended.connect(lambda: self._on_ended(task, text, voice))
+        task.partial.connect(lambda item: self._on_partial(item) if speaking is self._speaking else None)
+        task.failed.connect(lambda exc: self._on_failed(exc) if speaking is self._speaking else None)
+        task.ended.connect(lambda: self._on_ended(speaking, text, voice))
         speaking.task = task
         self._set_busy(True)
         return task.start()
@@ -370,9 +371,11 @@ class SynthesizePage(QWidget):
         self.show_notice(f"Could not speak: {exc}")
         self.status.setText("")
 
-    def _on_ended(self, task: Task, text: str, voice: Voice) -> None:
-        if self._speaking.task is task:
-            self._set_busy(False)
+    def _on_ended(self, speaking: _Speaking, text: str, voice: Voice) -> None:
+        speaking.ended = True
+        if speaking is not self._speaking:
+            return
+        self._set_busy(False)
         if not self._line_audio:
             return
         line = Line(text, voice.name, voice.sample_rate, audio_ops.concat(self._line_audio), self._stats)
@@ -384,17 +387,17 @@ class SynthesizePage(QWidget):
         self.line_finished.emit(line)
 
     def stop(self) -> None:
-        """Stop synthesis and playing at once."""
+        """Stop synthesis and playing at once; what the stopped line still sends is ignored."""
         self._speaking.stop()
+        self._speaking.ended = True
         self._set_busy(False)
 
     def _set_busy(self, busy: bool) -> None:
         self.stop_button.setEnabled(busy)
 
     def is_speaking(self) -> bool:
-        """True while the current line is still synthesizing or playing."""
-        task = self._speaking.task
-        return task is not None and task.is_running()
+        """True from Speak until the line has been played (and handled here) or stopped."""
+        return self._speaking.task is not None and not self._speaking.ended
 
     # --- history and files ----------------------------------------------
     def _on_history_activated(self, item: QListWidgetItem) -> None:
@@ -418,10 +421,15 @@ class SynthesizePage(QWidget):
 
         task = Task(work, self)
         task.failed.connect(lambda exc: self.show_notice(str(exc)))
-        task.ended.connect(lambda: self._set_busy(False) if self._speaking.task is task else None)
+        task.ended.connect(lambda: self._on_replay_ended(speaking))
         speaking.task = task
         self._set_busy(True)
         return task.start()
+
+    def _on_replay_ended(self, speaking: _Speaking) -> None:
+        speaking.ended = True
+        if speaking is self._speaking:
+            self._set_busy(False)
 
     @property
     def last_line(self) -> Line | None:

@@ -1,0 +1,34 @@
+# Two commands for a fresh machine:
+#   make run    set up .venv (and missing system libraries on Debian/Ubuntu), open the studio
+#   make test   set up the same, run the whole test suite
+PYTHON ?= python3
+VENV := .venv
+ifeq ($(OS),Windows_NT)
+BIN := $(VENV)/Scripts
+else
+BIN := $(VENV)/bin
+endif
+STAMP := $(VENV)/.installed
+
+.PHONY: run test bench lint setup
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@bash packaging/linux-deps.sh
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/voice-studio
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python tests/bench/synthesis.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .

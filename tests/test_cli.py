@@ -1,0 +1,95 @@
+"""The voice-studio command, run as a user runs it (a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import soundfile
+
+from engines.audio import rms_db
+
+
+def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "studio", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
+
+
+def test_say_writes_a_wav(tmp_path):
+    """say -o writes a 16-bit mono WAV at the voice's rate with audible speech."""
+    out = tmp_path / "out put é.wav"
+    result = run_cli("say", "Hello from the command line. A second sentence.", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    info = soundfile.info(str(out))
+    assert (info.samplerate, info.channels, info.subtype) == (22050, 1, "PCM_16")
+    audio, _ = soundfile.read(str(out), dtype="float32")
+    assert 2.0 < len(audio) / 22050 < 6.0
+    assert rms_db(audio) > -35
+    assert "time to first audio" in result.stderr
+    assert not list(tmp_path.glob("*.part"))
+
+
+def test_say_options_change_the_audio(tmp_path):
+    """--length-scale 1.5 gives longer audio; noise 0 makes repeated runs identical."""
+    paths = []
+    for name, scale in (("a", "1.0"), ("b", "1.0"), ("c", "1.5")):
+        path = tmp_path / f"{name}.wav"
+        args = ["say", "Deterministic speech.", "-o", str(path), "--noise-scale", "0", "--noise-w", "0"]
+        result = run_cli(*args, "--length-scale", scale, "--quiet")
+        assert result.returncode == 0, result.stderr
+        paths.append(soundfile.read(str(path), dtype="int16")[0])
+    assert np.array_equal(paths[0], paths[1])
+    assert len(paths[2]) > 1.3 * len(paths[0])
+
+
+def test_say_reads_stdin(tmp_path):
+    """'-' reads the text from standard input."""
+    out = tmp_path / "stdin.wav"
+    result = run_cli("say", "-", "-o", str(out), stdin="Text from a pipe.")
+    assert result.returncode == 0, result.stderr
+    assert soundfile.info(str(out)).frames > 22050 // 2
+
+
+def test_say_plays_through_the_sound_device(capture):
+    """Without -o, the audio goes to the default output device as it streams."""
+    result = run_cli("say", "Playing out loud.")
+    assert result.returncode == 0, result.stderr
+    played = capture.samples()
+    assert len(played) > 0.5 * 22050
+    assert rms_db(played) > -35
+
+
+def test_say_nothing_speakable_is_a_clear_error(tmp_path):
+    """Punctuation-only text: exit 1 with a message, and no file."""
+    out = tmp_path / "none.wav"
+    result = run_cli("say", "?!...", "-o", str(out))
+    assert result.returncode == 1
+    assert "nothing to say" in result.stderr
+    assert not out.exists()
+
+
+def test_say_bad_voice_names_the_file(tmp_path):
+    """A voice path without its config: exit 2, the message names the missing config."""
+    model = tmp_path / "lonely.onnx"
+    model.write_bytes(b"x")
+    result = run_cli("say", "Hi.", "--voice", str(model), "-o", str(tmp_path / "x.wav"))
+    assert result.returncode == 2
+    assert "lonely.onnx.json" in result.stderr
+
+
+def test_voices_lists_the_default_voice():
+    """voices --json lists the embedded voice with its rate and language."""
+    result = run_cli("voices", "--json")
+    assert result.returncode == 0, result.stderr
+    voices = json.loads(result.stdout)["voices"]
+    joe = next(v for v in voices if v["name"] == "en_US-joe-medium")
+    assert joe["origin"] == "embedded" and joe["sample_rate"] == 22050 and joe["language"] == "en-us"

@@ -1,0 +1,50 @@
+"""Architecture rules: lazy heavy imports and the one-way dependency direction."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _imports(package: str) -> set[str]:
+    names = set()
+    for path in (ROOT / package).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names.add(node.module.split(".")[0])
+    return names
+
+
+def test_import_engines_loads_no_heavy_package():
+    """import engines (and its registry) loads neither torch nor onnxruntime nor Qt."""
+    code = (
+        "import sys, engines, engines.registry, engines.voice, engines.phonemes, engines.playback\n"
+        "heavy = [m for m in ('torch', 'onnxruntime', 'PySide6', 'sounddevice') if m in sys.modules]\n"
+        "print(','.join(heavy))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == ""
+
+
+@pytest.mark.parametrize(
+    ("package", "forbidden"),
+    [("engines", {"PySide6", "pyqtgraph", "studio", "trainer"}), ("trainer", {"PySide6", "pyqtgraph", "studio"})],
+)
+def test_dependency_direction(package, forbidden):
+    """engines imports neither Qt nor the layers above it; trainer imports no Qt and not studio."""
+    assert not (_imports(package) & forbidden)
+
+
+def test_cli_help_does_not_import_qt():
+    """The command line starts without loading Qt or torch."""
+    code = "import sys; from studio import cli; cli.build_parser(); print('PySide6' in sys.modules, 'torch' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False False"
