@@ -8,7 +8,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -122,7 +121,7 @@ def test_ui_never_stalls_while_synthesizing(page, qtbot):
     _speak_and_wait(page, qtbot, LONG_TEXT)
     heartbeat.stop()
     assert len(gaps) > 50
-    assert max(gaps) < 100, f"UI stalled {max(gaps)} ms"
+    assert max(gaps) < 100, f"UI stalled {max(gaps)} ms; gaps over 30 ms: {[g for g in gaps if g > 30]}"
 
 
 def test_empty_text_says_so(page, qtbot):

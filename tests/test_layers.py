@@ -45,6 +45,9 @@ def test_dependency_direction(package, forbidden):
 
 def test_cli_help_does_not_import_qt():
     """The command line starts without loading Qt or torch."""
-    code = "import sys; from studio import cli; cli.build_parser(); print('PySide6' in sys.modules, 'torch' in sys.modules)"
+    code = (
+        "import sys; from studio import cli; cli.build_parser(); "
+        "print('PySide6' in sys.modules, 'torch' in sys.modules)"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False False"

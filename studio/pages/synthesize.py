@@ -291,9 +291,22 @@ class SynthesizePage(QWidget):
             return self._engines[key]
 
     def preload(self) -> Task:
-        """Load the selected voice's engine in the background, so the first Speak is quick."""
+        """Load the selected voice's engine and the audio library in the background.
+
+        The first Speak is then quick, and a missing sound device is reported
+        before anyone presses Speak.
+        """
         voice = self.voice
-        task = Task(lambda cancel: self.engine_for(voice), self)
+
+        def work(cancel: threading.Event) -> str:
+            from engines.playback import output_available
+
+            self.engine_for(voice)
+            ok, reason = output_available()
+            return "" if ok else f"Cannot play audio: {reason}. Saving to a WAV file still works."
+
+        task = Task(work, self)
+        task.done.connect(lambda notice: self.show_notice(notice) if notice else None)
         task.failed.connect(lambda exc: self.show_notice(str(exc)))
         return task.start()
 
