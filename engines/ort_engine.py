@@ -113,7 +113,9 @@ class OnnxEngine:
     Args:
         voice: the voice to speak with.
         threads: ONNX Runtime intra-op threads (``None``: its default, one per core).
-        split: cut the graph for streaming (``False``: one chunk per sentence).
+        split: how to cut the graph for streaming: ``True`` as finely as the
+            graph allows (flow and decoder), ``"decoder"`` at the decoder only,
+            ``False`` not at all (one chunk per sentence).
         plan: chunk sizes and context.
         providers: ONNX Runtime execution providers (default: CPU).
 
@@ -129,7 +131,7 @@ class OnnxEngine:
         voice: Voice,
         *,
         threads: int | None = None,
-        split: bool = True,
+        split: bool | str = True,
         plan: ChunkPlan | None = None,
         providers: list[str] | None = None,
     ) -> None:
@@ -157,13 +159,13 @@ class OnnxEngine:
         """Load ``NAME.onnx`` with its ``NAME.onnx.json``."""
         return cls(load_voice(Path(model_path)), **kwargs)
 
-    def _build(self, model, options, split: bool) -> str:
+    def _build(self, model, options, split: bool | str) -> str:
         """Create the sessions; returns the mode: ``flow``, ``decoder`` or ``whole``."""
         info = self.graph
         durations = [info.durations] if info.durations else []
         if split and info.z:
             splitter = Splitter(model)
-            if info.z_p and info.y_mask:
+            if info.z_p and info.y_mask and split is True:
                 parts = [
                     splitter.extract(GRAPH_INPUTS, [info.z_p, info.y_mask, *durations]),
                     splitter.extract([info.z_p, info.y_mask], [info.z]),

@@ -37,13 +37,13 @@ class ChunkPlan:
     """
 
     whole_below: int = 128
-    first_min: int = 24
-    first_max: int = 40
+    first_min: int = 16
+    first_max: int = 32
     min_frames: int = 32
     decoder_context: int = 8
     flow_context: int = 24
-    safety: float = 0.75
-    margin_s: float = 0.05
+    safety: float = 0.8
+    margin_s: float = 0.04
 
     def first(self, total: int, ahead_s: float, cost: FrameCost) -> int:
         """Frames of a sentence's first chunk, given ``ahead_s`` seconds already buffered."""

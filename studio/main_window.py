@@ -45,7 +45,8 @@ class MainWindow(QMainWindow):
         }
         self.nav = QListWidget()
         self.nav.addItems(AREAS)
-        self.nav.setFixedWidth(140)
+        self.nav.setFixedWidth(150)
+        self.nav.setStyleSheet("QListWidget { font-size: 15px; } QListWidget::item { padding: 10px 8px; }")
         self.stack = QStackedWidget()
         for area in AREAS:
             self.stack.addWidget(pages[area])

@@ -132,3 +132,18 @@ def test_unsplit_engine_gives_one_chunk_per_sentence(joe):
     chunks = list(whole.synthesize("One. Two. Three."))
     assert whole.mode == "whole"
     assert [c.sentence_index for c in chunks] == [0, 1, 2] and all(c.final for c in chunks)
+
+
+def test_decoder_only_split_streams_the_same_audio(joe, engine):
+    """Cut at the decoder only (the fallback for graphs whose flow cannot be found): same audio."""
+    from engines.ort_engine import OnnxEngine
+
+    coarse = OnnxEngine(joe, split="decoder")
+    assert coarse.mode == "decoder" and engine.mode == "flow"
+    options = SynthesisOptions(noise_scale=0, noise_w=0)
+    chunks = list(coarse.synthesize(SENTENCE, options))
+    reference = np.concatenate([c.audio for c in engine.synthesize(SENTENCE, options)])
+    assert len(chunks) >= 2
+    audio = np.concatenate([c.audio for c in chunks])
+    assert len(audio) == len(reference)
+    assert snr_db(reference, audio) >= 40.0

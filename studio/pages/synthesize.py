@@ -182,15 +182,15 @@ class SynthesizePage(QWidget):
         buttons.addStretch(1)
         buttons.addWidget(self.status)
 
-        left = QWidget()
+        left, right = QWidget(), QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.addLayout(top)
-        left_layout.addWidget(self.text_edit, 2)
+        left_layout.addWidget(self.text_edit, 1)
         left_layout.addLayout(buttons)
         left_layout.addWidget(self.notice)
         left_layout.addWidget(self.waveform, 1)
+        right.setMinimumWidth(340)
 
-        right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.addWidget(sliders)
         right_layout.addWidget(QLabel("History (double-click to replay)"))

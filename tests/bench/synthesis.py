@@ -6,9 +6,11 @@ seconds) for a short line, a 20-word sentence and a 5-sentence paragraph, with
 the default voice (en_US-joe-medium) and its default noise settings. Each
 engine runs in its own worker process, configured as its users run it (piper-tts
 stock; ours with the studio's shared ONNX Runtime thread pool); requests
-alternate between the two, and the table gives medians and our/piper ratios.
+alternate between the two. The table gives medians, and as ratios the median of
+each run's ours/piper ratio (paired runs, so a slow moment of the machine counts
+against neither).
 
-Usage: ``.venv/bin/python tests/bench/synthesis.py [--runs 7] [--threads N]``
+Usage: ``.venv/bin/python tests/bench/synthesis.py [--runs 15] [--threads N]``
 """
 
 from __future__ import annotations
@@ -84,7 +86,7 @@ def serve(which: str, threads: int | None) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=9, help="runs per engine and text (median)")
+    parser.add_argument("--runs", type=int, default=15, help="runs per engine and text (median)")
     parser.add_argument("--threads", type=int, default=None, help="ONNX Runtime threads for both")
     parser.add_argument("--serve", choices=ENGINES, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -123,11 +125,15 @@ def main() -> None:
     print("| text | piper TTFA (s) | ours TTFA (s) | TTFA ratio | piper RTF | ours RTF | RTF ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for label in TEXTS:
-        p_first, p_rtf = (statistics.median(v) for v in zip(*results["piper-tts", label], strict=True))
-        o_first, o_rtf = (statistics.median(v) for v in zip(*results["voice-studio", label], strict=True))
+        piper, ours = results["piper-tts", label], results["voice-studio", label]
+        p_first, p_rtf = (statistics.median(v) for v in zip(*piper, strict=True))
+        o_first, o_rtf = (statistics.median(v) for v in zip(*ours, strict=True))
+        # Ratios are medians of per-run ratios: each of our runs against piper's run just before it.
+        first_ratio = statistics.median(o[0] / p[0] for p, o in zip(piper, ours, strict=True))
+        rtf_ratio = statistics.median(o[1] / p[1] for p, o in zip(piper, ours, strict=True))
         print(
-            f"| {label} | {p_first:.3f} | {o_first:.3f} | {o_first / p_first:.2f}x "
-            f"| {p_rtf:.3f} | {o_rtf:.3f} | {o_rtf / p_rtf:.2f}x |"
+            f"| {label} | {p_first:.3f} | {o_first:.3f} | {first_ratio:.2f}x "
+            f"| {p_rtf:.3f} | {o_rtf:.3f} | {rtf_ratio:.2f}x |"
         )
 
 
