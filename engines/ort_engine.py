@@ -22,6 +22,7 @@ import numpy as np
 
 from engines.base import AudioChunk, EngineError, SynthesisOptions
 from engines.ort_graph import Splitter, analyze, check_config, load_model
+from engines.ort_session import Part, session_options, use_shared_thread_pool
 from engines.phonemes import PUNCTUATION, FrontendReport, Phonemizer, sentences
 from engines.streaming import ChunkPlan, FrameCost, PlaybackClock, windows
 from engines.voice import EOS, PAD, Voice, load_voice
@@ -30,43 +31,7 @@ _LOGGER = logging.getLogger(__name__)
 
 GRAPH_INPUTS = ["input", "input_lengths", "scales"]
 
-
-_shared_pool = False
-
-
-def use_shared_thread_pool(threads: int = 0) -> None:
-    """Let every ONNX Runtime session made after this share one process-wide thread pool.
-
-    The engine runs three sessions in turn (encoder, flow, decoder). With a pool
-    each, the idle pools' spinning threads steal the cores from the busy one;
-    without spinning, each operator pays a thread wake-up. One shared, spinning
-    pool avoids both, and makes streaming cost what a whole-graph run costs.
-
-    ONNX Runtime then refuses sessions with their own pools in this process, so
-    only processes we own call this (the studio, the CLI, the server), before
-    loading any voice. ``threads``: pool size, 0 for one per physical core.
-    """
-    global _shared_pool
-    if not _shared_pool:
-        import onnxruntime
-
-        onnxruntime.set_global_thread_pool_sizes(threads, 0)
-        _shared_pool = True
-
-
-def session_options(threads: int | None = None):
-    """ONNX Runtime options for our sessions: the shared pool if enabled, else a quiet pool each."""
-    import onnxruntime
-
-    options = onnxruntime.SessionOptions()
-    if _shared_pool:
-        options.use_per_session_threads = False
-        return options
-    if threads:
-        options.intra_op_num_threads = threads
-    # Sessions run one after another: an idle pool must not spin and steal the cores.
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return options
+__all__ = ["OnnxEngine", "Latent", "use_shared_thread_pool"]
 
 
 @dataclass
@@ -92,19 +57,6 @@ class Latent:
     def num_frames(self) -> int:
         """T, the sentence length in frames."""
         return self.frames.shape[2]
-
-
-class _Part:
-    """One ONNX Runtime session over a part of the graph."""
-
-    def __init__(self, model: bytes | str, inputs: list[str], options, providers: list[str]) -> None:
-        import onnxruntime
-
-        self.session = onnxruntime.InferenceSession(model, sess_options=options, providers=providers)
-        self.inputs = inputs
-
-    def run(self, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-        return self.session.run(None, {name: feeds[name] for name in self.inputs})
 
 
 class OnnxEngine:
@@ -179,11 +131,11 @@ class OnnxEngine:
                 self._encoder, self._decoder = (self._part(p, options) for p in parts)
                 return "decoder"
             _LOGGER.info("%s: graph cannot be split (%s); one chunk per sentence", self.voice.name, info.notes)
-        self._whole = _Part(model.SerializeToString(), [i.name for i in model.graph.input], options, self._providers)
+        self._whole = Part(model.SerializeToString(), [i.name for i in model.graph.input], options, self._providers)
         return "whole"
 
-    def _part(self, part: tuple[bytes, list[str]], options) -> _Part:
-        return _Part(part[0], part[1], options, self._providers)
+    def _part(self, part: tuple[bytes, list[str]], options) -> Part:
+        return Part(part[0], part[1], options, self._providers)
 
     def speakers(self) -> list[str]:
         """Speaker names in id order (empty for one speaker)."""

@@ -8,7 +8,6 @@ user's clicks, so the window never freezes.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +24,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
-    QSlider,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -33,63 +31,13 @@ from PySide6.QtWidgets import (
 
 import assets
 from engines import audio as audio_ops
-from engines.base import AudioChunk, EngineError, StreamStats, SynthesisOptions, VoiceError
+from engines.base import AudioChunk, StreamStats, SynthesisOptions, VoiceError
 from engines.registry import create_engine, discover
 from engines.voice import Voice, load_voice
+from studio.speaking import Line, Speaking, replay_and_wait, speak_and_play
+from studio.widgets.slider import Slider
 from studio.widgets.waveform import WaveformView
 from studio.workers import Task
-
-
-@dataclass
-class Line:
-    """One spoken line: its text, voice and audio (float32 ``[N]``)."""
-
-    text: str
-    voice: str
-    sample_rate: int
-    audio: np.ndarray = field(repr=False)
-    stats: StreamStats = field(default_factory=StreamStats)
-
-
-class _Speaking:
-    """What Stop needs to reach: the task and, once open, its playback."""
-
-    def __init__(self) -> None:
-        self.task: Task | None = None
-        self.playback = None
-        self.ended = False
-        self.lock = threading.Lock()
-
-    def stop(self) -> None:
-        with self.lock:
-            if self.task is not None:
-                self.task.cancel.set()
-            if self.playback is not None:
-                self.playback.abort()
-
-
-class Slider(QWidget):
-    """A labelled float slider: ``minimum..maximum`` in steps of ``step``."""
-
-    def __init__(self, minimum: float, maximum: float, step: float, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._step = step
-        self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setRange(round(minimum / step), round(maximum / step))
-        self.label = QLabel()
-        self.label.setMinimumWidth(40)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.slider, 1)
-        layout.addWidget(self.label)
-        self.slider.valueChanged.connect(lambda _: self.label.setText(f"{self.value():.2f}"))
-
-    def value(self) -> float:
-        return self.slider.value() * self._step
-
-    def set_value(self, value: float) -> None:
-        self.slider.setValue(round(value / self._step))
-        self.label.setText(f"{self.value():.2f}")
 
 
 class SynthesizePage(QWidget):
@@ -109,7 +57,7 @@ class SynthesizePage(QWidget):
         super().__init__(parent)
         self._engines: dict[Path, object] = {}
         self._engine_lock = threading.Lock()
-        self._speaking = _Speaking()
+        self._speaking = Speaking()
         self._line_audio: list[np.ndarray] = []
         self._stats = StreamStats()
         self._last: Line | None = None
@@ -319,44 +267,18 @@ class SynthesizePage(QWidget):
             return None
         self.stop()
         voice, options = self.voice, self.options()
-        speaking = self._speaking = _Speaking()
+        speaking = self._speaking = Speaking()
         self._line_audio, self._stats = [], StreamStats()
         self.waveform.clear_audio(voice.sample_rate)
         self.show_notice("")
         self.status.setText("Speaking…")
-        task = Task(lambda cancel: self._speak_work(voice, text, options, speaking, cancel), self)
+        task = Task(lambda cancel: speak_and_play(self.engine_for(voice), text, options, speaking, cancel), self)
         task.partial.connect(lambda item: self._on_partial(item) if speaking is self._speaking else None)
         task.failed.connect(lambda exc: self._on_failed(exc) if speaking is self._speaking else None)
         task.ended.connect(lambda: self._on_ended(speaking, text, voice))
-        speaking.task = task
+        speaking.cancel = task.cancel
         self._set_busy(True)
         return task.start()
-
-    def _speak_work(self, voice: Voice, text: str, options, speaking: _Speaking, cancel: threading.Event):
-        """Worker thread: load the engine, open the device, synthesize and play."""
-        engine = self.engine_for(voice)
-        playback = None
-        try:
-            from engines.playback import Playback
-
-            with speaking.lock:
-                playback = speaking.playback = None if cancel.is_set() else Playback(engine.sample_rate)
-        except EngineError as exc:
-            yield ("notice", str(exc))
-        for chunk in engine.synthesize(text, options, cancel):
-            if playback is not None:
-                playback.write(chunk.audio)
-            yield ("chunk", chunk)
-        report = getattr(engine, "last_report", None)
-        if report is not None and report.missing:
-            symbols = ", ".join(f"{s!r} ×{n}" for s, n in report.missing.items())
-            yield ("notice", f"Skipped phonemes missing from the voice: {symbols}")
-        if not cancel.is_set():
-            yield ("synthesized", None)
-        if playback is not None:
-            playback.close()
-            while not playback.wait(0.05) and not cancel.is_set():
-                pass
 
     def _on_partial(self, item) -> None:
         kind, value = item
@@ -384,7 +306,7 @@ class SynthesizePage(QWidget):
         self.show_notice(f"Could not speak: {exc}")
         self.status.setText("")
 
-    def _on_ended(self, speaking: _Speaking, text: str, voice: Voice) -> None:
+    def _on_ended(self, speaking: Speaking, text: str, voice: Voice) -> None:
         speaking.ended = True
         if speaking is not self._speaking:
             return
@@ -402,7 +324,6 @@ class SynthesizePage(QWidget):
     def stop(self) -> None:
         """Stop synthesis and playing at once; what the stopped line still sends is ignored."""
         self._speaking.stop()
-        self._speaking.ended = True
         self._set_busy(False)
 
     def _set_busy(self, busy: bool) -> None:
@@ -410,7 +331,7 @@ class SynthesizePage(QWidget):
 
     def is_speaking(self) -> bool:
         """True from Speak until the line has been played (and handled here) or stopped."""
-        return self._speaking.task is not None and not self._speaking.ended
+        return self._speaking.active
 
     # --- history and files ----------------------------------------------
     def _on_history_activated(self, item: QListWidgetItem) -> None:
@@ -420,26 +341,16 @@ class SynthesizePage(QWidget):
         """Play a finished line again (no synthesis)."""
         self.stop()
         self.waveform.set_audio(line.audio, line.sample_rate)
-        speaking = self._speaking = _Speaking()
+        speaking = self._speaking = Speaking()
 
-        def work(cancel: threading.Event):
-            from engines.playback import Playback
-
-            with speaking.lock:
-                playback = speaking.playback = Playback(line.sample_rate)
-            playback.write(line.audio)
-            playback.close()
-            while not playback.wait(0.05) and not cancel.is_set():
-                pass
-
-        task = Task(work, self)
+        task = Task(lambda cancel: replay_and_wait(line.audio, line.sample_rate, speaking, cancel), self)
         task.failed.connect(lambda exc: self.show_notice(str(exc)))
         task.ended.connect(lambda: self._on_replay_ended(speaking))
-        speaking.task = task
+        speaking.cancel = task.cancel
         self._set_busy(True)
         return task.start()
 
-    def _on_replay_ended(self, speaking: _Speaking) -> None:
+    def _on_replay_ended(self, speaking: Speaking) -> None:
         speaking.ended = True
         if speaking is self._speaking:
             self._set_busy(False)
