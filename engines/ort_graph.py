@@ -16,6 +16,7 @@ be found the engine falls back to a coarser split or to the whole graph.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,7 +73,7 @@ def analyze(model) -> GraphInfo:
     inits = {t.name: list(t.dims) for t in graph.initializer}
     info = GraphInfo(inputs=[i.name for i in graph.input])
     producers = {out: node for node in graph.node for out in node.output}
-    strides = []
+    strides, ceils = [], []
     for node in graph.node:
         if node.op_type == "Gather" and len(node.input) == 2 and node.input[0] in inits:
             if node.input[1] == "input":
@@ -82,11 +83,12 @@ def analyze(model) -> GraphInfo:
         elif node.op_type == "ConvTranspose" and _in_decoder(node):
             strides += [a.ints[0] for a in node.attribute if a.name == "strides"]
         elif node.op_type == "Ceil":
-            info.durations = node.output[0] if info.durations is None else ""
+            ceils.append(node.output[0])
         elif node.op_type == "Conv" and _is_conv_pre(node):
             info.z = node.input[0]
-    info.durations = info.durations or None
-    info.upsample = _product(strides) if strides else None
+    # VITS rounds durations up once (w_ceil = ceil(exp(logw) * length_scale)); two Ceils: unknown graph.
+    info.durations = ceils[0] if len(ceils) == 1 else None
+    info.upsample = math.prod(strides) if strides else None
     if info.z is None:
         info.notes.append("decoder input not found (no dec.conv_pre)")
         return info
@@ -100,13 +102,6 @@ def _in_decoder(node) -> bool:
 
 def _is_conv_pre(node) -> bool:
     return node.name == "/dec/conv_pre/Conv" or "dec.conv_pre.weight" in node.input
-
-
-def _product(values: list[int]) -> int:
-    result = 1
-    for v in values:
-        result *= v
-    return result
 
 
 def _find_flow_inputs(graph, producers, info: GraphInfo) -> None:
