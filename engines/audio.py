@@ -6,7 +6,8 @@ Audio inside the project is mono float32 in [-1, 1], shape ``[N]``.
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -19,26 +20,65 @@ def concat(chunks: Iterable[np.ndarray]) -> np.ndarray:
     return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32)
 
 
-def write_wav(path: Path | str, audio: np.ndarray, sample_rate: int, subtype: str = "PCM_16") -> Path:
-    """Write mono audio as a WAV file atomically (a crash never leaves a half-written file).
+FORMATS = {".wav": ("WAV", "PCM_16"), ".flac": ("FLAC", "PCM_16"), ".ogg": ("OGG", "VORBIS")}
+"""File extension -> (soundfile format, subtype) that ``write_audio`` writes."""
 
-    Samples are clipped to [-1, 1]; ``PCM_16`` is what Piper writes.
+
+def check_output_path(path: Path | str) -> Path:
+    """Check that audio can be written at ``path`` before any work is done.
 
     Raises:
+        ValueError: the extension is not one of ``FORMATS``, the path is a
+            folder, or its folder does not exist.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path}: is a folder; give a file name such as {path / 'speech.wav'}")
+    if path.suffix.lower() not in FORMATS:
+        raise ValueError(f"{path}: unsupported audio file type '{path.suffix}'; use one of {', '.join(FORMATS)}")
+    if not path.parent.is_dir():
+        raise ValueError(f"{path}: folder {path.parent} does not exist")
+    return path
+
+
+def write_audio(path: Path | str, audio: np.ndarray, sample_rate: int) -> Path:
+    """Write mono audio atomically, in the format its extension names (``FORMATS``; WAV is 16-bit, as Piper's).
+
+    A crash never leaves a half-written file: the audio goes to a temporary file
+    beside the target, which then replaces it. The new file gets the usual
+    permissions (0666 less the umask), or those of the file it replaces.
+    Samples are clipped to [-1, 1].
+
+    Raises:
+        ValueError: see ``check_output_path``.
         OSError: the folder is not writable.
     """
     import soundfile
 
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".wav.part", dir=path.parent)
-    os.close(fd)
+    path = check_output_path(path)
+    file_format, subtype = FORMATS[path.suffix.lower()]
+    tmp, fd = _create_temp(path)
     try:
-        soundfile.write(tmp, np.clip(audio, -1.0, 1.0), sample_rate, subtype=subtype, format="WAV")
+        with os.fdopen(fd, "wb") as f:
+            soundfile.write(f, np.clip(audio, -1.0, 1.0), sample_rate, subtype=subtype, format=file_format)
+        if path.exists():
+            shutil.copymode(path, tmp)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
     return path
+
+
+def _create_temp(path: Path) -> tuple[Path, int]:
+    """A new, exclusive temporary file beside ``path`` (mode 0666 less the umask)."""
+    for _ in range(100):
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
+        try:
+            return tmp, os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"cannot create a temporary file beside {path}")
 
 
 def read_audio(path: Path | str) -> tuple[np.ndarray, int]:

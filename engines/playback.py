@@ -33,8 +33,8 @@ def output_available() -> tuple[bool, str]:
         sounddevice.query_devices(kind="output")
     except OSError as exc:  # PortAudio library missing
         return False, f"PortAudio is not installed ({exc})"
-    except Exception as exc:  # sounddevice.PortAudioError, ValueError: no such device
-        return False, f"no audio output device ({exc})"
+    except Exception:  # sounddevice.PortAudioError, ValueError: no such device
+        return False, "no audio output device was found"
     return True, ""
 
 

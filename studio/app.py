@@ -7,6 +7,10 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     """Open the studio window with the embedded default voice ready; returns the exit status."""
+    problem = display_problem()
+    if problem:
+        print(f"voice-studio: error: {problem}", file=sys.stderr)
+        return 2
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -21,3 +25,17 @@ def main(argv: list[str] | None = None) -> int:
     window.show()
     QTimer.singleShot(0, window.synthesize_page.preload)  # the default voice loads while the window paints
     return app.exec()
+
+
+def display_problem() -> str | None:
+    """Why no window can be shown (Linux/BSD without X11 or Wayland), or ``None``."""
+    import os
+
+    if sys.platform in ("win32", "darwin") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return (
+        "no graphical display (neither DISPLAY nor WAYLAND_DISPLAY is set). Run the studio in a desktop "
+        "session, or use the command line: voice-studio say --help"
+    )

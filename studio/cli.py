@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     say = sub.add_parser("say", help="speak text, streaming to the speakers or into a WAV file")
     say.add_argument("text", help="text to speak; '-' reads standard input")
-    say.add_argument("-o", "--output", type=Path, help="write a WAV file instead of playing")
+    say.add_argument("-o", "--output", type=Path, help="write an audio file (.wav, .flac, .ogg) instead of playing")
     say.add_argument("--voice", help="voice name or path to NAME.onnx (default: the embedded voice)")
     say.add_argument("--engine", default="onnx", choices=["onnx"], help="synthesis engine")
     say.add_argument("--speaker", help="speaker name or id (multi-speaker voices)")
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         return gui_main()
     try:
         return {"say": cmd_say, "voices": cmd_voices}[args.command](args)
-    except (VoiceError, EngineError, ValueError) as exc:
+    except (VoiceError, EngineError, ValueError, OSError) as exc:
         print(f"voice-studio: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -63,6 +63,8 @@ def cmd_say(args: argparse.Namespace) -> int:
     from engines.ort_engine import use_shared_thread_pool
 
     text = sys.stdin.read() if args.text == "-" else args.text
+    if args.output is not None:
+        audio.check_output_path(args.output)  # before any work
     options = SynthesisOptions(
         speaker=args.speaker,
         length_scale=args.length_scale,
@@ -71,7 +73,10 @@ def cmd_say(args: argparse.Namespace) -> int:
         sentence_silence=args.sentence_silence,
     )
     use_shared_thread_pool()
-    engine = registry.create_engine(args.engine, registry.find_voice(args.voice))
+    voice = registry.find_voice(args.voice)
+    if args.speaker is not None and voice.config.num_speakers <= 1:
+        print(f"voice-studio: note: {voice.name} has one speaker; --speaker is ignored", file=sys.stderr)
+    engine = registry.create_engine(args.engine, voice)
     if args.output is None:
         from engines.playback import Playback
 
@@ -93,10 +98,10 @@ def cmd_say(args: argparse.Namespace) -> int:
         player.close()
         player.wait()
     if stats.audio_s == 0:
-        print("voice-studio: nothing to say: the text has no speakable words", file=sys.stderr)
+        print("voice-studio: error: nothing to say: the text has no speakable words", file=sys.stderr)
         return 1
     if args.output is not None:
-        audio.write_wav(args.output, audio.concat(chunks), engine.sample_rate)
+        audio.write_audio(args.output, audio.concat(chunks), engine.sample_rate)
     if not args.quiet:
         print(
             f"{stats.audio_s:.2f} s of audio; time to first audio {stats.first_audio_s:.3f} s; RTF {stats.rtf:.3f}",

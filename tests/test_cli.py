@@ -93,3 +93,42 @@ def test_voices_lists_the_default_voice():
     voices = json.loads(result.stdout)["voices"]
     joe = next(v for v in voices if v["name"] == "en_US-joe-medium")
     assert joe["origin"] == "embedded" and joe["sample_rate"] == 22050 and joe["language"] == "en-us"
+
+
+def test_say_checks_the_output_path_first(tmp_path):
+    """A missing folder, a folder, or an unknown extension: exit 2 with a clear message, no traceback."""
+    cases = {
+        str(tmp_path / "no such folder" / "x.wav"): "does not exist",
+        str(tmp_path): "is a folder",
+        str(tmp_path / "x.mp3"): "unsupported audio file type",
+    }
+    for target, message in cases.items():
+        result = run_cli("say", "Hello.", "-o", target)
+        assert result.returncode == 2, result.stderr
+        assert message in result.stderr and "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_say_writes_flac_and_ogg(tmp_path):
+    """The output format follows the extension."""
+    for name, fmt in (("a.flac", "FLAC"), ("a.ogg", "OGG")):
+        result = run_cli("say", "Compressed.", "-o", str(tmp_path / name), "--quiet")
+        assert result.returncode == 0, result.stderr
+        assert soundfile.info(str(tmp_path / name)).format == fmt
+
+
+def test_speaker_on_a_single_speaker_voice_is_noted(tmp_path):
+    """--speaker with a one-speaker voice says it is ignored."""
+    result = run_cli("say", "Hi.", "--speaker", "3", "-o", str(tmp_path / "s.wav"), "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "--speaker is ignored" in result.stderr
+
+
+def test_gui_without_a_display_says_so():
+    """voice-studio with no display prints a plain error instead of Qt's plugin message."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    if sys.platform in ("win32", "darwin"):
+        return
+    result = subprocess.run([sys.executable, "-m", "studio"], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 2
+    assert "no graphical display" in result.stderr

@@ -361,19 +361,26 @@ class SynthesizePage(QWidget):
         return self._last
 
     def save_wav(self, path: Path, line: Line | None = None) -> Path:
-        """Write a line (default: the last) as 16-bit WAV."""
+        """Write a line (default: the last) to a file: 16-bit WAV, or FLAC/OGG by extension.
+
+        Raises:
+            ValueError: nothing spoken yet, or an unsupported path (``engines.audio.check_output_path``).
+            OSError: the folder is not writable.
+        """
         line = line or self._last
         if line is None:
             raise ValueError("nothing has been spoken yet")
-        return audio_ops.write_wav(path, line.audio, line.sample_rate)
+        return audio_ops.write_audio(path, line.audio, line.sample_rate)
 
     def _on_save_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save WAV", "line.wav", "WAV audio (*.wav)")
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Save audio", "line.wav", "WAV audio (*.wav);;FLAC audio (*.flac);;Ogg Vorbis (*.ogg)"
+        )
         if path:
             try:
                 self.save_wav(Path(path))
                 self.message.emit(f"Saved {path}")
-            except OSError as exc:
+            except (OSError, ValueError) as exc:
                 self.show_notice(f"Could not save {path}: {exc}")
 
     def show_notice(self, text: str) -> None:
