@@ -1,0 +1,57 @@
+"""Small tensor helpers shared by the VITS modules."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+
+def sequence_mask(lengths: torch.Tensor, max_length: int | None = None) -> torch.Tensor:
+    """Boolean mask ``[B, T]``: True where the position is below the sequence's length."""
+    if max_length is None:
+        max_length = int(lengths.max())
+    positions = torch.arange(max_length, dtype=lengths.dtype, device=lengths.device)
+    return positions.unsqueeze(0) < lengths.unsqueeze(1)
+
+
+def same_padding(kernel_size: int, dilation: int = 1) -> int:
+    """Padding that keeps the length of a stride-1 convolution: (k * d - d) / 2."""
+    return (kernel_size * dilation - dilation) // 2
+
+
+def gated_activation(x: torch.Tensor, condition: torch.Tensor | int, channels: int) -> torch.Tensor:
+    """WaveNet's gated unit tanh(a) * sigmoid(b) on ``x + condition`` split in halves (van den Oord et al., 2016).
+
+    ``x``: ``[B, 2 * channels, T]``; returns ``[B, channels, T]``.
+    """
+    summed = x + condition
+    return torch.tanh(summed[:, :channels]) * torch.sigmoid(summed[:, channels:])
+
+
+def alignment_path(durations: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Hard monotonic alignment from integer durations.
+
+    Args:
+        durations: frames per phoneme ``[B, 1, T_ph]`` (whole numbers, float dtype).
+        mask: ``[B, 1, T_frames, T_ph]``.
+
+    Returns:
+        ``[B, 1, T_frames, T_ph]``, 1 where frame t belongs to phoneme i.
+    """
+    b, _, t_frames, t_ph = mask.shape
+    ends = torch.cumsum(durations, -1).view(b * t_ph)
+    path = sequence_mask(ends, t_frames).to(mask.dtype).view(b, t_ph, t_frames)
+    path = path - F.pad(path, [0, 0, 1, 0])[:, :-1]
+    return path.unsqueeze(1).transpose(2, 3) * mask
+
+
+def durations_to_indices(durations: torch.Tensor, num_frames: int) -> torch.Tensor:
+    """The phoneme index of each frame ``[B, T_frames]`` (int64) from durations ``[B, T_ph]``.
+
+    One index per frame instead of a dense ``[T_frames, T_ph]`` path; frames past
+    the end get the last phoneme (callers mask them).
+    """
+    ends = torch.cumsum(durations.long(), -1)
+    frames = torch.arange(num_frames, device=durations.device).expand(durations.shape[0], -1)
+    index = torch.searchsorted(ends, frames.contiguous(), right=True)
+    return index.clamp_max(durations.shape[-1] - 1)

@@ -1,0 +1,61 @@
+"""Weight-normalized convolutions with Piper's parameter names (``weight_g``, ``weight_v``).
+
+w = g * v / ||v||, the norm taken over every dimension but the first (Salimans &
+Kingma, "Weight Normalization", 2016), as ``torch.nn.utils.weight_norm(module, dim=0)``
+stores it, which is how Piper's checkpoints hold these layers.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def _norm_except_dim0(v: torch.Tensor) -> torch.Tensor:
+    return v.pow(2).sum(dim=tuple(range(1, v.dim())), keepdim=True).sqrt()
+
+
+class _WeightNorm:
+    """Mixin: replaces ``weight`` by ``weight_g`` and ``weight_v``."""
+
+    def _init_weight_norm(self) -> None:
+        weight = self.weight.detach()
+        del self.weight
+        self.weight_g = nn.Parameter(_norm_except_dim0(weight))
+        self.weight_v = nn.Parameter(weight.clone())
+
+    def normalized_weight(self) -> torch.Tensor:
+        """The effective weight g * v / ||v||."""
+        return self.weight_v * (self.weight_g / _norm_except_dim0(self.weight_v))
+
+
+class WNConv1d(_WeightNorm, nn.Conv1d):
+    """``nn.Conv1d`` with weight normalization (parameters ``weight_g`` [C_out, 1, 1], ``weight_v``)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._init_weight_norm()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self._conv_forward(x, self.normalized_weight(), self.bias)
+
+
+class WNConvTranspose1d(_WeightNorm, nn.ConvTranspose1d):
+    """``nn.ConvTranspose1d`` with weight normalization over dim 0 (its input channels)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._init_weight_norm()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.conv_transpose1d(
+            x,
+            self.normalized_weight(),
+            self.bias,
+            self.stride,
+            self.padding,
+            self.output_padding,
+            self.groups,
+            self.dilation,
+        )
