@@ -98,23 +98,38 @@ def has_speech(phonemes: list[str]) -> bool:
     return any(p not in PUNCTUATION for p in phonemes)
 
 
-def sentences(phonemizer: Phonemizer, text: str, report: FrontendReport | None = None) -> Iterator[Sentence]:
-    """Sentences of ``text`` with their ``phoneme_ids``, lazily, block by block.
+def sentence_batches(
+    phonemizer: Phonemizer, text: str, report: FrontendReport | None = None, max_size: int = 1
+) -> Iterator[list[Sentence]]:
+    """Sentences of ``text`` with their ``phoneme_ids``, lazily, in batches of at most ``max_size``.
 
     Long texts are phonemized in blocks (see ``engines.text.split_blocks``) so
-    the first sentence is ready quickly. Sentences with no speech (punctuation
-    only) are dropped. Missing phonemes are logged once per symbol at the end.
+    the first sentence is ready quickly; a batch never spans two blocks.
+    Sentences with no speech (punctuation only) are dropped. Missing phonemes
+    are logged once per symbol at the end.
     """
     report = report if report is not None else FrontendReport()
     index = 0
     try:
         for block in split_blocks(text):
+            batch: list[Sentence] = []
             for phonemes in phonemizer.phonemize(block):
                 if not has_speech(phonemes):
                     continue
-                yield Sentence(index, phonemes, phonemizer.to_ids(phonemes, report.missing))
+                batch.append(Sentence(index, phonemes, phonemizer.to_ids(phonemes, report.missing)))
                 index += 1
                 report.sentences = index
+                if len(batch) == max_size:
+                    yield batch
+                    batch = []
+            if batch:
+                yield batch
     finally:
         for symbol, count in report.missing.items():
             _LOGGER.warning("Phoneme %r is not in the voice's phoneme_id_map; skipped %d time(s)", symbol, count)
+
+
+def sentences(phonemizer: Phonemizer, text: str, report: FrontendReport | None = None) -> Iterator[Sentence]:
+    """Sentences of ``text`` one by one (see :func:`sentence_batches`)."""
+    for batch in sentence_batches(phonemizer, text, report):
+        yield from batch

@@ -108,3 +108,64 @@ class PlaybackClock:
 def windows(start: int, end: int, total: int, context: int) -> tuple[int, int]:
     """The window ``[lo, hi)`` that decodes chunk ``[start, end)`` with real context, clipped to ``[0, total)``."""
     return max(0, start - context), min(total, end + context)
+
+
+class FlowWindows:
+    """The reverse flow run window by window, just ahead of the decoder.
+
+    ``z`` frames ``[0, done)`` are exact: each flow window reaches ``context``
+    real frames past what it keeps. The first window covers only what the
+    first chunk needs; the next one covers the whole rest of the sentence (the
+    flow is cheap next to the decoder, so one more window is not worth it).
+
+    Args:
+        z_p: prior ``[B, C, T]`` (numpy array or torch tensor).
+        y_mask: ``[B, 1, T]``.
+        run_flow: ``(z_p window, mask window) -> z window``, same layout.
+        z: preallocated output like ``z_p``.
+        context: frames of flow context (``ChunkPlan.flow_context``).
+    """
+
+    def __init__(self, z_p, y_mask, run_flow, z, context: int, cost: FrameCost) -> None:
+        self.z_p, self.y_mask, self.z = z_p, y_mask, z
+        self._run, self._context, self._cost = run_flow, context, cost
+        self.total = z_p.shape[2]
+        self.done = 0
+
+    def ensure(self, end: int) -> None:
+        """Make frames ``[0, end)`` of ``z`` exact."""
+        if end <= self.done:
+            return
+        total, cf, done = self.total, self._context, self.done
+        lo, hi = max(0, done - cf), (min(total, end + cf) if done == 0 else total)
+        start = time.perf_counter()
+        out = self._run(self.z_p[:, :, lo:hi], self.y_mask[:, :, lo:hi])
+        self._cost.observe("flow", time.perf_counter() - start, hi - lo)
+        keep = hi if hi == total else hi - cf
+        self.z[:, :, done:keep] = out[:, :, done - lo : keep - lo]
+        self.done = keep
+
+
+def stream_chunks(z, hop_length: int, plan: ChunkPlan, clock: PlaybackClock, cost: FrameCost, run_decoder, ensure=None):
+    """Decode ``z`` ``[B, C, T]`` chunk by chunk: yields ``(audio [N], final)``.
+
+    ``run_decoder(z window) -> audio [(hi - lo) * hop_length]`` (flat, CPU numpy);
+    ``ensure(end)`` is called before each window so the frames it reads are ready
+    (see :class:`FlowWindows`). Each chunk keeps only its own samples.
+    """
+    total, context = z.shape[2], plan.decoder_context
+    start = 0
+    while start < total:
+        if start == 0:
+            frames = plan.first(total, clock.ahead_s(), cost)
+        else:
+            frames = plan.following(total - start, clock.ahead_s(), cost)
+        end = min(total, start + frames)
+        lo, hi = windows(start, end, total, context)
+        if ensure is not None:
+            ensure(hi)
+        began = time.perf_counter()
+        audio = run_decoder(z[:, :, lo:hi])
+        cost.observe("decoder", time.perf_counter() - began, hi - lo)
+        yield audio[(start - lo) * hop_length : (end - lo) * hop_length], end == total
+        start = end
