@@ -1,0 +1,162 @@
+"""Torch engine: Piper voices on the CPU or a CUDA GPU, streamed like the ONNX engine.
+
+The generator comes from an ONNX voice (``engines.vits.onnx_import``) or a Piper
+checkpoint (``engines.vits.checkpoint``). All sentences of a text block go through
+the text encoder and duration predictor in one batched forward; each sentence's
+flow and decoder then run on windows of frames (``engines.streaming``). Tensors
+stay on the device; only each chunk to play is copied to the CPU.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engines.base import EngineError, SynthesisOptions
+from engines.local_engine import LocalEngine
+from engines.streaming import ChunkPlan, FlowWindows, stream_chunks
+from engines.voice import Voice, load_voice
+
+_LOGGER = logging.getLogger(__name__)
+
+MAX_BATCH = 16
+"""Sentences encoded together at most (one text block holds about 1,000 characters)."""
+
+
+def pick_device(device: str = "auto") -> str:
+    """``auto`` -> ``cuda`` when a CUDA GPU is usable, else ``cpu``.
+
+    Raises:
+        EngineError: ``cuda`` asked for but not available.
+    """
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise EngineError("CUDA was requested but no CUDA GPU is available to torch")
+    return device
+
+
+def device_label(device: str) -> str:
+    """Human label, e.g. ``CUDA (NVIDIA GeForce RTX 3080 Ti)`` or ``CPU``."""
+    import torch
+
+    if device.startswith("cuda"):
+        return f"CUDA ({torch.cuda.get_device_name(torch.device(device))})"
+    return "CPU"
+
+
+@dataclass
+class _Request:
+    scales: tuple[float, float, float]
+    sid: object  # torch.Tensor | None
+
+
+class TorchEngine(LocalEngine):
+    """Streams a Piper voice with the torch VITS generator.
+
+    Args:
+        voice: the voice (its ``.onnx`` is imported into torch) — or use
+            :meth:`from_checkpoint` for a ``.ckpt``.
+        device: ``auto``, ``cpu``, ``cuda`` or ``cuda:N``.
+        compile: ``torch.compile`` the decoder on CUDA, warmed up at load.
+        plan: chunk sizes and context.
+
+    Raises:
+        EngineError: torch missing, or CUDA requested but absent.
+        VoiceError: the voice cannot be imported.
+    """
+
+    name = "torch"
+    batch_size = MAX_BATCH
+
+    def __init__(
+        self, voice: Voice, *, device: str = "auto", compile: bool = False, plan: ChunkPlan | None = None, model=None
+    ) -> None:
+        try:
+            import torch
+        except ImportError as exc:
+            raise EngineError("The torch engine needs PyTorch: pip install torch") from exc
+        super().__init__(voice, plan)
+        self.device = pick_device(device)
+        if model is None:
+            from engines.vits.onnx_import import load_onnx_generator
+
+            model, self.import_report = load_onnx_generator(voice.model_path, voice.config.num_speakers)
+        self.model = model.to(self.device).eval()
+        self._torch = torch
+        self._decode = self.model.decode
+        if compile and self.device.startswith("cuda"):
+            self._decode = torch.compile(self.model.decode, dynamic=True)
+            self._warm_up()
+
+    @classmethod
+    def from_path(cls, path: Path | str, **kwargs) -> TorchEngine:
+        """An engine for ``NAME.onnx`` (with its ``.onnx.json``)."""
+        return cls(load_voice(Path(path)), **kwargs)
+
+    @property
+    def device_label(self) -> str:
+        """``CPU`` or ``CUDA (GPU name)``."""
+        return device_label(self.device)
+
+    def _warm_up(self) -> None:
+        """Run a sentence so compilation happens now, not in the first request."""
+        for _ in self.synthesize("Warming up the decoder."):
+            pass
+
+    def _prepare(self, options: SynthesisOptions) -> _Request:
+        sid = self.config.speaker_id(options.speaker)
+        tensor = None if sid is None else self._torch.tensor([sid], device=self.device)
+        return _Request(self.scales(options), tensor)
+
+    def _synthesize_batch(self, batch, request: _Request, clock, cancel):
+        torch = self._torch
+        lengths = [len(s.phoneme_ids) for s in batch]
+        ids = torch.zeros(len(batch), max(lengths), dtype=torch.long)
+        for row, sentence in enumerate(batch):
+            ids[row, : lengths[row]] = torch.tensor(sentence.phoneme_ids)
+        noise_scale, length_scale, noise_w = request.scales
+        sid = None if request.sid is None else request.sid.expand(len(batch))
+        with torch.inference_mode():
+            prior = self.model.prior(
+                ids.to(self.device), torch.tensor(lengths, device=self.device), sid, noise_scale, length_scale, noise_w
+            )
+            frames = prior.y_mask.sum(dim=(1, 2)).long().tolist()
+            durations = prior.durations.cpu().numpy()
+        for row, sentence in enumerate(batch):
+            if cancel is not None and cancel.is_set():
+                return
+            pause = self.pause_frames(sentence.phoneme_ids, durations[row, : lengths[row]])
+            yield sentence, self._stream(prior, row, frames[row], clock, pause)
+
+    def _stream(self, prior, row: int, num_frames: int, clock, pause: int):
+        torch = self._torch
+        z_p = prior.z_p[row : row + 1, :, :num_frames]
+        y_mask = prior.y_mask[row : row + 1, :, :num_frames]
+        g = None if prior.g is None else prior.g[row : row + 1]
+
+        def run_flow(z_p_window, mask_window):
+            with torch.inference_mode():
+                return self.model.flow_reverse(z_p_window, mask_window, g)
+
+        def run_decoder(z_window) -> np.ndarray:
+            with torch.inference_mode():
+                audio = self._decode(z_window, g)
+            return audio.reshape(-1).float().cpu().numpy()
+
+        with torch.inference_mode():
+            z = torch.empty_like(z_p)
+        flow = FlowWindows(z_p, y_mask, run_flow, z, self.plan.flow_context, self._cost)
+
+        def ensure(end: int) -> None:
+            with torch.inference_mode():  # writes into z, an inference tensor
+                flow.ensure(end)
+
+        hop = self.config.hop_length
+        for audio, final in stream_chunks(z, hop, self.plan, clock, self._cost, run_decoder, ensure):
+            yield audio, final, pause if final else None
