@@ -18,6 +18,9 @@ $(STAMP): pyproject.toml
 	@bash packaging/linux-deps.sh
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	@# torch first, pinned: on build machines it is a local CPU wheel; a bare "torch" could pull a CUDA build
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install --quiet "torch==2.13.0" \
+		|| $(BIN)/python -m pip install --quiet torch
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	@touch $(STAMP)
 

@@ -1,0 +1,82 @@
+"""The torch engine: same voice, same audio as the ONNX engine, streamed the same way."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from engines.audio import snr_db  # noqa: E402
+from engines.base import EngineError, SynthesisOptions  # noqa: E402
+
+NOISE_FREE = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
+PARAGRAPH = (
+    "The storm rolled in just after midnight. Martha lit a candle and walked down the stairs. "
+    "Is the dog awake? Something heavy had fallen in the barn, and the horses were restless!"
+)
+
+
+@pytest.fixture(scope="module")
+def torch_engine(joe):
+    from engines.torch_engine import TorchEngine
+
+    return TorchEngine(joe, device="cpu")
+
+
+def _by_sentence(chunks):
+    out: dict[int, list] = {}
+    for chunk in chunks:
+        if not chunk.is_silence:
+            out.setdefault(chunk.sentence_index, []).append(chunk)
+    return out
+
+
+def test_torch_engine_equals_onnx_engine(torch_engine, engine):
+    """Per sentence, the torch engine's stream equals the ONNX engine's (noise 0): SNR >= 40 dB."""
+    ours = _by_sentence(torch_engine.synthesize(PARAGRAPH, NOISE_FREE))
+    reference = _by_sentence(engine.synthesize(PARAGRAPH, NOISE_FREE))
+    assert sorted(ours) == sorted(reference) == [0, 1, 2, 3]
+    for index, chunks in reference.items():
+        expected = np.concatenate([c.audio for c in chunks])
+        got = np.concatenate([c.audio for c in ours[index]])
+        assert len(got) == len(expected)
+        assert snr_db(expected, got) >= 40.0
+        assert ours[index][0].phoneme_ids == chunks[0].phoneme_ids
+        assert ours[index][-1].final and ours[index][-1].pause_frames == chunks[-1].pause_frames
+
+
+def test_long_sentences_stream_in_several_chunks(torch_engine):
+    """A long sentence comes out in more than one chunk, contiguous, with the first one small."""
+    text = "The quick brown fox jumps over the lazy dog while twenty curious children watch from the old bridge."
+    chunks = list(torch_engine.synthesize(text))
+    assert len(chunks) >= 2
+    assert len(chunks[0].audio) <= torch_engine.plan.first_max * torch_engine.config.hop_length
+    assert [c.start_sample for c in chunks] == list(np.cumsum([0] + [len(c.audio) for c in chunks[:-1]]))
+
+
+def test_cancel_and_empty_text(torch_engine):
+    """Cancel stops at the next chunk; text without speech yields nothing."""
+    cancel = threading.Event()
+    received = []
+    for chunk in torch_engine.synthesize(PARAGRAPH, cancel=cancel):
+        received.append(chunk)
+        cancel.set()
+    assert len(received) == 1
+    assert list(torch_engine.synthesize("?!")) == []
+
+
+def test_cuda_request_without_gpu_is_clear():
+    """Asking for CUDA where torch sees none raises a clear EngineError."""
+    import torch
+
+    from engines.torch_engine import pick_device
+
+    if torch.cuda.is_available():
+        assert pick_device("cuda") == "cuda"
+    else:
+        with pytest.raises(EngineError, match="no CUDA GPU"):
+            pick_device("cuda")
+    assert pick_device("auto") in ("cpu", "cuda")
