@@ -107,7 +107,7 @@ class OnnxEngine(LocalEngine):
         info = self.graph
         durations = [info.durations] if info.durations else []
         if split and info.z:
-            splitter = Splitter(model)
+            splitter = Splitter(model, [t for t in (info.z, info.z_p, info.y_mask, info.durations) if t])
             if info.z_p and info.y_mask and split is True:
                 parts = [
                     splitter.extract(GRAPH_INPUTS, [info.z_p, info.y_mask, *durations]),

@@ -101,7 +101,7 @@ def _in_decoder(node) -> bool:
 
 
 def _is_conv_pre(node) -> bool:
-    return node.name == "/dec/conv_pre/Conv" or "dec.conv_pre.weight" in node.input
+    return node.name.endswith("/dec/conv_pre/Conv") or "dec.conv_pre.weight" in node.input
 
 
 def _find_flow_inputs(graph, producers, info: GraphInfo) -> None:
@@ -198,9 +198,15 @@ def check_config(info: GraphInfo, config: VoiceConfig, model_path: Path) -> None
 class Splitter:
     """Cuts parts out of one model (``onnx.utils.Extractor``, built once)."""
 
-    def __init__(self, model) -> None:
+    def __init__(self, model, cut_tensors: list[str]) -> None:
+        import onnx
         from onnx.utils import Extractor
 
+        model = onnx.shape_inference.infer_shapes(model)
+        known = {v.name for v in (*model.graph.value_info, *model.graph.input, *model.graph.output)}
+        for name in cut_tensors:  # shape inference may not reach a cut tensor; all of them are float32
+            if name not in known:
+                model.graph.value_info.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
         self.graph = model.graph
         self._extractor = Extractor(model)
 

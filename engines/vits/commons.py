@@ -6,10 +6,13 @@ import torch
 import torch.nn.functional as F
 
 
-def sequence_mask(lengths: torch.Tensor, max_length: int | None = None) -> torch.Tensor:
-    """Boolean mask ``[B, T]``: True where the position is below the sequence's length."""
+def sequence_mask(lengths: torch.Tensor, max_length: int | torch.Tensor | None = None) -> torch.Tensor:
+    """Boolean mask ``[B, T]``: True where the position is below the sequence's length.
+
+    ``max_length`` may be a tensor (no Python int), so traced exports keep it dynamic.
+    """
     if max_length is None:
-        max_length = int(lengths.max())
+        max_length = lengths.max()
     positions = torch.arange(max_length, dtype=lengths.dtype, device=lengths.device)
     return positions.unsqueeze(0) < lengths.unsqueeze(1)
 
@@ -45,13 +48,15 @@ def alignment_path(durations: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return path.unsqueeze(1).transpose(2, 3) * mask
 
 
-def durations_to_indices(durations: torch.Tensor, num_frames: int) -> torch.Tensor:
+def durations_to_indices(durations: torch.Tensor, num_frames: int | torch.Tensor) -> torch.Tensor:
     """The phoneme index of each frame ``[B, T_frames]`` (int64) from durations ``[B, T_ph]``.
 
-    One index per frame instead of a dense ``[T_frames, T_ph]`` path; frames past
-    the end get the last phoneme (callers mask them).
+    One index per frame instead of a dense ``[T_frames, T_ph]`` float path: frame
+    t belongs to the number of phonemes that end at or before t. Frames past a
+    sequence's end get its last phoneme (callers mask them). Built from
+    comparisons and a sum, so it exports to ONNX (which has no searchsorted).
     """
-    ends = torch.cumsum(durations.long(), -1)
-    frames = torch.arange(num_frames, device=durations.device).expand(durations.shape[0], -1)
-    index = torch.searchsorted(ends, frames.contiguous(), right=True)
-    return index.clamp_max(durations.shape[-1] - 1)
+    ends = torch.cumsum(durations, -1)
+    frames = torch.arange(num_frames, device=durations.device).to(ends.dtype)
+    index = (frames.unsqueeze(0).unsqueeze(-1) >= ends.unsqueeze(1)).sum(-1)
+    return torch.clamp(index, max=durations.shape[-1] - 1)

@@ -332,9 +332,8 @@ class Synthesizer(nn.Module):
             logw = self.dp(h, x_mask, g=g)
         w_ceil = torch.ceil(torch.exp(logw) * x_mask * length_scale)[:, 0]  # [B, T_ph]
         y_lengths = torch.clamp_min(torch.sum(w_ceil, 1), 1).long()
-        num_frames = int(y_lengths.max())
-        y_mask = sequence_mask(y_lengths, num_frames).unsqueeze(1).to(m_p.dtype)
-        index = durations_to_indices(w_ceil, num_frames).unsqueeze(1).expand(-1, m_p.shape[1], -1)
+        y_mask = sequence_mask(y_lengths).unsqueeze(1).to(m_p.dtype)
+        index = durations_to_indices(w_ceil, y_mask.shape[2]).unsqueeze(1).expand(-1, m_p.shape[1], -1)
         m = m_p.gather(2, index) * y_mask  # one phoneme index per frame, no dense path
         logs = logs_p.gather(2, index) * y_mask
         z_p = m + torch.randn_like(m) * torch.exp(logs) * noise_scale

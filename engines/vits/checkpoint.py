@@ -1,0 +1,174 @@
+"""Reading Piper ``.ckpt`` files (Lightning checkpoints) safely.
+
+Both piper1-gpl's trainer and the older rhasspy/piper one save a Lightning
+checkpoint: ``state_dict`` holds the generator under ``model_g.`` (and the
+discriminator under ``model_d.``), ``hyper_parameters`` the model's settings.
+Files are read with ``torch.load(weights_only=True)``: only tensors, plain
+containers and an explicit allow-list of harmless classes (pathlib paths, found
+in old hyperparameters, and Lightning's ``AttributeDict``) can be unpickled;
+anything else is refused before it can run.
+"""
+
+from __future__ import annotations
+
+import logging
+import pathlib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from engines.base import VoiceError
+from engines.vits.config import VitsConfig
+
+_LOGGER = logging.getLogger(__name__)
+
+GENERATOR_PREFIX = "model_g."
+DISCRIMINATOR_PREFIX = "model_d."
+
+
+class _AttributeDict(dict):
+    """Stand-in for Lightning's ``AttributeDict`` (a plain dict with attribute access)."""
+
+
+def _stand_in(module: str, name: str) -> type:
+    cls = type(name, (_AttributeDict,), {})
+    cls.__module__ = module
+    cls.__qualname__ = name
+    return cls
+
+
+SAFE_GLOBALS = [
+    pathlib.PosixPath,
+    pathlib.WindowsPath,
+    pathlib.PurePosixPath,
+    pathlib.PureWindowsPath,
+    _stand_in("lightning.fabric.utilities.data", "AttributeDict"),
+    _stand_in("lightning_fabric.utilities.data", "AttributeDict"),
+    _stand_in("pytorch_lightning.utilities.parsing", "AttributeDict"),
+]
+"""Classes a checkpoint may contain besides tensors and plain containers."""
+
+
+@dataclass
+class PiperCheckpoint:
+    """A Piper checkpoint's parts.
+
+    Attributes:
+        path: the file.
+        config: generator hyperparameters.
+        generator: ``Synthesizer`` state dict (``model_g.`` prefix removed).
+        discriminator: discriminator state dict (``model_d.`` prefix removed), may be empty.
+        hyper_parameters: everything stored, as read.
+        sample_rate: Hz, from the hyperparameters (22,050 when absent).
+        ignored: hyperparameters we do not use (noted, not an error).
+        raw: the whole checkpoint dict (optimizer states etc., for resuming).
+    """
+
+    path: Path
+    config: VitsConfig
+    generator: dict[str, Any]
+    discriminator: dict[str, Any]
+    hyper_parameters: dict[str, Any]
+    sample_rate: int = 22050
+    ignored: list[str] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+def read_checkpoint(path: Path | str) -> PiperCheckpoint:
+    """Read a Piper ``.ckpt``.
+
+    Raises:
+        VoiceError: missing, truncated or unsafe file (a pickle that would run code),
+            or a checkpoint without a Piper generator; the message says which.
+    """
+    import pickle
+
+    import torch
+
+    path = Path(path)
+    if not path.is_file():
+        raise VoiceError(path, "checkpoint file not found")
+    try:
+        with torch.serialization.safe_globals(SAFE_GLOBALS):
+            raw = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:
+        raise VoiceError(path, f"refused: the checkpoint holds objects that are not plain data ({_first_line(exc)})")
+    except (RuntimeError, EOFError, OSError, ValueError) as exc:
+        raise VoiceError(path, f"cannot read the checkpoint (truncated or not a torch file): {_first_line(exc)}")
+    if not isinstance(raw, dict) or "state_dict" not in raw:
+        raise VoiceError(path, "not a Lightning checkpoint: no 'state_dict'")
+    state = raw["state_dict"]
+    generator = {k[len(GENERATOR_PREFIX) :]: v for k, v in state.items() if k.startswith(GENERATOR_PREFIX)}
+    if not generator:
+        raise VoiceError(path, "no Piper generator in the checkpoint (no 'model_g.' weights)")
+    discriminator = {k[len(DISCRIMINATOR_PREFIX) :]: v for k, v in state.items() if k.startswith(DISCRIMINATOR_PREFIX)}
+    hparams = dict(raw.get("hyper_parameters") or {})
+    config, ignored = config_from_hparams(hparams, generator, path)
+    return PiperCheckpoint(
+        path, config, generator, discriminator, hparams, int(hparams.get("sample_rate", 22050)), ignored, raw
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def config_from_hparams(hparams: dict[str, Any], generator: dict[str, Any], path: Path) -> tuple[VitsConfig, list]:
+    """Build the generator config from stored hyperparameters, checked against the weights.
+
+    Raises:
+        VoiceError: a hyperparameter disagrees with the weights (e.g. num_symbols).
+    """
+    names = {f.name for f in fields(VitsConfig)} - {"extra"}
+    values = {k: _plain(v) for k, v in hparams.items() if k in names}
+    if "filter_length" in hparams:
+        values["spec_channels"] = int(hparams["filter_length"]) // 2 + 1
+    emb = generator.get("enc_p.emb.weight")
+    if emb is None:
+        raise VoiceError(path, "the generator has no phoneme embedding (enc_p.emb.weight)")
+    if "num_symbols" in values and values["num_symbols"] != emb.shape[0]:
+        raise VoiceError(
+            path, f"num_symbols is {values['num_symbols']} but the weights have {emb.shape[0]} symbols", "num_symbols"
+        )
+    values["num_symbols"] = emb.shape[0]
+    if "emb_g.weight" in generator:
+        values.setdefault("num_speakers", generator["emb_g.weight"].shape[0])
+    known = names | {"filter_length", "sample_rate", "hop_length", "win_length", "mel_channels"}
+    ignored = sorted(k for k in hparams if k not in known)
+    if ignored:
+        _LOGGER.info("%s: hyperparameters not used by the generator: %s", path.name, ", ".join(ignored))
+    try:
+        return VitsConfig(**values), ignored
+    except TypeError as exc:
+        raise VoiceError(path, f"unusable hyperparameters: {exc}") from None
+
+
+def _plain(value: Any) -> Any:
+    """Lists (and strings of Python literals, as old checkpoints hold them) to tuples."""
+    if isinstance(value, str) and value[:1] in "([":
+        import ast
+
+        value = ast.literal_eval(value)  # literals only: numbers, tuples, lists
+    if isinstance(value, list | tuple):
+        return tuple(_plain(v) for v in value)
+    return value
+
+
+def load_generator(path: Path | str):
+    """A ``Synthesizer`` with a checkpoint's generator weights loaded strictly, and the checkpoint.
+
+    Raises:
+        VoiceError: see :func:`read_checkpoint`; also when the weights do not fit the
+            hyperparameters (names the first mismatching parameters).
+    """
+    from engines.vits.models import Synthesizer
+
+    checkpoint = read_checkpoint(path)
+    model = Synthesizer(checkpoint.config)
+    result = model.load_state_dict(checkpoint.generator, strict=False)
+    problems = [f"missing {k}" for k in result.missing_keys[:3]] + [
+        f"unexpected {k}" for k in result.unexpected_keys[:3]
+    ]
+    if problems:
+        raise VoiceError(checkpoint.path, "generator weights do not match its hyperparameters: " + "; ".join(problems))
+    return model.eval(), checkpoint

@@ -1,0 +1,121 @@
+"""Export a generator to a Piper ONNX voice: ``NAME.onnx`` plus ``NAME.onnx.json``.
+
+The graph has Piper's interface: inputs ``input`` (phoneme_ids ``[B, T_ph]`` int64),
+``input_lengths`` ``[B]`` int64, ``scales`` ``[3]`` float32 (noise_scale,
+length_scale, noise_w) and, only for several speakers, ``sid`` ``[B]`` int64;
+output ``output`` ``[B, 1, 1, T * hop_length]`` float32. It is written with
+torch's TorchScript-based exporter (the dynamo exporter fails on the
+data-dependent lengths) at opset 15, as Piper's own export, so every Piper
+runtime loads it. Weight normalization is folded into plain weights.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from engines.vits.models import Synthesizer
+
+OPSET_VERSION = 15
+"""Piper's export opset (``piper.train.export_onnx``)."""
+
+
+def _piper_forward(model: Synthesizer, input, input_lengths, scales, sid=None):  # noqa: A002 - Piper's name
+    """The generator's inference with Piper's ONNX inputs and output ``[B, 1, 1, samples]``."""
+    prior = model.prior(input, input_lengths, sid, scales[0], scales[1], scales[2])
+    z = model.flow_reverse(prior.z_p, prior.y_mask, prior.g)
+    return model.decode(z * prior.y_mask, prior.g).unsqueeze(1)
+
+
+def export_onnx(model: Synthesizer, path: Path | str) -> Path:
+    """Write the generator as a Piper ONNX graph at ``path`` (atomically).
+
+    Raises:
+        OSError: the folder is not writable.
+    """
+    path = Path(path)
+    model = model.cpu().eval()
+    multi = model.config.num_speakers > 1
+    ids = torch.randint(1, model.config.num_symbols, (1, 50), dtype=torch.long)
+    args: tuple = (ids, torch.tensor([50], dtype=torch.long), torch.tensor([0.667, 1.0, 0.8]))
+    names = ["input", "input_lengths", "scales"]
+    if multi:
+        args += (torch.tensor([0], dtype=torch.long),)
+        names.append("sid")
+    axes = {
+        "input": {0: "batch_size", 1: "phonemes"},
+        "input_lengths": {0: "batch_size"},
+        "output": {0: "batch_size", 3: "time"},
+    }
+    if multi:
+        axes["sid"] = {0: "batch_size"}
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    os.close(fd)
+    # Export the model itself (not a wrapper) so node names keep Piper's module paths (/dec/..., /flow/...).
+    model.forward = functools.partial(_piper_forward, model)
+    try:
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the exporter's tracer warnings are about shapes it keeps dynamic
+            torch.onnx.export(
+                model,
+                args,
+                tmp,
+                dynamo=False,
+                opset_version=OPSET_VERSION,
+                input_names=names,
+                output_names=["output"],
+                dynamic_axes=axes,
+                do_constant_folding=True,
+            )
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    finally:
+        del model.forward
+    return path
+
+
+def voice_config(
+    model: Synthesizer,
+    phoneme_id_map: dict[str, list[int]],
+    sample_rate: int,
+    espeak_voice: str = "en-us",
+    speaker_id_map: dict[str, int] | None = None,
+    inference: dict[str, float] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``.onnx.json`` document Piper reads (``piper.config.PiperConfig.from_dict``)."""
+    config = model.config
+    speakers = speaker_id_map or ({} if config.num_speakers <= 1 else {str(i): i for i in range(config.num_speakers)})
+    document = {
+        **(extra or {}),
+        "audio": {"sample_rate": sample_rate, **(extra or {}).get("audio", {})},
+        "espeak": {"voice": espeak_voice},
+        "inference": {"noise_scale": 0.667, "length_scale": 1.0, "noise_w": 0.8, **(inference or {})},
+        "phoneme_type": (extra or {}).get("phoneme_type", "espeak"),
+        "num_symbols": config.num_symbols,
+        "num_speakers": config.num_speakers,
+        "speaker_id_map": speakers,
+        "phoneme_id_map": phoneme_id_map,
+        "hop_length": config.hop_length,
+    }
+    return document
+
+
+def write_voice(model: Synthesizer, onnx_path: Path | str, config: dict[str, Any]) -> tuple[Path, Path]:
+    """Export ``NAME.onnx`` and write ``NAME.onnx.json`` beside it; returns both paths."""
+    onnx_path = export_onnx(model, onnx_path)
+    json_path = onnx_path.with_name(onnx_path.name + ".json")
+    fd, tmp = tempfile.mkstemp(prefix=f".{json_path.name}.", suffix=".part", dir=json_path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(config, f, ensure_ascii=False, indent=2)
+    os.replace(tmp, json_path)
+    return onnx_path, json_path
