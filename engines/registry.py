@@ -19,6 +19,7 @@ APP_NAME = "voice-studio"
 
 ENGINES: dict[str, tuple[str, str]] = {
     "onnx": ("engines.ort_engine:OnnxEngine", "pip install onnxruntime"),
+    "torch": ("engines.torch_engine:TorchEngine", "pip install 'voice-studio[torch]'"),
 }
 """Engine name -> (``module:Class``, install hint)."""
 
@@ -100,6 +101,10 @@ def find_voice(spec: str | Path | None, extra: list[Path] | None = None) -> Voic
     if spec is None or spec == "":
         return default_voice()
     path = Path(spec)
+    if path.suffix.lower() == ".ckpt":
+        from engines.vits.checkpoint import load_checkpoint_voice
+
+        return load_checkpoint_voice(path)
     if path.suffix == ".onnx" or path.exists():
         return load_voice(path)
     found = discover(extra)
@@ -118,6 +123,8 @@ def create_engine(name: str, voice: Voice, **kwargs):
     """
     if name not in ENGINES:
         raise EngineError(f"unknown engine '{name}'; available: {', '.join(ENGINES)}")
+    if name == "onnx" and voice.model_path.suffix.lower() == ".ckpt":
+        raise EngineError(f"{voice.model_path.name} is a checkpoint: speak it with the torch engine (--engine torch)")
     target, hint = ENGINES[name]
     module_name, class_name = target.split(":")
     try:

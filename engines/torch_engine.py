@@ -83,7 +83,12 @@ class TorchEngine(LocalEngine):
             raise EngineError("The torch engine needs PyTorch: pip install torch") from exc
         super().__init__(voice, plan)
         self.device = pick_device(device)
-        if model is None:
+        self.import_report = None
+        if model is None and voice.model_path.suffix.lower() == ".ckpt":
+            from engines.vits.checkpoint import load_generator
+
+            model, _ = load_generator(voice.model_path)
+        elif model is None:
             from engines.vits.onnx_import import load_onnx_generator
 
             model, self.import_report = load_onnx_generator(voice.model_path, voice.config.num_speakers)
@@ -96,8 +101,13 @@ class TorchEngine(LocalEngine):
 
     @classmethod
     def from_path(cls, path: Path | str, **kwargs) -> TorchEngine:
-        """An engine for ``NAME.onnx`` (with its ``.onnx.json``)."""
-        return cls(load_voice(Path(path)), **kwargs)
+        """An engine for ``NAME.onnx`` (with its ``.onnx.json``) or a Piper ``.ckpt``."""
+        path = Path(path)
+        if path.suffix.lower() == ".ckpt":
+            from engines.vits.checkpoint import load_checkpoint_voice
+
+            return cls(load_checkpoint_voice(path), **kwargs)
+        return cls(load_voice(path), **kwargs)
 
     @property
     def device_label(self) -> str:

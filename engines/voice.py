@@ -119,10 +119,15 @@ def load_config(path: Path) -> VoiceConfig:
         raise VoiceError(path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     if not isinstance(raw, dict):
         raise VoiceError(path, "expected a JSON object at the top level")
-    return _parse(path, raw)
+    return parse_config(path, raw)
 
 
-def _parse(path: Path, raw: dict[str, Any]) -> VoiceConfig:
+def parse_config(path: Path, raw: dict[str, Any]) -> VoiceConfig:
+    """Validate a config document (as read from ``path``, which errors name).
+
+    Raises:
+        VoiceError: a missing or invalid field.
+    """
     id_map = _phoneme_id_map(path, raw)
     num_symbols = _positive_int(path, raw, "num_symbols", default=max(i for ids in id_map.values() for i in ids) + 1)
     num_speakers = _positive_int(path, raw, "num_speakers", default=1)

@@ -27,14 +27,21 @@ def build_parser() -> argparse.ArgumentParser:
     say = sub.add_parser("say", help="speak text, streaming to the speakers or into a WAV file")
     say.add_argument("text", help="text to speak; '-' reads standard input")
     say.add_argument("-o", "--output", type=Path, help="write an audio file (.wav, .flac, .ogg) instead of playing")
-    say.add_argument("--voice", help="voice name or path to NAME.onnx (default: the embedded voice)")
-    say.add_argument("--engine", default="onnx", choices=["onnx"], help="synthesis engine")
+    say.add_argument("--voice", help="voice name, NAME.onnx or a Piper .ckpt (default: the embedded voice)")
+    say.add_argument("--engine", default="onnx", choices=["onnx", "torch"], help="synthesis engine")
+    say.add_argument("--device", default="auto", help="torch engine device: auto, cpu, cuda, cuda:N")
     say.add_argument("--speaker", help="speaker name or id (multi-speaker voices)")
     say.add_argument("--length-scale", type=float, help="phoneme durations x this (> 1 is slower)")
     say.add_argument("--noise-scale", type=float, help="generator noise (0 is deterministic)")
     say.add_argument("--noise-w", type=float, help="duration noise (0 is deterministic)")
     say.add_argument("--sentence-silence", type=float, default=0.0, help="extra seconds of silence between sentences")
     say.add_argument("--quiet", action="store_true", help="print no timing")
+
+    export = sub.add_parser("export", help="export a Piper checkpoint (or a voice) to a Piper ONNX voice")
+    export.add_argument("checkpoint", type=Path, help="a Piper .ckpt, or an .onnx voice to re-export")
+    export.add_argument("-o", "--output", type=Path, required=True, help="NAME.onnx (NAME.onnx.json is written too)")
+    export.add_argument("--config", type=Path, help="a Piper config.json for the phoneme map (default: looked up)")
+    export.add_argument("--espeak-voice", help="espeak-ng voice name to record in the config")
 
     voices = sub.add_parser("voices", help="list the voices the studio finds")
     voices.add_argument("--json", action="store_true", help="machine-readable output")
@@ -50,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return gui_main()
     try:
-        return {"say": cmd_say, "voices": cmd_voices}[args.command](args)
+        return {"say": cmd_say, "voices": cmd_voices, "export": cmd_export}[args.command](args)
     except (VoiceError, EngineError, ValueError, OSError) as exc:
         print(f"voice-studio: error: {exc}", file=sys.stderr)
         return 2
@@ -76,7 +83,8 @@ def cmd_say(args: argparse.Namespace) -> int:
     voice = registry.find_voice(args.voice)
     if args.speaker is not None and voice.config.num_speakers <= 1:
         print(f"voice-studio: note: {voice.name} has one speaker; --speaker is ignored", file=sys.stderr)
-    engine = registry.create_engine(args.engine, voice)
+    kwargs = {"device": args.device} if args.engine == "torch" else {}
+    engine = registry.create_engine(args.engine, voice, **kwargs)
     if args.output is None:
         from engines.playback import Playback
 
@@ -107,6 +115,18 @@ def cmd_say(args: argparse.Namespace) -> int:
             f"{stats.audio_s:.2f} s of audio; time to first audio {stats.first_audio_s:.3f} s; RTF {stats.rtf:.3f}",
             file=sys.stderr,
         )
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from engines.voice import load_config
+    from trainer.export import export_voice
+
+    if args.output.suffix != ".onnx":
+        raise ValueError(f"{args.output}: the output must be NAME.onnx")
+    config = load_config(args.config) if args.config else None
+    onnx_path, json_path = export_voice(args.checkpoint, args.output, config, args.espeak_voice)
+    print(f"wrote {onnx_path} and {json_path}", file=sys.stderr)
     return 0
 
 

@@ -119,3 +119,47 @@ def write_voice(model: Synthesizer, onnx_path: Path | str, config: dict[str, Any
         json.dump(config, f, ensure_ascii=False, indent=2)
     os.replace(tmp, json_path)
     return onnx_path, json_path
+
+
+def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_voice: str | None = None):
+    """Export a Piper ``.ckpt`` (or re-export an ``.onnx`` voice) as ``NAME.onnx`` + ``NAME.onnx.json``.
+
+    ``config`` (a ``VoiceConfig``) supplies the phoneme map, espeak voice,
+    speakers and inference defaults; by default the checkpoint's own config is
+    looked up (``engines.vits.checkpoint.voice_config_for``) or the voice's.
+
+    Raises:
+        VoiceError: unreadable source or a config that does not fit it.
+    """
+    from engines.base import VoiceError
+
+    source = Path(source)
+    if source.suffix.lower() == ".ckpt":
+        from engines.vits.checkpoint import load_generator, voice_config_for
+
+        model, checkpoint = load_generator(source)
+        config = config or voice_config_for(checkpoint)
+    else:
+        from engines.vits.onnx_import import load_onnx_generator
+        from engines.voice import load_voice
+
+        voice = load_voice(source)
+        model, _ = load_onnx_generator(source, voice.config.num_speakers)
+        config = config or voice.config
+    if config.num_symbols != model.config.num_symbols:
+        raise VoiceError(
+            config.path,
+            f"num_symbols {config.num_symbols} does not fit the model's {model.config.num_symbols}",
+            "num_symbols",
+        )
+    keep = {k: v for k, v in config.raw.items() if k in ("language", "dataset", "piper_version", "phoneme_map")}
+    document = voice_config(
+        model,
+        dict(config.phoneme_id_map),
+        config.sample_rate,
+        espeak_voice or config.espeak_voice or "en-us",
+        dict(config.speaker_id_map) or None,
+        {"noise_scale": config.noise_scale, "length_scale": config.length_scale, "noise_w": config.noise_w},
+        {**keep, "phoneme_type": config.phoneme_type, "audio": dict(config.raw.get("audio", {}))},
+    )
+    return write_voice(model, onnx_path, document)

@@ -92,9 +92,11 @@ def read_checkpoint(path: Path | str) -> PiperCheckpoint:
         with torch.serialization.safe_globals(SAFE_GLOBALS):
             raw = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
-        raise VoiceError(path, f"refused: the checkpoint holds objects that are not plain data ({_first_line(exc)})")
+        message = f"refused: the checkpoint holds objects that are not plain data ({_first_line(exc)})"
+        raise VoiceError(path, message) from None
     except (RuntimeError, EOFError, OSError, ValueError) as exc:
-        raise VoiceError(path, f"cannot read the checkpoint (truncated or not a torch file): {_first_line(exc)}")
+        message = f"cannot read the checkpoint (truncated or not a torch file): {_first_line(exc)}"
+        raise VoiceError(path, message) from None
     if not isinstance(raw, dict) or "state_dict" not in raw:
         raise VoiceError(path, "not a Lightning checkpoint: no 'state_dict'")
     state = raw["state_dict"]
@@ -172,3 +174,56 @@ def load_generator(path: Path | str):
     if problems:
         raise VoiceError(checkpoint.path, "generator weights do not match its hyperparameters: " + "; ".join(problems))
     return model.eval(), checkpoint
+
+
+def voice_config_for(checkpoint: PiperCheckpoint):
+    """The voice config (phoneme map, espeak voice, rate) to speak with a checkpoint.
+
+    Piper's trainer writes ``config.json`` in the training folder; it is looked
+    for beside the checkpoint (``NAME.ckpt.json`` first) and up to three folders
+    up. Without one, Piper's default phoneme map with espeak-ng ``en-us`` and the
+    checkpoint's sample rate are used.
+
+    Raises:
+        VoiceError: a found config is invalid or does not fit the checkpoint.
+    """
+    from engines.voice import load_config, parse_config
+
+    path = checkpoint.path
+    candidates = [path.with_name(path.name + ".json")]
+    candidates += [folder / "config.json" for folder in list(path.parents)[:4]]
+    for candidate in candidates:
+        if candidate.is_file():
+            config = load_config(candidate)
+            if config.num_symbols != checkpoint.config.num_symbols:
+                raise VoiceError(
+                    candidate,
+                    f"num_symbols is {config.num_symbols}, the checkpoint has {checkpoint.config.num_symbols}",
+                    "num_symbols",
+                )
+            return config
+    from piper.phoneme_ids import DEFAULT_PHONEME_ID_MAP
+
+    raw = {
+        "audio": {"sample_rate": checkpoint.sample_rate},
+        "espeak": {"voice": "en-us"},
+        "num_symbols": checkpoint.config.num_symbols,
+        "num_speakers": checkpoint.config.num_speakers,
+        "phoneme_id_map": {k: list(v) for k, v in DEFAULT_PHONEME_ID_MAP.items()},
+        "speaker_id_map": {},
+    }
+    return parse_config(path.with_name(path.name + ".json"), raw)
+
+
+def load_checkpoint_voice(path: Path | str, origin: str = "added"):
+    """A ``Voice`` for a ``.ckpt`` (spoken by the torch engine).
+
+    Raises:
+        VoiceError: see :func:`read_checkpoint` and :func:`voice_config_for`.
+    """
+    from engines.voice import Voice
+
+    checkpoint = read_checkpoint(path)
+    return Voice(
+        name=checkpoint.path.stem, model_path=checkpoint.path, config=voice_config_for(checkpoint), origin=origin
+    )
