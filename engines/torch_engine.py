@@ -92,9 +92,15 @@ class TorchEngine(LocalEngine):
             from engines.vits.onnx_import import load_onnx_generator
 
             model, self.import_report = load_onnx_generator(voice.model_path, voice.config.num_speakers)
-        self.model = model.to(self.device).eval()
+        from engines.vits.weight_norm import fold_weight_norm
+
+        self.model = fold_weight_norm(model.to(self.device).eval())
         self._torch = torch
         self._decode = self.model.decode
+        if self.device == "cpu":
+            from engines.vits.fast_decoder import ChannelsLastDecoder
+
+            self._decode = ChannelsLastDecoder(self.model.dec).eval()  # 2-3x faster convolutions on the CPU
         if compile and self.device.startswith("cuda"):
             self._decode = torch.compile(self.model.decode, dynamic=True)
             self._warm_up()

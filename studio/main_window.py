@@ -29,6 +29,7 @@ class MainWindow(QMainWindow):
         self.synthesize_page = SynthesizePage(self.settings.voices)
         self.synthesize_page.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.synthesize_page.voices_changed.connect(self._save_voices)
+        self.synthesize_page.checkpoint_added.connect(lambda v: self.statusBar().showMessage(f"Added {v.name}", 8000))
         pages = {
             "Dataset": ComingPage(
                 "Dataset",
@@ -94,4 +95,4 @@ class MainWindow(QMainWindow):
 
 
 def _is_voice_drop(path: Path) -> bool:
-    return path.suffix.lower() == ".onnx" or path.is_dir()
+    return path.suffix.lower() in (".onnx", ".ckpt") or path.is_dir()

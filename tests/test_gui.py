@@ -234,3 +234,41 @@ def test_no_output_device_message_and_saving_still_works(tmp_path):
     assert "heavy-at-show \n" in result.stdout  # the window shows before torch or onnxruntime load
     assert "Cannot play audio" in result.stdout and "Saving to a WAV file still works" in result.stdout
     assert soundfile.info(str(out)).frames > 22050
+
+
+def test_torch_engine_speaks_and_names_its_device(page, qtbot):
+    """Choosing Local torch speaks the same voice; the picker then names the device."""
+    pytest.importorskip("torch")
+    page.engine_box.setCurrentIndex(page.engine_box.findData("torch"))
+    try:
+        _speak_and_wait(page, qtbot, "Spoken by the torch engine.")
+        assert page.last_line.text == "Spoken by the torch engine."
+        assert len(page.last_line.audio) > page.last_line.sample_rate
+        assert "CPU" in page.engine_box.currentText() or "CUDA" in page.engine_box.currentText()
+    finally:
+        page.engine_box.setCurrentIndex(page.engine_box.findData("onnx"))
+
+
+def test_dropping_a_checkpoint_adds_it_for_the_torch_engine(window, tmp_path, qtbot):
+    """A dropped Piper .ckpt is read in the background, listed, and selects the torch engine."""
+    torch = pytest.importorskip("torch")
+    from engines.vits import Synthesizer, VitsConfig
+
+    tiny = VitsConfig.preset(
+        "low",
+        num_symbols=256,
+        hidden_channels=32,
+        inter_channels=32,
+        filter_channels=64,
+        n_layers=2,
+        upsample_initial_channel=32,
+    )
+    state = {f"model_g.{k}": v for k, v in Synthesizer(tiny).state_dict().items()}
+    ckpt = tmp_path / "my first voice.ckpt"
+    torch.save({"state_dict": state, "hyper_parameters": tiny.to_dict()}, ckpt)
+    page = window.synthesize_page
+    window.add_voices([ckpt])
+    qtbot.waitUntil(lambda: "my first voice" in page.voice_names(), timeout=30_000)
+    assert page.engine_kind() == "torch"
+    page.voice_box.setCurrentIndex(0)
+    page.engine_box.setCurrentIndex(page.engine_box.findData("onnx"))

@@ -176,3 +176,19 @@ def test_spline_inverse_undoes_forward():
     outside = x.abs() > 5
     assert torch.equal(y[outside], x[outside]) and not logdet[outside].any()
     assert np.isfinite(y.numpy()).all()
+
+
+@pytest.mark.parametrize("name", ["medium", "tiny high decoder", "x-low, 3 speakers"])
+def test_channels_last_decoder_equals_the_decoder(name):
+    """The CPU inference copy of the decoder computes what the decoder computes (SNR >= 60 dB)."""
+    from engines.vits.fast_decoder import ChannelsLastDecoder
+
+    torch.manual_seed(2)
+    model = Synthesizer(CONFIGS[name]).eval()
+    z = torch.randn(1, model.config.inter_channels, 40)
+    g = model.speaker(torch.tensor([1])) if model.config.num_speakers > 1 else None
+    with torch.no_grad():
+        expected = model.decode(z, g)
+        got = ChannelsLastDecoder(model.dec)(z, g)
+    assert got.shape == expected.shape
+    assert snr_db(expected.numpy().ravel(), got.numpy().ravel()) >= 60.0

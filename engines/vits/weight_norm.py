@@ -25,9 +25,26 @@ class _WeightNorm:
         self.weight_g = nn.Parameter(_norm_except_dim0(weight))
         self.weight_v = nn.Parameter(weight.clone())
 
+    _folded: torch.Tensor | None = None
+
     def normalized_weight(self) -> torch.Tensor:
-        """The effective weight g * v / ||v||."""
+        """The effective weight g * v / ||v|| (the folded copy, after :meth:`fold`)."""
+        if self._folded is not None:
+            return self._folded
         return self.weight_v * (self.weight_g / _norm_except_dim0(self.weight_v))
+
+    def fold(self) -> None:
+        """Compute the weight once, for inference; ``weight_g``/``weight_v`` stay (Piper's state dict).
+
+        Training or loading new weights afterwards needs :meth:`unfold`.
+        """
+        self._folded = None
+        with torch.no_grad():
+            self._folded = self.normalized_weight().detach().clone()
+
+    def unfold(self) -> None:
+        """Compute the weight from ``weight_g`` and ``weight_v`` again on every call."""
+        self._folded = None
 
 
 class WNConv1d(_WeightNorm, nn.Conv1d):
@@ -59,3 +76,11 @@ class WNConvTranspose1d(_WeightNorm, nn.ConvTranspose1d):
             self.groups,
             self.dilation,
         )
+
+
+def fold_weight_norm(module: nn.Module) -> nn.Module:
+    """Fold every weight-normalized layer of ``module`` for inference; returns ``module``."""
+    for layer in module.modules():
+        if isinstance(layer, _WeightNorm):
+            layer.fold()
+    return module

@@ -7,6 +7,7 @@ user's clicks, so the window never freezes.
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from pathlib import Path
 
@@ -52,6 +53,7 @@ class SynthesizePage(QWidget):
     message = Signal(str)
     line_finished = Signal(object)
     voices_changed = Signal()
+    checkpoint_added = Signal(object)
 
     def __init__(self, extra_voices: list[str] | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -73,6 +75,8 @@ class SynthesizePage(QWidget):
         self.add_voice_button.clicked.connect(self._on_add_voice_clicked)
         self.engine_box = QComboBox()
         self.engine_box.addItem("Local ONNX (CPU)", "onnx")
+        if importlib.util.find_spec("torch") is not None:  # found, not imported: torch loads when chosen
+            self.engine_box.addItem("Local torch (CUDA if present, else CPU)", "torch")
         self.speaker_box = QComboBox()
         self.speaker_label = QLabel("Speaker")
 
@@ -154,7 +158,10 @@ class SynthesizePage(QWidget):
 
     # --- voices ---------------------------------------------------------
     def _load_voices(self, extra: list[Path]) -> None:
-        found = discover(extra)
+        checkpoints = [p for p in extra if p.suffix.lower() == ".ckpt"]
+        if checkpoints:
+            self._add_checkpoints(checkpoints)
+        found = discover([p for p in extra if p.suffix.lower() != ".ckpt"])
         for voice in found.voices:
             self._append_voice(voice)
         for error in found.errors:
@@ -179,11 +186,19 @@ class SynthesizePage(QWidget):
         return [str(v.model_path) for v in self._voices if v.origin == "added"]
 
     def add_voice_files(self, paths: list[Path]) -> list[Voice]:
-        """Add ``.onnx`` voices (files or folders); errors are shown, naming the file."""
+        """Add ``.onnx`` voices (files or folders) now and ``.ckpt`` checkpoints in the background.
+
+        Errors are shown, naming the file. Returns the ``.onnx`` voices added.
+        """
         added = []
         known = {v.model_path.absolute() for v in self._voices}
         files = [m for p in map(Path, paths) for m in (sorted(p.rglob("*.onnx")) if p.is_dir() else [p])]
+        checkpoints = [p for p in files if p.suffix.lower() == ".ckpt" and p.absolute() not in known]
+        if checkpoints:
+            self._add_checkpoints(checkpoints)
         for path in files:
+            if path.suffix.lower() == ".ckpt":
+                continue
             try:
                 voice = load_voice(path)
             except VoiceError as exc:
@@ -198,14 +213,44 @@ class SynthesizePage(QWidget):
             self.voices_changed.emit()
         return added
 
+    def _add_checkpoints(self, paths: list[Path]) -> Task:
+        """Read checkpoints off the GUI thread (torch loads then), then list them as voices."""
+
+        def work(cancel: threading.Event):
+            from engines.vits.checkpoint import load_checkpoint_voice
+
+            for path in paths:
+                try:
+                    yield load_checkpoint_voice(path)
+                except VoiceError as exc:
+                    yield exc
+
+        def on_item(item) -> None:
+            if isinstance(item, Exception):
+                self.show_notice(str(item))
+                return
+            self._append_voice(item)
+            self.voice_box.setCurrentIndex(len(self._voices) - 1)
+            self.voices_changed.emit()
+            self.checkpoint_added.emit(item)
+
+        task = Task(work, self)
+        task.partial.connect(on_item)
+        task.failed.connect(lambda exc: self.show_notice(str(exc)))
+        return task.start()
+
     def _on_add_voice_clicked(self) -> None:
-        files, _ = QFileDialog.getOpenFileNames(self, "Add Piper voices", "", "Piper voices (*.onnx)")
+        files, _ = QFileDialog.getOpenFileNames(
+            self, "Add Piper voices", "", "Piper voices and checkpoints (*.onnx *.ckpt)"
+        )
         self.add_voice_files([Path(f) for f in files])
 
     def _on_voice_changed(self, index: int) -> None:
         if index < 0:
             return
         voice = self.voice
+        if voice.model_path.suffix.lower() == ".ckpt":  # only the torch engine speaks checkpoints
+            self.engine_box.setCurrentIndex(max(0, self.engine_box.findData("torch")))
         speakers = voice.config.speakers or [str(i) for i in range(voice.config.num_speakers)]
         self.speaker_box.clear()
         if voice.config.num_speakers > 1:
@@ -230,13 +275,24 @@ class SynthesizePage(QWidget):
             noise_w=self.noise_w.value(),
         )
 
-    def engine_for(self, voice: Voice):
-        """The loaded engine for ``voice``, loading it on first use (call off the GUI thread)."""
+    def engine_kind(self) -> str:
+        """The chosen engine's registry name (``onnx`` or ``torch``)."""
+        return self.engine_box.currentData()
+
+    def engine_for(self, voice: Voice, kind: str):
+        """The loaded ``kind`` engine for ``voice``, loading it on first use (call off the GUI thread)."""
         with self._engine_lock:
-            key = voice.model_path.absolute()
+            key = (kind, voice.model_path.absolute())
             if key not in self._engines:
-                self._engines[key] = create_engine(self.engine_box.currentData(), voice)
+                self._engines[key] = create_engine(kind, voice)
             return self._engines[key]
+
+    def _show_engine_devices(self) -> None:
+        """Name the torch engine's device in the picker once it is known."""
+        for (kind, _), engine in list(self._engines.items()):
+            index = self.engine_box.findData(kind)
+            if kind == "torch" and index >= 0:
+                self.engine_box.setItemText(index, f"Local torch ({engine.device_label})")
 
     def preload(self) -> Task:
         """Load the selected voice's engine and the audio library in the background.
@@ -244,18 +300,19 @@ class SynthesizePage(QWidget):
         The first Speak is then quick, and a missing sound device is reported
         before anyone presses Speak.
         """
-        voice = self.voice
+        voice, kind = self.voice, self.engine_kind()
 
         def work(cancel: threading.Event) -> str:
             from engines.playback import output_available
 
-            self.engine_for(voice)
+            self.engine_for(voice, kind)
             ok, reason = output_available()
             return "" if ok else f"Cannot play audio: {reason}. Saving to a WAV file still works."
 
         task = Task(work, self)
         task.done.connect(lambda notice: self.show_notice(notice) if notice else None)
         task.failed.connect(lambda exc: self.show_notice(str(exc)))
+        task.ended.connect(self._show_engine_devices)
         return task.start()
 
     # --- speaking -------------------------------------------------------
@@ -272,7 +329,8 @@ class SynthesizePage(QWidget):
         self.waveform.clear_audio(voice.sample_rate)
         self.show_notice("")
         self.status.setText("Speaking…")
-        task = Task(lambda cancel: speak_and_play(self.engine_for(voice), text, options, speaking, cancel), self)
+        kind = self.engine_kind()
+        task = Task(lambda cancel: speak_and_play(self.engine_for(voice, kind), text, options, speaking, cancel), self)
         task.partial.connect(lambda item: self._on_partial(item) if speaking is self._speaking else None)
         task.failed.connect(lambda exc: self._on_failed(exc) if speaking is self._speaking else None)
         task.ended.connect(lambda: self._on_ended(speaking, text, voice))
@@ -308,6 +366,7 @@ class SynthesizePage(QWidget):
 
     def _on_ended(self, speaking: Speaking, text: str, voice: Voice) -> None:
         speaking.ended = True
+        self._show_engine_devices()
         if speaking is not self._speaking:
             return
         self._set_busy(False)

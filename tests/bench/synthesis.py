@@ -1,4 +1,7 @@
-"""Benchmark: our ONNX engine against piper-tts's ``PiperVoice``, side by side in one run.
+"""Benchmark: our engines against piper-tts's ``PiperVoice``, side by side in one run.
+
+Tables: our ONNX engine against ``PiperVoice``; our torch engine (CPU, or CUDA
+where present) against our ONNX engine.
 
 Measures time to first audio (TTFA, seconds from the call until the first
 audio chunk is in hand) and real-time factor (RTF, synthesis seconds / audio
@@ -40,7 +43,7 @@ TEXTS = {
         "She pulled on her boots, took the lantern from its hook, and stepped out into the rain."
     ),
 }
-ENGINES = ("piper-tts", "voice-studio")
+ENGINES = ("piper-tts", "voice-studio", "voice-studio torch")
 
 
 def time_stream(chunks, audio_of) -> tuple[float, float]:
@@ -70,6 +73,12 @@ def serve(which: str, threads: int | None) -> None:
             options.intra_op_num_threads = threads
             voice.session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         run = lambda text: time_stream(voice.synthesize(text), lambda c: (c.audio_float_array, c.sample_rate))  # noqa: E731
+    elif which == "voice-studio torch":
+        from engines.torch_engine import TorchEngine
+
+        engine = TorchEngine.from_path(model)
+        run = lambda text: time_stream(engine.synthesize(text), lambda c: (c.audio, c.sample_rate))  # noqa: E731
+        print(f"torch on {engine.device_label}", flush=True)
     else:
         from engines.ort_engine import OnnxEngine, use_shared_thread_pool
 
@@ -97,6 +106,24 @@ def main() -> None:
     import onnxruntime
 
     extra = ["--threads", str(args.threads)] if args.threads else []
+    # Two phases, each with only its two engines alive: an idle engine's thread pool
+    # (torch's OpenMP workers above all) would otherwise slow the one being timed.
+    results, notes = {}, []
+    for pair in (("piper-tts", "voice-studio"), ("voice-studio", "voice-studio torch")):
+        phase, phase_notes = measure(pair, args.runs, extra)
+        results.update({(f"{name}#{pair[1]}", text): v for (name, text), v in phase.items()})
+        notes += phase_notes
+    print(
+        f"voice en_US-joe-medium, onnxruntime {onnxruntime.__version__}, {platform.machine()}, "
+        f"{os.cpu_count()} cores, {args.runs} runs, medians; ours: {' '.join(dict.fromkeys(notes))}"
+    )
+    print_table(results, "piper-tts#voice-studio", "voice-studio#voice-studio", "piper", "ours")
+    print()
+    print_table(results, "voice-studio#voice-studio torch", "voice-studio torch#voice-studio torch", "ONNX", "torch")
+
+
+def measure(names: tuple[str, ...], runs: int, extra: list[str]) -> tuple[dict, list[str]]:
+    """Time ``names`` in worker processes, one request at a time, alternating; returns results and notes."""
     workers = {
         name: subprocess.Popen(
             [sys.executable, __file__, "--serve", name, *extra],
@@ -104,36 +131,38 @@ def main() -> None:
             stdout=subprocess.PIPE,
             text=True,
         )
-        for name in ENGINES
+        for name in names
     }
-    notes = [line for w in workers.values() for line in iter(w.stdout.readline, "ready\n")]
-    results = {(name, label): [] for name in ENGINES for label in TEXTS}
-    for _ in range(args.runs):  # one engine at a time, alternating, so both see the same machine
-        for label in TEXTS:
+    notes = [line.strip() for w in workers.values() for line in iter(w.stdout.readline, "ready\n")]
+    results = {(name, text): [] for name in names for text in TEXTS}
+    for _ in range(runs):
+        for text in TEXTS:
             for name, worker in workers.items():
-                worker.stdin.write(label + "\n")
+                time.sleep(0.05)  # let the other worker's thread pool stop spinning before timing this one
+                worker.stdin.write(text + "\n")
                 worker.stdin.flush()
-                results[name, label].append(json.loads(worker.stdout.readline()))
+                results[name, text].append(json.loads(worker.stdout.readline()))
     for worker in workers.values():
         worker.stdin.close()
         worker.wait()
+    return results, notes
 
+
+def print_table(results, reference: str, candidate: str, ref_label: str, label: str) -> None:
+    """Markdown table of medians; ratios are medians of paired per-run ratios (candidate / reference)."""
     print(
-        f"voice en_US-joe-medium, onnxruntime {onnxruntime.__version__}, {platform.machine()}, "
-        f"{os.cpu_count()} cores, {args.runs} runs, medians; ours: {' '.join(n.strip() for n in notes)}"
+        f"| text | {ref_label} TTFA (s) | {label} TTFA (s) | TTFA ratio | {ref_label} RTF | {label} RTF | RTF ratio |"
     )
-    print("| text | piper TTFA (s) | ours TTFA (s) | TTFA ratio | piper RTF | ours RTF | RTF ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    for label in TEXTS:
-        piper, ours = results["piper-tts", label], results["voice-studio", label]
-        p_first, p_rtf = (statistics.median(v) for v in zip(*piper, strict=True))
-        o_first, o_rtf = (statistics.median(v) for v in zip(*ours, strict=True))
-        # Ratios are medians of per-run ratios: each of our runs against piper's run just before it.
-        first_ratio = statistics.median(o[0] / p[0] for p, o in zip(piper, ours, strict=True))
-        rtf_ratio = statistics.median(o[1] / p[1] for p, o in zip(piper, ours, strict=True))
+    for text in TEXTS:
+        base, cand = results[reference, text], results[candidate, text]
+        b_first, b_rtf = (statistics.median(v) for v in zip(*base, strict=True))
+        c_first, c_rtf = (statistics.median(v) for v in zip(*cand, strict=True))
+        first_ratio = statistics.median(c[0] / b[0] for b, c in zip(base, cand, strict=True))
+        rtf_ratio = statistics.median(c[1] / b[1] for b, c in zip(base, cand, strict=True))
         print(
-            f"| {label} | {p_first:.3f} | {o_first:.3f} | {first_ratio:.2f}x "
-            f"| {p_rtf:.3f} | {o_rtf:.3f} | {rtf_ratio:.2f}x |"
+            f"| {text} | {b_first:.3f} | {c_first:.3f} | {first_ratio:.2f}x "
+            f"| {b_rtf:.3f} | {c_rtf:.3f} | {rtf_ratio:.2f}x |"
         )
 
 

@@ -1,0 +1,107 @@
+"""The HiFi-GAN decoder as channels-last 2-D convolutions, for inference on the CPU.
+
+oneDNN runs a 1-D convolution over few channels and many samples (the decoder's
+last stages: 32-64 channels, hundreds of thousands of samples) two to three
+times slower than the same convolution written as a 2-D one over ``[B, C, 1, T]``
+in channels-last layout. This module computes exactly what
+``engines.vits.models.Generator`` computes, with weights folded once (weight
+normalization applied) and reshaped to ``[C_out, C_in, 1, k]``.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from engines.vits import modules
+from engines.vits.models import Generator
+from engines.vits.weight_norm import _WeightNorm
+
+CHANNELS_LAST = torch.channels_last
+
+
+def _weight(conv: nn.Module) -> torch.Tensor:
+    weight = conv.normalized_weight() if isinstance(conv, _WeightNorm) else conv.weight
+    return weight.detach().unsqueeze(2).contiguous(memory_format=CHANNELS_LAST)
+
+
+class _Conv(nn.Module):
+    """A frozen copy of a ``Conv1d`` (weight-normalized or not) as a channels-last ``conv2d``."""
+
+    def __init__(self, conv: nn.Conv1d) -> None:
+        super().__init__()
+        self.register_buffer("weight", _weight(conv))
+        self.register_buffer("bias", None if conv.bias is None else conv.bias.detach().clone())
+        self.padding = (0, conv.padding[0])
+        self.dilation = (1, conv.dilation[0])
+        self.stride = (1, conv.stride[0])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation)
+
+
+class _ConvTranspose(nn.Module):
+    """A frozen copy of a ``ConvTranspose1d`` as a channels-last ``conv_transpose2d``."""
+
+    def __init__(self, conv: nn.ConvTranspose1d) -> None:
+        super().__init__()
+        self.register_buffer("weight", _weight(conv))
+        self.register_buffer("bias", conv.bias.detach().clone())
+        self.stride, self.padding = (1, conv.stride[0]), (0, conv.padding[0])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding)
+
+
+class ChannelsLastDecoder(nn.Module):
+    """Inference copy of a :class:`Generator`: same input ``[B, C, T]`` and output ``[B, 1, T * hop]``."""
+
+    def __init__(self, generator: Generator) -> None:
+        super().__init__()
+        self.num_kernels = generator.num_kernels
+        self.conv_pre = _Conv(generator.conv_pre)
+        self.cond = _Conv(generator.cond) if hasattr(generator, "cond") else None
+        self.ups = nn.ModuleList(_ConvTranspose(up) for up in generator.ups)
+        self.blocks = nn.ModuleList(_block(block) for block in generator.resblocks)
+        self.conv_post = _Conv(generator.conv_post)
+
+    def forward(self, x: torch.Tensor, g: torch.Tensor | None = None) -> torch.Tensor:
+        x = self.conv_pre(x.unsqueeze(2).contiguous(memory_format=CHANNELS_LAST))
+        if self.cond is not None and g is not None:
+            x = x + self.cond(g.unsqueeze(2))
+        for i, up in enumerate(self.ups):
+            x = up(F.leaky_relu(x, modules.LRELU_SLOPE))
+            blocks = self.blocks[i * self.num_kernels : (i + 1) * self.num_kernels]
+            x = sum(block(x) for block in blocks) / self.num_kernels
+        return torch.tanh(self.conv_post(F.leaky_relu(x))).squeeze(2)
+
+
+def _block(block: nn.Module) -> nn.Module:
+    if isinstance(block, modules.ResBlock1):
+        return _ResBlock1(block)
+    return _ResBlock2(block)
+
+
+class _ResBlock1(nn.Module):
+    def __init__(self, block: modules.ResBlock1) -> None:
+        super().__init__()
+        self.convs1 = nn.ModuleList(_Conv(c) for c in block.convs1)
+        self.convs2 = nn.ModuleList(_Conv(c) for c in block.convs2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for conv1, conv2 in zip(self.convs1, self.convs2, strict=True):
+            y = conv1(F.leaky_relu(x, modules.LRELU_SLOPE))
+            x = x + conv2(F.leaky_relu(y, modules.LRELU_SLOPE))
+        return x
+
+
+class _ResBlock2(nn.Module):
+    def __init__(self, block: modules.ResBlock2) -> None:
+        super().__init__()
+        self.convs = nn.ModuleList(_Conv(c) for c in block.convs)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for conv in self.convs:
+            x = x + conv(F.leaky_relu(x, modules.LRELU_SLOPE))
+        return x
