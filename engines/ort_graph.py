@@ -202,9 +202,8 @@ class Splitter:
         import onnx
         from onnx.utils import Extractor
 
-        model = onnx.shape_inference.infer_shapes(model)
         known = {v.name for v in (*model.graph.value_info, *model.graph.input, *model.graph.output)}
-        for name in cut_tensors:  # shape inference may not reach a cut tensor; all of them are float32
+        for name in cut_tensors:  # exports may lack value_info for a cut tensor; all of them are float32
             if name not in known:
                 model.graph.value_info.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
         self.graph = model.graph

@@ -111,3 +111,32 @@ def piper_voice(joe):
     from piper import PiperVoice
 
     return PiperVoice.load(joe.model_path)
+
+
+@pytest.fixture
+def make_tiny_checkpoint():
+    """Writes a Lightning-style Piper checkpoint of a tiny generator at a path (16 kHz, 256 symbols).
+
+    256 symbols fit Piper's default phoneme map, so the checkpoint speaks without a config.json.
+    """
+    torch = pytest.importorskip("torch")
+    from engines.vits import Synthesizer, VitsConfig
+
+    def make(path: Path) -> Path:
+        torch.manual_seed(7)
+        config = VitsConfig.preset(
+            "low",
+            num_symbols=256,
+            hidden_channels=32,
+            inter_channels=32,
+            filter_channels=64,
+            n_layers=2,
+            upsample_initial_channel=32,
+        )
+        model = Synthesizer(config)
+        hparams = {**config.to_dict(), "sample_rate": 16000, "filter_length": 1024, "learning_rate": 2e-4}
+        state = {f"model_g.{k}": v for k, v in model.state_dict().items()}
+        torch.save({"state_dict": state, "hyper_parameters": hparams, "epoch": 1, "global_step": 10}, path)
+        return path
+
+    return make

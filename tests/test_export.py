@@ -102,27 +102,17 @@ def test_multi_speaker_export_has_sid_and_defaults_to_speaker_0(tmp_path):
     assert len(third) != len(first) or not np.allclose(third, first)
 
 
-def _tiny_checkpoint(path):
-    """A Lightning-style Piper checkpoint of a tiny 256-symbol model (fits the default phoneme map)."""
-    torch.manual_seed(7)
-    model = Synthesizer(VitsConfig.preset("low", num_symbols=256, **TINY))
-    hparams = {**model.config.to_dict(), "sample_rate": 16000, "filter_length": 1024, "learning_rate": 2e-4}
-    state = {f"model_g.{k}": v for k, v in model.state_dict().items()}
-    torch.save({"state_dict": state, "hyper_parameters": hparams, "epoch": 1, "global_step": 10}, path)
-
-
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "studio", *args], capture_output=True, text=True, timeout=300, env=os.environ.copy()
     )
 
 
-def test_cli_exports_and_speaks_a_checkpoint(tmp_path):
+def test_cli_exports_and_speaks_a_checkpoint(tmp_path, make_tiny_checkpoint):
     """voice-studio export CKPT -o NAME.onnx writes a loadable voice; say --engine torch speaks the .ckpt."""
     import soundfile
 
-    ckpt = tmp_path / "tiny voice.ckpt"
-    _tiny_checkpoint(ckpt)
+    ckpt = make_tiny_checkpoint(tmp_path / "tiny voice.ckpt")
     out = tmp_path / "tiny.onnx"
     result = _cli("export", str(ckpt), "-o", str(out))
     assert result.returncode == 0, result.stderr

@@ -249,23 +249,9 @@ def test_torch_engine_speaks_and_names_its_device(page, qtbot):
         page.engine_box.setCurrentIndex(page.engine_box.findData("onnx"))
 
 
-def test_dropping_a_checkpoint_adds_it_for_the_torch_engine(window, tmp_path, qtbot):
+def test_dropping_a_checkpoint_adds_it_for_the_torch_engine(window, tmp_path, qtbot, make_tiny_checkpoint):
     """A dropped Piper .ckpt is read in the background, listed, and selects the torch engine."""
-    torch = pytest.importorskip("torch")
-    from engines.vits import Synthesizer, VitsConfig
-
-    tiny = VitsConfig.preset(
-        "low",
-        num_symbols=256,
-        hidden_channels=32,
-        inter_channels=32,
-        filter_channels=64,
-        n_layers=2,
-        upsample_initial_channel=32,
-    )
-    state = {f"model_g.{k}": v for k, v in Synthesizer(tiny).state_dict().items()}
-    ckpt = tmp_path / "my first voice.ckpt"
-    torch.save({"state_dict": state, "hyper_parameters": tiny.to_dict()}, ckpt)
+    ckpt = make_tiny_checkpoint(tmp_path / "my first voice.ckpt")
     page = window.synthesize_page
     window.add_voices([ckpt])
     qtbot.waitUntil(lambda: "my first voice" in page.voice_names(), timeout=30_000)

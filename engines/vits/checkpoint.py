@@ -90,7 +90,7 @@ def read_checkpoint(path: Path | str) -> PiperCheckpoint:
         raise VoiceError(path, "checkpoint file not found")
     try:
         with torch.serialization.safe_globals(SAFE_GLOBALS):
-            raw = torch.load(path, map_location="cpu", weights_only=True)
+            raw = _load(torch, path)
     except pickle.UnpicklingError as exc:
         message = f"refused: the checkpoint holds objects that are not plain data ({_first_line(exc)})"
         raise VoiceError(path, message) from None
@@ -109,6 +109,16 @@ def read_checkpoint(path: Path | str) -> PiperCheckpoint:
     return PiperCheckpoint(
         path, config, generator, discriminator, hparams, int(hparams.get("sample_rate", 22050)), ignored, raw
     )
+
+
+def _load(torch, path: Path):
+    """``torch.load`` memory-mapped where the file allows it (tensors are read when used), else whole."""
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+    except RuntimeError as exc:
+        if "mmap" not in str(exc):  # legacy (non-zip) files cannot be mapped; anything else is an error
+            raise
+        return torch.load(path, map_location="cpu", weights_only=True)
 
 
 def _first_line(exc: BaseException) -> str:
