@@ -2,7 +2,7 @@
 
 Cost per chunk stays small however long the line gets: each chunk is reduced to
 min/max pairs once (``SAMPLES_PER_POINT`` samples each), and a redraw, at most
-every ``REDRAW_MS``, draws at most ``MAX_COLUMNS`` vertical min-max segments.
+every ``REDRAW_MS``, draws at most ``MAX_COLUMNS`` min-max columns as one zig-zag trace.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class WaveformView(pg.PlotWidget):
         self.setYRange(-1, 1)
         self.getPlotItem().hideAxis("left")
         self.setLabel("bottom", "time", units="s")
-        self._curve = self.plot(pen=pg.mkPen("#3b82f6"), connect="pairs")
+        self._curve = self.plot(pen=pg.mkPen("#3b82f6"))  # min, max, min, max...: a filled-looking trace
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REDRAW_MS)
