@@ -1,4 +1,4 @@
 """Dataset import and curation (no Qt): reading sources, analysis, fixes, export.
 
-Only the metadata reader exists so far (``trainer.dataset.metadata``).
+So far: the metadata reader (``metadata``) and the recording probe (``probe``).
 """
