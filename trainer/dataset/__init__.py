@@ -1,4 +1,4 @@
 """Dataset import and curation (no Qt): reading sources, analysis, fixes, export.
 
-So far: the metadata reader (``metadata``) and the recording probe (``probe``).
+So far: the metadata reader (``metadata``), the recording probe (``probe``) and source scanning (``sources``).
 """

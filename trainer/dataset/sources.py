@@ -1,0 +1,137 @@
+"""Finding recordings and their transcripts in what a user drops: folders, files, zip archives.
+
+Layouts recognised, per folder:
+
+- LJSpeech/Piper: a ``metadata.csv`` beside the audio or beside a ``wavs/`` folder;
+  each entry's audio is ``wavs/ID.ext`` or ``ID.ext`` (``.wav``, ``.flac``, ``.ogg``, ``.mp3``).
+- Sidecar transcripts: ``clip.wav`` with ``clip.txt`` or ``clip.lab``.
+- Audio without text: listed with ``text=None`` (to be transcribed or typed later).
+
+Zip archives are unpacked into a folder the caller owns, never beside the archive.
+Nothing found is modified.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from trainer.dataset.metadata import AUDIO_SUFFIXES, MetadataError, read_metadata
+
+
+@dataclass(frozen=True)
+class SourceClip:
+    """One recording found, with its transcript if any.
+
+    Attributes:
+        audio: the recording's path.
+        text: transcript, or ``None`` when there is none.
+        speaker: speaker name from a multi-speaker metadata file.
+        origin: where the text came from, e.g. ``metadata.csv:12`` or ``clip.txt``.
+    """
+
+    audio: Path
+    text: str | None
+    speaker: str | None = None
+    origin: str = ""
+
+
+@dataclass
+class Scan:
+    """What a scan found, and the problems it met (each names the file and, where known, the line)."""
+
+    clips: list[SourceClip] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def scan(paths: list[Path | str], unpack_dir: Path | None = None) -> Scan:
+    """Find recordings in files, folders and zip archives.
+
+    ``unpack_dir`` receives zip contents (one subfolder per archive); without it,
+    archives are reported as problems.
+    """
+    result = Scan()
+    seen: set[Path] = set()
+    for path in map(Path, paths):
+        if path.is_dir():
+            _scan_folder(path, result, seen)
+        elif path.suffix.lower() == ".zip":
+            _scan_zip(path, unpack_dir, result, seen)
+        elif path.suffix.lower() in AUDIO_SUFFIXES:
+            _add(result, seen, _with_sidecar(path))
+        elif path.name.lower().endswith(".csv") and path.is_file():
+            _scan_metadata(path, result, seen)
+        else:
+            result.problems.append(f"{path}: not a folder, zip archive, metadata.csv or recording")
+    return result
+
+
+def _add(result: Scan, seen: set[Path], clip: SourceClip) -> None:
+    key = clip.audio.absolute()
+    if key not in seen:
+        seen.add(key)
+        result.clips.append(clip)
+
+
+def _scan_folder(folder: Path, result: Scan, seen: set[Path]) -> None:
+    for metadata in sorted(folder.rglob("metadata.csv")):
+        _scan_metadata(metadata, result, seen)
+    for audio in sorted(p for p in folder.rglob("*") if p.suffix.lower() in AUDIO_SUFFIXES and p.is_file()):
+        if audio.absolute() not in seen:
+            _add(result, seen, _with_sidecar(audio))
+
+
+def _scan_metadata(path: Path, result: Scan, seen: set[Path]) -> None:
+    try:
+        metadata = read_metadata(path)
+    except MetadataError as exc:
+        result.problems.append(str(exc))
+        return
+    result.problems.extend(f"{path}: line {p.line}: {p.message}" for p in metadata.problems)
+    for entry in metadata.entries:
+        audio = _find_audio(path.parent, entry.id)
+        if audio is None:
+            result.problems.append(
+                f"{path}: line {entry.line}: no audio file for '{entry.id}' "
+                f"(looked for {entry.id}.wav in {path.parent / 'wavs'} and {path.parent})"
+            )
+            continue
+        _add(result, seen, SourceClip(audio, entry.text, entry.speaker, f"{path.name}:{entry.line}"))
+
+
+def _find_audio(folder: Path, utterance_id: str) -> Path | None:
+    for base in (folder / "wavs", folder):
+        for suffix in AUDIO_SUFFIXES:
+            candidate = base / f"{utterance_id}{suffix}"
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _with_sidecar(audio: Path) -> SourceClip:
+    for suffix in (".txt", ".lab"):
+        sidecar = audio.with_suffix(suffix)
+        if sidecar.is_file():
+            text = sidecar.read_text(encoding="utf-8-sig", errors="replace").strip()
+            return SourceClip(audio, text or None, None, sidecar.name)
+    return SourceClip(audio, None)
+
+
+def _scan_zip(path: Path, unpack_dir: Path | None, result: Scan, seen: set[Path]) -> None:
+    if unpack_dir is None:
+        result.problems.append(f"{path}: zip archives need a folder to unpack into")
+        return
+    target = unpack_dir / path.stem
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for member in archive.infolist():
+                destination = (target / member.filename).resolve()
+                if not destination.is_relative_to(target.resolve()):
+                    result.problems.append(f"{path}: skipped '{member.filename}' (points outside the archive)")
+                    continue
+                archive.extract(member, target)
+    except (zipfile.BadZipFile, OSError) as exc:
+        result.problems.append(f"{path}: cannot unpack ({exc})")
+        return
+    _scan_folder(target, result, seen)
