@@ -1,0 +1,132 @@
+"""Dataset-level checks: everything the trainer would skip or choke on, and why.
+
+Works on per-clip measurements (``trainer.dataset.analysis``) and needs no audio.
+Speaking-rate outliers use Tukey's fences: below Q1 - 1.5 IQR or above Q3 + 1.5 IQR
+(Tukey, "Exploratory Data Analysis", 1977).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from trainer.dataset.analysis import ClipAnalysis
+
+SEGMENT_S = 8192 / 22050
+"""Piper's training segment (``segment_size`` 8,192 samples at 22,050 Hz), seconds."""
+MAX_PHONEME_IDS = 400
+CLIPPED_LIMIT = 0.001
+"""More than this share of full-scale samples counts as clipping."""
+
+
+@dataclass(frozen=True)
+class ClipRecord:
+    """What the checks need of one clip.
+
+    Attributes:
+        id: the clip's id.
+        text: transcript, or ``None``.
+        analysis: measurements, or ``None`` when the clip could not be read.
+        error: why the clip could not be read.
+        audio_hash: digest of the decoded samples, to find duplicate audio.
+    """
+
+    id: str
+    text: str | None
+    analysis: ClipAnalysis | None = None
+    error: str | None = None
+    audio_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem with one clip. ``blocking`` findings make the trainer skip the clip."""
+
+    clip_id: str
+    kind: str
+    message: str
+    blocking: bool = True
+
+
+def check(
+    records: list[ClipRecord], segment_s: float = SEGMENT_S, max_phoneme_ids: int = MAX_PHONEME_IDS
+) -> list[Finding]:
+    """All findings for a dataset, clip by clip, then across clips (rate outliers, duplicates)."""
+    findings = [f for record in records for f in _clip_findings(record, segment_s, max_phoneme_ids)]
+    findings += _rate_outliers(records)
+    findings += _duplicates(
+        records, lambda r: " ".join((r.text or "").lower().split()) or None, "duplicate_text", "same text as"
+    )
+    findings += _duplicates(records, lambda r: r.audio_hash, "duplicate_audio", "same audio as")
+    return findings
+
+
+def _clip_findings(record: ClipRecord, segment_s: float, max_ids: int) -> list[Finding]:
+    if record.error or record.analysis is None:
+        return [Finding(record.id, "unreadable", record.error or "not analysed")]
+    a, out = record.analysis, []
+    if not record.text:
+        out.append(Finding(record.id, "no_text", "no transcript"))
+    if a.speech_start_s is None:
+        out.append(Finding(record.id, "silent", "no speech detected"))
+    elif a.speech_end_s - a.speech_start_s < segment_s:
+        span = a.speech_end_s - a.speech_start_s
+        out.append(
+            Finding(
+                record.id, "too_short", f"{span:.2f} s of speech, shorter than one training segment ({segment_s:.2f} s)"
+            )
+        )
+    if a.num_phoneme_ids is not None and a.num_phoneme_ids > max_ids:
+        out.append(Finding(record.id, "too_long", f"{a.num_phoneme_ids} phoneme_ids, over the limit of {max_ids}"))
+    if a.clipped_fraction > CLIPPED_LIMIT:
+        out.append(Finding(record.id, "clipped", f"{a.clipped_fraction:.1%} of samples at full scale", False))
+    if a.missing_symbols:
+        symbols = ", ".join(f"{s!r} x{n}" for s, n in sorted(a.missing_symbols.items()))
+        out.append(Finding(record.id, "missing_symbols", f"phonemes not in the voice's map: {symbols}", False))
+    return out
+
+
+def rate_fences(rates: list[float]) -> tuple[float, float] | None:
+    """Tukey's fences (Q1 - 1.5 IQR, Q3 + 1.5 IQR) for speaking rates; ``None`` for fewer than 4 values."""
+    if len(rates) < 4:
+        return None
+    q1, q3 = np.percentile(rates, [25, 75])
+    return q1 - 1.5 * (q3 - q1), q3 + 1.5 * (q3 - q1)
+
+
+def _rate_outliers(records: list[ClipRecord]) -> list[Finding]:
+    rated = [
+        (r.id, r.analysis.phonemes_per_second)
+        for r in records
+        if r.analysis is not None and r.analysis.phonemes_per_second is not None
+    ]
+    fences = rate_fences([rate for _, rate in rated])
+    if fences is None:
+        return []
+    low, high = fences
+    return [
+        Finding(
+            clip_id,
+            "rate_outlier",
+            f"{rate:.1f} phonemes/s, outside {low:.1f}..{high:.1f} (a wrong transcript or long pauses?)",
+            False,
+        )
+        for clip_id, rate in rated
+        if not low <= rate <= high
+    ]
+
+
+def _duplicates(records, key, kind: str, wording: str) -> list[Finding]:
+    groups: dict[str, list[str]] = defaultdict(list)
+    for record in records:
+        value = key(record)
+        if value is not None:
+            groups[value].append(record.id)
+    return [
+        Finding(clip_id, kind, f"{wording} {ids[0]}", False)
+        for ids in groups.values()
+        if len(ids) > 1
+        for clip_id in ids[1:]
+    ]
