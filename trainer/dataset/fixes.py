@@ -1,0 +1,63 @@
+"""One-click fixes on a clip's audio: pure functions from samples to samples.
+
+Each takes and returns float32 ``[frames]`` (mono) or ``[frames, channels]``; the
+caller writes results to the curated copy, never to the original.
+
+- Resampling: soxr's VHQ polyphase resampler.
+- Loudness normalization: gain to a target integrated loudness (ITU-R BS.1770-4,
+  via ``pyloudnorm``), then a peak limit by further gain reduction (no clipping,
+  no limiter coloration: the clip only gets quieter to respect the peak).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+DEFAULT_TARGET_LUFS = -23.0
+"""EBU R 128's programme loudness target."""
+DEFAULT_PEAK_DBFS = -1.0
+
+
+def downmix(audio: np.ndarray) -> np.ndarray:
+    """Average channels: ``[frames, channels]`` -> ``[frames]`` (mono passes through)."""
+    return audio if audio.ndim == 1 else audio.mean(axis=1).astype(np.float32)
+
+
+def resample(audio: np.ndarray, rate: int, target_rate: int) -> np.ndarray:
+    """Resample to ``target_rate`` Hz with soxr (VHQ); the length scales by target_rate / rate."""
+    import soxr
+
+    if rate == target_rate:
+        return audio
+    return soxr.resample(audio, rate, target_rate, quality="VHQ").astype(np.float32)
+
+
+def trim(
+    audio: np.ndarray, rate: int, speech_start_s: float | None, speech_end_s: float | None, margin_s: float = 0.15
+) -> np.ndarray:
+    """Cut leading and trailing silence, keeping ``margin_s`` seconds around the speech span.
+
+    With no speech span (``None``), the audio is returned unchanged.
+    """
+    if speech_start_s is None or speech_end_s is None:
+        return audio
+    start = max(0, int((speech_start_s - margin_s) * rate))
+    end = min(len(audio), int(np.ceil((speech_end_s + margin_s) * rate)))
+    return audio[start:end]
+
+
+def normalize_loudness(
+    audio: np.ndarray, rate: int, target_lufs: float = DEFAULT_TARGET_LUFS, peak_dbfs: float = DEFAULT_PEAK_DBFS
+) -> tuple[np.ndarray, float]:
+    """Scale to ``target_lufs`` without letting the peak exceed ``peak_dbfs``; returns audio and gain in dB.
+
+    Clips too short or silent to measure are only peak-limited.
+    """
+    from trainer.dataset.analysis import loudness
+
+    measured = loudness(downmix(audio), rate)
+    gain_db = 0.0 if measured is None else target_lufs - measured
+    peak = float(np.abs(audio).max()) if audio.size else 0.0
+    if peak > 0:
+        gain_db = min(gain_db, peak_dbfs - 20 * np.log10(peak))
+    return (audio * 10 ** (gain_db / 20)).astype(np.float32), float(gain_db)
