@@ -1,5 +1,6 @@
 """Dataset import and curation (no Qt): reading sources, analysis, fixes, export.
 
-So far: the metadata reader (``metadata``), the recording probe (``probe``), source scanning
-(``sources``), per-clip analysis (``analysis``), dataset checks (``health``) and audio fixes (``fixes``).
+So far: the metadata reader (``metadata``), the recording probe (``probe``), source
+scanning (``sources``), per-clip analysis (``analysis``), dataset checks (``health``),
+audio fixes (``fixes``) and the project with its import (``project``).
 """

