@@ -79,3 +79,54 @@ def test_import_the_target_voice_corpus(tmp_path):
     blocking = [f for f in check(records) if f.blocking]
     assert all(c.analysis["sample_rate"] == 32000 for c in project.clips.values())
     assert len(blocking) < 24  # a clean corpus: at most a few clips shorter than a segment
+
+
+def test_export_piper_layout_and_report(tmp_path):
+    """Export writes Piper's layout (22,050 Hz, 16-bit); blocked clips are left out with the reason."""
+    from trainer.dataset.export import export_piper, report_markdown
+
+    source = tmp_path / "src"
+    source.mkdir()
+    soundfile.write(str(source / "silent.wav"), np.zeros(48000, np.float32), 48000)
+    cards = shared_path("corpus", "real-speech", "cards")
+    project = DatasetProject(tmp_path / "p")
+    project.import_sources([cards, source / "silent.wav"], workers=2)
+    result = export_piper(project, tmp_path / "out")
+    assert sorted(result.written) == ["001", "002", "003", "004", "005"]
+    assert "silent" in result.skipped
+    lines = (tmp_path / "out" / "metadata.csv").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "001|ten of clubs" and len(lines) == 5
+    info = soundfile.info(str(tmp_path / "out" / "wavs" / "001.wav"))
+    assert (info.samplerate, info.channels, info.subtype) == (22050, 1, "PCM_16")
+    report = report_markdown(project)
+    assert "- clips: 6" in report and "`silent`" in report and "skipped by the trainer" in report
+
+
+def test_cli_dataset_commands(tmp_path):
+    """voice-studio dataset import/report/export run headless; importing nothing usable exits non-zero."""
+    import os
+    import subprocess
+    import sys
+
+    def cli(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "studio", "dataset", *args],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=os.environ.copy(),
+        )
+
+    cards = shared_path("corpus", "real-speech", "cards")
+    result = cli("import", str(cards), "--project", str(tmp_path / "p"), "--workers", "2")
+    assert result.returncode == 0, result.stderr
+    assert "5 clips added" in result.stderr
+    result = cli("report", str(tmp_path / "p"), "-o", str(tmp_path / "report.md"))
+    assert result.returncode == 0 and "# Dataset report" in (tmp_path / "report.md").read_text(encoding="utf-8")
+    result = cli("export", str(tmp_path / "p"), "--out", str(tmp_path / "out"), "--rate", "16000")
+    assert result.returncode == 0 and soundfile.info(str(tmp_path / "out" / "wavs" / "003.wav")).samplerate == 16000
+    junk = tmp_path / "junk"
+    junk.mkdir()
+    (junk / "bad.wav").write_text("not audio")
+    result = cli("import", str(junk), "--project", str(tmp_path / "q"))
+    assert result.returncode == 1 and "not a readable audio file" in result.stderr

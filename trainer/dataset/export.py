@@ -1,0 +1,89 @@
+"""Writing a project out in Piper's training layout: ``metadata.csv`` plus mono 16-bit WAVs.
+
+Only clips that are ``ok``, have text and no blocking finding
+(``trainer.dataset.health``) are written; the others are listed with the reason.
+Audio is resampled to the target rate (soxr) from the curated copies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engines.audio import write_audio
+from trainer.dataset.analysis import ClipAnalysis
+from trainer.dataset.fixes import resample
+from trainer.dataset.health import ClipRecord, check
+from trainer.dataset.project import DatasetProject
+
+DEFAULT_RATE = 22050
+
+
+@dataclass
+class ExportResult:
+    """Clip ids written, and the ones left out with why."""
+
+    written: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def records(project: DatasetProject) -> list[ClipRecord]:
+    """The project's clips as health-check records (excluded clips left out)."""
+    return [
+        ClipRecord(c.id, c.text, ClipAnalysis(**c.analysis) if c.analysis else None, c.error, c.audio_sha256)
+        for c in project.clips.values()
+        if c.status != "excluded"
+    ]
+
+
+def export_piper(project: DatasetProject, out_dir: Path | str, rate: int = DEFAULT_RATE) -> ExportResult:
+    """Write ``out_dir/metadata.csv`` and ``out_dir/wavs/ID.wav`` (PCM 16-bit, ``rate`` Hz, mono)."""
+    from trainer.dataset.probe import load
+
+    out = Path(out_dir)
+    (out / "wavs").mkdir(parents=True, exist_ok=True)
+    blocked = {}
+    for finding in check(records(project)):
+        if finding.blocking:
+            blocked.setdefault(finding.clip_id, finding.message)
+    result, lines = ExportResult(), []
+    multi = len({c.speaker for c in project.clips.values() if c.speaker}) > 1
+    for clip in project.clips.values():
+        reason = "excluded" if clip.status == "excluded" else blocked.get(clip.id)
+        if reason:
+            result.skipped[clip.id] = reason
+            continue
+        audio, info = load(project.clip_path(clip.id))
+        write_audio(out / "wavs" / f"{clip.id}.wav", resample(audio[:, 0], info.sample_rate, rate), rate)
+        text = " ".join(clip.text.split())
+        lines.append(f"{clip.id}|{clip.speaker or ''}|{text}" if multi else f"{clip.id}|{text}")
+        result.written.append(clip.id)
+    (out / "metadata.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return result
+
+
+def report_markdown(project: DatasetProject) -> str:
+    """A Markdown health report: totals and every finding, grouped by kind."""
+    recs = records(project)
+    findings = check(recs)
+    seconds = sum(r.analysis.duration_s for r in recs if r.analysis)
+    speakers = sorted({c.speaker for c in project.clips.values() if c.speaker})
+    lines = [
+        f"# Dataset report: {project.folder.name}",
+        "",
+        f"- clips: {len(recs)} ({sum(1 for r in recs if r.analysis)} readable)",
+        f"- audio: {seconds / 3600:.2f} hours ({seconds / 60:.1f} minutes)",
+        f"- speakers: {len(speakers) or 1}" + (f" ({', '.join(speakers)})" if speakers else ""),
+        f"- clips the trainer would skip: {len({f.clip_id for f in findings if f.blocking})}",
+        "",
+    ]
+    by_kind: dict[str, list] = {}
+    for finding in findings:
+        by_kind.setdefault(finding.kind, []).append(finding)
+    for kind, items in sorted(by_kind.items()):
+        marker = "skipped by the trainer" if items[0].blocking else "warning"
+        lines += [f"## {kind} ({len(items)}, {marker})", ""]
+        lines += [f"- `{f.clip_id}`: {f.message}" for f in items] + [""]
+    if not findings:
+        lines.append("No problems found.")
+    return "\n".join(lines) + "\n"
