@@ -6,6 +6,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QHBoxLayout, QListWidget, QMainWindow, QStackedWidget, QWidget
 
+from studio.pages.dataset import DatasetPage
 from studio.pages.placeholder import ComingPage
 from studio.pages.synthesize import SynthesizePage
 from studio.settings import Settings
@@ -27,15 +28,13 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
 
         self.synthesize_page = SynthesizePage(self.settings.voices)
+        self.dataset_page = DatasetPage()
+        self.dataset_page.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.synthesize_page.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.synthesize_page.voices_changed.connect(self._save_voices)
         self.synthesize_page.checkpoint_added.connect(lambda v: self.statusBar().showMessage(f"Added {v.name}", 8000))
         pages = {
-            "Dataset": ComingPage(
-                "Dataset",
-                "Drag recordings in, curate them and export a clean Piper training set "
-                "with a health report. Coming next.",
-            ),
+            "Dataset": self.dataset_page,
             "Train": ComingPage(
                 "Train", "One-click fine-tuning of a Piper voice, with live per-epoch timing. Coming soon."
             ),

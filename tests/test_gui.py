@@ -258,3 +258,31 @@ def test_dropping_a_checkpoint_adds_it_for_the_torch_engine(window, tmp_path, qt
     assert page.engine_kind() == "torch"
     page.voice_box.setCurrentIndex(0)
     page.engine_box.setCurrentIndex(page.engine_box.findData("onnx"))
+
+
+def test_dataset_page_imports_a_folder_and_exports(window, qtbot, tmp_path):
+    """Dropping a folder on the Dataset page fills the clip table and report; export writes Piper's layout."""
+    import soundfile
+    from conftest import shared_path
+
+    page = window.dataset_page
+    page.project_dir = tmp_path / "project"
+    page.refresh()
+    assert page.model.rowCount() == 0
+    cards = shared_path("corpus", "real-speech", "cards")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(cards))])
+    page.dropEvent(
+        QDropEvent(
+            QPointF(5, 5), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+        )
+    )
+    assert page.is_busy()
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=120_000)
+    assert page.model.rowCount() == 5
+    assert "5 clips added" in page.hint.text()
+    assert "Dataset report" in page.report.toMarkdown()
+    page.export_to(tmp_path / "out")
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=60_000)
+    assert len((tmp_path / "out" / "metadata.csv").read_text(encoding="utf-8").splitlines()) == 5
+    assert soundfile.info(str(tmp_path / "out" / "wavs" / "001.wav")).samplerate == 22050

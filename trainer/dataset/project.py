@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import tempfile
 from collections.abc import Callable
@@ -138,7 +139,8 @@ class DatasetProject:
             return
         count = max(1, min(workers or os.cpu_count() or 1, len(todo)))
         jobs = [(clip_id, str(clip.audio), str(self.clip_path(clip_id)), clip.text) for clip_id, clip, _ in todo]
-        with ProcessPoolExecutor(max_workers=count) as pool:
+        # "spawn": a fresh interpreter per worker, safe from a GUI process with threads (fork is not)
+        with ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn")) as pool:
             for done, ((clip_id, clip, digest), outcome) in enumerate(
                 zip(todo, pool.map(_process, jobs), strict=True), start=1
             ):
