@@ -130,3 +130,34 @@ def test_cli_dataset_commands(tmp_path):
     (junk / "bad.wav").write_text("not audio")
     result = cli("import", str(junk), "--project", str(tmp_path / "q"))
     assert result.returncode == 1 and "not a readable audio file" in result.stderr
+
+
+def test_import_bad_and_odd_inputs(tmp_path):
+    """Odd but usable files import; broken ones fail with a message; health flags the rest; originals unchanged."""
+    from trainer.dataset.export import records
+    from trainer.dataset.health import check
+
+    src = tmp_path / "src"
+    src.mkdir()
+    t = np.arange(96000) / 96000
+    tone = (0.2 * np.sin(2 * np.pi * 200 * t)).astype(np.float32)
+    soundfile.write(str(src / "six.wav"), np.repeat(tone[:, None], 6, axis=1), 96000)
+    nan = tone.copy()
+    nan[10:20] = np.nan
+    soundfile.write(str(src / "nan.wav"), nan, 96000, subtype="FLOAT")
+    (src / "empty.wav").write_bytes(b"")
+    soundfile.write(str(src / "silent.wav"), np.zeros(22050, np.float32), 22050)
+    long_text = " ".join(["The quick brown fox jumps over the lazy dog."] * 16)[:700]
+    soundfile.write(str(src / "long.wav"), np.zeros(22050 * 60, np.float32), 22050)
+    (src / "long.txt").write_text(long_text, encoding="utf-8")
+    before = _hashes(src)
+    project = DatasetProject(tmp_path / "p")
+    result = project.import_sources([src], workers=16)
+    assert sorted(result.added) == ["long", "silent", "six"] and sorted(result.failed) == ["empty", "nan"]
+    assert "NaN" in project.clips["nan"].error and "empty file" in project.clips["empty"].error
+    assert project.clips["six"].analysis["channels"] == 6
+    assert soundfile.info(str(project.clip_path("six"))).channels == 1
+    kinds = {(f.clip_id, f.kind) for f in check(records(project))}
+    assert ("long", "too_long") in kinds and ("silent", "silent") in kinds
+    assert project.clips["long"].analysis["num_phoneme_ids"] > 400
+    assert _hashes(src) == before

