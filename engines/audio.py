@@ -5,13 +5,12 @@ Audio inside the project is mono float32 in [-1, 1], shape ``[N]``.
 
 from __future__ import annotations
 
-import os
-import secrets
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
+
+from engines.files import atomic_path
 
 
 def concat(chunks: Iterable[np.ndarray]) -> np.ndarray:
@@ -57,28 +56,9 @@ def write_audio(path: Path | str, audio: np.ndarray, sample_rate: int) -> Path:
 
     path = check_output_path(path)
     file_format, subtype = FORMATS[path.suffix.lower()]
-    tmp, fd = _create_temp(path)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            soundfile.write(f, np.clip(audio, -1.0, 1.0), sample_rate, subtype=subtype, format=file_format)
-        if path.exists():
-            shutil.copymode(path, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with atomic_path(path) as tmp:
+        soundfile.write(str(tmp), np.clip(audio, -1.0, 1.0), sample_rate, subtype=subtype, format=file_format)
     return path
-
-
-def _create_temp(path: Path) -> tuple[Path, int]:
-    """A new, exclusive temporary file beside ``path`` (mode 0666 less the umask)."""
-    for _ in range(100):
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
-        try:
-            return tmp, os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"cannot create a temporary file beside {path}")
 
 
 def read_audio(path: Path | str) -> tuple[np.ndarray, int]:

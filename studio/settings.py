@@ -8,10 +8,10 @@ defaults (a damaged file is kept beside as ``settings.json.bad``).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from engines.files import write_text
 
 VERSION = 1
 
@@ -49,7 +49,4 @@ class Settings:
         """Write atomically (temp file, then replace)."""
         path = path or settings_path()
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings.", suffix=".part")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"version": VERSION, **asdict(self)}, f, ensure_ascii=False, indent=2)
-        os.replace(tmp, path)
+        write_text(path, json.dumps({"version": VERSION, **asdict(self)}, ensure_ascii=False, indent=2))

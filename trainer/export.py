@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from engines.files import atomic_path, write_text
 from engines.vits.models import Synthesizer
 
 OPSET_VERSION = 15
@@ -56,17 +55,15 @@ def export_onnx(model: Synthesizer, path: Path | str) -> Path:
     }
     if multi:
         axes["sid"] = {0: "batch_size"}
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    os.close(fd)
     # Export the model itself (not a wrapper) so node names keep Piper's module paths (/dec/..., /flow/...).
     model.forward = functools.partial(_piper_forward, model)
     try:
-        with torch.no_grad(), warnings.catch_warnings():
+        with atomic_path(path) as tmp, torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the exporter's tracer warnings are about shapes it keeps dynamic
             torch.onnx.export(
                 model,
                 args,
-                tmp,
+                str(tmp),
                 dynamo=False,
                 opset_version=OPSET_VERSION,
                 input_names=names,
@@ -74,10 +71,6 @@ def export_onnx(model: Synthesizer, path: Path | str) -> Path:
                 dynamic_axes=axes,
                 do_constant_folding=True,
             )
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     finally:
         del model.forward
     return path
@@ -113,11 +106,9 @@ def voice_config(
 def write_voice(model: Synthesizer, onnx_path: Path | str, config: dict[str, Any]) -> tuple[Path, Path]:
     """Export ``NAME.onnx`` and write ``NAME.onnx.json`` beside it; returns both paths."""
     onnx_path = export_onnx(model, onnx_path)
-    json_path = onnx_path.with_name(onnx_path.name + ".json")
-    fd, tmp = tempfile.mkstemp(prefix=f".{json_path.name}.", suffix=".part", dir=json_path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(config, f, ensure_ascii=False, indent=2)
-    os.replace(tmp, json_path)
+    json_path = write_text(
+        onnx_path.with_name(onnx_path.name + ".json"), json.dumps(config, ensure_ascii=False, indent=2)
+    )
     return onnx_path, json_path
 
 

@@ -19,13 +19,13 @@ import hashlib
 import json
 import multiprocessing
 import os
-import tempfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engines.files import atomic_path, write_text
 from trainer.dataset.sources import SourceClip, scan
 
 MANIFEST_VERSION = 1
@@ -100,10 +100,7 @@ class DatasetProject:
     def save(self) -> None:
         """Write the manifest atomically."""
         document = {"version": MANIFEST_VERSION, "clips": [asdict(c) for c in self.clips.values()]}
-        fd, tmp = tempfile.mkstemp(prefix=".manifest.", suffix=".part", dir=self.folder)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(document, f, ensure_ascii=False, indent=1)
-        os.replace(tmp, self.manifest_path)
+        write_text(self.manifest_path, json.dumps(document, ensure_ascii=False, indent=1))
 
     def import_sources(
         self,
@@ -262,14 +259,8 @@ def _write_float_wav(path: Path, audio, rate: int) -> None:
     """Curated copies keep full precision: float WAV, written atomically like every other file."""
     import soundfile
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".wav.part", dir=path.parent)
-    os.close(fd)
-    try:
-        soundfile.write(tmp, audio, rate, subtype="FLOAT", format="WAV")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_path(path) as tmp:
+        soundfile.write(str(tmp), audio, rate, subtype="FLOAT", format="WAV")
 
 
 def _fix(job) -> tuple[dict[str, Any], list[str]]:
