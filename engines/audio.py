@@ -61,14 +61,6 @@ def write_audio(path: Path | str, audio: np.ndarray, sample_rate: int) -> Path:
     return path
 
 
-def read_audio(path: Path | str) -> tuple[np.ndarray, int]:
-    """Read an audio file as mono float32 ``[N]`` and its sample rate in Hz (channels averaged)."""
-    import soundfile
-
-    audio, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
-    return audio.mean(axis=1), rate
-
-
 def snr_db(reference: np.ndarray, test: np.ndarray) -> float:
     """Signal-to-noise ratio of ``test`` against ``reference`` in dB: 10 log10(sum r^2 / sum (t - r)^2).
 

@@ -68,15 +68,13 @@ def test_same_names_from_two_sources_get_distinct_ids(tmp_path):
 
 def test_import_the_target_voice_corpus(tmp_path):
     """All 240 target-voice clips (32 kHz FLAC) import with their text, and the health checks run on them."""
-    from trainer.dataset.analysis import ClipAnalysis
-    from trainer.dataset.health import ClipRecord, check
+    from trainer.dataset.export import records as project_records
+    from trainer.dataset.health import check
 
     project = DatasetProject(tmp_path / "target")
     result = project.import_sources([shared_path("corpus", "target-voice")], workers=2)
     assert len(result.added) == 240 and not result.failed
-    records = [
-        ClipRecord(c.id, c.text, ClipAnalysis(**c.analysis), c.error, c.audio_sha256) for c in project.clips.values()
-    ]
+    records = project_records(project)
     blocking = [f for f in check(records) if f.blocking]
     assert all(c.analysis["sample_rate"] == 32000 for c in project.clips.values())
     assert len(blocking) < 24  # a clean corpus: at most a few clips shorter than a segment

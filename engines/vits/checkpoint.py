@@ -131,7 +131,7 @@ def config_from_hparams(hparams: dict[str, Any], generator: dict[str, Any], path
     Raises:
         VoiceError: a hyperparameter disagrees with the weights (e.g. num_symbols).
     """
-    names = {f.name for f in fields(VitsConfig)} - {"extra"}
+    names = {f.name for f in fields(VitsConfig)}
     values = {k: _plain(v) for k, v in hparams.items() if k in names}
     if "filter_length" in hparams:
         values["spec_channels"] = int(hparams["filter_length"]) // 2 + 1

