@@ -13,7 +13,7 @@ alternate between the two. The table gives medians, and as ratios the median of
 each run's ours/piper ratio (paired runs, so a slow moment of the machine counts
 against neither).
 
-Usage: ``.venv/bin/python tests/bench/synthesis.py [--runs 15] [--threads N]``
+Usage: ``.venv/bin/python tests/bench/synthesis.py [--runs 15] [--threads N] [--only piper|torch]``
 """
 
 from __future__ import annotations
@@ -97,6 +97,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15, help="runs per engine and text (median)")
     parser.add_argument("--threads", type=int, default=None, help="ONNX Runtime threads for both")
+    parser.add_argument("--only", choices=("piper", "torch"), help="run one table: ours vs piper, or torch vs ONNX")
     parser.add_argument("--serve", choices=ENGINES, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -109,7 +110,10 @@ def main() -> None:
     # Two phases, each with only its two engines alive: an idle engine's thread pool
     # (torch's OpenMP workers above all) would otherwise slow the one being timed.
     results, notes = {}, []
-    for pair in (("piper-tts", "voice-studio"), ("voice-studio", "voice-studio torch")):
+    pairs = {"piper": ("piper-tts", "voice-studio"), "torch": ("voice-studio", "voice-studio torch")}
+    for key, pair in pairs.items():
+        if args.only not in (None, key):
+            continue
         phase, phase_notes = measure(pair, args.runs, extra)
         results.update({(f"{name}#{pair[1]}", text): v for (name, text), v in phase.items()})
         notes += phase_notes
@@ -117,9 +121,13 @@ def main() -> None:
         f"voice en_US-joe-medium, onnxruntime {onnxruntime.__version__}, {platform.machine()}, "
         f"{os.cpu_count()} cores, {args.runs} runs, medians; ours: {' '.join(dict.fromkeys(notes))}"
     )
-    print_table(results, "piper-tts#voice-studio", "voice-studio#voice-studio", "piper", "ours")
-    print()
-    print_table(results, "voice-studio#voice-studio torch", "voice-studio torch#voice-studio torch", "ONNX", "torch")
+    if args.only != "torch":
+        print_table(results, "piper-tts#voice-studio", "voice-studio#voice-studio", "piper", "ours")
+        print()
+    if args.only != "piper":
+        print_table(
+            results, "voice-studio#voice-studio torch", "voice-studio torch#voice-studio torch", "ONNX", "torch"
+        )
 
 
 def measure(names: tuple[str, ...], runs: int, extra: list[str]) -> tuple[dict, list[str]]:
