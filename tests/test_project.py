@@ -10,7 +10,7 @@ import pytest
 import soundfile
 from conftest import shared_path
 
-from trainer.dataset.project import DatasetProject
+from trainer.dataset.project import MANIFEST_VERSION, DatasetProject
 
 
 def _hashes(folder):
@@ -35,7 +35,7 @@ def test_import_real_corpus_folders_and_resume(tmp_path):
     again = DatasetProject(tmp_path / "my project").import_sources([cards], workers=2)
     assert again.added == [] and again.unchanged == 5
     manifest = json.loads((tmp_path / "my project" / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["version"] == 1 and len(manifest["clips"]) == 10
+    assert manifest["version"] == MANIFEST_VERSION and len(manifest["clips"]) == 10
 
 
 def test_broken_clips_are_recorded_and_the_rest_imported(tmp_path):

@@ -97,7 +97,7 @@ def analyze(audio: np.ndarray, sample_rate: int, text: str | None = None, phonem
         snr_db=_snr(mono, sample_rate, speech),
     )
     if text is not None and phonemizer is not None:
-        _measure_text(result, text, phonemizer)
+        measure_text(result, text, phonemizer)
     return result
 
 
@@ -145,7 +145,8 @@ def _snr(mono: np.ndarray, sample_rate: int, speech: np.ndarray) -> float | None
     return float(10 * math.log10(signal / noise)) if signal > 0 else None
 
 
-def _measure_text(result: ClipAnalysis, text: str, phonemizer) -> None:
+def measure_text(result: ClipAnalysis, text: str, phonemizer) -> None:
+    """Fill ``result``'s text fields (phoneme_ids length, speaking rate, missing symbols) from ``text``."""
     from engines.phonemes import PUNCTUATION, FrontendReport, sentence_batches
 
     report = FrontendReport()

@@ -30,7 +30,9 @@ class ExportResult:
 def records(project: DatasetProject) -> list[ClipRecord]:
     """The project's clips as health-check records (excluded clips left out)."""
     return [
-        ClipRecord(c.id, c.text, ClipAnalysis(**c.analysis) if c.analysis else None, c.error, c.audio_sha256)
+        ClipRecord(
+            c.id, c.text, ClipAnalysis(**c.analysis) if c.analysis else None, c.error, c.audio_sha256, c.reviewed
+        )
         for c in project.clips.values()
         if c.status != "excluded"
     ]

@@ -31,6 +31,7 @@ class ClipRecord:
         analysis: measurements, or ``None`` when the clip could not be read.
         error: why the clip could not be read.
         audio_hash: digest of the decoded samples, to find duplicate audio.
+        reviewed: False for a draft transcript (from a recognizer) that no person has confirmed.
     """
 
     id: str
@@ -38,6 +39,7 @@ class ClipRecord:
     analysis: ClipAnalysis | None = None
     error: str | None = None
     audio_hash: str | None = None
+    reviewed: bool = True
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,8 @@ def _clip_findings(record: ClipRecord, segment_s: float, max_ids: int) -> list[F
     a, out = record.analysis, []
     if not record.text:
         out.append(Finding(record.id, "no_text", "no transcript"))
+    elif not record.reviewed:
+        out.append(Finding(record.id, "unreviewed", "draft transcript, not yet confirmed by a person"))
     if a.speech_start_s is None:
         out.append(Finding(record.id, "silent", "no speech detected"))
     elif a.speech_end_s - a.speech_start_s < segment_s:

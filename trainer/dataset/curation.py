@@ -1,0 +1,215 @@
+"""Editing a dataset project clip by clip: exclude or include, edit and confirm texts, split, merge.
+
+Edits change the manifest and the curated copies, never the sources. A clip that
+is split or merged is kept, excluded, with an edit naming what replaced it, so
+nothing is lost and the step can be undone by including it again. New clips are
+measured again in a worker process (Silero VAD must not run in the studio's
+process); text edits are measured in this process (phonemes only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from trainer.dataset import jobs
+from trainer.dataset.project import ClipEntry, DatasetProject, _pool
+
+
+class CurationError(ValueError):
+    """An edit that cannot be applied (unknown clip, a split point outside the clip, ...)."""
+
+
+@dataclass
+class TextPreview:
+    """What the trainer will see of a text.
+
+    Attributes:
+        phonemes: the espeak-ng phonemes, sentences separated by `` | ``.
+        num_phoneme_ids: length of the ``phoneme_ids`` over all sentences.
+        missing: phonemes absent from the voice's ``phoneme_id_map``, with counts.
+    """
+
+    phonemes: str
+    num_phoneme_ids: int
+    missing: dict[str, int] = field(default_factory=dict)
+
+
+def preview_text(phonemizer, text: str) -> TextPreview:
+    """Phonemize ``text`` with an ``engines.phonemes.Phonemizer`` for a live preview."""
+    from engines.phonemes import FrontendReport, sentence_batches
+
+    report = FrontendReport()
+    sentences = [s for batch in sentence_batches(phonemizer, text, report, 64) for s in batch]
+    return TextPreview(
+        " | ".join("".join(s.phonemes) for s in sentences),
+        sum(len(s.phoneme_ids) for s in sentences),
+        dict(report.missing),
+    )
+
+
+def _clip(project: DatasetProject, clip_id: str) -> ClipEntry:
+    try:
+        return project.clips[clip_id]
+    except KeyError:
+        raise CurationError(f"no clip {clip_id!r} in {project.folder}") from None
+
+
+def set_excluded(project: DatasetProject, clip_ids: list[str], excluded: bool) -> list[str]:
+    """Exclude clips from (or include them again in) the training set; unreadable clips stay as they are."""
+    changed = []
+    for clip_id in clip_ids:
+        clip = _clip(project, clip_id)
+        if clip.status == "error" or (clip.status == "excluded") == excluded:
+            continue
+        clip.status = "excluded" if excluded else "ok"
+        clip.edits.append("exclude" if excluded else "include")
+        changed.append(clip_id)
+    project.save()
+    return changed
+
+
+def set_text(project: DatasetProject, clip_id: str, text: str, phonemizer=None) -> ClipEntry:
+    """Replace a clip's text (a person typed it, so it counts as reviewed) and measure its phonemes again.
+
+    Raises:
+        CurationError: unknown clip, or an empty text.
+    """
+    clip = _clip(project, clip_id)
+    text = " ".join(text.split())
+    if not text:
+        raise CurationError(f"{clip_id}: the text is empty")
+    clip.text, clip.reviewed, clip.text_origin = text, True, "edited"
+    clip.edits.append("text")
+    if clip.analysis:
+        _measure_text(project, clip, phonemizer)
+    project.save()
+    return clip
+
+
+def confirm(project: DatasetProject, clip_ids: list[str]) -> list[str]:
+    """Mark draft texts as reviewed by a person; clips without text are left unreviewed."""
+    done = []
+    for clip_id in clip_ids:
+        clip = _clip(project, clip_id)
+        if clip.text and not clip.reviewed:
+            clip.reviewed = True
+            clip.edits.append("confirm text")
+            done.append(clip_id)
+    project.save()
+    return done
+
+
+def split(
+    project: DatasetProject, clip_id: str, at_s: float, texts: tuple[str | None, str | None] = (None, None)
+) -> list[str]:
+    """Cut a clip in two at ``at_s`` seconds; returns the new ids. The original is excluded.
+
+    ``texts`` are the two parts' transcripts (``None``: none yet; an unknown text
+    cannot be divided by itself).
+
+    Raises:
+        CurationError: unknown or unreadable clip, or ``at_s`` not inside it.
+    """
+    from trainer.dataset.probe import load
+
+    clip = _clip(project, clip_id)
+    if clip.status == "error":
+        raise CurationError(f"{clip_id}: cannot split an unreadable clip")
+    audio, info = load(project.clip_path(clip_id))
+    cut = round(at_s * info.sample_rate)
+    if not 0 < cut < info.frames:
+        raise CurationError(f"{clip_id}: split point {at_s:.3f} s is outside the clip (0..{info.duration_s:.3f} s)")
+    parts = [(audio[:cut, 0], texts[0], 0.0), (audio[cut:, 0], texts[1], cut / info.sample_rate)]
+    ids = [_unique(project, f"{clip_id}_{suffix}") for suffix in "ab"]
+    for new_id, (piece, text, offset) in zip(ids, parts, strict=True):
+        span = None
+        if clip.span:
+            start = clip.span[0] + offset
+            span = [round(start, 3), round(start + len(piece) / info.sample_rate, 3)]
+        _add(project, clip, new_id, (piece, info.sample_rate), text, text is not None, span, f"split from {clip_id}")
+    _retire(project, clip, f"split into {ids[0]}, {ids[1]}")
+    _remeasure(project, ids)
+    return ids
+
+
+def merge(project: DatasetProject, clip_ids: list[str]) -> str:
+    """Join clips end to end, in the order given, into one new clip; returns its id. The originals are excluded.
+
+    Audio is resampled to the first clip's rate where rates differ; texts are
+    joined with spaces (the result is reviewed only if every part was).
+
+    Raises:
+        CurationError: fewer than two clips, an unknown or unreadable one.
+    """
+    from trainer.dataset.fixes import resample
+    from trainer.dataset.probe import load
+
+    if len(clip_ids) < 2:
+        raise CurationError("merging needs at least two clips")
+    clips = [_clip(project, i) for i in clip_ids]
+    if any(c.status == "error" for c in clips):
+        raise CurationError("cannot merge unreadable clips: " + ", ".join(c.id for c in clips if c.status == "error"))
+    pieces, rate = [], None
+    for clip in clips:
+        audio, info = load(project.clip_path(clip.id))
+        rate = rate or info.sample_rate
+        pieces.append(resample(audio[:, 0], info.sample_rate, rate))
+    texts = [c.text for c in clips if c.text]
+    new_id = _unique(project, f"{clip_ids[0]}_merged")
+    reviewed = all(c.reviewed for c in clips)
+    _add(project, clips[0], new_id, (np.concatenate(pieces), rate), " ".join(texts) or None, reviewed, None, "merged")
+    for clip in clips:
+        _retire(project, clip, f"merged into {new_id}")
+    _remeasure(project, [new_id])
+    return new_id
+
+
+def _unique(project: DatasetProject, base: str) -> str:
+    candidate, n = base, 1
+    while candidate in project.clips:
+        n += 1
+        candidate = f"{base}{n}"
+    return candidate
+
+
+def _add(project, parent: ClipEntry, new_id: str, audio, text, reviewed: bool, span, edit: str) -> None:
+    """A new clip from ``audio`` = ``(samples [N], rate)``, with the parent's source and speaker."""
+    jobs.write_float_wav(project.clip_path(new_id), *audio)
+    project.clips[new_id] = ClipEntry(
+        id=new_id,
+        source=parent.source,
+        source_sha256=parent.source_sha256,
+        text=text,
+        speaker=parent.speaker,
+        text_origin=edit,
+        reviewed=reviewed,
+        span=span,
+        edits=[edit],
+    )
+
+
+def _retire(project: DatasetProject, clip: ClipEntry, edit: str) -> None:
+    clip.status = "excluded"
+    clip.edits.append(edit)
+
+
+def _remeasure(project: DatasetProject, clip_ids: list[str]) -> None:
+    work = [(str(project.clip_path(i)), project.clips[i].text, project.target_config) for i in clip_ids]
+    with _pool(1, len(work)) as pool:
+        for clip_id, fields in zip(clip_ids, pool.map(jobs.remeasure, work), strict=True):
+            project.clips[clip_id].analysis = fields["analysis"]
+            project.clips[clip_id].audio_sha256 = fields["audio_sha256"]
+    project.save()
+
+
+def _measure_text(project: DatasetProject, clip: ClipEntry, phonemizer) -> None:
+    from trainer.dataset.analysis import ClipAnalysis, measure_text
+
+    if phonemizer is None:
+        phonemizer = jobs.phonemizer(project.target_config)
+    analysis = ClipAnalysis(**clip.analysis)
+    analysis.num_phoneme_ids, analysis.phonemes_per_second, analysis.missing_symbols = None, None, {}
+    measure_text(analysis, clip.text, phonemizer)
+    clip.analysis = asdict(analysis)

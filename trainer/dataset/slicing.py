@@ -1,0 +1,161 @@
+"""Slicing a long recording into utterances at its pauses, with draft transcripts.
+
+Speech is found with Silero VAD (``trainer.dataset.analysis.speech_windows``, 32 ms
+windows). Pauses shorter than ``min_pause_s`` are bridged; the speech span is then
+cut at its longest pause, recursively, until every piece is at most ``max_s`` long
+(speech with no pause at all is cut at ``max_s``). Pieces shorter than ``min_s`` join
+the neighbour across the shorter pause when the result still fits ``max_s``. Each
+utterance keeps up to ``margin_s`` of the silence around it, never more than half
+of a pause, so neighbours never overlap.
+
+Silero VAD opens its own ONNX Runtime session: run slicing in a worker process
+(``DatasetProject.slice_recordings`` does), not in the studio's process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from trainer.dataset.analysis import VAD_RATE, VAD_WINDOW, speech_windows
+
+WINDOW_S = VAD_WINDOW / VAD_RATE
+
+
+@dataclass(frozen=True)
+class SliceOptions:
+    """How to cut (seconds).
+
+    Attributes:
+        min_s, max_s: utterance length bounds (speech span, without margins).
+        min_pause_s: shorter silences inside speech are not places to cut.
+        margin_s: silence kept before and after each utterance.
+    """
+
+    min_s: float = 1.0
+    max_s: float = 12.0
+    min_pause_s: float = 0.25
+    margin_s: float = 0.2
+
+    def __post_init__(self) -> None:
+        if not 0 < self.min_s < self.max_s:
+            raise ValueError(f"need 0 < min_s < max_s, got min_s={self.min_s}, max_s={self.max_s}")
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """One slice: ``start_s``/``end_s`` in the recording (margins included) and its draft text."""
+
+    start_s: float
+    end_s: float
+    text: str = ""
+
+    @property
+    def duration_s(self) -> float:
+        return self.end_s - self.start_s
+
+
+def speech_regions(speech: np.ndarray, min_pause_s: float) -> list[tuple[int, int]]:
+    """``[start, end)`` window ranges of speech, with pauses under ``min_pause_s`` bridged."""
+    padded = np.concatenate([[False], speech, [False]]).astype(np.int8)
+    edges = np.flatnonzero(np.diff(padded))
+    regions = [(int(s), int(e)) for s, e in zip(edges[::2], edges[1::2], strict=True)]
+    bridged: list[tuple[int, int]] = []
+    for start, end in regions:
+        if bridged and (start - bridged[-1][1]) * WINDOW_S < min_pause_s:
+            bridged[-1] = (bridged[-1][0], end)
+        else:
+            bridged.append((start, end))
+    return bridged
+
+
+def group(regions: list[tuple[int, int]], options: SliceOptions) -> list[tuple[int, int]]:
+    """Window ranges of utterances from speech regions (see the module docstring)."""
+    if not regions:
+        return []
+    pieces = _split(regions, round(options.max_s / WINDOW_S))
+    return _join_short(pieces, round(options.min_s / WINDOW_S), round(options.max_s / WINDOW_S))
+
+
+def _split(regions: list[tuple[int, int]], max_windows: int) -> list[tuple[int, int]]:
+    start, end = regions[0][0], regions[-1][1]
+    if end - start <= max_windows:
+        return [(start, end)]
+    if len(regions) == 1:  # no pause to cut at
+        return [(s, min(s + max_windows, end)) for s in range(start, end, max_windows)]
+    gaps = [regions[i + 1][0] - regions[i][1] for i in range(len(regions) - 1)]
+    cut = int(np.argmax(gaps)) + 1
+    return _split(regions[:cut], max_windows) + _split(regions[cut:], max_windows)
+
+
+def _join_short(pieces: list[tuple[int, int]], min_windows: int, max_windows: int) -> list[tuple[int, int]]:
+    pieces = list(pieces)
+    i = 0
+    while i < len(pieces):
+        start, end = pieces[i]
+        if end - start >= min_windows or len(pieces) == 1:
+            i += 1
+            continue
+        before = start - pieces[i - 1][1] if i > 0 else None
+        after = pieces[i + 1][0] - end if i + 1 < len(pieces) else None
+        options = [(gap, j) for gap, j in ((before, i - 1), (after, i + 1)) if gap is not None]
+        gap, j = min(options)
+        lo, hi = min(i, j), max(i, j)
+        if pieces[hi][1] - pieces[lo][0] <= max_windows:
+            pieces[lo : hi + 1] = [(pieces[lo][0], pieces[hi][1])]
+            i = lo
+        else:
+            i += 1
+    return pieces
+
+
+def _with_margins(pieces: list[tuple[int, int]], total_s: float, margin_s: float) -> list[tuple[float, float]]:
+    spans = []
+    for k, (start, end) in enumerate(pieces):
+        lo = start * WINDOW_S - margin_s
+        hi = end * WINDOW_S + margin_s
+        if k > 0:
+            lo = max(lo, (pieces[k - 1][1] + start) / 2 * WINDOW_S)
+        if k + 1 < len(pieces):
+            hi = min(hi, (end + pieces[k + 1][0]) / 2 * WINDOW_S)
+        spans.append((max(0.0, lo), min(total_s, hi)))
+    return spans
+
+
+def slice_audio(
+    mono: np.ndarray,
+    sample_rate: int,
+    options: SliceOptions | None = None,
+    recognizer=None,
+    vad=None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Utterance]:
+    """Cut a recording into utterances and draft their text.
+
+    Args:
+        mono: float32 ``[N]`` samples.
+        sample_rate: Hz.
+        recognizer: a ``trainer.dataset.recognizers.Recognizer``, or ``None`` for no drafts.
+        vad: a Silero VAD to reuse.
+        progress: ``progress(done, total)`` after each utterance is transcribed.
+    Returns:
+        utterances in time order.
+    """
+    import soxr
+
+    options = options or SliceOptions()
+    speech = speech_windows(mono, sample_rate, vad)
+    pieces = group(speech_regions(speech, options.min_pause_s), options)
+    spans = _with_margins(pieces, len(mono) / sample_rate, options.margin_s)
+    audio16 = soxr.resample(mono, sample_rate, VAD_RATE) if recognizer and sample_rate != VAD_RATE else mono
+    utterances = []
+    for done, (start, end) in enumerate(spans, start=1):
+        text = ""
+        if recognizer is not None:
+            text = recognizer.transcribe(audio16[int(start * VAD_RATE) : int(end * VAD_RATE)])
+        utterances.append(Utterance(start, end, text))
+        if progress:
+            progress(done, len(spans))
+    return utterances
