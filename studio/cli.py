@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 
 from engines.base import EngineError, StreamStats, SynthesisOptions, VoiceError
+from studio.dataset_cli import add_dataset_parser, cmd_dataset
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,26 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--config", type=Path, help="a Piper config.json for the phoneme map (default: looked up)")
     export.add_argument("--espeak-voice", help="espeak-ng voice name to record in the config")
 
-    dataset = sub.add_parser("dataset", help="prepare a training dataset (import, report, export)")
-    dsub = dataset.add_subparsers(dest="dataset_command", required=True)
-    imp = dsub.add_parser("import", help="import recordings (folders, files, zip archives) into a project")
-    imp.add_argument("sources", nargs="+", type=Path)
-    imp.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
-    imp.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
-    fix = dsub.add_parser("fix", help="fix the curated copies (sources are never changed)")
-    fix.add_argument("project", type=Path)
-    fix.add_argument("--all", action="store_true", help="trim, normalize and resample to --rate")
-    fix.add_argument("--trim", action="store_true", help="trim leading and trailing silence (keeps a margin)")
-    fix.add_argument("--normalize", action="store_true", help="normalize loudness to -23 LUFS, peaks <= -1 dBFS")
-    fix.add_argument("--resample", action="store_true", help="resample to --rate")
-    fix.add_argument("--rate", type=int, default=22050, help="target sample rate (Hz)")
-    rep = dsub.add_parser("report", help="health report of a project (Markdown)")
-    rep.add_argument("project", type=Path)
-    rep.add_argument("-o", "--output", type=Path, help="write the report to this file")
-    exp = dsub.add_parser("export", help="write Piper's training layout: metadata.csv + wavs/")
-    exp.add_argument("project", type=Path)
-    exp.add_argument("--out", type=Path, required=True)
-    exp.add_argument("--rate", type=int, default=22050, help="sample rate of the exported WAVs (Hz)")
+    add_dataset_parser(sub)
 
     voices = sub.add_parser("voices", help="list the voices the studio finds")
     voices.add_argument("--json", action="store_true", help="machine-readable output")
@@ -149,50 +131,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     config = load_config(args.config) if args.config else None
     onnx_path, json_path = export_voice(args.checkpoint, args.output, config, args.espeak_voice)
     print(f"wrote {onnx_path} and {json_path}", file=sys.stderr)
-    return 0
-
-
-def cmd_dataset(args: argparse.Namespace) -> int:
-    from trainer.dataset.export import export_piper, report_markdown
-    from trainer.dataset.project import DatasetProject
-
-    if args.dataset_command == "import":
-        project = DatasetProject(args.project)
-
-        def progress(done: int, total: int) -> None:
-            print(f"\ranalysed {done}/{total}", end="", file=sys.stderr, flush=True)
-
-        result = project.import_sources(args.sources, args.workers, progress)
-        print(file=sys.stderr)
-        for problem in result.problems:
-            print(f"skipped: {problem}", file=sys.stderr)
-        for clip_id in result.failed:
-            print(f"failed: {project.clips[clip_id].error}", file=sys.stderr)
-        print(
-            f"{len(result.added)} clips added, {result.unchanged} already present, {len(result.failed)} failed",
-            file=sys.stderr,
-        )
-        return 0 if result.added or result.unchanged else 1
-    project = DatasetProject(args.project)
-    if args.dataset_command == "fix":
-        fixed = project.apply_fixes(
-            resample_to=args.rate if (args.all or args.resample) else None,
-            trim=args.all or args.trim,
-            normalize=args.all or args.normalize,
-        )
-        print(f"fixed {len(fixed)} clips", file=sys.stderr)
-        return 0
-    if args.dataset_command == "report":
-        text = report_markdown(project)
-        if args.output:
-            args.output.write_text(text, encoding="utf-8")
-        else:
-            print(text)
-        return 0
-    result = export_piper(project, args.out, args.rate)
-    for clip_id, reason in result.skipped.items():
-        print(f"left out {clip_id}: {reason}", file=sys.stderr)
-    print(f"wrote {len(result.written)} clips to {args.out}", file=sys.stderr)
     return 0
 
 

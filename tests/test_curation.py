@@ -80,3 +80,13 @@ def test_split_and_merge(cards_project):
         curation.merge(cards_project, [merged])
     with pytest.raises(curation.CurationError, match="no clip 'nope'"):
         curation.merge(cards_project, [merged, "nope"])
+
+
+def test_trim_to_a_range(cards_project):
+    """Trimming keeps exactly the chosen range and measures the clip again."""
+    rate = soundfile.info(str(cards_project.clip_path("001"))).samplerate
+    clip = curation.trim_clip(cards_project, "001", 0.25, 1.0)
+    assert _frames(cards_project, "001") == round(0.75 * rate)
+    assert clip.analysis["duration_s"] == pytest.approx(0.75, abs=1e-3) and clip.edits[-1] == "trim to 0.250-1.000 s"
+    with pytest.raises(curation.CurationError, match="nothing left"):
+        curation.trim_clip(cards_project, "001", 2.0, 1.0)

@@ -82,7 +82,8 @@ def test_import_the_target_voice_corpus(tmp_path):
 
 def test_export_piper_layout_and_report(tmp_path):
     """Export writes Piper's layout (22,050 Hz, 16-bit); blocked clips are left out with the reason."""
-    from trainer.dataset.export import export_piper, report_markdown
+    from trainer.dataset.export import export_piper
+    from trainer.dataset.report import build_report, to_html, to_markdown
 
     source = tmp_path / "src"
     source.mkdir()
@@ -97,8 +98,14 @@ def test_export_piper_layout_and_report(tmp_path):
     assert lines[0] == "001|ten of clubs" and len(lines) == 5
     info = soundfile.info(str(tmp_path / "out" / "wavs" / "001.wav"))
     assert (info.samplerate, info.channels, info.subtype) == (22050, 1, "PCM_16")
-    report = report_markdown(project)
+    built = build_report(project)
+    report = to_markdown(built)
     assert "- clips: 6" in report and "`silent`" in report and "skipped by the trainer" in report
+    assert sum(built.histograms["duration_s"].counts) == 6
+    assert sum(built.histograms["phonemes_per_second"].counts) == 5  # the silent clip has no text
+    assert built.coverage and built.unused and not set(built.coverage) & set(built.unused)
+    page = to_html(built)
+    assert page.startswith("<!doctype html>") and "<code>silent</code>" in page and page.count("class='bar'") >= 24
 
 
 def test_cli_dataset_commands(tmp_path):

@@ -1,8 +1,9 @@
-"""The Dataset page: drop recordings in, see every clip and what is wrong with it, export for Piper.
+"""The Dataset page: drop recordings in, see every clip and what is wrong with it, fix, export for Piper.
 
-All work (import with analysis in worker processes, export) runs off the GUI
-thread through ``studio.workers.Task``; the clip table is a Qt model over the
-project's manifest, so thousands of clips stay smooth.
+Everything that touches files (import, slicing, fixes, edits, export) runs off the
+GUI thread through ``studio.workers.Task``, one job at a time; the page reloads the
+manifest when a job ends. The clip table is a Qt model; the editor below it shows
+the current clip; the report tab shows histograms and the health report.
 """
 
 from __future__ import annotations
@@ -10,14 +11,17 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
+    QSplitter,
     QTableView,
     QTabWidget,
     QTextBrowser,
@@ -26,45 +30,17 @@ from PySide6.QtWidgets import (
 )
 
 from engines.registry import user_data_dir
+from studio.widgets.clip_editor import ClipEditor
+from studio.widgets.clip_table import ClipTableModel
+from studio.widgets.histograms import HistogramPanel
 from studio.workers import Task
 
-COLUMNS = ("id", "text", "duration (s)", "status", "warnings")
-
-
-class ClipTableModel(QAbstractTableModel):
-    """Rows: the project's clips; the warnings column lists the health findings' kinds."""
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self._rows: list[tuple] = []
-
-    def set_rows(self, rows: list[tuple]) -> None:
-        self.beginResetModel()
-        self._rows = rows
-        self.endResetModel()
-
-    def rowCount(self, parent: QModelIndex | None = None) -> int:  # noqa: N802 - Qt override
-        return 0 if parent is not None and parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex | None = None) -> int:  # noqa: N802 - Qt override
-        return len(COLUMNS)
-
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole) and index.isValid():
-            value = self._rows[index.row()][index.column()]
-            return f"{value:.2f}" if isinstance(value, float) else value
-        if role == Qt.ItemDataRole.UserRole and index.isValid():
-            return self._rows[index.row()][index.column()]
-        return None
-
-    def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return COLUMNS[section]
-        return None
+TARGET_RATE = 22050
+"""Piper's usual training sample rate, Hz: the Resample fix's target."""
 
 
 class DatasetPage(QWidget):
-    """Project folder, drop zone, clip table, report tab, export.
+    """Project folder, drop zone, clip table with fixes for the selection, clip editor, report, export.
 
     Signals:
         message(str): a notice for the status bar.
@@ -77,6 +53,9 @@ class DatasetPage(QWidget):
         self.setAcceptDrops(True)
         self.project_dir = Path(project_dir or user_data_dir() / "datasets" / "my-dataset")
         self._busy = False
+        self._phonemizer = None
+        self._playing = None
+        self._project = None
         self.model = ClipTableModel(self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
@@ -84,38 +63,93 @@ class DatasetPage(QWidget):
         self._build()
         self.refresh()
 
+    # --- layout -----------------------------------------------------------------
     def _build(self) -> None:
         self.folder_label = QLabel()
-        self.open_button = QPushButton("Open project…")
-        self.open_button.clicked.connect(self._on_open_clicked)
-        self.add_button = QPushButton("Add recordings…")
-        self.add_button.clicked.connect(self._on_add_clicked)
-        self.export_button = QPushButton("Export for Piper…")
-        self.export_button.clicked.connect(self._on_export_clicked)
+        self.hint = QLabel("Drop folders, recordings, metadata.csv files or zip archives here.")
         self.progress = QProgressBar()
         self.progress.setVisible(False)
-        self.hint = QLabel("Drop folders, recordings, metadata.csv files or zip archives here.")
+        self.buttons = {
+            "open": self._button("Open project…", self._on_open_clicked),
+            "add": self._button("Add recordings…", self._on_add_clicked),
+            "slice": self._button("Slice long recording…", self._on_slice_clicked),
+            "export": self._button("Export for Piper…", self._on_export_clicked),
+            "trim": self._button("Trim silence", lambda: self.fix_selected(trim=True)),
+            "normalize": self._button("Normalize loudness", lambda: self.fix_selected(normalize=True)),
+            "resample": self._button(f"Resample to {TARGET_RATE:,} Hz", lambda: self.fix_selected(resample=True)),
+            "exclude": self._button("Exclude", lambda: self.set_excluded(True)),
+            "include": self._button("Include", lambda: self.set_excluded(False)),
+            "confirm": self._button("Confirm texts", self.confirm_selected),
+            "merge": self._button("Merge", self.merge_selected),
+        }
+        self.selection_label = QLabel()
         self.table = QTableView()
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.setWordWrap(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.editor = self._build_editor()
         self.report = QTextBrowser()
-        tabs = QTabWidget()
-        tabs.addTab(self.table, "Clips")
-        tabs.addTab(self.report, "Report")
+        self.histograms = HistogramPanel()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._clips_tab(), "Clips")
+        self.tabs.addTab(self._report_tab(), "Report")
         top = QHBoxLayout()
         top.addWidget(self.folder_label, 1)
-        for button in (self.open_button, self.add_button, self.export_button):
-            top.addWidget(button)
+        for name in ("open", "add", "slice", "export"):
+            top.addWidget(self.buttons[name])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.hint)
         layout.addWidget(self.progress)
-        layout.addWidget(tabs, 1)
+        layout.addWidget(self.tabs, 1)
+        QShortcut(QKeySequence(Qt.Key.Key_Space), self, self.toggle_play)
+
+    def _button(self, text: str, slot) -> QPushButton:
+        button = QPushButton(text)
+        button.clicked.connect(slot)
+        return button
+
+    def _build_editor(self) -> ClipEditor:
+        editor = ClipEditor()
+        editor.preview_function = self._preview
+        editor.text_saved.connect(self.save_text)
+        editor.confirm_requested.connect(lambda clip_id: self._confirm([clip_id]))
+        editor.trim_requested.connect(self.trim_clip)
+        editor.split_requested.connect(self.split_clip)
+        editor.play_requested.connect(lambda _: self.toggle_play())
+        return editor
+
+    def _clips_tab(self) -> QWidget:
+        actions = QHBoxLayout()
+        actions.addWidget(self.selection_label)
+        for name in ("trim", "normalize", "resample", "exclude", "include", "confirm", "merge"):
+            actions.addWidget(self.buttons[name])
+        actions.addStretch(1)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.editor)
+        splitter.setStretchFactor(0, 3)
+        tab = QWidget()
+        layout = QVBoxLayout(tab)
+        layout.addLayout(actions)
+        layout.addWidget(splitter, 1)
+        return tab
+
+    def _report_tab(self) -> QWidget:
+        save = self._button("Save report…", self._on_save_report_clicked)
+        tab = QWidget()
+        layout = QVBoxLayout(tab)
+        layout.addWidget(self.histograms)
+        layout.addWidget(self.report, 1)
+        layout.addWidget(save, 0, Qt.AlignmentFlag.AlignRight)
+        return tab
 
     # --- project ----------------------------------------------------------------
     def project(self):
@@ -124,16 +158,20 @@ class DatasetPage(QWidget):
         return DatasetProject(self.project_dir)
 
     def refresh(self) -> None:
-        """Reload the table and the report from the manifest."""
-        from trainer.dataset.export import records, report_markdown
+        """Reload the table, the editor and the report from the manifest."""
+        from trainer.dataset.export import records
         from trainer.dataset.health import check
+        from trainer.dataset.report import build_report, to_markdown
 
         self.folder_label.setText(f"Project: {self.project_dir}")
+        current = self.editor.clip_id
         if not (self.project_dir / "manifest.json").exists():
+            self._project = None
             self.model.set_rows([])
             self.report.setMarkdown("No recordings yet.")
+            self._on_selection_changed()
             return
-        project = self.project()
+        project = self._project = self.project()
         findings: dict[str, list[str]] = {}
         for finding in check(records(project)):
             findings.setdefault(finding.clip_id, []).append(finding.kind)
@@ -142,15 +180,110 @@ class DatasetPage(QWidget):
             for c in project.clips.values()
         ]
         self.model.set_rows(rows)
-        self.report.setMarkdown(report_markdown(project))
+        report = build_report(project)
+        self.report.setMarkdown(to_markdown(report))
+        self.histograms.show_report(report)
+        if current in project.clips:
+            self.select([current])
+        self._on_selection_changed()
+
+    def selected_ids(self) -> list[str]:
+        """Ids of the selected rows, in table order."""
+        rows = sorted(self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows())
+        return [self.model.row_id(r) for r in rows]
+
+    def select(self, clip_ids: list[str]) -> None:
+        """Select these clips' rows (the first becomes the current clip)."""
+        selection = self.table.selectionModel()
+        selection.clearSelection()
+        flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        for row in range(self.model.rowCount()):
+            if self.model.row_id(row) in clip_ids:
+                selection.select(self.proxy.mapFromSource(self.model.index(row, 0)), flags)
+
+    def _on_selection_changed(self, *_) -> None:
+        ids = self.selected_ids()
+        self.selection_label.setText(f"{len(ids)} selected:" if ids else "Select clips to fix:")
+        for name in ("trim", "normalize", "resample", "exclude", "include", "confirm"):
+            self.buttons[name].setEnabled(bool(ids) and not self._busy)
+        self.buttons["merge"].setEnabled(len(ids) >= 2 and not self._busy)
+        self._show_clip(ids[0] if len(ids) == 1 else None)
+
+    def _show_clip(self, clip_id: str | None) -> None:
+        import soundfile
+
+        project = self._project
+        clip = project.clips.get(clip_id) if project and clip_id else None
+        if clip is None or clip.status == "error":
+            self.editor.show_clip(None)
+            return
+        audio, rate = soundfile.read(str(project.clip_path(clip_id)), dtype="float32", always_2d=True)
+        analysis = clip.analysis or {}
+        speech = None
+        if analysis.get("speech_start_s") is not None:
+            speech = (max(0.0, analysis["speech_start_s"] - 0.15), analysis["speech_end_s"] + 0.15)
+        self.editor.show_clip(clip_id, audio[:, 0], rate, clip.text or "", clip.reviewed, speech)
+
+    def _get_phonemizer(self, project=None):
+        if self._phonemizer is None:
+            from engines.phonemes import Phonemizer
+            from engines.voice import load_config
+
+            self._phonemizer = Phonemizer(load_config(Path((project or self.project()).target_config)))
+        return self._phonemizer
+
+    def _preview(self, text: str):
+        from trainer.dataset.curation import preview_text
+
+        result = preview_text(self._get_phonemizer(), text)
+        return result.phonemes, result.num_phoneme_ids, result.missing
 
     def _on_open_clicked(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Dataset project folder", str(self.project_dir))
         if folder:
             self.project_dir = Path(folder)
+            self._phonemizer = None
             self.refresh()
 
-    # --- import -----------------------------------------------------------------
+    # --- background jobs --------------------------------------------------------
+    def run_job(self, label: str, work, describe) -> Task | None:
+        """Run ``work(project)`` off the GUI thread; then reload and show ``describe(result)``."""
+        if self._busy:
+            self.message.emit("Please wait: the dataset is busy.")
+            return None
+        folder = self.project_dir
+
+        def run(cancel: threading.Event):
+            from trainer.dataset.project import DatasetProject
+
+            return work(DatasetProject(folder))
+
+        self._set_busy(True)
+        self.hint.setText(f"{label}…")
+        task = Task(run, self)
+        task.done.connect(lambda result: self._on_job_done(describe(result)))
+        task.failed.connect(lambda exc: self._on_job_done(f"{label} failed: {exc}"))
+        task.ended.connect(lambda: self._set_busy(False))
+        return task.start()
+
+    def _on_job_done(self, text: str) -> None:
+        self._busy = False  # refresh enables the buttons
+        self.refresh()
+        self.hint.setText(text)
+        self.message.emit(text)
+
+    def _set_busy(self, busy: bool) -> None:
+        self._busy = busy
+        self.progress.setVisible(busy)
+        self.progress.setRange(0, 0 if busy else 1)  # indeterminate while running
+        for name in ("open", "add", "slice", "export"):
+            self.buttons[name].setEnabled(not busy)
+        self._on_selection_changed()
+
+    def is_busy(self) -> bool:
+        return self._busy
+
+    # --- import and slicing -----------------------------------------------------
     def _on_add_clicked(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Folder of recordings")
         if folder:
@@ -166,64 +299,131 @@ class DatasetPage(QWidget):
 
     def import_paths(self, paths: list[Path]) -> Task | None:
         """Import recordings in the background; the table fills when it is done."""
-        if self._busy:
-            self.message.emit("An import is already running.")
+
+        def describe(r) -> str:
+            text = f"{len(r.added)} clips added, {r.unchanged} already present, {len(r.failed)} failed"
+            return text + (f"; {len(r.problems)} problems (see the report)" if r.problems else "")
+
+        return self.run_job("Importing", lambda p: p.import_sources(paths), describe)
+
+    def _on_slice_clicked(self) -> None:
+        kinds = "Audio (*.wav *.flac *.ogg *.mp3)"
+        files, _ = QFileDialog.getOpenFileNames(self, "Long recordings to slice", "", kinds)
+        if files:
+            self.slice_paths([Path(f) for f in files])
+
+    def slice_paths(self, paths: list[Path]) -> Task | None:
+        """Slice long recordings into draft clips in the background (PocketSphinx drafts)."""
+        return self.run_job(
+            "Slicing and transcribing",
+            lambda p: p.slice_recordings(paths),
+            lambda r: (
+                f"{len(r.added)} utterances added as drafts: check each text, then Confirm texts"
+                + (f"; failed: {'; '.join(r.problems)}" if r.problems else "")
+            ),
+        )
+
+    # --- fixes and edits --------------------------------------------------------
+    def fix_selected(self, trim: bool = False, normalize: bool = False, resample: bool = False) -> Task | None:
+        """Apply a fix to the selected clips' curated copies."""
+        ids = self.selected_ids()
+        rate = TARGET_RATE if resample else None
+        return self.run_job(
+            "Fixing",
+            lambda p: p.apply_fixes(ids, resample_to=rate, trim=trim, normalize=normalize),
+            lambda fixed: f"Fixed {len(fixed)} clips",
+        )
+
+    def set_excluded(self, excluded: bool) -> Task | None:
+        from trainer.dataset.curation import set_excluded
+
+        ids = self.selected_ids()
+        word = "Excluded" if excluded else "Included"
+        return self.run_job(word, lambda p: set_excluded(p, ids, excluded), lambda c: f"{word} {len(c)} clips")
+
+    def confirm_selected(self) -> Task | None:
+        return self._confirm(self.selected_ids())
+
+    def _confirm(self, ids: list[str]) -> Task | None:
+        from trainer.dataset.curation import confirm
+
+        return self.run_job("Confirming", lambda p: confirm(p, ids), lambda c: f"Confirmed {len(c)} texts")
+
+    def save_text(self, clip_id: str, text: str) -> Task | None:
+        from trainer.dataset.curation import set_text
+
+        phonemizer = self._get_phonemizer()
+        return self.run_job(
+            "Saving text", lambda p: set_text(p, clip_id, text, phonemizer), lambda c: f"Saved the text of {c.id}"
+        )
+
+    def trim_clip(self, clip_id: str, start_s: float, end_s: float) -> Task | None:
+        from trainer.dataset.curation import trim_clip
+
+        return self.run_job(
+            "Trimming", lambda p: trim_clip(p, clip_id, start_s, end_s), lambda c: f"Trimmed {c.id}: {c.edits[-1]}"
+        )
+
+    def split_clip(self, clip_id: str, at_s: float) -> Task | None:
+        from trainer.dataset.curation import split
+
+        return self.run_job(
+            "Splitting", lambda p: split(p, clip_id, at_s), lambda ids: f"Split {clip_id} into {', '.join(ids)}"
+        )
+
+    def merge_selected(self) -> Task | None:
+        from trainer.dataset.curation import merge
+
+        ids = self.selected_ids()
+        return self.run_job("Merging", lambda p: merge(p, ids), lambda new: f"Merged {len(ids)} clips into {new}")
+
+    # --- listening --------------------------------------------------------------
+    def toggle_play(self) -> Task | None:
+        """Play the current clip (the space bar); pressed again while playing, stop."""
+        from studio.speaking import Speaking, replay_and_wait
+
+        if self._playing is not None and self._playing.active:
+            self._playing.stop()
             return None
-        folder = self.project_dir
+        if self.editor.clip_id is None:
+            return None
+        import soundfile
 
-        def work(cancel: threading.Event):
-            from trainer.dataset.project import DatasetProject
-
-            return DatasetProject(folder).import_sources(paths)
-
-        self._set_busy(True)
-        task = Task(work, self)
-        task.done.connect(self._on_imported)
-        task.failed.connect(lambda exc: self.message.emit(f"Import failed: {exc}"))
-        task.ended.connect(lambda: self._set_busy(False))
+        audio, rate = soundfile.read(str(self.project().clip_path(self.editor.clip_id)), dtype="float32")
+        speaking = self._playing = Speaking()
+        task = Task(lambda cancel: replay_and_wait(audio, rate, speaking, cancel), self)
+        speaking.cancel = task.cancel
+        task.failed.connect(lambda exc: self.message.emit(f"Cannot play: {exc}"))
+        task.ended.connect(lambda: setattr(speaking, "ended", True))
         return task.start()
 
-    def _on_imported(self, result) -> None:
-        self.refresh()
-        text = f"{len(result.added)} clips added, {result.unchanged} already present, {len(result.failed)} failed"
-        if result.problems:
-            text += f"; {len(result.problems)} problems (see the report)"
-        self.hint.setText(text)
-        self.message.emit(text)
-
-    def _set_busy(self, busy: bool) -> None:
-        self._busy = busy
-        self.progress.setVisible(busy)
-        self.progress.setRange(0, 0 if busy else 1)  # indeterminate while running
-        for button in (self.open_button, self.add_button, self.export_button):
-            button.setEnabled(not busy)
-
-    def is_busy(self) -> bool:
-        return self._busy
-
-    # --- export -----------------------------------------------------------------
+    # --- export and report ------------------------------------------------------
     def _on_export_clicked(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Export Piper training data to")
         if folder:
             self.export_to(Path(folder))
 
-    def export_to(self, out_dir: Path, rate: int = 22050) -> Task:
+    def export_to(self, out_dir: Path, rate: int = TARGET_RATE) -> Task | None:
         """Write Piper's training layout in the background."""
-        folder = self.project_dir
+        from trainer.dataset.export import export_piper
 
-        def work(cancel: threading.Event):
-            from trainer.dataset.export import export_piper
-            from trainer.dataset.project import DatasetProject
-
-            return export_piper(DatasetProject(folder), out_dir, rate)
-
-        self._set_busy(True)
-        task = Task(work, self)
-        task.done.connect(
-            lambda r: self.message.emit(
-                f"Exported {len(r.written)} clips to {out_dir}; {len(r.skipped)} left out (see the report)"
-            )
+        return self.run_job(
+            "Exporting",
+            lambda p: export_piper(p, out_dir, rate),
+            lambda r: f"Exported {len(r.written)} clips to {out_dir}; {len(r.skipped)} left out (see the report)",
         )
-        task.failed.connect(lambda exc: self.message.emit(f"Export failed: {exc}"))
-        task.ended.connect(lambda: self._set_busy(False))
-        return task.start()
+
+    def _on_save_report_clicked(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save report", "report.html", "HTML (*.html);;Markdown (*.md)")
+        if path:
+            self.save_report(Path(path))
+
+    def save_report(self, path: Path) -> Task | None:
+        """Write the health report as HTML (``.html``) or Markdown (any other name)."""
+        from engines.files import write_text
+        from trainer.dataset.report import build_report, to_html, to_markdown
+
+        render = to_html if path.suffix.lower() in (".html", ".htm") else to_markdown
+        return self.run_job(
+            "Writing the report", lambda p: write_text(path, render(build_report(p))), lambda _: f"Report saved: {path}"
+        )

@@ -13,6 +13,7 @@ belongs in worker processes, not in a process that called
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,6 +44,7 @@ class ClipAnalysis:
         num_phoneme_ids: length of the text's ``phoneme_ids`` (all sentences), if a text was given.
         phonemes_per_second: phonemes (without pads and punctuation) per second of speech span.
         missing_symbols: phonemes of the text absent from the voice's map, with counts.
+        phoneme_counts: occurrences of each phoneme of the text (for the report's coverage).
     """
 
     duration_s: float
@@ -58,6 +60,7 @@ class ClipAnalysis:
     num_phoneme_ids: int | None = None
     phonemes_per_second: float | None = None
     missing_symbols: dict[str, int] = field(default_factory=dict)
+    phoneme_counts: dict[str, int] = field(default_factory=dict)
 
     @property
     def leading_silence_s(self) -> float | None:
@@ -153,6 +156,7 @@ def measure_text(result: ClipAnalysis, text: str, phonemizer) -> None:
     sentences = [s for batch in sentence_batches(phonemizer, text, report, 64) for s in batch]
     result.num_phoneme_ids = sum(len(s.phoneme_ids) for s in sentences)
     result.missing_symbols = dict(report.missing)
+    result.phoneme_counts = dict(Counter(p for s in sentences for p in s.phonemes))
     spoken = sum(1 for s in sentences for p in s.phonemes if p not in PUNCTUATION)
     if result.speech_start_s is not None and result.speech_end_s > result.speech_start_s:
         result.phonemes_per_second = spoken / (result.speech_end_s - result.speech_start_s)

@@ -134,6 +134,29 @@ def split(
     return ids
 
 
+def trim_clip(project: DatasetProject, clip_id: str, start_s: float, end_s: float) -> ClipEntry:
+    """Keep only ``start_s``..``end_s`` (seconds) of a clip's curated copy, then measure it again.
+
+    Raises:
+        CurationError: unknown or unreadable clip, or a range that is empty or outside the clip.
+    """
+    from trainer.dataset.probe import load
+
+    clip = _clip(project, clip_id)
+    if clip.status == "error":
+        raise CurationError(f"{clip_id}: cannot trim an unreadable clip")
+    audio, info = load(project.clip_path(clip_id))
+    start, end = round(max(0.0, start_s) * info.sample_rate), round(min(end_s, info.duration_s) * info.sample_rate)
+    if end - start <= 0:
+        raise CurationError(f"{clip_id}: nothing left between {start_s:.3f} s and {end_s:.3f} s")
+    jobs.write_float_wav(project.clip_path(clip_id), audio[start:end, 0], info.sample_rate)
+    if clip.span:
+        clip.span = [round(clip.span[0] + start / info.sample_rate, 3), round(clip.span[0] + end / info.sample_rate, 3)]
+    clip.edits.append(f"trim to {start / info.sample_rate:.3f}-{end / info.sample_rate:.3f} s")
+    _remeasure(project, [clip_id])
+    return clip
+
+
 def merge(project: DatasetProject, clip_ids: list[str]) -> str:
     """Join clips end to end, in the order given, into one new clip; returns its id. The originals are excluded.
 
@@ -210,6 +233,7 @@ def _measure_text(project: DatasetProject, clip: ClipEntry, phonemizer) -> None:
     if phonemizer is None:
         phonemizer = jobs.phonemizer(project.target_config)
     analysis = ClipAnalysis(**clip.analysis)
-    analysis.num_phoneme_ids, analysis.phonemes_per_second, analysis.missing_symbols = None, None, {}
+    analysis.num_phoneme_ids, analysis.phonemes_per_second = None, None
+    analysis.missing_symbols, analysis.phoneme_counts = {}, {}
     measure_text(analysis, clip.text, phonemizer)
     clip.analysis = asdict(analysis)

@@ -62,30 +62,3 @@ def export_piper(project: DatasetProject, out_dir: Path | str, rate: int = DEFAU
         result.written.append(clip.id)
     (out / "metadata.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return result
-
-
-def report_markdown(project: DatasetProject) -> str:
-    """A Markdown health report: totals and every finding, grouped by kind."""
-    recs = records(project)
-    findings = check(recs)
-    seconds = sum(r.analysis.duration_s for r in recs if r.analysis)
-    speakers = sorted({c.speaker for c in project.clips.values() if c.speaker})
-    lines = [
-        f"# Dataset report: {project.folder.name}",
-        "",
-        f"- clips: {len(recs)} ({sum(1 for r in recs if r.analysis)} readable)",
-        f"- audio: {seconds / 3600:.2f} hours ({seconds / 60:.1f} minutes)",
-        f"- speakers: {len(speakers) or 1}" + (f" ({', '.join(speakers)})" if speakers else ""),
-        f"- clips the trainer would skip: {len({f.clip_id for f in findings if f.blocking})}",
-        "",
-    ]
-    by_kind: dict[str, list] = {}
-    for finding in findings:
-        by_kind.setdefault(finding.kind, []).append(finding)
-    for kind, items in sorted(by_kind.items()):
-        marker = "skipped by the trainer" if items[0].blocking else "warning"
-        lines += [f"## {kind} ({len(items)}, {marker})", ""]
-        lines += [f"- `{f.clip_id}`: {f.message}" for f in items] + [""]
-    if not findings:
-        lines.append("No problems found.")
-    return "\n".join(lines) + "\n"

@@ -1,0 +1,144 @@
+"""``voice-studio dataset ...``: the Dataset page's work from the command line (no Qt)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_dataset_parser(sub) -> None:
+    """Add ``dataset import|slice|confirm|fix|report|export`` to the CLI's subparsers."""
+    dataset = sub.add_parser("dataset", help="prepare a training dataset (import, slice, fix, report, export)")
+    dsub = dataset.add_subparsers(dest="dataset_command", required=True)
+    imp = dsub.add_parser("import", help="import recordings (folders, files, zip archives) into a project")
+    imp.add_argument("sources", nargs="+", type=Path)
+    imp.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
+    imp.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    cut = dsub.add_parser("slice", help="cut long recordings into utterances with draft transcripts")
+    cut.add_argument("sources", nargs="+", type=Path, help="long recordings")
+    cut.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
+    cut.add_argument("--min", type=float, default=1.0, help="shortest utterance, seconds of speech")
+    cut.add_argument("--max", type=float, default=12.0, help="longest utterance, seconds of speech")
+    cut.add_argument(
+        "--recognizer", default="pocketsphinx", help="pocketsphinx (bundled English), faster-whisper, or none"
+    )
+    cut.add_argument("--model", help="model for faster-whisper (a folder or a name such as small.en)")
+    cut.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    confirm = dsub.add_parser("confirm", help="mark draft transcripts as reviewed")
+    confirm.add_argument("project", type=Path)
+    confirm.add_argument("ids", nargs="*", help="clip ids (default: every draft with text)")
+    fix = dsub.add_parser("fix", help="fix the curated copies (sources are never changed)")
+    fix.add_argument("project", type=Path)
+    fix.add_argument("--all", action="store_true", help="trim, normalize and resample to --rate")
+    fix.add_argument("--trim", action="store_true", help="trim leading and trailing silence (keeps a margin)")
+    fix.add_argument("--normalize", action="store_true", help="normalize loudness to -23 LUFS, peaks <= -1 dBFS")
+    fix.add_argument("--resample", action="store_true", help="resample to --rate")
+    fix.add_argument("--rate", type=int, default=22050, help="target sample rate (Hz)")
+    rep = dsub.add_parser("report", help="health report of a project (Markdown, or HTML for a .html file)")
+    rep.add_argument("project", type=Path)
+    rep.add_argument("-o", "--output", type=Path, help="write the report to this file (.md or .html)")
+    exp = dsub.add_parser("export", help="write Piper's training layout: metadata.csv + wavs/")
+    exp.add_argument("project", type=Path)
+    exp.add_argument("--out", type=Path, required=True)
+    exp.add_argument("--rate", type=int, default=22050, help="sample rate of the exported WAVs (Hz)")
+
+
+def _progress(verb: str):
+    def show(done: int, total: int) -> None:
+        print(f"\r{verb} {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    return show
+
+
+def cmd_dataset(args: argparse.Namespace) -> int:
+    """Run one ``dataset`` subcommand; returns the exit status."""
+    from trainer.dataset.project import DatasetProject
+
+    project = DatasetProject(args.project)
+    command = {
+        "import": _import,
+        "slice": _slice,
+        "confirm": _confirm,
+        "fix": _fix,
+        "report": _report,
+        "export": _export,
+    }[args.dataset_command]
+    return command(project, args)
+
+
+def _import(project, args) -> int:
+    result = project.import_sources(args.sources, args.workers, _progress("analysed"))
+    print(file=sys.stderr)
+    for problem in result.problems:
+        print(f"skipped: {problem}", file=sys.stderr)
+    for clip_id in result.failed:
+        print(f"failed: {project.clips[clip_id].error}", file=sys.stderr)
+    print(
+        f"{len(result.added)} clips added, {result.unchanged} already present, {len(result.failed)} failed",
+        file=sys.stderr,
+    )
+    return 0 if result.added or result.unchanged else 1
+
+
+def _slice(project, args) -> int:
+    from trainer.dataset.slicing import SliceOptions
+
+    recognizer = None if args.recognizer == "none" else args.recognizer
+    options = SliceOptions(min_s=args.min, max_s=args.max)
+    result = project.slice_recordings(args.sources, options, recognizer, args.model, args.workers, _progress("sliced"))
+    print(file=sys.stderr)
+    for problem in result.problems:
+        print(f"failed: {problem}", file=sys.stderr)
+    for clip_id in result.added:
+        clip = project.clips[clip_id]
+        print(f"{clip_id}\t{clip.span[0]:.2f}-{clip.span[1]:.2f} s\t{clip.text or ''}")
+    print(
+        f"{len(result.added)} utterances added (drafts: confirm with 'voice-studio dataset confirm'), "
+        f"{result.unchanged} recordings already sliced",
+        file=sys.stderr,
+    )
+    return 0 if result.added or result.unchanged else 1
+
+
+def _confirm(project, args) -> int:
+    from trainer.dataset.curation import confirm
+
+    ids = args.ids or [c.id for c in project.clips.values() if not c.reviewed]
+    done = confirm(project, ids)
+    print(f"confirmed {len(done)} transcripts", file=sys.stderr)
+    return 0
+
+
+def _fix(project, args) -> int:
+    fixed = project.apply_fixes(
+        resample_to=args.rate if (args.all or args.resample) else None,
+        trim=args.all or args.trim,
+        normalize=args.all or args.normalize,
+    )
+    print(f"fixed {len(fixed)} clips", file=sys.stderr)
+    return 0
+
+
+def _report(project, args) -> int:
+    from trainer.dataset.report import build_report, to_html, to_markdown
+
+    report = build_report(project)
+    text = to_html(report) if args.output and args.output.suffix.lower() in (".html", ".htm") else to_markdown(report)
+    if args.output:
+        from engines.files import write_text
+
+        write_text(args.output, text)
+    else:
+        print(text)
+    return 0
+
+
+def _export(project, args) -> int:
+    from trainer.dataset.export import export_piper
+
+    result = export_piper(project, args.out, args.rate)
+    for clip_id, reason in result.skipped.items():
+        print(f"left out {clip_id}: {reason}", file=sys.stderr)
+    print(f"wrote {len(result.written)} clips to {args.out}", file=sys.stderr)
+    return 0

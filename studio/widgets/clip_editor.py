@@ -1,0 +1,143 @@
+"""One clip up close: its waveform with trim handles and a split cursor, its text with a live phoneme preview.
+
+The editor holds no dataset logic: it shows what it is given and emits what the
+user asks for; the Dataset page carries the requests out
+(``trainer.dataset.curation``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from studio.widgets.waveform import WaveformView
+
+PREVIEW_DELAY_MS = 150
+"""The phoneme preview follows typing after this pause."""
+
+
+class ClipEditor(QWidget):
+    """Waveform (drag the shaded region's edges to trim, click to place the split cursor) and text.
+
+    Signals:
+        text_saved(str, str): clip id, new text.
+        confirm_requested(str): clip id whose draft text is right as it is.
+        trim_requested(str, float, float): clip id, start and end in seconds.
+        split_requested(str, float): clip id, split point in seconds.
+        play_requested(str): clip id (also the space bar on the page).
+    """
+
+    text_saved = Signal(str, str)
+    confirm_requested = Signal(str)
+    trim_requested = Signal(str, float, float)
+    split_requested = Signal(str, float)
+    play_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.clip_id: str | None = None
+        self.duration_s = 0.0
+        self.preview_function = None
+        """``text -> (phonemes, num_phoneme_ids, missing)`` for the live preview; set by the page."""
+        self.waveform = WaveformView()
+        self.region = pg.LinearRegionItem(brush=pg.mkBrush(59, 130, 246, 40))
+        self.cursor = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#ef4444"))
+        self.waveform.addItem(self.region)
+        self.waveform.addItem(self.cursor)
+        self.waveform.scene().sigMouseClicked.connect(self._on_waveform_clicked)
+        self.text = QLineEdit()
+        self.text.setPlaceholderText("Transcript")
+        self.text.textEdited.connect(lambda _: self._preview_timer.start())
+        self.text.returnPressed.connect(self._on_save_clicked)
+        self.phonemes = QLabel()
+        self.phonemes.setWordWrap(True)
+        self.phonemes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._preview_timer = QTimer(self)
+        self._preview_timer.setSingleShot(True)
+        self._preview_timer.setInterval(PREVIEW_DELAY_MS)
+        self._preview_timer.timeout.connect(self.update_preview)
+        self.buttons = {
+            "play": QPushButton("Play (Space)"),
+            "save": QPushButton("Save text"),
+            "confirm": QPushButton("Confirm draft"),
+            "trim": QPushButton("Trim to region"),
+            "split": QPushButton("Split at cursor"),
+        }
+        self.buttons["play"].clicked.connect(lambda: self.clip_id and self.play_requested.emit(self.clip_id))
+        self.buttons["save"].clicked.connect(self._on_save_clicked)
+        self.buttons["confirm"].clicked.connect(lambda: self.clip_id and self.confirm_requested.emit(self.clip_id))
+        self.buttons["trim"].clicked.connect(self._on_trim_clicked)
+        self.buttons["split"].clicked.connect(self._on_split_clicked)
+        row = QHBoxLayout()
+        for button in self.buttons.values():
+            row.addWidget(button)
+        row.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.waveform)
+        layout.addWidget(self.text)
+        layout.addWidget(self.phonemes)
+        layout.addLayout(row)
+        self.show_clip(None)
+
+    def show_clip(
+        self,
+        clip_id: str | None,
+        audio: np.ndarray | None = None,
+        sample_rate: int = 22050,
+        text: str = "",
+        reviewed: bool = True,
+        speech: tuple[float, float] | None = None,
+    ) -> None:
+        """Show a clip: ``audio`` float32 ``[N]``; the trim region starts on ``speech`` (seconds) or the whole clip."""
+        self.clip_id = clip_id
+        self.duration_s = 0.0 if audio is None else len(audio) / sample_rate
+        if audio is None:
+            self.waveform.clear_audio(sample_rate)
+        else:
+            self.waveform.set_audio(audio, sample_rate)
+        self.waveform.setXRange(0, max(self.duration_s, 0.1), padding=0)
+        self.region.setBounds((0, self.duration_s))
+        self.region.setRegion(speech or (0, self.duration_s))
+        self.cursor.setBounds((0, self.duration_s))
+        self.cursor.setValue(self.duration_s / 2)
+        self.text.setText(text)
+        self.text.setStyleSheet("" if reviewed else "background: #fef3c7")  # drafts stand out
+        self.text.setToolTip("" if reviewed else "Draft from the recognizer: correct it, or Confirm draft")
+        self.buttons["confirm"].setEnabled(clip_id is not None and not reviewed and bool(text))
+        for name in ("play", "save", "trim", "split"):
+            self.buttons[name].setEnabled(clip_id is not None)
+        self.text.setEnabled(clip_id is not None)
+        self.update_preview()
+
+    def update_preview(self) -> None:
+        """Phonemes of the text as typed, with the phoneme_ids count and any symbols the voice lacks."""
+        text = self.text.text().strip()
+        if not text or self.preview_function is None:
+            self.phonemes.setText("")
+            return
+        phonemes, count, missing = self.preview_function(text)
+        line = f"{phonemes}   ({count} phoneme_ids)"
+        if missing:
+            line += "   missing from the voice: " + ", ".join(f"{s} ×{n}" for s, n in missing.items())
+        self.phonemes.setText(line)
+
+    def _on_waveform_clicked(self, event) -> None:
+        point = self.waveform.getPlotItem().vb.mapSceneToView(event.scenePos())
+        if 0 <= point.x() <= self.duration_s:
+            self.cursor.setValue(point.x())
+
+    def _on_save_clicked(self) -> None:
+        if self.clip_id and self.text.text().strip():
+            self.text_saved.emit(self.clip_id, self.text.text())
+
+    def _on_trim_clicked(self) -> None:
+        start, end = self.region.getRegion()
+        if self.clip_id:
+            self.trim_requested.emit(self.clip_id, float(start), float(end))
+
+    def _on_split_clicked(self) -> None:
+        if self.clip_id:
+            self.split_requested.emit(self.clip_id, float(self.cursor.value()))

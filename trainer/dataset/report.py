@@ -1,0 +1,185 @@
+"""The dataset's health report: totals, histograms, phoneme coverage and every finding.
+
+:func:`build_report` gathers the numbers once; :func:`to_markdown` and
+:func:`to_html` write them as a file (the HTML is one self-contained page, bars
+drawn with CSS, no script), and the studio draws the same histograms with
+pyqtgraph.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from trainer.dataset.export import records
+from trainer.dataset.health import Finding, check
+from trainer.dataset.project import DatasetProject
+
+HISTOGRAMS = {
+    "duration_s": ("Duration", "s"),
+    "phonemes_per_second": ("Speaking rate", "phonemes/s"),
+    "loudness_lufs": ("Loudness", "LUFS"),
+}
+"""Measurements shown as histograms: analysis field -> (title, unit)."""
+BINS = 12
+
+
+@dataclass
+class Histogram:
+    """``counts[i]`` values fell in ``[edges[i], edges[i + 1])`` (the last bin includes its right edge)."""
+
+    title: str
+    unit: str
+    edges: list[float]
+    counts: list[int]
+
+
+@dataclass
+class Report:
+    """Everything the health report shows.
+
+    Attributes:
+        name: the project's folder name.
+        clips, readable, excluded: counts (excluded clips are not checked).
+        seconds: total audio of the checked clips.
+        speakers: speaker names (empty for one unnamed speaker).
+        findings: every finding, clip by clip.
+        histograms: by analysis field (see ``HISTOGRAMS``).
+        coverage: phoneme -> occurrences in the texts; ``unused``: the voice's phonemes never used.
+    """
+
+    name: str
+    clips: int
+    readable: int
+    excluded: int
+    seconds: float
+    speakers: list[str]
+    findings: list[Finding]
+    histograms: dict[str, Histogram] = field(default_factory=dict)
+    coverage: dict[str, int] = field(default_factory=dict)
+    unused: list[str] = field(default_factory=list)
+
+    @property
+    def skipped(self) -> int:
+        """Clips the trainer would skip."""
+        return len({f.clip_id for f in self.findings if f.blocking})
+
+    def by_kind(self) -> dict[str, list[Finding]]:
+        """Findings grouped by kind, kinds in alphabetical order."""
+        groups: dict[str, list[Finding]] = {}
+        for finding in sorted(self.findings, key=lambda f: f.kind):
+            groups.setdefault(finding.kind, []).append(finding)
+        return groups
+
+
+def build_report(project: DatasetProject) -> Report:
+    """Gather a project's report from its manifest (no audio is read, no text phonemized: this is quick)."""
+    recs = records(project)
+    analysed = [r.analysis for r in recs if r.analysis]
+    report = Report(
+        name=project.folder.name,
+        clips=len(recs),
+        readable=len(analysed),
+        excluded=sum(1 for c in project.clips.values() if c.status == "excluded"),
+        seconds=sum(a.duration_s for a in analysed),
+        speakers=sorted({c.speaker for c in project.clips.values() if c.speaker}),
+        findings=check(recs),
+    )
+    for name, (title, unit) in HISTOGRAMS.items():
+        values = [getattr(a, name) for a in analysed if getattr(a, name) is not None]
+        if values:
+            counts, edges = np.histogram(values, bins=BINS)
+            report.histograms[name] = Histogram(title, unit, edges.tolist(), counts.tolist())
+    _coverage(report, analysed, project.target_config)
+    return report
+
+
+def _coverage(report: Report, analysed, config_path: str) -> None:
+    from pathlib import Path
+
+    from engines.phonemes import PUNCTUATION
+    from engines.voice import BOS, EOS, PAD, load_config
+
+    counts: Counter[str] = Counter()
+    for analysis in analysed:
+        counts.update(analysis.phoneme_counts)
+    report.coverage = dict(counts.most_common())
+    ignored = set(PUNCTUATION) | {PAD, BOS, EOS, " "}
+    symbols = load_config(Path(config_path)).phoneme_id_map
+    report.unused = sorted(s for s in symbols if s not in counts and s not in ignored)
+
+
+def to_markdown(report: Report) -> str:
+    """The report as Markdown."""
+    lines = [f"# Dataset report: {report.name}", ""] + [f"- {k}: {v}" for k, v in _totals(report)] + [""]
+    for kind, items in report.by_kind().items():
+        marker = "skipped by the trainer" if items[0].blocking else "warning"
+        lines += [f"## {kind} ({len(items)}, {marker})", ""]
+        lines += [f"- `{f.clip_id}`: {f.message}" for f in items] + [""]
+    if not report.findings:
+        lines += ["No problems found.", ""]
+    for hist in report.histograms.values():
+        lines += [f"## {hist.title} ({hist.unit})", "", "| from | to | clips |", "|---:|---:|---:|"]
+        lines += [f"| {lo:.2f} | {hi:.2f} | {n} |" for lo, hi, n in _bins(hist)] + [""]
+    lines += ["## Phoneme coverage", "", _coverage_line(report), ""]
+    return "\n".join(lines)
+
+
+def to_html(report: Report) -> str:
+    """The report as one self-contained HTML page (CSS bars, no script)."""
+    e = html.escape
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'>",
+        f"<title>Dataset report: {e(report.name)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>Dataset report: {e(report.name)}</h1><ul>",
+        *(f"<li>{e(k)}: {e(str(v))}</li>" for k, v in _totals(report)),
+        "</ul>",
+    ]
+    for kind, items in report.by_kind().items():
+        marker = "skipped by the trainer" if items[0].blocking else "warning"
+        parts.append(f"<h2>{e(kind)} ({len(items)}, {marker})</h2><ul>")
+        parts += [f"<li><code>{e(f.clip_id)}</code>: {e(f.message)}</li>" for f in items]
+        parts.append("</ul>")
+    if not report.findings:
+        parts.append("<p>No problems found.</p>")
+    for hist in report.histograms.values():
+        top = max(hist.counts) or 1
+        parts.append(f"<h2>{e(hist.title)} ({e(hist.unit)})</h2><table class='hist'>")
+        parts += [
+            f"<tr><td>{lo:.2f}–{hi:.2f}</td><td>{n}</td>"
+            f"<td><div class='bar' style='width:{100 * n / top:.0f}%'></div></td></tr>"
+            for lo, hi, n in _bins(hist)
+        ]
+        parts.append("</table>")
+    parts += ["<h2>Phoneme coverage</h2>", f"<p>{e(_coverage_line(report))}</p>", "</body></html>"]
+    return "\n".join(parts)
+
+
+def _totals(report: Report) -> list[tuple[str, str]]:
+    speakers = f"{len(report.speakers) or 1}" + (f" ({', '.join(report.speakers)})" if report.speakers else "")
+    return [
+        ("clips", f"{report.clips} ({report.readable} readable, {report.excluded} excluded)"),
+        ("audio", f"{report.seconds / 3600:.2f} hours ({report.seconds / 60:.1f} minutes)"),
+        ("speakers", speakers),
+        ("clips the trainer would skip", str(report.skipped)),
+    ]
+
+
+def _bins(hist: Histogram):
+    return zip(hist.edges[:-1], hist.edges[1:], hist.counts, strict=True)
+
+
+def _coverage_line(report: Report) -> str:
+    used = ", ".join(f"{p} ×{n}" for p, n in report.coverage.items()) or "no texts"
+    unused = ", ".join(report.unused) or "none"
+    return f"{len(report.coverage)} phonemes used: {used}. Never used (of the voice's map): {unused}."
+
+
+_CSS = (
+    "body{font-family:sans-serif;max-width:60em;margin:2em auto;line-height:1.4}"
+    "table.hist td{padding:0 .5em;white-space:nowrap}table.hist td:last-child{width:100%}"
+    ".bar{background:#3b82f6;height:.9em}code{background:#eee;padding:0 .2em}"
+)
