@@ -42,6 +42,11 @@ def add_dataset_parser(sub) -> None:
     exp.add_argument("project", type=Path)
     exp.add_argument("--out", type=Path, required=True)
     exp.add_argument("--rate", type=int, default=22050, help="sample rate of the exported WAVs (Hz)")
+    cache = dsub.add_parser("cache", help="build the trainer's preprocessed cache (phoneme_ids, audio, spectrograms)")
+    cache.add_argument("project", type=Path)
+    cache.add_argument("--out", type=Path, required=True, help="cache folder (replaced whole when it exists)")
+    cache.add_argument("--rate", type=int, default=22050, help="training sample rate (Hz)")
+    cache.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
 
 
 def _progress(verb: str):
@@ -63,6 +68,7 @@ def cmd_dataset(args: argparse.Namespace) -> int:
         "fix": _fix,
         "report": _report,
         "export": _export,
+        "cache": _cache,
     }[args.dataset_command]
     return command(project, args)
 
@@ -141,4 +147,12 @@ def _export(project, args) -> int:
     for clip_id, reason in result.skipped.items():
         print(f"left out {clip_id}: {reason}", file=sys.stderr)
     print(f"wrote {len(result.written)} clips to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _cache(project, args) -> int:
+    from trainer.preprocess import CacheSettings, build_cache
+
+    folder = build_cache(project, args.out, CacheSettings(sample_rate=args.rate), args.workers, _progress("cached"))
+    print(f"\nwrote the training cache to {folder}", file=sys.stderr)
     return 0

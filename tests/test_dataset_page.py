@@ -55,6 +55,11 @@ def test_fix_exclude_and_export(page, qtbot, tmp_path):
     _wait(qtbot, page)
     ids = [line.split("|")[0] for line in (tmp_path / "out" / "metadata.csv").read_text().splitlines()]
     assert ids == ["001", "002", "003", "005"]
+    page.build_cache(tmp_path / "cache")
+    _wait(qtbot, page)
+    from trainer.preprocess import PreprocessedCache
+
+    assert [u.id for u in PreprocessedCache(tmp_path / "cache").utterances] == ids
 
 
 def test_text_edit_preview_and_split(page, qtbot):

@@ -74,6 +74,7 @@ class DatasetPage(QWidget):
             "add": self._button("Add recordings…", self._on_add_clicked),
             "slice": self._button("Slice long recording…", self._on_slice_clicked),
             "export": self._button("Export for Piper…", self._on_export_clicked),
+            "cache": self._button("Build training cache…", self._on_cache_clicked),
             "trim": self._button("Trim silence", lambda: self.fix_selected(trim=True)),
             "normalize": self._button("Normalize loudness", lambda: self.fix_selected(normalize=True)),
             "resample": self._button(f"Resample to {TARGET_RATE:,} Hz", lambda: self.fix_selected(resample=True)),
@@ -102,7 +103,7 @@ class DatasetPage(QWidget):
         self.tabs.addTab(self._report_tab(), "Report")
         top = QHBoxLayout()
         top.addWidget(self.folder_label, 1)
-        for name in ("open", "add", "slice", "export"):
+        for name in ("open", "add", "slice", "export", "cache"):
             top.addWidget(self.buttons[name])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -276,7 +277,7 @@ class DatasetPage(QWidget):
         self._busy = busy
         self.progress.setVisible(busy)
         self.progress.setRange(0, 0 if busy else 1)  # indeterminate while running
-        for name in ("open", "add", "slice", "export"):
+        for name in ("open", "add", "slice", "export", "cache"):
             self.buttons[name].setEnabled(not busy)
         self._on_selection_changed()
 
@@ -411,6 +412,21 @@ class DatasetPage(QWidget):
             "Exporting",
             lambda p: export_piper(p, out_dir, rate),
             lambda r: f"Exported {len(r.written)} clips to {out_dir}; {len(r.skipped)} left out (see the report)",
+        )
+
+    def _on_cache_clicked(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Build the training cache in")
+        if folder:
+            self.build_cache(Path(folder) / "cache")
+
+    def build_cache(self, out_dir: Path, rate: int = TARGET_RATE) -> Task | None:
+        """Preprocess the trainable clips (phoneme_ids, audio, spectrograms) for the trainer, in the background."""
+        from trainer.preprocess import CacheSettings, build_cache
+
+        return self.run_job(
+            "Building the training cache",
+            lambda p: build_cache(p, out_dir, CacheSettings(sample_rate=rate)),
+            lambda folder: f"Training cache written to {folder}",
         )
 
     def _on_save_report_clicked(self) -> None:

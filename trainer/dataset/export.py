@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engines.audio import write_audio
+from engines.files import write_text
 from trainer.dataset.analysis import ClipAnalysis
 from trainer.dataset.fixes import resample
 from trainer.dataset.health import ClipRecord, check
@@ -38,27 +39,41 @@ def records(project: DatasetProject) -> list[ClipRecord]:
     ]
 
 
+def selection(project: DatasetProject) -> tuple[list, dict[str, str]]:
+    """The clips the trainer can use (``ok``, with text, no blocking finding), and the others with why."""
+    blocked: dict[str, str] = {}
+    for finding in check(records(project)):
+        if finding.blocking:
+            blocked.setdefault(finding.clip_id, finding.message)
+    chosen, skipped = [], {}
+    for clip in project.clips.values():
+        reason = "excluded" if clip.status == "excluded" else blocked.get(clip.id)
+        if reason:
+            skipped[clip.id] = reason
+        else:
+            chosen.append(clip)
+    return chosen, skipped
+
+
+def trainable(project: DatasetProject) -> list:
+    """The clips (``ClipEntry``) the trainer can use, in manifest order."""
+    return selection(project)[0]
+
+
 def export_piper(project: DatasetProject, out_dir: Path | str, rate: int = DEFAULT_RATE) -> ExportResult:
     """Write ``out_dir/metadata.csv`` and ``out_dir/wavs/ID.wav`` (PCM 16-bit, ``rate`` Hz, mono)."""
     from trainer.dataset.probe import load
 
     out = Path(out_dir)
     (out / "wavs").mkdir(parents=True, exist_ok=True)
-    blocked = {}
-    for finding in check(records(project)):
-        if finding.blocking:
-            blocked.setdefault(finding.clip_id, finding.message)
-    result, lines = ExportResult(), []
+    chosen, skipped = selection(project)
+    result, lines = ExportResult(skipped=skipped), []
     multi = len({c.speaker for c in project.clips.values() if c.speaker}) > 1
-    for clip in project.clips.values():
-        reason = "excluded" if clip.status == "excluded" else blocked.get(clip.id)
-        if reason:
-            result.skipped[clip.id] = reason
-            continue
+    for clip in chosen:
         audio, info = load(project.clip_path(clip.id))
         write_audio(out / "wavs" / f"{clip.id}.wav", resample(audio[:, 0], info.sample_rate, rate), rate)
         text = " ".join(clip.text.split())
         lines.append(f"{clip.id}|{clip.speaker or ''}|{text}" if multi else f"{clip.id}|{text}")
         result.written.append(clip.id)
-    (out / "metadata.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_text(out / "metadata.csv", "\n".join(lines) + "\n")
     return result

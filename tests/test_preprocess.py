@@ -1,0 +1,87 @@
+"""The trainer's preprocessed cache: Piper's spectrogram and phoneme_ids, memory-mapped, swapped in whole."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import soundfile
+from conftest import shared_path
+
+torch = pytest.importorskip("torch")
+
+
+def test_spectrogram_equals_pipers():
+    """Our linear spectrogram is Piper's ``spectrogram_torch`` (random audio and a real clip)."""
+    from piper.train.vits.mel_processing import spectrogram_torch
+
+    from trainer.mel import spectrogram
+
+    clip, _ = soundfile.read(str(shared_path("corpus", "real-speech", "cards", "001.wav")), dtype="float32")
+    for audio in (torch.rand(2, 22050 * 2) * 2 - 1, torch.from_numpy(clip)[None]):
+        ours = spectrogram(audio, 1024, 256, 1024)
+        theirs = spectrogram_torch(audio, 1024, 22050, 256, 1024, center=False)
+        assert ours.shape == theirs.shape and ours.shape[-1] == audio.shape[-1] // 256
+        torch.testing.assert_close(ours, theirs, rtol=1e-5, atol=1e-5)
+
+
+@pytest.fixture(scope="module")
+def cards(tmp_path_factory):
+    from trainer.dataset.project import DatasetProject
+
+    project = DatasetProject(tmp_path_factory.mktemp("cards"))
+    project.import_sources([shared_path("corpus", "real-speech", "cards")], workers=2)
+    return project
+
+
+def test_cache_holds_piper_phoneme_ids_audio_and_spectrograms(cards, tmp_path):
+    """Each trainable clip's phoneme_ids are piper-tts's; audio is at 22,050 Hz; spec frames match the audio."""
+    from piper.phoneme_ids import phonemes_to_ids
+    from piper.phonemize_espeak import EspeakPhonemizer
+
+    from trainer.dataset.export import trainable
+    from trainer.mel import spectrogram
+    from trainer.preprocess import PreprocessedCache, build_cache
+
+    seen = []
+    folder = build_cache(cards, tmp_path / "cache", workers=2, progress=lambda d, t: seen.append((d, t)))
+    cache = PreprocessedCache(folder)
+    clips = trainable(cards)
+    assert len(cache) == len(clips) == 5 and seen[-1] == (5, 5)
+    espeak = EspeakPhonemizer()
+    for index, clip in enumerate(clips):
+        expected = [i for sentence in espeak.phonemize("en-us", clip.text) for i in phonemes_to_ids(sentence)]
+        assert cache.phoneme_ids(index).tolist() == expected
+        duration = clip.analysis["duration_s"]
+        assert len(cache.audio(index)) == pytest.approx(duration * 22050, abs=2)
+        spec = cache.spec(index)
+        assert spec.shape == (513, len(cache.audio(index)) // 256)
+        again = spectrogram(torch.from_numpy(np.array(cache.audio(index)))[None])[0].numpy()
+        np.testing.assert_allclose(spec, again, rtol=1e-5, atol=1e-6)
+    assert cache.settings.sample_rate == 22050 and cache.utterances[0].text == clips[0].text
+
+
+def test_rebuild_replaces_the_cache_whole(cards, tmp_path):
+    """A second build swaps in a new folder; a failed build leaves the old cache as it was."""
+    from trainer.dataset.curation import set_excluded
+    from trainer.preprocess import CacheSettings, PreprocessedCache, build_cache
+
+    folder = build_cache(cards, tmp_path / "cache", workers=1)
+    before = (folder / "cache.json").read_bytes()
+    set_excluded(cards, [c for c in cards.clips], True)
+    with pytest.raises(ValueError, match="no clip can be trained on"):
+        build_cache(cards, folder, workers=1)
+    assert (folder / "cache.json").read_bytes() == before
+    set_excluded(cards, ["001", "002"], False)
+    build_cache(cards, folder, CacheSettings(sample_rate=16000), workers=1)
+    cache = PreprocessedCache(folder)
+    assert len(cache) == 2 and cache.settings.sample_rate == 16000
+    assert [p.name for p in tmp_path.iterdir()] == ["cache"]  # nothing left beside it
+    set_excluded(cards, [c for c in cards.clips], False)
+
+
+def test_not_a_cache_is_refused(tmp_path):
+    """Opening a folder without cache.json names the folder."""
+    from trainer.preprocess import PreprocessedCache
+
+    with pytest.raises(ValueError, match="not a preprocessed cache"):
+        PreprocessedCache(tmp_path)

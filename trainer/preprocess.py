@@ -1,0 +1,230 @@
+"""The trainer's preprocessed cache: phoneme_ids, audio at the training rate, and linear spectrograms.
+
+Built from a dataset project's trainable clips (the ones ``export_piper`` writes),
+in worker processes, into one folder::
+
+    cache.json          version, STFT settings, the voice's map digest, and per utterance:
+                        id, speaker, text and where its arrays lie in the files below
+    phoneme_ids.i64     all utterances' phoneme_ids, int64, end to end
+    audio.f32           all audio at ``sample_rate``, float32 in [-1, 1], end to end
+    spec.f32            all spectrograms, float32, frame-major (``[frames, n_fft // 2 + 1]`` each)
+
+Flat files are memory-mapped by :class:`PreprocessedCache`, so a training run
+holds the whole dataset in RAM (the page cache) with no per-item file opens.
+Audio is the curated copy resampled with soxr (no trimming here: trimming is a
+dataset fix the user sees); spectrograms follow ``trainer.mel.spectrogram``. The
+folder is built beside its destination and swapped in whole, so a crash never
+leaves a half-written cache where a good one was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+CACHE_VERSION = 1
+FILES = {
+    "phoneme_ids": ("phoneme_ids.i64", np.int64),
+    "audio": ("audio.f32", np.float32),
+    "spec": ("spec.f32", np.float32),
+}
+
+
+@dataclass(frozen=True)
+class CacheSettings:
+    """Audio and STFT settings (Piper's defaults): sample_rate in Hz; n_fft, hop_length, win_length in samples."""
+
+    sample_rate: int = 22050
+    n_fft: int = 1024
+    hop_length: int = 256
+    win_length: int = 1024
+
+
+@dataclass
+class Utterance:
+    """One cached utterance: ``phoneme_ids`` / ``audio`` / ``spec`` are ``[offset, length]`` in their files
+    (in elements; spec in frames)."""
+
+    id: str
+    speaker: str | None
+    text: str
+    phoneme_ids: list[int]
+    audio: list[int]
+    spec: list[int]
+
+
+def map_digest(phoneme_id_map: dict) -> str:
+    """SHA-256 of a ``phoneme_id_map`` (sorted JSON): a cache is only valid for the map it was built with."""
+    return hashlib.sha256(json.dumps(phoneme_id_map, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def build_cache(
+    project,
+    out_dir: Path | str,
+    settings: CacheSettings | None = None,
+    workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Path:
+    """Preprocess a ``trainer.dataset.project.DatasetProject``'s trainable clips into ``out_dir``.
+
+    Texts become phoneme_ids with the project's target voice (its ``phoneme_id_map``).
+
+    Returns:
+        ``out_dir``.
+    Raises:
+        ValueError: no clip is trainable (the health report says why), or PyTorch is missing.
+    """
+    import importlib.util
+
+    from trainer.dataset.export import trainable
+
+    if importlib.util.find_spec("torch") is None:
+        raise ValueError("building the training cache needs PyTorch: pip install torch")
+    settings = settings or CacheSettings()
+    out = Path(out_dir)
+    clips = trainable(project)
+    if not clips:
+        raise ValueError(f"{project.folder}: no clip can be trained on; see the dataset report")
+    work = [(str(project.clip_path(c.id)), c.text, project.target_config, settings) for c in clips]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        utterances = _write_arrays(staging, clips, work, workers, progress)
+        _write_manifest(staging, utterances, settings, project.target_config)
+        _swap_in(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return out
+
+
+def _write_arrays(staging: Path, clips, work, workers, progress) -> list[Utterance]:
+    from trainer.dataset.project import _pool
+
+    handles = {key: (staging / name).open("wb") for key, (name, _) in FILES.items()}
+    offsets = dict.fromkeys(FILES, 0)
+    utterances = []
+    try:
+        with _pool(workers, len(work)) as pool:
+            for done, (clip, arrays) in enumerate(zip(clips, pool.map(preprocess_clip, work), strict=True), 1):
+                spans = {}
+                for key, array in arrays.items():
+                    handles[key].write(np.ascontiguousarray(array, dtype=FILES[key][1]).tobytes())
+                    spans[key] = [offsets[key], len(array)]
+                    offsets[key] += len(array)
+                utterances.append(Utterance(clip.id, clip.speaker, clip.text, **spans))
+                if progress:
+                    progress(done, len(work))
+    finally:
+        for handle in handles.values():
+            handle.close()
+    return utterances
+
+
+def _write_manifest(staging: Path, utterances: list[Utterance], settings: CacheSettings, config_path: str) -> None:
+    from engines.voice import load_config
+
+    config = load_config(Path(config_path))
+    document = {
+        "version": CACHE_VERSION,
+        "settings": asdict(settings),
+        "spec_channels": settings.n_fft // 2 + 1,
+        "voice_config": config_path,
+        "phoneme_id_map_sha256": map_digest(config.phoneme_id_map),
+        "speakers": sorted({u.speaker for u in utterances if u.speaker}),
+        "utterances": [asdict(u) for u in utterances],
+    }
+    (staging / "cache.json").write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def _swap_in(staging: Path, out: Path) -> None:
+    """Replace ``out`` with ``staging``: the old cache is moved aside first and removed last."""
+    aside = None
+    if out.exists():
+        aside = out.with_name(f".{out.name}.old")
+        shutil.rmtree(aside, ignore_errors=True)
+        out.rename(aside)
+    staging.rename(out)
+    if aside is not None:
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def preprocess_clip(job) -> dict[str, np.ndarray]:
+    """Worker process: ``(curated wav, text, voice config, settings)`` -> phoneme_ids, audio, spec (frame-major)."""
+    import torch
+
+    from trainer.dataset import jobs
+    from trainer.dataset.fixes import resample
+    from trainer.dataset.probe import load
+    from trainer.mel import spectrogram
+
+    path, text, config_path, settings = job
+    torch.set_num_threads(1)  # one clip per process: parallelism comes from the processes
+    audio, info = load(path)
+    audio = resample(audio[:, 0], info.sample_rate, settings.sample_rate)
+    phoneme_ids = phoneme_ids_of(jobs.phonemizer(config_path), text)
+    spec = spectrogram(torch.from_numpy(audio)[None], settings.n_fft, settings.hop_length, settings.win_length)
+    return {"phoneme_ids": np.asarray(phoneme_ids, np.int64), "audio": audio, "spec": spec[0].T.numpy()}
+
+
+def phoneme_ids_of(phonemizer, text: str) -> list[int]:
+    """All sentences' phoneme_ids end to end, as Piper's trainer builds them from a transcript."""
+    from engines.phonemes import FrontendReport, sentence_batches
+
+    return [
+        i for batch in sentence_batches(phonemizer, text, FrontendReport(), 64) for s in batch for i in s.phoneme_ids
+    ]
+
+
+class PreprocessedCache:
+    """A cache folder opened for reading (arrays memory-mapped).
+
+    Raises:
+        ValueError: not a cache, or a version this code does not read.
+    """
+
+    def __init__(self, folder: Path | str) -> None:
+        self.folder = Path(folder)
+        manifest = self.folder / "cache.json"
+        if not manifest.exists():
+            raise ValueError(f"{self.folder}: not a preprocessed cache (no cache.json)")
+        document = json.loads(manifest.read_text(encoding="utf-8"))
+        if document.get("version") != CACHE_VERSION:
+            raise ValueError(f"{manifest}: cache version {document.get('version')!r} is not {CACHE_VERSION}")
+        self.settings = CacheSettings(**document["settings"])
+        self.spec_channels: int = document["spec_channels"]
+        self.phoneme_id_map_sha256: str = document["phoneme_id_map_sha256"]
+        self.speakers: list[str] = document["speakers"]
+        self.utterances = [Utterance(**u) for u in document["utterances"]]
+        self._arrays = {key: self._map(name, dtype) for key, (name, dtype) in FILES.items()}
+
+    def _map(self, name: str, dtype) -> np.ndarray:
+        path = self.folder / name
+        if path.stat().st_size == 0:
+            return np.zeros(0, dtype)
+        return np.memmap(path, dtype=dtype, mode="r")
+
+    def __len__(self) -> int:
+        return len(self.utterances)
+
+    def phoneme_ids(self, index: int) -> np.ndarray:
+        """``[L]`` int64."""
+        offset, length = self.utterances[index].phoneme_ids
+        return self._arrays["phoneme_ids"][offset : offset + length]
+
+    def audio(self, index: int) -> np.ndarray:
+        """``[N]`` float32 at ``settings.sample_rate``."""
+        offset, length = self.utterances[index].audio
+        return self._arrays["audio"][offset : offset + length]
+
+    def spec(self, index: int) -> np.ndarray:
+        """``[n_fft // 2 + 1, frames]`` float32 (a transposed view of the frame-major file)."""
+        offset, frames = self.utterances[index].spec
+        flat = self._arrays["spec"][offset * self.spec_channels : (offset + frames) * self.spec_channels]
+        return flat.reshape(frames, self.spec_channels).T
