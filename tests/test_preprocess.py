@@ -85,3 +85,20 @@ def test_not_a_cache_is_refused(tmp_path):
 
     with pytest.raises(ValueError, match="not a preprocessed cache"):
         PreprocessedCache(tmp_path)
+
+
+def test_training_phoneme_ids_follow_pipers_trainer_on_quotes(joe):
+    """A text ending in a closing quote gets the empty sentence Piper's trainer adds; inference has none."""
+    from piper.phoneme_ids import phonemes_to_ids
+    from piper.phonemize_espeak import EspeakPhonemizer
+
+    from engines.phonemes import Phonemizer, sentences
+    from trainer.preprocess import training_phoneme_ids
+
+    phonemizer = Phonemizer(joe.config)
+    for text in ('She said, "Keep your voice down."', "Plain text, no quotes.", 'One. "Two," he said. "Three."'):
+        expected = [i for s in EspeakPhonemizer().phonemize("en-us", text) for i in phonemes_to_ids(s)]
+        assert training_phoneme_ids(phonemizer, text) == expected
+    inference = [i for s in sentences(phonemizer, 'She said, "Keep your voice down."') for i in s.phoneme_ids]
+    assert training_phoneme_ids(phonemizer, 'She said, "Keep your voice down."')[-3:] == [1, 0, 2]
+    assert inference[-3:] != [1, 0, 2]

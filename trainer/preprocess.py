@@ -74,7 +74,8 @@ def build_cache(
 ) -> Path:
     """Preprocess a ``trainer.dataset.project.DatasetProject``'s trainable clips into ``out_dir``.
 
-    Texts become phoneme_ids with the project's target voice (its ``phoneme_id_map``).
+    Texts become phoneme_ids with the project's target voice (its ``phoneme_id_map``), as Piper's trainer
+    builds them (:func:`training_phoneme_ids`).
 
     Returns:
         ``out_dir``.
@@ -168,18 +169,47 @@ def preprocess_clip(job) -> dict[str, np.ndarray]:
     torch.set_num_threads(1)  # one clip per process: parallelism comes from the processes
     audio, info = load(path)
     audio = resample(audio[:, 0], info.sample_rate, settings.sample_rate)
-    phoneme_ids = phoneme_ids_of(jobs.phonemizer(config_path), text)
+    phoneme_ids = training_phoneme_ids(jobs.phonemizer(config_path), text)
     spec = spectrogram(torch.from_numpy(audio)[None], settings.n_fft, settings.hop_length, settings.win_length)
     return {"phoneme_ids": np.asarray(phoneme_ids, np.int64), "audio": audio, "spec": spec[0].T.numpy()}
 
 
-def phoneme_ids_of(phonemizer, text: str) -> list[int]:
-    """All sentences' phoneme_ids end to end, as Piper's trainer builds them from a transcript."""
+def training_phoneme_ids(phonemizer, text: str) -> list[int]:
+    """A transcript's phoneme_ids exactly as piper-tts's trainer builds them (``VitsDataModule.prepare_data``).
+
+    For espeak voices that is piper's own ``EspeakPhonemizer`` sentence by
+    sentence, each sentence through ``phonemes_to_ids`` with the voice's map, end
+    to end. It differs from inference (``engines.phonemes``) in one way Piper's
+    checkpoints were trained with: a text ending in a closing quote yields an
+    extra empty sentence, which adds ``^ _ $`` (BOS, PAD, EOS). Other phoneme
+    types use the inference frontend's sentences.
+
+    Args:
+        phonemizer: an ``engines.phonemes.Phonemizer`` for the target voice.
+    """
+    config = phonemizer.config
+    if config.phoneme_type == "espeak":
+        from piper.phoneme_ids import phonemes_to_ids
+
+        sentences = _espeak().phonemize(config.espeak_voice, text)
+        return [i for sentence in sentences for i in phonemes_to_ids(sentence, id_map=config.phoneme_id_map)]
     from engines.phonemes import FrontendReport, sentence_batches
 
-    return [
-        i for batch in sentence_batches(phonemizer, text, FrontendReport(), 64) for s in batch for i in s.phoneme_ids
-    ]
+    batches = sentence_batches(phonemizer, text, FrontendReport(), 64)
+    return [i for batch in batches for sentence in batch for i in sentence.phoneme_ids]
+
+
+_ESPEAK = None
+
+
+def _espeak():
+    """piper-tts's espeak phonemizer, one per process."""
+    global _ESPEAK
+    if _ESPEAK is None:
+        from piper.phonemize_espeak import EspeakPhonemizer
+
+        _ESPEAK = EspeakPhonemizer()
+    return _ESPEAK
 
 
 class PreprocessedCache:
