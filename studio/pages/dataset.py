@@ -137,6 +137,8 @@ class DatasetPage(QWidget):
         splitter.addWidget(self.table)
         splitter.addWidget(self.editor)
         splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([400, 260])
         tab = QWidget()
         layout = QVBoxLayout(tab)
         layout.addLayout(actions)
@@ -198,9 +200,14 @@ class DatasetPage(QWidget):
         selection = self.table.selectionModel()
         selection.clearSelection()
         flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        first = None
         for row in range(self.model.rowCount()):
             if self.model.row_id(row) in clip_ids:
-                selection.select(self.proxy.mapFromSource(self.model.index(row, 0)), flags)
+                index = self.proxy.mapFromSource(self.model.index(row, 0))
+                selection.select(index, flags)
+                first = first or index
+        if first is not None:
+            self.table.scrollTo(first)
 
     def _on_selection_changed(self, *_) -> None:
         ids = self.selected_ids()

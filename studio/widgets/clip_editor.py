@@ -42,6 +42,7 @@ class ClipEditor(QWidget):
         self.preview_function = None
         """``text -> (phonemes, num_phoneme_ids, missing)`` for the live preview; set by the page."""
         self.waveform = WaveformView()
+        self.waveform.setMaximumHeight(220)
         self.region = pg.LinearRegionItem(brush=pg.mkBrush(59, 130, 246, 40))
         self.cursor = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#ef4444"))
         self.waveform.addItem(self.region)

@@ -1,0 +1,47 @@
+"""Regenerate docs/dataset.png: the Dataset page with the target-voice corpus and a sliced long reading.
+
+Run under a display from the project root, with ``../shared`` present
+(e.g. ``xvfb-run -s "-screen 0 1280x800x24" .venv/bin/python docs/screenshot_dataset.py``).
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication
+
+from studio.main_window import MainWindow
+from studio.settings import Settings
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def main() -> None:
+    app = QApplication(sys.argv)
+    window = MainWindow(Settings())
+    window.resize(1280, 800)
+    page = window.dataset_page
+    page.project_dir = Path(tempfile.mkdtemp()) / "slt-dataset"
+    window.show_area("Dataset")
+    window.show()
+    for run in (
+        lambda: page.import_paths([SHARED / "target-voice"]),
+        lambda: page.slice_paths([SHARED / "real-speech" / "long" / "two_cities.wav"]),
+    ):
+        task = run()
+        while task.is_running() or page.is_busy():
+            app.processEvents()
+            task.join(0.05)
+    page.select(["two_cities_002"])
+    for _ in range(20):
+        app.processEvents()
+        task.join(0.05)
+    out = Path(__file__).with_name("dataset.png")
+    window.grab().save(str(out))
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
