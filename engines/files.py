@@ -21,7 +21,7 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
         OSError: the folder is not writable.
     """
     path = Path(path)
-    tmp = _create_temp(path)
+    tmp = temp_beside(path)
     try:
         yield tmp
         if path.exists():
@@ -40,8 +40,14 @@ def write_text(path: Path | str, text: str) -> Path:
     return path
 
 
-def _create_temp(path: Path) -> Path:
-    """A new, exclusive, empty file beside ``path``."""
+def temp_beside(path: Path) -> Path:
+    """A new, exclusive, empty file beside ``path`` (``.NAME.XXXXXXXX.part``), for writers that swap it in
+    themselves.
+
+    Raises:
+        FileExistsError: no free name after 100 tries.
+        OSError: the folder is not writable.
+    """
     for _ in range(100):
         tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
         try:
@@ -50,3 +56,8 @@ def _create_temp(path: Path) -> Path:
         except FileExistsError:
             continue
     raise FileExistsError(f"cannot create a temporary file beside {path}")
+
+
+def is_temp(path: Path) -> bool:
+    """True for a file :func:`temp_beside` made (left behind only by a process that was killed)."""
+    return path.name.startswith(".") and path.name.endswith(".part")
