@@ -58,6 +58,17 @@ class WNConv1d(_WeightNorm, nn.Conv1d):
         return self._conv_forward(x, self.normalized_weight(), self.bias)
 
 
+class WNConv2d(_WeightNorm, nn.Conv2d):
+    """``nn.Conv2d`` with weight normalization (the period discriminators' layers; training only)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._init_weight_norm()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self._conv_forward(x, self.normalized_weight(), self.bias)
+
+
 class WNConvTranspose1d(_WeightNorm, nn.ConvTranspose1d):
     """``nn.ConvTranspose1d`` with weight normalization over dim 0 (its input channels)."""
 

@@ -1,0 +1,98 @@
+"""HiFi-GAN's discriminators as Piper trains with them, with Piper's parameter names (``model_d.*``).
+
+Multi-period discriminator (Kong et al., "HiFi-GAN", NeurIPS 2020, sec. 2.2): one
+scale discriminator on the raw waveform (MelGAN's, Kumar et al. 2019) and five
+period discriminators that fold the waveform into ``[B, 1, T / p, p]`` for periods
+2, 3, 5, 7 and 11. All layers are weight-normalized (``weight_g``, ``weight_v``),
+so Piper's checkpoints load strictly, in both directions.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from engines.vits.weight_norm import WNConv1d, WNConv2d
+
+LRELU_SLOPE = 0.1
+PERIODS = (2, 3, 5, 7, 11)
+
+Scores = tuple[torch.Tensor, list[torch.Tensor]]
+"""One discriminator's output: logits ``[B, N]`` and its feature maps (one per layer)."""
+
+
+def _padding(kernel_size: int, dilation: int = 1) -> int:
+    return (kernel_size * dilation - dilation) // 2
+
+
+class DiscriminatorP(nn.Module):
+    """Period discriminator: 2-D convolutions over the waveform folded by ``period``."""
+
+    def __init__(self, period: int, kernel_size: int = 5, stride: int = 3) -> None:
+        super().__init__()
+        self.period = period
+        channels = [1, 32, 128, 512, 1024]
+        pad = (_padding(kernel_size), 0)
+        self.convs = nn.ModuleList(
+            WNConv2d(c_in, c_out, (kernel_size, 1), (stride, 1), padding=pad)
+            for c_in, c_out in zip(channels, channels[1:], strict=False)
+        )
+        self.convs.append(WNConv2d(1024, 1024, (kernel_size, 1), 1, padding=pad))
+        self.conv_post = WNConv2d(1024, 1, (3, 1), 1, padding=(1, 0))
+
+    def forward(self, x: torch.Tensor) -> Scores:
+        """``x`` ``[B, 1, T]`` -> logits ``[B, N]``, feature maps."""
+        b, c, t = x.shape
+        if t % self.period:
+            x = F.pad(x, (0, self.period - t % self.period), "reflect")
+        x = x.view(b, c, -1, self.period)
+        return _run(self.convs, self.conv_post, x)
+
+
+class DiscriminatorS(nn.Module):
+    """Scale discriminator: grouped 1-D convolutions over the raw waveform."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.convs = nn.ModuleList(
+            [
+                WNConv1d(1, 16, 15, 1, padding=7),
+                WNConv1d(16, 64, 41, 4, groups=4, padding=20),
+                WNConv1d(64, 256, 41, 4, groups=16, padding=20),
+                WNConv1d(256, 1024, 41, 4, groups=64, padding=20),
+                WNConv1d(1024, 1024, 41, 4, groups=256, padding=20),
+                WNConv1d(1024, 1024, 5, 1, padding=2),
+            ]
+        )
+        self.conv_post = WNConv1d(1024, 1, 3, 1, padding=1)
+
+    def forward(self, x: torch.Tensor) -> Scores:
+        """``x`` ``[B, 1, T]`` -> logits ``[B, N]``, feature maps."""
+        return _run(self.convs, self.conv_post, x)
+
+
+def _run(convs: nn.ModuleList, post: nn.Module, x: torch.Tensor) -> Scores:
+    features = []
+    for conv in convs:
+        x = F.leaky_relu(conv(x), LRELU_SLOPE)
+        features.append(x)
+    x = post(x)
+    features.append(x)
+    return torch.flatten(x, 1, -1), features
+
+
+class MultiPeriodDiscriminator(nn.Module):
+    """The scale discriminator and one period discriminator per period in ``PERIODS``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.discriminators = nn.ModuleList([DiscriminatorS(), *(DiscriminatorP(p) for p in PERIODS)])
+
+    def forward(self, x: torch.Tensor) -> list[Scores]:
+        """``x`` ``[B, 1, T]`` (real or generated audio) -> one :data:`Scores` per discriminator.
+
+        Real and generated audio go through separately, so the generator step can
+        score the generated audio alone and the discriminator step can reuse it.
+        """
+        return [d(x) for d in self.discriminators]
