@@ -47,26 +47,23 @@ class _WeightNorm:
         self._folded = None
 
 
-class WNConv1d(_WeightNorm, nn.Conv1d):
+class _WNConv(_WeightNorm):
+    """Mixin for ``nn.ConvNd``: builds the layer, then splits its weight; convolves with g * v / ||v||."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._init_weight_norm()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self._conv_forward(x, self.normalized_weight(), self.bias)
+
+
+class WNConv1d(_WNConv, nn.Conv1d):
     """``nn.Conv1d`` with weight normalization (parameters ``weight_g`` [C_out, 1, 1], ``weight_v``)."""
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._init_weight_norm()
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self._conv_forward(x, self.normalized_weight(), self.bias)
-
-
-class WNConv2d(_WeightNorm, nn.Conv2d):
+class WNConv2d(_WNConv, nn.Conv2d):
     """``nn.Conv2d`` with weight normalization (the period discriminators' layers; training only)."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._init_weight_norm()
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self._conv_forward(x, self.normalized_weight(), self.bias)
 
 
 class WNConvTranspose1d(_WeightNorm, nn.ConvTranspose1d):
