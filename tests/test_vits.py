@@ -7,38 +7,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from conftest import piper_synthesizer as _piper_model  # noqa: E402
+
 from engines.audio import snr_db  # noqa: E402
 from engines.base import VoiceError  # noqa: E402
 from engines.vits import Synthesizer, VitsConfig  # noqa: E402
-
-
-def _piper_model(config: VitsConfig):
-    """piper-tts's own SynthesizerTrn with the same hyperparameters (the reference)."""
-    from piper.train.vits.models import SynthesizerTrn
-
-    c = config
-    return SynthesizerTrn(
-        n_vocab=c.num_symbols,
-        spec_channels=c.spec_channels,
-        segment_size=c.segment_size // c.hop_length,
-        inter_channels=c.inter_channels,
-        hidden_channels=c.hidden_channels,
-        filter_channels=c.filter_channels,
-        n_heads=c.n_heads,
-        n_layers=c.n_layers,
-        kernel_size=c.kernel_size,
-        p_dropout=c.p_dropout,
-        resblock=c.resblock,
-        resblock_kernel_sizes=c.resblock_kernel_sizes,
-        resblock_dilation_sizes=c.resblock_dilation_sizes,
-        upsample_rates=c.upsample_rates,
-        upsample_initial_channel=c.upsample_initial_channel,
-        upsample_kernel_sizes=c.upsample_kernel_sizes,
-        n_speakers=c.num_speakers,
-        gin_channels=c.gin_channels,
-        use_sdp=c.use_sdp,
-    ).eval()
-
 
 CONFIGS = {
     "medium": VitsConfig.preset("medium", num_symbols=64),
