@@ -18,6 +18,7 @@ from pathlib import Path
 
 from engines.base import EngineError, StreamStats, SynthesisOptions, VoiceError
 from studio.dataset_cli import add_dataset_parser, cmd_dataset
+from studio.train_cli import add_train_parser, cmd_train
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--espeak-voice", help="espeak-ng voice name to record in the config")
 
     add_dataset_parser(sub)
+    add_train_parser(sub)
 
     voices = sub.add_parser("voices", help="list the voices the studio finds")
     voices.add_argument("--json", action="store_true", help="machine-readable output")
@@ -60,7 +62,13 @@ def main(argv: list[str] | None = None) -> int:
 
         return gui_main()
     try:
-        commands = {"say": cmd_say, "voices": cmd_voices, "export": cmd_export, "dataset": cmd_dataset}
+        commands = {
+            "say": cmd_say,
+            "voices": cmd_voices,
+            "export": cmd_export,
+            "dataset": cmd_dataset,
+            "train": cmd_train,
+        }
         return commands[args.command](args)
     except (VoiceError, EngineError, ValueError, OSError) as exc:
         print(f"voice-studio: error: {exc}", file=sys.stderr)

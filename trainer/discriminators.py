@@ -29,17 +29,17 @@ def _padding(kernel_size: int, dilation: int = 1) -> int:
 class DiscriminatorP(nn.Module):
     """Period discriminator: 2-D convolutions over the waveform folded by ``period``."""
 
-    def __init__(self, period: int, kernel_size: int = 5, stride: int = 3) -> None:
+    def __init__(self, period: int, kernel_size: int = 5, stride: int = 3, width: float = 1.0) -> None:
         super().__init__()
         self.period = period
-        channels = [1, 32, 128, 512, 1024]
+        channels = [1] + [_scaled(c, width) for c in (32, 128, 512, 1024)]
         pad = (_padding(kernel_size), 0)
         self.convs = nn.ModuleList(
             WNConv2d(c_in, c_out, (kernel_size, 1), (stride, 1), padding=pad)
             for c_in, c_out in zip(channels, channels[1:], strict=False)
         )
-        self.convs.append(WNConv2d(1024, 1024, (kernel_size, 1), 1, padding=pad))
-        self.conv_post = WNConv2d(1024, 1, (3, 1), 1, padding=(1, 0))
+        self.convs.append(WNConv2d(channels[-1], channels[-1], (kernel_size, 1), 1, padding=pad))
+        self.conv_post = WNConv2d(channels[-1], 1, (3, 1), 1, padding=(1, 0))
 
     def forward(self, x: torch.Tensor) -> Scores:
         """``x`` ``[B, 1, T]`` -> logits ``[B, N]``, feature maps."""
@@ -53,23 +53,29 @@ class DiscriminatorP(nn.Module):
 class DiscriminatorS(nn.Module):
     """Scale discriminator: grouped 1-D convolutions over the raw waveform."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: float = 1.0) -> None:
         super().__init__()
+        c16, c64, c256, c1024 = (_scaled(c, width) for c in (16, 64, 256, 1024))
+        groups = [max(1, round(g * width)) for g in (4, 16, 64, 256)]
         self.convs = nn.ModuleList(
             [
-                WNConv1d(1, 16, 15, 1, padding=7),
-                WNConv1d(16, 64, 41, 4, groups=4, padding=20),
-                WNConv1d(64, 256, 41, 4, groups=16, padding=20),
-                WNConv1d(256, 1024, 41, 4, groups=64, padding=20),
-                WNConv1d(1024, 1024, 41, 4, groups=256, padding=20),
-                WNConv1d(1024, 1024, 5, 1, padding=2),
+                WNConv1d(1, c16, 15, 1, padding=7),
+                WNConv1d(c16, c64, 41, 4, groups=groups[0], padding=20),
+                WNConv1d(c64, c256, 41, 4, groups=groups[1], padding=20),
+                WNConv1d(c256, c1024, 41, 4, groups=groups[2], padding=20),
+                WNConv1d(c1024, c1024, 41, 4, groups=groups[3], padding=20),
+                WNConv1d(c1024, c1024, 5, 1, padding=2),
             ]
         )
-        self.conv_post = WNConv1d(1024, 1, 3, 1, padding=1)
+        self.conv_post = WNConv1d(c1024, 1, 3, 1, padding=1)
 
     def forward(self, x: torch.Tensor) -> Scores:
         """``x`` ``[B, 1, T]`` -> logits ``[B, N]``, feature maps."""
         return _run(self.convs, self.conv_post, x)
+
+
+def _scaled(channels: int, width: float) -> int:
+    return max(4, round(channels * width))
 
 
 def _run(convs: nn.ModuleList, post: nn.Module, x: torch.Tensor) -> Scores:
@@ -83,11 +89,14 @@ def _run(convs: nn.ModuleList, post: nn.Module, x: torch.Tensor) -> Scores:
 
 
 class MultiPeriodDiscriminator(nn.Module):
-    """The scale discriminator and one period discriminator per period in ``PERIODS``."""
+    """The scale discriminator and one period discriminator per period in ``PERIODS``.
 
-    def __init__(self) -> None:
+    ``width`` scales every layer's channels (1.0: Piper's; the ``test`` preset narrows it).
+    """
+
+    def __init__(self, width: float = 1.0) -> None:
         super().__init__()
-        self.discriminators = nn.ModuleList([DiscriminatorS(), *(DiscriminatorP(p) for p in PERIODS)])
+        self.discriminators = nn.ModuleList([DiscriminatorS(width), *(DiscriminatorP(p, width=width) for p in PERIODS)])
 
     def forward(self, x: torch.Tensor) -> list[Scores]:
         """``x`` ``[B, 1, T]`` (real or generated audio) -> one :data:`Scores` per discriminator.

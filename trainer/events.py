@@ -37,7 +37,7 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
         "learning_rates": dict,
     },
     "preview": {"epoch": int, "path": str},
-    "checkpoint": {"epoch": int, "path": str, "kind": str},
+    "checkpoint": {"epoch": int, "path": str, "role": str},
     "eta": {"epoch": int, "seconds_left": NUMBER, "next_preview_s": NUMBER, "next_checkpoint_s": NUMBER},
     "warning": {"message": str},
     "error": {"message": str},

@@ -1,0 +1,39 @@
+"""``voice-studio train``: start or resume a training run (no Qt; the Train page runs this as a subprocess)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_train_parser(sub) -> None:
+    """Add ``train`` to the CLI's subparsers."""
+    train = sub.add_parser("train", help="fine-tune or train a Piper voice (events in RUN/events.jsonl)")
+    train.add_argument("--dataset", type=Path, help="a training cache, a dataset project, or metadata.csv + wavs/")
+    train.add_argument("--from", dest="start", default="scratch", help="scratch or a Piper .ckpt to start from")
+    train.add_argument("--preset", default="medium", help="test, x-low, low, medium or high")
+    train.add_argument("--epochs", type=int, help="epochs to train (default: the preset's)")
+    train.add_argument("--batch-size", type=int, help="utterances per step (default: from free memory)")
+    train.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    train.add_argument("--workers", type=int, default=0, help="data-loading worker processes")
+    train.add_argument("--out", type=Path, help="the run folder to create")
+    train.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue a run exactly where it stopped")
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Create and fit a run, or resume one; prints the best checkpoint's path."""
+    from trainer.run import RunOptions, create_run, fit
+
+    if args.resume:
+        best = fit(args.resume, resume=True)
+    else:
+        if not args.dataset or not args.out:
+            raise ValueError("train needs --dataset and --out (or --resume RUN_DIR)")
+        options = RunOptions(
+            args.dataset, args.out, args.start, args.preset, args.epochs, args.batch_size, args.device, args.workers
+        )
+        best = fit(create_run(options))
+    print(best)
+    print(f"export it with: voice-studio export {best} -o NAME.onnx", file=sys.stderr)
+    return 0

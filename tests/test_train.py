@@ -1,0 +1,121 @@
+"""Training runs end to end on the CPU with the ``test`` preset and real recordings."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from conftest import shared_path
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("lightning")
+
+from trainer import events  # noqa: E402
+from trainer.run import RunError, RunOptions, create_run, fit  # noqa: E402
+
+CLIPS = 24
+
+
+@pytest.fixture(scope="module")
+def piper_folder(tmp_path_factory):
+    """The first 24 target-voice clips in Piper's layout (metadata.csv + wavs/)."""
+    corpus = shared_path("corpus", "target-voice")
+    folder = tmp_path_factory.mktemp("piper-data")
+    (folder / "wavs").mkdir()
+    rows = (corpus / "metadata.csv").read_text(encoding="utf-8").splitlines()[:CLIPS]
+    (folder / "metadata.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    for row in rows:
+        shutil.copy(corpus / "wavs" / f"{row.split('|')[0]}.flac", folder / "wavs")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def finished_run(piper_folder, tmp_path_factory):
+    """A 2-epoch run from scratch."""
+    run = create_run(RunOptions(piper_folder, tmp_path_factory.mktemp("runs") / "run", preset="test", epochs=2))
+    best = fit(run)
+    return run, best
+
+
+def test_two_epochs_write_valid_events_checkpoints_and_previews(finished_run):
+    """Events validate against the schema; two epoch records with their time split; rates decay; files exist."""
+    run, best = finished_run
+    records = list(events.read_events(run / "events.jsonl"))
+    kinds = [r["kind"] for r in records]
+    assert kinds[0] == "run_start" and kinds[-1] == "finish" and kinds.count("epoch") == 2
+    epochs = [r for r in records if r["kind"] == "epoch"]
+    for record in epochs:
+        parts = record["train_s"] + record["val_s"] + record["preview_s"] + record["checkpoint_wait_s"]
+        assert parts == pytest.approx(record["seconds"], rel=1e-6) and record["val_s"] > 0
+        assert {"val_mel", "train_mel", "train_disc"} <= set(record["losses"])
+    assert epochs[0]["learning_rates"]["generator"] == 2e-4  # the rate each epoch trained with
+    assert epochs[1]["learning_rates"]["generator"] == pytest.approx(2e-4 * 0.999875)
+    assert epochs[1]["learning_rates"]["discriminator"] == pytest.approx(1e-4 * 0.9999)
+    assert {r["role"] for r in records if r["kind"] == "checkpoint"} == {"best", "resume"}
+    assert len(list((run / "previews").glob("epoch=0001/*.wav"))) == 3
+    state = torch.load(run / "last.ckpt", weights_only=False)
+    assert state["epoch"] == 1 and len(state["optimizer_states"]) == 2 and "voice_studio_rng" in state
+    assert best.parent == run / "checkpoints" and best.stat().st_size < (run / "last.ckpt").stat().st_size
+
+
+def test_best_checkpoint_exports_a_voice_piper_speaks(finished_run, tmp_path):
+    """The best generator checkpoint exports to a Piper voice that piper-tts loads and speaks."""
+    from piper import PiperVoice
+
+    from trainer.export import export_voice
+
+    _, best = finished_run
+    onnx_path, json_path = export_voice(best, tmp_path / "trained.onnx")
+    assert json.loads(json_path.read_text())["audio"]["sample_rate"] == 22050
+    audio = np.concatenate([c.audio_float_array for c in PiperVoice.load(onnx_path).synthesize("Hello there.")])
+    assert len(audio) > 2000 and np.isfinite(audio).all()
+
+
+def test_kill_9_then_resume_continues_from_the_last_checkpoint(piper_folder, tmp_path):
+    """A run killed mid-epoch resumes from last.ckpt: the next epoch, the scheduler's decayed rate, same settings."""
+    run = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    command = ["-m", "studio.cli", "train", "--dataset", str(piper_folder), "--out", str(run), "--preset", "test"]
+    process = subprocess.Popen(
+        [sys.executable, *command, "--epochs", "3"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not _has_epoch(run, 1):
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    saved = torch.load(run / "last.ckpt", weights_only=False)
+    saved_lr = saved["lr_schedulers"][0]["_last_lr"][0]
+    fit(run, resume=True)
+    records = list(events.read_events(run / "events.jsonl"))
+    restart = max(i for i, r in enumerate(records) if r["kind"] == "run_start")
+    assert records[restart]["start"] == "resume"
+    resumed = [r for r in records[restart:] if r["kind"] == "epoch"]
+    assert resumed[0]["epoch"] == saved["epoch"] + 1 and resumed[-1]["epoch"] == 2
+    assert resumed[0]["learning_rates"]["generator"] == pytest.approx(saved_lr * 0.999875)
+
+
+def _has_epoch(run, epoch: int) -> bool:
+    path = run / "events.jsonl"
+    return path.exists() and any(r["kind"] == "epoch" and r["epoch"] >= epoch for r in events.read_events(path))
+
+
+def test_bad_starts_are_refused_clearly(piper_folder, tmp_path, finished_run):
+    """An empty folder, an ONNX start (recovery not built yet), a taken run folder, nothing to resume."""
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(RunError, match="not a dataset"):
+        create_run(RunOptions(tmp_path / "empty", tmp_path / "run1", preset="test"))
+    with pytest.raises(RunError, match="ONNX voice needs its recovery stage"):
+        create_run(RunOptions(piper_folder, tmp_path / "run2", start="voice.onnx", preset="test"))
+    run, _ = finished_run
+    with pytest.raises(RunError, match="already holds a run"):
+        create_run(RunOptions(piper_folder, run, preset="test"))
+    with pytest.raises(RunError, match="nothing to resume"):
+        fit(create_run(RunOptions(run / "cache", tmp_path / "run3", preset="test")), resume=True)

@@ -1,0 +1,239 @@
+"""What a training run does besides training: events, checkpoints, previews (Lightning callbacks).
+
+- :class:`EventsCallback` writes the run's JSON-lines events (``trainer.events``):
+  run start, progress, one record per epoch with its wall time split into train,
+  validation, previews and checkpoint wait, and the finish.
+- :class:`CheckpointCallback` saves the resume checkpoint (``last.ckpt``: weights,
+  optimizers, schedulers, loops, RNG) through the background writer
+  (``trainer.checkpoints``), and small generator-only checkpoints ranked by val_mel
+  (best k), which ``voice-studio export`` turns into voices.
+- :class:`PreviewCallback` speaks fixed lines with the current generator every N
+  epochs and at the end.
+
+Only global rank 0 writes files and events.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import lightning as L
+import numpy as np
+import torch
+from lightning.pytorch.plugins.io import CheckpointIO, TorchCheckpointIO
+
+from trainer.checkpoints import BestK, CheckpointWriter
+from trainer.events import EventLog
+
+PREVIEW_LINES = (
+    "The quick brown fox jumps over the lazy dog.",
+    "How much wood would a woodchuck chuck, if a woodchuck could chuck wood?",
+    "It was a bright cold day in April, and the clocks were striking thirteen.",
+)
+
+
+class Timing:
+    """Wall time per part of the current epoch (seconds), shared by the callbacks."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.start = time.perf_counter()
+        self.parts = {"val_s": 0.0, "preview_s": 0.0, "checkpoint_wait_s": 0.0}
+
+    def add(self, part: str, seconds: float) -> None:
+        self.parts[part] += seconds
+
+
+class WriterCheckpointIO(CheckpointIO):
+    """Lightning's checkpoint saving through :class:`trainer.checkpoints.CheckpointWriter` (background, atomic)."""
+
+    def __init__(self, writer: CheckpointWriter) -> None:
+        self.writer = writer
+        self._torch = TorchCheckpointIO()
+
+    def save_checkpoint(self, checkpoint, path, storage_options=None) -> None:
+        self.writer.save(path, checkpoint)
+
+    def load_checkpoint(self, path, map_location=None, weights_only=None):
+        return self._torch.load_checkpoint(path, map_location=map_location, weights_only=False)
+
+    def remove_checkpoint(self, path) -> None:
+        Path(path).unlink(missing_ok=True)
+
+
+class EventsCallback(L.Callback):
+    """Writes the run's events; the epoch record is written once validation and the other callbacks are done."""
+
+    def __init__(self, log: EventLog, timing: Timing, start: str, num_utterances: int, progress_every: int = 20):
+        self.events, self.timing, self.start, self.num_utterances = log, timing, start, num_utterances
+        self.progress_every = progress_every
+        self._fit_start = time.perf_counter()
+        self._setup_s = 0.0
+        self._step_clock = None
+
+    def on_fit_start(self, trainer, module) -> None:
+        if trainer.is_global_zero:
+            config = module.config.to_dict()
+            device = str(module.device)
+            epochs = trainer.max_epochs or 0
+            self.events.emit(
+                "run_start",
+                config=config,
+                num_utterances=self.num_utterances,
+                device=device,
+                epochs=epochs,
+                start=self.start,
+            )
+
+    def on_train_epoch_start(self, trainer, module) -> None:
+        if not self._setup_s:
+            self._setup_s = time.perf_counter() - self._fit_start
+        self.timing.reset()
+        self._step_clock = (time.perf_counter(), 0)
+
+    def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx) -> None:
+        if trainer.is_global_zero and (batch_idx + 1) % self.progress_every == 0:
+            started, done = self._step_clock
+            now = time.perf_counter()
+            rate = (batch_idx + 1 - done) * len(batch) / max(now - started, 1e-9)
+            self._step_clock = (now, batch_idx + 1)
+            self.events.emit(
+                "progress",
+                epoch=trainer.current_epoch,
+                step=trainer.global_step,
+                batches=batch_idx + 1,
+                items_per_s=rate,
+            )
+
+    def on_validation_start(self, trainer, module) -> None:
+        self._val_start = time.perf_counter()
+
+    def on_validation_end(self, trainer, module) -> None:
+        self.timing.add("val_s", time.perf_counter() - self._val_start)
+
+    def on_train_epoch_end(self, trainer, module) -> None:
+        if not trainer.is_global_zero:
+            return
+        seconds = time.perf_counter() - self.timing.start
+        parts = self.timing.parts
+        metrics = {k: float(v) for k, v in trainer.callback_metrics.items()}
+        self.events.emit(
+            "epoch",
+            epoch=trainer.current_epoch,
+            step=trainer.global_step,
+            seconds=seconds,
+            train_s=max(0.0, seconds - sum(parts.values())),
+            losses={k: v for k, v in metrics.items() if k.startswith(("train_", "val_"))},
+            learning_rates={
+                name: float(s.get_last_lr()[0])
+                for name, s in zip(("generator", "discriminator"), module.lr_schedulers(), strict=True)
+            },
+            **parts,
+        )
+
+    def on_fit_end(self, trainer, module) -> None:
+        if trainer.is_global_zero:
+            status = "stopped" if trainer.should_stop and trainer.current_epoch < (trainer.max_epochs or 0) else "done"
+            self.events.emit(
+                "finish",
+                epochs=trainer.current_epoch,
+                seconds=time.perf_counter() - self._fit_start,
+                setup_s=self._setup_s,
+                status=status,
+            )
+
+
+class CheckpointCallback(L.Callback):
+    """``last.ckpt`` every ``every`` epochs (resume) and the best ``k`` generator checkpoints by val_mel."""
+
+    def __init__(
+        self, run_dir: Path, writer: CheckpointWriter, timing: Timing, log: EventLog, every: int = 1, k: int = 5
+    ):
+        self.run_dir, self.writer, self.timing, self.events, self.every = Path(run_dir), writer, timing, log, every
+        self.best = BestK(self.run_dir / "checkpoints", writer, k)
+
+    def on_save_checkpoint(self, trainer, module, checkpoint) -> None:
+        checkpoint["voice_studio_rng"] = {
+            "python": random.getstate(),
+            "numpy": np.random.get_state(),
+            "torch": torch.get_rng_state(),
+            "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+        }
+
+    def on_load_checkpoint(self, trainer, module, checkpoint) -> None:
+        state = checkpoint.get("voice_studio_rng")
+        if state:
+            random.setstate(state["python"])
+            np.random.set_state(state["numpy"])
+            torch.set_rng_state(state["torch"])
+            if state["cuda"] and torch.cuda.is_available():
+                torch.cuda.set_rng_state_all(state["cuda"])
+
+    def on_train_epoch_end(self, trainer, module) -> None:
+        started = time.perf_counter()
+        epoch = trainer.current_epoch
+        val_mel = trainer.callback_metrics.get("val_mel")
+        if trainer.is_global_zero and val_mel is not None:
+            path = self.best.consider(epoch, float(val_mel), generator_checkpoint(module, epoch, trainer.global_step))
+            if path is not None:
+                self.events.emit("checkpoint", epoch=epoch, path=str(path), role="best")
+        if (epoch + 1) % self.every == 0 or epoch + 1 == trainer.max_epochs:
+            trainer.save_checkpoint(self.run_dir / "last.ckpt")  # snapshot now, written in the background
+            if trainer.is_global_zero:
+                self.events.emit("checkpoint", epoch=epoch, path=str(self.run_dir / "last.ckpt"), role="resume")
+        self.timing.add("checkpoint_wait_s", time.perf_counter() - started)
+
+    def on_fit_end(self, trainer, module) -> None:
+        self.writer.flush()
+
+
+def generator_checkpoint(module, epoch: int, step: int) -> dict:
+    """A small Piper-style checkpoint with the generator only (``model_g.*``) and the hyperparameters."""
+    return {
+        "epoch": epoch,
+        "global_step": step,
+        "state_dict": {f"model_g.{k}": v for k, v in module.model_g.state_dict().items()},
+        "hyper_parameters": dict(module.hparams),
+    }
+
+
+class PreviewCallback(L.Callback):
+    """Speaks ``PREVIEW_LINES`` into ``previews/epoch=EEEE/N.wav`` every ``every`` epochs and at the end."""
+
+    def __init__(self, run_dir: Path, phonemizer, timing: Timing, log: EventLog, every: int = 25) -> None:
+        self.folder, self.phonemizer, self.timing, self.events, self.every = (
+            Path(run_dir) / "previews",
+            phonemizer,
+            timing,
+            log,
+            every,
+        )
+
+    def on_train_epoch_end(self, trainer, module) -> None:
+        epoch = trainer.current_epoch
+        if not trainer.is_global_zero or not ((epoch + 1) % self.every == 0 or epoch + 1 == trainer.max_epochs):
+            return
+        started = time.perf_counter()
+        from engines.audio import write_audio
+        from trainer.preprocess import training_phoneme_ids
+
+        folder = self.folder / f"epoch={epoch:04d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        was_training = module.model_g.training
+        module.model_g.eval()
+        try:
+            for number, line in enumerate(PREVIEW_LINES, start=1):
+                ids = torch.tensor([training_phoneme_ids(self.phonemizer, line)], device=module.device)
+                with torch.inference_mode():
+                    audio = module.model_g.infer(ids, torch.tensor([ids.shape[1]], device=module.device))
+                path = write_audio(
+                    folder / f"{number}.wav", audio.float().reshape(-1).cpu().numpy(), module.config.sample_rate
+                )
+                self.events.emit("preview", epoch=epoch, path=str(path))
+        finally:
+            module.model_g.train(was_training)
+        self.timing.add("preview_s", time.perf_counter() - started)

@@ -1,0 +1,126 @@
+"""Training presets: the generator's size (``engines.vits.config.VitsConfig``) and the training settings.
+
+``test`` is tiny, for tests and smoke runs (a CPU epoch in seconds; its
+discriminator is narrower than Piper's, so its checkpoints are not Piper's shape).
+``x-low``, ``low``, ``medium`` and ``high`` are Piper's qualities with Piper's
+training settings (piper1-gpl ``VitsModel`` defaults: AdamW at 2e-4 / 1e-4, betas
+(0.8, 0.99) / (0.5, 0.9), exponential decay 0.999875 / 0.9999 per epoch, ``c_mel``
+45, ``c_kl`` 1; VITS, Kim et al. 2021, sec. 4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from engines.vits.config import VitsConfig
+
+QUALITIES = ("x-low", "low", "medium", "high")
+
+
+@dataclass(frozen=True)
+class TrainingConfig:
+    """How to train (times in epochs, rates in 1/step, audio settings in Hz and samples).
+
+    Attributes:
+        model: the generator's hyperparameters.
+        discriminator_width: channel multiplier of the discriminators (1.0 = Piper's).
+        sample_rate, n_fft, hop_length, win_length, n_mels, mel_fmin, mel_fmax: audio and mel settings.
+        batch_size: utterances per step (``None``: chosen from free memory on CUDA, 8 on the CPU).
+        epochs: epochs to train.
+        learning_rate, learning_rate_d, betas, betas_d, eps, lr_decay, lr_decay_d: AdamW and ExponentialLR.
+        c_mel, c_kl: loss weights.
+        grad_clip: clip gradient norms above this (``None``: no clipping).
+        val_fraction, max_val: share of utterances held out for validation, and a cap.
+        preview_every: epochs between previews; checkpoint_every: epochs between resume checkpoints.
+        keep_best: ranked (best val_mel) generator checkpoints kept.
+        seed: random seed for splits, segments and noise.
+    """
+
+    model: VitsConfig = field(default_factory=lambda: VitsConfig.preset("medium"))
+    discriminator_width: float = 1.0
+    sample_rate: int = 22050
+    n_fft: int = 1024
+    hop_length: int = 256
+    win_length: int = 1024
+    n_mels: int = 80
+    mel_fmin: float = 0.0
+    mel_fmax: float | None = None
+    batch_size: int | None = None
+    epochs: int = 1000
+    learning_rate: float = 2e-4
+    learning_rate_d: float = 1e-4
+    betas: tuple[float, float] = (0.8, 0.99)
+    betas_d: tuple[float, float] = (0.5, 0.9)
+    eps: float = 1e-9
+    lr_decay: float = 0.999875
+    lr_decay_d: float = 0.9999
+    c_mel: float = 45.0
+    c_kl: float = 1.0
+    grad_clip: float | None = None
+    val_fraction: float = 0.05
+    max_val: int = 16
+    preview_every: int = 25
+    checkpoint_every: int = 1
+    keep_best: int = 5
+    seed: int = 1234
+
+    @property
+    def segment_frames(self) -> int:
+        """The decoder's training window in frames (``segment_size / hop_length``)."""
+        return self.model.segment_size // self.hop_length
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values for JSON and checkpoints."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> TrainingConfig:
+        """Inverse of :meth:`to_dict` (lists become tuples).
+
+        Raises:
+            TypeError: an unknown setting.
+        """
+        values = dict(values)
+        model = VitsConfig(**_tuples(values.pop("model", {})))
+        return cls(model=model, **_tuples(values))
+
+
+def _tuples(values: dict[str, Any]) -> dict[str, Any]:
+    def plain(v):
+        return tuple(plain(x) for x in v) if isinstance(v, list | tuple) else v
+
+    return {k: plain(v) for k, v in values.items()}
+
+
+def preset(name: str, num_symbols: int = 256, num_speakers: int = 1, **overrides: Any) -> TrainingConfig:
+    """A training preset by name (``test`` or a Piper quality), with overrides of TrainingConfig fields.
+
+    Raises:
+        ValueError: an unknown preset.
+    """
+    if name == "test":
+        model = VitsConfig(
+            num_symbols=num_symbols,
+            num_speakers=num_speakers,
+            inter_channels=16,
+            hidden_channels=16,
+            filter_channels=32,
+            n_heads=2,
+            n_layers=1,
+            resblock="2",
+            resblock_kernel_sizes=(3,),
+            resblock_dilation_sizes=((1, 2),),
+            upsample_rates=(8, 8, 4),
+            upsample_initial_channel=16,
+            upsample_kernel_sizes=(16, 16, 8),
+            gin_channels=16 if num_speakers > 1 else 0,
+            segment_size=4096,
+        )
+        base = TrainingConfig(model=model, discriminator_width=1 / 16, batch_size=4, epochs=2, preview_every=1)
+    elif name in QUALITIES or name.replace("_", "-") in QUALITIES:
+        model = VitsConfig.preset(name, num_symbols=num_symbols, num_speakers=num_speakers)
+        base = TrainingConfig(model=model)
+    else:
+        raise ValueError(f"unknown preset {name!r}; one of: test, {', '.join(QUALITIES)}")
+    return replace(base, **overrides)

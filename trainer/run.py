@@ -1,0 +1,268 @@
+"""A training run: its folder, its start point, and the Lightning fit.
+
+Run folder layout::
+
+    training.json       everything needed to run or resume: settings, dataset, start point
+    config.json         the voice config (Piper's .onnx.json format) checkpoints are spoken and exported with
+    events.jsonl        the event stream (``trainer.events``)
+    cache/              the preprocessed dataset, when the run was given a project or a Piper folder
+    last.ckpt           resume checkpoint (weights, optimizers, schedulers, loops, RNG)
+    checkpoints/        the best generator checkpoints by val_mel, and best.json
+    previews/           preview lines per epoch
+
+Start points: ``scratch``; a Piper ``.ckpt`` (weights only: every tensor whose name
+and shape match is copied, the rest is reported); resuming a run folder exactly.
+Fine-tuning from an ONNX voice needs the recovery stage (posterior encoder,
+training-only duration-predictor parts, discriminator) and is refused until it
+exists.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from engines.files import write_text
+from trainer.presets import TrainingConfig, preset
+
+RUN_VERSION = 1
+
+
+class RunError(ValueError):
+    """A run cannot start: the message says what to change."""
+
+
+@dataclass
+class RunOptions:
+    """What ``voice-studio train`` was asked for.
+
+    Attributes:
+        dataset: a preprocessed cache, a dataset project, or a Piper training folder (metadata.csv + wavs).
+        out: the run folder (created).
+        start: ``scratch`` or a Piper ``.ckpt``.
+        preset: ``test`` or a Piper quality.
+        epochs, batch_size: override the preset's.
+        device: ``auto``, ``cpu`` or ``cuda``.
+        workers: data-loading worker processes.
+    """
+
+    dataset: Path
+    out: Path
+    start: str = "scratch"
+    preset: str = "medium"
+    epochs: int | None = None
+    batch_size: int | None = None
+    device: str = "auto"
+    workers: int = 0
+
+
+def create_run(options: RunOptions, echo=sys.stderr) -> Path:
+    """Prepare the run folder (cache, training.json, config.json); returns it.
+
+    Raises:
+        RunError: the folder already holds a run, an unusable dataset or start point.
+    """
+    from trainer.preprocess import PreprocessedCache
+
+    out = Path(options.out)
+    if (out / "training.json").exists():
+        raise RunError(f"{out} already holds a run: resume it with --resume, or choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    cache_dir = _cache_for(Path(options.dataset), out, echo)
+    cache = PreprocessedCache(cache_dir)
+    voice = _voice_config(cache)
+    num_speakers = max(1, len(cache.speakers))
+    overrides = {k: v for k, v in (("epochs", options.epochs), ("batch_size", options.batch_size)) if v is not None}
+    config = preset(
+        options.preset, voice["num_symbols"], num_speakers, sample_rate=cache.settings.sample_rate, **overrides
+    )
+    _check_start(options.start, config)
+    document = {
+        "version": RUN_VERSION,
+        "cache": str(cache_dir.resolve()),
+        "start": options.start,
+        "device": options.device,
+        "workers": options.workers,
+        "config": config.to_dict(),
+    }
+    write_text(out / "config.json", json.dumps(voice, ensure_ascii=False, indent=2))
+    write_text(out / "training.json", json.dumps(document, indent=2))
+    return out
+
+
+def _cache_for(dataset: Path, out: Path, echo) -> Path:
+    """The dataset as a preprocessed cache: used as it is, or built from a project or a Piper folder."""
+    from trainer.dataset.project import DatasetProject
+    from trainer.preprocess import build_cache
+
+    if (dataset / "cache.json").exists():
+        return dataset
+    if (dataset / "manifest.json").exists():
+        project = DatasetProject(dataset)
+    elif (dataset / "metadata.csv").exists():
+        project = DatasetProject(out / "dataset")
+        result = project.import_sources([dataset])
+        if not result.added and not result.unchanged:
+            raise RunError(f"{dataset}: no clip could be imported")
+    else:
+        raise RunError(f"{dataset}: not a dataset (no cache.json, manifest.json or metadata.csv)")
+    print(f"preprocessing {dataset} ...", file=echo)
+    return build_cache(project, out / "cache")
+
+
+def _voice_config(cache) -> dict:
+    """Piper's voice config for what this run trains: the cache's voice (phoneme map), its rate, its speakers."""
+    from engines.voice import load_config
+    from trainer.preprocess import map_digest
+
+    source = load_config(Path(cache.voice_config))
+    if map_digest(source.phoneme_id_map) != cache.phoneme_id_map_sha256:
+        raise RunError(f"{cache.folder}: built for another phoneme map than {cache.voice_config}; rebuild the cache")
+    raw = dict(source.raw)
+    raw["audio"] = {**raw.get("audio", {}), "sample_rate": cache.settings.sample_rate}
+    raw["num_speakers"] = max(1, len(cache.speakers))
+    raw["speaker_id_map"] = {name: i for i, name in enumerate(cache.speakers)}
+    return raw
+
+
+def _check_start(start: str, config: TrainingConfig) -> None:
+    if start == "scratch":
+        return
+    path = Path(start)
+    if path.suffix.lower() == ".onnx" or start == "joe":
+        raise RunError(
+            "fine-tuning from an ONNX voice needs its recovery stage, which is not built yet: "
+            "start from a Piper .ckpt or from scratch"
+        )
+    if path.suffix.lower() != ".ckpt" or not path.is_file():
+        raise RunError(f"{start}: the start point must be 'scratch' or an existing Piper .ckpt")
+
+
+def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
+    """Train (or resume) the run in ``run_dir``; returns the path of the best generator checkpoint.
+
+    Raises:
+        RunError: not a run folder, nothing to resume, or a dataset with no usable utterance.
+        CheckpointError: a checkpoint could not be written.
+    """
+    import lightning as L
+
+    from engines.phonemes import Phonemizer
+    from engines.voice import load_config
+    from trainer.callbacks import CheckpointCallback, EventsCallback, PreviewCallback, Timing, WriterCheckpointIO
+    from trainer.checkpoints import CheckpointWriter, remove_stale_temps
+    from trainer.datamodule import CacheDataModule
+    from trainer.events import EventLog
+    from trainer.system import VitsSystem
+
+    run_dir = Path(run_dir)
+    document = _read_run(run_dir)
+    config = TrainingConfig.from_dict(document["config"])
+    last = run_dir / "last.ckpt"
+    if resume and not last.exists():
+        raise RunError(f"{run_dir}: nothing to resume yet (no last.ckpt)")
+    for folder in (run_dir, run_dir / "checkpoints"):
+        if folder.exists():
+            remove_stale_temps(folder)
+    accelerator, precision, batch_size = _hardware(document["device"], config)
+    data = CacheDataModule(
+        document["cache"],
+        batch_size,
+        config.segment_frames,
+        config.val_fraction,
+        config.max_val,
+        config.seed,
+        document["workers"],
+        multi_speaker=config.model.num_speakers > 1,
+    )
+    try:
+        data.setup()
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
+    L.seed_everything(config.seed, workers=True, verbose=False)
+    system = VitsSystem(config.to_dict())
+    log = EventLog(run_dir / "events.jsonl", echo)
+    if data.skipped:
+        log.emit("warning", message=f"{len(data.skipped)} utterances shorter than a training segment left out")
+    if not resume and document["start"] != "scratch":
+        for message in load_start(system, Path(document["start"])):
+            log.emit("warning", message=message)
+    timing, writer = Timing(), CheckpointWriter()
+    phonemizer = Phonemizer(load_config(run_dir / "config.json"))
+    callbacks = [
+        PreviewCallback(run_dir, phonemizer, timing, log, config.preview_every),
+        CheckpointCallback(run_dir, writer, timing, log, config.checkpoint_every, config.keep_best),
+        EventsCallback(log, timing, "resume" if resume else document["start"], len(data.train_set)),
+    ]
+    trainer = L.Trainer(
+        max_epochs=config.epochs,
+        accelerator=accelerator,
+        precision=precision,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        num_sanity_val_steps=0,
+        callbacks=callbacks,
+        plugins=[WriterCheckpointIO(writer)],
+    )
+    try:
+        trainer.fit(system, datamodule=data, ckpt_path=str(last) if resume else None)
+    except BaseException as exc:
+        log.emit("error", message=f"{type(exc).__name__}: {exc}")
+        raise
+    finally:
+        writer.close(raise_errors=False)
+        log.close()
+    files = callbacks[1].best.files()
+    return files[0] if files else last
+
+
+def load_start(system, checkpoint_path: Path) -> list[str]:
+    """Copy a Piper checkpoint's weights into ``system`` where names and shapes match; returns notes on the rest."""
+    from engines.vits.checkpoint import read_checkpoint
+
+    checkpoint = read_checkpoint(checkpoint_path)
+    notes = []
+    for module, weights, name in (
+        (system.model_g, checkpoint.generator, "generator"),
+        (system.model_d, checkpoint.discriminator, "discriminator"),
+    ):
+        own = module.state_dict()
+        fitting = {k: v for k, v in weights.items() if k in own and own[k].shape == v.shape}
+        module.load_state_dict(fitting, strict=False)
+        left = sorted(set(own) - set(fitting))
+        if left:
+            notes.append(
+                f"{name}: {len(left)} of {len(own)} tensors not in {checkpoint_path.name} (kept fresh): {left[:3]}"
+            )
+    return notes
+
+
+def _read_run(run_dir: Path) -> dict:
+    path = run_dir / "training.json"
+    if not path.exists():
+        raise RunError(f"{run_dir}: not a run folder (no training.json)")
+    document = json.loads(path.read_text(encoding="utf-8"))
+    if document.get("version") != RUN_VERSION:
+        raise RunError(f"{path}: run version {document.get('version')!r} is not {RUN_VERSION}")
+    return document
+
+
+def _hardware(device: str, config: TrainingConfig) -> tuple[str, str, int]:
+    """Lightning accelerator, precision and batch size: bf16 autocast and TF32 on CUDA, float32 on the CPU."""
+    import torch
+
+    cuda = torch.cuda.is_available() and device != "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RunError("CUDA was requested but no CUDA GPU is available to torch")
+    if not cuda:
+        return "cpu", "32-true", config.batch_size or 8
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
+    precision = "bf16-mixed" if torch.cuda.is_bf16_supported() else "16-mixed"
+    free, _ = torch.cuda.mem_get_info()
+    batch_size = config.batch_size or max(4, min(32, int(free / 2**30 * 2)))  # about 0.5 GiB per utterance
+    return "gpu", precision, batch_size

@@ -1,0 +1,157 @@
+"""The VITS training system: how the generator and the discriminators train together (manual GAN steps).
+
+Per batch (VITS, Kim et al. 2021, sec. 2.5; HiFi-GAN losses):
+
+1. Generator step. ``trainer.generator_forward`` gives a decoded segment; the
+   target audio and the target spectrogram are cut to the same segment (the
+   spectrogram before the mel projection, so only the segment is projected); mel
+   L1 and KL run in float32. The discriminators' parameters are frozen
+   (``requires_grad_(False)``) while gradients still flow through their input
+   into the generator; their features of the real audio need no graph at all.
+2. Discriminator step on the same generated audio, detached: no second
+   generator forward.
+
+The learning-rate schedulers are stepped once per epoch, at the start of every
+epoch after the first (manual optimization does not step them by itself; stepping
+before the epoch rather than after it means a checkpoint written at an epoch's end
+resumes with the right rate). Validation computes the generator's losses (``val_mel``,
+``val_kl``, ``val_dur``) and no discriminator loss. State dict keys are Piper's:
+``model_g.*`` (the generator) and ``model_d.*`` (the discriminators).
+"""
+
+from __future__ import annotations
+
+import lightning as L
+import torch
+import torch.nn.functional as F
+
+from engines.vits.models import Synthesizer
+from trainer import losses
+from trainer.datamodule import Batch
+from trainer.discriminators import MultiPeriodDiscriminator
+from trainer.generator_forward import generator_forward, slice_segments
+from trainer.mel import mel_spectrogram, spec_to_mel
+from trainer.presets import TrainingConfig
+
+
+class VitsSystem(L.LightningModule):
+    """Generator (``model_g``) and multi-period discriminator (``model_d``) trained as a GAN.
+
+    Args:
+        config: a :class:`trainer.presets.TrainingConfig` as a dict (so that the
+            checkpoint's ``hyper_parameters`` hold plain values).
+    """
+
+    def __init__(self, config: dict) -> None:
+        super().__init__()
+        self.save_hyperparameters(_piper_hparams(config))
+        self.config = TrainingConfig.from_dict(config)
+        self.model_g = Synthesizer(self.config.model)
+        self.model_d = MultiPeriodDiscriminator(self.config.discriminator_width)
+        self.automatic_optimization = False
+
+    # --- steps ------------------------------------------------------------------
+    def training_step(self, batch: Batch, batch_idx: int) -> None:
+        opt_g, opt_d = self.optimizers()
+        out, y, y_hat, metrics = self._generator_losses(batch, adversarial=True)
+        opt_g.zero_grad(set_to_none=True)
+        self.manual_backward(metrics.pop("loss_g"))
+        self._clip(self.model_g)
+        opt_g.step()
+
+        self.model_d.requires_grad_(True)
+        real, fake = self.model_d(y), self.model_d(y_hat.detach())
+        loss_d = losses.discriminator_loss([r for r, _ in real], [f for f, _ in fake])
+        opt_d.zero_grad(set_to_none=True)
+        self.manual_backward(loss_d)
+        self._clip(self.model_d)
+        opt_d.step()
+        metrics["disc"] = loss_d.detach()
+        self.log_dict(
+            {f"train_{k}": v for k, v in metrics.items()}, on_step=False, on_epoch=True, batch_size=len(batch)
+        )
+
+    def validation_step(self, batch: Batch, batch_idx: int) -> None:
+        _, _, _, metrics = self._generator_losses(batch, adversarial=False)
+        metrics.pop("loss_g")
+        self.log_dict({f"val_{k}": v for k, v in metrics.items()}, batch_size=len(batch), sync_dist=True)
+
+    def on_train_epoch_start(self) -> None:
+        if self.current_epoch > 0:  # one decay per finished epoch, before this epoch's first step (also on resume)
+            for scheduler in self.lr_schedulers():
+                scheduler.step()
+
+    def _generator_losses(self, batch: Batch, adversarial: bool):
+        c = self.config
+        out = generator_forward(
+            self.model_g,
+            batch.phoneme_ids,
+            batch.phoneme_lengths,
+            batch.spec,
+            batch.spec_lengths,
+            batch.speaker_ids,
+            c.segment_frames,
+        )
+        y = slice_segments(batch.audio, out.ids_slice * c.hop_length, c.model.segment_size)
+        y_hat = out.audio[..., : y.shape[-1]]
+        with torch.autocast(self.device.type, enabled=False):
+            spec = slice_segments(batch.spec, out.ids_slice, c.segment_frames)  # crop, then project
+            y_mel = spec_to_mel(spec, c.sample_rate, c.n_mels, c.mel_fmin, c.mel_fmax)
+            y_hat_mel = mel_spectrogram(
+                y_hat.squeeze(1).float(),
+                c.sample_rate,
+                c.n_fft,
+                c.hop_length,
+                c.win_length,
+                c.n_mels,
+                c.mel_fmin,
+                c.mel_fmax,
+            )
+            mel = F.l1_loss(y_hat_mel, y_mel)
+            kl = losses.kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.y_mask)
+            dur = torch.sum(out.l_length.float())
+        loss_g = mel * c.c_mel + kl * c.c_kl + dur
+        metrics = {"mel": mel.detach(), "kl": kl.detach(), "dur": dur.detach()}
+        if adversarial:
+            self.model_d.requires_grad_(False)
+            with torch.no_grad():
+                real = self.model_d(y)
+            fake = self.model_d(y_hat)
+            fm = losses.feature_loss([maps for _, maps in real], [maps for _, maps in fake])
+            gen = losses.generator_loss([logits for logits, _ in fake])
+            loss_g = loss_g + fm + gen
+            metrics.update(fm=fm.detach(), gen=gen.detach())
+        metrics["loss_g"] = loss_g
+        return out, y, y_hat, metrics
+
+    def _clip(self, module: torch.nn.Module) -> None:
+        if self.config.grad_clip is not None:
+            torch.nn.utils.clip_grad_norm_(module.parameters(), self.config.grad_clip)
+
+    # --- optimizers -------------------------------------------------------------
+    def configure_optimizers(self):
+        c = self.config
+        fused = self.device.type == "cuda"
+        opt_g = torch.optim.AdamW(self.model_g.parameters(), c.learning_rate, c.betas, c.eps, fused=fused)
+        opt_d = torch.optim.AdamW(self.model_d.parameters(), c.learning_rate_d, c.betas_d, c.eps, fused=fused)
+        schedulers = [
+            torch.optim.lr_scheduler.ExponentialLR(opt_g, gamma=c.lr_decay),
+            torch.optim.lr_scheduler.ExponentialLR(opt_d, gamma=c.lr_decay_d),
+        ]
+        return [opt_g, opt_d], schedulers
+
+
+def _piper_hparams(config: dict) -> dict:
+    """Hyperparameters under Piper's names (readable by Piper tools and ``engines.vits.checkpoint``),
+    plus our whole training config under ``voice_studio``."""
+    model = dict(config["model"])
+    return {
+        **model,
+        "sample_rate": config["sample_rate"],
+        "filter_length": config["n_fft"],
+        "hop_length": config["hop_length"],
+        "win_length": config["win_length"],
+        "mel_channels": config["n_mels"],
+        "learning_rate": config["learning_rate"],
+        "voice_studio": config,
+    }
