@@ -17,6 +17,7 @@ def add_train_parser(sub) -> None:
     train.add_argument("--batch-size", type=int, help="utterances per step (default: from free memory)")
     train.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     train.add_argument("--workers", type=int, default=0, help="data-loading worker processes")
+    train.add_argument("--devices", type=int, default=1, help="DDP processes: GPUs, or CPU processes (gloo)")
     train.add_argument("--out", type=Path, help="the run folder to create")
     train.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue a run exactly where it stopped")
 
@@ -31,7 +32,15 @@ def cmd_train(args: argparse.Namespace) -> int:
         if not args.dataset or not args.out:
             raise ValueError("train needs --dataset and --out (or --resume RUN_DIR)")
         options = RunOptions(
-            args.dataset, args.out, args.start, args.preset, args.epochs, args.batch_size, args.device, args.workers
+            args.dataset,
+            args.out,
+            args.start,
+            args.preset,
+            args.epochs,
+            args.batch_size,
+            args.device,
+            args.workers,
+            args.devices,
         )
         best = fit(create_run(options))
     print(best)

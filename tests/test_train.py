@@ -59,6 +59,8 @@ def test_two_epochs_write_valid_events_checkpoints_and_previews(finished_run):
     assert epochs[1]["learning_rates"]["generator"] == pytest.approx(2e-4 * 0.999875)
     assert epochs[1]["learning_rates"]["discriminator"] == pytest.approx(1e-4 * 0.9999)
     assert {r["role"] for r in records if r["kind"] == "checkpoint"} == {"best", "resume"}
+    etas = [r for r in records if r["kind"] == "eta"]
+    assert etas[0]["seconds_left"] == pytest.approx(epochs[0]["seconds"]) and etas[-1]["seconds_left"] == 0
     assert len(list((run / "previews").glob("epoch=0001/*.wav"))) == 3
     state = torch.load(run / "last.ckpt", weights_only=False)
     assert state["epoch"] == 1 and len(state["optimizer_states"]) == 2 and "voice_studio_rng" in state
@@ -119,3 +121,24 @@ def test_bad_starts_are_refused_clearly(piper_folder, tmp_path, finished_run):
         create_run(RunOptions(piper_folder, run, preset="test"))
     with pytest.raises(RunError, match="nothing to resume"):
         fit(create_run(RunOptions(run / "cache", tmp_path / "run3", preset="test")), resume=True)
+
+
+def test_ddp_two_cpu_processes_train_an_epoch_and_write_each_file_once(piper_folder, tmp_path):
+    """Lightning's DDP over 2 CPU processes (gloo): one epoch; one run_start, epoch and finish; files once."""
+    run = tmp_path / "ddp"
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    command = [sys.executable, "-m", "studio.cli", "train", "--dataset", str(piper_folder), "--out", str(run)]
+    result = subprocess.run(
+        [*command, "--preset", "test", "--epochs", "1", "--devices", "2", "--device", "cpu"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    records = list(events.read_events(run / "events.jsonl"))
+    kinds = [r["kind"] for r in records]
+    assert (kinds.count("run_start"), kinds.count("epoch"), kinds.count("finish")) == (1, 1, 1)
+    written = [r["path"] for r in records if r["kind"] in ("checkpoint", "preview")]
+    assert len(written) == len(set(written)) == 5  # best, last, 3 previews
+    assert len(list((run / "checkpoints").glob("best-*.ckpt"))) == 1 and (run / "last.ckpt").exists()

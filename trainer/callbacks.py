@@ -74,6 +74,7 @@ class EventsCallback(L.Callback):
         self._fit_start = time.perf_counter()
         self._setup_s = 0.0
         self._step_clock = None
+        self._epoch_seconds: list[float] = []
 
     def on_fit_start(self, trainer, module) -> None:
         if trainer.is_global_zero:
@@ -133,6 +134,25 @@ class EventsCallback(L.Callback):
                 for name, s in zip(("generator", "discriminator"), module.lr_schedulers(), strict=True)
             },
             **parts,
+        )
+        self._emit_eta(trainer, seconds)
+
+    def _emit_eta(self, trainer, seconds: float) -> None:
+        """Time left, from the mean epoch so far; next preview and checkpoint in seconds."""
+        self._epoch_seconds.append(seconds)
+        mean = sum(self._epoch_seconds) / len(self._epoch_seconds)
+        epoch, config = trainer.current_epoch, trainer.lightning_module.config
+        left = max(0, (trainer.max_epochs or 0) - epoch - 1)
+
+        def until(every: int) -> float:  # the last epoch always previews and checkpoints
+            return mean * min(every - (epoch + 1) % every, left)
+
+        self.events.emit(
+            "eta",
+            epoch=epoch,
+            seconds_left=mean * left,
+            next_preview_s=until(config.preview_every),
+            next_checkpoint_s=until(config.checkpoint_every),
         )
 
     def on_fit_end(self, trainer, module) -> None:

@@ -45,6 +45,7 @@ class RunOptions:
         preset: ``test`` or a Piper quality.
         epochs, batch_size: override the preset's.
         device: ``auto``, ``cpu`` or ``cuda``.
+        devices: processes of Lightning's DDP strategy (GPUs, or CPU processes over gloo); 1 = no DDP.
         workers: data-loading worker processes.
     """
 
@@ -56,6 +57,7 @@ class RunOptions:
     batch_size: int | None = None
     device: str = "auto"
     workers: int = 0
+    devices: int = 1
 
 
 def create_run(options: RunOptions, echo=sys.stderr) -> Path:
@@ -67,6 +69,8 @@ def create_run(options: RunOptions, echo=sys.stderr) -> Path:
     from trainer.preprocess import PreprocessedCache
 
     out = Path(options.out)
+    if not _rank_zero() and (out / "training.json").exists():
+        return out  # a DDP worker process re-running the command: rank 0 made the run
     if (out / "training.json").exists():
         raise RunError(f"{out} already holds a run: resume it with --resume, or choose another --out")
     out.mkdir(parents=True, exist_ok=True)
@@ -85,6 +89,7 @@ def create_run(options: RunOptions, echo=sys.stderr) -> Path:
         "start": options.start,
         "device": options.device,
         "workers": options.workers,
+        "devices": options.devices,
         "config": config.to_dict(),
     }
     write_text(out / "config.json", json.dumps(voice, ensure_ascii=False, indent=2))
@@ -183,12 +188,12 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
         raise RunError(str(exc)) from None
     L.seed_everything(config.seed, workers=True, verbose=False)
     system = VitsSystem(config.to_dict())
-    log = EventLog(run_dir / "events.jsonl", echo)
-    if data.skipped:
-        log.emit("warning", message=f"{len(data.skipped)} utterances shorter than a training segment left out")
+    log = EventLog(run_dir / "events.jsonl", echo if _rank_zero() else None)
+    notes = [f"{len(data.skipped)} utterances shorter than a training segment left out"] if data.skipped else []
     if not resume and document["start"] != "scratch":
-        for message in load_start(system, Path(document["start"])):
-            log.emit("warning", message=message)
+        notes += load_start(system, Path(document["start"]))
+    for message in notes if _rank_zero() else []:
+        log.emit("warning", message=message)
     timing, writer = Timing(), CheckpointWriter()
     phonemizer = Phonemizer(load_config(run_dir / "config.json"))
     callbacks = [
@@ -196,9 +201,13 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
         CheckpointCallback(run_dir, writer, timing, log, config.checkpoint_every, config.keep_best),
         EventsCallback(log, timing, "resume" if resume else document["start"], len(data.train_set)),
     ]
+    devices = document.get("devices", 1)
     trainer = L.Trainer(
         max_epochs=config.epochs,
         accelerator=accelerator,
+        devices=devices,
+        # each backward leaves one network without gradients (the GAN's two steps): DDP must expect that
+        strategy="ddp_find_unused_parameters_true" if devices > 1 else "auto",
         precision=precision,
         logger=False,
         enable_checkpointing=False,
@@ -211,7 +220,8 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
     try:
         trainer.fit(system, datamodule=data, ckpt_path=str(last) if resume else None)
     except BaseException as exc:
-        log.emit("error", message=f"{type(exc).__name__}: {exc}")
+        if _rank_zero():
+            log.emit("error", message=f"{type(exc).__name__}: {exc}")
         raise
     finally:
         writer.close(raise_errors=False)
@@ -239,6 +249,13 @@ def load_start(system, checkpoint_path: Path) -> list[str]:
                 f"{name}: {len(left)} of {len(own)} tensors not in {checkpoint_path.name} (kept fresh): {left[:3]}"
             )
     return notes
+
+
+def _rank_zero() -> bool:
+    """False in the extra processes Lightning's DDP strategy starts (they re-run the command)."""
+    import os
+
+    return os.environ.get("LOCAL_RANK", "0") == "0" and os.environ.get("NODE_RANK", "0") == "0"
 
 
 def _read_run(run_dir: Path) -> dict:
