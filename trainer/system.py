@@ -21,6 +21,9 @@ resumes with the right rate). Validation computes the generator's losses (``val_
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import lightning as L
 import torch
 import torch.nn.functional as F
@@ -78,8 +81,11 @@ class VitsSystem(L.LightningModule):
 
     def on_train_epoch_start(self) -> None:
         if self.current_epoch > 0:  # one decay per finished epoch, before this epoch's first step (also on resume)
-            for scheduler in self.lr_schedulers():
-                scheduler.step()
+            with warnings.catch_warnings():
+                # after a resume no optimizer has stepped in this process yet; the order is intended
+                warnings.filterwarnings("ignore", re.escape("Detected call of `lr_scheduler.step()`"), UserWarning)
+                for scheduler in self.lr_schedulers():
+                    scheduler.step()
 
     def _generator_losses(self, batch: Batch, adversarial: bool):
         c = self.config
