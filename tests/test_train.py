@@ -110,12 +110,12 @@ def _has_epoch(run, epoch: int) -> bool:
 
 
 def test_bad_starts_are_refused_clearly(piper_folder, tmp_path, finished_run):
-    """An empty folder, an ONNX start (recovery not built yet), a taken run folder, nothing to resume."""
+    """An empty folder, a missing start voice, a taken run folder, nothing to resume."""
     (tmp_path / "empty").mkdir()
     with pytest.raises(RunError, match="not a dataset"):
         create_run(RunOptions(tmp_path / "empty", tmp_path / "run1", preset="test"))
-    with pytest.raises(RunError, match="ONNX voice needs its recovery stage"):
-        create_run(RunOptions(piper_folder, tmp_path / "run2", start="voice.onnx", preset="test"))
+    with pytest.raises(RunError, match="must be 'scratch', 'joe', or an existing"):
+        create_run(RunOptions(piper_folder, tmp_path / "run2", start="missing.onnx", preset="test"))
     run, _ = finished_run
     with pytest.raises(RunError, match="already holds a run"):
         create_run(RunOptions(piper_folder, run, preset="test"))
@@ -142,3 +142,36 @@ def test_ddp_two_cpu_processes_train_an_epoch_and_write_each_file_once(piper_fol
     written = [r["path"] for r in records if r["kind"] in ("checkpoint", "preview")]
     assert len(written) == len(set(written)) == 5  # best, last, 3 previews
     assert len(list((run / "checkpoints").glob("best-*.ckpt"))) == 1 and (run / "last.ckpt").exists()
+
+
+def test_fine_tune_from_the_default_onnx_voice(piper_folder, tmp_path):
+    """From joe (ONNX): recovery reported, discriminator warmed up first, exported voice speaks in piper-tts."""
+    from piper import PiperVoice
+
+    from trainer.export import export_voice
+
+    run = create_run(RunOptions(piper_folder, tmp_path / "run", start="joe", preset="test", epochs=2))
+    config = json.loads((run / "training.json").read_text())["config"]
+    assert config["model"]["hidden_channels"] == 192  # joe's size (medium), not the test preset's
+    best = fit(run)
+    records = list(events.read_events(run / "events.jsonl"))
+    recovered = {r["part"]: r["value"] for r in records if r["kind"] == "recovery"}
+    assert set(recovered) == {"enc_q", "dp"} and all(np.isfinite(v) for v in recovered.values())
+    assert [r["epoch"] for r in records if r["kind"] == "epoch"] == [0, 1]
+    assert config["d_warmup_steps"] == 2  # the test preset's: two discriminator-only steps first
+    assert torch.load(run / "last.ckpt", weights_only=False)["state_dict"]["d_warmup_left"] == 0
+    onnx_path, _ = export_voice(best, tmp_path / "tuned.onnx")
+    audio = np.concatenate([c.audio_float_array for c in PiperVoice.load(onnx_path).synthesize("Good morning.")])
+    assert len(audio) > 5000 and np.isfinite(audio).all()
+
+
+def test_dataset_at_another_rate_than_the_start_voice_is_refused(piper_folder, tmp_path):
+    """A 32 kHz cache against joe (22,050 Hz): a clear error naming both rates and the fix."""
+    from trainer.dataset.project import DatasetProject
+    from trainer.preprocess import CacheSettings, build_cache
+
+    project = DatasetProject(tmp_path / "project")
+    project.import_sources([piper_folder], workers=2)
+    cache = build_cache(project, tmp_path / "cache32", CacheSettings(sample_rate=32000), workers=2)
+    with pytest.raises(RunError, match="speaks at 22050 Hz but the dataset is prepared at 32000 Hz.*--rate 22050"):
+        create_run(RunOptions(cache, tmp_path / "run", start="joe", preset="test"))

@@ -35,6 +35,9 @@ class TrainingConfig:
         preview_every: epochs between previews; checkpoint_every: epochs between resume checkpoints.
         keep_best: ranked (best val_mel) generator checkpoints kept.
         seed: random seed for splits, segments and noise.
+        d_warmup_steps: steps that train the discriminators alone before the generator moves
+            (used when they start fresh against a trained generator, as from an ONNX voice).
+        recovery_lines, recovery_steps: budget of the recovery stage for an ONNX start (``trainer.recovery``).
     """
 
     model: VitsConfig = field(default_factory=lambda: VitsConfig.preset("medium"))
@@ -64,6 +67,9 @@ class TrainingConfig:
     checkpoint_every: int = 1
     keep_best: int = 5
     seed: int = 1234
+    d_warmup_steps: int = 200
+    recovery_lines: int = 300
+    recovery_steps: int = 600
 
     @property
     def segment_frames(self) -> int:
@@ -117,7 +123,16 @@ def preset(name: str, num_symbols: int = 256, num_speakers: int = 1, **overrides
             gin_channels=16 if num_speakers > 1 else 0,
             segment_size=4096,
         )
-        base = TrainingConfig(model=model, discriminator_width=1 / 16, batch_size=4, epochs=2, preview_every=1)
+        base = TrainingConfig(
+            model=model,
+            discriminator_width=1 / 16,
+            batch_size=4,
+            epochs=2,
+            preview_every=1,
+            recovery_lines=6,
+            recovery_steps=4,
+            d_warmup_steps=2,
+        )
     elif name in QUALITIES or name.replace("_", "-") in QUALITIES:
         model = VitsConfig.preset(name, num_symbols=num_symbols, num_speakers=num_speakers)
         base = TrainingConfig(model=model)

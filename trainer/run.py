@@ -11,10 +11,11 @@ Run folder layout::
     previews/           preview lines per epoch
 
 Start points: ``scratch``; a Piper ``.ckpt`` (weights only: every tensor whose name
-and shape match is copied, the rest is reported); resuming a run folder exactly.
-Fine-tuning from an ONNX voice needs the recovery stage (posterior encoder,
-training-only duration-predictor parts, discriminator) and is refused until it
-exists.
+and shape match is copied, the rest is reported); a Piper ONNX voice (``joe`` is the
+embedded one), whose missing training-only parts are first recovered from the voice
+itself (``trainer.recovery``) and whose fresh discriminators are warmed up before
+the generator moves; resuming a run folder exactly. With a start voice or
+checkpoint, the generator's size is the start's; the preset sets the rest.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def create_run(options: RunOptions, echo=sys.stderr) -> Path:
     config = preset(
         options.preset, voice["num_symbols"], num_speakers, sample_rate=cache.settings.sample_rate, **overrides
     )
-    _check_start(options.start, config)
+    config = _fit_to_start(options.start, config, cache)
     document = {
         "version": RUN_VERSION,
         "cache": str(cache_dir.resolve()),
@@ -132,17 +133,56 @@ def _voice_config(cache) -> dict:
     return raw
 
 
-def _check_start(start: str, config: TrainingConfig) -> None:
+def resolve_start(start: str) -> tuple[str, Path | None]:
+    """``("scratch", None)``, ``("ckpt", path)`` or ``("onnx", path)``; ``joe`` is the embedded voice.
+
+    Raises:
+        RunError: not one of those, or the file is missing.
+    """
     if start == "scratch":
-        return
+        return "scratch", None
+    if start == "joe":
+        from engines.registry import default_voice
+
+        return "onnx", default_voice().model_path
     path = Path(start)
-    if path.suffix.lower() == ".onnx" or start == "joe":
+    kind = {".ckpt": "ckpt", ".onnx": "onnx"}.get(path.suffix.lower())
+    if kind is None or not path.is_file():
+        raise RunError(f"{start}: the start point must be 'scratch', 'joe', or an existing Piper .ckpt or .onnx voice")
+    return kind, path
+
+
+def _fit_to_start(start: str, config: TrainingConfig, cache) -> TrainingConfig:
+    """The preset with the start's generator size; refuses a start that does not fit the dataset."""
+    from dataclasses import replace
+
+    from engines.vits.checkpoint import read_checkpoint
+    from engines.voice import load_voice
+    from trainer.preprocess import map_digest
+
+    kind, path = resolve_start(start)
+    if kind == "scratch":
+        return config
+    if kind == "ckpt":
+        checkpoint = read_checkpoint(path)
+        model, rate = checkpoint.config, checkpoint.sample_rate
+    else:
+        from engines.vits.onnx_import import load_onnx_generator
+
+        voice = load_voice(path)
+        model, rate = load_onnx_generator(path, voice.config.num_speakers)[0].config, voice.config.sample_rate
+        if map_digest(voice.config.phoneme_id_map) != cache.phoneme_id_map_sha256:
+            raise RunError(f"{path}: its phoneme map is not the one the dataset was prepared with")
+    if rate != cache.settings.sample_rate:
         raise RunError(
-            "fine-tuning from an ONNX voice needs its recovery stage, which is not built yet: "
-            "start from a Piper .ckpt or from scratch"
+            f"{path} speaks at {rate} Hz but the dataset is prepared at {cache.settings.sample_rate} Hz: "
+            f"rebuild it with `voice-studio dataset cache PROJECT --out DIR --rate {rate}`"
         )
-    if path.suffix.lower() != ".ckpt" or not path.is_file():
-        raise RunError(f"{start}: the start point must be 'scratch' or an existing Piper .ckpt")
+    if model.num_symbols != config.model.num_symbols:
+        raise RunError(
+            f"{path}: {model.num_symbols} symbols, but the dataset's voice map has {config.model.num_symbols}"
+        )
+    return replace(config, model=replace(model, segment_size=config.model.segment_size))
 
 
 def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
@@ -190,12 +230,15 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
     system = VitsSystem(config.to_dict())
     log = EventLog(run_dir / "events.jsonl", echo if _rank_zero() else None)
     notes = [f"{len(data.skipped)} utterances shorter than a training segment left out"] if data.skipped else []
-    if not resume and document["start"] != "scratch":
-        notes += load_start(system, Path(document["start"]))
+    kind, start_path = resolve_start(document["start"])
+    phonemizer = Phonemizer(load_config(run_dir / "config.json"))
+    if not resume and kind == "ckpt":
+        notes += load_start(system, start_path)
+    if not resume and kind == "onnx":
+        _recover(system, start_path, data, phonemizer, log if _rank_zero() else None, accelerator)
     for message in notes if _rank_zero() else []:
         log.emit("warning", message=message)
     timing, writer = Timing(), CheckpointWriter()
-    phonemizer = Phonemizer(load_config(run_dir / "config.json"))
     callbacks = [
         PreviewCallback(run_dir, phonemizer, timing, log, config.preview_every),
         CheckpointCallback(run_dir, writer, timing, log, config.checkpoint_every, config.keep_best),
@@ -228,6 +271,31 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
         log.close()
     files = callbacks[1].best.files()
     return files[0] if files else last
+
+
+def _recover(system, voice_path: Path, data, phonemizer, log, accelerator: str) -> None:
+    """Load an ONNX voice into the generator, recover its training-only parts, arm the discriminator warm-up."""
+    import torch
+
+    from engines.vits.onnx_import import load_onnx_generator
+    from trainer.preprocess import training_phoneme_ids
+    from trainer.recovery import recover, speak
+
+    config = system.config
+    imported, _ = load_onnx_generator(voice_path, config.model.num_speakers)
+    system.model_g.load_state_dict(imported.state_dict())
+    device = "cuda" if accelerator == "gpu" else "cpu"
+    model = system.model_g.to(device)
+    cache = data.train_set.cache
+    texts = [cache.utterances[i].text for i in data.train_set.indices][: config.recovery_lines]
+    torch.manual_seed(config.seed)
+    examples = speak(model, [training_phoneme_ids(phonemizer, t) for t in texts])
+    report = recover(model, examples, config.sample_rate, config.recovery_steps)
+    system.model_g.to("cpu")
+    system.d_warmup_left.fill_(config.d_warmup_steps)
+    if log is not None:
+        log.emit("recovery", part="enc_q", metric="mel_l1_vs_voice", value=report.mel_l1)
+        log.emit("recovery", part="dp", metric="duration_nll", value=report.duration_nll)
 
 
 def load_start(system, checkpoint_path: Path) -> list[str]:

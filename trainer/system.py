@@ -11,6 +11,9 @@ Per batch (VITS, Kim et al. 2021, sec. 2.5; HiFi-GAN losses):
 2. Discriminator step on the same generated audio, detached: no second
    generator forward.
 
+While ``d_warmup_left`` is positive (an ONNX start: fresh discriminators against a
+trained generator) only the discriminator step runs.
+
 The learning-rate schedulers are stepped once per epoch, at the start of every
 epoch after the first (manual optimization does not step them by itself; stepping
 before the epoch rather than after it means a checkpoint written at an epoch's end
@@ -51,16 +54,23 @@ class VitsSystem(L.LightningModule):
         self.config = TrainingConfig.from_dict(config)
         self.model_g = Synthesizer(self.config.model)
         self.model_d = MultiPeriodDiscriminator(self.config.discriminator_width)
+        self.register_buffer("d_warmup_left", torch.tensor(0))  # set by the run; saved for resuming
         self.automatic_optimization = False
 
     # --- steps ------------------------------------------------------------------
     def training_step(self, batch: Batch, batch_idx: int) -> None:
         opt_g, opt_d = self.optimizers()
-        out, y, y_hat, metrics = self._generator_losses(batch, adversarial=True)
-        opt_g.zero_grad(set_to_none=True)
-        self.manual_backward(metrics.pop("loss_g"))
-        self._clip(self.model_g)
-        opt_g.step()
+        if int(self.d_warmup_left) > 0:  # discriminators alone, against the generator as it is
+            with torch.no_grad():
+                out, y, y_hat, metrics = self._generator_losses(batch, adversarial=False)
+            metrics.pop("loss_g")
+            self.d_warmup_left -= 1
+        else:
+            out, y, y_hat, metrics = self._generator_losses(batch, adversarial=True)
+            opt_g.zero_grad(set_to_none=True)
+            self.manual_backward(metrics.pop("loss_g"))
+            self._clip(self.model_g)
+            opt_g.step()
 
         self.model_d.requires_grad_(True)
         real, fake = self.model_d(y), self.model_d(y_hat.detach())
