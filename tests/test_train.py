@@ -144,6 +144,7 @@ def test_ddp_two_cpu_processes_train_an_epoch_and_write_each_file_once(piper_fol
     assert len(list((run / "checkpoints").glob("best-*.ckpt"))) == 1 and (run / "last.ckpt").exists()
 
 
+@pytest.mark.filterwarnings("error:Found .* module\\(s\\) in eval mode")
 def test_fine_tune_from_the_default_onnx_voice(piper_folder, tmp_path):
     """From joe (ONNX): recovery reported, discriminator warmed up first, exported voice speaks in piper-tts."""
     from piper import PiperVoice

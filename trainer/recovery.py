@@ -83,6 +83,7 @@ def recover(
         parameter.requires_grad_(name.startswith(TRAINABLE))
     optimizer = torch.optim.AdamW(trainable, lr, betas=(0.8, 0.99), eps=1e-9)
     report = RecoveryReport(0.0, 0.0)
+    was_training = model.training
     model.train()
     try:
         for step in range(steps):
@@ -94,11 +95,12 @@ def recover(
             if step in (0, steps - 1):
                 report.posterior_loss.append(float(posterior.detach()))
                 report.duration_loss.append(float(duration.detach()))
-    finally:
         model.eval()
+        report.mel_l1, report.duration_nll = _check(model, check_on, sample_rate)
+    finally:
+        model.train(was_training)
         for parameter in model.parameters():
             parameter.requires_grad_(True)
-    report.mel_l1, report.duration_nll = _check(model, check_on, sample_rate)
     return report
 
 
