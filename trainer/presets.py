@@ -36,7 +36,8 @@ class TrainingConfig:
         keep_best: ranked (best val_mel) generator checkpoints kept.
         seed: random seed for splits, segments and noise.
         d_warmup_steps: steps that train the discriminators alone before the generator moves
-            (used when they start fresh against a trained generator, as from an ONNX voice).
+            (used when they start fresh against a trained generator, as from an ONNX voice; at most
+            the first epoch).
         recovery_lines, recovery_steps: budget of the recovery stage for an ONNX start (``trainer.recovery``).
     """
 

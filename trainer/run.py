@@ -292,7 +292,8 @@ def _recover(system, voice_path: Path, data, phonemizer, log, accelerator: str) 
     examples = speak(model, [training_phoneme_ids(phonemizer, t) for t in texts])
     report = recover(model, examples, config.sample_rate, config.recovery_steps)
     system.model_g.to("cpu")
-    system.d_warmup_left.fill_(config.d_warmup_steps)
+    steps_per_epoch = max(1, len(data.train_set) // data.batch_size)
+    system.d_warmup_left.fill_(min(config.d_warmup_steps, steps_per_epoch))  # at most the first epoch
     if log is not None:
         log.emit("recovery", part="enc_q", metric="mel_l1_vs_voice", value=report.mel_l1)
         log.emit("recovery", part="dp", metric="duration_nll", value=report.duration_nll)
