@@ -4,8 +4,8 @@ Fine-tunes the default voice (en_US-joe-medium, ONNX) on ``../shared/corpus/targ
 the ``medium`` preset, holding out some clips, and reports:
 
 - before (joe) and after (the fine-tuned voice), on the held-out lines against the target
-  speaker's own recordings: mean F0 (Hz, librosa's pYIN) and mel-cepstral distortion (MCD, dB,
-  13 MFCC-based mel cepstra without c0, aligned by DTW; Kubichek, 1993);
+  speaker's own recordings: the gap in mean F0 (Hz, librosa's pYIN) and mel-cepstral distortion
+  (MCD, dB, MFCC-based cepstra c1-c12 aligned by DTW; Kubichek, 1993; a relative measure);
 - val_mel at epoch ``--compare-epoch`` when starting from the ONNX voice against starting from
   scratch, same data and settings (target: the ONNX start at least 30% lower).
 
@@ -73,10 +73,16 @@ def mean_f0(audio: np.ndarray, rate: int) -> float:
 
 
 def mcd(a: np.ndarray, b: np.ndarray, rate: int) -> float:
-    """Mel-cepstral distortion (dB) between two utterances after DTW alignment."""
+    """Mel-cepstral distortion (dB) between two utterances after DTW alignment.
+
+    librosa's MFCCs are cepstra of the mel power spectrum in dB; they are turned into
+    cepstra of the natural-log amplitude (x ln(10) / 20) before Kubichek's formula
+    10 / ln(10) * sqrt(2 * sum_d (c_d - c'_d)^2), d = 1..12. A relative measure: MFCC-based
+    cepstra are not SPTK's mel-cepstra, so compare rows of one table, not papers.
+    """
     import librosa
 
-    ca, cb = (librosa.feature.mfcc(y=x, sr=rate, n_mfcc=13)[1:] for x in (a, b))
+    ca, cb = (librosa.feature.mfcc(y=x, sr=rate, n_mfcc=13)[1:] * (math.log(10) / 20) for x in (a, b))
     _, path = librosa.sequence.dtw(ca, cb)
     diff = ca[:, path[:, 0]] - cb[:, path[:, 1]]
     return float(np.mean(10 / math.log(10) * np.sqrt(2 * np.sum(diff**2, axis=0))))
