@@ -25,6 +25,10 @@ def add_dataset_parser(sub) -> None:
     )
     cut.add_argument("--model", help="model for faster-whisper (a folder or a name such as small.en)")
     cut.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    text = dsub.add_parser("text", help="correct a clip's transcript (it then counts as reviewed)")
+    text.add_argument("project", type=Path)
+    text.add_argument("clip_id")
+    text.add_argument("text", help="the words as spoken")
     confirm = dsub.add_parser("confirm", help="mark draft transcripts as reviewed")
     confirm.add_argument("project", type=Path)
     confirm.add_argument("ids", nargs="*", help="clip ids (default: every draft with text)")
@@ -65,6 +69,7 @@ def cmd_dataset(args: argparse.Namespace) -> int:
         "import": _import,
         "slice": _slice,
         "confirm": _confirm,
+        "text": _text,
         "fix": _fix,
         "report": _report,
         "export": _export,
@@ -116,6 +121,16 @@ def _confirm(project, args) -> int:
     return 0
 
 
+def _text(project, args) -> int:
+    from trainer.dataset.curation import preview_text, set_text
+    from trainer.dataset.jobs import phonemizer
+
+    clip = set_text(project, args.clip_id, args.text)
+    preview = preview_text(phonemizer(project.target_config), clip.text)
+    print(f"{clip.id}: {clip.text}\n  {preview.phonemes} ({preview.num_phoneme_ids} phoneme_ids)", file=sys.stderr)
+    return 0
+
+
 def _fix(project, args) -> int:
     fixed = project.apply_fixes(
         resample_to=args.rate if (args.all or args.resample) else None,
@@ -151,8 +166,11 @@ def _export(project, args) -> int:
 
 
 def _cache(project, args) -> int:
+    from trainer.dataset.export import selection
     from trainer.preprocess import CacheSettings, build_cache
 
+    for clip_id, reason in selection(project)[1].items():
+        print(f"left out {clip_id}: {reason}", file=sys.stderr)
     folder = build_cache(project, args.out, CacheSettings(sample_rate=args.rate), args.workers, _progress("cached"))
     print(f"\nwrote the training cache to {folder}", file=sys.stderr)
     return 0

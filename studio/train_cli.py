@@ -11,7 +11,12 @@ def add_train_parser(sub) -> None:
     """Add ``train`` to the CLI's subparsers."""
     train = sub.add_parser("train", help="fine-tune or train a Piper voice (events in RUN/events.jsonl)")
     train.add_argument("--dataset", type=Path, help="a training cache, a dataset project, or metadata.csv + wavs/")
-    train.add_argument("--from", dest="start", default="scratch", help="scratch or a Piper .ckpt to start from")
+    train.add_argument(
+        "--from",
+        dest="start",
+        default="scratch",
+        help="start point: scratch, joe (the embedded voice), a Piper VOICE.onnx, or a Piper .ckpt",
+    )
     train.add_argument("--preset", default="medium", help="test, x-low, low, medium or high")
     train.add_argument("--epochs", type=int, help="epochs to train (default: the preset's)")
     train.add_argument("--batch-size", type=int, help="utterances per step (default: from free memory)")

@@ -109,7 +109,7 @@ def test_export_piper_layout_and_report(tmp_path):
 
 
 def test_cli_dataset_commands(tmp_path):
-    """voice-studio dataset import/report/export run headless; importing nothing usable exits non-zero."""
+    """voice-studio dataset import/report/text/export run headless; importing nothing usable exits non-zero."""
     import os
     import subprocess
     import sys
@@ -129,6 +129,11 @@ def test_cli_dataset_commands(tmp_path):
     assert "5 clips added" in result.stderr
     result = cli("report", str(tmp_path / "p"), "-o", str(tmp_path / "report.md"))
     assert result.returncode == 0 and "# Dataset report" in (tmp_path / "report.md").read_text(encoding="utf-8")
+    result = cli("text", str(tmp_path / "p"), "002", "queen of hearts")
+    assert result.returncode == 0 and "kwˈiːn" in result.stderr and "phoneme_ids" in result.stderr
+    assert DatasetProject(tmp_path / "p").clips["002"].text == "queen of hearts"
+    result = cli("text", str(tmp_path / "p"), "nope", "x")
+    assert result.returncode == 2 and "no clip 'nope'" in result.stderr
     result = cli("export", str(tmp_path / "p"), "--out", str(tmp_path / "out"), "--rate", "16000")
     assert result.returncode == 0 and soundfile.info(str(tmp_path / "out" / "wavs" / "003.wav")).samplerate == 16000
     junk = tmp_path / "junk"

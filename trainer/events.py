@@ -7,7 +7,8 @@ a reader may see a cut last line after a crash: :func:`read_events` skips it.
 Kinds and their fields (``SCHEMA``): ``run_start`` (config, dataset size, device),
 ``progress`` (step, it/s), ``epoch`` (wall time split into train, validation,
 previews and checkpoint wait; losses; learning rates), ``preview``, ``checkpoint``,
-``eta``, ``recovery`` (how well the parts recovered for an ONNX start fit),
+``eta``, ``stage`` (a long setup step begins, e.g. the recovery), ``recovery`` (how well
+the parts recovered for an ONNX start fit),
 ``warning``, ``error``, ``finish`` (total time including setup and
 compilation). Seconds are wall-clock seconds.
 """
@@ -40,6 +41,7 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
     "preview": {"epoch": int, "path": str},
     "checkpoint": {"epoch": int, "path": str, "role": str},
     "eta": {"epoch": int, "seconds_left": NUMBER, "next_preview_s": NUMBER, "next_checkpoint_s": NUMBER},
+    "stage": {"name": str, "message": str},
     "recovery": {"part": str, "metric": str, "value": NUMBER},
     "warning": {"message": str},
     "error": {"message": str},

@@ -10,11 +10,8 @@ Run folder layout::
     checkpoints/        the best generator checkpoints by val_mel, and best.json
     previews/           preview lines per epoch
 
-Start points: ``scratch``; a Piper ``.ckpt`` (weights only: every tensor whose name
-and shape match is copied, the rest is reported); a Piper ONNX voice (``joe`` is the
-embedded one), whose missing training-only parts are first recovered from the voice
-itself (``trainer.recovery``) and whose fresh discriminators are warmed up before
-the generator moves; resuming a run folder exactly. With a start voice or
+A run starts from scratch, a Piper ``.ckpt`` or a Piper ONNX voice
+(``trainer.starts``), or resumes exactly from ``last.ckpt``. With a start voice or
 checkpoint, the generator's size is the start's; the preset sets the rest.
 """
 
@@ -27,12 +24,9 @@ from pathlib import Path
 
 from engines.files import write_text
 from trainer.presets import TrainingConfig, preset
+from trainer.starts import RunError, fit_to_start, load_start, recover_onnx_start, resolve_start
 
 RUN_VERSION = 1
-
-
-class RunError(ValueError):
-    """A run cannot start: the message says what to change."""
 
 
 @dataclass
@@ -83,7 +77,7 @@ def create_run(options: RunOptions, echo=sys.stderr) -> Path:
     config = preset(
         options.preset, voice["num_symbols"], num_speakers, sample_rate=cache.settings.sample_rate, **overrides
     )
-    config = _fit_to_start(options.start, config, cache)
+    config = fit_to_start(options.start, config, cache)
     document = {
         "version": RUN_VERSION,
         "cache": str(cache_dir.resolve()),
@@ -133,58 +127,6 @@ def _voice_config(cache) -> dict:
     return raw
 
 
-def resolve_start(start: str) -> tuple[str, Path | None]:
-    """``("scratch", None)``, ``("ckpt", path)`` or ``("onnx", path)``; ``joe`` is the embedded voice.
-
-    Raises:
-        RunError: not one of those, or the file is missing.
-    """
-    if start == "scratch":
-        return "scratch", None
-    if start == "joe":
-        from engines.registry import default_voice
-
-        return "onnx", default_voice().model_path
-    path = Path(start)
-    kind = {".ckpt": "ckpt", ".onnx": "onnx"}.get(path.suffix.lower())
-    if kind is None or not path.is_file():
-        raise RunError(f"{start}: the start point must be 'scratch', 'joe', or an existing Piper .ckpt or .onnx voice")
-    return kind, path
-
-
-def _fit_to_start(start: str, config: TrainingConfig, cache) -> TrainingConfig:
-    """The preset with the start's generator size; refuses a start that does not fit the dataset."""
-    from dataclasses import replace
-
-    from engines.vits.checkpoint import read_checkpoint
-    from engines.voice import load_voice
-    from trainer.preprocess import map_digest
-
-    kind, path = resolve_start(start)
-    if kind == "scratch":
-        return config
-    if kind == "ckpt":
-        checkpoint = read_checkpoint(path)
-        model, rate = checkpoint.config, checkpoint.sample_rate
-    else:
-        from engines.vits.onnx_import import load_onnx_generator
-
-        voice = load_voice(path)
-        model, rate = load_onnx_generator(path, voice.config.num_speakers)[0].config, voice.config.sample_rate
-        if map_digest(voice.config.phoneme_id_map) != cache.phoneme_id_map_sha256:
-            raise RunError(f"{path}: its phoneme map is not the one the dataset was prepared with")
-    if rate != cache.settings.sample_rate:
-        raise RunError(
-            f"{path} speaks at {rate} Hz but the dataset is prepared at {cache.settings.sample_rate} Hz: "
-            f"rebuild it with `voice-studio dataset cache PROJECT --out DIR --rate {rate}`"
-        )
-    if model.num_symbols != config.model.num_symbols:
-        raise RunError(
-            f"{path}: {model.num_symbols} symbols, but the dataset's voice map has {config.model.num_symbols}"
-        )
-    return replace(config, model=replace(model, segment_size=config.model.segment_size))
-
-
 def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
     """Train (or resume) the run in ``run_dir``; returns the path of the best generator checkpoint.
 
@@ -192,6 +134,8 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
         RunError: not a run folder, nothing to resume, or a dataset with no usable utterance.
         CheckpointError: a checkpoint could not be written.
     """
+    import logging
+
     import lightning as L
 
     from engines.phonemes import Phonemizer
@@ -202,6 +146,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
     from trainer.events import EventLog
     from trainer.system import VitsSystem
 
+    logging.getLogger("lightning.pytorch").setLevel(logging.WARNING)  # the run's events say what matters
     run_dir = Path(run_dir)
     document = _read_run(run_dir)
     config = TrainingConfig.from_dict(document["config"])
@@ -235,7 +180,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
     if not resume and kind == "ckpt":
         notes += load_start(system, start_path)
     if not resume and kind == "onnx":
-        _recover(system, start_path, data, phonemizer, log if _rank_zero() else None, accelerator)
+        recover_onnx_start(system, start_path, data, phonemizer, log if _rank_zero() else None, accelerator)
     for message in notes if _rank_zero() else []:
         log.emit("warning", message=message)
     timing, writer = Timing(), CheckpointWriter()
@@ -271,53 +216,6 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
         log.close()
     files = callbacks[1].best.files()
     return files[0] if files else last
-
-
-def _recover(system, voice_path: Path, data, phonemizer, log, accelerator: str) -> None:
-    """Load an ONNX voice into the generator, recover its training-only parts, arm the discriminator warm-up."""
-    import torch
-
-    from engines.vits.onnx_import import load_onnx_generator
-    from trainer.preprocess import training_phoneme_ids
-    from trainer.recovery import recover, speak
-
-    config = system.config
-    imported, _ = load_onnx_generator(voice_path, config.model.num_speakers)
-    system.model_g.load_state_dict(imported.state_dict())
-    device = "cuda" if accelerator == "gpu" else "cpu"
-    model = system.model_g.to(device)
-    cache = data.train_set.cache
-    texts = [cache.utterances[i].text for i in data.train_set.indices][: config.recovery_lines]
-    torch.manual_seed(config.seed)
-    examples = speak(model, [training_phoneme_ids(phonemizer, t) for t in texts])
-    report = recover(model, examples, config.sample_rate, config.recovery_steps)
-    system.model_g.to("cpu")
-    steps_per_epoch = max(1, len(data.train_set) // data.batch_size)
-    system.d_warmup_left.fill_(min(config.d_warmup_steps, steps_per_epoch))  # at most the first epoch
-    if log is not None:
-        log.emit("recovery", part="enc_q", metric="mel_l1_vs_voice", value=report.mel_l1)
-        log.emit("recovery", part="dp", metric="duration_nll", value=report.duration_nll)
-
-
-def load_start(system, checkpoint_path: Path) -> list[str]:
-    """Copy a Piper checkpoint's weights into ``system`` where names and shapes match; returns notes on the rest."""
-    from engines.vits.checkpoint import read_checkpoint
-
-    checkpoint = read_checkpoint(checkpoint_path)
-    notes = []
-    for module, weights, name in (
-        (system.model_g, checkpoint.generator, "generator"),
-        (system.model_d, checkpoint.discriminator, "discriminator"),
-    ):
-        own = module.state_dict()
-        fitting = {k: v for k, v in weights.items() if k in own and own[k].shape == v.shape}
-        module.load_state_dict(fitting, strict=False)
-        left = sorted(set(own) - set(fitting))
-        if left:
-            notes.append(
-                f"{name}: {len(left)} of {len(own)} tensors not in {checkpoint_path.name} (kept fresh): {left[:3]}"
-            )
-    return notes
 
 
 def _rank_zero() -> bool:
