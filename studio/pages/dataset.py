@@ -1,14 +1,13 @@
 """The Dataset page: drop recordings in, see every clip and what is wrong with it, fix, export for Piper.
 
 Everything that touches files (import, slicing, fixes, edits, export) runs off the
-GUI thread through ``studio.workers.Task``, one job at a time; the page reloads the
-manifest when a job ends. The clip table is a Qt model; the editor below it shows
+GUI thread, one job at a time (``studio.pages.dataset_actions``); the page reloads
+the manifest when a job ends. The clip table is a Qt model; the editor below it shows
 the current clip; the report tab shows histograms and the health report.
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, QSortFilterProxyModel, Qt, Signal
@@ -30,16 +29,14 @@ from PySide6.QtWidgets import (
 )
 
 from engines.registry import user_data_dir
+from studio.pages.dataset_actions import TARGET_RATE, DatasetActions
 from studio.widgets.clip_editor import ClipEditor
 from studio.widgets.clip_table import ClipTableModel
 from studio.widgets.histograms import HistogramPanel
 from studio.workers import Task
 
-TARGET_RATE = 22050
-"""Piper's usual training sample rate, Hz: the Resample fix's target."""
 
-
-class DatasetPage(QWidget):
+class DatasetPage(DatasetActions, QWidget):
     """Project folder, drop zone, clip table with fixes for the selection, clip editor, report, export.
 
     Signals:
@@ -253,50 +250,6 @@ class DatasetPage(QWidget):
             self._phonemizer = None
             self.refresh()
 
-    # --- background jobs --------------------------------------------------------
-    def run_job(self, label: str, work, describe) -> Task | None:
-        """Run ``work(project)`` off the GUI thread; then reload and show ``describe(result)``."""
-        if self._busy:
-            self.message.emit("Please wait: the dataset is busy.")
-            return None
-        folder = self.project_dir
-
-        def run(cancel: threading.Event):
-            from trainer.dataset.project import DatasetProject
-
-            return work(DatasetProject(folder))
-
-        self._set_busy(True)
-        self.hint.setText(f"{label}…")
-        task = Task(run, self)
-        task.done.connect(lambda result: self._on_job_done(describe(result)))
-        task.failed.connect(lambda exc: self._on_job_done(f"{label} failed: {exc}"))
-        task.ended.connect(lambda: self._set_busy(False))
-        return task.start()
-
-    def _on_job_done(self, text: str) -> None:
-        self._busy = False  # refresh enables the buttons
-        self.refresh()
-        self.hint.setText(text)
-        self.message.emit(text)
-
-    def _set_busy(self, busy: bool) -> None:
-        self._busy = busy
-        self.progress.setVisible(busy)
-        self.progress.setRange(0, 0 if busy else 1)  # indeterminate while running
-        for name in ("open", "add", "slice", "export", "cache"):
-            self.buttons[name].setEnabled(not busy)
-        self._on_selection_changed()
-
-    def is_busy(self) -> bool:
-        return self._busy
-
-    # --- import and slicing -----------------------------------------------------
-    def _on_add_clicked(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Folder of recordings")
-        if folder:
-            self.import_paths([Path(folder)])
-
     def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
@@ -304,86 +257,6 @@ class DatasetPage(QWidget):
     def dropEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.import_paths([Path(u.toLocalFile()) for u in event.mimeData().urls()])
         event.acceptProposedAction()
-
-    def import_paths(self, paths: list[Path]) -> Task | None:
-        """Import recordings in the background; the table fills when it is done."""
-
-        def describe(r) -> str:
-            text = f"{len(r.added)} clips added, {r.unchanged} already present, {len(r.failed)} failed"
-            return text + (f"; {len(r.problems)} problems (see the report)" if r.problems else "")
-
-        return self.run_job("Importing", lambda p: p.import_sources(paths), describe)
-
-    def _on_slice_clicked(self) -> None:
-        kinds = "Audio (*.wav *.flac *.ogg *.mp3)"
-        files, _ = QFileDialog.getOpenFileNames(self, "Long recordings to slice", "", kinds)
-        if files:
-            self.slice_paths([Path(f) for f in files])
-
-    def slice_paths(self, paths: list[Path]) -> Task | None:
-        """Slice long recordings into draft clips in the background (PocketSphinx drafts)."""
-        return self.run_job(
-            "Slicing and transcribing",
-            lambda p: p.slice_recordings(paths),
-            lambda r: (
-                f"{len(r.added)} utterances added as drafts: check each text, then Confirm texts"
-                + (f"; failed: {'; '.join(r.problems)}" if r.problems else "")
-            ),
-        )
-
-    # --- fixes and edits --------------------------------------------------------
-    def fix_selected(self, trim: bool = False, normalize: bool = False, resample: bool = False) -> Task | None:
-        """Apply a fix to the selected clips' curated copies."""
-        ids = self.selected_ids()
-        rate = TARGET_RATE if resample else None
-        return self.run_job(
-            "Fixing",
-            lambda p: p.apply_fixes(ids, resample_to=rate, trim=trim, normalize=normalize),
-            lambda fixed: f"Fixed {len(fixed)} clips",
-        )
-
-    def set_excluded(self, excluded: bool) -> Task | None:
-        from trainer.dataset.curation import set_excluded
-
-        ids = self.selected_ids()
-        word = "Excluded" if excluded else "Included"
-        return self.run_job(word, lambda p: set_excluded(p, ids, excluded), lambda c: f"{word} {len(c)} clips")
-
-    def confirm_selected(self) -> Task | None:
-        return self._confirm(self.selected_ids())
-
-    def _confirm(self, ids: list[str]) -> Task | None:
-        from trainer.dataset.curation import confirm
-
-        return self.run_job("Confirming", lambda p: confirm(p, ids), lambda c: f"Confirmed {len(c)} texts")
-
-    def save_text(self, clip_id: str, text: str) -> Task | None:
-        from trainer.dataset.curation import set_text
-
-        phonemizer = self._get_phonemizer()
-        return self.run_job(
-            "Saving text", lambda p: set_text(p, clip_id, text, phonemizer), lambda c: f"Saved the text of {c.id}"
-        )
-
-    def trim_clip(self, clip_id: str, start_s: float, end_s: float) -> Task | None:
-        from trainer.dataset.curation import trim_clip
-
-        return self.run_job(
-            "Trimming", lambda p: trim_clip(p, clip_id, start_s, end_s), lambda c: f"Trimmed {c.id}: {c.edits[-1]}"
-        )
-
-    def split_clip(self, clip_id: str, at_s: float) -> Task | None:
-        from trainer.dataset.curation import split
-
-        return self.run_job(
-            "Splitting", lambda p: split(p, clip_id, at_s), lambda ids: f"Split {clip_id} into {', '.join(ids)}"
-        )
-
-    def merge_selected(self) -> Task | None:
-        from trainer.dataset.curation import merge
-
-        ids = self.selected_ids()
-        return self.run_job("Merging", lambda p: merge(p, ids), lambda new: f"Merged {len(ids)} clips into {new}")
 
     # --- listening --------------------------------------------------------------
     def toggle_play(self) -> Task | None:
@@ -404,49 +277,3 @@ class DatasetPage(QWidget):
         task.failed.connect(lambda exc: self.message.emit(f"Cannot play: {exc}"))
         task.ended.connect(lambda: setattr(speaking, "ended", True))
         return task.start()
-
-    # --- export and report ------------------------------------------------------
-    def _on_export_clicked(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Export Piper training data to")
-        if folder:
-            self.export_to(Path(folder))
-
-    def export_to(self, out_dir: Path, rate: int = TARGET_RATE) -> Task | None:
-        """Write Piper's training layout in the background."""
-        from trainer.dataset.export import export_piper
-
-        return self.run_job(
-            "Exporting",
-            lambda p: export_piper(p, out_dir, rate),
-            lambda r: f"Exported {len(r.written)} clips to {out_dir}; {len(r.skipped)} left out (see the report)",
-        )
-
-    def _on_cache_clicked(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Build the training cache in")
-        if folder:
-            self.build_cache(Path(folder) / "cache")
-
-    def build_cache(self, out_dir: Path, rate: int = TARGET_RATE) -> Task | None:
-        """Preprocess the trainable clips (phoneme_ids, audio, spectrograms) for the trainer, in the background."""
-        from trainer.preprocess import CacheSettings, build_cache
-
-        return self.run_job(
-            "Building the training cache",
-            lambda p: build_cache(p, out_dir, CacheSettings(sample_rate=rate)),
-            lambda folder: f"Training cache written to {folder}",
-        )
-
-    def _on_save_report_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save report", "report.html", "HTML (*.html);;Markdown (*.md)")
-        if path:
-            self.save_report(Path(path))
-
-    def save_report(self, path: Path) -> Task | None:
-        """Write the health report as HTML (``.html``) or Markdown (any other name)."""
-        from engines.files import write_text
-        from trainer.dataset.report import build_report, to_html, to_markdown
-
-        render = to_html if path.suffix.lower() in (".html", ".htm") else to_markdown
-        return self.run_job(
-            "Writing the report", lambda p: write_text(path, render(build_report(p))), lambda _: f"Report saved: {path}"
-        )
