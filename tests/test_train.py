@@ -176,3 +176,39 @@ def test_dataset_at_another_rate_than_the_start_voice_is_refused(piper_folder, t
     cache = build_cache(project, tmp_path / "cache32", CacheSettings(sample_rate=32000), workers=2)
     with pytest.raises(RunError, match="speaks at 22050 Hz but the dataset is prepared at 32000 Hz.*--rate 22050"):
         create_run(RunOptions(cache, tmp_path / "run", start="joe", preset="test"))
+
+
+def test_discriminator_warm_up_leaves_the_generator_alone(finished_run):
+    """While d_warmup_left > 0 only the discriminators learn; afterwards the generator does too."""
+    import lightning as L
+
+    from trainer.datamodule import CacheDataModule
+    from trainer.presets import preset
+    from trainer.system import VitsSystem
+
+    run, _ = finished_run
+    config = preset("test", num_symbols=256)
+    data = CacheDataModule(run / "cache", 4, config.segment_frames)
+
+    def one_epoch(warm_up: int):
+        system = VitsSystem(config.to_dict())
+        system.d_warmup_left.fill_(warm_up)
+        before_g = {k: v.clone() for k, v in system.model_g.state_dict().items()}
+        before_d = {k: v.clone() for k, v in system.model_d.state_dict().items()}
+        trainer = L.Trainer(
+            max_epochs=1,
+            limit_train_batches=2,
+            limit_val_batches=0,
+            accelerator="cpu",
+            logger=False,
+            enable_checkpointing=False,
+            enable_progress_bar=False,
+            enable_model_summary=False,
+        )
+        trainer.fit(system, datamodule=data)
+        g_moved = any(not torch.equal(before_g[k], v) for k, v in system.model_g.state_dict().items())
+        d_moved = any(not torch.equal(before_d[k], v) for k, v in system.model_d.state_dict().items())
+        return g_moved, d_moved, int(system.d_warmup_left)
+
+    assert one_epoch(warm_up=2) == (False, True, 0)
+    assert one_epoch(warm_up=0)[:2] == (True, True)
