@@ -11,6 +11,7 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(f"voice-studio: error: {problem}", file=sys.stderr)
         return 2
+    from pyqtgraph.util.garbage_collector import GarbageCollector
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -21,6 +22,10 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
     app.setApplicationName("Voice Studio")
     app.setOrganizationName("voice-studio")
+    # Cyclic garbage may hold Qt widgets, which must be destroyed on the GUI thread: a collection
+    # triggered in a worker thread deadlocks in PySide. Automatic collection is off; this collects
+    # on a GUI-thread timer instead.
+    app.garbage_collector = GarbageCollector(interval=1.0)
     window = MainWindow()
     window.show()
     QTimer.singleShot(0, window.synthesize_page.preload)  # the default voice loads while the window paints

@@ -10,6 +10,7 @@ before ``sounddevice`` is imported, hence at the top of this file.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import tempfile
@@ -76,6 +77,23 @@ def capture() -> Capture:
     cap = Capture(CAPTURE_FILE)
     cap.reset()
     return cap
+
+
+@pytest.fixture(autouse=True)
+def gc_on_the_gui_thread(request):
+    """GUI tests: Qt widgets must be destroyed on the GUI thread, so while one runs (with worker
+    threads) automatic garbage collection is off, and cycles are collected here, on the main thread,
+    before and after (as ``studio.app`` does with pyqtgraph's GarbageCollector)."""
+    if request.node.get_closest_marker("gui") is None:
+        yield
+        return
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.collect()
 
 
 def shared_path(*parts: str) -> Path:
