@@ -159,8 +159,6 @@ class DatasetPage(DatasetActions, QWidget):
 
     def refresh(self) -> None:
         """Reload the table, the editor and the report from the manifest."""
-        from trainer.dataset.export import records
-        from trainer.dataset.health import check
         from trainer.dataset.report import build_report, to_markdown
 
         self.folder_label.setText(f"Project: {self.project_dir}")
@@ -172,15 +170,15 @@ class DatasetPage(DatasetActions, QWidget):
             self._on_selection_changed()
             return
         project = self._project = self.project()
+        report = build_report(project)  # the health checks run once, for the table and the report
         findings: dict[str, list[str]] = {}
-        for finding in check(records(project)):
+        for finding in report.findings:
             findings.setdefault(finding.clip_id, []).append(finding.kind)
         rows = [
             (c.id, c.text or "", (c.analysis or {}).get("duration_s", 0.0), c.status, ", ".join(findings.get(c.id, [])))
             for c in project.clips.values()
         ]
         self.model.set_rows(rows)
-        report = build_report(project)
         self.report.setMarkdown(to_markdown(report))
         self.histograms.show_report(report)
         if current in project.clips:
