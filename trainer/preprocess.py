@@ -193,10 +193,9 @@ def training_phoneme_ids(phonemizer, text: str) -> list[int]:
 
         sentences = _espeak().phonemize(config.espeak_voice, text)
         return [i for sentence in sentences for i in phonemes_to_ids(sentence, id_map=config.phoneme_id_map)]
-    from engines.phonemes import FrontendReport, sentence_batches
+    from engines.phonemes import sentences
 
-    batches = sentence_batches(phonemizer, text, FrontendReport(), 64)
-    return [i for batch in batches for sentence in batch for i in sentence.phoneme_ids]
+    return [i for sentence in sentences(phonemizer, text) for i in sentence.phoneme_ids]
 
 
 _ESPEAK = None

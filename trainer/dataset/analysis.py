@@ -150,13 +150,13 @@ def _snr(mono: np.ndarray, sample_rate: int, speech: np.ndarray) -> float | None
 
 def measure_text(result: ClipAnalysis, text: str, phonemizer) -> None:
     """Fill ``result``'s text fields (phoneme_ids length, speaking rate, missing symbols) from ``text``."""
-    from engines.phonemes import PUNCTUATION, FrontendReport, sentence_batches
+    from engines.phonemes import PUNCTUATION, FrontendReport, sentences
 
     report = FrontendReport()
-    sentences = [s for batch in sentence_batches(phonemizer, text, report, 64) for s in batch]
-    result.num_phoneme_ids = sum(len(s.phoneme_ids) for s in sentences)
+    found = list(sentences(phonemizer, text, report))
+    result.num_phoneme_ids = sum(len(s.phoneme_ids) for s in found)
     result.missing_symbols = dict(report.missing)
-    result.phoneme_counts = dict(Counter(p for s in sentences for p in s.phonemes))
-    spoken = sum(1 for s in sentences for p in s.phonemes if p not in PUNCTUATION)
+    result.phoneme_counts = dict(Counter(p for s in found for p in s.phonemes))
+    spoken = sum(1 for s in found for p in s.phonemes if p not in PUNCTUATION)
     if result.speech_start_s is not None and result.speech_end_s > result.speech_start_s:
         result.phonemes_per_second = spoken / (result.speech_end_s - result.speech_start_s)

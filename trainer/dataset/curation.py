@@ -38,13 +38,13 @@ class TextPreview:
 
 def preview_text(phonemizer, text: str) -> TextPreview:
     """Phonemize ``text`` with an ``engines.phonemes.Phonemizer`` for a live preview."""
-    from engines.phonemes import FrontendReport, sentence_batches
+    from engines.phonemes import FrontendReport, sentences
 
     report = FrontendReport()
-    sentences = [s for batch in sentence_batches(phonemizer, text, report, 64) for s in batch]
+    found = list(sentences(phonemizer, text, report))
     return TextPreview(
-        " | ".join("".join(s.phonemes) for s in sentences),
-        sum(len(s.phoneme_ids) for s in sentences),
+        " | ".join("".join(s.phonemes) for s in found),
+        sum(len(s.phoneme_ids) for s in found),
         dict(report.missing),
     )
 
