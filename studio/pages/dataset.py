@@ -53,6 +53,7 @@ class DatasetPage(DatasetActions, QWidget):
         self._phonemizer = None
         self._playing = None
         self._project = None
+        self._clip_audio = None
         self.model = ClipTableModel(self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
@@ -217,10 +218,12 @@ class DatasetPage(DatasetActions, QWidget):
 
         project = self._project
         clip = project.clips.get(clip_id) if project and clip_id else None
+        self._clip_audio = None
         if clip is None or clip.status == "error":
             self.editor.show_clip(None)
             return
         audio, rate = soundfile.read(str(project.clip_path(clip_id)), dtype="float32", always_2d=True)
+        self._clip_audio = (audio[:, 0], rate)  # what Space plays
         analysis = clip.analysis or {}
         speech = None
         if analysis.get("speech_start_s") is not None:
@@ -264,11 +267,9 @@ class DatasetPage(DatasetActions, QWidget):
         if self._playing is not None and self._playing.active:
             self._playing.stop()
             return None
-        if self.editor.clip_id is None:
+        if self._clip_audio is None:
             return None
-        import soundfile
-
-        audio, rate = soundfile.read(str(self.project().clip_path(self.editor.clip_id)), dtype="float32")
+        audio, rate = self._clip_audio
         speaking = self._playing = Speaking()
         task = Task(lambda cancel: replay_and_wait(audio, rate, speaking, cancel), self)
         speaking.cancel = task.cancel
