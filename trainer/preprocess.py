@@ -106,13 +106,13 @@ def build_cache(
 
 
 def _write_arrays(staging: Path, clips, work, workers, progress) -> list[Utterance]:
-    from trainer.dataset.project import _pool
+    from trainer.dataset.project import worker_pool
 
     handles = {key: (staging / name).open("wb") for key, (name, _) in FILES.items()}
     offsets = dict.fromkeys(FILES, 0)
     utterances = []
     try:
-        with _pool(workers, len(work)) as pool:
+        with worker_pool(workers, len(work)) as pool:
             for done, (clip, arrays) in enumerate(zip(clips, pool.map(preprocess_clip, work), strict=True), 1):
                 spans = {}
                 for key, array in arrays.items():

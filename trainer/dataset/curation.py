@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from trainer.dataset import jobs
-from trainer.dataset.project import ClipEntry, DatasetProject, _pool
+from trainer.dataset.project import ClipEntry, DatasetProject, worker_pool
 
 
 class CurationError(ValueError):
@@ -220,7 +220,7 @@ def _retire(project: DatasetProject, clip: ClipEntry, edit: str) -> None:
 
 def _remeasure(project: DatasetProject, clip_ids: list[str]) -> None:
     work = [(str(project.clip_path(i)), project.clips[i].text, project.target_config) for i in clip_ids]
-    with _pool(1, len(work)) as pool:
+    with worker_pool(1, len(work)) as pool:
         for clip_id, fields in zip(clip_ids, pool.map(jobs.remeasure, work), strict=True):
             project.clips[clip_id].analysis = fields["analysis"]
             project.clips[clip_id].audio_sha256 = fields["audio_sha256"]

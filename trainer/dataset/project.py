@@ -199,7 +199,7 @@ class DatasetProject:
             )
             for i in ids
         ]
-        with _pool(workers, len(work)) as pool:
+        with worker_pool(workers, len(work)) as pool:
             for clip_id, (analysis, edits) in zip(ids, pool.map(jobs.fix, work), strict=True):
                 self.clips[clip_id].analysis = analysis
                 self.clips[clip_id].edits.extend(edits)
@@ -238,7 +238,7 @@ class DatasetProject:
             digests.append(digest)
         if not todo:
             return result
-        with _pool(workers, len(todo)) as pool:
+        with worker_pool(workers, len(todo)) as pool:
             outcomes = pool.map(jobs.slice_recording, todo)
             for done, (job, digest, outcome) in enumerate(zip(todo, digests, outcomes, strict=True), start=1):
                 self._add_slices(job[0], digest, outcome, result, recognizer)
@@ -281,7 +281,7 @@ class DatasetProject:
             (clip_id, str(clip.audio), str(self.clip_path(clip_id)), clip.text, self.target_config)
             for clip_id, clip, _ in todo
         ]
-        with _pool(workers, len(work)) as pool:
+        with worker_pool(workers, len(work)) as pool:
             for done, ((clip_id, clip, digest), outcome) in enumerate(
                 zip(todo, pool.map(jobs.process, work), strict=True), start=1
             ):
@@ -295,7 +295,7 @@ class DatasetProject:
         self.save()
 
 
-def _pool(workers: int | None, jobs_count: int) -> ProcessPoolExecutor:
+def worker_pool(workers: int | None, jobs_count: int) -> ProcessPoolExecutor:
     """Worker processes, never more than jobs; "spawn" (a fresh interpreter) is safe from a GUI process
     with threads, where fork is not."""
     count = max(1, min(workers or os.cpu_count() or 1, jobs_count))
