@@ -142,6 +142,8 @@ class CacheDataModule(L.LightningDataModule):
         self.skipped: list[str] = []
 
     def setup(self, stage: str | None = None) -> None:
+        if hasattr(self, "train_set"):  # the run sets up early to check the data; Lightning calls again
+            return
         cache = PreprocessedCache(self.folder)
         usable = [i for i, u in enumerate(cache.utterances) if u.spec[1] >= self.segment_frames]
         self.skipped = [u.id for u in cache.utterances if u.spec[1] < self.segment_frames]
