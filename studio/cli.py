@@ -3,6 +3,8 @@
     voice-studio                       # the studio window
     voice-studio say "Hello." -o hello.wav [--voice V] [--length-scale 1.2] ...
     voice-studio say "Hello."          # plays as it streams
+    voice-studio say --engine remote --url http://host:5050 --model M --voice V "Hello."
+    voice-studio serve [--host H --port P --api-key KEY --voice V ...]
     voice-studio voices [--json]
 
 Nothing here imports Qt unless the window is asked for.
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from engines.base import EngineError, StreamStats, SynthesisOptions, VoiceError
 from studio.dataset_cli import add_dataset_parser, cmd_dataset
+from studio.serve_cli import add_remote_arguments, add_serve_parser, cmd_serve, remote_engine
 from studio.train_cli import add_train_parser, cmd_train
 
 
@@ -29,8 +32,11 @@ def build_parser() -> argparse.ArgumentParser:
     say = sub.add_parser("say", help="speak text, streaming to the speakers or into a WAV file")
     say.add_argument("text", help="text to speak; '-' reads standard input")
     say.add_argument("-o", "--output", type=Path, help="write an audio file (.wav, .flac, .ogg) instead of playing")
-    say.add_argument("--voice", help="voice name, NAME.onnx or a Piper .ckpt (default: the embedded voice)")
-    say.add_argument("--engine", default="onnx", choices=["onnx", "torch"], help="synthesis engine")
+    say.add_argument(
+        "--voice",
+        help="voice name, NAME.onnx or a Piper .ckpt (default: the embedded voice); remote: the server's voice",
+    )
+    say.add_argument("--engine", default="onnx", choices=["onnx", "torch", "remote"], help="synthesis engine")
     say.add_argument("--device", default="auto", help="torch engine device: auto, cpu, cuda, cuda:N")
     say.add_argument("--speaker", help="speaker name or id (multi-speaker voices)")
     say.add_argument("--length-scale", type=float, help="phoneme durations x this (> 1 is slower)")
@@ -38,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     say.add_argument("--noise-w", type=float, help="duration noise (0 is deterministic)")
     say.add_argument("--sentence-silence", type=float, default=0.0, help="extra seconds of silence between sentences")
     say.add_argument("--quiet", action="store_true", help="print no timing")
+    add_remote_arguments(say)
 
     export = sub.add_parser("export", help="export a Piper checkpoint (or a voice) to a Piper ONNX voice")
     export.add_argument("checkpoint", type=Path, help="a Piper .ckpt, or an .onnx voice to re-export")
@@ -47,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_dataset_parser(sub)
     add_train_parser(sub)
+    add_serve_parser(sub)
 
     voices = sub.add_parser("voices", help="list the voices the studio finds")
     voices.add_argument("--json", action="store_true", help="machine-readable output")
@@ -68,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
             "export": cmd_export,
             "dataset": cmd_dataset,
             "train": cmd_train,
+            "serve": cmd_serve,
         }
         return commands[args.command](args)
     except (VoiceError, EngineError, ValueError, OSError) as exc:
@@ -78,8 +87,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cmd_say(args: argparse.Namespace) -> int:
-    from engines import audio, registry
-    from engines.ort_engine import use_shared_thread_pool
+    from engines import audio
 
     text = sys.stdin.read() if args.text == "-" else args.text
     if args.output is not None:
@@ -91,30 +99,28 @@ def cmd_say(args: argparse.Namespace) -> int:
         noise_w=args.noise_w,
         sentence_silence=args.sentence_silence,
     )
-    use_shared_thread_pool()
-    voice = registry.find_voice(args.voice)
-    if args.speaker is not None and voice.config.num_speakers <= 1:
-        print(f"voice-studio: note: {voice.name} has one speaker; --speaker is ignored", file=sys.stderr)
-    kwargs = {"device": args.device} if args.engine == "torch" else {}
-    engine = registry.create_engine(args.engine, voice, **kwargs)
+    engine = remote_engine(args) if args.engine == "remote" else _local_engine(args)
     if args.output is None:
-        from engines.playback import Playback
+        from engines.playback import NoOutputDevice, output_available
 
-        player = Playback(engine.sample_rate)  # fail before synthesizing when there is no device
-    chunks, stats, cancel = [], StreamStats(), threading.Event()
+        ok, reason = output_available()
+        if not ok:  # fail before synthesizing
+            raise NoOutputDevice(f"Cannot play audio: {reason}. Give -o FILE.wav to write a file instead.")
+    chunks, stats, cancel, player = [], StreamStats(), threading.Event(), None
     try:
         for chunk in engine.synthesize(text, options, cancel):
             stats.add(chunk)
             if args.output is None:
+                player = player or _open_player(chunk.sample_rate)
                 player.write(chunk.audio)
             else:
                 chunks.append(chunk.audio)
     except KeyboardInterrupt:
         cancel.set()
-        if args.output is None:
+        if player is not None:
             player.abort()
         raise
-    if args.output is None:
+    if player is not None:
         player.close()
         player.wait()
     if stats.audio_s == 0:
@@ -122,12 +128,32 @@ def cmd_say(args: argparse.Namespace) -> int:
         return 1
     if args.output is not None:
         audio.write_audio(args.output, audio.concat(chunks), engine.sample_rate)
+    if getattr(engine, "notice", ""):
+        print(f"voice-studio: note: {engine.notice}", file=sys.stderr)
     if not args.quiet:
         print(
             f"{stats.audio_s:.2f} s of audio; time to first audio {stats.first_audio_s:.3f} s; RTF {stats.rtf:.3f}",
             file=sys.stderr,
         )
     return 0
+
+
+def _local_engine(args: argparse.Namespace):
+    from engines import registry
+    from engines.ort_engine import use_shared_thread_pool
+
+    use_shared_thread_pool()
+    voice = registry.find_voice(args.voice)
+    if args.speaker is not None and voice.config.num_speakers <= 1:
+        print(f"voice-studio: note: {voice.name} has one speaker; --speaker is ignored", file=sys.stderr)
+    kwargs = {"device": args.device} if args.engine == "torch" else {}
+    return registry.create_engine(args.engine, voice, **kwargs)
+
+
+def _open_player(sample_rate: int):
+    from engines.playback import Playback
+
+    return Playback(sample_rate)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -27,7 +27,7 @@ class MainWindow(QMainWindow):
         self.resize(1100, 700)
         self.setAcceptDrops(True)
 
-        self.synthesize_page = SynthesizePage(self.settings.voices)
+        self.synthesize_page = SynthesizePage(self.settings.voices, self.settings.remote)
         self.dataset_page = DatasetPage()
         self.dataset_page.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.synthesize_page.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
@@ -66,6 +66,7 @@ class MainWindow(QMainWindow):
 
     def _save_voices(self) -> None:
         self.settings.voices = self.synthesize_page.added_voice_paths()
+        self.settings.remote = self.synthesize_page.remote_panel.saved()
         try:
             self.settings.save()
         except OSError as exc:

@@ -1,8 +1,10 @@
 """The studio's settings file: versioned JSON in the user's config folder.
 
-Schema version 1: ``{"version": 1, "voices": [paths of added voices],
-"last_voice": path or null}``. Older or damaged files are replaced by
-defaults (a damaged file is kept beside as ``settings.json.bad``).
+Schema version 2: ``{"version": 2, "voices": [paths of added voices],
+"last_voice": path or null, "remote": {"url", "model", "voice",
+"response_format"}}`` (the remote server's fields; API keys are never
+written). Version 1 files are migrated (no ``remote``); unknown versions give
+defaults, and a damaged file is kept beside as ``settings.json.bad``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 
 from engines.files import write_text
 
-VERSION = 1
+VERSION = 2
 
 
 def settings_path() -> Path:
@@ -29,16 +31,18 @@ class Settings:
 
     voices: list[str] = field(default_factory=list)
     last_voice: str | None = None
+    remote: dict = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:
         """Read the settings; defaults when the file is missing or unreadable."""
         path = path or settings_path()
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
+            raw = migrate(json.loads(path.read_text(encoding="utf-8")))
             if raw.get("version") != VERSION:
                 return cls()
-            return cls(voices=[str(v) for v in raw.get("voices", [])], last_voice=raw.get("last_voice"))
+            remote = {k: str(v) for k, v in dict(raw.get("remote") or {}).items() if k != "api_key"}
+            return cls([str(v) for v in raw.get("voices", [])], raw.get("last_voice"), remote)
         except FileNotFoundError:
             return cls()
         except (OSError, ValueError, AttributeError):
@@ -50,3 +54,10 @@ class Settings:
         path = path or settings_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text(path, json.dumps({"version": VERSION, **asdict(self)}, ensure_ascii=False, indent=2))
+
+
+def migrate(raw: dict) -> dict:
+    """Bring an older settings document to ``VERSION`` (1 -> 2 adds an empty ``remote``)."""
+    if raw.get("version") == 1:
+        raw = {**raw, "version": 2, "remote": {}}
+    return raw

@@ -64,15 +64,20 @@ def speak_and_play(
     audio is out; playing may go on). Returns once playing has ended or ``cancel``
     is set.
     """
-    from engines.playback import Playback
+    from engines.playback import Playback, output_available
 
     playback = None
-    try:
-        with speaking.lock:
-            playback = speaking.playback = None if cancel.is_set() else Playback(engine.sample_rate)
-    except EngineError as exc:
-        yield ("notice", str(exc))
+    ok, reason = output_available()
+    if not ok:
+        yield ("notice", f"Cannot play audio: {reason}. Saving to a WAV file still works.")
     for chunk in engine.synthesize(text, options, cancel):
+        if playback is None and ok:  # opened at the first chunk: a remote server names its rate only then
+            try:
+                with speaking.lock:
+                    playback = speaking.playback = None if cancel.is_set() else Playback(chunk.sample_rate)
+            except EngineError as exc:
+                ok = False
+                yield ("notice", str(exc))
         if playback is not None:
             playback.write(chunk.audio)
         yield ("chunk", chunk)
@@ -80,6 +85,8 @@ def speak_and_play(
     if report is not None and report.missing:
         symbols = ", ".join(f"{s!r} ×{n}" for s, n in report.missing.items())
         yield ("notice", f"Skipped phonemes missing from the voice: {symbols}")
+    if getattr(engine, "notice", ""):  # e.g. a remote server refused the format and another was used
+        yield ("notice", engine.notice)
     if not cancel.is_set():
         yield ("synthesized", None)
     if playback is not None:

@@ -186,3 +186,41 @@ def piper_synthesizer(config):
         gin_channels=c.gin_channels,
         use_sdp=c.use_sdp,
     ).eval()
+
+
+class SpeechServer:
+    """A ``voice-studio serve`` process on 127.0.0.1 (a free port), as users start it."""
+
+    def __init__(self, *args: str, env: dict | None = None) -> None:
+        import subprocess
+
+        command = [sys.executable, "-m", "studio", "serve", "--port", "0", *args]
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})}
+        )
+        line = self.process.stdout.readline()
+        if " on http" not in line:
+            self.stop()
+            raise RuntimeError(f"the server did not start: {line}{self.process.stderr.read()}")
+        self.url = line.split(" on ")[1].split()[0]
+
+    def health(self) -> dict:
+        import httpx
+
+        return httpx.get(f"{self.url}/health", timeout=5).json()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except Exception:
+                self.process.kill()
+
+
+@pytest.fixture(scope="session")
+def speech_server():
+    """One speech server for the session: the embedded voice, 2 workers."""
+    server = SpeechServer("--workers", "2")
+    yield server
+    server.stop()

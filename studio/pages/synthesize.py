@@ -36,6 +36,7 @@ from engines.base import AudioChunk, StreamStats, SynthesisOptions, VoiceError
 from engines.registry import create_engine, discover
 from engines.voice import Voice, load_voice
 from studio.speaking import Line, Speaking, replay_and_wait, speak_and_play
+from studio.widgets.remote_panel import RemotePanel
 from studio.widgets.slider import Slider
 from studio.widgets.waveform import WaveformView
 from studio.workers import Task
@@ -55,8 +56,11 @@ class SynthesizePage(QWidget):
     voices_changed = Signal()
     checkpoint_added = Signal(object)
 
-    def __init__(self, extra_voices: list[str] | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, extra_voices: list[str] | None = None, remote: dict | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
+        self._remote_saved = remote
         self._engines: dict[Path, object] = {}
         self._engine_lock = threading.Lock()
         self._speaking = Speaking()
@@ -64,6 +68,7 @@ class SynthesizePage(QWidget):
         self._stats = StreamStats()
         self._last: Line | None = None
         self._voices: list[Voice] = []
+        self._line_rate = 0
         self._build()
         self._load_voices([Path(p) for p in extra_voices or []])
 
@@ -77,6 +82,10 @@ class SynthesizePage(QWidget):
         self.engine_box.addItem("Local ONNX (CPU)", "onnx")
         if importlib.util.find_spec("torch") is not None:  # found, not imported: torch loads when chosen
             self.engine_box.addItem("Local torch (CUDA if present, else CPU)", "torch")
+        self.engine_box.addItem("Remote server (OpenAI speech API)", "remote")
+        self.engine_box.currentIndexChanged.connect(self._on_engine_changed)
+        self.remote_panel = RemotePanel(self._remote_saved)
+        self.remote_panel.setVisible(False)
         self.speaker_box = QComboBox()
         self.speaker_label = QLabel("Speaker")
 
@@ -120,6 +129,7 @@ class SynthesizePage(QWidget):
         top.addRow("Voice", voice_row)
         top.addRow("Engine", self.engine_box)
         top.addRow(self.speaker_label, self.speaker_box)
+        top.addRow(self.remote_panel)
 
         sliders = QGroupBox("Voice settings")
         form = QFormLayout(sliders)
@@ -276,8 +286,17 @@ class SynthesizePage(QWidget):
         )
 
     def engine_kind(self) -> str:
-        """The chosen engine's registry name (``onnx`` or ``torch``)."""
+        """The chosen engine: ``onnx``, ``torch`` or ``remote``."""
         return self.engine_box.currentData()
+
+    def _on_engine_changed(self) -> None:
+        remote = self.engine_kind() == "remote"
+        self.remote_panel.setVisible(remote)
+        for widget in (self.voice_box, self.add_voice_button):
+            widget.setEnabled(not remote)
+        many = not remote and self.voice.config.num_speakers > 1
+        self.speaker_box.setVisible(many)
+        self.speaker_label.setVisible(many)
 
     def engine_for(self, voice: Voice, kind: str):
         """The loaded ``kind`` engine for ``voice``, loading it on first use (call off the GUI thread)."""
@@ -323,25 +342,45 @@ class SynthesizePage(QWidget):
             self.show_notice("Nothing to say: type a line first.")
             return None
         self.stop()
-        voice, options = self.voice, self.options()
+        voice, options, kind = self.voice, self.options(), self.engine_kind()
+        try:
+            make_engine, name = self._engine_maker(voice, kind)
+        except ValueError as exc:
+            self.remote_panel.show_error(str(exc))
+            return None
         speaking = self._speaking = Speaking()
-        self._line_audio, self._stats = [], StreamStats()
+        self._line_audio, self._stats, self._line_rate = [], StreamStats(), 0
         self.waveform.clear_audio(voice.sample_rate)
         self.show_notice("")
         self.status.setText("Speaking…")
-        kind = self.engine_kind()
-        task = Task(lambda cancel: speak_and_play(self.engine_for(voice, kind), text, options, speaking, cancel), self)
+        task = Task(lambda cancel: speak_and_play(make_engine(), text, options, speaking, cancel), self)
         task.partial.connect(lambda item: self._on_partial(item) if speaking is self._speaking else None)
         task.failed.connect(lambda exc: self._on_failed(exc) if speaking is self._speaking else None)
-        task.ended.connect(lambda: self._on_ended(speaking, text, voice))
+        task.ended.connect(lambda: self._on_ended(speaking, text, name))
         speaking.cancel = task.cancel
         self._set_busy(True)
         return task.start()
+
+    def _engine_maker(self, voice: Voice, kind: str):
+        """``(make_engine, line name)``; the remote engine's settings are read here, on the GUI thread.
+
+        Raises:
+            ValueError: a remote setting is invalid (named in the message).
+        """
+        if kind != "remote":
+            return (lambda: self.engine_for(voice, kind)), voice.name
+        from engines.http_engine import RemoteEngine
+
+        settings = self.remote_panel.settings()
+        return (lambda: RemoteEngine(settings)), f"{settings.model}/{settings.voice}"
 
     def _on_partial(self, item) -> None:
         kind, value = item
         if kind == "chunk":
             chunk: AudioChunk = value
+            if not self._line_rate:
+                self._line_rate = chunk.sample_rate
+                self.waveform.clear_audio(chunk.sample_rate)
             self._line_audio.append(chunk.audio)
             self._stats.add(chunk)
             self.waveform.append(chunk.audio)
@@ -362,9 +401,11 @@ class SynthesizePage(QWidget):
 
     def _on_failed(self, exc: Exception) -> None:
         self.show_notice(f"Could not speak: {exc}")
+        if self.engine_kind() == "remote":
+            self.remote_panel.show_error(str(exc))
         self.status.setText("")
 
-    def _on_ended(self, speaking: Speaking, text: str, voice: Voice) -> None:
+    def _on_ended(self, speaking: Speaking, text: str, name: str) -> None:
         speaking.ended = True
         self._show_engine_devices()
         if speaking is not self._speaking:
@@ -372,10 +413,10 @@ class SynthesizePage(QWidget):
         self._set_busy(False)
         if not self._line_audio:
             return
-        line = Line(text, voice.name, voice.sample_rate, audio_ops.concat(self._line_audio), self._stats)
+        line = Line(text, name, self._line_rate, audio_ops.concat(self._line_audio), self._stats)
         self._last = line
         self.save_button.setEnabled(True)
-        item = QListWidgetItem(f"{voice.name}: {text.strip()[:80]}")
+        item = QListWidgetItem(f"{name}: {text.strip()[:80]}")
         item.setData(Qt.ItemDataRole.UserRole, line)
         self.history.insertItem(0, item)
         self.line_finished.emit(line)

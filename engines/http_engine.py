@@ -1,0 +1,327 @@
+"""The remote engine: speech streamed from any OpenAI-compatible ``/v1/audio/speech`` server.
+
+Request (OpenAI's "Create speech" API): ``POST {base}/v1/audio/speech`` with a
+JSON body ``{model, input, voice, response_format, speed[, stream_format]}``;
+the text only ever travels in that body. The audio is decoded as it arrives
+(``engines.stream_decode``) and handed out chunk by chunk, so playing starts
+with the first bytes for ``pcm`` and ``wav``.
+
+Failures are told in words: an unreachable server, a timeout, a refused key,
+the server's own error message. Connection errors and busy answers (429, 502,
+503, 504) are retried a bounded number of times before any audio came. A
+server that refuses the format (a 4xx naming it) is asked again for ``wav``,
+then ``pcm``. Cancelling shuts the socket down at once.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+
+from engines.base import AudioChunk, EngineError, SynthesisOptions
+from engines.stream_decode import DecodeError, SseAudio, decoder_for
+
+RESPONSE_FORMATS = ("pcm", "wav", "flac", "mp3", "opus")
+"""Formats this client decodes (``pcm`` and ``wav`` play as they stream)."""
+FALLBACK_FORMATS = ("wav", "pcm")
+"""Tried in order when a server refuses the requested format."""
+RETRY_STATUS = (429, 502, 503, 504)
+"""Answers that mean "busy, try again"."""
+OPENAI_PCM_RATE = 24000
+"""OpenAI's ``pcm`` is 24 kHz s16le mono (its API reference); other servers say their rate in a header."""
+
+
+@dataclass
+class RemoteSettings:
+    """Where and what to ask.
+
+    Attributes:
+        url: the server's base URL, with or without the ``/v1`` suffix.
+        api_key: sent as ``Authorization: Bearer``; ``None`` sends none.
+        model, voice: OpenAI's fields; for a Voice Studio server the model is a
+            voice name and the voice a speaker (``default`` for one speaker).
+        response_format: one of ``RESPONSE_FORMATS``.
+        speed: OpenAI's 0.25-4.0 speed; ``None`` derives it from ``length_scale`` (1 / length_scale).
+        stream_format: ``"sse"`` for base64 audio deltas in server-sent events; ``None`` for a plain audio body.
+        sample_rate: Hz of ``pcm`` bodies when the server's headers do not say.
+        piper_params: also send ``noise_scale`` and ``noise_w`` (Voice Studio servers read them; OpenAI's
+            API rejects unknown fields).
+        timeout_s: seconds without a byte before giving up; connect_timeout_s for the connection.
+        retries: further attempts after a connection error or a busy answer.
+    """
+
+    url: str
+    api_key: str | None = None
+    model: str = "tts-1"
+    voice: str = "alloy"
+    response_format: str = "pcm"
+    speed: float | None = None
+    stream_format: str | None = None
+    sample_rate: int = OPENAI_PCM_RATE
+    piper_params: bool = False
+    timeout_s: float = 60.0
+    connect_timeout_s: float = 5.0
+    retries: int = 2
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not re.match(r"^https?://[^/\s]+", self.url or ""):
+            raise ValueError(f"url: '{self.url}' is not an http:// or https:// address")
+        if self.response_format not in RESPONSE_FORMATS:
+            raise ValueError(f"response_format '{self.response_format}': use one of {', '.join(RESPONSE_FORMATS)}")
+        if self.stream_format not in (None, "audio", "sse"):
+            raise ValueError(f"stream_format '{self.stream_format}': use 'sse' or leave it unset")
+
+
+def endpoint(base_url: str, path: str) -> str:
+    """``{base}/v1/{path}`` whether or not ``base_url`` already ends in ``/v1``."""
+    base = base_url.rstrip("/")
+    return f"{base}/{path}" if base.endswith("/v1") else f"{base}/v1/{path}"
+
+
+def error_message(response) -> str:
+    """The server's own words from an error response (OpenAI's ``{"error": {"message"}}``, FastAPI's
+    ``{"detail"}``, or the text)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text.strip()[:300] or response.reason_phrase
+    error = body.get("error", body.get("detail", body)) if isinstance(body, dict) else body
+    if isinstance(error, dict):
+        error = error.get("message", error)
+    return str(error)[:300]
+
+
+def pcm_rate(headers, default: int) -> int:
+    """A ``pcm`` body's rate: ``X-Sample-Rate``, else a ``rate=`` content-type parameter, else ``default``."""
+    if headers.get("x-sample-rate", "").isdigit():
+        return int(headers["x-sample-rate"])
+    found = re.search(r"rate=(\d+)", headers.get("content-type", ""))
+    return int(found.group(1)) if found else default
+
+
+class RemoteEngine:
+    """An OpenAI-compatible speech server as an ``engines.base.Engine``.
+
+    ``sample_rate`` is the settings' rate until a response names its own.
+    Chunks are whatever the network delivered, decoded; a remote stream is one
+    "sentence" (``sentence_index`` 0).
+
+    Raises (from ``synthesize``, ``models``, ``voices``):
+        EngineError: unreachable server, timeout, refused key, or the server's error message.
+    """
+
+    name = "remote"
+
+    def __init__(self, settings: RemoteSettings, client=None) -> None:
+        import httpx
+
+        self.settings = settings
+        self.sample_rate = settings.sample_rate
+        self.notice = ""
+        timeout = httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s)
+        self._client = client or httpx.Client(timeout=timeout, follow_redirects=True)
+        self._speakers: list[str] = []
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._client.close()
+
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.settings.api_key}"} if self.settings.api_key else {}
+
+    # --- listing ----------------------------------------------------------
+    def models(self) -> list[dict]:
+        """``GET /v1/models``: the server's models as dicts with at least ``id``."""
+        body = self._get_json("models")
+        items = body.get("data", body.get("models", [])) if isinstance(body, dict) else body
+        return [m if isinstance(m, dict) else {"id": str(m)} for m in items]
+
+    def voices(self, model: str | None = None) -> list[str]:
+        """``GET /v1/audio/voices`` (for ``model`` where given): voice ids; empty if the server has no such list."""
+        try:
+            body = self._get_json("audio/voices", {"model": model} if model else None)
+        except EngineError as exc:
+            if "404" in str(exc) or "405" in str(exc):
+                return []
+            raise
+        items = body.get("voices", body.get("data", [])) if isinstance(body, dict) else body
+        names = [v if isinstance(v, str) else v.get("id") or v.get("name") for v in items]
+        self._speakers = [n for n in names if n]
+        return list(self._speakers)
+
+    def speakers(self) -> list[str]:
+        """Voices fetched by the last ``voices()`` call."""
+        return list(self._speakers)
+
+    def _get_json(self, path: str, params: dict | None = None):
+        import httpx
+
+        url = endpoint(self.settings.url, path)
+        try:
+            response = self._client.get(url, headers=self._headers(), params=params)
+        except httpx.HTTPError as exc:
+            raise EngineError(_transport_message(exc, url, self.settings)) from exc
+        if response.status_code >= 400:
+            raise EngineError(f"{url}: {response.status_code} {error_message(response)}")
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise EngineError(f"{url}: the answer is not JSON") from exc
+
+    # --- speaking ---------------------------------------------------------
+    def request_body(self, text: str, options: SynthesisOptions, response_format: str) -> dict:
+        """The JSON body for ``text``: OpenAI's fields, plus Piper's where ``piper_params`` is set."""
+        s = self.settings
+        speed = s.speed
+        if speed is None and options.length_scale:
+            speed = round(1.0 / options.length_scale, 4)
+        body = {"model": s.model, "input": text, "voice": str(options.speaker or s.voice)}
+        body["response_format"] = response_format
+        if speed is not None:
+            body["speed"] = speed
+        if s.stream_format == "sse":
+            body["stream_format"] = "sse"
+        if s.piper_params:
+            body.update(
+                {k: v for k, v in (("noise_scale", options.noise_scale), ("noise_w", options.noise_w)) if v is not None}
+            )
+        return {**body, **s.extra}
+
+    def synthesize(
+        self, text: str, options: SynthesisOptions | None = None, cancel: threading.Event | None = None
+    ) -> Iterator[AudioChunk]:
+        """Stream ``text`` from the server; see ``engines.base.Engine``."""
+        options, cancel = options or SynthesisOptions(), cancel or threading.Event()
+        if not text.strip():
+            return
+        start = time.perf_counter()
+        formats = [self.settings.response_format] + [f for f in FALLBACK_FORMATS if f != self.settings.response_format]
+        for attempt_format in formats:
+            response = self._open(text, options, attempt_format, cancel)
+            if response is None:  # cancelled while connecting
+                return
+            if isinstance(response, str):  # the format was refused: try the next one
+                self.notice = response
+                continue
+            yield from self._stream(response, attempt_format, start, cancel)
+            return
+        raise EngineError(self.notice)
+
+    def _open(self, text, options, response_format, cancel):
+        """The open streaming response; a message string if the format was refused; None if cancelled."""
+        import httpx
+
+        url = endpoint(self.settings.url, "audio/speech")
+        body = self.request_body(text, options, response_format)
+        for attempt in range(self.settings.retries + 1):
+            if cancel.is_set():
+                return None
+            last = attempt == self.settings.retries
+            try:
+                request = self._client.build_request("POST", url, json=body, headers=self._headers())
+                response = self._client.send(request, stream=True)
+            except httpx.HTTPError as exc:
+                if last or not isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
+                    raise EngineError(_transport_message(exc, url, self.settings)) from exc
+                _backoff(attempt, None, cancel)
+                continue
+            if response.status_code < 400:
+                return response
+            response.read()
+            message = f"{url}: {response.status_code} {error_message(response)}"
+            response.close()
+            if response.status_code in RETRY_STATUS and not last:
+                _backoff(attempt, response.headers.get("retry-after"), cancel)
+                continue
+            if response.status_code in (401, 403):
+                raise EngineError(f"{message} (check the API key)")
+            if _refuses_format(response.status_code, message, response_format):
+                return f"the server refused {response_format} ({message}); asking for another format"
+            raise EngineError(message)
+        raise EngineError(f"{url}: no answer after {self.settings.retries + 1} attempts")
+
+    def _stream(self, response, response_format, start, cancel) -> Iterator[AudioChunk]:
+        import httpx
+
+        rate = pcm_rate(response.headers, self.settings.sample_rate)
+        decoder = decoder_for(response_format, rate)
+        if self.settings.stream_format == "sse" or "text/event-stream" in response.headers.get("content-type", ""):
+            decoder = SseAudio(decoder)
+        done = threading.Event()
+        threading.Thread(target=_shutdown_on_cancel, args=(response, cancel, done), daemon=True).start()
+        position, index = 0, 0
+        try:
+            pieces = response.iter_bytes()
+            while True:
+                try:
+                    piece = next(pieces, None)
+                except httpx.HTTPError as exc:
+                    if cancel.is_set():
+                        return
+                    raise EngineError(_transport_message(exc, str(response.url), self.settings)) from exc
+                final = piece is None
+                try:
+                    audio = decoder.finish() if final else decoder.feed(piece)
+                except DecodeError as exc:
+                    raise EngineError(f"{response.url}: {exc}") from exc
+                if cancel.is_set():
+                    return
+                if len(audio):
+                    self.sample_rate = decoder.sample_rate or rate
+                    now = time.perf_counter() - start
+                    yield AudioChunk(audio, self.sample_rate, 0, index, final, position, elapsed_s=now, compute_s=now)
+                    position, index = position + len(audio), index + 1
+                if final:
+                    return
+        finally:
+            done.set()
+            response.close()
+
+    def with_settings(self, **changes) -> RemoteEngine:
+        """A new engine sharing this one's connection pool, with some settings changed."""
+        return RemoteEngine(replace(self.settings, **changes), self._client)
+
+
+def _refuses_format(status: int, message: str, response_format: str) -> bool:
+    return response_format not in FALLBACK_FORMATS[-1:] and (
+        status == 415 or (400 <= status < 500 and "format" in message.lower())
+    )
+
+
+def _backoff(attempt: int, retry_after: str | None, cancel: threading.Event) -> None:
+    """Wait before the next attempt: ``Retry-After`` (at most 5 s) or 0.25 s doubled each time."""
+    delay = 0.25 * 2**attempt
+    if retry_after and retry_after.strip().isdigit():
+        delay = min(5.0, float(retry_after))
+    cancel.wait(delay)
+
+
+def _shutdown_on_cancel(response, cancel: threading.Event, done: threading.Event) -> None:
+    """Shut the response's socket down as soon as ``cancel`` is set, waking a blocked read."""
+    while not cancel.wait(0.02):
+        if done.is_set():
+            return
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def _transport_message(exc, url: str, settings: RemoteSettings) -> str:
+    import httpx
+
+    if isinstance(exc, httpx.ConnectTimeout):
+        return f"{url}: no connection within {settings.connect_timeout_s:g} s (is the server running?)"
+    if isinstance(exc, httpx.ConnectError):
+        return f"{url}: cannot connect ({exc}); is the server running and the address right?"
+    if isinstance(exc, httpx.TimeoutException):
+        return f"{url}: the server sent nothing for {settings.timeout_s:g} s"
+    return f"{url}: {type(exc).__name__}: {exc}"

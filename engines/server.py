@@ -1,0 +1,245 @@
+"""The speech server (``voice-studio serve``): the studio's voices behind OpenAI's speech API.
+
+Routes: ``POST /v1/audio/speech``, ``GET /v1/models``, ``GET /v1/audio/voices``
+(``?model=``), ``GET /health``. ``pcm`` and ``wav`` stream as they are
+synthesized (a streamed WAV has one header with unknown sizes) unless the
+request says ``"stream": false``; ``flac`` and ``mp3`` come whole;
+``stream_format: "sse"`` sends OpenAI's ``speech.audio.delta`` events. Whole
+responses carry exact sizes. Errors are JSON in OpenAI's shape.
+
+Safety: it binds 127.0.0.1 unless told otherwise, and any other address needs
+an API key (``Authorization: Bearer``). A client that goes away cancels its
+synthesis. SIGPIPE is ignored, so a closed socket can never end the process.
+"""
+
+import asyncio
+import base64
+import hmac
+import ipaddress
+import json
+import signal
+import socket
+import sys
+from collections.abc import AsyncIterator, Callable
+
+import numpy as np
+
+from engines.speech_api import ApiError, SpeechRequest, parse_speech_request
+from engines.speech_service import END, Job, SpeechService
+from engines.stream_encode import MEDIA_TYPES, encode_whole, stream_piece, stream_start
+
+MAX_BODY_OVERHEAD = 64 * 1024
+"""Bytes allowed in a request body beyond ``max_chars`` four-byte characters."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def create_app(service: SpeechService, api_key: str | None = None):
+    """The FastAPI application over ``service``; ``api_key`` (when set) is required on every ``/v1`` route."""
+    from fastapi import FastAPI, Request
+    from fastapi.responses import JSONResponse, Response, StreamingResponse
+
+    app = FastAPI(title="Voice Studio speech server", docs_url=None, redoc_url=None)
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError):
+        headers = {"Retry-After": "1"} if exc.status == 503 else None
+        return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+
+    @app.middleware("http")
+    async def _authorize(request: Request, call_next):
+        if api_key and request.url.path.startswith("/v1") and not _key_matches(request, api_key):
+            message = "missing or wrong API key: send 'Authorization: Bearer KEY'"
+            return JSONResponse(ApiError(401, message, code="invalid_api_key").body(), status_code=401)
+        return await call_next(request)
+
+    @app.get("/health")
+    async def health():
+        c = service.counters
+        return {
+            "status": "ok",
+            "engine": service.config.engine,
+            "voices": list(service.voices),
+            "active": c.active,
+            "queued": c.admitted - c.active,
+            "requests": c.requests,
+            "sentences": c.sentences,
+            "refused_busy": c.refused_busy,
+        }
+
+    @app.get("/v1/models")
+    async def models():
+        return {"object": "list", "data": [_model_entry(service, v) for v in service.voices.values()]}
+
+    @app.get("/v1/audio/voices")
+    async def voices(model: str | None = None):
+        chosen = [service.resolve(model, None)[0]] if model else list(service.voices.values())
+        entries = [{"id": s, "name": s, "model": v.name} for v in chosen for s in service.speaker_ids(v)]
+        return {"voices": entries}
+
+    @app.post("/v1/audio/speech")
+    async def speech(request: Request):
+        speech_request = parse_speech_request(await _read_body(request, service), service.config.max_chars)
+        voice, speaker = service.resolve(speech_request.model, speech_request.voice)
+        service.admit()
+        job = service.start(voice, speaker, speech_request)
+        headers = {"X-Sample-Rate": str(job.sample_rate)}
+        media_type = _media_type(speech_request, job.sample_rate)
+        if speech_request.streamed:
+            return StreamingResponse(_stream(job, speech_request), media_type=media_type, headers=headers)
+        audio = await _collect(job, request)
+        body = encode_whole(speech_request.response_format, audio, job.sample_rate)
+        return Response(body, media_type=media_type, headers=headers)
+
+    return app
+
+
+def _key_matches(request, api_key: str) -> bool:
+    given = request.headers.get("authorization", "")
+    scheme, _, token = given.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(), api_key.encode())
+
+
+def _model_entry(service: SpeechService, voice) -> dict:
+    return {
+        "id": voice.name,
+        "object": "model",
+        "created": 0,
+        "owned_by": "voice-studio",
+        "sample_rate": voice.config.sample_rate,
+        "language": voice.config.espeak_voice,
+        "voices": service.speaker_ids(voice),
+    }
+
+
+def _media_type(request: SpeechRequest, sample_rate: int) -> str:
+    if request.stream_format == "sse":
+        return "text/event-stream"
+    if request.response_format == "pcm":
+        return f"audio/pcm;rate={sample_rate}"
+    return MEDIA_TYPES[request.response_format]
+
+
+async def _read_body(request, service: SpeechService) -> bytes:
+    """The body, refused with 413 beyond ``max_chars`` four-byte characters plus ``MAX_BODY_OVERHEAD``."""
+    limit = 4 * service.config.max_chars + MAX_BODY_OVERHEAD
+    declared = request.headers.get("content-length", "")
+    too_long = ApiError(
+        413, f"the request body is over {limit} bytes (input limit: {service.config.max_chars} characters)"
+    )
+    if declared.isdigit() and int(declared) > limit:
+        raise too_long
+    body = bytearray()
+    async for piece in request.stream():
+        body += piece
+        if len(body) > limit:
+            raise too_long
+    return bytes(body)
+
+
+async def _stream(job: Job, request: SpeechRequest) -> AsyncIterator[bytes]:
+    """A streamed body; leaving it early (the client went away) cancels the synthesis."""
+    sse = request.stream_format == "sse"
+    wrap = _sse_delta if sse else (lambda data: data)
+    try:
+        start = stream_start(request.response_format, job.sample_rate)
+        if start:
+            yield wrap(start)
+        while (item := await job.queue.get()) is not END:
+            if isinstance(item, Exception):
+                if sse:
+                    yield _sse_event({"type": "error", "error": {"message": f"synthesis failed: {item}"}})
+                return  # the body ends short: the client sees a truncated stream
+            yield wrap(stream_piece(item))
+        if sse:
+            yield _sse_event(
+                {"type": "speech.audio.done", "usage": {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}}
+            )
+    finally:
+        job.cancel.set()
+
+
+async def _collect(job: Job, request) -> np.ndarray:
+    """All of a job's audio; the job is cancelled if the client disconnects meanwhile."""
+    pieces = []
+    try:
+        while True:
+            try:
+                item = await asyncio.wait_for(job.queue.get(), 0.25)
+            except asyncio.TimeoutError:
+                if await request.is_disconnected():
+                    raise ApiError(499, "the client closed the connection") from None
+                continue
+            if item is END:
+                break
+            if isinstance(item, Exception):
+                raise ApiError(500, f"synthesis failed: {item}", code="synthesis_failed")
+            pieces.append(item)
+    finally:
+        job.cancel.set()
+    return np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
+
+
+def _sse_event(event: dict) -> bytes:
+    return f"data: {json.dumps(event)}\n\n".encode()
+
+
+def _sse_delta(data: bytes) -> bytes:
+    return _sse_event({"type": "speech.audio.delta", "audio": base64.b64encode(data).decode("ascii")})
+
+
+def serve(
+    service: SpeechService,
+    host: str = "127.0.0.1",
+    port: int = 5050,
+    api_key: str | None = None,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Run the server until interrupted; ``on_ready(url)`` is called once it listens (``port=0`` picks one).
+
+    Raises:
+        ValueError: a non-loopback ``host`` without ``api_key``.
+        OSError: the address is taken or cannot be bound.
+    """
+    import uvicorn
+
+    if not is_loopback(host) and not api_key:
+        raise ValueError(f"binding to {host} makes the server reachable from other machines: give an API key")
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    bound = sock.getsockname()[1]
+    url = f"http://{'[' + host + ']' if family == socket.AF_INET6 else host}:{bound}"
+    config = uvicorn.Config(create_app(service, api_key), log_level="warning", timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+    if on_ready:
+        _announce_when_started(server, url, on_ready)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        service.shutdown()
+        sock.close()
+
+
+def _announce_when_started(server, url: str, on_ready: Callable[[str], None]) -> None:
+    """Call ``on_ready(url)`` once uvicorn has started listening (its ``startup`` has run)."""
+    original = server.startup
+
+    async def startup(sockets=None):
+        await original(sockets=sockets)
+        if server.started:
+            on_ready(url)
+            sys.stdout.flush()
+
+    server.startup = startup

@@ -1,0 +1,306 @@
+"""Incremental decoding of audio response bodies, whatever their byte boundaries.
+
+An HTTP body arrives in pieces of any size: a piece may end inside a sample,
+inside a WAV header or inside a server-sent event. Each decoder here takes the
+pieces in order (``feed``) and returns the samples that are complete so far,
+as mono float32 ``[N]`` in [-1, 1]; ``finish`` returns the rest or raises when
+the body ended too early.
+
+- ``pcm``: raw signed 16-bit little-endian mono (OpenAI's ``pcm``).
+- ``wav``: RIFF/WAVE (Microsoft's "Multimedia Programming Interface and Data
+  Specifications 1.0", 1991, and the WAVE_FORMAT_EXTENSIBLE note). A streamed
+  WAV's sizes may be placeholders: a ``data`` size of 0xFFFFFFFF or 0 means
+  "to the end of the body". A known ``data`` size is honoured, and chunks
+  other than ``fmt `` and ``data`` (``LIST``, ``fact``…) are skipped, before or
+  after the audio, so no non-audio byte is ever played.
+- ``flac``, ``mp3``, ``opus``: compressed; decoded with libsndfile once the
+  body is complete (:class:`BufferedDecoder`).
+- :class:`SseAudio`: OpenAI's ``stream_format: "sse"``, events
+  ``speech.audio.delta`` (base64 audio in the response format) and
+  ``speech.audio.done``, parsed per the WHATWG HTML "Server-sent events" spec.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import struct
+
+import numpy as np
+
+PLACEHOLDER_SIZES = (0xFFFFFFFF, 0)
+"""``data`` chunk sizes that mean "unknown, to the end of the body" in a streamed WAV."""
+
+_FORMAT_PCM, _FORMAT_FLOAT, _FORMAT_EXTENSIBLE = 1, 3, 0xFFFE
+
+
+class DecodeError(ValueError):
+    """The body is not valid audio of the expected format, or ended too early."""
+
+
+def _to_mono(frames: np.ndarray, channels: int) -> np.ndarray:
+    """``[N * channels]`` interleaved float32 -> ``[N]`` mono (channel mean)."""
+    if channels == 1:
+        return frames.astype(np.float32, copy=False)
+    return frames.reshape(-1, channels).mean(axis=1, dtype=np.float32)
+
+
+def _samples(data: bytes, bits: int, is_float: bool) -> np.ndarray:
+    """Little-endian sample bytes (whole samples only) -> float32 in [-1, 1]."""
+    if is_float:
+        return np.frombuffer(data, "<f4" if bits == 32 else "<f8").astype(np.float32)
+    if bits == 8:  # 8-bit WAV is unsigned
+        return (np.frombuffer(data, np.uint8).astype(np.float32) - 128.0) / 128.0
+    if bits == 16:
+        return np.frombuffer(data, "<i2").astype(np.float32) / 32768.0
+    if bits == 24:
+        raw = np.frombuffer(data, np.uint8).reshape(-1, 3).astype(np.int32)
+        value = raw[:, 0] | (raw[:, 1] << 8) | (raw[:, 2] << 16)
+        return (np.where(value >= 1 << 23, value - (1 << 24), value) / float(1 << 23)).astype(np.float32)
+    return (np.frombuffer(data, "<i4").astype(np.float64) / 2147483648.0).astype(np.float32)
+
+
+class PcmDecoder:
+    """Raw signed 16-bit little-endian PCM; a byte split across pieces waits for its partner.
+
+    Args:
+        sample_rate: Hz, from the response headers or the engine settings (the body does not say).
+        channels: interleaved channels, downmixed to mono.
+    """
+
+    def __init__(self, sample_rate: int, channels: int = 1) -> None:
+        self.sample_rate = sample_rate
+        self.channels = channels
+        self._rest = b""
+
+    def feed(self, data: bytes) -> np.ndarray:
+        """Samples complete after ``data``, float32 ``[N]``."""
+        data = self._rest + data
+        frame = 2 * self.channels
+        usable = len(data) - len(data) % frame
+        self._rest = data[usable:]
+        return _to_mono(_samples(data[:usable], 16, False), self.channels)
+
+    def finish(self) -> np.ndarray:
+        """Nothing is left for whole frames; a dangling partial sample is dropped (it cannot be played)."""
+        self._rest = b""
+        return np.zeros(0, np.float32)
+
+
+class WavDecoder:
+    """A RIFF/WAVE body parsed as it arrives; ``sample_rate`` is known once ``fmt `` has been read.
+
+    Integer PCM of 8, 16, 24 or 32 bits and IEEE float of 32 or 64 bits, any
+    channel count (downmixed), plain or WAVE_FORMAT_EXTENSIBLE.
+    """
+
+    def __init__(self) -> None:
+        self.sample_rate: int | None = None
+        self._buffer = b""
+        self._state = "riff"
+        self._skip = 0  # bytes of an ignored chunk still to drop
+        self._left: int | None = None  # data bytes still to come (None: to the end)
+        self._format: tuple[int, int, bool] | None = None  # channels, bits, is_float
+        self._pad = 0  # the pad byte after an odd-sized data chunk
+
+    def feed(self, data: bytes) -> np.ndarray:
+        """Samples complete after ``data``, float32 ``[N]``.
+
+        Raises:
+            DecodeError: not a WAVE body, or an unsupported sample format.
+        """
+        self._buffer += data
+        out = []
+        while True:
+            if self._skip:
+                dropped = min(self._skip, len(self._buffer))
+                self._buffer, self._skip = self._buffer[dropped:], self._skip - dropped
+                if self._skip:
+                    break
+            if self._state == "data":
+                out.append(self._take_samples())
+                if self._left != 0:
+                    break
+                self._state = "chunk"
+            elif not self._parse_header():
+                break
+        return np.concatenate(out) if out else np.zeros(0, np.float32)
+
+    def finish(self) -> np.ndarray:
+        """Check the body was complete.
+
+        Raises:
+            DecodeError: the body ended inside the header or before the ``data`` size it announced.
+        """
+        if self._state == "riff" or self._format is None:
+            raise DecodeError(f"the WAV body ended inside its header ({len(self._buffer)} bytes)")
+        if self._state == "data" and self._left:
+            raise DecodeError(f"the WAV body ended {self._left} bytes before the end of its data chunk")
+        return np.zeros(0, np.float32)
+
+    def _parse_header(self) -> bool:
+        """Read the RIFF header or one chunk header; False when more bytes are needed."""
+        if self._state == "riff":
+            if len(self._buffer) < 12:
+                return False
+            if self._buffer[:4] != b"RIFF" or self._buffer[8:12] != b"WAVE":
+                raise DecodeError(f"not a RIFF/WAVE body (starts with {self._buffer[:12]!r})")
+            self._buffer, self._state = self._buffer[12:], "chunk"
+            return True
+        if len(self._buffer) < 8:
+            return False
+        chunk_id, size = self._buffer[:4], struct.unpack("<I", self._buffer[4:8])[0]
+        if chunk_id == b"fmt ":
+            if len(self._buffer) < 8 + size:
+                return False
+            self._read_format(self._buffer[8 : 8 + size])
+            self._buffer, self._skip = self._buffer[8 + size :], size % 2
+        elif chunk_id == b"data":
+            if self._format is None:
+                raise DecodeError("the WAV body has a data chunk before its fmt chunk")
+            self._buffer, self._state = self._buffer[8:], "data"
+            self._left = None if size in PLACEHOLDER_SIZES else size
+            self._pad = size % 2 if self._left is not None else 0
+        else:
+            self._buffer, self._skip = self._buffer[8:], size + size % 2
+        return True
+
+    def _read_format(self, fmt: bytes) -> None:
+        if len(fmt) < 16:
+            raise DecodeError(f"the WAV fmt chunk is {len(fmt)} bytes, expected at least 16")
+        tag, channels, rate, _, _, bits = struct.unpack("<HHIIHH", fmt[:16])
+        if tag == _FORMAT_EXTENSIBLE and len(fmt) >= 26:
+            tag = struct.unpack("<H", fmt[24:26])[0]  # first two bytes of the SubFormat GUID
+        is_float = tag == _FORMAT_FLOAT
+        if not (tag == _FORMAT_PCM and bits in (8, 16, 24, 32)) and not (is_float and bits in (32, 64)):
+            raise DecodeError(f"unsupported WAV sample format (format tag {tag}, {bits} bits)")
+        if channels < 1 or rate < 1:
+            raise DecodeError(f"invalid WAV fmt chunk: {channels} channels at {rate} Hz")
+        self.sample_rate, self._format = rate, (channels, bits, is_float)
+
+    def _take_samples(self) -> np.ndarray:
+        channels, bits, is_float = self._format
+        frame = channels * bits // 8
+        available = len(self._buffer) if self._left is None else min(len(self._buffer), self._left)
+        usable = available - available % frame
+        if self._left is not None and available == self._left:  # a partial frame ending the chunk is dropped
+            usable = available
+        samples = _samples(self._buffer[: usable - usable % frame], bits, is_float)
+        self._buffer = self._buffer[usable:]
+        if self._left is not None:
+            self._left -= usable
+            if self._left == 0:
+                self._skip = self._pad
+        return _to_mono(samples, channels)
+
+
+class BufferedDecoder:
+    """A compressed body (FLAC, MP3, Ogg Opus/Vorbis), kept until complete, then decoded by libsndfile."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.sample_rate: int | None = None
+        self._body = io.BytesIO()
+
+    def feed(self, data: bytes) -> np.ndarray:
+        """Keep ``data``; no samples until the body is complete."""
+        self._body.write(data)
+        return np.zeros(0, np.float32)
+
+    def finish(self) -> np.ndarray:
+        """All samples, float32 ``[N]`` (channels downmixed).
+
+        Raises:
+            DecodeError: libsndfile cannot decode the body.
+        """
+        import soundfile
+
+        self._body.seek(0)
+        try:
+            audio, self.sample_rate = soundfile.read(self._body, dtype="float32", always_2d=True)
+        except (soundfile.LibsndfileError, RuntimeError, TypeError) as exc:
+            size = self._body.getbuffer().nbytes
+            raise DecodeError(f"cannot decode the {self.name} body ({size} bytes): {exc}") from exc
+        return audio.mean(axis=1, dtype=np.float32) if audio.shape[1] > 1 else audio[:, 0]
+
+
+def decoder_for(response_format: str, pcm_rate: int):
+    """A fresh decoder for an OpenAI ``response_format``.
+
+    Raises:
+        DecodeError: a format this client cannot decode (``aac``).
+    """
+    if response_format == "pcm":
+        return PcmDecoder(pcm_rate)
+    if response_format == "wav":
+        return WavDecoder()
+    if response_format in ("flac", "mp3", "opus"):
+        return BufferedDecoder(response_format)
+    raise DecodeError(f"cannot decode response_format '{response_format}'; use pcm, wav, flac, mp3 or opus")
+
+
+class SseAudio:
+    """Server-sent events carrying base64 audio deltas, fed to an inner decoder as they complete.
+
+    Events are separated by a blank line (``\\n`` or ``\\r\\n`` line ends; a
+    body of bare ``\\r`` line ends is read at ``finish``); ``data:`` lines of
+    one event are joined with ``\\n``. ``done`` is set by ``speech.audio.done``;
+    ``error`` events raise.
+    """
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.done = False
+        self._raw = b""
+        self._data: list[str] = []
+
+    @property
+    def sample_rate(self) -> int | None:
+        """The inner decoder's rate."""
+        return self.inner.sample_rate
+
+    def feed(self, data: bytes) -> np.ndarray:
+        """Samples complete after ``data``.
+
+        Raises:
+            DecodeError: an event that is not JSON, or an error event from the server.
+        """
+        self._raw += data
+        cut = self._raw.rfind(b"\n") + 1  # whole lines only: UTF-8 and a split \r\n stay intact
+        text, self._raw = self._raw[:cut].decode("utf-8"), self._raw[cut:]
+        out = []
+        for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")[:-1]:
+            if line == "":
+                out.append(self._dispatch())
+            elif line.startswith("data:"):
+                self._data.append(line[5:].removeprefix(" "))
+        return np.concatenate(out) if out else np.zeros(0, np.float32)
+
+    def finish(self) -> np.ndarray:
+        """Dispatch a last event without its blank line, then finish the inner decoder."""
+        tail = self.feed(b"\n\n") if self._raw or self._data else np.zeros(0, np.float32)
+        return np.concatenate([tail, self.inner.finish()])
+
+    def _dispatch(self) -> np.ndarray:
+        if not self._data:
+            return np.zeros(0, np.float32)
+        payload, self._data = "\n".join(self._data), []
+        if payload == "[DONE]":
+            self.done = True
+            return np.zeros(0, np.float32)
+        try:
+            event = json.loads(payload)
+        except json.JSONDecodeError as exc:
+            raise DecodeError(f"a server-sent event is not JSON: {payload[:80]!r}") from exc
+        kind = event.get("type", "")
+        if kind == "speech.audio.delta":
+            return self.inner.feed(base64.b64decode(event.get("audio", "")))
+        if kind == "speech.audio.done":
+            self.done = True
+        elif kind == "error" or "error" in event:
+            error = event.get("error", event)
+            raise DecodeError(
+                f"the server reported: {error.get('message', error) if isinstance(error, dict) else error}"
+            )
+        return np.zeros(0, np.float32)

@@ -1,0 +1,91 @@
+"""``voice-studio serve``: the studio's voices as an OpenAI-compatible speech server (no Qt).
+
+voice-studio serve                               # 127.0.0.1:5050, the embedded voice
+voice-studio serve --voice my.onnx --voice joe   # several voices; the first is the default
+voice-studio serve --host 0.0.0.0 --api-key KEY  # reachable from other machines: a key is required
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+API_KEY_ENV = "VOICE_STUDIO_API_KEY"
+"""Environment variable read for ``--api-key`` (keeps the key out of the process list)."""
+
+
+def add_serve_parser(sub) -> None:
+    """Add ``serve`` to the CLI's subparsers."""
+    serve = sub.add_parser("serve", help="serve voices over OpenAI's /v1/audio/speech API")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (anything but loopback needs a key)")
+    serve.add_argument("--port", type=int, default=5050, help="port (0 picks a free one)")
+    serve.add_argument("--api-key", help=f"require 'Authorization: Bearer KEY' (default: ${API_KEY_ENV})")
+    serve.add_argument("--voice", action="append", help="voice name, NAME.onnx or .ckpt; repeat for several")
+    serve.add_argument("--engine", default="onnx", choices=["onnx", "torch"], help="synthesis engine")
+    serve.add_argument("--device", default="auto", help="torch engine device: auto, cpu, cuda, cuda:N")
+    serve.add_argument("--workers", type=int, default=2, help="requests synthesized at once")
+    serve.add_argument("--queue", type=int, default=16, help="requests that may wait; more are answered 503")
+    serve.add_argument("--max-chars", type=int, default=20_000, help="longest input accepted (longer: 413)")
+    serve.add_argument("--no-warm-up", action="store_true", help="skip speaking a word with each voice at start")
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Load the voices, warm their engines up, and serve until Ctrl+C."""
+    from engines import registry
+    from engines.server import serve
+    from engines.speech_service import ServiceConfig, SpeechService
+
+    if args.engine == "onnx":
+        from engines.ort_engine import use_shared_thread_pool
+
+        use_shared_thread_pool()  # concurrent requests share one pool of threads instead of oversubscribing
+    voices = [registry.find_voice(spec) for spec in (args.voice or [None])]
+    names = [v.name for v in voices]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two voices share a name: {', '.join(names)}")
+    kwargs = {"device": args.device} if args.engine == "torch" else {}
+    config = ServiceConfig(voices, args.engine, kwargs, args.workers, args.queue, args.max_chars)
+    service = SpeechService(config)
+    if not args.no_warm_up:
+        service.warm_up()
+
+    def ready(url: str) -> None:
+        print(f"serving {', '.join(names)} on {url} (engine {args.engine}, {args.workers} workers)", flush=True)
+
+    serve(service, args.host, args.port, args.api_key or os.environ.get(API_KEY_ENV) or None, ready)
+    return 0
+
+
+def add_remote_arguments(say: argparse.ArgumentParser) -> None:
+    """``say``'s options for ``--engine remote``."""
+    group = say.add_argument_group("remote engine (--engine remote)")
+    group.add_argument("--url", help="base URL of an OpenAI-compatible speech server")
+    group.add_argument("--api-key", help=f"bearer key (default: ${API_KEY_ENV}, then $OPENAI_API_KEY)")
+    group.add_argument("--model", default="tts-1", help="the server's model (a Voice Studio server: a voice name)")
+    group.add_argument("--format", default="pcm", choices=["pcm", "wav", "flac", "mp3", "opus"], help="audio format")
+    group.add_argument("--sse", action="store_true", help="ask for server-sent events (stream_format: sse)")
+    group.add_argument("--pcm-rate", type=int, default=24000, help="Hz of pcm when the server does not say")
+
+
+def remote_engine(args: argparse.Namespace):
+    """A ``RemoteEngine`` from ``say``'s arguments (``--voice`` is the server's voice).
+
+    Raises:
+        ValueError: no ``--url``, or a bad setting.
+    """
+    from engines.http_engine import RemoteEngine, RemoteSettings
+
+    if not args.url:
+        raise ValueError("--engine remote needs --url (the server's address)")
+    key = args.api_key or os.environ.get(API_KEY_ENV) or os.environ.get("OPENAI_API_KEY") or None
+    settings = RemoteSettings(
+        url=args.url,
+        api_key=key,
+        model=args.model,
+        voice=args.voice or "default",
+        response_format=args.format,
+        stream_format="sse" if args.sse else None,
+        sample_rate=args.pcm_rate,
+        piper_params=args.noise_scale is not None or args.noise_w is not None,
+    )
+    return RemoteEngine(settings)

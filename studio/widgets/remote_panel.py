@@ -1,0 +1,143 @@
+"""The "Remote server" settings of the Synthesize page: address, key, model, voice, format, Test.
+
+Test asks the server for its models and voices off the GUI thread and fills
+the pickers; what goes wrong is shown under the fields, in words. The panel
+only holds settings; the page builds the engine from ``settings()``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton
+
+from engines.http_engine import RESPONSE_FORMATS, RemoteSettings
+from studio.workers import Task
+
+KEY_VARIABLES = ("VOICE_STUDIO_API_KEY", "OPENAI_API_KEY")
+"""Environment variables the key field starts from (keys are never written to the settings file)."""
+
+
+class RemotePanel(QGroupBox):
+    """Fields for an OpenAI-compatible speech server.
+
+    Signals:
+        tested(list): the model ids found by a successful Test.
+    """
+
+    tested = Signal(list)
+
+    def __init__(self, saved: dict | None = None, parent=None) -> None:
+        super().__init__("Remote server", parent)
+        saved = saved or {}
+        self.url = QLineEdit(saved.get("url", "http://127.0.0.1:5050"))
+        self.api_key = QLineEdit(next((os.environ[v] for v in KEY_VARIABLES if os.environ.get(v)), ""))
+        self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.api_key.setPlaceholderText("none (keys are not saved)")
+        self.model = _editable(saved.get("model", "tts-1"))
+        self.voice = _editable(saved.get("voice", "default"))
+        self.response_format = QComboBox()
+        self.response_format.addItems(RESPONSE_FORMATS)
+        self.response_format.setCurrentText(saved.get("response_format", "pcm"))
+        self.response_format.setToolTip("pcm and wav play as they stream; compressed formats play when complete")
+        self.test_button = QPushButton("Test")
+        self.test_button.clicked.connect(self.test)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        self._piper_models: set[str] = set()
+
+        url_row = QHBoxLayout()
+        url_row.addWidget(self.url, 1)
+        url_row.addWidget(self.test_button)
+        form = QFormLayout(self)
+        form.addRow("URL", url_row)
+        form.addRow("API key", self.api_key)
+        form.addRow("Model", self.model)
+        form.addRow("Voice", self.voice)
+        form.addRow("Format", self.response_format)
+        form.addRow(self.status)
+
+    def settings(self) -> RemoteSettings:
+        """The current fields as engine settings.
+
+        Raises:
+            ValueError: the URL is not an http(s) address.
+        """
+        model = self.model.currentText().strip()
+        return RemoteSettings(
+            url=self.url.text().strip(),
+            api_key=self.api_key.text().strip() or None,
+            model=model,
+            voice=self.voice.currentText().strip() or "default",
+            response_format=self.response_format.currentText(),
+            piper_params=model in self._piper_models,
+        )
+
+    def saved(self) -> dict:
+        """What the settings file keeps (no key)."""
+        return {
+            "url": self.url.text().strip(),
+            "model": self.model.currentText().strip(),
+            "voice": self.voice.currentText().strip(),
+            "response_format": self.response_format.currentText(),
+        }
+
+    def show_error(self, text: str) -> None:
+        """An error under the fields, in red (``""`` clears it)."""
+        self.status.setStyleSheet("color: #b91c1c;")
+        self.status.setText(text)
+
+    def test(self) -> Task | None:
+        """Fetch the server's models and the chosen model's voices in the background."""
+        try:
+            settings = self.settings()
+        except ValueError as exc:
+            self.show_error(str(exc))
+            return None
+        self.status.setStyleSheet("")
+        self.status.setText(f"Asking {settings.url} …")
+        self.test_button.setEnabled(False)
+
+        def work(cancel: threading.Event):
+            from engines.http_engine import RemoteEngine
+
+            engine = RemoteEngine(settings)
+            try:
+                models = engine.models()
+                ids = [m["id"] for m in models]
+                model = settings.model if settings.model in ids or not ids else ids[0]
+                return models, model, engine.voices(model)
+            finally:
+                engine.close()
+
+        task = Task(work, self)
+        task.done.connect(self._on_tested)
+        task.failed.connect(lambda exc: self.show_error(str(exc)))
+        task.ended.connect(lambda: self.test_button.setEnabled(True))
+        return task.start()
+
+    def _on_tested(self, result) -> None:
+        models, model, voices = result
+        ids = [m["id"] for m in models]
+        self._piper_models = {m["id"] for m in models if m.get("owned_by") == "voice-studio"}
+        _refill(self.model, ids, model)
+        _refill(self.voice, voices, self.voice.currentText() if self.voice.currentText() in voices else None)
+        self.status.setStyleSheet("color: #15803d;")
+        self.status.setText(f"Connected: {len(ids)} models, {len(voices)} voices for {model or 'the server'}")
+        self.tested.emit(ids)
+
+
+def _editable(text: str) -> QComboBox:
+    box = QComboBox()
+    box.setEditable(True)
+    box.setCurrentText(text)
+    return box
+
+
+def _refill(box: QComboBox, items: list[str], current: str | None) -> None:
+    keep = box.currentText()
+    box.clear()
+    box.addItems(items)
+    box.setCurrentText(current or (items[0] if items else keep))

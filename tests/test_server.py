@@ -1,0 +1,266 @@
+"""The speech server over real HTTP on 127.0.0.1, and the remote engine against it."""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+import threading
+import time
+
+import httpx
+import numpy as np
+import pytest
+from conftest import SpeechServer
+
+from engines.audio import snr_db
+from engines.base import EngineError, SynthesisOptions
+from engines.http_engine import RemoteEngine, RemoteSettings
+from engines.speech_api import clean_input
+from engines.stream_encode import pcm16
+
+DETERMINISTIC = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
+FORTY_SENTENCES = " ".join(f"This is sentence number {i}, spoken slowly and clearly." for i in range(40))
+
+
+def remote(server: SpeechServer, **changes) -> RemoteEngine:
+    """A remote engine on ``server``'s default voice that sends Piper's noise settings."""
+    settings = {"url": server.url, "model": "en_US-joe-medium", "voice": "default", "piper_params": True, **changes}
+    return RemoteEngine(RemoteSettings(**settings))
+
+
+def speak(engine: RemoteEngine, text: str, options: SynthesisOptions = DETERMINISTIC) -> np.ndarray:
+    chunks = [c.audio for c in engine.synthesize(text, options)]
+    return np.concatenate(chunks) if chunks else np.zeros(0, np.float32)
+
+
+def post(server: SpeechServer, body, headers: dict | None = None, url: str | None = None) -> httpx.Response:
+    content = body if isinstance(body, (bytes, str)) else None
+    return httpx.post(
+        f"{url or server.url}/v1/audio/speech",
+        json=None if content is not None else body,
+        content=content,
+        headers=headers,
+        timeout=30,
+    )
+
+
+@pytest.mark.parametrize("response_format", ["pcm", "wav", "flac", "mp3"])
+def test_streamed_and_whole_responses_give_identical_audio(speech_server, response_format):
+    """Noise 0: the streamed body and the whole body decode to the same samples, for every format."""
+    text = "Streaming or not, the samples are the same. Twice over."
+    streamed = speak(remote(speech_server, response_format=response_format), text)
+    whole = speak(remote(speech_server, response_format=response_format, extra={"stream": False}), text)
+    assert len(streamed) > 22050
+    assert np.array_equal(streamed, whole)
+
+
+def test_sse_deltas_equal_the_plain_stream(speech_server):
+    """stream_format sse carries the same pcm as a plain body, as base64 deltas."""
+    text = "Server sent events, one delta at a time."
+    plain = speak(remote(speech_server, response_format="pcm"), text)
+    sse = speak(remote(speech_server, response_format="pcm", stream_format="sse"), text)
+    assert len(plain) > 0 and np.array_equal(plain, sse)
+
+
+def test_remote_audio_equals_the_engine_in_process(speech_server, engine):
+    """What the server streams is what our ONNX engine makes in this process (16-bit quantized)."""
+    text = "The same voice, over the wire."
+    served = speak(remote(speech_server, response_format="pcm"), text)
+    local = np.concatenate([c.audio for c in engine.synthesize(text, DETERMINISTIC)])
+    assert len(served) == len(local)
+    assert snr_db(np.frombuffer(pcm16(local), "<i2") / 32768.0, served) > 40
+
+
+def test_whole_wav_carries_exact_sizes_and_a_streamed_one_a_single_header(speech_server):
+    """RIFF and data sizes match the body when whole; a stream has one header with unknown sizes."""
+    body = {
+        "model": "en_US-joe-medium",
+        "input": "Exact sizes.",
+        "response_format": "wav",
+        "noise_scale": 0,
+        "noise_w": 0,
+    }
+    whole = post(speech_server, {**body, "stream": False}).content
+    riff, data = struct.unpack("<I", whole[4:8])[0], struct.unpack("<I", whole[40:44])[0]
+    assert (riff, data) == (len(whole) - 8, len(whole) - 44)
+    streamed = post(speech_server, body).content
+    assert struct.unpack("<I", streamed[40:44])[0] == 0xFFFFFFFF
+    assert streamed.count(b"RIFF") == 1 and streamed[44:] == whole[44:]
+
+
+def test_eight_concurrent_clients_each_get_their_own_audio(speech_server):
+    """8 clients x 20 rounds, distinct texts: durations track text length, no two answers are the same."""
+    results: dict[str, np.ndarray] = {}
+    errors: list[BaseException] = []
+
+    def client(number: int) -> None:
+        engine = remote(speech_server, response_format="pcm")
+        try:
+            for round_ in range(20):
+                text = f"Client {number}, round {round_}." + " More words." * ((number + round_) % 4)
+                results[text] = speak(engine, text)
+        except BaseException as exc:  # reported below, on the test's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len(results) == 160
+    hashes = {hashlib.sha256(a.tobytes()).hexdigest() for a in results.values()}
+    assert len(hashes) == 160
+    lengths = np.array([len(t) for t in results]), np.array([len(a) for a in results.values()])
+    assert min(lengths[1]) > 0
+    assert np.corrcoef(*lengths)[0, 1] > 0.9
+
+
+def test_a_client_that_disconnects_stops_its_synthesis(speech_server):
+    """After the first chunk of 40 sentences the client goes: within 1 s the server stops and is free again."""
+    body = {"model": "en_US-joe-medium", "input": FORTY_SENTENCES, "response_format": "pcm"}
+    with httpx.Client(timeout=30) as client:
+        with client.stream("POST", f"{speech_server.url}/v1/audio/speech", json=body) as response:
+            next(response.iter_raw())
+    time.sleep(1.0)
+    settled = speech_server.health()
+    time.sleep(1.0)
+    later = speech_server.health()
+    assert later["sentences"] == settled["sentences"]
+    assert later["active"] == 0
+    start = time.perf_counter()
+    with httpx.Client(timeout=30) as client:
+        with client.stream("POST", f"{speech_server.url}/v1/audio/speech", json={**body, "input": "Next."}) as r:
+            next(r.iter_raw())
+    assert time.perf_counter() - start < 1.0
+
+
+def test_cancelling_the_remote_engine_closes_the_connection(speech_server):
+    """Setting cancel mid-stream ends the generator at once, and the server stops synthesizing."""
+    engine, cancel = remote(speech_server, response_format="pcm"), threading.Event()
+    stream = engine.synthesize(FORTY_SENTENCES, DETERMINISTIC, cancel)
+    next(stream)
+    cancel.set()
+    start = time.perf_counter()
+    rest = list(stream)
+    assert time.perf_counter() - start < 0.5 and len(rest) <= 1
+    deadline = time.monotonic() + 2
+    while speech_server.health()["active"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert speech_server.health()["active"] == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "words"),
+    [
+        (b"{not json", 400, "not valid JSON"),
+        ({"input": "   "}, 400, "no speakable text"),
+        ({"input": "\U0001f600\U0001f389\u2764\ufe0f"}, 400, "no speakable text"),
+        ({"input": "a" * 1_000_000}, 413, "over"),
+        ({"input": "Hello.", "voice": "alloy", "model": "en_US-joe-medium"}, 404, "unknown voice 'alloy'"),
+        ({"input": "Hello.", "model": "nobody"}, 404, "unknown model 'nobody'"),
+        ({"input": "Hello.", "response_format": "aac"}, 400, "supported: pcm, wav, flac, mp3"),
+        ({"input": "Hello.", "speed": 9}, 400, "'speed' must be a number from 0.25 to 4"),
+    ],
+)
+def test_bad_requests_get_the_right_status_and_a_json_message(speech_server, body, status, words):
+    """Each refusal has its status and OpenAI's error shape, with a message that says why."""
+    response = post(speech_server, body)
+    assert response.status_code == status
+    assert words in response.json()["error"]["message"]
+
+
+def test_texts_arrive_exactly_as_meant(speech_server, engine):
+    """URL-special characters, newlines, entities decoded once, CJK: the server speaks what the client meant."""
+    texts = [
+        "Is 5 + 3 = 8? Check #42 & 50% off / now!",
+        "First line.\nSecond line.\r\nThird.",
+        "Tom &amp; Jerry say &quot;hi&quot; &amp;lt;3",
+        "Tokyo 東京 and 北京 are cities.",
+    ]
+    for text in texts:
+        served = speak(remote(speech_server, response_format="pcm"), text)
+        local = np.concatenate([c.audio for c in engine.synthesize(clean_input(text), DETERMINISTIC)])
+        assert len(served) == len(local), text
+        assert snr_db(np.frombuffer(pcm16(local), "<i2") / 32768.0, served) > 40, text
+    assert clean_input("Tom &amp;lt;3") == "Tom &lt;3"
+    assert clean_input("東京\U0001f600 ok") == "東京 ok"
+
+
+def test_models_and_voices_are_listed(speech_server):
+    """GET /v1/models and /v1/audio/voices name the served voice; the engine reads them."""
+    engine = remote(speech_server)
+    assert [m["id"] for m in engine.models()] == ["en_US-joe-medium"]
+    assert engine.voices("en_US-joe-medium") == ["default"]
+
+
+def test_a_refused_format_falls_back_to_wav(speech_server):
+    """The server does not write opus: the engine says so and asks for wav instead."""
+    engine = remote(speech_server, response_format="opus")
+    audio = speak(engine, "Fallback.")
+    assert len(audio) > 0 and "refused opus" in engine.notice
+
+
+def test_unreachable_server_is_a_clear_error():
+    """Nothing listens on the port: one message naming the address, after the bounded retries."""
+    with httpx.Client() as probe:
+        port = _free_port()
+        engine = RemoteEngine(RemoteSettings(url=f"http://127.0.0.1:{port}", retries=1), probe)
+        start = time.perf_counter()
+        with pytest.raises(EngineError, match=f"127.0.0.1:{port}.*cannot connect"):
+            speak(engine, "Hello.")
+        assert time.perf_counter() - start < 5
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_non_loopback_bind_needs_a_key_and_checks_it():
+    """0.0.0.0 without a key does not start; with one, requests without it get 401, and a full queue 503."""
+    import subprocess
+    import sys
+
+    refused = subprocess.run(
+        [sys.executable, "-m", "studio", "serve", "--host", "0.0.0.0", "--port", "0", "--no-warm-up"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 2 and "API key" in refused.stderr
+    server = SpeechServer(
+        "--host", "0.0.0.0", "--workers", "1", "--queue", "0", "--no-warm-up", env={"VOICE_STUDIO_API_KEY": "k3y"}
+    )
+    try:
+        url = server.url.replace("0.0.0.0", "127.0.0.1")
+        body = {"input": "Hello.", "response_format": "pcm"}
+        assert post(server, body, url=url).status_code == 401
+        assert post(server, body, {"Authorization": "Bearer wrong"}, url=url).status_code == 401
+        assert post(server, body, {"Authorization": "Bearer k3y"}, url=url).status_code == 200
+        with httpx.Client(timeout=30) as client:
+            long = {**body, "input": FORTY_SENTENCES}
+            with client.stream("POST", f"{url}/v1/audio/speech", json=long, headers={"Authorization": "Bearer k3y"}):
+                busy = post(server, body, {"Authorization": "Bearer k3y"}, url=url)
+        assert busy.status_code == 503 and busy.headers["retry-after"] == "1"
+        assert "busy" in busy.json()["error"]["message"]
+    finally:
+        server.stop()
+
+
+def test_say_remote_writes_a_wav_with_exact_sizes(speech_server, tmp_path):
+    """voice-studio say --engine remote -o FILE: a streamed line saved with exact RIFF and data sizes."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "remote.wav"
+    command = [sys.executable, "-m", "studio", "say", "--engine", "remote", "--url", speech_server.url]
+    command += ["--model", "en_US-joe-medium", "--voice", "default", "--format", "wav", "Saved from a stream.", "-o"]
+    result = subprocess.run([*command, str(out)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    body = out.read_bytes()
+    assert struct.unpack("<I", body[4:8])[0] == len(body) - 8
+    assert struct.unpack("<I", body[40:44])[0] == len(body) - 44 > 22050
