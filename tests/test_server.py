@@ -97,7 +97,7 @@ def test_eight_concurrent_clients_each_get_their_own_audio(speech_server):
         engine = remote(speech_server, response_format="pcm")
         try:
             for round_ in range(20):
-                text = f"Client {number}, round {round_}." + " More words." * ((number + round_) % 4)
+                text = f"{number} by {round_}." + " Yes." * ((number + round_) % 4)
                 results[text] = speak(engine, text)
         except BaseException as exc:  # reported below, on the test's thread
             errors.append(exc)
@@ -264,3 +264,35 @@ def test_say_remote_writes_a_wav_with_exact_sizes(speech_server, tmp_path):
     body = out.read_bytes()
     assert struct.unpack("<I", body[4:8])[0] == len(body) - 8
     assert struct.unpack("<I", body[40:44])[0] == len(body) - 44 > 22050
+
+
+def test_cancel_wakes_a_read_blocked_on_a_silent_server():
+    """A server that sends one piece and then nothing: cancel ends the stream at once, not at the read timeout."""
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    gone = threading.Event()
+
+    def stall() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            connection.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: audio/pcm\r\nX-Sample-Rate: 16000\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n" + b"640\r\n" + b"\0\1" * 800 + b"\r\n"
+            )
+            connection.settimeout(30)
+            gone.set() if connection.recv(1) == b"" else None  # the client's FIN arrives on cancel
+
+    server = threading.Thread(target=stall, daemon=True)
+    server.start()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    engine, cancel = RemoteEngine(RemoteSettings(url=url, timeout_s=30)), threading.Event()
+    stream = engine.synthesize("Hello.", cancel=cancel)
+    assert len(next(stream).audio) == 800
+    threading.Timer(0.2, cancel.set).start()
+    start = time.perf_counter()
+    assert list(stream) == []
+    assert time.perf_counter() - start < 1.0
+    assert gone.wait(2)
+    listener.close()

@@ -155,3 +155,14 @@ def test_unknown_format_is_refused():
     """aac cannot be decoded here; the message lists what can."""
     with pytest.raises(DecodeError, match="pcm, wav"):
         decoder_for("aac", 24000)
+
+
+def test_ogg_opus_body_decodes():
+    """OpenAI's opus format (Ogg Opus) decodes when libsndfile can, at its stated rate."""
+    audio = (np.sin(np.arange(24000) * 0.05) * 0.5).astype(np.float32)
+    body = io.BytesIO()
+    soundfile.write(body, audio, 24000, format="OGG", subtype="OPUS")
+    decoder = decoder_for("opus", 0)
+    decoded = _feed_in_pieces(decoder, body.getvalue())
+    assert decoder.sample_rate == 24000 and abs(len(decoded) - len(audio)) < 960
+    assert np.corrcoef(decoded[2000:20000], audio[2000:20000])[0, 1] > 0.9
