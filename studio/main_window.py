@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QHBoxLayout, QListWidget, QMainWindow, QStackedWid
 from studio.pages.dataset import DatasetPage
 from studio.pages.placeholder import ComingPage
 from studio.pages.synthesize import SynthesizePage
+from studio.pages.train import TrainPage
 from studio.settings import Settings
 
 AREAS = ("Dataset", "Train", "Compare", "Synthesize")
@@ -20,7 +21,7 @@ class MainWindow(QMainWindow):
     Dropping ``.onnx`` files or folders anywhere on the window adds them as voices.
     """
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, runs_root: Path | None = None) -> None:
         super().__init__()
         self.settings = settings if settings is not None else Settings.load()
         self.setWindowTitle("Voice Studio")
@@ -33,11 +34,20 @@ class MainWindow(QMainWindow):
         self.synthesize_page.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.synthesize_page.voices_changed.connect(self._save_voices)
         self.synthesize_page.checkpoint_added.connect(lambda v: self.statusBar().showMessage(f"Added {v.name}", 8000))
+        from engines.registry import user_data_dir, user_voice_dir
+
+        self.train_page = TrainPage(
+            runs_root or user_data_dir() / "runs",
+            user_voice_dir(),
+            self._dataset_for_training,
+        )
+        self.train_page.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.train_page.voice_exported.connect(lambda path: self.synthesize_page.add_voice_files([path]))
+        self.synthesize_page.voices_changed.connect(self._offer_start_voices)
+        self._offer_start_voices()
         pages = {
             "Dataset": self.dataset_page,
-            "Train": ComingPage(
-                "Train", "One-click fine-tuning of a Piper voice, with live per-epoch timing. Coming soon."
-            ),
+            "Train": self.train_page,
             "Compare": ComingPage(
                 "Compare", "Blind A/B listening and a leaderboard of objective metrics per checkpoint. Coming soon."
             ),
@@ -63,6 +73,16 @@ class MainWindow(QMainWindow):
     def show_area(self, area: str) -> None:
         """Switch to one of ``AREAS``."""
         self.nav.setCurrentRow(AREAS.index(area))
+
+    def _dataset_for_training(self) -> str | None:
+        """The Dataset page's project, once it has one."""
+        folder = self.dataset_page.project_dir
+        return str(folder) if (folder / "manifest.json").exists() else None
+
+    def _offer_start_voices(self) -> None:
+        """The Synthesize page's added voices and checkpoints are starting points on the Train page."""
+        voices = [v for v in self.synthesize_page.voices() if v.origin != "embedded"]
+        self.train_page.setup.set_start_voices([(f"{v.name} ({v.model_path.name})", str(v.model_path)) for v in voices])
 
     def _save_voices(self) -> None:
         self.settings.voices = self.synthesize_page.added_voice_paths()
@@ -91,6 +111,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.synthesize_page.stop()
+        self.train_page.shutdown()
         super().closeEvent(event)
 
 

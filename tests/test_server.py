@@ -276,13 +276,24 @@ def test_cancel_wakes_a_read_blocked_on_a_silent_server():
     def stall() -> None:
         connection, _ = listener.accept()
         with connection:
-            connection.recv(65536)
+            request = b""
+            while b"\r\n\r\n" not in request:  # headers, then the body they announce
+                request += connection.recv(65536)
+            head, _, body = request.partition(b"\r\n\r\n")
+            length = int(
+                next(
+                    v for k, _, v in (h.partition(b":") for h in head.split(b"\r\n")) if k.lower() == b"content-length"
+                )
+            )
+            while len(body) < length:
+                body += connection.recv(65536)
             connection.sendall(
                 b"HTTP/1.1 200 OK\r\nContent-Type: audio/pcm\r\nX-Sample-Rate: 16000\r\n"
                 b"Transfer-Encoding: chunked\r\n\r\n" + b"640\r\n" + b"\0\1" * 800 + b"\r\n"
             )
             connection.settimeout(30)
-            gone.set() if connection.recv(1) == b"" else None  # the client's FIN arrives on cancel
+            if connection.recv(1) == b"":  # the client's FIN arrives on cancel
+                gone.set()
 
     server = threading.Thread(target=stall, daemon=True)
     server.start()

@@ -134,6 +134,7 @@ class EventsCallback(L.Callback):
                 for name, s in zip(("generator", "discriminator"), module.lr_schedulers(), strict=True)
             },
             **parts,
+            **_gpu_memory(module.device),
         )
         self._emit_eta(trainer, seconds)
 
@@ -165,6 +166,15 @@ class EventsCallback(L.Callback):
                 setup_s=self._setup_s,
                 status=status,
             )
+
+
+def _gpu_memory(device: torch.device) -> dict[str, float]:
+    """``max_memory_gib``: the most CUDA memory the epoch held (GiB), then the peak is reset; empty on the CPU."""
+    if device.type != "cuda":
+        return {}
+    peak = torch.cuda.max_memory_allocated(device) / 2**30
+    torch.cuda.reset_peak_memory_stats(device)
+    return {"max_memory_gib": peak}
 
 
 class CheckpointCallback(L.Callback):
@@ -201,11 +211,23 @@ class CheckpointCallback(L.Callback):
             path = self.best.consider(epoch, float(val_mel), generator_checkpoint(module, epoch, trainer.global_step))
             if path is not None:
                 self.events.emit("checkpoint", epoch=epoch, path=str(path), role="best")
-        if (epoch + 1) % self.every == 0 or epoch + 1 == trainer.max_epochs:
+        stopping = self._stop_requested(trainer)
+        if stopping or (epoch + 1) % self.every == 0 or epoch + 1 == trainer.max_epochs:
             trainer.save_checkpoint(self.run_dir / "last.ckpt")  # snapshot now, written in the background
             if trainer.is_global_zero:
                 self.events.emit("checkpoint", epoch=epoch, path=str(self.run_dir / "last.ckpt"), role="resume")
         self.timing.add("checkpoint_wait_s", time.perf_counter() - started)
+
+    def _stop_requested(self, trainer) -> bool:
+        """A stop file in the run folder (``trainer.run_state.request_stop``): this epoch is the last."""
+        from trainer.run_state import STOP_FILE
+
+        requested = (self.run_dir / STOP_FILE).exists()
+        if requested and trainer.is_global_zero:
+            self.events.emit("stage", name="stopping", message="stopping: writing the resume checkpoint")
+        if requested:
+            trainer.should_stop = True
+        return requested
 
     def on_fit_end(self, trainer, module) -> None:
         self.writer.flush()

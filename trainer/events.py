@@ -6,7 +6,8 @@ a reader may see a cut last line after a crash: :func:`read_events` skips it.
 
 Kinds and their fields (``SCHEMA``): ``run_start`` (config, dataset size, device),
 ``progress`` (step, it/s), ``epoch`` (wall time split into train, validation,
-previews and checkpoint wait; losses; learning rates), ``preview``, ``checkpoint``,
+previews and checkpoint wait; losses; learning rates; ``max_memory_gib`` on CUDA),
+``preview``, ``checkpoint``,
 ``eta``, ``stage`` (a long setup step begins, e.g. the recovery), ``recovery`` (how well
 the parts recovered for an ONNX start fit),
 ``warning``, ``error``, ``finish`` (total time including setup and

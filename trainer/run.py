@@ -24,7 +24,8 @@ from pathlib import Path
 
 from engines.files import write_text
 from trainer.presets import TrainingConfig, preset
-from trainer.starts import RunError, fit_to_start, load_start, recover_onnx_start, resolve_start
+from trainer.run_state import STOP_FILE
+from trainer.starts import RunError, fit_to_start, load_start, recover_onnx_start, resolve_start, start_rate
 
 RUN_VERSION = 1
 
@@ -69,7 +70,7 @@ def create_run(options: RunOptions, echo=sys.stderr) -> Path:
     if (out / "training.json").exists():
         raise RunError(f"{out} already holds a run: resume it with --resume, or choose another --out")
     out.mkdir(parents=True, exist_ok=True)
-    cache_dir = _cache_for(Path(options.dataset), out, echo)
+    cache_dir = _cache_for(Path(options.dataset), out, start_rate(options.start), echo)
     cache = PreprocessedCache(cache_dir)
     voice = _voice_config(cache)
     num_speakers = max(1, len(cache.speakers))
@@ -82,6 +83,7 @@ def create_run(options: RunOptions, echo=sys.stderr) -> Path:
         "version": RUN_VERSION,
         "cache": str(cache_dir.resolve()),
         "start": options.start,
+        "preset": options.preset,
         "device": options.device,
         "workers": options.workers,
         "devices": options.devices,
@@ -92,10 +94,11 @@ def create_run(options: RunOptions, echo=sys.stderr) -> Path:
     return out
 
 
-def _cache_for(dataset: Path, out: Path, echo) -> Path:
-    """The dataset as a preprocessed cache: used as it is, or built from a project or a Piper folder."""
+def _cache_for(dataset: Path, out: Path, rate: int | None, echo) -> Path:
+    """The dataset as a preprocessed cache: used as it is, or built from a project or a Piper folder at
+    ``rate`` Hz (the start voice's; Piper's 22,050 Hz from scratch)."""
     from trainer.dataset.project import DatasetProject
-    from trainer.preprocess import build_cache
+    from trainer.preprocess import CacheSettings, build_cache
 
     if (dataset / "cache.json").exists():
         return dataset
@@ -109,7 +112,7 @@ def _cache_for(dataset: Path, out: Path, echo) -> Path:
     else:
         raise RunError(f"{dataset}: not a dataset (no cache.json, manifest.json or metadata.csv)")
     print(f"preprocessing {dataset} ...", file=echo)
-    return build_cache(project, out / "cache")
+    return build_cache(project, out / "cache", CacheSettings(sample_rate=rate) if rate else None)
 
 
 def _voice_config(cache) -> dict:
@@ -156,6 +159,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
     for folder in (run_dir, run_dir / "checkpoints"):
         if folder.exists():
             remove_stale_temps(folder)
+    (run_dir / STOP_FILE).unlink(missing_ok=True)  # a stop asked of an earlier session
     accelerator, precision, batch_size = _hardware(document["device"], config)
     data = CacheDataModule(
         document["cache"],

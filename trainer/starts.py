@@ -41,6 +41,28 @@ def resolve_start(start: str) -> tuple[str, Path | None]:
     return kind, path
 
 
+def start_rate(start: str) -> int | None:
+    """The sample rate (Hz) a start voice or checkpoint speaks at; ``None`` for scratch.
+
+    Raises:
+        RunError: see ``resolve_start``.
+    """
+    kind, path = resolve_start(start)
+    if kind == "scratch":
+        return None
+    if kind == "ckpt":
+        from engines.vits.checkpoint import read_checkpoint
+
+        return read_checkpoint(path).sample_rate
+    if start == "joe":
+        from engines.registry import default_voice
+
+        return default_voice().sample_rate
+    from engines.voice import load_voice
+
+    return load_voice(path).sample_rate
+
+
 def fit_to_start(start: str, config: TrainingConfig, cache) -> TrainingConfig:
     """The preset with the start's generator size; refuses a start that does not fit the dataset."""
     from dataclasses import replace

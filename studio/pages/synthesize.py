@@ -187,6 +187,10 @@ class SynthesizePage(QWidget):
         """The selected voice."""
         return self._voices[self.voice_box.currentIndex()]
 
+    def voices(self) -> list[Voice]:
+        """The voices in the picker, in order."""
+        return list(self._voices)
+
     def voice_names(self) -> list[str]:
         """Names of the voices in the picker, in order."""
         return [v.name for v in self._voices]

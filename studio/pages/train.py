@@ -1,0 +1,380 @@
+"""The Train page: set up, check, start, watch, stop, resume and export a fine-tuning run.
+
+The trainer is a child process (``studio.trainer_process``); the page folds its
+events into a ``trainer.run_state.RunState`` and draws it: the epoch-time chart
+(train, validation, previews, checkpoint wait), speed and ETAs, loss curves,
+learning rate and GPU memory, milestones, previews to play, and the log.
+Pre-flight checks, the resample fix and export run off the GUI thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.trainer_process import TrainerProcess
+from studio.widgets.runs_table import RunsTable, duration
+from studio.widgets.train_charts import EpochChart, LossChart
+from studio.widgets.train_setup import TrainSetup
+from studio.workers import Task
+from trainer.run_state import RunState, load_run, resumable
+
+
+class TrainPage(QWidget):
+    """Setup, Start/Stop/Resume, live charts of the running trainer, and the runs list.
+
+    Signals:
+        message(str): a notice for the status bar.
+        voice_exported(object): the ``Path`` of an exported ``.onnx`` voice.
+    """
+
+    message = Signal(str)
+    voice_exported = Signal(object)
+
+    def __init__(
+        self,
+        runs_root: Path,
+        voices_dir: Path,
+        dataset_source: Callable[[], str | None] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.runs_root, self.voices_dir = Path(runs_root), Path(voices_dir)
+        self._dataset_source = dataset_source
+        self.state: RunState | None = None
+        self.process = TrainerProcess(self)
+        self.process.records.connect(self._on_records)
+        self.process.log.connect(lambda line: self.log.appendPlainText(line))
+        self.process.finished.connect(self._on_process_finished)
+        self._checked: tuple | None = None
+        self._build()
+        self.setup.resample_requested.connect(self._resample)
+        self.runs.refresh()
+
+    # --- layout -----------------------------------------------------------
+    def _build(self) -> None:
+        self.setup = TrainSetup()
+        self.buttons = {name: QPushButton(label) for name, label in BUTTONS}
+        for name, handler in (
+            ("check", self.check),
+            ("start", self.start),
+            ("stop", self.stop),
+            ("resume", self.resume),
+            ("open", self._open_folder),
+            ("export", self.export),
+        ):
+            self.buttons[name].clicked.connect(handler)
+        row = QHBoxLayout()
+        for button in self.buttons.values():
+            row.addWidget(button)
+        row.addStretch(1)
+        self.status = QLabel("Choose a dataset and press Start.")
+        self.status.setWordWrap(True)
+        self.stats = QLabel("")
+        self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.epoch_chart, self.loss_chart = EpochChart(), LossChart()
+        self.milestones = QTableWidget(0, 2)
+        self.milestones.setHorizontalHeaderLabels(("epoch", "wall time"))
+        self.milestones.horizontalHeader().setStretchLastSection(True)
+        self.previews = QListWidget()
+        self.previews.itemActivated.connect(self._play_preview)
+        self.previews.itemClicked.connect(self._play_preview)
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(5000)
+
+        charts = QSplitter(Qt.Orientation.Vertical)
+        charts.addWidget(self.epoch_chart)
+        charts.addWidget(self.loss_chart)
+        side = QTabWidget()
+        side.addTab(self.milestones, "Milestones")
+        side.addTab(self.previews, "Previews")
+        side.addTab(self.log, "Log")
+        live = QSplitter()
+        live.addWidget(charts)
+        live.addWidget(side)
+        live.setStretchFactor(0, 3)
+        live.setStretchFactor(1, 2)
+        live_page = QWidget()
+        live_layout = QVBoxLayout(live_page)
+        live_layout.addWidget(self.stats)
+        live_layout.addWidget(live, 1)
+        self.runs = RunsTable(self.runs_root)
+        self.runs.chosen.connect(self.show_run)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(live_page, "Run")
+        self.tabs.addTab(self.runs, "Runs")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.setup)
+        layout.addLayout(row)
+        layout.addWidget(self.status)
+        layout.addWidget(self.tabs, 1)
+        self._update_buttons()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self._dataset_source and not self.setup.dataset.text():
+            self.setup.dataset.setText(self._dataset_source() or "")
+        super().showEvent(event)
+
+    # --- checks and start -------------------------------------------------------
+    def check(self) -> Task | None:
+        """Run the pre-flight checks in the background and show the findings."""
+        try:
+            request = self.setup.request(self._new_run_dir())
+        except ValueError as exc:
+            self.setup.show_message(str(exc))
+            return None
+        self.setup.show_message("Checking…", "info")
+
+        def work(cancel: threading.Event):
+            from trainer.preflight import preflight
+
+            return preflight(request)
+
+        task = Task(work, self)
+        task.done.connect(lambda findings: self._on_checked(request, findings))
+        task.failed.connect(lambda exc: self.setup.show_message(f"Checks failed: {exc}"))
+        return task.start()
+
+    def _on_checked(self, request, findings) -> None:
+        self.setup.show_findings(findings)
+        self._checked = (request, findings)
+        self._update_buttons()
+
+    def start(self) -> Task | None:
+        """Start a new run with the setup's choices (after the checks; errors block it)."""
+        if self.process.is_running():
+            return None
+        task = self.check()
+        if task is not None:
+            task.done.connect(lambda _: self._start_checked())
+        return task
+
+    def _start_checked(self) -> None:
+        request, findings = self._checked
+        if any(f.blocking for f in findings):
+            self.status.setText("Fix the errors above before starting.")
+            return
+        arguments = ["train", "--dataset", str(request.dataset), "--from", request.start, "--preset", request.preset]
+        arguments += ["--epochs", str(request.epochs), "--out", str(request.out)]
+        device, env = request.device, {}
+        if device.startswith("cuda:"):  # one chosen GPU: the trainer sees it as its only one
+            env["CUDA_VISIBLE_DEVICES"], device = device.split(":")[1], "cuda"
+        self._begin(request.out, arguments + ["--device", device], env, f"Starting {request.out.name}…")
+        self._checked = None
+
+    def resume(self) -> None:
+        """Continue the shown run from its last checkpoint."""
+        if self.state is None or self.process.is_running():
+            return
+        folder = self.state.folder
+        self._begin(folder, ["train", "--resume", str(folder)], {}, f"Resuming {folder.name}…")
+
+    def _begin(self, folder: Path, arguments: list[str], env: dict, text: str) -> None:
+        self.state = load_run(folder, with_events=False)  # the process's tail reads them all
+        self.previews.clear()
+        self.log.clear()
+        self.process.start(folder, arguments, env)
+        self._draw()
+        self.status.setText(text)
+        self.tabs.setCurrentIndex(0)
+        self._update_buttons()
+
+    def stop(self) -> None:
+        """Ask the trainer to stop after this epoch (it writes its checkpoint first); a second press ends it now."""
+        if not self.process.is_running():
+            return
+        if self.process.stopping:
+            self.process.kill()
+            self.status.setText("Ending the trainer now; the run resumes from its last checkpoint.")
+            return
+        self.process.stop()
+        self.status.setText(
+            "Stopping after this epoch: waiting for the checkpoint to be written… (Stop again to end now)"
+        )
+
+    # --- following ---------------------------------------------------------------
+    def _on_records(self, records: list) -> None:
+        if self.state is None:
+            return
+        self.state.apply_all(records)
+        self._draw()
+
+    def _draw(self) -> None:
+        state = self.state
+        if state is None:
+            return
+        self.epoch_chart.set_epochs(state.epoch_split())
+        names = ("train_mel", "val_mel", "train_kl", "val_kl", "train_dur", "val_dur", "train_gen", "train_disc")
+        self.loss_chart.set_series({name: state.series(name) for name in names})
+        self.stats.setText(stats_line(state))
+        self.milestones.setRowCount(0)
+        for epoch, seconds in state.milestones():
+            row = self.milestones.rowCount()
+            self.milestones.insertRow(row)
+            self.milestones.setItem(row, 0, QTableWidgetItem(f"{epoch:,}"))
+            self.milestones.setItem(row, 1, QTableWidgetItem(duration(seconds)))
+        shown = {self.previews.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.previews.count())}
+        for epoch, path in state.previews:
+            if path not in shown:
+                item = QListWidgetItem(f"epoch {epoch + 1}: {Path(path).name}")
+                item.setData(Qt.ItemDataRole.UserRole, path)
+                self.previews.insertItem(0, item)
+        if state.stage and self.process.is_running() and not self.process.stopping:
+            self.status.setText(state.stage)
+
+    def _on_process_finished(self, code: int, crashed: bool) -> None:
+        state = self.state
+        status = state.status if state else "failed"
+        if status in ("done", "stopped") and code == 0:
+            verb = "Finished" if status == "done" else "Stopped"
+            self.status.setText(
+                f"{verb} after epoch {state.epochs_done}. " + ("" if status == "done" else "Resume any time.")
+            )
+        else:
+            why = "was killed" if crashed else f"exited with code {code}"
+            where = f" The run resumes from epoch {state.epochs_done}." if state and resumable(state.folder) else ""
+            error = f" ({state.error})" if state and state.error else ""
+            self.status.setText(f"<span style='color:#b91c1c'>Error: the trainer {why}{error}.{where}</span>")
+        self.runs.refresh()
+        self._update_buttons()
+        self.message.emit(self.status.text())
+        self.setup.show_message("")
+
+    def show_run(self, state: RunState) -> None:
+        """Show a past run (from the Runs tab) in the live view."""
+        if self.process.is_running():
+            return
+        self.state = load_run(state.folder)
+        self.previews.clear()
+        self._draw()
+        self.status.setText(f"{state.folder.name}: {self.state.status}, {self.state.epochs_done} epochs.")
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        running = self.process.is_running()
+        shown = self.state is not None and not running
+        self.buttons["check"].setEnabled(not running)
+        self.buttons["start"].setEnabled(not running)
+        self.buttons["stop"].setEnabled(running)
+        self.buttons["resume"].setEnabled(shown and resumable(self.state.folder))
+        self.buttons["open"].setEnabled(self.state is not None)
+        self.buttons["export"].setEnabled(shown and bool(self.state.best))
+
+    # --- actions ------------------------------------------------------------------
+    def _new_run_dir(self) -> Path:
+        start = self.setup.start.currentData()
+        name = "scratch" if start == "scratch" else "joe" if start == "joe" else Path(start).stem
+        return self.runs_root / f"{name}-{self.setup.preset.currentText()}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+    def _resample(self, rate: int) -> Task:
+        folder = Path(self.setup.dataset.text().strip())
+        self.setup.show_message(f"Resampling the curated copies to {rate:,} Hz…", "info")
+
+        def work(cancel: threading.Event):
+            from trainer.dataset.project import DatasetProject
+
+            return DatasetProject(folder).apply_fixes(resample_to=rate)
+
+        task = Task(work, self)
+        task.done.connect(lambda _: self.check())
+        task.failed.connect(lambda exc: self.setup.show_message(f"Resampling failed: {exc}"))
+        return task.start()
+
+    def export(self) -> Task | None:
+        """Export the shown run's best checkpoint as a voice in the user's voice folder."""
+        if self.state is None or not self.state.best:
+            return None
+        checkpoint = Path(self.state.best[-1][1])
+        target = self.voices_dir / f"{self.state.folder.name}.onnx"
+        self.status.setText(f"Exporting {checkpoint.name}…")
+
+        def work(cancel: threading.Event):
+            from trainer.export import export_voice
+
+            target.parent.mkdir(parents=True, exist_ok=True)
+            return export_voice(checkpoint, target, None, None)[0]
+
+        task = Task(work, self)
+        task.done.connect(self._on_exported)
+        task.failed.connect(lambda exc: self.status.setText(f"Export failed: {exc}"))
+        return task.start()
+
+    def _on_exported(self, path) -> None:
+        self.status.setText(f"Exported {Path(path).name}: it is now among the Synthesize page's voices.")
+        self.voice_exported.emit(Path(path))
+
+    def _open_folder(self) -> None:
+        if self.state is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.state.folder)))
+
+    def _play_preview(self, item: QListWidgetItem) -> Task:
+        path = item.data(Qt.ItemDataRole.UserRole)
+
+        def work(cancel: threading.Event):
+            import soundfile
+
+            from studio.speaking import Speaking, replay_and_wait
+
+            audio, rate = soundfile.read(path, dtype="float32")
+            replay_and_wait(audio, rate, Speaking(cancel), cancel)
+
+        task = Task(work, self)
+        task.failed.connect(lambda exc: self.message.emit(f"Cannot play {path}: {exc}"))
+        return task.start()
+
+    def shutdown(self, wait_ms: int = 30_000) -> None:
+        """On closing the app: ask a running trainer to stop after its epoch and wait for it, then end it."""
+        if self.process.is_running():
+            self.process.stop()
+            if not self.process.wait(wait_ms):
+                self.process.kill()
+
+
+BUTTONS = (
+    ("check", "Check"),
+    ("start", "Start"),
+    ("stop", "Stop"),
+    ("resume", "Resume"),
+    ("open", "Open folder"),
+    ("export", "Export voice"),
+)
+
+
+def stats_line(state: RunState) -> str:
+    """Epoch, speed, elapsed, ETAs, learning rate and GPU memory, in one line."""
+    parts = [f"epoch {state.epochs_done} / {state.epochs_total}"]
+    if state.progress:
+        parts.append(f"{state.progress['items_per_s']:.1f} it/s")
+    parts.append(f"elapsed {duration(state.train_seconds)}")
+    if state.eta and state.status == "running":
+        eta = state.eta
+        parts.append(f"ETA {duration(eta['seconds_left'])}")
+        parts.append(f"next preview {duration(eta['next_preview_s'])}")
+        parts.append(f"next checkpoint {duration(eta['next_checkpoint_s'])}")
+    last = state.epochs[max(state.epochs)] if state.epochs else None
+    if last:
+        rate = last["learning_rates"].get("generator")
+        if rate is not None:
+            parts.append(f"lr {rate:.2e}")
+        parts.append(f"GPU {last['max_memory_gib']:.1f} GiB" if "max_memory_gib" in last else "GPU —")
+    return " · ".join(parts)

@@ -1,0 +1,98 @@
+"""The list of past training runs: total time, epochs, best val_mel, starting point, preset, status.
+
+Selecting one run shows it; selecting two overlays their epoch times in a chart.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+
+from studio.widgets.train_charts import EpochChart
+from trainer.run_state import RunState, list_runs
+
+COLUMNS = ("run", "status", "epochs", "train time", "best val_mel", "start", "preset")
+
+
+def duration(seconds: float | None) -> str:
+    """``1 h 02 min``, ``3 min 05 s`` or ``12.3 s``; ``—`` for none."""
+    if seconds is None:
+        return "—"
+    if seconds >= 3600:
+        return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
+    if seconds >= 60:
+        return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
+    return f"{seconds:.1f} s"
+
+
+class RunsTable(QWidget):
+    """Runs under a folder, newest first, and a chart comparing two selected runs' epoch times.
+
+    Signals:
+        chosen(object): the ``RunState`` of the single selected run.
+    """
+
+    chosen = Signal(object)
+
+    def __init__(self, root: Path, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.root = Path(root)
+        self.runs: list[RunState] = []
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.itemSelectionChanged.connect(self._on_selection)
+        self.compare = EpochChart()
+        self.compare.setTitle("Select two runs to compare their epoch times")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.compare, 1)
+
+    def refresh(self, live: Path | None = None) -> None:
+        """Read the runs folder again; ``live`` is the run a trainer is working on now (others that never
+        finished were interrupted)."""
+        self.runs = list_runs(self.root)
+        self.table.setRowCount(len(self.runs))
+        for row, run in enumerate(self.runs):
+            best = run.best_val_mel
+            status = run.status
+            if status == "running" and run.folder != live:
+                status = "interrupted"
+            values = (
+                run.folder.name,
+                status,
+                f"{run.epochs_done} / {run.epochs_total}",
+                duration(run.train_seconds),
+                "—" if best is None else f"{best:.4f}",
+                Path(run.start).name if run.start else "—",
+                _preset_name(run),
+            )
+            for column, value in enumerate(values):
+                item = QTableWidgetItem(value)
+                item.setData(Qt.ItemDataRole.UserRole, row)
+                self.table.setItem(row, column, item)
+
+    def selected(self) -> list[RunState]:
+        """The selected runs, in table order."""
+        rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
+        return [self.runs[r] for r in rows if r < len(self.runs)]
+
+    def _on_selection(self) -> None:
+        runs = self.selected()
+        if len(runs) == 1:
+            self.chosen.emit(runs[0])
+        if len(runs) == 2:
+            self.compare.setTitle(f"bars: {runs[0].folder.name} · line: {runs[1].folder.name}")
+            self.compare.set_epochs(runs[0].epoch_split())
+            self.compare.set_compare(runs[1].epoch_split())
+
+
+def _preset_name(run: RunState) -> str:
+    """The preset named in the run's ``training.json``."""
+    from trainer.run_state import read_training
+
+    return str(read_training(run.folder).get("preset", "—"))

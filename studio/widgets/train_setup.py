@@ -1,0 +1,156 @@
+"""The Train page's setup form: dataset, starting voice, preset, epochs, device, and the pre-flight findings.
+
+It only holds choices and shows findings; ``request()`` turns the choices into a
+``trainer.preflight.TrainRequest``. Devices are detected off the GUI thread
+(torch loads then).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QWidget,
+)
+
+from studio.workers import Task
+from trainer.preflight import Finding, TrainRequest
+
+PRESETS = ("test", "x-low", "low", "medium", "high")
+PRESET_EPOCHS = {"test": 2}
+"""Default epochs per preset (others: Piper's 1,000)."""
+COLOURS = {"error": "#b91c1c", "warning": "#b45309", "info": "#15803d"}
+
+
+class TrainSetup(QGroupBox):
+    """Setup fields and findings.
+
+    Signals:
+        resample_requested(int): the user accepted the offer to resample the dataset to this rate (Hz).
+    """
+
+    resample_requested = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Setup", parent)
+        self.dataset = QLineEdit()
+        self.dataset.setPlaceholderText("a dataset project, a training cache, or a folder with metadata.csv")
+        self.browse = QPushButton("Browse…")
+        self.browse.clicked.connect(self._on_browse)
+        self.start = QComboBox()
+        self.start.addItem("en_US-joe-medium (embedded voice)", "joe")
+        self.start.addItem("From scratch", "scratch")
+        self.preset = QComboBox()
+        self.preset.addItems(PRESETS)
+        self.preset.setCurrentText("medium")
+        self.preset.currentTextChanged.connect(lambda name: self.epochs.setValue(PRESET_EPOCHS.get(name, 1000)))
+        self.epochs = QSpinBox()
+        self.epochs.setRange(1, 100_000)
+        self.epochs.setValue(1000)
+        self.device = QComboBox()
+        self.device.addItem("Auto (a GPU if present)", "auto")
+        self.device.addItem("CPU", "cpu")
+        self.findings = QLabel("")
+        self.findings.setWordWrap(True)
+        self.resample = QPushButton("Resample")
+        self.resample.setVisible(False)
+        self.resample.clicked.connect(lambda: self.resample_requested.emit(self._resample_rate))
+        self._resample_rate = 0
+        self.current: list[Finding] = []
+
+        dataset_row = QHBoxLayout()
+        dataset_row.addWidget(self.dataset, 1)
+        dataset_row.addWidget(self.browse)
+        preset_row = QHBoxLayout()
+        preset_row.addWidget(self.preset, 1)
+        preset_row.addWidget(QLabel("Epochs"))
+        preset_row.addWidget(self.epochs)
+        form = QFormLayout(self)
+        form.addRow("Dataset", dataset_row)
+        form.addRow("Start from", self.start)
+        form.addRow("Preset", preset_row)
+        form.addRow("Device", self.device)
+        findings_row = QHBoxLayout()
+        findings_row.addWidget(self.findings, 1)
+        findings_row.addWidget(self.resample)
+        form.addRow(findings_row)
+
+    def set_start_voices(self, voices: list[tuple[str, str]]) -> None:
+        """Offer ``(label, path)`` voices and checkpoints as starting points, after the embedded voice."""
+        chosen = self.start.currentData()
+        while self.start.count() > 2:
+            self.start.removeItem(2)
+        for label, path in voices:
+            self.start.addItem(label, path)
+        index = self.start.findData(chosen)
+        self.start.setCurrentIndex(max(0, index))
+
+    def detect_devices(self) -> Task:
+        """List the GPUs torch sees (in the background)."""
+
+        def work(cancel: threading.Event):
+            from trainer.preflight import detect_devices
+
+            return detect_devices()
+
+        def on_done(devices) -> None:
+            for device, label in devices:
+                if device.startswith("cuda") and self.device.findData(device) < 0:
+                    self.device.addItem(label, device)
+
+        task = Task(work, self)
+        task.done.connect(on_done)
+        return task.start()
+
+    def request(self, out: Path) -> TrainRequest:
+        """The choices as a request for a run in ``out``.
+
+        Raises:
+            ValueError: no dataset chosen.
+        """
+        text = self.dataset.text().strip()
+        if not text:
+            raise ValueError("Choose a dataset first (the Dataset page's project, or Browse…).")
+        return TrainRequest(
+            Path(text),
+            self.start.currentData(),
+            self.preset.currentText(),
+            self.epochs.value(),
+            self.device.currentData(),
+            out,
+        )
+
+    def show_findings(self, findings: list[Finding]) -> None:
+        """List findings, errors first, with the resample offer when one is made."""
+        self.current = list(findings)
+        if not findings:
+            self.findings.setText(f"<span style='color:{COLOURS['info']}'>Ready to train.</span>")
+        else:
+            rows = [f"<span style='color:{COLOURS[f.level]}'>{f.level.title()}: {f.message}</span>" for f in findings]
+            self.findings.setText("<br>".join(rows))
+        offer = next((f for f in findings if f.fix == "resample"), None)
+        self._resample_rate = offer.fix_rate if offer else 0
+        self.resample.setText(f"Resample to {self._resample_rate:,} Hz" if offer else "Resample")
+        self.resample.setVisible(offer is not None)
+
+    def show_message(self, text: str, level: str = "error") -> None:
+        """One line in the findings area."""
+        self.current = []
+        self.findings.setText(f"<span style='color:{COLOURS[level]}'>{text}</span>")
+        self.resample.setVisible(False)
+
+    def _on_browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Choose a dataset folder", self.dataset.text())
+        if folder:
+            self.dataset.setText(folder)

@@ -1,0 +1,130 @@
+"""The Train page driven as a user drives it: a real trainer process on real clips (Qt offscreen)."""
+
+from __future__ import annotations
+
+import gc
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import shared_path
+
+pytest.importorskip("lightning")
+pytestmark = pytest.mark.gui
+
+CLIPS = 16
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """A dataset project of the first 16 target-voice clips (32 kHz FLAC)."""
+    from trainer.dataset.project import DatasetProject
+
+    corpus = shared_path("corpus", "target-voice")
+    folder = tmp_path_factory.mktemp("piper-data")
+    (folder / "wavs").mkdir()
+    rows = (corpus / "metadata.csv").read_text(encoding="utf-8").splitlines()[:CLIPS]
+    (folder / "metadata.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    for row in rows:
+        shutil.copy(corpus / "wavs" / f"{row.split('|')[0]}.flac", folder / "wavs")
+    project = DatasetProject(tmp_path_factory.mktemp("project") / "project")
+    project.import_sources([folder], workers=2)
+    return project.folder
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from studio.main_window import MainWindow
+    from studio.settings import Settings
+
+    win = MainWindow(Settings(), runs_root=tmp_path / "runs")
+    qtbot.addWidget(win)
+    win.show_area("Train")
+    yield win
+    win.train_page.process.kill()
+    win.train_page.process.wait(10_000)
+    gc.collect()
+
+
+def _check(page, qtbot, dataset: Path, start: str = "scratch"):
+    page.setup.dataset.setText(str(dataset))
+    page.setup.start.setCurrentIndex(page.setup.start.findData(start))
+    page.setup.preset.setCurrentText("test")
+    task = page.check()
+    qtbot.waitUntil(lambda: not task.is_running(), timeout=60_000)
+    qtbot.waitUntil(lambda: "Checking" not in page.setup.findings.text(), timeout=5_000)
+    return page.setup.current
+
+
+def test_preflight_offers_to_resample_then_passes(window, qtbot, project, tmp_path):
+    """32 kHz clips against the 22,050 Hz voice: the resample offer; after it, no rate finding is left."""
+    page = window.train_page
+    copy = tmp_path / "project"
+    shutil.copytree(project, copy)
+    findings = _check(page, qtbot, copy, "joe")
+    offer = [f for f in findings if f.fix == "resample"]
+    assert offer and offer[0].fix_rate == 22050 and "32,000 Hz" in offer[0].message
+    assert page.setup.resample.isVisibleTo(page) and "22,050" in page.setup.resample.text()
+    page.setup.resample.click()
+    qtbot.waitUntil(lambda: "Resampling" not in page.setup.findings.text(), timeout=120_000)
+    qtbot.waitUntil(lambda: "Checking" not in page.setup.findings.text(), timeout=60_000)
+    assert not [f for f in page.setup.current if f.fix == "resample"]
+    assert not page.setup.resample.isVisibleTo(page)
+
+
+def test_empty_dataset_is_refused(window, qtbot, tmp_path):
+    """A project with no clips: an error, and Start does not start a trainer."""
+    from trainer.dataset.project import DatasetProject
+
+    empty = DatasetProject(tmp_path / "empty")
+    empty.save()
+    findings = _check(window.train_page, qtbot, empty.folder)
+    assert any(f.blocking and "0 usable clips" in f.message for f in findings)
+    task = window.train_page.start()
+    qtbot.waitUntil(lambda: not task.is_running(), timeout=60_000)
+    qtbot.wait(200)
+    assert not window.train_page.process.is_running()
+    assert "Fix the errors" in window.train_page.status.text()
+
+
+def _epochs(page) -> int:
+    return len(page.epoch_chart.data)
+
+
+def test_run_kill_resume_stop_export(window, qtbot, project):
+    """Start a test-preset run, see epochs charted; a killed trainer is an error and the run resumes;
+    Stop is graceful; the exported voice appears among the Synthesize page's voices."""
+    page = window.train_page
+    _check(page, qtbot, project)
+    page.setup.epochs.setValue(40)
+    finished = []
+    page.process.finished.connect(lambda code, crashed: finished.append((code, crashed)))
+    page.start()
+    qtbot.waitUntil(lambda: _epochs(page) >= 2, timeout=180_000)
+    assert page.loss_chart.data["train_mel"][1] and "epoch" in page.stats.text()
+    assert page.milestones.rowCount() == 4 and page.previews.count() >= 3
+
+    page.process.kill()
+    qtbot.waitUntil(lambda: len(finished) == 1, timeout=30_000)
+    assert "Error: the trainer was killed" in page.status.text() and "resumes from epoch" in page.status.text()
+    assert page.buttons["resume"].isEnabled()
+    killed_at = page.state.epochs_done
+
+    page.resume()
+    qtbot.waitUntil(lambda: page.state.epochs_done >= killed_at + 1, timeout=180_000)
+    page.stop()
+    assert "Stopping after this epoch" in page.status.text()
+    qtbot.waitUntil(lambda: len(finished) == 2, timeout=120_000)
+    assert finished[1] == (0, False)
+    assert page.state.status == "stopped" and "Stopped after epoch" in page.status.text()
+    assert (page.state.folder / "last.ckpt").is_file()
+    document = json.loads((page.state.folder / "training.json").read_text())
+    assert document["preset"] == "test"
+
+    page.runs.refresh()
+    assert page.runs.table.item(0, 1).text() == "stopped"
+    with qtbot.waitSignal(page.voice_exported, timeout=120_000) as exported:
+        page.export()
+    assert Path(exported.args[0]).is_file()
+    qtbot.waitUntil(lambda: page.state.folder.name in window.synthesize_page.voice_names(), timeout=10_000)

@@ -1,0 +1,239 @@
+"""Checks before a training run starts, in words a person can act on (no Qt).
+
+:func:`preflight` looks at what the Train page is about to start and returns
+findings: errors block the start (no clips, a start voice that cannot be read,
+a requested GPU that is missing, too little disk for the checkpoints the run
+will keep), warnings inform (few clips, clips the trainer will leave out, clips
+at another sample rate than the start voice, with the fix: resample).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+MIN_CLIPS = 2
+"""Fewer usable clips than this cannot train (one is held out for validation)."""
+FEW_CLIPS = 50
+"""Below this a fine-tune is weak; datasets of 100-2,000 utterances are usual."""
+BYTES_PER_PARAMETER_RESUME = 12
+"""``last.ckpt``: float32 weights plus AdamW's two moments per parameter (Loshchilov & Hutter, 2019)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One pre-flight result. ``fix`` names an action the page offers (``resample`` to ``fix_rate`` Hz)."""
+
+    level: str
+    message: str
+    fix: str | None = None
+    fix_rate: int | None = None
+
+    @property
+    def blocking(self) -> bool:
+        """Errors stop the start."""
+        return self.level == "error"
+
+
+@dataclass(frozen=True)
+class TrainRequest:
+    """What the Train page is about to start (the arguments of ``voice-studio train``)."""
+
+    dataset: Path
+    start: str
+    preset: str
+    epochs: int | None
+    device: str
+    out: Path
+
+
+@dataclass
+class DatasetSummary:
+    """Usable clips, their sample rates (Hz -> count), seconds of audio, and why others are left out."""
+
+    kind: str
+    clips: int
+    rates: Counter
+    seconds: float
+    skipped: Counter
+
+
+def preflight(request: TrainRequest) -> list[Finding]:
+    """All findings for ``request``, errors first."""
+    from trainer.starts import RunError, start_rate
+
+    findings: list[Finding] = []
+    try:
+        rate = start_rate(request.start) or 22050
+    except (RunError, ValueError, OSError) as exc:
+        return [Finding("error", f"The starting voice cannot be used: {exc}")]
+    try:
+        summary = summarize(request.dataset)
+    except ValueError as exc:
+        return [Finding("error", str(exc))]
+    findings += _clip_findings(summary, rate)
+    findings += _device_findings(request.device)
+    findings += _disk_findings(request, summary, rate)
+    return sorted(findings, key=lambda f: not f.blocking)
+
+
+def summarize(dataset: Path) -> DatasetSummary:
+    """What the trainer would use from ``dataset``: a project, a preprocessed cache, or a Piper folder.
+
+    Raises:
+        ValueError: none of those (the message names the folder).
+    """
+    dataset = Path(dataset)
+    if (dataset / "cache.json").is_file():
+        from trainer.preprocess import PreprocessedCache
+
+        cache = PreprocessedCache(dataset)
+        rate = cache.settings.sample_rate
+        seconds = sum(u.audio[1] for u in cache.utterances) / rate
+        return DatasetSummary(
+            "cache", len(cache.utterances), Counter({rate: len(cache.utterances)}), seconds, Counter()
+        )
+    if (dataset / "manifest.json").is_file():
+        from trainer.dataset.export import selection
+        from trainer.dataset.project import DatasetProject
+
+        chosen, skipped = selection(DatasetProject(dataset))
+        rates = Counter(c.analysis.get("sample_rate") for c in chosen if c.analysis)
+        seconds = sum(float(c.analysis.get("duration_s") or 0) for c in chosen if c.analysis)
+        return DatasetSummary("project", len(chosen), rates, seconds, Counter(_reason(r) for r in skipped.values()))
+    if (dataset / "metadata.csv").is_file():
+        rows = [r for r in (dataset / "metadata.csv").read_text(encoding="utf-8-sig").splitlines() if r.strip()]
+        return DatasetSummary("piper", len(rows), Counter(), 0.0, Counter())
+    raise ValueError(f"{dataset}: not a dataset (a project, a training cache, or a folder with metadata.csv)")
+
+
+def _reason(message: str) -> str:
+    """A skip reason without the clip's own numbers, to count alike reasons together."""
+    return message.split(":")[0].split("(")[0].strip()
+
+
+def _clip_findings(summary: DatasetSummary, rate: int) -> list[Finding]:
+    findings = []
+    if summary.clips < MIN_CLIPS:
+        return [Finding("error", f"The dataset has {summary.clips} usable clips; training needs at least {MIN_CLIPS}.")]
+    if summary.clips < FEW_CLIPS:
+        findings.append(Finding("warning", f"Only {summary.clips} clips: 100 to 2,000 make a good voice."))
+    if summary.skipped:
+        reasons = "; ".join(f"{n} × {reason}" for reason, n in summary.skipped.most_common(4))
+        total = sum(summary.skipped.values())
+        findings.append(Finding("warning", f"{total} clips will be left out: {reasons}."))
+    other = {r: n for r, n in summary.rates.items() if r and r != rate}
+    if other and summary.kind == "cache":
+        findings.append(
+            Finding(
+                "error",
+                f"The training cache is at {next(iter(other))} Hz but the starting voice speaks at {rate} Hz: "
+                "rebuild the cache from the project at the voice's rate.",
+            )
+        )
+    elif other:
+        rates = ", ".join(f"{n} at {r:,} Hz" for r, n in sorted(other.items()))
+        findings.append(
+            Finding(
+                "warning",
+                f"Clips at another rate than the starting voice ({rate:,} Hz): {rates}. "
+                "Resample the curated copies (the originals stay untouched)?",
+                fix="resample",
+                fix_rate=rate,
+            )
+        )
+    return findings
+
+
+def _device_findings(device: str) -> list[Finding]:
+    if not device.startswith("cuda"):
+        return []
+    available = {d for d, _ in detect_devices()}
+    wanted = device if ":" in device else "cuda:0"
+    if wanted not in available:
+        have = ", ".join(sorted(available - {"cpu"})) or "none"
+        return [Finding("error", f"GPU {wanted} was asked for but torch finds no such CUDA device (found: {have}).")]
+    return []
+
+
+def _disk_findings(request: TrainRequest, summary: DatasetSummary, rate: int) -> list[Finding]:
+    need = estimate_bytes(request, summary, rate)
+    folder = Path(request.out)
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    free = shutil.disk_usage(folder).free
+    gib = 2**30
+    if free < need:
+        return [
+            Finding(
+                "error",
+                f"{need / gib:.1f} GiB are needed in {folder} for checkpoints and the cache; "
+                f"{free / gib:.1f} GiB are free.",
+            )
+        ]
+    if free < 2 * need:
+        return [Finding("warning", f"Disk space is short: {free / gib:.1f} GiB free, the run needs {need / gib:.1f}.")]
+    return []
+
+
+def estimate_bytes(request: TrainRequest, summary: DatasetSummary, rate: int) -> int:
+    """Bytes the run will keep: ``last.ckpt``, the best-k generator checkpoints, and the cache it builds.
+
+    The networks' sizes come from the preset (or the start voice's quality), counted on torch's
+    ``meta`` device (no memory); the cache holds float32 audio and 513-bin spectrogram frames of
+    ``hop_length`` 256 samples (Piper's STFT).
+    """
+    generator, discriminator, keep = parameter_counts(_quality(request))
+    checkpoints = BYTES_PER_PARAMETER_RESUME * (generator + discriminator) + keep * 4 * generator
+    cache = 0 if summary.kind == "cache" else int(summary.seconds * rate * 4 * (1 + 513 / 256))
+    return checkpoints + cache
+
+
+def _quality(request: TrainRequest) -> str:
+    """The preset whose network size the run will have: the start voice's quality when it names one."""
+    if request.start not in ("scratch",) and request.preset != "test":
+        import json
+
+        from trainer.starts import resolve_start
+
+        kind, path = resolve_start(request.start)
+        if kind == "onnx":
+            config = path.with_name(path.name + ".json")
+            if request.start == "joe":
+                from engines.registry import default_voice
+
+                config = default_voice().config.path
+            quality = json.loads(Path(config).read_text(encoding="utf-8")).get("audio", {}).get("quality")
+            if quality:
+                return quality.replace("_", "-")
+    return request.preset
+
+
+def parameter_counts(preset_name: str) -> tuple[int, int, int]:
+    """``(generator, discriminator, keep_best)`` for a preset, counted without allocating memory."""
+    import torch
+
+    from engines.vits import Synthesizer
+    from trainer.discriminators import MultiPeriodDiscriminator
+    from trainer.presets import preset
+
+    config = preset(preset_name)
+    with torch.device("meta"):
+        generator = sum(p.numel() for p in Synthesizer(config.model).parameters())
+        discriminator = sum(p.numel() for p in MultiPeriodDiscriminator(config.discriminator_width).parameters())
+    return generator, discriminator, config.keep_best
+
+
+def detect_devices() -> list[tuple[str, str]]:
+    """``(device, label)`` for the CPU and each CUDA GPU torch sees, e.g. ``("cuda:0", "NVIDIA ... 12.0 GiB")``."""
+    devices = [("cpu", "CPU")]
+    try:
+        import torch
+    except ImportError:
+        return devices
+    for index in range(torch.cuda.device_count() if torch.cuda.is_available() else 0):
+        props = torch.cuda.get_device_properties(index)
+        devices.append((f"cuda:{index}", f"GPU {index}: {props.name}, {props.total_memory / 2**30:.1f} GiB"))
+    return devices
