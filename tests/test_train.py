@@ -212,3 +212,18 @@ def test_discriminator_warm_up_leaves_the_generator_alone(finished_run):
 
     assert one_epoch(warm_up=2) == (False, True, 0)
     assert one_epoch(warm_up=0)[:2] == (True, True)
+
+
+def test_disk_estimate_matches_the_files_a_run_keeps(finished_run, piper_folder):
+    """The pre-flight estimate of last.ckpt, a best checkpoint and the cache is within 30% of the real files."""
+    from trainer.preflight import generator_bytes, network_size, resume_bytes, summarize
+
+    run, best = finished_run
+    size = network_size("test")
+    assert 0.7 < (run / "last.ckpt").stat().st_size / resume_bytes(size) < 1.3
+    assert 0.7 < best.stat().st_size / generator_bytes(size) < 1.3
+    cache = run / "cache"
+    seconds = summarize(cache).seconds
+    expected_cache = seconds * 22050 * 4 * (1 + 513 / 256)
+    actual_cache = sum(p.stat().st_size for p in cache.iterdir())
+    assert 0.7 < actual_cache / expected_cache < 1.3

@@ -89,7 +89,7 @@ def test_empty_dataset_is_refused(window, qtbot, tmp_path):
 
 
 def _epochs(page) -> int:
-    return len(page.epoch_chart.data)
+    return len(page.view.epoch_chart.data)
 
 
 def test_run_kill_resume_stop_export(window, qtbot, project):
@@ -102,8 +102,8 @@ def test_run_kill_resume_stop_export(window, qtbot, project):
     page.process.finished.connect(lambda code, crashed: finished.append((code, crashed)))
     page.start()
     qtbot.waitUntil(lambda: _epochs(page) >= 2, timeout=180_000)
-    assert page.loss_chart.data["train_mel"][1] and "epoch" in page.stats.text()
-    assert page.milestones.rowCount() == 4 and page.previews.count() >= 3
+    assert page.view.loss_chart.data["train_mel"][1] and "epoch" in page.view.stats.text()
+    assert page.view.milestones.rowCount() == 4 and page.view.previews.count() >= 3
 
     page.process.kill()
     qtbot.waitUntil(lambda: len(finished) == 1, timeout=30_000)

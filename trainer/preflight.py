@@ -20,6 +20,8 @@ FEW_CLIPS = 50
 """Below this a fine-tune is weak; datasets of 100-2,000 utterances are usual."""
 BYTES_PER_PARAMETER_RESUME = 12
 """``last.ckpt``: float32 weights plus AdamW's two moments per parameter (Loshchilov & Hutter, 2019)."""
+BYTES_PER_TENSOR = 340
+"""``torch.save``'s zip entry and pickle record per tensor (measured on the test preset's generator)."""
 
 
 @dataclass(frozen=True)
@@ -185,8 +187,8 @@ def estimate_bytes(request: TrainRequest, summary: DatasetSummary, rate: int) ->
     ``meta`` device (no memory); the cache holds float32 audio and 513-bin spectrogram frames of
     ``hop_length`` 256 samples (Piper's STFT).
     """
-    generator, discriminator, keep = parameter_counts(_quality(request))
-    checkpoints = BYTES_PER_PARAMETER_RESUME * (generator + discriminator) + keep * 4 * generator
+    size = network_size(_quality(request))
+    checkpoints = resume_bytes(size) + size.keep_best * generator_bytes(size)
     cache = 0 if summary.kind == "cache" else int(summary.seconds * rate * 4 * (1 + 513 / 256))
     return checkpoints + cache
 
@@ -211,8 +213,19 @@ def _quality(request: TrainRequest) -> str:
     return request.preset
 
 
-def parameter_counts(preset_name: str) -> tuple[int, int, int]:
-    """``(generator, discriminator, keep_best)`` for a preset, counted without allocating memory."""
+@dataclass(frozen=True)
+class NetworkSize:
+    """Parameters and tensors of a preset's generator and discriminators, and how many best checkpoints it keeps."""
+
+    generator: int
+    discriminator: int
+    generator_tensors: int
+    discriminator_tensors: int
+    keep_best: int
+
+
+def network_size(preset_name: str) -> NetworkSize:
+    """Counted on torch's ``meta`` device: no memory is allocated."""
     import torch
 
     from engines.vits import Synthesizer
@@ -221,9 +234,21 @@ def parameter_counts(preset_name: str) -> tuple[int, int, int]:
 
     config = preset(preset_name)
     with torch.device("meta"):
-        generator = sum(p.numel() for p in Synthesizer(config.model).parameters())
-        discriminator = sum(p.numel() for p in MultiPeriodDiscriminator(config.discriminator_width).parameters())
-    return generator, discriminator, config.keep_best
+        generator = Synthesizer(config.model).state_dict()
+        discriminator = MultiPeriodDiscriminator(config.discriminator_width).state_dict()
+    count = lambda state: sum(t.numel() for t in state.values())  # noqa: E731
+    return NetworkSize(count(generator), count(discriminator), len(generator), len(discriminator), config.keep_best)
+
+
+def resume_bytes(size: NetworkSize) -> int:
+    """``last.ckpt``: weights and two optimizer moments per parameter, each tensor an entry."""
+    tensors = size.generator_tensors + size.discriminator_tensors
+    return BYTES_PER_PARAMETER_RESUME * (size.generator + size.discriminator) + 3 * BYTES_PER_TENSOR * tensors
+
+
+def generator_bytes(size: NetworkSize) -> int:
+    """One generator-only checkpoint (``best-*.ckpt``)."""
+    return 4 * size.generator + BYTES_PER_TENSOR * size.generator_tensors
 
 
 def detect_devices() -> list[tuple[str, str]]:

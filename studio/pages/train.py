@@ -14,26 +14,20 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
-    QPlainTextEdit,
     QPushButton,
-    QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from studio.trainer_process import TrainerProcess
-from studio.widgets.runs_table import RunsTable, duration
-from studio.widgets.train_charts import EpochChart, LossChart
+from studio.widgets.run_view import RunView
+from studio.widgets.runs_table import RunsTable
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task
 from trainer.run_state import RunState, load_run, resumable
@@ -63,12 +57,11 @@ class TrainPage(QWidget):
         self.state: RunState | None = None
         self.process = TrainerProcess(self)
         self.process.records.connect(self._on_records)
-        self.process.log.connect(lambda line: self.log.appendPlainText(line))
+        self.process.log.connect(lambda line: self.view.log.appendPlainText(line))
         self.process.finished.connect(self._on_process_finished)
         self._checked: tuple | None = None
         self._build()
         self.setup.resample_requested.connect(self._resample)
-        self.runs.refresh()
 
     # --- layout -----------------------------------------------------------
     def _build(self) -> None:
@@ -89,40 +82,14 @@ class TrainPage(QWidget):
         row.addStretch(1)
         self.status = QLabel("Choose a dataset and press Start.")
         self.status.setWordWrap(True)
-        self.stats = QLabel("")
-        self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.epoch_chart, self.loss_chart = EpochChart(), LossChart()
-        self.milestones = QTableWidget(0, 2)
-        self.milestones.setHorizontalHeaderLabels(("epoch", "wall time"))
-        self.milestones.horizontalHeader().setStretchLastSection(True)
-        self.previews = QListWidget()
-        self.previews.itemActivated.connect(self._play_preview)
-        self.previews.itemClicked.connect(self._play_preview)
-        self.log = QPlainTextEdit()
-        self.log.setReadOnly(True)
-        self.log.setMaximumBlockCount(5000)
-
-        charts = QSplitter(Qt.Orientation.Vertical)
-        charts.addWidget(self.epoch_chart)
-        charts.addWidget(self.loss_chart)
-        side = QTabWidget()
-        side.addTab(self.milestones, "Milestones")
-        side.addTab(self.previews, "Previews")
-        side.addTab(self.log, "Log")
-        live = QSplitter()
-        live.addWidget(charts)
-        live.addWidget(side)
-        live.setStretchFactor(0, 3)
-        live.setStretchFactor(1, 2)
-        live_page = QWidget()
-        live_layout = QVBoxLayout(live_page)
-        live_layout.addWidget(self.stats)
-        live_layout.addWidget(live, 1)
+        self.view = RunView()
+        self.view.message.connect(self.message)
         self.runs = RunsTable(self.runs_root)
         self.runs.chosen.connect(self.show_run)
         self.tabs = QTabWidget()
-        self.tabs.addTab(live_page, "Run")
+        self.tabs.addTab(self.view, "Run")
         self.tabs.addTab(self.runs, "Runs")
+        self.tabs.currentChanged.connect(lambda index: self.runs.refresh() if index == 1 else None)
         layout = QVBoxLayout(self)
         layout.addWidget(self.setup)
         layout.addLayout(row)
@@ -191,8 +158,7 @@ class TrainPage(QWidget):
 
     def _begin(self, folder: Path, arguments: list[str], env: dict, text: str) -> None:
         self.state = load_run(folder, with_events=False)  # the process's tail reads them all
-        self.previews.clear()
-        self.log.clear()
+        self.view.clear()
         self.process.start(folder, arguments, env)
         self._draw()
         self.status.setText(text)
@@ -220,27 +186,10 @@ class TrainPage(QWidget):
         self._draw()
 
     def _draw(self) -> None:
-        state = self.state
-        if state is None:
-            return
-        self.epoch_chart.set_epochs(state.epoch_split())
-        names = ("train_mel", "val_mel", "train_kl", "val_kl", "train_dur", "val_dur", "train_gen", "train_disc")
-        self.loss_chart.set_series({name: state.series(name) for name in names})
-        self.stats.setText(stats_line(state))
-        self.milestones.setRowCount(0)
-        for epoch, seconds in state.milestones():
-            row = self.milestones.rowCount()
-            self.milestones.insertRow(row)
-            self.milestones.setItem(row, 0, QTableWidgetItem(f"{epoch:,}"))
-            self.milestones.setItem(row, 1, QTableWidgetItem(duration(seconds)))
-        shown = {self.previews.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.previews.count())}
-        for epoch, path in state.previews:
-            if path not in shown:
-                item = QListWidgetItem(f"epoch {epoch + 1}: {Path(path).name}")
-                item.setData(Qt.ItemDataRole.UserRole, path)
-                self.previews.insertItem(0, item)
-        if state.stage and self.process.is_running() and not self.process.stopping:
-            self.status.setText(state.stage)
+        if self.state is not None:
+            self.view.show_state(self.state)
+            if self.state.stage and self.process.is_running() and not self.process.stopping:
+                self.status.setText(self.state.stage)
 
     def _on_process_finished(self, code: int, crashed: bool) -> None:
         state = self.state
@@ -265,7 +214,7 @@ class TrainPage(QWidget):
         if self.process.is_running():
             return
         self.state = load_run(state.folder)
-        self.previews.clear()
+        self.view.clear()
         self._draw()
         self.status.setText(f"{state.folder.name}: {self.state.status}, {self.state.epochs_done} epochs.")
         self._update_buttons()
@@ -327,23 +276,9 @@ class TrainPage(QWidget):
         if self.state is not None:
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.state.folder)))
 
-    def _play_preview(self, item: QListWidgetItem) -> Task:
-        path = item.data(Qt.ItemDataRole.UserRole)
-
-        def work(cancel: threading.Event):
-            import soundfile
-
-            from studio.speaking import Speaking, replay_and_wait
-
-            audio, rate = soundfile.read(path, dtype="float32")
-            replay_and_wait(audio, rate, Speaking(cancel), cancel)
-
-        task = Task(work, self)
-        task.failed.connect(lambda exc: self.message.emit(f"Cannot play {path}: {exc}"))
-        return task.start()
-
-    def shutdown(self, wait_ms: int = 30_000) -> None:
-        """On closing the app: ask a running trainer to stop after its epoch and wait for it, then end it."""
+    def shutdown(self, wait_ms: int = 10_000) -> None:
+        """On closing the app: ask a running trainer to stop after its epoch, wait a little, then end it (the run
+        resumes from its last checkpoint)."""
         if self.process.is_running():
             self.process.stop()
             if not self.process.wait(wait_ms):
@@ -358,23 +293,3 @@ BUTTONS = (
     ("open", "Open folder"),
     ("export", "Export voice"),
 )
-
-
-def stats_line(state: RunState) -> str:
-    """Epoch, speed, elapsed, ETAs, learning rate and GPU memory, in one line."""
-    parts = [f"epoch {state.epochs_done} / {state.epochs_total}"]
-    if state.progress:
-        parts.append(f"{state.progress['items_per_s']:.1f} it/s")
-    parts.append(f"elapsed {duration(state.train_seconds)}")
-    if state.eta and state.status == "running":
-        eta = state.eta
-        parts.append(f"ETA {duration(eta['seconds_left'])}")
-        parts.append(f"next preview {duration(eta['next_preview_s'])}")
-        parts.append(f"next checkpoint {duration(eta['next_checkpoint_s'])}")
-    last = state.epochs[max(state.epochs)] if state.epochs else None
-    if last:
-        rate = last["learning_rates"].get("generator")
-        if rate is not None:
-            parts.append(f"lr {rate:.2e}")
-        parts.append(f"GPU {last['max_memory_gib']:.1f} GiB" if "max_memory_gib" in last else "GPU —")
-    return " · ".join(parts)

@@ -1,0 +1,128 @@
+"""A training run drawn live: speed and ETAs, the epoch-time chart, loss curves, milestones, previews, log.
+
+``show_state`` redraws from a ``trainer.run_state.RunState``; clicking a preview
+plays it off the GUI thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.widgets.runs_table import duration
+from studio.widgets.train_charts import LOSSES, EpochChart, LossChart
+from studio.workers import Task
+from trainer.run_state import RunState
+
+
+class RunView(QWidget):
+    """The live part of the Train page.
+
+    Signals:
+        message(str): e.g. a preview that cannot be played.
+    """
+
+    message = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.stats = QLabel("")
+        self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.epoch_chart, self.loss_chart = EpochChart(), LossChart()
+        self.milestones = QTableWidget(0, 2)
+        self.milestones.setHorizontalHeaderLabels(("epoch", "wall time"))
+        self.milestones.horizontalHeader().setStretchLastSection(True)
+        self.previews = QListWidget()
+        self.previews.itemClicked.connect(self.play_preview)
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(5000)
+
+        charts = QSplitter(Qt.Orientation.Vertical)
+        charts.addWidget(self.epoch_chart)
+        charts.addWidget(self.loss_chart)
+        side = QTabWidget()
+        side.addTab(self.milestones, "Milestones")
+        side.addTab(self.previews, "Previews")
+        side.addTab(self.log, "Log")
+        live = QSplitter()
+        live.addWidget(charts)
+        live.addWidget(side)
+        live.setStretchFactor(0, 3)
+        live.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.stats)
+        layout.addWidget(live, 1)
+
+    def clear(self) -> None:
+        """Forget the previews and the log (a new run is shown)."""
+        self.previews.clear()
+        self.log.clear()
+
+    def show_state(self, state: RunState) -> None:
+        """Redraw everything from ``state``."""
+        self.epoch_chart.set_epochs(state.epoch_split())
+        self.loss_chart.set_series({name: state.series(name) for name, _, _ in LOSSES})
+        self.stats.setText(stats_line(state))
+        self.milestones.setRowCount(0)
+        for epoch, seconds in state.milestones():
+            row = self.milestones.rowCount()
+            self.milestones.insertRow(row)
+            self.milestones.setItem(row, 0, QTableWidgetItem(f"{epoch:,}"))
+            self.milestones.setItem(row, 1, QTableWidgetItem(duration(seconds)))
+        shown = {self.previews.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.previews.count())}
+        for epoch, path in state.previews:
+            if path not in shown:
+                item = QListWidgetItem(f"epoch {epoch + 1}: {Path(path).name}")
+                item.setData(Qt.ItemDataRole.UserRole, path)
+                self.previews.insertItem(0, item)
+
+    def play_preview(self, item: QListWidgetItem) -> Task:
+        """Play a preview WAV (off the GUI thread)."""
+        path = item.data(Qt.ItemDataRole.UserRole)
+
+        def work(cancel: threading.Event):
+            import soundfile
+
+            from studio.speaking import Speaking, replay_and_wait
+
+            audio, rate = soundfile.read(path, dtype="float32")
+            replay_and_wait(audio, rate, Speaking(cancel), cancel)
+
+        task = Task(work, self)
+        task.failed.connect(lambda exc: self.message.emit(f"Cannot play {path}: {exc}"))
+        return task.start()
+
+
+def stats_line(state: RunState) -> str:
+    """Epoch, speed, elapsed, ETAs, learning rate and GPU memory, in one line."""
+    parts = [f"epoch {state.epochs_done} / {state.epochs_total}"]
+    if state.progress:
+        parts.append(f"{state.progress['items_per_s']:.1f} it/s")
+    parts.append(f"elapsed {duration(state.train_seconds)}")
+    if state.eta and state.status == "running":
+        eta = state.eta
+        parts.append(f"ETA {duration(eta['seconds_left'])}")
+        parts.append(f"next preview {duration(eta['next_preview_s'])}")
+        parts.append(f"next checkpoint {duration(eta['next_checkpoint_s'])}")
+    last = state.epochs[max(state.epochs)] if state.epochs else None
+    if last:
+        rate = last["learning_rates"].get("generator")
+        if rate is not None:
+            parts.append(f"lr {rate:.2e}")
+        parts.append(f"GPU {last['max_memory_gib']:.1f} GiB" if "max_memory_gib" in last else "GPU —")
+    return " · ".join(parts)

@@ -1,0 +1,111 @@
+"""What the Train page reads: run state from events, and the pre-flight checks on real data."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from conftest import shared_path
+
+from trainer import events
+from trainer.run_state import EventTail, RunState, list_runs, load_run
+
+
+def _epoch(epoch: int, seconds: float, val_mel: float) -> dict:
+    return events.make(
+        "epoch",
+        epoch=epoch,
+        step=10 * (epoch + 1),
+        seconds=seconds,
+        train_s=seconds - 1.5,
+        val_s=1.0,
+        preview_s=0.25,
+        checkpoint_wait_s=0.25,
+        losses={"train_mel": 2.0 - epoch / 10, "val_mel": val_mel},
+        learning_rates={"generator": 2e-4, "discriminator": 2e-4},
+    )
+
+
+def test_event_tail_waits_for_a_line_to_end(tmp_path):
+    """A record cut mid-line is read once its newline arrives; nothing is read twice."""
+    path = tmp_path / "events.jsonl"
+    tail = EventTail(path)
+    assert tail.read() == []
+    line = json.dumps(events.make("warning", message="half")) + "\n"
+    path.write_text(line[:20])
+    assert tail.read() == []
+    with path.open("a") as f:
+        f.write(line[20:] + "not json\n")
+    assert [r["message"] for r in tail.read()] == ["half"]
+    assert tail.read() == []
+
+
+def test_run_state_folds_a_resumed_run(tmp_path):
+    """Epochs seen twice keep the latest record; milestones are quarters of a short run; best val_mel."""
+    state = RunState(tmp_path)
+    start = events.make("run_start", config={}, num_utterances=16, device="cpu", epochs=8, start="joe")
+    state.apply_all([start, _epoch(0, 10.0, 1.5), _epoch(1, 10.0, 1.4), _epoch(2, 99.0, 9.9)])
+    assert state.status == "running"
+    resume = events.make("run_start", config={}, num_utterances=16, device="cpu", epochs=8, start="resume")
+    state.apply_all([resume, _epoch(2, 10.0, 1.2), _epoch(3, 10.0, 1.3)])
+    assert state.start == "joe" and state.epochs_done == 4 and state.train_seconds == 40.0
+    assert state.best_val_mel == 1.2
+    assert state.milestones() == [(2, 20.0), (4, 40.0), (6, None), (8, None)]
+    assert state.epoch_split()[0] == (0, [8.5, 1.0, 0.25, 0.25])
+    state.apply(events.make("finish", epochs=4, seconds=50.0, setup_s=5.0, status="stopped"))
+    assert state.status == "stopped"
+
+
+def test_milestones_of_a_long_run_are_the_fixed_epochs(tmp_path):
+    """A 1,000-epoch run shows epochs 100, 250, 500 and 1,000."""
+    state = RunState(tmp_path, epochs_total=1000)
+    assert [m for m, _ in state.milestones()] == [100, 250, 500, 1000]
+
+
+def test_list_runs_reads_run_folders(tmp_path):
+    """Folders with a training.json are runs; their events give the state."""
+    run = tmp_path / "a-run"
+    run.mkdir()
+    (run / "training.json").write_text(json.dumps({"version": 1, "start": "scratch", "config": {"epochs": 3}}))
+    (run / "events.jsonl").write_text(json.dumps(_epoch(0, 5.0, 1.0)) + "\n")
+    (tmp_path / "not-a-run").mkdir()
+    runs = list_runs(tmp_path)
+    assert [r.folder.name for r in runs] == ["a-run"] and runs[0].epochs_done == 1
+    assert load_run(run, with_events=False).epochs_done == 0
+
+
+@pytest.fixture(scope="module")
+def project_32k(tmp_path_factory):
+    """A project of 6 target-voice clips as recorded (32 kHz)."""
+    from trainer.dataset.project import DatasetProject
+
+    corpus = shared_path("corpus", "target-voice")
+    folder = tmp_path_factory.mktemp("data")
+    (folder / "wavs").mkdir()
+    rows = (corpus / "metadata.csv").read_text(encoding="utf-8").splitlines()[:6]
+    (folder / "metadata.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    for row in rows:
+        shutil.copy(corpus / "wavs" / f"{row.split('|')[0]}.flac", folder / "wavs")
+    project = DatasetProject(tmp_path_factory.mktemp("p") / "project")
+    project.import_sources([folder], workers=1)
+    return project
+
+
+def test_preflight_on_real_clips(project_32k, tmp_path):
+    """32 kHz clips against joe: the resample offer, the few-clips warning; a missing GPU is an error."""
+    pytest.importorskip("torch")
+    import torch
+
+    from trainer.preflight import TrainRequest, preflight
+
+    request = TrainRequest(project_32k.folder, "joe", "test", 2, "cpu", tmp_path / "run")
+    findings = preflight(request)
+    assert not any(f.blocking for f in findings)
+    assert any(f.fix == "resample" and f.fix_rate == 22050 and "6 at 32,000 Hz" in f.message for f in findings)
+    assert any("Only 6 clips" in f.message for f in findings)
+    if not torch.cuda.is_available():
+        cuda = preflight(TrainRequest(project_32k.folder, "joe", "test", 2, "cuda", tmp_path / "run"))
+        assert cuda[0].blocking and "cuda:0" in cuda[0].message
+    missing = preflight(TrainRequest(project_32k.folder, str(tmp_path / "nope.onnx"), "test", 2, "cpu", tmp_path))
+    assert missing[0].blocking and "nope.onnx" in missing[0].message
