@@ -140,8 +140,9 @@ def _clip_findings(summary: DatasetSummary, rate: int) -> list[Finding]:
         findings.append(
             Finding(
                 "warning",
-                f"Clips at another rate than the starting voice ({rate:,} Hz): {rates}. "
-                "Resample the curated copies (the originals stay untouched)?",
+                f"The voice will speak at {rate:,} Hz; clips are at other rates ({rates}). The training cache "
+                "resamples them; resample the curated copies too, to hear what the trainer gets "
+                "(the originals stay untouched)?",
                 fix="resample",
                 fix_rate=rate,
             )

@@ -60,6 +60,7 @@ class TrainPage(QWidget):
         self.process.log.connect(lambda line: self.view.log.appendPlainText(line))
         self.process.finished.connect(self._on_process_finished)
         self._checked: tuple | None = None
+        self._devices_listed = False
         self._build()
         self.setup.resample_requested.connect(self._resample)
 
@@ -98,6 +99,9 @@ class TrainPage(QWidget):
         self._update_buttons()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if not self._devices_listed:
+            self._devices_listed = True
+            self.setup.detect_devices()
         if self._dataset_source and not self.setup.dataset.text():
             self.setup.dataset.setText(self._dataset_source() or "")
         super().showEvent(event)
@@ -188,8 +192,10 @@ class TrainPage(QWidget):
     def _draw(self) -> None:
         if self.state is not None:
             self.view.show_state(self.state)
-            if self.state.stage and self.process.is_running() and not self.process.stopping:
-                self.status.setText(self.state.stage)
+            if self.process.is_running() and not self.process.stopping:
+                state = self.state
+                done = f"Training {state.folder.name}: epoch {state.epochs_done} of {state.epochs_total}."
+                self.status.setText(done if state.epochs else state.stage or self.status.text())
 
     def _on_process_finished(self, code: int, crashed: bool) -> None:
         state = self.state

@@ -111,15 +111,17 @@ class RunView(QWidget):
 def stats_line(state: RunState) -> str:
     """Epoch, speed, elapsed, ETAs, learning rate and GPU memory, in one line."""
     parts = [f"epoch {state.epochs_done} / {state.epochs_total}"]
+    last = state.epochs[max(state.epochs)] if state.epochs else None
     if state.progress:
         parts.append(f"{state.progress['items_per_s']:.1f} it/s")
+    elif last and last["train_s"] > 0:  # epochs too short for progress records: the last epoch's rate
+        parts.append(f"{state.num_utterances / last['train_s']:.1f} it/s")
     parts.append(f"elapsed {duration(state.train_seconds)}")
     if state.eta and state.status == "running":
         eta = state.eta
         parts.append(f"ETA {duration(eta['seconds_left'])}")
         parts.append(f"next preview {duration(eta['next_preview_s'])}")
         parts.append(f"next checkpoint {duration(eta['next_checkpoint_s'])}")
-    last = state.epochs[max(state.epochs)] if state.epochs else None
     if last:
         rate = last["learning_rates"].get("generator")
         if rate is not None:

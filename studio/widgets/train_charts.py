@@ -39,7 +39,7 @@ class EpochChart(pg.PlotWidget):
         self.setBackground("w")
         self.setLabel("bottom", "epoch")
         self.setLabel("left", "seconds")
-        self.addLegend(offset=(10, 5))
+        self.addLegend(offset=(-10, 5))
         self.data: list[tuple[int, list[float]]] = []
         self._bars = []
         for _, label, colour in PARTS:
@@ -71,7 +71,7 @@ class LossChart(pg.PlotWidget):
         self.setBackground("w")
         self.setLabel("bottom", "epoch")
         self.setLabel("left", "loss")
-        self.addLegend(offset=(10, 5))
+        self.addLegend(offset=(-10, 5), colCount=2)
         self.data: dict[str, tuple[list[int], list[float]]] = {}
         self._curves = {}
         for name, colour, dashed in LOSSES:
