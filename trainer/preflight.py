@@ -140,9 +140,8 @@ def _clip_findings(summary: DatasetSummary, rate: int) -> list[Finding]:
         findings.append(
             Finding(
                 "warning",
-                f"The voice will speak at {rate:,} Hz; clips are at other rates ({rates}). The training cache "
-                "resamples them; resample the curated copies too, to hear what the trainer gets "
-                "(the originals stay untouched)?",
+                f"The voice speaks at {rate:,} Hz, clips do not ({rates}). Training resamples them; "
+                "resample the curated copies too (originals stay untouched)?",
                 fix="resample",
                 fix_rate=rate,
             )
