@@ -80,8 +80,19 @@ def test_best_checkpoint_exports_a_voice_piper_speaks(finished_run, tmp_path):
     assert len(audio) > 2000 and np.isfinite(audio).all()
 
 
-def test_kill_9_then_resume_continues_from_the_last_checkpoint(piper_folder, tmp_path):
-    """A run killed mid-epoch resumes from last.ckpt: the next epoch, the scheduler's decayed rate, same settings."""
+def test_kill_9_then_resume_continues_from_the_last_checkpoint(piper_folder, tmp_path, monkeypatch):
+    """A run killed mid-epoch resumes from last.ckpt: the next epoch, the scheduler's decayed rate, both
+    optimizers' Adam moments bit for bit."""
+    from trainer.callbacks import EventsCallback
+    from trainer.checkpoints import snapshot
+
+    restored = []
+    monkeypatch.setattr(  # copy the optimizers' state once Lightning has restored it, before the first step
+        EventsCallback,
+        "on_train_start",
+        lambda self, trainer, module: restored.extend(snapshot(o.state_dict()) for o in trainer.optimizers),
+        raising=False,
+    )
     run = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     command = ["-m", "studio.cli", "train", "--dataset", str(piper_folder), "--out", str(run), "--preset", "test"]
@@ -102,6 +113,12 @@ def test_kill_9_then_resume_continues_from_the_last_checkpoint(piper_folder, tmp
     resumed = [r for r in records[restart:] if r["kind"] == "epoch"]
     assert resumed[0]["epoch"] == saved["epoch"] + 1 and resumed[-1]["epoch"] == 2
     assert resumed[0]["learning_rates"]["generator"] == pytest.approx(saved_lr * 0.999875)
+    assert len(restored) == len(saved["optimizer_states"]) == 2
+    for ours, theirs in zip(restored, saved["optimizer_states"], strict=True):
+        assert ours["state"].keys() == theirs["state"].keys() and len(ours["state"]) > 10
+        for key, moments in theirs["state"].items():
+            for name in ("exp_avg", "exp_avg_sq", "step"):
+                assert torch.equal(ours["state"][key][name].cpu(), moments[name].cpu()), (key, name)
 
 
 def _has_epoch(run, epoch: int) -> bool:
