@@ -66,7 +66,7 @@ def create_app(service: SpeechService, api_key: str | None = None):
         c = service.counters
         return {
             "status": "ok",
-            "engine": service.config.engine,
+            "engines": list(service.config.engines),
             "voices": list(service.voices),
             "active": c.active,
             "queued": c.admitted - c.active,
@@ -77,20 +77,20 @@ def create_app(service: SpeechService, api_key: str | None = None):
 
     @app.get("/v1/models")
     async def models():
-        return {"object": "list", "data": [_model_entry(service, v) for v in service.voices.values()]}
+        return {"object": "list", "data": [_model_entry(service, *entry) for entry in service.model_ids()]}
 
     @app.get("/v1/audio/voices")
     async def voices(model: str | None = None):
-        chosen = [service.resolve(model, None)[0]] if model else list(service.voices.values())
+        chosen = [service.resolve(model, None).voice] if model else list(service.voices.values())
         entries = [{"id": s, "name": s, "model": v.name} for v in chosen for s in service.speaker_ids(v)]
         return {"voices": entries}
 
     @app.post("/v1/audio/speech")
     async def speech(request: Request):
         speech_request = parse_speech_request(await _read_body(request, service), service.config.max_chars)
-        voice, speaker = service.resolve(speech_request.model, speech_request.voice)
+        target = service.resolve(speech_request.model, speech_request.voice)
         service.admit()
-        job = service.start(voice, speaker, speech_request)
+        job = service.start(target, speech_request)
         headers = {"X-Sample-Rate": str(job.sample_rate)}
         media_type = _media_type(speech_request, job.sample_rate)
         if speech_request.streamed:
@@ -108,12 +108,13 @@ def _key_matches(request, api_key: str) -> bool:
     return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(), api_key.encode())
 
 
-def _model_entry(service: SpeechService, voice) -> dict:
+def _model_entry(service: SpeechService, model_id: str, engine: str, voice) -> dict:
     return {
-        "id": voice.name,
+        "id": model_id,
         "object": "model",
         "created": 0,
         "owned_by": "voice-studio",
+        "engine": engine,
         "sample_rate": voice.config.sample_rate,
         "language": voice.config.espeak_voice,
         "voices": service.speaker_ids(voice),

@@ -1,7 +1,9 @@
 """The work behind the speech server, without HTTP: voices, engine pools, admission and counters.
 
+A model is a voice, spoken by the first configured engine, or
+``ENGINE/VOICE`` for any configured engine (``torch/en_US-joe-medium``).
 Each request runs on one of ``workers`` threads with an engine of its own,
-checked out of its voice's pool (engines keep per-request state, so two
+checked out of its (engine, voice) pool (engines keep per-request state, so two
 requests never share one). At most ``workers + queue_size`` requests are
 admitted at once; the next is refused (the server answers 503). Audio goes to
 the request's :class:`Job` as it is synthesized; setting ``job.cancel`` (the
@@ -34,17 +36,27 @@ class ServiceConfig:
 
     Attributes:
         voices: the voices served; the first is the default (and what OpenAI's model names mean).
-        engine: registry name of the engine (``onnx`` or ``torch``); engine_kwargs go to it.
+        engines: registry names of the engines (``onnx``, ``torch``); the first speaks plain voice names.
+        engine_kwargs: per engine name, keyword arguments for it (e.g. ``{"torch": {"device": "cuda"}}``).
         workers: requests synthesized at once. queue_size: further requests that may wait.
         max_chars: longest ``input`` accepted (longer: 413).
     """
 
     voices: list[Voice]
-    engine: str = "onnx"
-    engine_kwargs: dict = field(default_factory=dict)
+    engines: tuple[str, ...] = ("onnx",)
+    engine_kwargs: dict[str, dict] = field(default_factory=dict)
     workers: int = 2
     queue_size: int = 16
     max_chars: int = 20_000
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a request asks for: an engine, a voice and a speaker (``None``: the voice's default)."""
+
+    engine: str
+    voice: Voice
+    speaker: str | None = None
 
 
 @dataclass
@@ -84,7 +96,7 @@ class SpeechService:
         self.config = config
         self.counters = Counters()
         self.voices = {v.name: v for v in config.voices}
-        self._idle: dict[str, queue.SimpleQueue] = {name: queue.SimpleQueue() for name in self.voices}
+        self._idle = {(e, name): queue.SimpleQueue() for e in config.engines for name in self.voices}
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="speech")
 
@@ -102,29 +114,43 @@ class SpeechService:
         """Voice ids of a model: ``default``, then the speaker names of a multi-speaker voice."""
         return [DEFAULT_SPEAKER] + (list(voice.config.speakers) if voice.config.num_speakers > 1 else [])
 
-    def resolve(self, model: str | None, voice_id: str | None) -> tuple[Voice, str | None]:
-        """``(voice, speaker)`` for a request's model and voice fields.
+    def model_ids(self) -> list[tuple[str, str, Voice]]:
+        """``(model id, engine, voice)``: each voice by name (first engine), then ``ENGINE/VOICE`` for the others."""
+        first, *others = self.config.engines
+        return [(v.name, first, v) for v in self.voices.values()] + [
+            (f"{e}/{v.name}", e, v) for e in others for v in self.voices.values()
+        ]
 
-        The model names a voice (OpenAI's names and none mean the default one);
-        with an OpenAI model name, ``voice`` may name a voice instead. The voice
-        field names a speaker: ``default`` (or nothing, or the voice's own name)
-        for the default speaker.
+    def resolve(self, model: str | None, voice_id: str | None) -> Target:
+        """The target of a request's model and voice fields.
+
+        The model names a voice, optionally as ``ENGINE/VOICE`` (OpenAI's model
+        names and none mean the default voice); with an OpenAI model name,
+        ``voice`` may name a voice instead. The voice field names a speaker:
+        ``default`` (or nothing, or the voice's own name) for the default speaker.
 
         Raises:
-            ApiError: 404 for an unknown model or voice, naming the known ones.
+            ApiError: 404 for an unknown engine, model or voice, naming the known ones.
         """
-        if model is None or model in MODEL_ALIASES:
+        engine, name = model.split("/", 1) if model and "/" in model else (self.config.engines[0], model)
+        if engine not in self.config.engines:
+            known = ", ".join(self.config.engines)
+            raise ApiError(
+                404, f"unknown engine '{engine}' in model '{model}'; served: {known}", "model", "model_not_found"
+            )
+        if name is None or name in MODEL_ALIASES:
             if voice_id in self.voices:
-                return self.voices[voice_id], None
+                return Target(engine, self.voices[voice_id])
             voice = self.default_voice
-        elif model in self.voices:
-            voice = self.voices[model]
+        elif name in self.voices:
+            voice = self.voices[name]
         else:
-            raise ApiError(404, f"unknown model '{model}'; known: {', '.join(self.voices)}", "model", "model_not_found")
+            known = ", ".join(m for m, _, _ in self.model_ids())
+            raise ApiError(404, f"unknown model '{model}'; known: {known}", "model", "model_not_found")
         if voice_id in (None, DEFAULT_SPEAKER, voice.name):
-            return voice, None
+            return Target(engine, voice)
         if voice.config.num_speakers > 1 and voice_id in voice.config.speakers:
-            return voice, voice_id
+            return Target(engine, voice, voice_id)
         known = ", ".join(self.speaker_ids(voice))
         raise ApiError(
             404, f"unknown voice '{voice_id}' for model '{voice.name}'; known: {known}", "voice", "voice_not_found"
@@ -144,27 +170,28 @@ class SpeechService:
                 raise ApiError(503, "the server is busy; try again shortly", code="server_busy")
             self.counters.admitted += 1
 
-    def start(self, voice: Voice, speaker: str | None, request: SpeechRequest) -> Job:
+    def start(self, target: Target, request: SpeechRequest) -> Job:
         """Queue the synthesis of an admitted request; its audio comes on the returned job's queue."""
+        voice = target.voice
         job = Job(asyncio.get_running_loop())
         job.sample_rate = voice.config.sample_rate
         options = SynthesisOptions(
-            speaker=speaker,
+            speaker=target.speaker,
             length_scale=None if request.speed is None else voice.config.length_scale / request.speed,
             noise_scale=request.noise_scale,
             noise_w=request.noise_w,
         )
-        self._executor.submit(self._run, job, voice, request.text, options)
+        self._executor.submit(self._run, job, target, request.text, options)
         return job
 
-    def _run(self, job: Job, voice: Voice, text: str, options: SynthesisOptions) -> None:
+    def _run(self, job: Job, target: Target, text: str, options: SynthesisOptions) -> None:
         with self._lock:
             self.counters.active += 1
         engine = None
         try:
             if job.cancel.is_set():
                 return
-            engine = self._checkout(voice)
+            engine = self._checkout(target)
             for chunk in engine.synthesize(text, options, job.cancel):
                 if chunk.final and not chunk.is_silence:
                     with self._lock:
@@ -174,24 +201,26 @@ class SpeechService:
             job.put(exc)
         finally:
             if engine is not None:
-                self._idle[voice.name].put(engine)
+                self._idle[(target.engine, target.voice.name)].put(engine)
             with self._lock:
                 self.counters.active -= 1
                 self.counters.admitted -= 1
             job.put(END)
 
-    def _checkout(self, voice: Voice):
+    def _checkout(self, target: Target):
         from engines.registry import create_engine
 
         try:
-            return self._idle[voice.name].get_nowait()
+            return self._idle[(target.engine, target.voice.name)].get_nowait()
         except queue.Empty:
-            return create_engine(self.config.engine, voice, **self.config.engine_kwargs)
+            return create_engine(target.engine, target.voice, **self.config.engine_kwargs.get(target.engine, {}))
 
     def warm_up(self) -> None:
-        """Create one engine per voice and speak a word with it, so no request pays the loading time."""
-        for voice in self.voices.values():
-            engine = self._checkout(voice)
+        """Create one engine per engine and voice and speak a word with it, so no request pays the loading time
+        (for the torch engine on CUDA that includes its compilation)."""
+        for _, engine_name, voice in self.model_ids():
+            target = Target(engine_name, voice)
+            engine = self._checkout(target)
             for _ in engine.synthesize("Ready."):
                 pass
-            self._idle[voice.name].put(engine)
+            self._idle[(engine_name, voice.name)].put(engine)

@@ -21,7 +21,12 @@ def add_serve_parser(sub) -> None:
     serve.add_argument("--port", type=int, default=5050, help="port (0 picks a free one)")
     serve.add_argument("--api-key", help=f"require 'Authorization: Bearer KEY' (default: ${API_KEY_ENV})")
     serve.add_argument("--voice", action="append", help="voice name, NAME.onnx or .ckpt; repeat for several")
-    serve.add_argument("--engine", default="onnx", choices=["onnx", "torch"], help="synthesis engine")
+    serve.add_argument(
+        "--engine",
+        action="append",
+        choices=["onnx", "torch"],
+        help="synthesis engine (default onnx); repeat to serve both: models TORCH/VOICE then use the second",
+    )
     serve.add_argument("--device", default="auto", help="torch engine device: auto, cpu, cuda, cuda:N")
     serve.add_argument("--workers", type=int, default=2, help="requests synthesized at once")
     serve.add_argument("--queue", type=int, default=16, help="requests that may wait; more are answered 503")
@@ -35,7 +40,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from engines.server import serve
     from engines.speech_service import ServiceConfig, SpeechService
 
-    if args.engine == "onnx":
+    engines = tuple(dict.fromkeys(args.engine or ["onnx"]))
+    if "onnx" in engines:
         from engines.ort_engine import use_shared_thread_pool
 
         use_shared_thread_pool()  # concurrent requests share one pool of threads instead of oversubscribing
@@ -43,14 +49,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     names = [v.name for v in voices]
     if len(set(names)) != len(names):
         raise ValueError(f"two voices share a name: {', '.join(names)}")
-    kwargs = {"device": args.device} if args.engine == "torch" else {}
-    config = ServiceConfig(voices, args.engine, kwargs, args.workers, args.queue, args.max_chars)
+    config = ServiceConfig(
+        voices, engines, {"torch": {"device": args.device}}, args.workers, args.queue, args.max_chars
+    )
     service = SpeechService(config)
     if not args.no_warm_up:
         service.warm_up()
 
     def ready(url: str) -> None:
-        print(f"serving {', '.join(names)} on {url} (engine {args.engine}, {args.workers} workers)", flush=True)
+        served = ", ".join(engines)
+        print(f"serving {', '.join(names)} on {url} (engines {served}, {args.workers} workers)", flush=True)
 
     serve(service, args.host, args.port, args.api_key or os.environ.get(API_KEY_ENV) or None, ready)
     return 0

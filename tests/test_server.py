@@ -307,3 +307,19 @@ def test_cancel_wakes_a_read_blocked_on_a_silent_server():
     assert time.perf_counter() - start < 1.0
     assert gone.wait(2)
     listener.close()
+
+
+def test_one_server_speaks_with_two_engines():
+    """--engine onnx --engine torch: the voice by name is ONNX, torch/VOICE is the torch engine; both agree."""
+    pytest.importorskip("torch")
+    server = SpeechServer("--engine", "onnx", "--engine", "torch", "--workers", "1", "--no-warm-up")
+    try:
+        models = {m["id"]: m["engine"] for m in remote(server).models()}
+        assert models == {"en_US-joe-medium": "onnx", "torch/en_US-joe-medium": "torch"}
+        text = "Two engines, one voice."
+        onnx = speak(remote(server, model="en_US-joe-medium"), text)
+        torch_audio = speak(remote(server, model="torch/en_US-joe-medium"), text)
+        assert len(onnx) == len(torch_audio) > 0 and snr_db(onnx, torch_audio) > 30
+        assert post(server, {"input": "Hi.", "model": "cuda/en_US-joe-medium"}).status_code == 404
+    finally:
+        server.stop()
