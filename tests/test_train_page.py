@@ -128,3 +128,26 @@ def test_run_kill_resume_stop_export(window, qtbot, project):
         page.export()
     assert Path(exported.args[0]).is_file()
     qtbot.waitUntil(lambda: page.state.folder.name in window.synthesize_page.voice_names(), timeout=10_000)
+
+
+def test_a_restarted_studio_lists_the_run_and_offers_resume(window, qtbot, project, tmp_path):
+    """A run stopped in one session: a new Train page (the studio restarted) lists it and can resume it."""
+    import subprocess
+    import sys
+
+    from studio.pages.train import TrainPage
+    from trainer.run_state import request_stop
+
+    run = tmp_path / "runs" / "earlier"
+    command = ["train", "--dataset", str(project), "--out", str(run), "--preset", "test", "--epochs", "5"]
+    process = subprocess.Popen([sys.executable, "-m", "studio", *command], stderr=subprocess.DEVNULL)
+    qtbot.waitUntil(lambda: (run / "last.ckpt").exists(), timeout=180_000)
+    request_stop(run)
+    assert process.wait(180) == 0
+    page = TrainPage(tmp_path / "runs", tmp_path / "voices")
+    qtbot.addWidget(page)
+    page.tabs.setCurrentIndex(1)  # the Runs tab reads the folder
+    assert page.runs.table.item(0, 0).text() == "earlier" and page.runs.table.item(0, 1).text() == "stopped"
+    page.runs.table.selectRow(0)
+    assert page.state is not None and page.state.folder == run
+    assert page.buttons["resume"].isEnabled() and page.buttons["export"].isEnabled()
