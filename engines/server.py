@@ -46,6 +46,7 @@ def create_app(service: SpeechService, api_key: str | None = None):
     """The FastAPI application over ``service``; ``api_key`` (when set) is required on every ``/v1`` route."""
     from fastapi import FastAPI, Request
     from fastapi.responses import JSONResponse, Response, StreamingResponse
+    from starlette.exceptions import HTTPException as StarletteHTTPException
 
     app = FastAPI(title="Voice Studio speech server", docs_url=None, redoc_url=None)
 
@@ -53,6 +54,11 @@ def create_app(service: SpeechService, api_key: str | None = None):
     async def _api_error(request: Request, exc: ApiError):
         headers = {"Retry-After": "1"} if exc.status == 503 else None
         return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException):  # unknown route, wrong method
+        message = f"{request.method} {request.url.path}: {exc.detail}"
+        return JSONResponse(ApiError(exc.status_code, message).body(), status_code=exc.status_code)
 
     @app.middleware("http")
     async def _authorize(request: Request, call_next):
@@ -62,7 +68,9 @@ def create_app(service: SpeechService, api_key: str | None = None):
         return await call_next(request)
 
     @app.get("/health")
-    async def health():
+    async def health(request: Request):
+        if api_key and not _key_matches(request, api_key):  # liveness only: details need the key
+            return {"status": "ok"}
         c = service.counters
         return {
             "status": "ok",
@@ -213,17 +221,26 @@ def serve(
     import uvicorn
 
     if not is_loopback(host) and not api_key:
-        raise ValueError(f"binding to {host} makes the server reachable from other machines: give an API key")
+        raise ValueError(
+            f"binding to {host} makes the server reachable from other machines: give a key with --api-key KEY "
+            "or the VOICE_STUDIO_API_KEY environment variable"
+        )
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise OSError(
+            exc.errno, f"cannot listen on {host}:{port}: {exc.strerror} (is another server there? try --port)"
+        ) from None
     bound = sock.getsockname()[1]
     url = f"http://{'[' + host + ']' if family == socket.AF_INET6 else host}:{bound}"
-    config = uvicorn.Config(create_app(service, api_key), log_level="warning", timeout_graceful_shutdown=2)
-    server = uvicorn.Server(config)
+    config = uvicorn.Config(create_app(service, api_key), log_level="warning", timeout_graceful_shutdown=5)
+    server = _uvicorn_server(config, service)
     if on_ready:
         _announce_when_started(server, url, on_ready)
     try:
@@ -231,6 +248,19 @@ def serve(
     finally:
         service.shutdown()
         sock.close()
+
+
+def _uvicorn_server(config, service: SpeechService):
+    """uvicorn's server, which on Ctrl+C (or SIGTERM) first ends the running syntheses, so that their
+    responses finish (short) instead of being cancelled mid-write."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame) -> None:
+            service.cancel_all()
+            super().handle_exit(sig, frame)
+
+    return Server(config)
 
 
 def _announce_when_started(server, url: str, on_ready: Callable[[str], None]) -> None:

@@ -99,6 +99,8 @@ class SpeechService:
         self._idle = {(e, name): queue.SimpleQueue() for e in config.engines for name in self.voices}
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="speech")
+        self._jobs: set[Job] = set()
+        self.closing = False
 
     @property
     def default_voice(self) -> Voice:
@@ -108,6 +110,15 @@ class SpeechService:
     def shutdown(self) -> None:
         """Stop accepting work; running jobs finish."""
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+    def cancel_all(self) -> None:
+        """The server is stopping: refuse new requests, and end every job at its next chunk (their responses
+        end short instead of being torn down)."""
+        with self._lock:
+            self.closing = True
+            jobs = list(self._jobs)
+        for job in jobs:
+            job.cancel.set()
 
     # --- names ------------------------------------------------------------
     def speaker_ids(self, voice: Voice) -> list[str]:
@@ -165,6 +176,8 @@ class SpeechService:
         """
         with self._lock:
             self.counters.requests += 1
+            if self.closing:
+                raise ApiError(503, "the server is shutting down", code="server_closing")
             if self.counters.admitted >= self.config.workers + self.config.queue_size:
                 self.counters.refused_busy += 1
                 raise ApiError(503, "the server is busy; try again shortly", code="server_busy")
@@ -181,6 +194,8 @@ class SpeechService:
             noise_scale=request.noise_scale,
             noise_w=request.noise_w,
         )
+        with self._lock:
+            self._jobs.add(job)
         self._executor.submit(self._run, job, target, request.text, options)
         return job
 
@@ -205,6 +220,7 @@ class SpeechService:
             with self._lock:
                 self.counters.active -= 1
                 self.counters.admitted -= 1
+                self._jobs.discard(job)
             job.put(END)
 
     def _checkout(self, target: Target):

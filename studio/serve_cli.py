@@ -16,16 +16,20 @@ API_KEY_ENV = "VOICE_STUDIO_API_KEY"
 
 def add_serve_parser(sub) -> None:
     """Add ``serve`` to the CLI's subparsers."""
-    serve = sub.add_parser("serve", help="serve voices over OpenAI's /v1/audio/speech API")
+    serve = sub.add_parser(
+        "serve",
+        help="serve voices over OpenAI's /v1/audio/speech API",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (anything but loopback needs a key)")
     serve.add_argument("--port", type=int, default=5050, help="port (0 picks a free one)")
-    serve.add_argument("--api-key", help=f"require 'Authorization: Bearer KEY' (default: ${API_KEY_ENV})")
+    serve.add_argument("--api-key", help=f"require 'Authorization: Bearer KEY' (or set ${API_KEY_ENV})")
     serve.add_argument("--voice", action="append", help="voice name, NAME.onnx or .ckpt; repeat for several")
     serve.add_argument(
         "--engine",
         action="append",
         choices=["onnx", "torch"],
-        help="synthesis engine (default onnx); repeat to serve both: models TORCH/VOICE then use the second",
+        help="synthesis engine (onnx if none is given); repeat to serve both: models ENGINE/VOICE pick one",
     )
     serve.add_argument("--device", default="auto", help="torch engine device: auto, cpu, cuda, cuda:N")
     serve.add_argument("--workers", type=int, default=2, help="requests synthesized at once")
@@ -57,8 +61,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         service.warm_up()
 
     def ready(url: str) -> None:
-        served = ", ".join(engines)
-        print(f"serving {', '.join(names)} on {url} (engines {served}, {args.workers} workers)", flush=True)
+        engine_text = f"engine{'s' if len(engines) > 1 else ''} {', '.join(engines)}"
+        workers = f"{args.workers} worker{'s' if args.workers != 1 else ''}"
+        print(f"serving {', '.join(names)} on {url} ({engine_text}, {workers})", flush=True)
 
     serve(service, args.host, args.port, args.api_key or os.environ.get(API_KEY_ENV) or None, ready)
     return 0
@@ -70,7 +75,12 @@ def add_remote_arguments(say: argparse.ArgumentParser) -> None:
     group.add_argument("--url", help="base URL of an OpenAI-compatible speech server")
     group.add_argument("--api-key", help=f"bearer key (default: ${API_KEY_ENV}, then $OPENAI_API_KEY)")
     group.add_argument("--model", default="tts-1", help="the server's model (a Voice Studio server: a voice name)")
-    group.add_argument("--format", default="pcm", choices=["pcm", "wav", "flac", "mp3", "opus"], help="audio format")
+    group.add_argument(
+        "--format",
+        default="pcm",
+        choices=["pcm", "wav", "flac", "mp3", "opus"],
+        help="audio format (pcm and wav play as they stream; opus where the server offers it)",
+    )
     group.add_argument("--sse", action="store_true", help="ask for server-sent events (stream_format: sse)")
     group.add_argument("--pcm-rate", type=int, default=24000, help="Hz of pcm when the server does not say")
 

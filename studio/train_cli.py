@@ -18,7 +18,9 @@ def add_train_parser(sub) -> None:
         help="start point: scratch, joe (the embedded voice), a Piper VOICE.onnx, or a Piper .ckpt",
     )
     train.add_argument("--preset", default="medium", help="test, x-low, low, medium or high")
-    train.add_argument("--epochs", type=int, help="epochs to train (default: the preset's)")
+    train.add_argument(
+        "--epochs", type=int, help="epochs to train (default: the preset's); with --resume: train on to N"
+    )
     train.add_argument("--batch-size", type=int, help="utterances per step (default: from free memory)")
     train.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     train.add_argument("--workers", type=int, default=0, help="data-loading worker processes")
@@ -29,9 +31,12 @@ def add_train_parser(sub) -> None:
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Create and fit a run, or resume one; prints the best checkpoint's path."""
-    from trainer.run import RunOptions, create_run, fit
+    from trainer.run import RunOptions, create_run, extend_run, fit
 
     if args.resume:
+        if args.epochs:
+            extend_run(args.resume, args.epochs)
+        _stop_gently_on_ctrl_c(args.resume)
         best = fit(args.resume, resume=True)
     else:
         if not args.dataset or not args.out:
@@ -47,7 +52,24 @@ def cmd_train(args: argparse.Namespace) -> int:
             args.workers,
             args.devices,
         )
-        best = fit(create_run(options))
+        run = create_run(options)
+        _stop_gently_on_ctrl_c(run)
+        best = fit(run)
     print(best)
     print(f"export it with: voice-studio export {best} -o NAME.onnx", file=sys.stderr)
     return 0
+
+
+def _stop_gently_on_ctrl_c(run_dir: Path) -> None:
+    """The first Ctrl+C asks the trainer to stop after this epoch (writing the resume checkpoint); a second
+    one stops at once."""
+    import signal
+
+    from trainer.run_state import request_stop
+
+    def first(signum, frame) -> None:
+        request_stop(run_dir)
+        print("stopping after this epoch (writing the resume checkpoint); Ctrl+C again to stop now", file=sys.stderr)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    signal.signal(signal.SIGINT, first)

@@ -39,7 +39,7 @@ def test_log_round_trip_and_echo(tmp_path):
     log.close()
     records = list(events.read_events(tmp_path / "events.jsonl"))
     assert [r["kind"] for r in records] == ["run_start", "epoch", "finish"]
-    assert "epoch 0: 3.5 s" in echo.getvalue() and "mel 1.250" in echo.getvalue()
+    assert "epoch 1: 3.5 s" in echo.getvalue() and "mel 1.250" in echo.getvalue()
 
 
 def test_bad_records_name_the_field(tmp_path):

@@ -231,7 +231,7 @@ def test_non_loopback_bind_needs_a_key_and_checks_it():
         text=True,
         timeout=60,
     )
-    assert refused.returncode == 2 and "API key" in refused.stderr
+    assert refused.returncode == 2 and "--api-key KEY" in refused.stderr
     server = SpeechServer(
         "--host", "0.0.0.0", "--workers", "1", "--queue", "0", "--no-warm-up", env={"VOICE_STUDIO_API_KEY": "k3y"}
     )
@@ -241,6 +241,7 @@ def test_non_loopback_bind_needs_a_key_and_checks_it():
         assert post(server, body, url=url).status_code == 401
         assert post(server, body, {"Authorization": "Bearer wrong"}, url=url).status_code == 401
         assert post(server, body, {"Authorization": "Bearer k3y"}, url=url).status_code == 200
+        assert httpx.get(f"{url}/health").json() == {"status": "ok"}  # no details without the key
         with httpx.Client(timeout=30) as client:
             long = {**body, "input": FORTY_SENTENCES}
             with client.stream("POST", f"{url}/v1/audio/speech", json=long, headers={"Authorization": "Bearer k3y"}):
@@ -323,3 +324,10 @@ def test_one_server_speaks_with_two_engines():
         assert post(server, {"input": "Hi.", "model": "cuda/en_US-joe-medium"}).status_code == 404
     finally:
         server.stop()
+
+
+def test_wrong_method_and_unknown_route_answer_in_openai_shape(speech_server):
+    """405 and 404 from the router are JSON errors like every other refusal."""
+    wrong = httpx.get(f"{speech_server.url}/v1/audio/speech")
+    assert wrong.status_code == 405 and "GET /v1/audio/speech" in wrong.json()["error"]["message"]
+    assert httpx.get(f"{speech_server.url}/v1/nothing").json()["error"]["message"].startswith("GET /v1/nothing")

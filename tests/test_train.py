@@ -244,3 +244,41 @@ def test_disk_estimate_matches_the_files_a_run_keeps(finished_run, piper_folder)
     expected_cache = seconds * 22050 * 4 * (1 + 513 / 256)
     actual_cache = sum(p.stat().st_size for p in cache.iterdir())
     assert 0.7 < actual_cache / expected_cache < 1.3
+
+
+def test_ctrl_c_stops_after_the_epoch_and_resume_trains_on(piper_folder, tmp_path):
+    """One Ctrl+C: the epoch ends, the resume checkpoint is written, the run says 'stopped' and exits 0;
+    resuming a finished run asks for more epochs, and --epochs trains on to that many."""
+    run = tmp_path / "run"
+    command = [sys.executable, "-m", "studio", "train", "--dataset", str(piper_folder), "--out", str(run)]
+    process = subprocess.Popen([*command, "--preset", "test", "--epochs", "30"], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and not _has_epoch(run, 0):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=180)
+    assert process.returncode == 0, stderr
+    assert "stopping after this epoch" in stderr and "LeafSpec" not in stderr
+    records = list(events.read_events(run / "events.jsonl"))
+    assert records[-1]["kind"] == "finish" and records[-1]["status"] == "stopped"
+    done = records[-1]["epochs"]
+    assert done < 30 and (run / "last.ckpt").exists()
+
+    from trainer.run import extend_run
+
+    extend_run(run, done + 1)
+    fit(run, resume=True)
+    assert list(events.read_events(run / "events.jsonl"))[-1]["status"] == "done"
+    with pytest.raises(RunError, match="finished all its .* epochs; give --epochs"):
+        fit(run, resume=True)
+    with pytest.raises(RunError, match="epochs are done already"):
+        extend_run(run, done)
+
+
+def test_a_failed_start_leaves_no_folder(piper_folder, tmp_path):
+    """An unknown preset or a missing dataset is refused before anything is written."""
+    with pytest.raises(ValueError, match="unknown preset"):
+        create_run(RunOptions(piper_folder, tmp_path / "a", preset="huge"))
+    with pytest.raises(RunError, match="no such dataset folder"):
+        create_run(RunOptions(tmp_path / "nope", tmp_path / "b", preset="test"))
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

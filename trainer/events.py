@@ -135,15 +135,20 @@ def read_events(path: Path | str) -> Iterator[dict[str, Any]]:
 
 
 def describe(record: dict[str, Any]) -> str:
-    """One readable terminal line for an event."""
+    """One readable terminal line for an event.
+
+    Epochs are counted from 1 here, as people count them (and as the Train page shows them); the
+    records and file names count from 0, as Lightning and Piper's checkpoint names do.
+    """
     kind = record["kind"]
     if kind == "epoch":
         losses = " ".join(f"{k} {v:.3f}" for k, v in record["losses"].items())
         split = f"train {record['train_s']:.1f}, val {record['val_s']:.1f}"
-        return f"epoch {record['epoch']}: {record['seconds']:.1f} s ({split}) {losses}"
+        return f"epoch {record['epoch'] + 1}: {record['seconds']:.1f} s ({split}) {losses}"
     if kind == "progress":
-        return f"epoch {record['epoch']} step {record['step']}: {record['items_per_s']:.1f} it/s"
+        return f"epoch {record['epoch'] + 1} step {record['step']}: {record['items_per_s']:.1f} it/s"
     if kind == "finish":
-        return f"finished ({record['status']}): {record['epochs']} epochs in {record['seconds']:.1f} s"
+        seconds = f"{record['seconds']:.1f} s this session"
+        return f"finished ({record['status']}) after epoch {record['epochs']}; {seconds}"
     fields = {k: v for k, v in record.items() if k not in ("v", "kind", "time", "config")}
     return f"{kind}: " + ", ".join(f"{k}={v}" for k, v in fields.items())

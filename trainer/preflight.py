@@ -75,7 +75,7 @@ def preflight(request: TrainRequest) -> list[Finding]:
         summary = summarize(request.dataset)
     except ValueError as exc:
         return [Finding("error", str(exc))]
-    findings += _clip_findings(summary, rate)
+    findings += _clip_findings(summary, rate, "the starting voice" if request.start != "scratch" else "training")
     findings += _device_findings(request.device)
     findings += _disk_findings(request, summary, rate)
     return sorted(findings, key=lambda f: not f.blocking)
@@ -116,7 +116,7 @@ def _reason(message: str) -> str:
     return message.split(":")[0].split("(")[0].strip()
 
 
-def _clip_findings(summary: DatasetSummary, rate: int) -> list[Finding]:
+def _clip_findings(summary: DatasetSummary, rate: int, who: str) -> list[Finding]:
     findings = []
     if summary.clips < MIN_CLIPS:
         return [Finding("error", f"The dataset has {summary.clips} usable clips; training needs at least {MIN_CLIPS}.")]
@@ -131,7 +131,7 @@ def _clip_findings(summary: DatasetSummary, rate: int) -> list[Finding]:
         findings.append(
             Finding(
                 "error",
-                f"The training cache is at {next(iter(other))} Hz but the starting voice speaks at {rate} Hz: "
+                f"The training cache is at {next(iter(other))} Hz but {who} is at {rate} Hz: "
                 "rebuild the cache from the project at the voice's rate.",
             )
         )
@@ -140,8 +140,8 @@ def _clip_findings(summary: DatasetSummary, rate: int) -> list[Finding]:
         findings.append(
             Finding(
                 "warning",
-                f"The voice speaks at {rate:,} Hz, clips do not ({rates}). Training resamples them; "
-                "resample the curated copies too (originals stay untouched)?",
+                f"{who[0].upper() + who[1:]} is at {rate:,} Hz, clips are not ({rates}). Training resamples "
+                "them; resample the curated copies too (originals stay untouched)?",
                 fix="resample",
                 fix_rate=rate,
             )

@@ -18,7 +18,9 @@ checkpoint, the generator's size is the start's; the preset sets the rest.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,17 +61,37 @@ class RunOptions:
 def create_run(options: RunOptions, echo=sys.stderr) -> Path:
     """Prepare the run folder (cache, training.json, config.json); returns it.
 
+    A folder this call created is removed again if preparing fails, so a failed
+    command leaves nothing behind; the preset, dataset and start are checked first.
+
     Raises:
         RunError: the folder already holds a run, an unusable dataset or start point.
+        ValueError: an unknown preset.
     """
-    from trainer.preprocess import PreprocessedCache
-
     out = Path(options.out)
     if not _rank_zero() and (out / "training.json").exists():
         return out  # a DDP worker process re-running the command: rank 0 made the run
     if (out / "training.json").exists():
         raise RunError(f"{out} already holds a run: resume it with --resume, or choose another --out")
+    preset(options.preset)  # an unknown preset fails before any work
+    resolve_start(options.start)
+    if not Path(options.dataset).is_dir():
+        raise RunError(f"{options.dataset}: no such dataset folder")
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
+    try:
+        _prepare(out, options, echo)
+    except BaseException:
+        if created:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    return out
+
+
+def _prepare(out: Path, options: RunOptions, echo) -> None:
+    """The cache, ``config.json`` and ``training.json`` of a new run in ``out``."""
+    from trainer.preprocess import PreprocessedCache
+
     cache_dir = _cache_for(Path(options.dataset), out, start_rate(options.start), echo)
     cache = PreprocessedCache(cache_dir)
     voice = _voice_config(cache)
@@ -91,7 +113,6 @@ def create_run(options: RunOptions, echo=sys.stderr) -> Path:
     }
     write_text(out / "config.json", json.dumps(voice, ensure_ascii=False, indent=2))
     write_text(out / "training.json", json.dumps(document, indent=2))
-    return out
 
 
 def _cache_for(dataset: Path, out: Path, rate: int | None, echo) -> Path:
@@ -150,12 +171,13 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
     from trainer.system import VitsSystem
 
     logging.getLogger("lightning.pytorch").setLevel(logging.WARNING)  # the run's events say what matters
+    warnings.filterwarnings("ignore", message=".*LeafSpec.*")  # Lightning's own, on every run
     run_dir = Path(run_dir)
     document = _read_run(run_dir)
     config = TrainingConfig.from_dict(document["config"])
     last = run_dir / "last.ckpt"
-    if resume and not last.exists():
-        raise RunError(f"{run_dir}: nothing to resume yet (no last.ckpt)")
+    if resume:
+        _check_resumable(run_dir, config.epochs)
     for folder in (run_dir, run_dir / "checkpoints"):
         if folder.exists():
             remove_stale_temps(folder)
@@ -211,6 +233,10 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
     )
     try:
         trainer.fit(system, datamodule=data, ckpt_path=str(last) if resume else None)
+    except (KeyboardInterrupt, SystemExit):  # Ctrl+C twice (Lightning turns it into exit(1))
+        if _rank_zero():
+            log.emit("warning", message=f"interrupted: resume with voice-studio train --resume {run_dir}")
+        raise KeyboardInterrupt from None
     except BaseException as exc:
         if _rank_zero():
             log.emit("error", message=f"{type(exc).__name__}: {exc}")
@@ -220,6 +246,33 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
         log.close()
     files = callbacks[1].best.files()
     return files[0] if files else last
+
+
+def _check_resumable(run_dir: Path, epochs: int) -> None:
+    from trainer.run_state import load_run
+
+    if not (run_dir / "last.ckpt").exists():
+        raise RunError(f"{run_dir}: nothing to resume yet (no last.ckpt)")
+    state = load_run(run_dir)
+    if state.status == "done" and state.epochs_done >= epochs:
+        raise RunError(f"{run_dir}: the run finished all its {epochs} epochs; give --epochs N (more) to train on")
+
+
+def extend_run(run_dir: Path | str, epochs: int) -> None:
+    """Set a run's epoch count (to train on after it finished, or to end it sooner when resumed).
+
+    Raises:
+        RunError: not a run folder, or fewer epochs than it has done.
+    """
+    from trainer.run_state import load_run
+
+    run_dir = Path(run_dir)
+    document = _read_run(run_dir)
+    done = load_run(run_dir).epochs_done
+    if epochs <= done:
+        raise RunError(f"{run_dir}: {done} epochs are done already; give --epochs more than {done}")
+    document["config"]["epochs"] = epochs
+    write_text(run_dir / "training.json", json.dumps(document, indent=2))
 
 
 def _rank_zero() -> bool:

@@ -214,7 +214,7 @@ class SynthesizePage(QWidget):
             if path.suffix.lower() == ".ckpt":
                 continue
             try:
-                voice = load_voice(path)
+                voice = load_voice(path, origin=_origin(path))
             except VoiceError as exc:
                 self.show_notice(str(exc))
                 continue
@@ -498,3 +498,10 @@ def _default_line() -> str:
     path = assets.path("default_lines.txt")
     lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()] if path.exists() else []
     return lines[0] if lines else "Hello! This is Voice Studio."
+
+
+def _origin(path: Path) -> str:
+    """``user`` for a voice in the user's voice folder (an exported one), else ``added``."""
+    from engines.registry import user_voice_dir
+
+    return "user" if Path(path).absolute().is_relative_to(user_voice_dir().absolute()) else "added"

@@ -129,6 +129,11 @@ class TrainPage(QWidget):
     def _on_checked(self, request, findings) -> None:
         self.setup.show_findings(findings)
         self._checked = (request, findings)
+        errors = sum(f.blocking for f in findings)
+        if not self.process.is_running():
+            self.status.setText(
+                f"Checked: {errors} error(s) to fix first." if errors else "Checked: ready. Press Start to train."
+            )
         self._update_buttons()
 
     def start(self) -> Task | None:

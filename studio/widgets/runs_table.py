@@ -75,6 +75,7 @@ class RunsTable(QWidget):
                 item = QTableWidgetItem(value)
                 item.setData(Qt.ItemDataRole.UserRole, row)
                 self.table.setItem(row, column, item)
+        self.table.resizeColumnsToContents()
 
     def selected(self) -> list[RunState]:
         """The selected runs, in table order."""

@@ -81,10 +81,8 @@ class TrainSetup(QGroupBox):
         form.addRow("Start from", self.start)
         form.addRow("Preset", preset_row)
         form.addRow("Device", self.device)
-        findings_row = QHBoxLayout()
-        findings_row.addWidget(self.findings, 1)
-        findings_row.addWidget(self.resample)
-        form.addRow(findings_row)
+        form.addRow(self.findings)  # a row of its own: a wrapped label beside a button loses its lines
+        form.addRow(self.resample)
 
     def set_start_voices(self, voices: list[tuple[str, str]]) -> None:
         """Offer ``(label, path)`` voices and checkpoints as starting points, after the embedded voice."""
