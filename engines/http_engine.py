@@ -20,7 +20,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from engines.base import AudioChunk, EngineError, SynthesisOptions
 from engines.stream_decode import DecodeError, SseAudio, decoder_for
@@ -281,10 +281,6 @@ class RemoteEngine:
         finally:
             done.set()
             response.close()
-
-    def with_settings(self, **changes) -> RemoteEngine:
-        """A new engine sharing this one's connection pool, with some settings changed."""
-        return RemoteEngine(replace(self.settings, **changes), self._client)
 
 
 def _refuses_format(status: int, message: str, response_format: str) -> bool:

@@ -63,11 +63,6 @@ class TrainerProcess(QObject):
         self._process.start(sys.executable, ["-m", "studio", *arguments])
         self._timer.start()
 
-    def follow(self, run_dir: Path) -> list[dict]:
-        """Read a run's events from the beginning (to show a past run); returns them."""
-        self._tail = EventTail(Path(run_dir) / "events.jsonl")
-        return self._tail.read()
-
     def poll(self) -> None:
         """Read new event records now."""
         if self._tail is not None:

@@ -107,6 +107,20 @@ def shared_path(*parts: str) -> Path:
     return path
 
 
+def target_voice_slice(folder: Path, count: int) -> Path:
+    """The first ``count`` clips of ``../shared/corpus/target-voice`` (32 kHz FLAC) copied into ``folder`` in
+    Piper's layout (metadata.csv + wavs/); skips or fails as ``shared_path`` does."""
+    import shutil
+
+    corpus = shared_path("corpus", "target-voice")
+    (folder / "wavs").mkdir(parents=True)
+    rows = (corpus / "metadata.csv").read_text(encoding="utf-8").splitlines()[:count]
+    (folder / "metadata.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    for row in rows:
+        shutil.copy(corpus / "wavs" / f"{row.split('|')[0]}.flac", folder / "wavs")
+    return folder
+
+
 @pytest.fixture(scope="session")
 def joe():
     """The embedded default voice (en_US-joe-medium)."""

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
-from conftest import shared_path
+from conftest import target_voice_slice
 
 from trainer import events
 from trainer.run_state import EventTail, RunState, list_runs, load_run
@@ -80,13 +79,7 @@ def project_32k(tmp_path_factory):
     """A project of 6 target-voice clips as recorded (32 kHz)."""
     from trainer.dataset.project import DatasetProject
 
-    corpus = shared_path("corpus", "target-voice")
-    folder = tmp_path_factory.mktemp("data")
-    (folder / "wavs").mkdir()
-    rows = (corpus / "metadata.csv").read_text(encoding="utf-8").splitlines()[:6]
-    (folder / "metadata.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    for row in rows:
-        shutil.copy(corpus / "wavs" / f"{row.split('|')[0]}.flac", folder / "wavs")
+    folder = target_voice_slice(tmp_path_factory.mktemp("slice") / "data", 6)
     project = DatasetProject(tmp_path_factory.mktemp("p") / "project")
     project.import_sources([folder], workers=1)
     return project

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import shared_path
+from conftest import target_voice_slice
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("lightning")
@@ -26,14 +25,7 @@ CLIPS = 24
 @pytest.fixture(scope="module")
 def piper_folder(tmp_path_factory):
     """The first 24 target-voice clips in Piper's layout (metadata.csv + wavs/)."""
-    corpus = shared_path("corpus", "target-voice")
-    folder = tmp_path_factory.mktemp("piper-data")
-    (folder / "wavs").mkdir()
-    rows = (corpus / "metadata.csv").read_text(encoding="utf-8").splitlines()[:CLIPS]
-    (folder / "metadata.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    for row in rows:
-        shutil.copy(corpus / "wavs" / f"{row.split('|')[0]}.flac", folder / "wavs")
-    return folder
+    return target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", CLIPS)
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import shared_path
+from conftest import target_voice_slice
 
 pytest.importorskip("lightning")
 pytestmark = pytest.mark.gui
@@ -21,13 +21,7 @@ def project(tmp_path_factory):
     """A dataset project of the first 16 target-voice clips (32 kHz FLAC)."""
     from trainer.dataset.project import DatasetProject
 
-    corpus = shared_path("corpus", "target-voice")
-    folder = tmp_path_factory.mktemp("piper-data")
-    (folder / "wavs").mkdir()
-    rows = (corpus / "metadata.csv").read_text(encoding="utf-8").splitlines()[:CLIPS]
-    (folder / "metadata.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    for row in rows:
-        shutil.copy(corpus / "wavs" / f"{row.split('|')[0]}.flac", folder / "wavs")
+    folder = target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", CLIPS)
     project = DatasetProject(tmp_path_factory.mktemp("project") / "project")
     project.import_sources([folder], workers=2)
     return project.folder
