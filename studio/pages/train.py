@@ -146,6 +146,8 @@ class TrainPage(QWidget):
         return task
 
     def _start_checked(self) -> None:
+        if self.process.is_running():  # Start pressed twice: the first one won
+            return
         request, findings = self._checked
         if any(f.blocking for f in findings):
             self.status.setText("Fix the errors above before starting.")
