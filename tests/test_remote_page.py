@@ -30,6 +30,7 @@ def page(qtbot, speech_server):
 def test_test_button_fetches_models_and_voices(page, qtbot):
     """Test fills the model and voice pickers from the server and says it is connected."""
     assert page.remote_panel.isVisibleTo(page)
+    assert not page.noise_scale.isEnabled()  # not known yet to take Piper's noise settings
     with qtbot.waitSignal(page.remote_panel.tested, timeout=10_000) as signal:
         qtbot.mouseClick(page.remote_panel.test_button, Qt.MouseButton.LeftButton)
     assert signal.args[0] == ["en_US-joe-medium"]
@@ -37,6 +38,9 @@ def test_test_button_fetches_models_and_voices(page, qtbot):
     assert [page.remote_panel.voice.itemText(i) for i in range(page.remote_panel.voice.count())] == ["default"]
     assert "Connected" in page.remote_panel.status.text()
     assert page.remote_panel.settings().piper_params  # a Voice Studio server reads noise settings
+    assert page.noise_scale.isEnabled() and page.noise_w.isEnabled()
+    page.engine_box.setCurrentIndex(page.engine_box.findData("onnx"))
+    assert page.noise_scale.isEnabled() and not page.remote_panel.isVisibleTo(page)
 
 
 def test_remote_line_streams_to_the_device(page, qtbot, capture):

@@ -86,6 +86,8 @@ class SynthesizePage(QWidget):
         self.engine_box.currentIndexChanged.connect(self._on_engine_changed)
         self.remote_panel = RemotePanel(self._remote_saved)
         self.remote_panel.setVisible(False)
+        self.remote_panel.tested.connect(lambda _: self._enable_noise_sliders())
+        self.remote_panel.model.currentTextChanged.connect(lambda _: self._enable_noise_sliders())
         self.speaker_box = QComboBox()
         self.speaker_label = QLabel("Speaker")
 
@@ -289,6 +291,13 @@ class SynthesizePage(QWidget):
             noise_w=self.noise_w.value(),
         )
 
+    def _enable_noise_sliders(self) -> None:
+        """Remote servers take noise settings only when they are Voice Studio servers (found by Test)."""
+        piper = self.engine_kind() != "remote" or self.remote_panel.speaks_piper()
+        for slider in (self.noise_scale, self.noise_w):
+            slider.setEnabled(piper)
+            slider.setToolTip("" if piper else "This server does not take Piper's noise settings.")
+
     def engine_kind(self) -> str:
         """The chosen engine: ``onnx``, ``torch`` or ``remote``."""
         return self.engine_box.currentData()
@@ -296,6 +305,7 @@ class SynthesizePage(QWidget):
     def _on_engine_changed(self) -> None:
         remote = self.engine_kind() == "remote"
         self.remote_panel.setVisible(remote)
+        self._enable_noise_sliders()
         for widget in (self.voice_box, self.add_voice_button):
             widget.setEnabled(not remote)
         many = not remote and self.voice.config.num_speakers > 1

@@ -72,8 +72,12 @@ class RemotePanel(QGroupBox):
             model=model,
             voice=self.voice.currentText().strip() or "default",
             response_format=self.response_format.currentText(),
-            piper_params=model in self._piper_models,
+            piper_params=self.speaks_piper(),
         )
+
+    def speaks_piper(self) -> bool:
+        """True when Test found the chosen model on a Voice Studio server (it takes noise_scale and noise_w)."""
+        return self.model.currentText().strip() in self._piper_models
 
     def saved(self) -> dict:
         """What the settings file keeps (no key)."""
