@@ -28,6 +28,16 @@ LOSSES = (
 """Loss curves: name, colour, dashed (validation)."""
 
 
+def integer_epochs(plot: pg.PlotWidget, last: int) -> None:
+    """Ticks on whole epochs only (1, 2, 5, 10, 20, 50... apart, about 10 of them) up to ``last``."""
+    spacing = next(s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10**9) if last / s <= 10)
+    plot.getAxis("bottom").setTickSpacing(spacing, spacing)
+    if last < 2:
+        plot.setXRange(0.5, 2.5, padding=0)
+    else:
+        plot.enableAutoRange(axis="x")
+
+
 class EpochChart(pg.PlotWidget):
     """A stacked bar per epoch: train, validation, previews, checkpoint wait (seconds).
 
@@ -39,7 +49,7 @@ class EpochChart(pg.PlotWidget):
         self.setBackground("w")
         self.setLabel("bottom", "epoch")
         self.setLabel("left", "seconds")
-        self.addLegend(offset=(-10, 5))
+        self.addLegend(offset=(-10, 5), brush=pg.mkBrush(255, 255, 255, 210))
         self.data: list[tuple[int, list[float]]] = []
         self._bars = []
         for _, label, colour in PARTS:
@@ -47,6 +57,7 @@ class EpochChart(pg.PlotWidget):
             self.addItem(bars)
             self._bars.append(bars)
         self._compare = self.plot([], [], pen=pg.mkPen((30, 30, 30), width=2, style=pg.QtCore.Qt.PenStyle.DashLine))
+        integer_epochs(self, 0)
 
     def set_epochs(self, split: list[tuple[int, list[float]]]) -> None:
         """Draw ``[(epoch, [train_s, val_s, preview_s, checkpoint_wait_s])]`` (epochs from 0)."""
@@ -57,6 +68,7 @@ class EpochChart(pg.PlotWidget):
             heights = [parts[index] for _, parts in self.data]
             bars.setOpts(x=xs, y0=list(base), height=heights, width=0.8)
             base = [b + h for b, h in zip(base, heights, strict=True)]
+        integer_epochs(self, max(xs, default=0))
 
     def set_compare(self, split: list[tuple[int, list[float]]]) -> None:
         """Overlay another run's total seconds per epoch (empty list: none)."""
@@ -71,15 +83,17 @@ class LossChart(pg.PlotWidget):
         self.setBackground("w")
         self.setLabel("bottom", "epoch")
         self.setLabel("left", "loss")
-        self.addLegend(offset=(-10, 5), colCount=2)
+        self.addLegend(offset=(-10, 5), colCount=2, brush=pg.mkBrush(255, 255, 255, 210))
         self.data: dict[str, tuple[list[int], list[float]]] = {}
         self._curves = {}
         for name, colour, dashed in LOSSES:
             style = pg.QtCore.Qt.PenStyle.DashLine if dashed else pg.QtCore.Qt.PenStyle.SolidLine
             self._curves[name] = self.plot([], [], pen=pg.mkPen(colour, width=2, style=style), name=name)
+        integer_epochs(self, 0)
 
     def set_series(self, series: dict[str, tuple[list[int], list[float]]]) -> None:
         """Draw ``{name: (epochs, values)}`` for the names in ``LOSSES``."""
         self.data = {k: v for k, v in series.items() if k in self._curves}
         for name, curve in self._curves.items():
             curve.setData(*self.data.get(name, ([], [])))
+        integer_epochs(self, max((max(xs) for xs, _ in self.data.values() if xs), default=0))
