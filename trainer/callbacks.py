@@ -88,6 +88,8 @@ class EventsCallback(L.Callback):
                 device=device,
                 epochs=epochs,
                 start=self.start,
+                precision=str(trainer.precision),
+                batch_size=int(getattr(trainer.datamodule, "batch_size", 0) or 0),
             )
 
     def on_train_epoch_start(self, trainer, module) -> None:

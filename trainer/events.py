@@ -4,7 +4,8 @@ One line per event, each an object with ``v`` (schema version), ``kind``, ``time
 (Unix seconds) and the kind's fields. The trainer appends and flushes each line, so
 a reader may see a cut last line after a crash: :func:`read_events` skips it.
 
-Kinds and their fields (``SCHEMA``): ``run_start`` (config, dataset size, device),
+Kinds and their fields (``SCHEMA``): ``run_start`` (config, dataset size, device; also
+``precision`` and ``batch_size``),
 ``progress`` (step, it/s), ``epoch`` (wall time split into train, validation,
 previews and checkpoint wait; losses; learning rates; ``max_memory_gib`` on CUDA),
 ``preview``, ``checkpoint``,

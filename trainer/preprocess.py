@@ -229,7 +229,7 @@ class PreprocessedCache:
         self.settings = CacheSettings(**document["settings"])
         self.spec_channels: int = document["spec_channels"]
         self.phoneme_id_map_sha256: str = document["phoneme_id_map_sha256"]
-        self.voice_config: str = document["voice_config"]
+        self.voice_config: str = str(self.folder / document["voice_config"])  # a relative path is in the cache
         """The voice config (``.onnx.json``) whose phoneme map built the phoneme_ids."""
         self.speakers: list[str] = document["speakers"]
         self.utterances = [Utterance(**u) for u in document["utterances"]]
