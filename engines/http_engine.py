@@ -254,7 +254,7 @@ class RemoteEngine:
             decoder = SseAudio(decoder)
         done = threading.Event()
         threading.Thread(target=_shutdown_on_cancel, args=(response, cancel, done), daemon=True).start()
-        position, index = 0, 0
+        position, index, last = 0, 0, 0.0
         try:
             pieces = response.iter_bytes()
             while True:
@@ -273,9 +273,9 @@ class RemoteEngine:
                     return
                 if len(audio):
                     self.sample_rate = decoder.sample_rate or rate
-                    now = time.perf_counter() - start
-                    yield AudioChunk(audio, self.sample_rate, 0, index, final, position, elapsed_s=now, compute_s=now)
-                    position, index = position + len(audio), index + 1
+                    now = time.perf_counter() - start  # compute_s: the wait for this chunk since the last
+                    yield AudioChunk(audio, self.sample_rate, 0, index, final, position, now - last, now)
+                    position, index, last = position + len(audio), index + 1, now
                 if final:
                     return
         finally:
