@@ -4,7 +4,9 @@ A model is a voice, spoken by the first configured engine, or
 ``ENGINE/VOICE`` for any configured engine (``torch/en_US-joe-medium``).
 Each request runs on one of ``workers`` threads with an engine of its own,
 checked out of its (engine, voice) pool (engines keep per-request state, so two
-requests never share one). At most ``workers + queue_size`` requests are
+requests never share one). Chunks are sized by the sentence alone
+(``ChunkPlan(adaptive=False)``): the same request gives the same samples however
+busy the server is, streamed or whole. At most ``workers + queue_size`` requests are
 admitted at once; the next is refused (the server answers 503). Audio goes to
 the request's :class:`Job` as it is synthesized; setting ``job.cancel`` (the
 client went away) stops the synthesis before its next chunk and frees the worker.
@@ -225,11 +227,13 @@ class SpeechService:
 
     def _checkout(self, target: Target):
         from engines.registry import create_engine
+        from engines.streaming import ChunkPlan
 
         try:
             return self._idle[(target.engine, target.voice.name)].get_nowait()
         except queue.Empty:
-            return create_engine(target.engine, target.voice, **self.config.engine_kwargs.get(target.engine, {}))
+            kwargs = {"plan": ChunkPlan(adaptive=False), **self.config.engine_kwargs.get(target.engine, {})}
+            return create_engine(target.engine, target.voice, **kwargs)
 
     def warm_up(self) -> None:
         """Create one engine per engine and voice and speak a word with it, so no request pays the loading time

@@ -34,6 +34,10 @@ class ChunkPlan:
             24 already gives > 100 dB SNR on z.
         safety: fraction of the buffered audio a chunk's compute may use.
         margin_s: seconds kept back from that budget for scheduling jitter.
+        adaptive: size chunks by the listener's buffered audio and the measured speed. False: by the
+            sentence and the frames already decoded alone (each chunk as long as those), so a request
+            gives the same samples however busy the machine is; the speech server uses this, as it
+            cannot see its clients' clocks.
     """
 
     whole_below: int = 128
@@ -44,17 +48,20 @@ class ChunkPlan:
     flow_context: int = 24
     safety: float = 0.8
     margin_s: float = 0.04
+    adaptive: bool = True
 
     def first(self, total: int, ahead_s: float, cost: FrameCost) -> int:
         """Frames of a sentence's first chunk, given ``ahead_s`` seconds already buffered."""
         if total < self.whole_below:
             return total
         frames = min(self.first_max, max(self.first_min, total // 4))
-        return self._fit(total, max(frames, self._budget_frames(ahead_s, cost)))
+        return self._fit(total, max(frames, self._budget_frames(ahead_s, cost)) if self.adaptive else frames)
 
-    def following(self, remaining: int, ahead_s: float, cost: FrameCost) -> int:
-        """Frames of the next chunk: what fits in the buffered audio, within bounds."""
-        return self._fit(remaining, max(self.min_frames, self._budget_frames(ahead_s, cost)))
+    def following(self, remaining: int, ahead_s: float, cost: FrameCost, done: int = 0) -> int:
+        """Frames of the next chunk: what fits in the buffered audio (or, not adaptive, the ``done`` frames
+        of the sentence so far), within bounds."""
+        budget = self._budget_frames(ahead_s, cost) if self.adaptive else done
+        return self._fit(remaining, max(self.min_frames, budget))
 
     def _budget_frames(self, ahead_s: float, cost: FrameCost) -> int:
         return cost.frames_within(ahead_s * self.safety - self.margin_s, self.decoder_context)
@@ -159,7 +166,7 @@ def stream_chunks(z, hop_length: int, plan: ChunkPlan, clock: PlaybackClock, cos
         if start == 0:
             frames = plan.first(total, clock.ahead_s(), cost)
         else:
-            frames = plan.following(total - start, clock.ahead_s(), cost)
+            frames = plan.following(total - start, clock.ahead_s(), cost, start)
         end = min(total, start + frames)
         lo, hi = windows(start, end, total, context)
         if ensure is not None:

@@ -147,3 +147,20 @@ def test_decoder_only_split_streams_the_same_audio(joe, engine):
     audio = np.concatenate([c.audio for c in chunks])
     assert len(audio) == len(reference)
     assert snr_db(reference, audio) >= 40.0
+
+
+def test_a_plan_that_is_not_adaptive_ignores_the_clock_and_the_speed():
+    """adaptive=False: the same chunks whatever the listener has buffered and however slow decoding was."""
+    from engines.streaming import FrameCost, PlaybackClock, stream_chunks
+
+    z = np.random.default_rng(0).standard_normal((1, 4, 700)).astype(np.float32)
+
+    def lengths(plan, clock, cost) -> list[int]:
+        return [len(a) for a, _ in stream_chunks(z, 1, plan, clock, cost, lambda w: w[0, 0].copy())]
+
+    busy, idle = PlaybackClock(), PlaybackClock()
+    idle.emitted(30.0)  # a listener with half a minute buffered: an adaptive plan makes one big chunk
+    fixed = ChunkPlan(adaptive=False)
+    slow, fast = FrameCost(decoder_s=0.5), FrameCost(decoder_s=1e-6)
+    assert lengths(fixed, busy, slow) == lengths(fixed, idle, fast) == [32, 32, 64, 128, 256, 188]
+    assert lengths(ChunkPlan(), idle, fast) != lengths(ChunkPlan(), busy, slow)
