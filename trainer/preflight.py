@@ -195,21 +195,13 @@ def estimate_bytes(request: TrainRequest, summary: DatasetSummary, rate: int) ->
 
 def _quality(request: TrainRequest) -> str:
     """The preset whose network size the run will have: the start voice's quality when it names one."""
-    if request.start not in ("scratch",) and request.preset != "test":
-        import json
+    if request.preset != "test":
+        from trainer.starts import start_voice
 
-        from trainer.starts import resolve_start
-
-        kind, path = resolve_start(request.start)
-        if kind == "onnx":
-            config = path.with_name(path.name + ".json")
-            if request.start == "joe":
-                from engines.registry import default_voice
-
-                config = default_voice().config.path
-            quality = json.loads(Path(config).read_text(encoding="utf-8")).get("audio", {}).get("quality")
-            if quality:
-                return quality.replace("_", "-")
+        voice = start_voice(request.start)
+        quality = voice.config.raw.get("audio", {}).get("quality") if voice is not None else None
+        if quality:
+            return quality.replace("_", "-")
     return request.preset
 
 

@@ -48,19 +48,31 @@ def start_rate(start: str) -> int | None:
         RunError: see ``resolve_start``.
     """
     kind, path = resolve_start(start)
-    if kind == "scratch":
-        return None
     if kind == "ckpt":
         from engines.vits.checkpoint import read_checkpoint
 
         return read_checkpoint(path).sample_rate
+    voice = start_voice(start)
+    return None if voice is None else voice.sample_rate
+
+
+def start_voice(start: str):
+    """The ``engines.voice.Voice`` of an ONNX start (``joe`` or a ``.onnx``); ``None`` for scratch or a ``.ckpt``.
+
+    Raises:
+        RunError: see ``resolve_start``.
+        VoiceError: the voice or its config cannot be read.
+    """
+    kind, path = resolve_start(start)
+    if kind != "onnx":
+        return None
     if start == "joe":
         from engines.registry import default_voice
 
-        return default_voice().sample_rate
+        return default_voice()
     from engines.voice import load_voice
 
-    return load_voice(path).sample_rate
+    return load_voice(path)
 
 
 def fit_to_start(start: str, config: TrainingConfig, cache) -> TrainingConfig:
