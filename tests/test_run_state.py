@@ -102,3 +102,13 @@ def test_preflight_on_real_clips(project_32k, tmp_path):
         assert cuda[0].blocking and "cuda:0" in cuda[0].message
     missing = preflight(TrainRequest(project_32k.folder, str(tmp_path / "nope.onnx"), "test", 2, "cpu", tmp_path))
     assert missing[0].blocking and "nope.onnx" in missing[0].message
+
+
+def test_the_train_pages_preset_list_agrees_with_the_trainer():
+    """The Train page writes the presets out (no torch on the GUI thread); they are the trainer's, epochs too."""
+    pytest.importorskip("torch")
+    from studio.widgets.train_setup import PRESET_EPOCHS, PRESETS
+    from trainer.presets import QUALITIES, preset
+
+    assert PRESETS == ("test", *QUALITIES)
+    assert {name: preset(name).epochs for name in PRESETS} == {name: PRESET_EPOCHS.get(name, 1000) for name in PRESETS}

@@ -65,7 +65,7 @@ class RunState:
     start: str = ""
     device: str = ""
     num_utterances: int = 0
-    preset: dict = field(default_factory=dict)
+    preset: str = ""
     epochs: dict[int, dict] = field(default_factory=dict)
     progress: dict | None = None
     eta: dict | None = None
@@ -85,7 +85,6 @@ class RunState:
             self.device, self.num_utterances = record["device"], record["num_utterances"]
             if record["start"] != "resume":
                 self.start = record["start"]
-            self.preset = record["config"]
             self.finish, self.error, self.stage = None, None, ""
         elif kind == "epoch":
             self.epochs[record["epoch"]] = record
@@ -112,6 +111,11 @@ class RunState:
         """Fold several records in, in order."""
         for record in records:
             self.apply(record)
+
+    @property
+    def resumable(self) -> bool:
+        """True when the run has a resume checkpoint and is not finished."""
+        return (self.folder / "last.ckpt").is_file() and self.status != "done"
 
     @property
     def epochs_done(self) -> int:
@@ -175,6 +179,7 @@ def load_run(folder: Path | str, with_events: bool = True) -> RunState:
     state = RunState(folder)
     document = read_training(folder)
     state.start = str(document.get("start", ""))
+    state.preset = str(document.get("preset", ""))
     state.epochs_total = int(document.get("config", {}).get("epochs", 0))
     if with_events:
         state.apply_all(EventTail(folder / "events.jsonl").read())
@@ -204,9 +209,3 @@ def request_stop(folder: Path | str) -> Path:
     path = Path(folder) / STOP_FILE
     path.write_text("stop\n", encoding="utf-8")
     return path
-
-
-def resumable(folder: Path | str) -> bool:
-    """True when the run has a resume checkpoint and is not finished."""
-    folder = Path(folder)
-    return (folder / "last.ckpt").is_file() and load_run(folder).status != "done"

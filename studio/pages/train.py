@@ -30,7 +30,7 @@ from studio.widgets.run_view import RunView
 from studio.widgets.runs_table import RunsTable
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task
-from trainer.run_state import RunState, load_run, resumable
+from trainer.run_state import RunState, load_run
 
 
 class TrainPage(QWidget):
@@ -214,7 +214,7 @@ class TrainPage(QWidget):
             )
         else:
             why = "was killed" if crashed else f"exited with code {code}"
-            where = f" The run resumes from epoch {state.epochs_done}." if state and resumable(state.folder) else ""
+            where = f" The run resumes from epoch {state.epochs_done}." if state and state.resumable else ""
             error = f" ({state.error})" if state and state.error else ""
             self.status.setText(f"<span style='color:#b91c1c'>Error: the trainer {why}{error}.{where}</span>")
         self.runs.refresh()
@@ -238,7 +238,7 @@ class TrainPage(QWidget):
         self.buttons["check"].setEnabled(not running)
         self.buttons["start"].setEnabled(not running)
         self.buttons["stop"].setEnabled(running)
-        self.buttons["resume"].setEnabled(shown and resumable(self.state.folder))
+        self.buttons["resume"].setEnabled(shown and self.state.resumable)
         self.buttons["open"].setEnabled(self.state is not None)
         self.buttons["export"].setEnabled(shown and bool(self.state.best))
 

@@ -69,7 +69,7 @@ class RunsTable(QWidget):
                 duration(run.train_seconds),
                 "—" if best is None else f"{best:.4f}",
                 Path(run.start).name if run.start else "—",
-                _preset_name(run),
+                run.preset or "—",
             )
             for column, value in enumerate(values):
                 item = QTableWidgetItem(value)
@@ -90,10 +90,3 @@ class RunsTable(QWidget):
             self.compare.setTitle(f"bars: {runs[0].folder.name} · line: {runs[1].folder.name}")
             self.compare.set_epochs(runs[0].epoch_split())
             self.compare.set_compare(runs[1].epoch_split())
-
-
-def _preset_name(run: RunState) -> str:
-    """The preset named in the run's ``training.json``."""
-    from trainer.run_state import read_training
-
-    return str(read_training(run.folder).get("preset", "—"))
