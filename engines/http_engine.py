@@ -143,12 +143,7 @@ class RemoteEngine:
 
     def voices(self, model: str | None = None) -> list[str]:
         """``GET /v1/audio/voices`` (for ``model`` where given): voice ids; empty if the server has no such list."""
-        try:
-            body = self._get_json("audio/voices", {"model": model} if model else None)
-        except EngineError as exc:
-            if "404" in str(exc) or "405" in str(exc):
-                return []
-            raise
+        body = self._get_json("audio/voices", {"model": model} if model else None, absent=[])
         items = body.get("voices", body.get("data", [])) if isinstance(body, dict) else body
         names = [v if isinstance(v, str) else v.get("id") or v.get("name") for v in items]
         self._speakers = [n for n in names if n]
@@ -158,7 +153,12 @@ class RemoteEngine:
         """Voices fetched by the last ``voices()`` call."""
         return list(self._speakers)
 
-    def _get_json(self, path: str, params: dict | None = None):
+    def _get_json(self, path: str, params: dict | None = None, absent=None):
+        """The JSON answer of ``GET {base}/v1/{path}``; ``absent`` (when given) for a 404 or 405.
+
+        Raises:
+            EngineError: unreachable server, another error status, or an answer that is not JSON.
+        """
         import httpx
 
         url = endpoint(self.settings.url, path)
@@ -166,6 +166,8 @@ class RemoteEngine:
             response = self._client.get(url, headers=self._headers(), params=params)
         except httpx.HTTPError as exc:
             raise EngineError(_transport_message(exc, url, self.settings)) from exc
+        if absent is not None and response.status_code in (404, 405):
+            return absent
         if response.status_code >= 400:
             raise EngineError(f"{url}: {response.status_code} {error_message(response)}")
         try:
