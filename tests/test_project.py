@@ -190,3 +190,20 @@ def test_fixes_change_the_copies_not_the_sources(tmp_path):
     assert soundfile.info(str(project.clip_path("001"))).samplerate == 22050
     assert project.clips["003"].edits == []
     assert _hashes(cards) == before
+
+
+def test_a_group_measures_each_clip_as_alone(tmp_path, joe):
+    """Clips measured in one group (batched VAD), a broken one among them, equal each clip measured alone."""
+    from trainer.dataset import jobs
+
+    (tmp_path / "broken.wav").write_bytes(b"not audio at all")
+    sources = [shared_path("corpus", "target-voice", "wavs", f"slt_000{n}.flac") for n in (1, 2)]
+    sources.insert(1, tmp_path / "broken.wav")
+    sources.append(shared_path("corpus", "real-speech", "cards", "001.wav"))  # 16 kHz, another length
+    config = str(joe.config.path)
+    work = [(f"c{i}", str(s), str(tmp_path / f"c{i}.wav"), "Hello there.", config) for i, s in enumerate(sources)]
+    grouped = jobs.process_group(work)
+    alone = [jobs.process(job) for job in work]
+    assert [o["status"] for o in grouped] == ["ok", "error", "ok", "ok"]
+    assert grouped == alone
+    assert "broken.wav" in grouped[1]["error"]

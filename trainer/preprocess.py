@@ -12,7 +12,8 @@ in worker processes, into one folder::
 Flat files are memory-mapped by :class:`PreprocessedCache`, so a training run
 holds the whole dataset in RAM (the page cache) with no per-item file opens.
 Audio is the curated copy resampled with soxr (no trimming here: trimming is a
-dataset fix the user sees); spectrograms follow ``trainer.mel.spectrogram``. The
+dataset fix the user sees); spectrograms are ``trainer.mel.spectrogram``'s, computed in
+NumPy (:func:`spectrogram`). The
 folder is built beside its destination and swapped in whole, so a crash never
 leaves a half-written cache where a good one was.
 """
@@ -106,7 +107,7 @@ def build_cache(
 
 
 def _write_arrays(staging: Path, clips, work, workers, progress) -> list[Utterance]:
-    from trainer.dataset.project import worker_pool
+    from trainer.dataset.workers import worker_pool
 
     handles = {key: (staging / name).open("wb") for key, (name, _) in FILES.items()}
     offsets = dict.fromkeys(FILES, 0)
@@ -158,20 +159,41 @@ def _swap_in(staging: Path, out: Path) -> None:
 
 def preprocess_clip(job) -> dict[str, np.ndarray]:
     """Worker process: ``(curated wav, text, voice config, settings)`` -> phoneme_ids, audio, spec (frame-major)."""
-    import torch
-
     from trainer.dataset import jobs
     from trainer.dataset.fixes import resample
     from trainer.dataset.probe import load
-    from trainer.mel import spectrogram
 
     path, text, config_path, settings = job
-    torch.set_num_threads(1)  # one clip per process: parallelism comes from the processes
     audio, info = load(path)
     audio = resample(audio[:, 0], info.sample_rate, settings.sample_rate)
     phoneme_ids = training_phoneme_ids(jobs.phonemizer(config_path), text)
-    spec = spectrogram(torch.from_numpy(audio)[None], settings.n_fft, settings.hop_length, settings.win_length)
-    return {"phoneme_ids": np.asarray(phoneme_ids, np.int64), "audio": audio, "spec": spec[0].T.numpy()}
+    spec = spectrogram(audio, settings.n_fft, settings.hop_length, settings.win_length)
+    return {"phoneme_ids": np.asarray(phoneme_ids, np.int64), "audio": audio, "spec": spec}
+
+
+def spectrogram(audio: np.ndarray, n_fft: int, hop_length: int, win_length: int) -> np.ndarray:
+    """``trainer.mel.spectrogram`` (Piper's ``spectrogram_torch``) in NumPy, so cache workers need no PyTorch.
+
+    Reflect padding of ``(n_fft - hop_length) // 2`` on each side, a periodic Hann window
+    of ``win_length`` centred in ``n_fft``, no centring, magnitude ``sqrt(re^2 + im^2 + 1e-6)``.
+
+    Args:
+        audio: float32 ``[N]`` samples.
+        n_fft, hop_length, win_length: samples.
+    Returns:
+        float32 ``[frames, n_fft // 2 + 1]`` (frame-major, as the cache stores it),
+        ``frames = (N + 2 * pad - n_fft) // hop_length + 1``.
+    """
+    import scipy.fft
+
+    pad = (n_fft - hop_length) // 2
+    padded = np.pad(np.asarray(audio, dtype=np.float32), (pad, pad), mode="reflect")
+    window = np.zeros(n_fft, dtype=np.float32)
+    left = (n_fft - win_length) // 2
+    window[left : left + win_length] = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(win_length) / win_length)
+    frames = np.lib.stride_tricks.sliding_window_view(padded, n_fft)[::hop_length]
+    spectrum = scipy.fft.rfft(frames * window, axis=1)
+    return np.sqrt(spectrum.real**2 + spectrum.imag**2 + 1e-6).astype(np.float32)
 
 
 def training_phoneme_ids(phonemizer, text: str) -> list[int]:

