@@ -192,8 +192,9 @@ def test_fixes_change_the_copies_not_the_sources(tmp_path):
     assert _hashes(cards) == before
 
 
-def test_a_group_measures_each_clip_as_alone(tmp_path, joe):
-    """Clips measured in one group (batched VAD), a broken one among them, equal each clip measured alone."""
+def test_a_group_measures_each_clip_as_alone(tmp_path, joe, monkeypatch):
+    """Clips measured in one group (batched VAD), a broken one among them, equal each clip measured alone,
+    also when the group's memory bound splits it."""
     from trainer.dataset import jobs
 
     (tmp_path / "broken.wav").write_bytes(b"not audio at all")
@@ -207,3 +208,5 @@ def test_a_group_measures_each_clip_as_alone(tmp_path, joe):
     assert [o["status"] for o in grouped] == ["ok", "error", "ok", "ok"]
     assert grouped == alone
     assert "broken.wav" in grouped[1]["error"]
+    monkeypatch.setattr(jobs, "GROUP_SAMPLES", 100_000)  # about 3 s of 32 kHz audio per batch
+    assert jobs.process_group(work) == alone

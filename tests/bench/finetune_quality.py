@@ -9,7 +9,8 @@ the ``medium`` preset, holding out some clips, and reports:
 - val_mel at epoch ``--compare-epoch`` when starting from the ONNX voice against starting from
   scratch, same data and settings (target: the ONNX start at least 30% lower).
 
-Usage: ``.venv/bin/python tests/bench/finetune_quality.py [--epochs 5] [--clips 240] [--held-out 10] [--device auto]``
+Usage: ``.venv/bin/python tests/bench/finetune_quality.py [--epochs 5] [--clips 240] [--held-out 10] [--device auto]
+[--work DIR]``
 """
 
 from __future__ import annotations
@@ -111,6 +112,7 @@ def main() -> None:
     parser.add_argument("--clips", type=int, default=240)
     parser.add_argument("--held-out", type=int, default=10)
     parser.add_argument("--device", default="auto")
+    parser.add_argument("--work", type=Path, help="keep the runs and voices in this folder (default: a temporary one)")
     args = parser.parse_args()
     if not CORPUS.exists():
         sys.exit(f"corpus not found: {CORPUS}")
@@ -119,7 +121,7 @@ def main() -> None:
     from trainer.export import export_voice
 
     with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
+        work = args.work or Path(tmp)
         project, held = prepare(work, args.clips, args.held_out)
         tuned, val_onnx = train(project, work / "from-joe", "joe", args.epochs, args.device)
         _, val_scratch = train(project, work / "from-scratch", "scratch", args.compare_epoch, args.device)

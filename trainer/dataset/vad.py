@@ -62,17 +62,19 @@ class BatchVad:
         """
         counts = np.array([len(c) // WINDOW for c in clips], dtype=np.int64)
         order = np.argsort(-counts, kind="stable")  # longest first: the clips still running are a prefix
-        steps = int(counts.max()) if len(clips) else 0
-        inputs = np.zeros((steps, len(clips), CONTEXT + WINDOW), dtype=np.float32)  # time-major
-        for row, k in enumerate(order):
-            inputs[: counts[k], row] = _model_inputs(np.asarray(clips[k], dtype=np.float32))
-        active = (counts[order][None, :] > np.arange(steps)[:, None]).sum(axis=1)
+        steps = int(counts[order[0]]) if len(clips) else 0
+        inputs = np.concatenate(  # every clip's windows end to end, no padding: memory follows the audio
+            [_model_inputs(np.asarray(clips[k], dtype=np.float32)) for k in order]
+            or [np.empty((0, CONTEXT + WINDOW), np.float32)]
+        )
+        starts = np.concatenate([[0], np.cumsum(counts[order])[:-1]]).astype(np.int64)
+        running = np.searchsorted(-counts[order], -np.arange(steps), side="left")  # clips with more than i windows
         found = np.zeros((len(clips), steps), dtype=np.float32)
         state = np.zeros((2, len(clips), STATE_SIZE), dtype=np.float32)
         for i in range(steps):
-            n = int(active[i])
+            n = int(running[i])
             probability, state = self._session.run(
-                None, {"input": inputs[i, :n], "state": np.ascontiguousarray(state[:, :n]), "sr": self._rate}
+                None, {"input": inputs[starts[:n] + i], "state": np.ascontiguousarray(state[:, :n]), "sr": self._rate}
             )
             found[:n, i] = probability[:, 0]
         row = np.argsort(order)  # clip k ran in row row[k]
