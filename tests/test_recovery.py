@@ -19,11 +19,15 @@ def test_recovered_posterior_reconstructs_the_voice_better_than_a_fresh_one(joe)
     assert {m for m in report.missing_modules()} >= {"enc_q", "dp.flows.1"}
     phonemizer = Phonemizer(joe.config)
     lines = ["The kettle whistled twice.", "Who left the gate open?", "Bring the lantern.", "It rained all night."]
-    examples = speak(model, [training_phoneme_ids(phonemizer, line) for line in lines])
+    spoken, steps = [], []
+    ids = [training_phoneme_ids(phonemizer, line) for line in lines]
+    examples = speak(model, ids, progress=lambda done, total: spoken.append((done, total)))
+    assert spoken == [(n, 4) for n in range(4)]
     assert all(e.audio.shape[0] == e.z.shape[-1] * 256 for e in examples)
     frozen = {k: v.clone() for k, v in model.state_dict().items() if not k.startswith(TRAINABLE)}
     before_mel, before_dur = _check(model, examples[:1], 22050)
-    fitted = recover(model, examples, 22050, steps=40, held_out=1)
+    fitted = recover(model, examples, 22050, steps=40, held_out=1, progress=lambda d, t: steps.append((d, t)))
+    assert steps == [(n, 40) for n in range(40)]
     assert fitted.mel_l1 < before_mel and fitted.duration_nll < before_dur
     assert fitted.posterior_loss[-1] < fitted.posterior_loss[0]
     after = model.state_dict()

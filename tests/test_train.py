@@ -166,6 +166,8 @@ def test_fine_tune_from_the_default_onnx_voice(piper_folder, tmp_path):
     best = fit(run)
     records = list(events.read_events(run / "events.jsonl"))
     recovered = {r["part"]: r["value"] for r in records if r["kind"] == "recovery"}
+    stages = [r["message"] for r in records if r["kind"] == "stage" and r["name"] == "recovery"]
+    assert stages[0].endswith("en_US-joe-medium.onnx: 6 lines to speak, then 4 fitting steps")
     assert set(recovered) == {"enc_q", "dp"} and all(np.isfinite(v) for v in recovered.values())
     assert [r["epoch"] for r in records if r["kind"] == "epoch"] == [0, 1]
     assert config["d_warmup_steps"] == 2  # the test preset's: two discriminator-only steps first

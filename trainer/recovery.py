@@ -21,6 +21,7 @@ discriminator starts fresh; the system warms it up before the generator moves
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
@@ -30,6 +31,9 @@ from trainer.mel import mel_spectrogram, spectrogram
 
 TRAINABLE = ("enc_q.", "dp.post_pre.", "dp.post_proj.", "dp.post_convs.", "dp.post_flows.", "dp.flows.1.")
 """Parameter name prefixes the recovery trains."""
+
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``, called before each line spoken or step taken."""
 
 
 @dataclass
@@ -55,10 +59,14 @@ class RecoveryReport:
 
 
 @torch.no_grad()
-def speak(model, phoneme_ids: list[list[int]], noise_scale: float = 0.667) -> list[Example]:
+def speak(
+    model, phoneme_ids: list[list[int]], noise_scale: float = 0.667, progress: Progress | None = None
+) -> list[Example]:
     """Let the (imported) generator speak each line (speaker 0); keep what the recovery needs."""
     examples = []
-    for ids in phoneme_ids:
+    for done, ids in enumerate(phoneme_ids):
+        if progress:
+            progress(done, len(phoneme_ids))
         x = torch.tensor([ids], device=next(model.parameters()).device)
         prior = model.prior(x, torch.tensor([len(ids)], device=x.device), None, noise_scale, 1.0, 0.8)
         frames = int(prior.y_mask.sum())
@@ -69,7 +77,13 @@ def speak(model, phoneme_ids: list[list[int]], noise_scale: float = 0.667) -> li
 
 
 def recover(
-    model, examples: list[Example], sample_rate: int, steps: int = 300, held_out: int = 4, lr: float = 2e-4
+    model,
+    examples: list[Example],
+    sample_rate: int,
+    steps: int = 300,
+    held_out: int = 4,
+    lr: float = 2e-4,
+    progress: Progress | None = None,
 ) -> RecoveryReport:
     """Fit ``enc_q`` and the duration predictor's training-only part to ``examples``; returns the fit.
 
@@ -87,6 +101,8 @@ def recover(
     model.train()
     try:
         for step in range(steps):
+            if progress:
+                progress(step, steps)
             example = fit_on[step % len(fit_on)]
             posterior, duration = _posterior_nll(model, example), _duration_nll(model, example)
             optimizer.zero_grad(set_to_none=True)

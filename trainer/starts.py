@@ -13,6 +13,8 @@ with the fix.
 
 from __future__ import annotations
 
+import math
+import time
 from pathlib import Path
 
 from trainer.presets import TrainingConfig
@@ -123,16 +125,18 @@ def recover_onnx_start(system, voice_path: Path, data, phonemizer, log, accelera
     model = system.model_g.to(device)
     cache = data.train_set.cache
     texts = [cache.utterances[i].text for i in data.train_set.indices][: config.recovery_lines]
-    if log is not None:
-        log.emit(
-            "stage",
-            name="recovery",
-            message=f"recovering the training-only parts of {voice_path.name}: "
-            f"{len(texts)} lines, {config.recovery_steps} steps (a few minutes on a CPU)",
-        )
+    stage = _StageLog(log, "recovery", f"recovering the training-only parts of {voice_path.name}")
+    stage.say(f"{len(texts)} lines to speak, then {config.recovery_steps} fitting steps")
     torch.manual_seed(config.seed)
-    examples = speak(model, [training_phoneme_ids(phonemizer, t) for t in texts])
-    report = recover(model, examples, config.sample_rate, config.recovery_steps)
+    ids = [training_phoneme_ids(phonemizer, t) for t in texts]
+    examples = speak(model, ids, progress=lambda done, total: stage.every(f"speaking line {done + 1} of {total}"))
+    report = recover(
+        model,
+        examples,
+        config.sample_rate,
+        config.recovery_steps,
+        progress=lambda done, total: stage.every(f"fitting step {done + 1} of {total}"),
+    )
     system.model_g.to("cpu")
     steps_per_epoch = max(1, len(data.train_set) // data.batch_size)
     system.d_warmup_left.fill_(min(config.d_warmup_steps, steps_per_epoch))  # at most the first epoch
@@ -160,3 +164,22 @@ def load_start(system, checkpoint_path: Path) -> list[str]:
                 f"{name}: {len(left)} of {len(own)} tensors not in {checkpoint_path.name} (kept fresh): {left[:3]}"
             )
     return notes
+
+
+class _StageLog:
+    """``stage`` events for one long setup step: its first message, then progress at most every ``interval_s``."""
+
+    def __init__(self, log, name: str, title: str, interval_s: float = 5.0) -> None:
+        self.log, self.name, self.title, self.interval_s = log, name, title, interval_s
+        self._last = -math.inf
+
+    def say(self, detail: str) -> None:
+        """Emit ``TITLE: DETAIL`` now."""
+        self._last = time.monotonic()
+        if self.log is not None:
+            self.log.emit("stage", name=self.name, message=f"{self.title}: {detail}")
+
+    def every(self, detail: str) -> None:
+        """Emit ``TITLE: DETAIL`` if ``interval_s`` have passed since the last message."""
+        if time.monotonic() - self._last >= self.interval_s:
+            self.say(detail)
