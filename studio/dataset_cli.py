@@ -54,8 +54,18 @@ def add_dataset_parser(sub) -> None:
 
 
 def _progress(verb: str):
+    """``progress(done, total)`` for the terminal: one line rewritten in place on a TTY; in a log, a line
+    per tenth of the work, so a pipe gets readable lines."""
+    tty, shown = sys.stderr.isatty(), set()
+
     def show(done: int, total: int) -> None:
-        print(f"\r{verb} {done}/{total}", end="", file=sys.stderr, flush=True)
+        if tty:
+            print(f"\r{verb} {done}/{total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
+            return
+        tenth = 10 * done // max(1, total)
+        if tenth not in shown:
+            shown.add(tenth)
+            print(f"{verb} {done}/{total}", file=sys.stderr, flush=True)
 
     return show
 
@@ -80,7 +90,6 @@ def cmd_dataset(args: argparse.Namespace) -> int:
 
 def _import(project, args) -> int:
     result = project.import_sources(args.sources, args.workers, _progress("analysed"))
-    print(file=sys.stderr)
     for problem in result.problems:
         print(f"skipped: {problem}", file=sys.stderr)
     for clip_id in result.failed:
@@ -98,7 +107,6 @@ def _slice(project, args) -> int:
     recognizer = None if args.recognizer == "none" else args.recognizer
     options = SliceOptions(min_s=args.min, max_s=args.max)
     result = project.slice_recordings(args.sources, options, recognizer, args.model, args.workers, _progress("sliced"))
-    print(file=sys.stderr)
     for problem in result.problems:
         print(f"failed: {problem}", file=sys.stderr)
     for clip_id in result.added:
@@ -172,5 +180,5 @@ def _cache(project, args) -> int:
     for clip_id, reason in selection(project)[1].items():
         print(f"left out {clip_id}: {reason}", file=sys.stderr)
     folder = build_cache(project, args.out, CacheSettings(sample_rate=args.rate), args.workers, _progress("cached"))
-    print(f"\nwrote the training cache to {folder}", file=sys.stderr)
+    print(f"wrote the training cache to {folder}", file=sys.stderr)
     return 0
