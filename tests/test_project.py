@@ -210,3 +210,25 @@ def test_a_group_measures_each_clip_as_alone(tmp_path, joe, monkeypatch):
     assert "broken.wav" in grouped[1]["error"]
     monkeypatch.setattr(jobs, "GROUP_SAMPLES", 100_000)  # about 3 s of 32 kHz audio per batch
     assert jobs.process_group(work) == alone
+
+
+def test_workers_forked_from_a_preloaded_server_or_spawned_on_request(monkeypatch):
+    """On Linux, workers come from a fork server that has the heavy modules loaded, never PyTorch;
+    VOICE_STUDIO_WORKERS=spawn gives fresh interpreters instead."""
+    import sys
+
+    from trainer.dataset.workers import worker_pool
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("fork servers are used on Linux only")
+    with worker_pool(1, 1) as pool:
+        assert pool.submit(_loaded, ["onnxruntime", "scipy.signal", "torch"]).result() == [True, True, False]
+    monkeypatch.setenv("VOICE_STUDIO_WORKERS", "spawn")
+    with worker_pool(1, 1) as pool:
+        assert pool.submit(_loaded, ["onnxruntime", "scipy.signal", "torch"]).result() == [False, False, False]
+
+
+def _loaded(names: list[str]) -> list[bool]:
+    import sys
+
+    return [name in sys.modules for name in names]

@@ -7,7 +7,8 @@ interpreter started at first use that has already imported the heavy modules the
 jobs need (``PRELOAD``; importing ``scipy.signal`` for ``pyloudnorm`` alone takes
 about a second). Every pool after the first then starts in milliseconds, with
 nothing to import. Elsewhere (Windows, macOS) workers are spawned: fresh
-interpreters that import what they need.
+interpreters that import what they need. ``VOICE_STUDIO_WORKERS=spawn`` forces
+spawning everywhere (for a packaged app whose interpreter cannot run a fork server).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def worker_pool(workers: int | None, jobs_count: int) -> ProcessPoolExecutor:
 
 
 def _context() -> multiprocessing.context.BaseContext:
-    if sys.platform.startswith("linux"):
+    if sys.platform.startswith("linux") and os.environ.get("VOICE_STUDIO_WORKERS", "forkserver") != "spawn":
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOAD)
         return context
