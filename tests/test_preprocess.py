@@ -116,3 +116,5 @@ def test_numpy_spectrogram_equals_the_trainers(n_fft, hop_length, win_length):
     assert ours.dtype == np.float32 and ours.shape == theirs.shape
     np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
     assert np.abs(ours - theirs).max() < 1e-6 * theirs.max() * 10
+    with pytest.raises(ValueError, match="too short"):
+        numpy_spectrogram(audio[: (n_fft - hop_length) // 2], n_fft, hop_length, win_length)

@@ -210,6 +210,18 @@ def test_a_group_measures_each_clip_as_alone(tmp_path, joe, monkeypatch):
     assert "broken.wav" in grouped[1]["error"]
     monkeypatch.setattr(jobs, "GROUP_SAMPLES", 100_000)  # about 3 s of 32 kHz audio per batch
     assert jobs.process_group(work) == alone
+    write = jobs.write_float_wav
+
+    def disk_full_for_c2(path, audio, rate):
+        if path.name == "c2.wav":
+            raise OSError(28, "No space left on device")
+        write(path, audio, rate)
+
+    monkeypatch.setattr(jobs, "write_float_wav", disk_full_for_c2)
+    failed = jobs.process_group(work)
+    assert failed[2]["status"] == "error" and "slt_0002.flac" in failed[2]["error"]
+    assert "No space left" in failed[2]["error"]
+    assert [failed[i] for i in (0, 1, 3)] == [alone[i] for i in (0, 1, 3)]
 
 
 def test_workers_forked_from_a_preloaded_server_or_spawned_on_request(monkeypatch):

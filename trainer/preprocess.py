@@ -183,10 +183,14 @@ def spectrogram(audio: np.ndarray, n_fft: int, hop_length: int, win_length: int)
     Returns:
         float32 ``[frames, n_fft // 2 + 1]`` (frame-major, as the cache stores it),
         ``frames = (N + 2 * pad - n_fft) // hop_length + 1``.
+    Raises:
+        ValueError: ``N <= pad``, where reflect padding is undefined (PyTorch refuses it too).
     """
     import scipy.fft
 
     pad = (n_fft - hop_length) // 2
+    if len(audio) <= pad:
+        raise ValueError(f"{len(audio)} samples is too short for a spectrogram (reflect padding of {pad})")
     padded = np.pad(np.asarray(audio, dtype=np.float32), (pad, pad), mode="reflect")
     window = np.zeros(n_fft, dtype=np.float32)
     left = (n_fft - win_length) // 2

@@ -283,21 +283,24 @@ class DatasetProject:
             for clip_id, clip, _ in todo
         ]
         groups = _groups(work, workers)
-        with worker_pool(workers, len(groups)) as pool:
-            outcomes = (outcome for found in pool.map(jobs.process_group, groups) for outcome in found)
-            for done, ((clip_id, clip, digest), outcome) in enumerate(zip(todo, outcomes, strict=True), start=1):
-                entry = ClipEntry(clip_id, str(clip.audio), digest, clip.text, clip.speaker, clip.origin, **outcome)
-                self.clips[clip_id] = entry
-                (result.failed if entry.status == "error" else result.added).append(clip_id)
-                if done % BATCH == 0:
-                    self.save()
-                if progress:
-                    progress(done, len(todo))
-        self.save()
+        try:
+            with worker_pool(workers, len(groups)) as pool:
+                outcomes = (outcome for found in pool.map(jobs.process_group, groups) for outcome in found)
+                for done, ((clip_id, clip, digest), outcome) in enumerate(zip(todo, outcomes, strict=True), 1):
+                    entry = ClipEntry(clip_id, str(clip.audio), digest, clip.text, clip.speaker, clip.origin, **outcome)
+                    self.clips[clip_id] = entry
+                    (result.failed if entry.status == "error" else result.added).append(clip_id)
+                    if done % BATCH == 0:
+                        self.save()
+                    if progress:
+                        progress(done, len(todo))
+        finally:
+            self.save()  # whatever was measured stays recorded, even when the import is interrupted
 
 
 def _groups(work: list, workers: int | None) -> list[list]:
-    """Clips in groups of at most ``VAD_GROUP`` (their VAD passes are batched), at least 4 groups per worker."""
+    """Clips in groups of at most ``VAD_GROUP`` (their VAD passes are batched); about 4 groups per worker
+    when there are enough clips, so the workers finish together."""
     per_worker = 4 * (workers or os.cpu_count() or 1)
     size = max(1, min(VAD_GROUP, -(-len(work) // per_worker)))
     return [work[i : i + size] for i in range(0, len(work), size)]

@@ -63,28 +63,23 @@ class BatchVad:
         counts = np.array([len(c) // WINDOW for c in clips], dtype=np.int64)
         order = np.argsort(-counts, kind="stable")  # longest first: the clips still running are a prefix
         steps = int(counts[order[0]]) if len(clips) else 0
-        inputs = np.concatenate(  # every clip's windows end to end, no padding: memory follows the audio
-            [_model_inputs(np.asarray(clips[k], dtype=np.float32)) for k in order]
-            or [np.empty((0, CONTEXT + WINDOW), np.float32)]
-        )
-        starts = np.concatenate([[0], np.cumsum(counts[order])[:-1]]).astype(np.int64)
+        # Every clip after CONTEXT zeros, end to end: window i of a clip starting at b is
+        # flat[b + 512 i : b + 512 i + 576], context included. No padding: memory follows the audio.
+        pieces = [np.zeros(CONTEXT, np.float32)]
+        for k in order:
+            pieces += [np.asarray(clips[k][: counts[k] * WINDOW], dtype=np.float32), np.zeros(CONTEXT, np.float32)]
+        flat = np.concatenate(pieces)
+        bases = np.concatenate([[0], np.cumsum(counts[order] * WINDOW + CONTEXT)[:-1]]).astype(np.int64)
+        span = np.arange(CONTEXT + WINDOW)
         running = np.searchsorted(-counts[order], -np.arange(steps), side="left")  # clips with more than i windows
         found = np.zeros((len(clips), steps), dtype=np.float32)
         state = np.zeros((2, len(clips), STATE_SIZE), dtype=np.float32)
         for i in range(steps):
             n = int(running[i])
+            batch = flat[(bases[:n] + WINDOW * i)[:, None] + span]
             probability, state = self._session.run(
-                None, {"input": inputs[starts[:n] + i], "state": np.ascontiguousarray(state[:, :n]), "sr": self._rate}
+                None, {"input": batch, "state": np.ascontiguousarray(state[:, :n]), "sr": self._rate}
             )
             found[:n, i] = probability[:, 0]
         row = np.argsort(order)  # clip k ran in row row[k]
         return [found[row[k], : counts[k]].copy() for k in range(len(clips))]
-
-
-def _model_inputs(audio: np.ndarray) -> np.ndarray:
-    """``[N]`` samples -> ``[N // 512, 64 + 512]``: each whole window after its context."""
-    count = len(audio) // WINDOW
-    windows = audio[: count * WINDOW].reshape(count, WINDOW)
-    context = np.zeros((count, CONTEXT), dtype=np.float32)
-    context[1:] = windows[:-1, -CONTEXT:]
-    return np.concatenate([context, windows], axis=1)

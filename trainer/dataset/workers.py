@@ -7,8 +7,11 @@ interpreter started at first use that has already imported the heavy modules the
 jobs need (``PRELOAD``; importing ``scipy.signal`` for ``pyloudnorm`` alone takes
 about a second). Every pool after the first then starts in milliseconds, with
 nothing to import. Elsewhere (Windows, macOS) workers are spawned: fresh
-interpreters that import what they need. ``VOICE_STUDIO_WORKERS=spawn`` forces
-spawning everywhere (for a packaged app whose interpreter cannot run a fork server).
+interpreters that import what they need. A frozen (packaged) app spawns too, and
+``VOICE_STUDIO_WORKERS=spawn`` forces spawning everywhere.
+
+The fork server keeps the environment, working directory and ``sys.path`` of the
+moment the first pool starts; workers forked later see those, not later changes.
 """
 
 from __future__ import annotations
@@ -48,7 +51,8 @@ def worker_pool(workers: int | None, jobs_count: int) -> ProcessPoolExecutor:
 
 
 def _context() -> multiprocessing.context.BaseContext:
-    if sys.platform.startswith("linux") and os.environ.get("VOICE_STUDIO_WORKERS", "forkserver") != "spawn":
+    forced_spawn = os.environ.get("VOICE_STUDIO_WORKERS") == "spawn" or getattr(sys, "frozen", False)
+    if sys.platform.startswith("linux") and not forced_spawn:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOAD)
         return context
