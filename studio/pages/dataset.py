@@ -54,6 +54,7 @@ class DatasetPage(DatasetActions, QWidget):
         self._playing = None
         self._project = None
         self._clip_audio = None
+        self._warmed = False
         self.model = ClipTableModel(self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
@@ -250,6 +251,15 @@ class DatasetPage(DatasetActions, QWidget):
             self.project_dir = Path(folder)
             self._phonemizer = None
             self.refresh()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """First shown: start the dataset workers' fork server, so the first import does not wait for it."""
+        super().showEvent(event)
+        if not self._warmed:
+            from trainer.dataset.workers import warm_up
+
+            self._warmed = True
+            warm_up()
 
     def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
         if event.mimeData().hasUrls():

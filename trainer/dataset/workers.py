@@ -50,6 +50,15 @@ def worker_pool(workers: int | None, jobs_count: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=count, mp_context=_context())
 
 
+def warm_up() -> None:
+    """Start the fork server now, where one is used: it imports ``PRELOAD`` in its own process while the
+    caller goes on (this returns in milliseconds), so the first pool starts at once."""
+    if _context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
 def _context() -> multiprocessing.context.BaseContext:
     forced_spawn = os.environ.get("VOICE_STUDIO_WORKERS") == "spawn" or getattr(sys, "frozen", False)
     if sys.platform.startswith("linux") and not forced_spawn:
