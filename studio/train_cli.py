@@ -25,6 +25,12 @@ def add_train_parser(sub) -> None:
     train.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     train.add_argument("--workers", type=int, default=0, help="data-loading worker processes")
     train.add_argument("--devices", type=int, default=1, help="DDP processes: GPUs, or CPU processes (gloo)")
+    train.add_argument(
+        "--precision",
+        default="auto",
+        choices=("auto", "32-true", "bf16-mixed", "16-mixed"),
+        help="auto: bf16 autocast on CUDA (fp16 where bf16 is missing), float32 on the CPU",
+    )
     train.add_argument("--out", type=Path, help="the run folder to create")
     train.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue a run exactly where it stopped")
 
@@ -51,6 +57,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             args.device,
             args.workers,
             args.devices,
+            args.precision,
         )
         run = create_run(options)
         _stop_gently_on_ctrl_c(run)

@@ -276,3 +276,20 @@ def test_a_failed_start_leaves_no_folder(piper_folder, tmp_path):
     with pytest.raises(RunError, match="no such dataset folder"):
         create_run(RunOptions(tmp_path / "nope", tmp_path / "b", preset="test"))
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_bf16_autocast_epoch_on_the_cpu(finished_run, tmp_path):
+    """bf16-mixed (the CUDA default) runs the same autocast paths on the CPU (float32 mel, alignment and
+    losses inside): an epoch with finite losses; fp16 on the CPU and unknown precisions are refused."""
+    run_dir, _ = finished_run
+    run = create_run(RunOptions(run_dir / "cache", tmp_path / "bf16", preset="test", epochs=1, precision="bf16-mixed"))
+    fit(run)
+    records = list(events.read_events(run / "events.jsonl"))
+    start = next(r for r in records if r["kind"] == "run_start")
+    losses = next(r for r in records if r["kind"] == "epoch")["losses"]
+    assert start["precision"] == "bf16-mixed"
+    assert {"val_mel", "train_mel", "train_disc"} <= set(losses) and all(np.isfinite(v) for v in losses.values())
+    with pytest.raises(RunError, match="needs a CUDA GPU"):
+        fit(create_run(RunOptions(run_dir / "cache", tmp_path / "fp16", preset="test", precision="16-mixed")))
+    with pytest.raises(RunError, match="use auto"):
+        create_run(RunOptions(run_dir / "cache", tmp_path / "fp8", preset="test", precision="fp8"))

@@ -45,6 +45,8 @@ class RunOptions:
         device: ``auto``, ``cpu`` or ``cuda``.
         devices: processes of Lightning's DDP strategy (GPUs, or CPU processes over gloo); 1 = no DDP.
         workers: data-loading worker processes.
+        precision: ``auto`` (bf16 autocast on CUDA where supported, else fp16 autocast; float32 on the
+            CPU) or one of ``PRECISIONS`` (``bf16-mixed`` also runs on the CPU; ``16-mixed`` needs CUDA).
     """
 
     dataset: Path
@@ -56,6 +58,11 @@ class RunOptions:
     device: str = "auto"
     workers: int = 0
     devices: int = 1
+    precision: str = "auto"
+
+
+PRECISIONS = ("32-true", "bf16-mixed", "16-mixed")
+"""Lightning precisions a run may ask for instead of ``auto``."""
 
 
 def create_run(options: RunOptions, echo=sys.stderr) -> Path:
@@ -75,6 +82,8 @@ def create_run(options: RunOptions, echo=sys.stderr) -> Path:
         raise RunError(f"{out} already holds a run: resume it with --resume, or choose another --out")
     preset(options.preset)  # an unknown preset fails before any work
     resolve_start(options.start)
+    if options.precision not in ("auto", *PRECISIONS):
+        raise RunError(f"precision {options.precision!r}: use auto, {', '.join(PRECISIONS)}")
     if not Path(options.dataset).is_dir():
         raise RunError(f"{options.dataset}: no such dataset folder")
     created = not out.exists()
@@ -109,6 +118,7 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
         "device": options.device,
         "workers": options.workers,
         "devices": options.devices,
+        "precision": options.precision,
         "config": config.to_dict(),
     }
     write_text(out / "config.json", json.dumps(voice, ensure_ascii=False, indent=2))
@@ -182,7 +192,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
         if folder.exists():
             remove_stale_temps(folder)
     (run_dir / STOP_FILE).unlink(missing_ok=True)  # a stop asked of an earlier session
-    accelerator, precision, batch_size = _hardware(document["device"], config)
+    accelerator, precision, batch_size = _hardware(document["device"], config, document.get("precision", "auto"))
     data = CacheDataModule(
         document["cache"],
         batch_size,
@@ -292,18 +302,26 @@ def _read_run(run_dir: Path) -> dict:
     return document
 
 
-def _hardware(device: str, config: TrainingConfig) -> tuple[str, str, int]:
-    """Lightning accelerator, precision and batch size: bf16 autocast and TF32 on CUDA, float32 on the CPU."""
+def _hardware(device: str, config: TrainingConfig, precision: str = "auto") -> tuple[str, str, int]:
+    """Lightning accelerator, precision and batch size: bf16 autocast and TF32 on CUDA, float32 on the CPU,
+    unless ``precision`` names one.
+
+    Raises:
+        RunError: CUDA asked for but absent, or fp16 autocast asked for on the CPU.
+    """
     import torch
 
     cuda = torch.cuda.is_available() and device != "cpu"
     if device == "cuda" and not torch.cuda.is_available():
         raise RunError("CUDA was requested but no CUDA GPU is available to torch")
     if not cuda:
-        return "cpu", "32-true", config.batch_size or 8
+        if precision == "16-mixed":
+            raise RunError("precision 16-mixed needs a CUDA GPU; on the CPU use 32-true or bf16-mixed")
+        return "cpu", "32-true" if precision == "auto" else precision, config.batch_size or 8
     torch.backends.cuda.matmul.allow_tf32 = True
     torch.backends.cudnn.allow_tf32 = True
-    precision = "bf16-mixed" if torch.cuda.is_bf16_supported() else "16-mixed"
+    if precision == "auto":
+        precision = "bf16-mixed" if torch.cuda.is_bf16_supported() else "16-mixed"
     free, _ = torch.cuda.mem_get_info()
     batch_size = config.batch_size or max(4, min(32, int(free / 2**30 * 2)))  # about 0.5 GiB per utterance
     return "gpu", precision, batch_size
