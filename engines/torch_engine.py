@@ -5,6 +5,12 @@ checkpoint (``engines.vits.checkpoint``). All sentences of a text block go throu
 the text encoder and duration predictor in one batched forward; each sentence's
 flow and decoder then run on windows of frames (``engines.streaming``). Tensors
 stay on the device; only each chunk to play is copied to the CPU.
+
+On the CPU two things differ. Phonemes and frame windows are padded (under their
+masks, which changes no sample) to a few fixed lengths, since oneDNN compiles
+kernels for each new shape. And the request's first sentence is encoded alone
+before the rest of its block: a CPU gains nothing from batching, and the first
+audio then waits for one sentence's prior only.
 """
 
 from __future__ import annotations
@@ -97,6 +103,7 @@ class TorchEngine(LocalEngine):
         self.model = fold_weight_norm(model.to(self.device).eval())
         self._torch = torch
         self._decode = self.model.decode
+        self._padded = self.device == "cpu"  # lengths from a few sizes, see engines.vits.commons.padded_length
         if self.device == "cpu":
             from engines.vits.fast_decoder import ChannelsLastDecoder
 
@@ -125,15 +132,32 @@ class TorchEngine(LocalEngine):
         for _ in self.synthesize("Warming up the decoder."):
             pass
 
+    def _length(self, n: int) -> int:
+        """Tensor length for ``n`` real phonemes or frames: padded on the CPU, where each new shape costs."""
+        if not self._padded:
+            return n
+        from engines.vits.commons import padded_length
+
+        return padded_length(n)
+
     def _prepare(self, options: SynthesisOptions) -> _Request:
         sid = self.config.speaker_id(options.speaker)
         tensor = None if sid is None else self._torch.tensor([sid], device=self.device)
         return _Request(self.scales(options), tensor)
 
     def _synthesize_batch(self, batch, request: _Request, clock, cancel):
+        if self._padded and batch[0].index == 0 and len(batch) > 1:
+            # On the CPU a batch computes no faster than its sentences one by one, so the
+            # request's first sentence goes alone and is heard after its own prior only.
+            yield from self._synthesize_group(batch[:1], request, clock, cancel)
+            batch = batch[1:]
+        yield from self._synthesize_group(batch, request, clock, cancel)
+
+    def _synthesize_group(self, batch, request: _Request, clock, cancel):
+        """Prior of ``batch`` in one forward, then each sentence's stream."""
         torch = self._torch
         lengths = [len(s.phoneme_ids) for s in batch]
-        ids = torch.zeros(len(batch), max(lengths), dtype=torch.long)
+        ids = torch.zeros(len(batch), self._length(max(lengths)), dtype=torch.long)
         for row, sentence in enumerate(batch):
             ids[row, : lengths[row]] = torch.tensor(sentence.phoneme_ids)
         noise_scale, length_scale, noise_w = request.scales
@@ -152,17 +176,24 @@ class TorchEngine(LocalEngine):
 
     def _stream(self, prior, row: int, num_frames: int, clock, pause: int):
         torch = self._torch
+        F = torch.nn.functional
         z_p = prior.z_p[row : row + 1, :, :num_frames]
         y_mask = prior.y_mask[row : row + 1, :, :num_frames]
         g = None if prior.g is None else prior.g[row : row + 1]
 
         def run_flow(z_p_window, mask_window):
+            frames = z_p_window.shape[-1]
+            pad = (0, self._length(frames) - frames)  # zeros under a zero mask: exact
             with torch.inference_mode():
-                return self.model.flow_reverse(z_p_window, mask_window, g)
+                return self.model.flow_reverse(F.pad(z_p_window, pad), F.pad(mask_window, pad), g)[..., :frames]
 
         def run_decoder(z_window) -> np.ndarray:
             with torch.inference_mode():
-                audio = self._decode(z_window, g)
+                if self._padded:
+                    frames = z_window.shape[-1]
+                    audio = self._decode(F.pad(z_window, (0, self._length(frames) - frames)), g, frames)
+                else:
+                    audio = self._decode(z_window, g)
             return audio.reshape(-1).float().cpu().numpy()
 
         with torch.inference_mode():

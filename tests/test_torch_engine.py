@@ -48,6 +48,31 @@ def test_torch_engine_equals_onnx_engine(torch_engine, engine):
         assert ours[index][-1].final and ours[index][-1].pause_frames == chunks[-1].pause_frames
 
 
+def test_padded_shapes_give_the_unpadded_audio(torch_engine, monkeypatch):
+    """On the CPU, phonemes, flow windows and decoder windows padded to a few sizes change no sample."""
+    padded = np.concatenate([c.audio for c in torch_engine.synthesize(PARAGRAPH, NOISE_FREE)])
+    monkeypatch.setattr(torch_engine, "_padded", False)
+    exact = np.concatenate([c.audio for c in torch_engine.synthesize(PARAGRAPH, NOISE_FREE)])
+    assert len(padded) == len(exact)
+    assert snr_db(exact, padded) >= 90.0  # float rounding only (unpadded is also batched otherwise)
+
+
+def test_first_sentence_is_encoded_alone_on_the_cpu(torch_engine, monkeypatch):
+    """On the CPU the first sentence's prior runs alone, the rest of the block in one batch."""
+    batches, prior = [], torch_engine.model.prior
+
+    def recording_prior(ids, lengths, *args):
+        batches.append(lengths.tolist())
+        return prior(ids, lengths, *args)
+
+    monkeypatch.setattr(torch_engine.model, "prior", recording_prior)
+    chunks = torch_engine.synthesize(PARAGRAPH, NOISE_FREE)
+    next(chunks)
+    assert len(batches) == 1 and len(batches[0]) == 1
+    list(chunks)
+    assert [len(b) for b in batches] == [1, 3]
+
+
 def test_long_sentences_stream_in_several_chunks(torch_engine):
     """A long sentence comes out in more than one chunk, contiguous, with the first one small."""
     text = "The quick brown fox jumps over the lazy dog while twenty curious children watch from the old bridge."

@@ -163,5 +163,18 @@ def test_channels_last_decoder_equals_the_decoder(name):
     with torch.no_grad():
         expected = model.decode(z, g)
         got = ChannelsLastDecoder(model.dec)(z, g)
-    assert got.shape == expected.shape
+        padded = ChannelsLastDecoder(model.dec)(torch.nn.functional.pad(z, (0, 13), value=3.0), g, frames=40)
+    assert got.shape == padded.shape == expected.shape
     assert snr_db(expected.numpy().ravel(), got.numpy().ravel()) >= 60.0
+    assert torch.allclose(padded, got, atol=1e-5)  # what lies past the real frames never leaks in
+
+
+def test_padded_lengths_are_few_and_close():
+    """Padded lengths cover every length with at most 1/8 added above 64 and 40 sizes up to 1,024."""
+    from engines.vits.commons import padded_length
+
+    sizes = [padded_length(n) for n in range(1, 1025)]
+    assert all(size >= n for n, size in enumerate(sizes, start=1))
+    assert all(size - n < 8 or (size - n) / n <= 1 / 8 for n, size in enumerate(sizes, start=1))
+    assert sizes == sorted(sizes) and len(set(sizes)) == 40
+    assert [padded_length(padded_length(n)) for n in range(1, 1025)] == sizes

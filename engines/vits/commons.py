@@ -60,3 +60,18 @@ def durations_to_indices(durations: torch.Tensor, num_frames: int | torch.Tensor
     frames = torch.arange(num_frames, device=durations.device).to(ends.dtype)
     index = (frames.unsqueeze(0).unsqueeze(-1) >= ends.unsqueeze(1)).sum(-1)
     return torch.clamp(index, max=durations.shape[-1] - 1)
+
+
+def padded_length(n: int, steps_per_octave: int = 8, minimum_step: int = 8) -> int:
+    """``n`` rounded up to one of a few sizes per octave: 8, 16, ..., 128, 144, ..., 256, 288, ...
+
+    On the CPU, oneDNN generates (JIT-compiles) a kernel for each new convolution
+    shape, about 1-2 ms per convolution and some 30 per decoder length; text and
+    chunk lengths vary freely, so without padding most requests would pay that
+    (measured: 150 vs 95 ms for a short line). Callers pad to these sizes with
+    zeros and a mask, which VITS's layers already honour exactly. The step is
+    ``max(minimum_step, 2**floor(log2 n) / steps_per_octave)``, so padding adds
+    at most 1/``steps_per_octave`` of the length above the smallest sizes.
+    """
+    step = max(minimum_step, (1 << (max(n, 1).bit_length() - 1)) // steps_per_octave)
+    return -(-n // step) * step

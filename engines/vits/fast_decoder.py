@@ -8,6 +8,11 @@ convolution's fresh output, saving a pass (and an allocation) over those
 audio-rate signals per operation. This module computes exactly what
 ``engines.vits.models.Generator`` computes, with weights folded once (weight
 normalization applied) and reshaped to ``[C_out, C_in, 1, k]``.
+
+The input may be longer than its real frames (padded to a size oneDNN has already
+compiled kernels for, see ``engines.vits.commons.padded_length``): every layer's
+output past the real length is zeroed, so each convolution sees there the zeros
+its own padding would give, and the real part equals the unpadded decoding.
 """
 
 from __future__ import annotations
@@ -68,18 +73,38 @@ class ChannelsLastDecoder(nn.Module):
         self.blocks = nn.ModuleList(_block(block) for block in generator.resblocks)
         self.conv_post = _Conv(generator.conv_post)
 
-    def forward(self, x: torch.Tensor, g: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, g: torch.Tensor | None = None, frames: int | None = None) -> torch.Tensor:
+        """z ``[B, C, T]`` float32 -> audio ``[B, 1, frames * hop_length]``.
+
+        Args:
+            x: latent frames; only the first ``frames`` are real (default: all ``T``), the rest is
+                read as zeros.
+            g: speaker embedding ``[B, G, 1]`` or None.
+            frames: real frames, at most ``T``; the rest is padding whose audio is dropped.
+        """
+        valid = x.shape[-1] if frames is None else frames
+        if valid < x.shape[-1]:
+            x = F.pad(x[..., :valid], (0, x.shape[-1] - valid))  # whatever the padding held
         x = self.conv_pre(x.unsqueeze(2).contiguous(memory_format=CHANNELS_LAST))
         if self.cond is not None and g is not None:
             x = x + self.cond(g.unsqueeze(2))
+        x = _clear_tail(x, valid)
         for i, up in enumerate(self.ups):
-            x = up(F.leaky_relu(x, modules.LRELU_SLOPE))
+            valid *= up.stride[1]
+            x = _clear_tail(up(F.leaky_relu(x, modules.LRELU_SLOPE)), valid)
             blocks = iter(self.blocks[i * self.num_kernels : (i + 1) * self.num_kernels])
-            total = next(blocks)(x)
+            total = next(blocks)(x, valid)
             for block in blocks:
-                total.add_(block(x))
+                total.add_(block(x, valid))
             x = total.div_(self.num_kernels)
-        return torch.tanh_(self.conv_post(F.leaky_relu_(x))).squeeze(2)
+        return torch.tanh_(self.conv_post(F.leaky_relu_(x))[..., :valid]).squeeze(2)
+
+
+def _clear_tail(x: torch.Tensor, valid: int) -> torch.Tensor:
+    """Zero ``x [B, C, 1, T]`` past ``valid`` samples (in place) and return it."""
+    if valid < x.shape[-1]:
+        x[..., valid:] = 0.0
+    return x
 
 
 def _block(block: nn.Module) -> nn.Module:
@@ -94,10 +119,10 @@ class _ResBlock1(nn.Module):
         self.convs1 = nn.ModuleList(_Conv(c) for c in block.convs1)
         self.convs2 = nn.ModuleList(_Conv(c) for c in block.convs2)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, valid: int) -> torch.Tensor:
         for conv1, conv2 in zip(self.convs1, self.convs2, strict=True):
-            y = F.leaky_relu_(conv1(F.leaky_relu(x, modules.LRELU_SLOPE)), modules.LRELU_SLOPE)
-            x = conv2(y).add_(x)
+            y = F.leaky_relu_(_clear_tail(conv1(F.leaky_relu(x, modules.LRELU_SLOPE)), valid), modules.LRELU_SLOPE)
+            x = _clear_tail(conv2(y), valid).add_(x)
         return x
 
 
@@ -106,7 +131,7 @@ class _ResBlock2(nn.Module):
         super().__init__()
         self.convs = nn.ModuleList(_Conv(c) for c in block.convs)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, valid: int) -> torch.Tensor:
         for conv in self.convs:
-            x = conv(F.leaky_relu(x, modules.LRELU_SLOPE)).add_(x)
+            x = _clear_tail(conv(F.leaky_relu(x, modules.LRELU_SLOPE)), valid).add_(x)
         return x
