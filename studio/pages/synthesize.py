@@ -7,7 +7,6 @@ user's clicks, so the window never freezes.
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 from pathlib import Path
 
@@ -18,7 +17,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -32,12 +30,12 @@ from PySide6.QtWidgets import (
 
 import assets
 from engines import audio as audio_ops
-from engines.base import AudioChunk, StreamStats, SynthesisOptions, VoiceError
-from engines.registry import create_engine, discover
-from engines.voice import Voice, load_voice
+from engines.base import AudioChunk, StreamStats, SynthesisOptions
+from engines.voice import Voice
 from studio.speaking import Line, Speaking, replay_and_wait, speak_and_play
-from studio.widgets.remote_panel import RemotePanel
-from studio.widgets.slider import Slider
+from studio.widgets.engine_picker import EnginePicker
+from studio.widgets.voice_picker import VoicePicker
+from studio.widgets.voice_settings import VoiceSettings
 from studio.widgets.waveform import WaveformView
 from studio.workers import Task
 
@@ -61,31 +59,25 @@ class SynthesizePage(QWidget):
     ) -> None:
         super().__init__(parent)
         self._remote_saved = remote
-        self._engines: dict[Path, object] = {}
-        self._engine_lock = threading.Lock()
         self._speaking = Speaking()
         self._line_audio: list[np.ndarray] = []
         self._stats = StreamStats()
         self._last: Line | None = None
-        self._voices: list[Voice] = []
         self._line_rate = 0
         self._build()
-        self._load_voices([Path(p) for p in extra_voices or []])
+        self.picker.load([Path(p) for p in extra_voices or []])
 
     # --- layout ---------------------------------------------------------
     def _build(self) -> None:
-        self.voice_box = QComboBox()
-        self.voice_box.currentIndexChanged.connect(self._on_voice_changed)
-        self.add_voice_button = QPushButton("Add voice…")
-        self.add_voice_button.clicked.connect(self._on_add_voice_clicked)
-        self.engine_box = QComboBox()
-        self.engine_box.addItem("Local ONNX (CPU)", "onnx")
-        if importlib.util.find_spec("torch") is not None:  # found, not imported: torch loads when chosen
-            self.engine_box.addItem("Local torch (CUDA if present, else CPU)", "torch")
-        self.engine_box.addItem("Remote server (OpenAI speech API)", "remote")
-        self.engine_box.currentIndexChanged.connect(self._on_engine_changed)
-        self.remote_panel = RemotePanel(self._remote_saved)
-        self.remote_panel.setVisible(False)
+        self.picker = VoicePicker()
+        self.voice_box = self.picker.box
+        self.picker.voice_changed.connect(self._on_voice_changed)
+        self.picker.voices_changed.connect(self.voices_changed)
+        self.picker.checkpoint_added.connect(self.checkpoint_added)
+        self.picker.notice.connect(self.show_notice)
+        self.engines = EnginePicker(self._remote_saved)
+        self.engine_box, self.remote_panel = self.engines.box, self.engines.remote_panel
+        self.engines.changed.connect(self._on_engine_changed)
         self.remote_panel.tested.connect(lambda _: self._enable_noise_sliders())
         self.remote_panel.model.currentTextChanged.connect(lambda _: self._enable_noise_sliders())
         self.speaker_box = QComboBox()
@@ -109,11 +101,10 @@ class SynthesizePage(QWidget):
         QShortcut(QKeySequence("Ctrl+Enter"), self, activated=self.speak)
         QShortcut(QKeySequence("Escape"), self, activated=self.stop)
 
-        self.speed = Slider(0.5, 2.0, 0.01)
-        self.noise_scale = Slider(0.0, 1.5, 0.01)
-        self.noise_w = Slider(0.0, 1.5, 0.01)
-        self.reset_button = QPushButton("Voice defaults")
-        self.reset_button.clicked.connect(self._reset_sliders)
+        self.settings = VoiceSettings()
+        settings = self.settings
+        self.speed, self.noise_scale, self.noise_w = settings.speed, settings.noise_scale, settings.noise_w
+        self.reset_button = settings.reset_button
 
         self.status = QLabel("")
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -125,20 +116,9 @@ class SynthesizePage(QWidget):
         self.history.itemDoubleClicked.connect(self._on_history_activated)
 
         top = QFormLayout()
-        voice_row = QHBoxLayout()
-        voice_row.addWidget(self.voice_box, 1)
-        voice_row.addWidget(self.add_voice_button)
-        top.addRow("Voice", voice_row)
-        top.addRow("Engine", self.engine_box)
+        top.addRow("Voice", self.picker)
+        top.addRow("Engine", self.engines)
         top.addRow(self.speaker_label, self.speaker_box)
-        top.addRow(self.remote_panel)
-
-        sliders = QGroupBox("Voice settings")
-        form = QFormLayout(sliders)
-        form.addRow("Speed (length_scale)", self.speed)
-        form.addRow("Variation (noise_scale)", self.noise_scale)
-        form.addRow("Rhythm (noise_w)", self.noise_w)
-        form.addRow("", self.reset_button)
 
         buttons = QHBoxLayout()
         for button in (self.speak_button, self.stop_button, self.save_button):
@@ -156,7 +136,7 @@ class SynthesizePage(QWidget):
         right.setMinimumWidth(340)
 
         right_layout = QVBoxLayout(right)
-        right_layout.addWidget(sliders)
+        right_layout.addWidget(self.settings)
         right_layout.addWidget(QLabel("History (double-click to replay)"))
         right_layout.addWidget(self.history, 1)
 
@@ -169,163 +149,62 @@ class SynthesizePage(QWidget):
         layout.addWidget(splitter)
 
     # --- voices ---------------------------------------------------------
-    def _load_voices(self, extra: list[Path]) -> None:
-        checkpoints = [p for p in extra if p.suffix.lower() == ".ckpt"]
-        if checkpoints:
-            self._add_checkpoints(checkpoints)
-        found = discover([p for p in extra if p.suffix.lower() != ".ckpt"])
-        for voice in found.voices:
-            self._append_voice(voice)
-        for error in found.errors:
-            self.show_notice(str(error))
-
-    def _append_voice(self, voice: Voice) -> None:
-        self._voices.append(voice)
-        origin = {"embedded": "default", "user": "my voices"}.get(voice.origin, "added")
-        self.voice_box.addItem(f"{voice.name} ({origin}, {voice.sample_rate} Hz)")
-
     @property
     def voice(self) -> Voice:
         """The selected voice."""
-        return self._voices[self.voice_box.currentIndex()]
+        return self.picker.voice
 
     def voices(self) -> list[Voice]:
         """The voices in the picker, in order."""
-        return list(self._voices)
+        return self.picker.voices()
 
     def voice_names(self) -> list[str]:
         """Names of the voices in the picker, in order."""
-        return [v.name for v in self._voices]
+        return [v.name for v in self.picker.voices()]
 
     def added_voice_paths(self) -> list[str]:
         """Model paths of voices the user added (for the settings file)."""
-        return [str(v.model_path) for v in self._voices if v.origin == "added"]
+        return [str(v.model_path) for v in self.picker.voices() if v.origin == "added"]
 
     def add_voice_files(self, paths: list[Path]) -> list[Voice]:
         """Add ``.onnx`` voices (files or folders) now and ``.ckpt`` checkpoints in the background.
 
         Errors are shown, naming the file. Returns the ``.onnx`` voices added.
         """
-        added = []
-        known = {v.model_path.absolute() for v in self._voices}
-        files = [m for p in map(Path, paths) for m in (sorted(p.rglob("*.onnx")) if p.is_dir() else [p])]
-        checkpoints = [p for p in files if p.suffix.lower() == ".ckpt" and p.absolute() not in known]
-        if checkpoints:
-            self._add_checkpoints(checkpoints)
-        for path in files:
-            if path.suffix.lower() == ".ckpt":
-                continue
-            try:
-                voice = load_voice(path, origin=_origin(path))
-            except VoiceError as exc:
-                self.show_notice(str(exc))
-                continue
-            if voice.model_path.absolute() in known:
-                continue
-            self._append_voice(voice)
-            added.append(voice)
-        if added:
-            self.voice_box.setCurrentIndex(len(self._voices) - 1)
-            self.voices_changed.emit()
-        return added
+        return self.picker.add_files(paths)
 
-    def _add_checkpoints(self, paths: list[Path]) -> Task:
-        """Read checkpoints off the GUI thread (torch loads then), then list them as voices."""
-
-        def work(cancel: threading.Event):
-            from engines.vits.checkpoint import load_checkpoint_voice
-
-            for path in paths:
-                try:
-                    yield load_checkpoint_voice(path)
-                except VoiceError as exc:
-                    yield exc
-
-        def on_item(item) -> None:
-            if isinstance(item, Exception):
-                self.show_notice(str(item))
-                return
-            self._append_voice(item)
-            self.voice_box.setCurrentIndex(len(self._voices) - 1)
-            self.voices_changed.emit()
-            self.checkpoint_added.emit(item)
-
-        task = Task(work, self)
-        task.partial.connect(on_item)
-        task.failed.connect(lambda exc: self.show_notice(str(exc)))
-        return task.start()
-
-    def _on_add_voice_clicked(self) -> None:
-        files, _ = QFileDialog.getOpenFileNames(
-            self, "Add Piper voices", "", "Piper voices and checkpoints (*.onnx *.ckpt)"
-        )
-        self.add_voice_files([Path(f) for f in files])
-
-    def _on_voice_changed(self, index: int) -> None:
-        if index < 0:
-            return
-        voice = self.voice
+    def _on_voice_changed(self, voice: Voice) -> None:
         if voice.model_path.suffix.lower() == ".ckpt":  # only the torch engine speaks checkpoints
-            self.engine_box.setCurrentIndex(max(0, self.engine_box.findData("torch")))
+            self.engines.choose("torch")
         speakers = voice.config.speakers or [str(i) for i in range(voice.config.num_speakers)]
         self.speaker_box.clear()
         if voice.config.num_speakers > 1:
             self.speaker_box.addItems(speakers)
         self.speaker_box.setVisible(voice.config.num_speakers > 1)
         self.speaker_label.setVisible(voice.config.num_speakers > 1)
-        self._reset_sliders()
-
-    def _reset_sliders(self) -> None:
-        config = self.voice.config
-        self.speed.set_value(config.length_scale)
-        self.noise_scale.set_value(config.noise_scale)
-        self.noise_w.set_value(config.noise_w)
+        self.settings.set_defaults(voice.config)
 
     def options(self) -> SynthesisOptions:
         """The request options from the sliders and speaker picker."""
         speaker = self.speaker_box.currentText() if self.voice.config.num_speakers > 1 else None
-        return SynthesisOptions(
-            speaker=speaker,
-            length_scale=self.speed.value(),
-            noise_scale=self.noise_scale.value(),
-            noise_w=self.noise_w.value(),
-        )
+        length_scale, noise_scale, noise_w = self.settings.values()
+        return SynthesisOptions(speaker=speaker, length_scale=length_scale, noise_scale=noise_scale, noise_w=noise_w)
 
     def _enable_noise_sliders(self) -> None:
         """Remote servers take noise settings only when they are Voice Studio servers (found by Test)."""
-        piper = self.engine_kind() != "remote" or self.remote_panel.speaks_piper()
-        for slider in (self.noise_scale, self.noise_w):
-            slider.setEnabled(piper)
-            slider.setToolTip("" if piper else "This server does not take Piper's noise settings.")
+        self.settings.enable_noise(self.engines.speaks_piper(), "This server does not take Piper's noise settings.")
 
     def engine_kind(self) -> str:
         """The chosen engine: ``onnx``, ``torch`` or ``remote``."""
-        return self.engine_box.currentData()
+        return self.engines.kind()
 
     def _on_engine_changed(self) -> None:
         remote = self.engine_kind() == "remote"
-        self.remote_panel.setVisible(remote)
         self._enable_noise_sliders()
-        for widget in (self.voice_box, self.add_voice_button):
-            widget.setEnabled(not remote)
+        self.picker.setEnabled(not remote)
         many = not remote and self.voice.config.num_speakers > 1
         self.speaker_box.setVisible(many)
         self.speaker_label.setVisible(many)
-
-    def engine_for(self, voice: Voice, kind: str):
-        """The loaded ``kind`` engine for ``voice``, loading it on first use (call off the GUI thread)."""
-        with self._engine_lock:
-            key = (kind, voice.model_path.absolute())
-            if key not in self._engines:
-                self._engines[key] = create_engine(kind, voice)
-            return self._engines[key]
-
-    def _show_engine_devices(self) -> None:
-        """Name the torch engine's device in the picker once it is known."""
-        for (kind, _), engine in list(self._engines.items()):
-            index = self.engine_box.findData(kind)
-            if kind == "torch" and index >= 0:
-                self.engine_box.setItemText(index, f"Local torch ({engine.device_label})")
 
     def preload(self) -> Task:
         """Load the selected voice's engine and the audio library in the background.
@@ -338,14 +217,14 @@ class SynthesizePage(QWidget):
         def work(cancel: threading.Event) -> str:
             from engines.playback import output_available
 
-            self.engine_for(voice, kind)
+            self.engines.engine_for(voice, kind)
             ok, reason = output_available()
             return "" if ok else f"Cannot play audio: {reason}. Saving to a WAV file still works."
 
         task = Task(work, self)
         task.done.connect(lambda notice: self.show_notice(notice) if notice else None)
         task.failed.connect(lambda exc: self.show_notice(str(exc)))
-        task.ended.connect(self._show_engine_devices)
+        task.ended.connect(self.engines.show_devices)
         return task.start()
 
     # --- speaking -------------------------------------------------------
@@ -356,9 +235,9 @@ class SynthesizePage(QWidget):
             self.show_notice("Nothing to say: type a line first.")
             return None
         self.stop()
-        voice, options, kind = self.voice, self.options(), self.engine_kind()
+        voice, options = self.voice, self.options()
         try:
-            make_engine, name = self._engine_maker(voice, kind)
+            make_engine, name = self.engines.maker(voice)
         except ValueError as exc:
             self.remote_panel.show_error(str(exc))
             return None
@@ -374,19 +253,6 @@ class SynthesizePage(QWidget):
         speaking.cancel = task.cancel
         self._set_busy(True)
         return task.start()
-
-    def _engine_maker(self, voice: Voice, kind: str):
-        """``(make_engine, line name)``; the remote engine's settings are read here, on the GUI thread.
-
-        Raises:
-            ValueError: a remote setting is invalid (named in the message).
-        """
-        if kind != "remote":
-            return (lambda: self.engine_for(voice, kind)), voice.name
-        from engines.http_engine import RemoteEngine
-
-        settings = self.remote_panel.settings()
-        return (lambda: RemoteEngine(settings)), f"{settings.model}/{settings.voice}"
 
     def _on_partial(self, item) -> None:
         kind, value = item
@@ -421,7 +287,7 @@ class SynthesizePage(QWidget):
 
     def _on_ended(self, speaking: Speaking, text: str, name: str) -> None:
         speaking.ended = True
-        self._show_engine_devices()
+        self.engines.show_devices()
         if speaking is not self._speaking:
             return
         self._set_busy(False)
@@ -508,10 +374,3 @@ def _default_line() -> str:
     path = assets.path("default_lines.txt")
     lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()] if path.exists() else []
     return lines[0] if lines else "Hello! This is Voice Studio."
-
-
-def _origin(path: Path) -> str:
-    """``user`` for a voice in the user's voice folder (an exported one), else ``added``."""
-    from engines.registry import user_voice_dir
-
-    return "user" if Path(path).absolute().is_relative_to(user_voice_dir().absolute()) else "added"

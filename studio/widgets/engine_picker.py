@@ -1,0 +1,90 @@
+"""The engine picker: local ONNX, local torch (CUDA or CPU) or a remote speech server, and the loaded engines."""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from collections.abc import Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QVBoxLayout, QWidget
+
+from engines.registry import create_engine
+from engines.voice import Voice
+from studio.widgets.remote_panel import RemotePanel
+
+
+class EnginePicker(QWidget):
+    """An engine combo box, with the remote server's settings below it when that engine is chosen.
+
+    Local engines are loaded once per (engine, voice) and kept; loading happens
+    on whichever thread first asks (:meth:`engine_for`), never on the GUI thread
+    by this widget.
+
+    Signals:
+        changed(str): the chosen engine kind.
+    """
+
+    changed = Signal(str)
+
+    def __init__(self, remote: dict | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._engines: dict[tuple[str, object], object] = {}
+        self._lock = threading.Lock()
+        self.box = QComboBox()
+        self.box.addItem("Local ONNX (CPU)", "onnx")
+        if importlib.util.find_spec("torch") is not None:  # found, not imported: torch loads when chosen
+            self.box.addItem("Local torch (CUDA if present, else CPU)", "torch")
+        self.box.addItem("Remote server (OpenAI speech API)", "remote")
+        self.remote_panel = RemotePanel(remote)
+        self.remote_panel.setVisible(False)
+        self.box.currentIndexChanged.connect(self._on_index_changed)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.box)
+        layout.addWidget(self.remote_panel)
+
+    def kind(self) -> str:
+        """The chosen engine: ``onnx``, ``torch`` or ``remote``."""
+        return self.box.currentData()
+
+    def choose(self, kind: str) -> None:
+        """Select ``kind`` if it is offered."""
+        self.box.setCurrentIndex(max(0, self.box.findData(kind)))
+
+    def speaks_piper(self) -> bool:
+        """True when the engine takes Piper's noise settings (local ones, and Voice Studio servers)."""
+        return self.kind() != "remote" or self.remote_panel.speaks_piper()
+
+    def engine_for(self, voice: Voice, kind: str):
+        """The loaded ``kind`` engine for ``voice``, loading it on first use (call off the GUI thread)."""
+        with self._lock:
+            key = (kind, voice.model_path.absolute())
+            if key not in self._engines:
+                self._engines[key] = create_engine(kind, voice)
+            return self._engines[key]
+
+    def maker(self, voice: Voice) -> tuple[Callable[[], object], str]:
+        """``(make_engine, line name)`` for the chosen engine; call on the GUI thread, run ``make_engine`` off it.
+
+        Raises:
+            ValueError: a remote setting is invalid (named in the message).
+        """
+        kind = self.kind()
+        if kind != "remote":
+            return (lambda: self.engine_for(voice, kind)), voice.name
+        from engines.http_engine import RemoteEngine
+
+        settings = self.remote_panel.settings()
+        return (lambda: RemoteEngine(settings)), f"{settings.model}/{settings.voice}"
+
+    def show_devices(self) -> None:
+        """Name the torch engine's device in the combo box once an engine has been loaded."""
+        for (kind, _), engine in list(self._engines.items()):
+            index = self.box.findData(kind)
+            if kind == "torch" and index >= 0:
+                self.box.setItemText(index, f"Local torch ({engine.device_label})")
+
+    def _on_index_changed(self) -> None:
+        self.remote_panel.setVisible(self.kind() == "remote")
+        self.changed.emit(self.kind())
