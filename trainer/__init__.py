@@ -1,4 +1,5 @@
-"""Voice making: dataset curation, preprocessing, training and export (no Qt).
+"""Voice making: dataset curation (``trainer.dataset``), preprocessing and cache, the Lightning
+system with its losses, discriminators and alignment, checkpoints, and export to Piper ONNX.
 
-Empty for now: the dataset and trainer issues fill it.
+No Qt. Importing this package imports nothing heavy; its modules import torch where they need it.
 """
