@@ -16,6 +16,7 @@ audio then waits for one sentence's prior only.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,12 +33,18 @@ MAX_BATCH = 16
 """Sentences encoded together at most (one text block holds about 1,000 characters)."""
 
 
+DEVICE_PATTERN = re.compile(r"auto|cpu|cuda(:\d+)?")
+"""Device names the engine takes."""
+
+
 def pick_device(device: str = "auto") -> str:
-    """``auto`` -> ``cuda`` when a CUDA GPU is usable, else ``cpu``.
+    """``auto`` -> ``cuda`` when a CUDA GPU is usable, else ``cpu``; ``cpu``, ``cuda`` and ``cuda:N`` as given.
 
     Raises:
-        EngineError: ``cuda`` asked for but not available.
+        EngineError: an unknown device name, or ``cuda`` asked for but not available.
     """
+    if not DEVICE_PATTERN.fullmatch(device):
+        raise EngineError(f"unknown device {device!r}: use auto, cpu, cuda or cuda:N")
     import torch
 
     if device == "auto":

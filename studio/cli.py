@@ -146,6 +146,11 @@ def _local_engine(args: argparse.Namespace):
     voice = registry.find_voice(args.voice)
     if args.speaker is not None and voice.config.num_speakers <= 1:
         print(f"voice-studio: note: {voice.name} has one speaker; --speaker is ignored", file=sys.stderr)
+    if args.engine != "torch" and args.device != "auto":
+        print(
+            f"voice-studio: note: --device is for the torch engine; the {args.engine} engine runs on the CPU",
+            file=sys.stderr,
+        )
     kwargs = {"device": args.device} if args.engine == "torch" else {}
     return registry.create_engine(args.engine, voice, **kwargs)
 

@@ -103,6 +103,16 @@ def test_truncated_checkpoint_is_a_clear_error(piper_ckpt, tmp_path):
     assert err.value.path == cut
 
 
+@pytest.mark.parametrize("content", [b"junk", bytes(range(256)) * 3, b"PK\x03\x04 not really a zip"])
+def test_junk_named_ckpt_is_a_clear_error(tmp_path, content):
+    """Bytes that are no torch file at all (torch's legacy loader raises odd errors on them) are named as such."""
+    path = tmp_path / "junk.ckpt"
+    path.write_bytes(content)
+    with pytest.raises(VoiceError, match="cannot read the checkpoint") as err:
+        read_checkpoint(path)
+    assert err.value.path == path
+
+
 def test_num_symbols_disagreeing_with_weights_is_named(piper_ckpt, tmp_path):
     """hyper_parameters.num_symbols that does not match the embedding is reported by field."""
     path, _ = piper_ckpt

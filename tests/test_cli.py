@@ -77,6 +77,16 @@ def test_say_nothing_speakable_is_a_clear_error(tmp_path):
     assert not out.exists()
 
 
+def test_say_device_names_are_checked_and_only_for_torch(tmp_path):
+    """A bad --device is a clear error (exit 2); --device with the ONNX engine is noted, not silently dropped."""
+    out = tmp_path / "line.wav"
+    bad = run_cli("say", "Hello.", "--engine", "torch", "--device", "gpu", "-o", str(out))
+    assert bad.returncode == 2 and "unknown device 'gpu'" in bad.stderr and "Traceback" not in bad.stderr
+    noted = run_cli("say", "Hello.", "--device", "cuda", "-o", str(out))
+    assert noted.returncode == 0 and "--device is for the torch engine" in noted.stderr
+    assert out.exists()
+
+
 def test_say_bad_voice_names_the_file(tmp_path):
     """A voice path without its config: exit 2, the message names the missing config."""
     model = tmp_path / "lonely.onnx"

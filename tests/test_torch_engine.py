@@ -104,4 +104,7 @@ def test_cuda_request_without_gpu_is_clear():
     else:
         with pytest.raises(EngineError, match="no CUDA GPU"):
             pick_device("cuda")
+    for bad in ("gpu", "CUDA", "cuda:x", ""):
+        with pytest.raises(EngineError, match="unknown device"):
+            pick_device(bad)
     assert pick_device("auto") in ("cpu", "cuda")

@@ -74,6 +74,9 @@ class PiperCheckpoint:
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
+UNREADABLE = "cannot read the checkpoint (truncated or not a torch file)"
+
+
 def read_checkpoint(path: Path | str) -> PiperCheckpoint:
     """Read a Piper ``.ckpt``.
 
@@ -92,11 +95,13 @@ def read_checkpoint(path: Path | str) -> PiperCheckpoint:
         with torch.serialization.safe_globals(SAFE_GLOBALS):
             raw = _load(torch, path)
     except pickle.UnpicklingError as exc:
-        message = f"refused: the checkpoint holds objects that are not plain data ({_first_line(exc)})"
-        raise VoiceError(path, message) from None
-    except (RuntimeError, EOFError, OSError, ValueError) as exc:
-        message = f"cannot read the checkpoint (truncated or not a torch file): {_first_line(exc)}"
-        raise VoiceError(path, message) from None
+        blocked = [line.strip() for line in str(exc).splitlines() if "GLOBAL" in line]
+        if blocked:
+            message = f"refused: the checkpoint holds objects that are not plain data ({blocked[0]})"
+            raise VoiceError(path, message) from None
+        raise VoiceError(path, f"{UNREADABLE}: its pickle is not one torch writes") from None
+    except Exception as exc:  # noqa: BLE001 - torch's legacy loader raises KeyError, struct.error, ... on junk
+        raise VoiceError(path, f"{UNREADABLE}: {_first_line(exc)}") from None
     if not isinstance(raw, dict) or "state_dict" not in raw:
         raise VoiceError(path, "not a Lightning checkpoint: no 'state_dict'")
     state = raw["state_dict"]
