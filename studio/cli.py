@@ -36,7 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--voice",
         help="voice name, NAME.onnx or a Piper .ckpt (default: the embedded voice); remote: the server's voice",
     )
-    say.add_argument("--engine", default="onnx", choices=["onnx", "torch", "remote"], help="synthesis engine")
+    say.add_argument(
+        "--engine", default="onnx", choices=["onnx", "torch", "remote"], help="synthesis engine (default: onnx)"
+    )
     say.add_argument("--device", default="auto", help="torch engine device: auto, cpu, cuda, cuda:N")
     say.add_argument("--speaker", help="speaker name or id (multi-speaker voices)")
     say.add_argument("--length-scale", type=float, help="phoneme durations x this (> 1 is slower)")

@@ -1,7 +1,8 @@
 """Benchmark: our engines against piper-tts's ``PiperVoice``, side by side in one run.
 
-Tables: our ONNX engine against ``PiperVoice``; our torch engine (CPU, or CUDA
-where present) against our ONNX engine.
+Tables: our ONNX engine against ``PiperVoice``; our torch engine on the CPU
+against our ONNX engine; where torch sees a CUDA GPU, our torch engine on CUDA
+against our ONNX engine too.
 
 Measures time to first audio (TTFA, seconds from the call until the first
 audio chunk is in hand) and real-time factor (RTF, synthesis seconds / audio
@@ -10,10 +11,10 @@ the default voice (en_US-joe-medium) and its default noise settings. Each
 engine runs in its own worker process, configured as its users run it (piper-tts
 stock; ours with the studio's shared ONNX Runtime thread pool); requests
 alternate between the two. The table gives medians, and as ratios the median of
-each run's ours/piper ratio (paired runs, so a slow moment of the machine counts
-against neither).
+each run's candidate/reference ratio (paired runs, so a slow moment of the machine
+counts against neither).
 
-Usage: ``.venv/bin/python tests/bench/synthesis.py [--runs 15] [--threads N] [--only piper|torch]``
+Usage: ``.venv/bin/python tests/bench/synthesis.py [--runs 15] [--threads N] [--only piper|torch|cuda]``
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ TEXTS = {
         "She pulled on her boots, took the lantern from its hook, and stepped out into the rain."
     ),
 }
-ENGINES = ("piper-tts", "voice-studio", "voice-studio torch")
+ENGINES = ("piper-tts", "voice-studio", "voice-studio torch", "voice-studio torch cuda")
 
 
 def time_stream(chunks, audio_of) -> tuple[float, float]:
@@ -73,10 +74,10 @@ def serve(which: str, threads: int | None) -> None:
             options.intra_op_num_threads = threads
             voice.session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         run = lambda text: time_stream(voice.synthesize(text), lambda c: (c.audio_float_array, c.sample_rate))  # noqa: E731
-    elif which == "voice-studio torch":
+    elif which.startswith("voice-studio torch"):
         from engines.torch_engine import TorchEngine
 
-        engine = TorchEngine.from_path(model)
+        engine = TorchEngine.from_path(model, device="cuda" if which.endswith("cuda") else "cpu")
         run = lambda text: time_stream(engine.synthesize(text), lambda c: (c.audio, c.sample_rate))  # noqa: E731
         print(f"torch on {engine.device_label}", flush=True)
     else:
@@ -97,7 +98,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15, help="runs per engine and text (median)")
     parser.add_argument("--threads", type=int, default=None, help="ONNX Runtime threads for both")
-    parser.add_argument("--only", choices=("piper", "torch"), help="run one table: ours vs piper, or torch vs ONNX")
+    parser.add_argument(
+        "--only", choices=("piper", "torch", "cuda"), help="one table: ours vs piper, torch (CPU) vs ONNX, or CUDA"
+    )
     parser.add_argument("--serve", choices=ENGINES, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -111,6 +114,10 @@ def main() -> None:
     # (torch's OpenMP workers above all) would otherwise slow the one being timed.
     results, notes = {}, []
     pairs = {"piper": ("piper-tts", "voice-studio"), "torch": ("voice-studio", "voice-studio torch")}
+    if _has_cuda():
+        pairs["cuda"] = ("voice-studio", "voice-studio torch cuda")
+    elif args.only == "cuda":
+        parser.error("torch sees no CUDA GPU here")
     for key, pair in pairs.items():
         if args.only not in (None, key):
             continue
@@ -121,13 +128,19 @@ def main() -> None:
         f"voice en_US-joe-medium, onnxruntime {onnxruntime.__version__}, {platform.machine()}, "
         f"{os.cpu_count()} cores, {args.runs} runs, medians; ours: {' '.join(dict.fromkeys(notes))}"
     )
-    if args.only != "torch":
+    if args.only in (None, "piper"):
         print_table(results, "piper-tts#voice-studio", "voice-studio#voice-studio", "piper", "ours")
         print()
-    if args.only != "piper":
-        print_table(
-            results, "voice-studio#voice-studio torch", "voice-studio torch#voice-studio torch", "ONNX", "torch"
-        )
+    for key, engine, label in (("torch", "voice-studio torch", "torch"), ("cuda", "voice-studio torch cuda", "CUDA")):
+        if key in pairs and args.only in (None, key):
+            print_table(results, f"voice-studio#{engine}", f"{engine}#{engine}", "ONNX", label)
+            print()
+
+
+def _has_cuda() -> bool:
+    """Whether torch (imported in a child, so this process stays light) sees a CUDA GPU."""
+    probe = "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True).returncode == 0
 
 
 def measure(names: tuple[str, ...], runs: int, extra: list[str]) -> tuple[dict, list[str]]:
