@@ -190,9 +190,11 @@ class TorchEngine(LocalEngine):
 
         def run_flow(z_p_window, mask_window):
             frames = z_p_window.shape[-1]
-            pad = (0, self._length(frames) - frames)  # zeros under a zero mask: exact
+            pad = (0, self._length(frames) - frames)
             with torch.inference_mode():
-                return self.model.flow_reverse(F.pad(z_p_window, pad), F.pad(mask_window, pad), g)[..., :frames]
+                if pad[1]:  # zeros under a zero mask: exact
+                    z_p_window, mask_window = F.pad(z_p_window, pad), F.pad(mask_window, pad)
+                return self.model.flow_reverse(z_p_window, mask_window, g)[..., :frames]
 
         def run_decoder(z_window) -> np.ndarray:
             with torch.inference_mode():
