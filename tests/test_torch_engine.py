@@ -57,6 +57,31 @@ def test_padded_shapes_give_the_unpadded_audio(torch_engine, monkeypatch):
     assert snr_db(exact, padded) >= 90.0  # float rounding only (unpadded is also batched otherwise)
 
 
+@pytest.mark.parametrize("use_sdp", [True, False])
+def test_padding_is_exact_with_speakers_and_either_duration_predictor(tmp_path, use_sdp):
+    """A tiny 3-speaker checkpoint, stochastic or deterministic durations: padded equals unpadded (speaker 1)."""
+    import torch
+
+    from engines.torch_engine import TorchEngine
+    from engines.vits import Synthesizer, VitsConfig
+
+    torch.manual_seed(7)
+    config = VitsConfig.preset(
+        "low", num_symbols=256, hidden_channels=32, inter_channels=32, filter_channels=64, n_layers=2,
+        upsample_initial_channel=32, num_speakers=3, gin_channels=16, use_sdp=use_sdp,
+    )  # fmt: skip
+    state = {f"model_g.{k}": v for k, v in Synthesizer(config).state_dict().items()}
+    path = tmp_path / "speakers.ckpt"
+    torch.save({"state_dict": state, "hyper_parameters": {**config.to_dict(), "sample_rate": 16000}}, path)
+    engine = TorchEngine.from_path(path, device="cpu")
+    options = SynthesisOptions(noise_scale=0.0, noise_w=0.0, speaker=1)
+    padded = np.concatenate([c.audio for c in engine.synthesize(PARAGRAPH, options)])
+    engine._padded = False
+    exact = np.concatenate([c.audio for c in engine.synthesize(PARAGRAPH, options)])
+    assert len(padded) == len(exact) > 0
+    assert snr_db(exact, padded) >= 90.0
+
+
 def test_first_sentence_is_encoded_alone_on_the_cpu(torch_engine, monkeypatch):
     """On the CPU the first sentence's prior runs alone, the rest of the block in one batch."""
     batches, prior = [], torch_engine.model.prior
