@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import QItemSelectionModel, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -230,6 +231,7 @@ class DatasetPage(DatasetActions, QWidget):
             self.editor.show_clip(None)
             return
         audio, rate = soundfile.read(str(project.clip_path(clip_id)), dtype="float32", always_2d=True)
+        audio = np.nan_to_num(audio, nan=0.0, posinf=0.0, neginf=0.0)  # a non_finite clip: drawn, played as 0
         self._clip_audio = (audio[:, 0], rate)  # what Space plays
         analysis = clip.analysis or {}
         speech = None

@@ -70,11 +70,14 @@ def probe(path: Path | str) -> ClipInfo:
     return ClipInfo(path, info.samplerate, info.channels, info.frames, info.format, info.subtype)
 
 
-def load(path: Path | str) -> tuple[np.ndarray, ClipInfo]:
+def load(path: Path | str, allow_nonfinite: bool = False) -> tuple[np.ndarray, ClipInfo]:
     """Read a recording as float32 ``[frames, channels]`` in [-1, 1] (float files may exceed it).
 
+    ``allow_nonfinite``: return NaN or infinite samples as they are (import measures them and the health report
+    names them); by default they are refused, so export, the training cache and edits never see them.
+
     Raises:
-        ClipError: see :func:`probe`; also truncated data, no samples, NaN or infinite samples.
+        ClipError: see :func:`probe`; also truncated data, no samples, NaN or infinite samples (unless allowed).
     """
     import soundfile
 
@@ -87,8 +90,9 @@ def load(path: Path | str) -> tuple[np.ndarray, ClipInfo]:
         raise ClipError(info.path, "no audio samples")
     if info.format == "WAV":
         _check_wav_length(info.path)
-    if not np.isfinite(audio).all():
-        raise ClipError(info.path, "contains NaN or infinite samples")
+    if not allow_nonfinite and not np.isfinite(audio).all():
+        count = int(audio.size - np.count_nonzero(np.isfinite(audio)))
+        raise ClipError(info.path, f"contains {count:,} NaN or infinite samples")
     return audio, info
 
 
