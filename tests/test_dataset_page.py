@@ -172,3 +172,5 @@ def test_unsaved_edit_is_used_by_export_and_saved_when_the_page_is_left(page, qt
     _type(qtbot, page.editor, "ace of spades")
     page.hide()
     qtbot.waitUntil(lambda: page.project().clips["001"].text == "ace of spades", timeout=30_000)
+    _type(qtbot, page.editor, "ace of hearts")  # the window closes: saved before it goes
+    assert page.save_edits_now() == ["001"] and page.project().clips["001"].text == "ace of hearts"
