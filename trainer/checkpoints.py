@@ -286,7 +286,7 @@ def _read_ranking(folder: Path) -> tuple[str, list[tuple[float, str]]]:
 def ranked_checkpoints(run_dir: Path | str) -> list[RankedCheckpoint]:
     """A run's ranked checkpoints (``run_dir/checkpoints/best.json``), best (lowest metric) first.
 
-    Files named in the ranking that are no longer on disk are left out.
+    Files named in the ranking that are no longer on disk (or not named ``...epoch=E...``) are left out.
 
     Raises:
         CheckpointError: an unreadable ``best.json``.
@@ -296,9 +296,8 @@ def ranked_checkpoints(run_dir: Path | str) -> list[RankedCheckpoint]:
     ranked = []
     for value, name in ranking:
         found = re.search(r"epoch=(\d+)", name)
-        if (folder / name).is_file():
-            epoch = int(found.group(1)) if found else -1
-            ranked.append(RankedCheckpoint(path=folder / name, epoch=epoch, metric=metric, value=value))
+        if found and (folder / name).is_file():  # BestK's names: best-epoch=EEEE-val_mel=V.VVVV.ckpt
+            ranked.append(RankedCheckpoint(path=folder / name, epoch=int(found.group(1)), metric=metric, value=value))
     return ranked
 
 
