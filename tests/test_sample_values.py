@@ -130,3 +130,16 @@ def test_normalize_repairs_out_of_range_nan_and_dc(imported, tmp_path):
     assert project.clips["nan"].edits[0] == "set 10 NaN/infinite samples to 0"
     assert project.clips["dc"].edits[0].startswith("remove DC offset +0.05")  # +0.05 and the speech's own
     assert abs(project.clips["dc"].analysis["dc_offset"]) < 0.01
+
+
+def test_a_clip_error_crosses_process_boundaries(tmp_path):
+    """A NaN clip refused in a worker process (the cache builder's load) reaches the caller naming the file."""
+    from trainer.dataset.probe import ClipError, load
+    from trainer.dataset.workers import worker_pool
+
+    audio, rate, _ = _speech()
+    path = tmp_path / "nan.wav"
+    soundfile.write(str(path), _variants(audio)["nan"], rate, subtype="FLOAT")
+    with worker_pool(1, 1) as pool, pytest.raises(ClipError, match=r"nan\.wav: contains 10 NaN") as err:
+        list(pool.map(load, [str(path)]))
+    assert err.value.path == path

@@ -18,8 +18,12 @@ class ClipError(ValueError):
     """A recording that cannot be used; the message names the file."""
 
     def __init__(self, path: Path | str, message: str) -> None:
-        self.path = Path(path)
+        self.path, self.reason = Path(path), message
         super().__init__(f"{self.path}: {message}")
+
+    def __reduce__(self):
+        """Pickled whole, so it crosses from a worker process (the cache builder's, the fixes') intact."""
+        return type(self), (self.path, self.reason)
 
 
 @dataclass(frozen=True)
