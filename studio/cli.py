@@ -49,7 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_remote_arguments(say)
 
     export = sub.add_parser("export", help="export a Piper checkpoint (or a voice) to a Piper ONNX voice")
-    export.add_argument("checkpoint", type=Path, help="a Piper .ckpt, or an .onnx voice to re-export")
+    export.add_argument(
+        "checkpoint",
+        type=Path,
+        help="a Piper .ckpt, an .onnx voice to re-export, or a training run folder (its best-ranked checkpoint)",
+    )
     export.add_argument("-o", "--output", type=Path, required=True, help="NAME.onnx (NAME.onnx.json is written too)")
     export.add_argument("--config", type=Path, help="a Piper config.json for the phoneme map (default: looked up)")
     export.add_argument("--espeak-voice", help="espeak-ng voice name to record in the config")
@@ -170,7 +174,17 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.output.suffix != ".onnx":
         raise ValueError(f"{args.output}: the output must be NAME.onnx")
     config = load_config(args.config) if args.config else None
-    onnx_path, json_path = export_voice(args.checkpoint, args.output, config, args.espeak_voice)
+    source = args.checkpoint
+    if source.is_dir():  # a run folder: the checkpoint it ranks best, as the Train page's Export voice
+        from trainer.checkpoints import CheckpointError, best_checkpoint
+
+        try:
+            best = best_checkpoint(source)
+        except CheckpointError as exc:
+            raise ValueError(str(exc)) from None
+        print(f"exporting the best checkpoint {best.describe()}", file=sys.stderr)
+        source = best.path
+    onnx_path, json_path = export_voice(source, args.output, config, args.espeak_voice)
     print(f"wrote {onnx_path} and {json_path}", file=sys.stderr)
     return 0
 

@@ -98,7 +98,25 @@ def _import(project, args) -> int:
         f"{len(result.added)} clips added, {result.unchanged} already present, {len(result.failed)} failed",
         file=sys.stderr,
     )
+    _print_blocked(project, result.added)
     return 0 if result.added or result.unchanged else 1
+
+
+def _print_blocked(project, clip_ids: list[str]) -> None:
+    """Name the new clips the trainer would skip (NaN samples, peaks over full scale, no speech...)."""
+    from trainer.dataset.export import records
+    from trainer.dataset.health import check
+
+    added = set(clip_ids)
+    blocked = {f.clip_id: f for f in check(records(project)) if f.blocking and f.clip_id in added}
+    for finding in blocked.values():
+        print(f"problem: {finding.clip_id}: {finding.kind}: {finding.message}", file=sys.stderr)
+    if blocked:
+        print(
+            f"{len(blocked)} clips have blocking findings (left out of export and the training cache): "
+            f"see 'voice-studio dataset report {project.folder}'",
+            file=sys.stderr,
+        )
 
 
 def _slice(project, args) -> int:

@@ -110,3 +110,67 @@ def test_report_tab_histograms_and_html(page, tmp_path):
     task = page.save_report(tmp_path / "report.html")
     task.join(30)
     assert (tmp_path / "report.html").read_text(encoding="utf-8").startswith("<!doctype html>")
+
+
+def _draft(page, clip_id: str, text: str) -> None:
+    """Make a clip a recognizer's draft (unreviewed), as slicing leaves it, and show the page again."""
+    project = page.project()
+    project.clips[clip_id].text, project.clips[clip_id].reviewed = text, False
+    project.save()
+    page.refresh()
+
+
+def _type(qtbot, editor, text: str) -> None:
+    editor.text.selectAll()
+    qtbot.keyClicks(editor.text, text)
+
+
+def test_confirm_draft_confirms_the_text_on_screen(page, qtbot):
+    """The reported case: edit a draft, press Confirm draft: the edited text is saved and reviewed."""
+    _draft(page, "002", "jack of harts")
+    page.select(["002"])
+    editor = page.editor
+    assert editor.buttons["confirm"].isEnabled()
+    _type(qtbot, editor, "jack of hearts")
+    qtbot.mouseClick(editor.buttons["confirm"], Qt.MouseButton.LeftButton)
+    _wait(qtbot, page)
+    clip = page.project().clips["002"]
+    assert (clip.text, clip.reviewed) == ("jack of hearts", True)
+    assert page.hint.text() == "Confirmed the text of 002" and editor.text.text() == "jack of hearts"
+    assert not editor.buttons["confirm"].isEnabled()
+
+
+def test_unsaved_edit_is_saved_when_another_clip_is_selected(page, qtbot):
+    """The reported case: type a text, select another clip: the text is saved (save on leave); the trim region
+    set on a clip survives the page's reload after a job."""
+    page.select(["003"])
+    _type(qtbot, page.editor, "queen of spades")
+    page.editor.region.setRegion((0.1, 0.4))
+    page.select(["004"])
+    assert page.editor.clip_id == "004"
+    qtbot.waitUntil(lambda: page.project().clips["003"].text == "queen of spades", timeout=30_000)
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=30_000)
+    assert "Saved the text of 003" in page.hint.text() and page.project().clips["003"].edits == ["text"]
+    page.editor.region.setRegion((0.1, 0.4))
+    _type(qtbot, page.editor, "king of clubs")
+    qtbot.keyClick(page.editor.text, Qt.Key.Key_Return)
+    _wait(qtbot, page)
+    assert page.project().clips["004"].text == "king of clubs"
+    assert page.editor.clip_id == "004" and page.editor.region.getRegion() == pytest.approx((0.1, 0.4))
+
+
+def test_unsaved_edit_is_used_by_export_and_saved_when_the_page_is_left(page, qtbot, tmp_path):
+    """Siblings: Export for Piper with an edit not saved writes the text on screen; hiding the page (another
+    page shown) saves an edit."""
+    page.select(["001"])
+    _type(qtbot, page.editor, "ace of diamonds")
+    page.export_to(tmp_path / "out")
+    _wait(qtbot, page)
+    rows = dict(line.split("|")[:2] for line in (tmp_path / "out" / "metadata.csv").read_text().splitlines())
+    assert rows["001"] == "ace of diamonds" and page.project().clips["001"].text == "ace of diamonds"
+    page.show()
+    _type(qtbot, page.editor, "ace of spades")
+    page.hide()
+    qtbot.waitUntil(lambda: page.project().clips["001"].text == "ace of spades", timeout=30_000)
+    _type(qtbot, page.editor, "ace of hearts")  # the window closes: saved before it goes
+    assert page.save_edits_now() == ["001"] and page.project().clips["001"].text == "ace of hearts"

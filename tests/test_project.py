@@ -164,12 +164,13 @@ def test_import_bad_and_odd_inputs(tmp_path):
     before = _hashes(src)
     project = DatasetProject(tmp_path / "p")
     result = project.import_sources([src], workers=16)
-    assert sorted(result.added) == ["long", "silent", "six"] and sorted(result.failed) == ["empty", "nan"]
-    assert "NaN" in project.clips["nan"].error and "empty file" in project.clips["empty"].error
+    assert sorted(result.added) == ["long", "nan", "silent", "six"] and sorted(result.failed) == ["empty"]
+    assert "empty file" in project.clips["empty"].error
+    assert project.clips["nan"].analysis["nonfinite_samples"] == 10  # imported, measured, kept out (below)
     assert project.clips["six"].analysis["channels"] == 6
     assert soundfile.info(str(project.clip_path("six"))).channels == 1
     kinds = {(f.clip_id, f.kind) for f in check(records(project))}
-    assert ("long", "too_long") in kinds and ("silent", "silent") in kinds
+    assert ("long", "too_long") in kinds and ("silent", "silent") in kinds and ("nan", "non_finite") in kinds
     assert project.clips["long"].analysis["num_phoneme_ids"] > 400
     assert _hashes(src) == before
 

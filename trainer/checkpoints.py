@@ -19,7 +19,9 @@ writer thread, so training goes on while the file is written:
 
 :class:`BestK` keeps the k best checkpoints by a metric (val_mel by default),
 removing a file that dropped out of the ranking only after its replacement is
-on disk.
+on disk. :func:`ranked_checkpoints` and :func:`best_checkpoint` read that ranking
+back: every place that means "the run's best checkpoint" (Export voice, the Runs
+tab, ``voice-studio export RUN_DIR``) uses them, never file names or times.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 import threading
 from collections import OrderedDict
@@ -216,10 +219,7 @@ class BestK:
     def __init__(self, folder: Path | str, writer: CheckpointWriter, k: int = 5, metric: str = "val_mel") -> None:
         self.folder, self.writer, self.k, self.metric = Path(folder), writer, k, metric
         self._lock = threading.Lock()
-        index = self.folder / "best.json"
-        self.ranking: list[tuple[float, str]] = []
-        if index.exists():
-            self.ranking = [(float(v), str(n)) for v, n in json.loads(index.read_text(encoding="utf-8"))["ranking"]]
+        self.ranking: list[tuple[float, str]] = _read_ranking(self.folder)[1]
 
     def consider(self, epoch: int, value: float, state: Any) -> Path | None:
         """Queue ``state`` if ``value`` ranks among the best ``k``; returns its path, or None."""
@@ -246,3 +246,68 @@ class BestK:
         """The ranked files, best first."""
         with self._lock:
             return [self.folder / name for _, name in self.ranking]
+
+
+BEST_INDEX = "best.json"
+"""The ranking file in a run's ``checkpoints/`` folder: ``{"metric": NAME, "ranking": [[value, file name], ...]}``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RankedCheckpoint:
+    """One checkpoint of a run's ranking: its file, epoch (counted from 0, as in the file name) and metric."""
+
+    path: Path
+    epoch: int
+    metric: str
+    value: float
+
+    def describe(self) -> str:
+        """``best-epoch=0001-val_mel=1.1247.ckpt (epoch 2, val_mel 1.1247)``: epochs counted from 1, as shown."""
+        return f"{self.path.name} (epoch {self.epoch + 1}, {self.metric} {self.value:.4f})"
+
+
+def _read_ranking(folder: Path) -> tuple[str, list[tuple[float, str]]]:
+    """``(metric, [(value, file name), ...])`` from ``folder/best.json``, best first; empty when there is none.
+
+    Raises:
+        CheckpointError: the file exists but is not a ranking (names the file).
+    """
+    index = Path(folder) / BEST_INDEX
+    if not index.exists():
+        return "val_mel", []
+    try:
+        document = json.loads(index.read_text(encoding="utf-8"))
+        ranking = sorted((float(v), str(n)) for v, n in document["ranking"])
+        return str(document.get("metric", "val_mel")), ranking
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CheckpointError(f"{index}: not a checkpoint ranking ({exc})") from None
+
+
+def ranked_checkpoints(run_dir: Path | str) -> list[RankedCheckpoint]:
+    """A run's ranked checkpoints (``run_dir/checkpoints/best.json``), best (lowest metric) first.
+
+    Files named in the ranking that are no longer on disk (or not named ``...epoch=E...``) are left out.
+
+    Raises:
+        CheckpointError: an unreadable ``best.json``.
+    """
+    folder = Path(run_dir) / "checkpoints"
+    metric, ranking = _read_ranking(folder)
+    ranked = []
+    for value, name in ranking:
+        found = re.search(r"epoch=(\d+)", name)
+        if found and (folder / name).is_file():  # BestK's names: best-epoch=EEEE-val_mel=V.VVVV.ckpt
+            ranked.append(RankedCheckpoint(path=folder / name, epoch=int(found.group(1)), metric=metric, value=value))
+    return ranked
+
+
+def best_checkpoint(run_dir: Path | str) -> RankedCheckpoint:
+    """The checkpoint a run ranks first (lowest val_mel): what Export voice and ``export RUN_DIR`` take.
+
+    Raises:
+        CheckpointError: the run has no ranked checkpoint on disk yet (names the folder).
+    """
+    ranked = ranked_checkpoints(run_dir)
+    if not ranked:
+        raise CheckpointError(f"{run_dir}: no ranked checkpoint yet (checkpoints/{BEST_INDEX} lists none on disk)")
+    return ranked[0]

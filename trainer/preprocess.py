@@ -168,7 +168,23 @@ def preprocess_clip(job) -> dict[str, np.ndarray]:
     audio = resample(audio[:, 0], info.sample_rate, settings.sample_rate)
     phoneme_ids = training_phoneme_ids(jobs.phonemizer(config_path), text)
     spec = spectrogram(audio, settings.n_fft, settings.hop_length, settings.win_length)
+    _check_finite(path, audio, spec)
     return {"phoneme_ids": np.asarray(phoneme_ids, np.int64), "audio": audio, "spec": spec}
+
+
+def _check_finite(path: str, audio: np.ndarray, spec: np.ndarray) -> None:
+    """Training never sees NaN or inf: a clip whose audio or spectrogram holds any is refused.
+
+    Raises:
+        ValueError: names the clip and the count (samples far over full scale overflow float32 in the spectrogram).
+    """
+    for name, array in (("audio", audio), ("spectrogram", spec)):
+        bad = int(array.size - np.count_nonzero(np.isfinite(array)))
+        if bad:
+            raise ValueError(
+                f"{path}: {bad:,} NaN or infinite values in its {name} (samples far over full scale?); "
+                "the training cache is not built: see the dataset report (out_of_range, non_finite)"
+            )
 
 
 def spectrogram(audio: np.ndarray, n_fft: int, hop_length: int, win_length: int) -> np.ndarray:

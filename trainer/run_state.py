@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trainer.checkpoints import CheckpointError, RankedCheckpoint, ranked_checkpoints
 from trainer.events import EventError, validate
 
 STOP_FILE = "stop.request"
@@ -128,8 +129,22 @@ class RunState:
         return sum(r["seconds"] for r in self.epochs.values())
 
     @property
+    def best_checkpoint(self) -> RankedCheckpoint | None:
+        """The checkpoint the run ranks best (``checkpoints/best.json``): what Export voice takes; None if none
+        is on disk yet or the ranking is unreadable."""
+        try:
+            ranked = ranked_checkpoints(self.folder)
+        except CheckpointError:
+            return None
+        return ranked[0] if ranked else None
+
+    @property
     def best_val_mel(self) -> float | None:
-        """The lowest val_mel of any epoch."""
+        """The val_mel of :attr:`best_checkpoint` (what Export voice takes); before any checkpoint is ranked,
+        the lowest val_mel of any epoch."""
+        best = self.best_checkpoint
+        if best is not None:
+            return best.value
         values = [r["losses"]["val_mel"] for r in self.epochs.values() if "val_mel" in r["losses"]]
         return min(values) if values else None
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, QSortFilterProxyModel, Qt, Signal
+import numpy as np
+from PySide6.QtCore import QItemSelectionModel, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -55,6 +56,9 @@ class DatasetPage(DatasetActions, QWidget):
         self._project = None
         self._clip_audio = None
         self._warmed = False
+        self._unsaved: dict[str, str] = {}
+        """Text edits of clips the user has left, not saved yet: ``{clip id: text}`` (see ``save_pending``)."""
+        self._job: Task | None = None
         self.model = ClipTableModel(self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
@@ -120,7 +124,7 @@ class DatasetPage(DatasetActions, QWidget):
         editor = ClipEditor()
         editor.preview_function = self._preview
         editor.text_saved.connect(self.save_text)
-        editor.confirm_requested.connect(lambda clip_id: self._confirm([clip_id]))
+        editor.confirm_requested.connect(self.confirm_current)
         editor.trim_requested.connect(self.trim_clip)
         editor.split_requested.connect(self.split_clip)
         editor.play_requested.connect(lambda _: self.toggle_play())
@@ -212,7 +216,10 @@ class DatasetPage(DatasetActions, QWidget):
         for name in ("trim", "normalize", "resample", "exclude", "include", "confirm"):
             self.buttons[name].setEnabled(bool(ids) and not self._busy)
         self.buttons["merge"].setEnabled(len(ids) >= 2 and not self._busy)
+        self._stash_edit()  # save on leave: the edit of the clip shown until now
         self._show_clip(ids[0] if len(ids) == 1 else None)
+        if self._unsaved and not self._busy:
+            QTimer.singleShot(0, self.save_pending)  # once the current signal (maybe a job's end) is handled
 
     def _show_clip(self, clip_id: str | None) -> None:
         import soundfile
@@ -224,12 +231,15 @@ class DatasetPage(DatasetActions, QWidget):
             self.editor.show_clip(None)
             return
         audio, rate = soundfile.read(str(project.clip_path(clip_id)), dtype="float32", always_2d=True)
+        audio = np.nan_to_num(audio, nan=0.0, posinf=0.0, neginf=0.0)  # a non_finite clip: drawn, played as 0
         self._clip_audio = (audio[:, 0], rate)  # what Space plays
         analysis = clip.analysis or {}
         speech = None
         if analysis.get("speech_start_s") is not None:
             speech = (max(0.0, analysis["speech_start_s"] - 0.15), analysis["speech_end_s"] + 0.15)
         self.editor.show_clip(clip_id, audio[:, 0], rate, clip.text or "", clip.reviewed, speech)
+        if clip_id in self._unsaved:  # shown again before its edit was saved: the editor holds it again
+            self.editor.show_pending(self._unsaved.pop(clip_id))
 
     def _get_phonemizer(self, project=None):
         if self._phonemizer is None:
@@ -248,6 +258,7 @@ class DatasetPage(DatasetActions, QWidget):
     def _on_open_clicked(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Dataset project folder", str(self.project_dir))
         if folder:
+            self.save_edits_now()  # the edits belong to the project being left
             self.project_dir = Path(folder)
             self._phonemizer = None
             self.refresh()

@@ -2,8 +2,13 @@
 thread (``studio.workers.Task``), one job at a time, then the page reloads the manifest.
 
 A mixin of :class:`studio.pages.dataset.DatasetPage`: it relies on the page's ``project_dir``,
-``selected_ids``, ``refresh``, ``hint``, ``progress``, ``buttons``, ``message`` and
-``_get_phonemizer``.
+``selected_ids``, ``refresh``, ``hint``, ``progress``, ``buttons``, ``message``, ``editor``,
+``_unsaved`` and ``_get_phonemizer``.
+
+Save on leave: a typed text is never dropped. Every job first saves the pending text edits (the
+editor's and those of clips the user has left), so a fix, export or split acts on the text on
+screen; leaving a clip, switching pages or opening another project saves its edit; closing the
+window saves it before the window goes.
 """
 
 from __future__ import annotations
@@ -29,19 +34,31 @@ class DatasetActions:
             self.message.emit("Please wait: the dataset is busy.")
             return None
         folder = self.project_dir
+        edits = self._take_edits()
+        phonemizer = self._get_phonemizer() if edits else None
+        saved = f"Saved the text of {', '.join(edits)}" if edits else ""
 
         def run(cancel: threading.Event):
+            from trainer.dataset.curation import set_text
             from trainer.dataset.project import DatasetProject
 
-            return work(DatasetProject(folder))
+            project = DatasetProject(folder)
+            for clip_id, text in edits.items():  # the text on screen first: the action then acts on it
+                set_text(project, clip_id, text, phonemizer)
+            return work(project)
 
         self._set_busy(True)
         self.hint.setText(f"{label}…")
-        task = Task(run, self)
-        task.done.connect(lambda result: self._on_job_done(describe(result)))
+        task = self._job = Task(run, self)
+        task.done.connect(lambda result: self._on_job_done(_joined(saved, describe(result)) or f"{label}: no change"))
         task.failed.connect(lambda exc: self._on_job_done(f"{label} failed: {exc}"))
-        task.ended.connect(lambda: self._set_busy(False))
+        task.ended.connect(self._on_job_ended)
         return task.start()
+
+    def _on_job_ended(self) -> None:
+        self._job = None
+        self._set_busy(False)
+        self.save_pending()  # edits of clips left while the job ran
 
     def _on_job_done(self, text: str) -> None:
         self._busy = False  # refresh enables the buttons
@@ -59,6 +76,48 @@ class DatasetActions:
 
     def is_busy(self) -> bool:
         return self._busy
+
+    # --- unsaved edits (save on leave) ------------------------------------------
+    def _stash_edit(self) -> None:
+        """The editor's pending text joins the edits to save (it is about to show another clip, or none)."""
+        pending = self.editor.take_pending()
+        if pending is not None:
+            self._unsaved[pending[0]] = pending[1]
+
+    def _take_edits(self) -> dict[str, str]:
+        """All pending text edits, ``{clip id: text}``, handed to the caller to save."""
+        self._stash_edit()
+        edits, self._unsaved = self._unsaved, {}
+        return edits
+
+    def save_pending(self) -> Task | None:
+        """Save the texts of clips the user has left; while a job runs, they are saved when it ends."""
+        if self._busy or not self._unsaved:
+            return None
+        return self.run_job("Saving text", lambda p: None, lambda _: "")
+
+    def hideEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """Another page is shown (or the window hidden): the text being edited is saved."""
+        self._stash_edit()
+        self.save_pending()
+        super().hideEvent(event)
+
+    def save_edits_now(self) -> list[str]:
+        """Wait for a running job, then save every pending text edit here and now (the window is closing,
+        or another project is opened); returns the clip ids saved. A text that cannot be saved (empty) is
+        reported in ``message``."""
+        from trainer.dataset.curation import CurationError, set_text
+
+        if self._job is not None:
+            self._job.join()
+        edits = self._take_edits()
+        project = self.project() if edits else None
+        for clip_id, text in edits.items():
+            try:
+                set_text(project, clip_id, text, self._get_phonemizer(project))
+            except CurationError as exc:
+                self.message.emit(f"Text not saved: {exc}")
+        return list(edits)
 
     # --- import and slicing -----------------------------------------------------
     def _on_add_clicked(self) -> None:
@@ -118,13 +177,27 @@ class DatasetActions:
 
         return self.run_job("Confirming", lambda p: confirm(p, ids), lambda c: f"Confirmed {len(c)} texts")
 
-    def save_text(self, clip_id: str, text: str) -> Task | None:
-        from trainer.dataset.curation import set_text
+    def confirm_current(self, clip_id: str) -> Task | None:
+        """Confirm draft: the text in the editor is the one confirmed (an edit is saved with it)."""
+        from trainer.dataset.curation import confirm
 
-        phonemizer = self._get_phonemizer()
+        if self._busy:  # before the edit is taken: it stays pending
+            self.message.emit("Please wait: the dataset is busy.")
+            return None
+        pending = self.editor.take_pending() if clip_id == self.editor.clip_id else None
+        texts = dict([pending]) if pending else None
+        phonemizer = self._get_phonemizer() if texts else None
         return self.run_job(
-            "Saving text", lambda p: set_text(p, clip_id, text, phonemizer), lambda c: f"Saved the text of {c.id}"
+            "Confirming",
+            lambda p: confirm(p, [clip_id], texts, phonemizer),
+            lambda c: f"Confirmed the text of {clip_id}" if c else f"{clip_id}: no draft text to confirm",
         )
+
+    def save_text(self, clip_id: str, text: str) -> Task | None:
+        """Save a clip's text (the editor's Save text, or Return)."""
+        if clip_id != self.editor.clip_id:
+            self._unsaved[clip_id] = text
+        return self.run_job("Saving text", lambda p: None, lambda _: "")
 
     def trim_clip(self, clip_id: str, start_s: float, end_s: float) -> Task | None:
         from trainer.dataset.curation import trim_clip
@@ -191,3 +264,7 @@ class DatasetActions:
         return self.run_job(
             "Writing the report", lambda p: write_text(path, render(build_report(p))), lambda _: f"Report saved: {path}"
         )
+
+
+def _joined(*parts: str) -> str:
+    return "; ".join(part for part in parts if part)

@@ -240,7 +240,7 @@ class TrainPage(QWidget):
         self.buttons["stop"].setEnabled(running)
         self.buttons["resume"].setEnabled(shown and self.state.resumable)
         self.buttons["open"].setEnabled(self.state is not None)
-        self.buttons["export"].setEnabled(shown and bool(self.state.best))
+        self.buttons["export"].setEnabled(shown and self.state.best_checkpoint is not None)
 
     # --- actions ------------------------------------------------------------------
     def _new_run_dir(self) -> Path:
@@ -263,26 +263,38 @@ class TrainPage(QWidget):
         return task.start()
 
     def export(self) -> Task | None:
-        """Export the shown run's best checkpoint as a voice in the user's voice folder."""
-        if self.state is None or not self.state.best:
+        """Export the shown run's best-ranked checkpoint (``checkpoints/best.json``, lowest val_mel: the one the
+        Runs tab shows) as a voice in the user's voice folder; the page and the log name the checkpoint."""
+        from trainer.checkpoints import CheckpointError, best_checkpoint
+
+        if self.state is None:
             return None
-        checkpoint = Path(self.state.best[-1][1])
+        try:
+            best = best_checkpoint(self.state.folder)
+        except CheckpointError as exc:
+            self._say(f"Nothing to export: {exc}")
+            return None
         target = self.voices_dir / f"{self.state.folder.name}.onnx"
-        self.status.setText(f"Exporting {checkpoint.name}…")
+        self._say(f"Exporting the best checkpoint {best.describe()} to {target}…")
 
         def work(cancel: threading.Event):
             from trainer.export import export_voice
 
             target.parent.mkdir(parents=True, exist_ok=True)
-            return export_voice(checkpoint, target, None, None)[0]
+            return export_voice(best.path, target, None, None)[0]
 
         task = Task(work, self)
-        task.done.connect(self._on_exported)
-        task.failed.connect(lambda exc: self.status.setText(f"Export failed: {exc}"))
+        task.done.connect(lambda path: self._on_exported(path, best))
+        task.failed.connect(lambda exc: self._say(f"Export of {best.path.name} failed: {exc}"))
         return task.start()
 
-    def _on_exported(self, path) -> None:
-        self.status.setText(f"Exported {Path(path).name}: it is now among the Synthesize page's voices.")
+    def _say(self, text: str) -> None:
+        """Show ``text`` under the buttons and append it to the run's log."""
+        self.status.setText(text)
+        self.view.log.appendPlainText(text)
+
+    def _on_exported(self, path, best) -> None:
+        self._say(f"Exported {Path(path).name} from {best.describe()}: it is now among the Synthesize page's voices.")
         self.voice_exported.emit(Path(path))
 
     def _open_folder(self) -> None:

@@ -2,7 +2,9 @@
 
 The editor holds no dataset logic: it shows what it is given and emits what the
 user asks for; the Dataset page carries the requests out
-(``trainer.dataset.curation``).
+(``trainer.dataset.curation``). A typed text that differs from the saved one is
+*pending* (:meth:`ClipEditor.pending_text`): the page saves it before it shows
+another clip or runs any action, so an edit is never dropped.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ class ClipEditor(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.clip_id: str | None = None
+        self.saved_text = ""
+        """The clip's text as the manifest has it; the text box differs from it while an edit is pending."""
         self.duration_s = 0.0
         self.preview_function = None
         """``text -> (phonemes, num_phoneme_ids, missing)`` for the live preview; set by the page."""
@@ -92,18 +96,24 @@ class ClipEditor(QWidget):
         reviewed: bool = True,
         speech: tuple[float, float] | None = None,
     ) -> None:
-        """Show a clip: ``audio`` float32 ``[N]``; the trim region starts on ``speech`` (seconds) or the whole clip."""
-        self.clip_id = clip_id
-        self.duration_s = 0.0 if audio is None else len(audio) / sample_rate
+        """Show a clip: ``audio`` float32 ``[N]``; the trim region starts on ``speech`` (seconds) or the whole clip.
+
+        The same clip shown again at the same length (the page reloads after a job) keeps the trim region and
+        split cursor where the user left them.
+        """
+        duration_s = 0.0 if audio is None else len(audio) / sample_rate
+        same = clip_id is not None and clip_id == self.clip_id and duration_s == self.duration_s
+        region, cursor = self.region.getRegion(), self.cursor.value()
+        self.clip_id, self.duration_s, self.saved_text = clip_id, duration_s, text
         if audio is None:
             self.waveform.clear_audio(sample_rate)
         else:
             self.waveform.set_audio(audio, sample_rate)
         self.waveform.setXRange(0, max(self.duration_s, 0.1), padding=0)
         self.region.setBounds((0, self.duration_s))
-        self.region.setRegion(speech or (0, self.duration_s))
+        self.region.setRegion(region if same else speech or (0, self.duration_s))
         self.cursor.setBounds((0, self.duration_s))
-        self.cursor.setValue(self.duration_s / 2)
+        self.cursor.setValue(cursor if same else self.duration_s / 2)
         self.text.setText(text)
         self.text.setStyleSheet("" if reviewed else "background: #fef3c7")  # drafts stand out
         self.text.setToolTip("" if reviewed else "Draft from the recognizer: correct it, or Confirm draft")
@@ -111,6 +121,26 @@ class ClipEditor(QWidget):
         for name in ("play", "save", "trim", "split"):
             self.buttons[name].setEnabled(clip_id is not None)
         self.text.setEnabled(clip_id is not None)
+        self.update_preview()
+
+    def pending_text(self) -> str | None:
+        """The typed text when it differs from the saved one (whitespace aside), else None."""
+        typed = self.text.text()
+        if self.clip_id is None or " ".join(typed.split()) == " ".join(self.saved_text.split()):
+            return None
+        return typed
+
+    def take_pending(self) -> tuple[str, str] | None:
+        """``(clip_id, text)`` of a pending edit, now counted as saved (the caller saves it); else None."""
+        typed = self.pending_text()
+        if typed is None:
+            return None
+        self.saved_text = typed
+        return self.clip_id, typed
+
+    def show_pending(self, text: str) -> None:
+        """Put back an edit of the shown clip that is not saved yet (it stays pending)."""
+        self.text.setText(text)
         self.update_preview()
 
     def update_preview(self) -> None:

@@ -5,6 +5,10 @@
   16 kHz audio in 32 ms windows (512 samples), speech where its probability is at least
   ``SPEECH_THRESHOLD``; :func:`speech_windows_many` runs many clips in one batch.
 - SNR estimate: mean power of speech windows over mean power of the others, in dB.
+- Sample sanity: NaN/infinite samples, the peak (float files can exceed full scale,
+  up to absurd values such as 1e30), DC offset (the mean sample) and float32 denormals.
+  Non-finite samples count as 0 for every other measure, so no measure is NaN; the
+  health checks (``trainer.dataset.health``) turn these into findings.
 
 Silero runs its own ONNX Runtime session with its own thread pool, so analysis
 belongs in worker processes, not in a process that called
@@ -27,6 +31,10 @@ CLIP_LEVEL = 0.999
 """Samples at or above this magnitude count as clipped."""
 MIN_LOUDNESS_S = 0.4
 """BS.1770 gating blocks are 400 ms: shorter clips have no integrated loudness."""
+DC_LIMIT = 0.01
+"""A mean sample beyond +-0.01 (-40 dBFS) counts as a DC offset."""
+FLOAT32_TINY = float(np.finfo(np.float32).tiny)
+"""The smallest normal float32 (1.18e-38); non-zero samples below it are denormals."""
 
 
 @dataclass
@@ -45,6 +53,11 @@ class ClipAnalysis:
         phonemes_per_second: phonemes (without pads and punctuation) per second of speech span.
         missing_symbols: phonemes of the text absent from the voice's map, with counts.
         phoneme_counts: occurrences of each phoneme of the text (for the report's coverage).
+        nonfinite_samples: NaN or infinite samples (all channels); they count as 0 in the other measures.
+        peak: highest finite sample magnitude (1.0 is full scale; float files may hold more).
+        over_full_scale: finite samples whose magnitude exceeds 1.0.
+        dc_offset: mean of the finite mono samples (full scale 1.0).
+        denormal_samples: non-zero samples smaller than the smallest normal float32.
     """
 
     duration_s: float
@@ -61,6 +74,11 @@ class ClipAnalysis:
     phonemes_per_second: float | None = None
     missing_symbols: dict[str, int] = field(default_factory=dict)
     phoneme_counts: dict[str, int] = field(default_factory=dict)
+    nonfinite_samples: int = 0
+    peak: float | None = None
+    over_full_scale: int = 0
+    dc_offset: float = 0.0
+    denormal_samples: int = 0
 
     @property
     def leading_silence_s(self) -> float | None:
@@ -90,9 +108,14 @@ def analyze(
         vad: a ``trainer.dataset.vad.BatchVad`` to reuse (one is made otherwise).
         speech: the clip's :func:`speech_windows`, when already found (``vad`` is then unused).
     """
-    mono = audio if audio.ndim == 1 else audio.mean(axis=1)
+    finite = np.isfinite(audio)
+    nonfinite = int(audio.size - np.count_nonzero(finite))
+    if nonfinite:  # every other measure sees them as silence, so none of them is NaN
+        audio = np.where(finite, audio, np.float32(0))
+    magnitude = np.abs(audio)
+    mono = audio if audio.ndim == 1 else audio.mean(axis=1, dtype=np.float64).astype(np.float32)
     channels = 1 if audio.ndim == 1 else audio.shape[1]
-    peak = float(np.abs(audio).max()) if audio.size else 0.0
+    peak = float(magnitude.max()) if audio.size else 0.0
     if speech is None:
         speech = speech_windows(mono, sample_rate, vad)
     start, end, speech_s = _span(speech)
@@ -107,6 +130,11 @@ def analyze(
         speech_end_s=end,
         speech_s=speech_s,
         snr_db=_snr(mono, sample_rate, speech),
+        nonfinite_samples=nonfinite,
+        peak=peak,
+        over_full_scale=int(np.count_nonzero(magnitude > 1.0)),
+        dc_offset=float(np.mean(mono, dtype=np.float64)) if mono.size else 0.0,
+        denormal_samples=int(np.count_nonzero((magnitude > 0) & (magnitude < FLOAT32_TINY))),
     )
     if text is not None and phonemizer is not None:
         measure_text(result, text, phonemizer)

@@ -89,12 +89,25 @@ def set_text(project: DatasetProject, clip_id: str, text: str, phonemizer=None) 
     return clip
 
 
-def confirm(project: DatasetProject, clip_ids: list[str]) -> list[str]:
-    """Mark draft texts as reviewed by a person; clips without text are left unreviewed."""
+def confirm(
+    project: DatasetProject, clip_ids: list[str], texts: dict[str, str] | None = None, phonemizer=None
+) -> list[str]:
+    """Mark draft texts as reviewed by a person; clips without text are left unreviewed.
+
+    ``texts`` holds what the person sees for a clip when it differs from its saved text (an edit not saved
+    yet): it is saved first (:func:`set_text`), so the text confirmed is the text on screen.
+
+    Raises:
+        CurationError: unknown clip, or an empty text in ``texts``.
+    """
     done = []
     for clip_id in clip_ids:
         clip = _clip(project, clip_id)
-        if clip.text and not clip.reviewed:
+        if texts and clip_id in texts and " ".join(texts[clip_id].split()) != clip.text:
+            set_text(project, clip_id, texts[clip_id], phonemizer)
+            clip.edits.append("confirm text")
+            done.append(clip_id)
+        elif clip.text and not clip.reviewed:
             clip.reviewed = True
             clip.edits.append("confirm text")
             done.append(clip_id)

@@ -4,6 +4,8 @@ Each takes and returns float32 ``[frames]`` (mono) or ``[frames, channels]``; th
 caller writes results to the curated copy, never to the original.
 
 - Resampling: soxr's VHQ polyphase resampler.
+- Repair (before loudness normalization): NaN and infinite samples and float32
+  denormals become 0, a DC offset over ``analysis.DC_LIMIT`` is subtracted.
 - Loudness normalization: gain to a target integrated loudness (ITU-R BS.1770-4,
   via ``pyloudnorm``), then a peak limit by further gain reduction (no clipping,
   no limiter coloration: the clip only gets quieter to respect the peak).
@@ -44,6 +46,27 @@ def trim(
     start = max(0, int((speech_start_s - margin_s) * rate))
     end = min(len(audio), int(np.ceil((speech_end_s + margin_s) * rate)))
     return audio[start:end]
+
+
+def repair(audio: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """NaN/inf samples and denormals set to 0, a DC offset over ``DC_LIMIT`` subtracted; returns the audio
+    (float32, same shape) and what was done, for the clip's ``edits`` (empty: unchanged)."""
+    from trainer.dataset.analysis import DC_LIMIT, FLOAT32_TINY
+
+    edits = []
+    broken = ~np.isfinite(audio)
+    if broken.any():
+        audio = np.where(broken, np.float32(0), audio).astype(np.float32)
+        edits.append(f"set {int(broken.sum()):,} NaN/infinite samples to 0")
+    tiny = (audio != 0) & (np.abs(audio) < FLOAT32_TINY)
+    if tiny.any():
+        audio = np.where(tiny, np.float32(0), audio).astype(np.float32)
+        edits.append(f"set {int(tiny.sum()):,} denormal samples to 0")
+    offset = float(np.mean(audio, dtype=np.float64)) if audio.size else 0.0
+    if abs(offset) > DC_LIMIT:
+        audio = (audio - np.float32(offset)).astype(np.float32)
+        edits.append(f"remove DC offset {offset:+.3f}")
+    return audio, edits
 
 
 def normalize_loudness(

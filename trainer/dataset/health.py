@@ -12,13 +12,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trainer.dataset.analysis import ClipAnalysis
+from trainer.dataset.analysis import DC_LIMIT, ClipAnalysis
 
 SEGMENT_S = 8192 / 22050
 """Piper's training segment (``segment_size`` 8,192 samples at 22,050 Hz), seconds."""
 MAX_PHONEME_IDS = 400
 CLIPPED_LIMIT = 0.001
 """More than this share of full-scale samples counts as clipping."""
+CORRUPT_PEAK = 1000.0
+"""A float sample over this (+60 dBFS) is a corrupt value, not loud audio."""
+LEFT_OUT = "left out of export and the training cache"
 
 
 @dataclass(frozen=True)
@@ -84,11 +87,34 @@ def _clip_findings(record: ClipRecord, segment_s: float, max_ids: int) -> list[F
         )
     if a.num_phoneme_ids is not None and a.num_phoneme_ids > max_ids:
         out.append(Finding(record.id, "too_long", f"{a.num_phoneme_ids} phoneme_ids, over the limit of {max_ids}"))
+    out += _sample_findings(record.id, a)
     if a.clipped_fraction > CLIPPED_LIMIT:
         out.append(Finding(record.id, "clipped", f"{a.clipped_fraction:.1%} of samples at full scale", False))
     if a.missing_symbols:
         symbols = ", ".join(f"{s!r} x{n}" for s, n in sorted(a.missing_symbols.items()))
         out.append(Finding(record.id, "missing_symbols", f"phonemes not in the voice's map: {symbols}", False))
+    return out
+
+
+def _sample_findings(clip_id: str, a: ClipAnalysis) -> list[Finding]:
+    """NaN/inf and out-of-range samples (blocking: they would reach the spectrograms as inf), DC offset and
+    denormals (warnings). The Normalize loudness fix clears each of them (``trainer.dataset.fixes.repair``)."""
+    out = []
+    if a.nonfinite_samples:
+        message = f"{a.nonfinite_samples:,} NaN or infinite samples: {LEFT_OUT}; Normalize loudness sets them to 0"
+        out.append(Finding(clip_id, "non_finite", message))
+    if a.peak is not None and a.peak > 1.0:
+        message = f"peak {a.peak:.4g} ({a.peak_dbfs:+.1f} dBFS), {a.over_full_scale:,} samples over full scale (1.0)"
+        if a.peak > CORRUPT_PEAK:
+            message += ": corrupt sample values, not loud audio; listen, and exclude the clip if it is broken"
+        message += f"; {LEFT_OUT}; Normalize loudness scales it under -1 dBFS"
+        out.append(Finding(clip_id, "out_of_range", message))
+    if abs(a.dc_offset) > DC_LIMIT:
+        message = f"DC offset {a.dc_offset:+.3f} (mean sample, over +-{DC_LIMIT}); Normalize loudness removes it"
+        out.append(Finding(clip_id, "dc_offset", message, False))
+    if a.denormal_samples:
+        message = f"{a.denormal_samples:,} denormal samples (slow arithmetic); Normalize loudness sets them to 0"
+        out.append(Finding(clip_id, "denormals", message, False))
     return out
 
 

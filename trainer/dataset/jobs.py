@@ -93,7 +93,7 @@ def process_group(group: list[tuple[str, str, str, str | None, str]]) -> list[di
             if pending and held + size > GROUP_SAMPLES:
                 _measure_and_copy(group, pending, outcomes)
                 pending, held = [], 0
-            audio, info = load(source)
+            audio, info = load(source, allow_nonfinite=True)  # measured: the health report names them
         except ClipError as exc:
             outcomes[index] = _error(str(exc))
             continue
@@ -136,8 +136,10 @@ def fix(job) -> tuple[dict[str, Any], list[str]]:
     from trainer.dataset.probe import load
 
     path, text, analysis, resample_to, trim, normalize, voice_config = job
-    audio, info = load(path)
+    audio, info = load(path, allow_nonfinite=True)  # a NaN clip stays NaN unless normalized (repaired)
     mono, rate, edits = fixes.downmix(audio), info.sample_rate, []
+    if normalize:  # NaN/inf, denormals and DC offset first: the normalization measures clean samples
+        mono, edits = fixes.repair(mono)
     if trim and analysis and analysis.get("speech_start_s") is not None:
         mono = fixes.trim(mono, rate, analysis["speech_start_s"], analysis["speech_end_s"])
         edits.append("trim")
@@ -156,7 +158,7 @@ def remeasure(job: tuple[str, str | None, str]) -> dict[str, Any]:
     from trainer.dataset.probe import load
 
     path, text, voice_config = job
-    audio, info = load(path)
+    audio, info = load(path, allow_nonfinite=True)
     mono = audio[:, 0]
     return {"analysis": measure(mono, info.sample_rate, text, voice_config), "audio_sha256": audio_digest(mono)}
 

@@ -18,8 +18,12 @@ class ClipError(ValueError):
     """A recording that cannot be used; the message names the file."""
 
     def __init__(self, path: Path | str, message: str) -> None:
-        self.path = Path(path)
+        self.path, self.reason = Path(path), message
         super().__init__(f"{self.path}: {message}")
+
+    def __reduce__(self):
+        """Pickled whole, so it crosses from a worker process (the cache builder's, the fixes') intact."""
+        return type(self), (self.path, self.reason)
 
 
 @dataclass(frozen=True)
@@ -70,11 +74,14 @@ def probe(path: Path | str) -> ClipInfo:
     return ClipInfo(path, info.samplerate, info.channels, info.frames, info.format, info.subtype)
 
 
-def load(path: Path | str) -> tuple[np.ndarray, ClipInfo]:
+def load(path: Path | str, allow_nonfinite: bool = False) -> tuple[np.ndarray, ClipInfo]:
     """Read a recording as float32 ``[frames, channels]`` in [-1, 1] (float files may exceed it).
 
+    ``allow_nonfinite``: return NaN or infinite samples as they are (import measures them and the health report
+    names them); by default they are refused, so export, the training cache and edits never see them.
+
     Raises:
-        ClipError: see :func:`probe`; also truncated data, no samples, NaN or infinite samples.
+        ClipError: see :func:`probe`; also truncated data, no samples, NaN or infinite samples (unless allowed).
     """
     import soundfile
 
@@ -87,8 +94,9 @@ def load(path: Path | str) -> tuple[np.ndarray, ClipInfo]:
         raise ClipError(info.path, "no audio samples")
     if info.format == "WAV":
         _check_wav_length(info.path)
-    if not np.isfinite(audio).all():
-        raise ClipError(info.path, "contains NaN or infinite samples")
+    if not allow_nonfinite and not np.isfinite(audio).all():
+        count = int(audio.size - np.count_nonzero(np.isfinite(audio)))
+        raise ClipError(info.path, f"contains {count:,} NaN or infinite samples")
     return audio, info
 
 

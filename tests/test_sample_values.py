@@ -1,0 +1,145 @@
+"""Absurd sample values (a float WAV with one sample of 1e30, NaN, inf, peaks of 4.0, DC offset, denormals) are
+measured at import, named in the health report, kept out of export and the training cache, and fixable."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import soundfile
+from conftest import shared_path
+
+
+def _speech() -> tuple[np.ndarray, int, str]:
+    corpus = shared_path("corpus", "target-voice")
+    audio, rate = soundfile.read(str(corpus / "wavs" / "slt_0001.flac"), dtype="float32")
+    text = (corpus / "metadata.csv").read_text(encoding="utf-8").splitlines()[0].split("|")[1]
+    return audio, rate, text
+
+
+def _variants(audio: np.ndarray) -> dict[str, np.ndarray]:
+    """The reported clip (one sample of 1e30) and its siblings, each from the same real speech."""
+    middle = len(audio) // 2
+    big, nan, inf, tiny = audio.copy(), audio.copy(), audio.copy(), audio.copy()
+    big[middle] = 1e30
+    nan[middle : middle + 10] = np.nan
+    inf[middle] = np.inf
+    tiny[:50] = 1e-40  # float32 denormals in the leading silence
+    return {
+        "big": big,
+        "nan": nan,
+        "inf": inf,
+        "four": audio / np.abs(audio).max() * 4.0,
+        "dc": audio + np.float32(0.05),
+        "tiny": tiny,
+        "ok": audio,
+    }
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    """The variants as float32 WAVs with .txt transcripts, imported with ``voice-studio dataset import``."""
+    from trainer.dataset.project import DatasetProject
+
+    audio, rate, text = _speech()
+    src = tmp_path_factory.mktemp("src")
+    for name, samples in _variants(audio).items():
+        soundfile.write(str(src / f"{name}.wav"), samples, rate, subtype="FLOAT")
+        (src / f"{name}.txt").write_text(text, encoding="utf-8")
+    folder = tmp_path_factory.mktemp("project") / "p"
+    command = [sys.executable, "-m", "studio", "dataset", "import", str(src), "--project", str(folder)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return DatasetProject(folder), result.stderr
+
+
+def _findings(project) -> dict[str, dict[str, bool]]:
+    from trainer.dataset.export import records
+    from trainer.dataset.health import check
+
+    kinds: dict[str, dict[str, bool]] = {}
+    for finding in check(records(project)):
+        kinds.setdefault(finding.clip_id, {})[finding.kind] = finding.blocking
+    return kinds
+
+
+def test_absurd_samples_are_found_at_import_and_kept_out(imported):
+    """The reported case (1e30) and siblings each get their own finding; blocking ones stay out of export."""
+    from trainer.dataset.export import selection
+    from trainer.dataset.report import build_report, to_markdown
+
+    project, stderr = imported
+    assert all(clip.status == "ok" for clip in project.clips.values()) and len(project.clips) == 7
+    assert "4 clips have blocking findings" in stderr and "dataset report" in stderr
+    kinds = _findings(project)
+    assert kinds["big"]["out_of_range"] and kinds["four"]["out_of_range"]
+    assert kinds["nan"]["non_finite"] and kinds["inf"]["non_finite"]
+    assert kinds["dc"]["dc_offset"] is False and kinds["tiny"]["denormals"] is False
+    sample_kinds = {"out_of_range", "non_finite", "dc_offset", "denormals"}
+    assert not sample_kinds & set(kinds.get("ok", {}))
+    assert project.clips["nan"].analysis["nonfinite_samples"] == 10
+    assert project.clips["big"].analysis["peak"] == pytest.approx(1e30, rel=1e-6)
+    for clip in project.clips.values():  # no measure is NaN or inf, not even the loudness of a 1e30 clip
+        values = [v for v in clip.analysis.values() if isinstance(v, float)]
+        assert all(math.isfinite(v) for v in values), (clip.id, clip.analysis)
+    report = to_markdown(build_report(project))
+    assert "No problems found" not in report and "corrupt sample values" in report and "NaN or infinite" in report
+    chosen, skipped = selection(project)
+    assert sorted(c.id for c in chosen) == ["dc", "ok", "tiny"]
+    assert {"big", "nan", "inf", "four"} <= set(skipped)
+
+
+def test_the_cache_refuses_non_finite_features(imported, tmp_path):
+    """The cache builder never writes inf: the 1e30 clip's spectrogram is refused with its name; a cache of the
+    trainable clips holds only finite values."""
+    pytest.importorskip("torch")
+    from trainer.preprocess import CacheSettings, PreprocessedCache, build_cache, preprocess_clip
+
+    project, _ = imported
+    path = str(project.clip_path("big"))
+    with pytest.raises(ValueError, match=r"big\.wav: .* NaN or infinite values in its spectrogram"):
+        preprocess_clip((path, project.clips["big"].text, project.target_config, CacheSettings()))
+    out = build_cache(project, tmp_path / "cache", workers=1)
+    assert sorted(u.id for u in PreprocessedCache(out).utterances) == ["dc", "ok", "tiny"]
+    document = json.loads((out / "cache.json").read_text())
+    assert document["utterances"]
+    for name in ("spec.f32", "audio.f32"):
+        assert np.isfinite(np.fromfile(out / name, dtype=np.float32)).all()
+
+
+def test_normalize_repairs_out_of_range_nan_and_dc(imported, tmp_path):
+    """Normalize loudness: a 4.0 peak comes under -1 dBFS, NaN samples become 0, a DC offset is removed; each
+    edit is recorded and the finding is gone."""
+    import shutil
+
+    from trainer.dataset.project import DatasetProject
+
+    copy = tmp_path / "p"
+    shutil.copytree(imported[0].folder, copy)
+    project = DatasetProject(copy)
+    assert project.apply_fixes(["four", "nan", "dc"], normalize=True, workers=1) == ["four", "nan", "dc"]
+    project = DatasetProject(copy)
+    kinds = _findings(project)
+    for name in ("four", "nan", "dc"):
+        assert not {"out_of_range", "non_finite", "dc_offset"} & set(kinds.get(name, {})), kinds.get(name)
+    assert project.clips["four"].analysis["peak"] <= 10 ** (-1 / 20) + 1e-6
+    assert project.clips["nan"].edits[0] == "set 10 NaN/infinite samples to 0"
+    assert project.clips["dc"].edits[0].startswith("remove DC offset +0.05")  # +0.05 and the speech's own
+    assert abs(project.clips["dc"].analysis["dc_offset"]) < 0.01
+
+
+def test_a_clip_error_crosses_process_boundaries(tmp_path):
+    """A NaN clip refused in a worker process (the cache builder's load) reaches the caller naming the file."""
+    from trainer.dataset.probe import ClipError, load
+    from trainer.dataset.workers import worker_pool
+
+    audio, rate, _ = _speech()
+    path = tmp_path / "nan.wav"
+    soundfile.write(str(path), _variants(audio)["nan"], rate, subtype="FLOAT")
+    with worker_pool(1, 1) as pool, pytest.raises(ClipError, match=r"nan\.wav: contains 10 NaN") as err:
+        list(pool.map(load, [str(path)]))
+    assert err.value.path == path
