@@ -1,7 +1,10 @@
 """The speech server (``voice-studio serve``): the studio's voices behind OpenAI's speech API.
 
 Routes: ``POST /v1/audio/speech``, ``GET /v1/models``, ``GET /v1/audio/voices``
-(``?model=``), ``GET /health``. ``pcm`` and ``wav`` stream as they are
+(``?model=``; its ``voice_map`` says which speaker each OpenAI voice name gives), ``GET /health``.
+``pcm`` is 24 kHz as OpenAI's (resampled as it streams) unless the server's
+``pcm_rate`` or the request's ``sample_rate`` says otherwise; the rate is also in
+``X-Sample-Rate`` and the content type. ``pcm`` and ``wav`` stream as they are
 synthesized (a streamed WAV has one header with unknown sizes) unless the
 request says ``"stream": false``; ``flac`` and ``mp3`` come whole;
 ``stream_format: "sse"`` sends OpenAI's ``speech.audio.delta`` events. Whole
@@ -91,7 +94,7 @@ def create_app(service: SpeechService, api_key: str | None = None):
     async def voices(model: str | None = None):
         chosen = [service.resolve(model, None).voice] if model else list(service.voices.values())
         entries = [{"id": s, "name": s, "model": v.name} for v in chosen for s in service.speaker_ids(v)]
-        return {"voices": entries}
+        return {"voices": entries, "voice_map": [e for v in chosen for e in service.voice_map_entries(v)]}
 
     @app.post("/v1/audio/speech")
     async def speech(request: Request):
