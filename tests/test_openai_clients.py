@@ -7,6 +7,7 @@ import io
 
 import httpx
 import numpy as np
+import openai
 import pytest
 import soundfile
 import soxr
@@ -16,8 +17,6 @@ from engines.audio import snr_db
 from engines.base import SynthesisOptions
 from engines.http_engine import RemoteEngine, RemoteSettings
 from engines.names import OPENAI_VOICES
-
-openai = pytest.importorskip("openai")
 
 DETERMINISTIC = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
 NOISE_OFF = {"noise_scale": 0, "noise_w": 0}
