@@ -145,7 +145,7 @@ def _say_noise_free(path, text: str, stdin: str | None = None) -> np.ndarray:
 
 
 def test_say_cleans_text_as_the_server_does(tmp_path, engine):
-    """ "She isn&#x27;t here." is said as "She isn't here." (about 1 s, not the entity read aloud); from stdin,
+    """say "She isn&#x27;t here." is said as "She isn't here." (about 1 s, not the entity read aloud); from stdin,
     entities, a newline and an emoji are cleaned by the same rule (engines.cleaning.clean_text)."""
     from engines.base import SynthesisOptions
     from engines.cleaning import clean_text

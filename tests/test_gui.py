@@ -138,8 +138,8 @@ def test_punctuation_only_text_says_so(page, qtbot):
 
 
 def test_typed_entities_are_spoken_as_say_and_the_server_speak_them(page, qtbot, engine):
-    """ "She isn&#x27;t here." on the Synthesize page is the line "She isn't here." (same samples at noise 0);
-    the history keeps what was typed."""
+    """Typed on the Synthesize page, "She isn&#x27;t here." is the line "She isn't here." (same samples at
+    noise 0); the history keeps what was typed."""
     page.noise_scale.set_value(0.0)
     page.noise_w.set_value(0.0)
     options = page.options()
