@@ -26,6 +26,7 @@ from engines import names
 from engines.base import SynthesisOptions
 from engines.names import DEFAULT_SPEAKER, MODEL_ALIASES
 from engines.speech_api import ApiError, SpeechRequest
+from engines.stream_encode import Resampler
 from engines.voice import Voice
 
 OPENAI_PCM_RATE = 24000
@@ -94,25 +95,6 @@ class Job:
             self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
         except RuntimeError:  # the loop is closed: nobody is listening any more
             self.cancel.set()
-
-
-class Resampler:
-    """Streaming resampling of float32 ``[N]`` chunks with soxr (its "HQ" quality), or none when the rates
-    match. Chunk boundaries do not change the samples, so a streamed and a whole response stay equal."""
-
-    def __init__(self, in_rate: int, out_rate: int) -> None:
-        import soxr
-
-        self._stream = soxr.ResampleStream(in_rate, out_rate, 1, dtype="float32") if in_rate != out_rate else None
-
-    def __call__(self, audio: np.ndarray) -> np.ndarray:
-        """The output samples this chunk completes."""
-        return audio if self._stream is None else self._stream.resample_chunk(audio)
-
-    def finish(self) -> np.ndarray:
-        """The samples still held by the filter (empty without resampling)."""
-        empty = np.zeros(0, np.float32)
-        return empty if self._stream is None else self._stream.resample_chunk(empty, last=True)
 
 
 class SpeechService:

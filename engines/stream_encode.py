@@ -7,6 +7,9 @@
   as ffmpeg and most streaming servers write them).
 - ``flac``, ``mp3``: encoded by libsndfile once the audio is complete; their
   encoders seek back to finish the header, which a stream cannot do.
+
+Audio at another rate than the voice's (``pcm`` at OpenAI's 24 kHz) goes through
+:class:`Resampler` chunk by chunk first.
 """
 
 from __future__ import annotations
@@ -88,3 +91,22 @@ def encode_whole(response_format: str, audio: np.ndarray, sample_rate: int) -> b
     body = io.BytesIO()
     soundfile.write(body, np.clip(audio, -1.0, 1.0), sample_rate, subtype=subtype, format=file_format)
     return body.getvalue()
+
+
+class Resampler:
+    """Streaming resampling of float32 ``[N]`` chunks with soxr (its "HQ" quality), or none when the rates
+    match. Chunk boundaries do not change the samples, so a streamed and a whole response stay equal."""
+
+    def __init__(self, in_rate: int, out_rate: int) -> None:
+        import soxr
+
+        self._stream = soxr.ResampleStream(in_rate, out_rate, 1, dtype="float32") if in_rate != out_rate else None
+
+    def __call__(self, audio: np.ndarray) -> np.ndarray:
+        """The output samples this chunk completes."""
+        return audio if self._stream is None else self._stream.resample_chunk(audio)
+
+    def finish(self) -> np.ndarray:
+        """The samples still held by the filter (empty without resampling)."""
+        empty = np.zeros(0, np.float32)
+        return empty if self._stream is None else self._stream.resample_chunk(empty, last=True)

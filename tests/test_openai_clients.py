@@ -59,6 +59,15 @@ def test_streamed_pcm_is_24khz_s16_as_openai_clients_play_it(speech_server, engi
     assert snr_db(expected[:n], served[:n]) > 30
 
 
+def test_24khz_pcm_is_the_same_streamed_or_whole(speech_server):
+    """The resampler runs chunk by chunk: a streamed and a whole (stream false) 24 kHz body are byte-equal."""
+    body = {"model": "tts-1", "voice": "alloy", "input": "One. Two, three.", "response_format": "pcm", **NOISE_OFF}
+    streamed = httpx.post(f"{speech_server.url}/v1/audio/speech", json=body, timeout=30)
+    whole = httpx.post(f"{speech_server.url}/v1/audio/speech", json={**body, "stream": False}, timeout=30)
+    assert streamed.headers["content-type"] == whole.headers["content-type"] == "audio/pcm;rate=24000"
+    assert len(streamed.content) > 24000 and streamed.content == whole.content
+
+
 def test_the_issue_request_and_every_openai_voice_name_are_answered(speech_server):
     """The request from the issue (tts-1, alloy, wav) and each of OpenAI's voice names: 200 with a WAV."""
     for voice in OPENAI_VOICES:
@@ -98,7 +107,17 @@ def trio_server(tmp_path_factory):
     config = voice_config(model, id_map, 16000, speaker_id_map={"ana": 0, "ben": 1, "cleo": 2})
     path, _ = write_voice(model, tmp_path_factory.mktemp("trio") / "en_US-trio-low.onnx", config)
     server = SpeechServer(
-        "--voice", str(path), "--voice", "joe", "--map-voice", "alloy=cleo", "--pcm-rate", "native", "--workers", "1"
+        "--voice",
+        str(path),
+        "--voice",
+        "joe",
+        "--map-voice",
+        "alloy=cleo",
+        "--pcm-rate",
+        "native",
+        "--workers",
+        "1",
+        "--no-warm-up",
     )
     yield server
     server.stop()
