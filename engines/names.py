@@ -109,8 +109,12 @@ def check_voice_map(voice_map: Mapping[str, str], voices: Sequence[Voice]) -> No
     """Check that every mapped speaker exists in every multi-speaker voice of ``voices``.
 
     Raises:
-        UnknownName: a mapping that names no speaker of one of the voices, saying which.
+        UnknownName: a mapping that names no speaker of one of the voices, saying which, or a map while no
+            voice has several speakers (it would change nothing).
     """
+    if voice_map and all(v.config.num_speakers <= 1 for v in voices):
+        mapped = ", ".join(f"{alias}={target}" for alias, target in voice_map.items())
+        raise UnknownName(f"voice map {mapped}: no voice here has several speakers to map to", "voice")
     for alias, target in voice_map.items():
         for voice in voices:
             if voice.config.num_speakers > 1:

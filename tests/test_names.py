@@ -43,7 +43,9 @@ def test_speakers_by_name_id_default_and_openai_voice(joe, trio):
 
 
 def test_a_voice_map_naming_no_speaker_is_refused(joe, trio):
-    """--map-voice alloy=zed fails at start, naming the mapping; one-speaker voices need no mapping."""
+    """--map-voice alloy=zed fails at start, naming the mapping; so does a map with only one-speaker voices."""
     names.check_voice_map({"alloy": "ben"}, [joe, trio])
     with pytest.raises(names.UnknownName, match="voice map alloy=zed: unknown speaker 'zed'"):
         names.check_voice_map({"alloy": "zed"}, [joe, trio])
+    with pytest.raises(names.UnknownName, match="no voice here has several speakers"):
+        names.check_voice_map({"alloy": "ben"}, [joe])
