@@ -6,8 +6,11 @@ Routes: ``POST /v1/audio/speech``, ``GET /v1/models``, ``GET /v1/audio/voices``
 ``pcm_rate`` or the request's ``sample_rate`` says otherwise; the rate is also in
 ``X-Sample-Rate`` and the content type. ``pcm`` and ``wav`` stream as they are
 synthesized (a streamed WAV has one header with unknown sizes) unless the
-request says ``"stream": false``; ``flac`` and ``mp3`` come whole;
-``stream_format: "sse"`` sends OpenAI's ``speech.audio.delta`` events. Whole
+request says ``"stream": false``; ``flac``, ``mp3`` and ``opus`` (Ogg Opus, 48 kHz
+unless the voice's rate is one Opus carries) come whole; ``aac`` is refused
+(400, naming the formats offered). ``stream_format: "sse"`` sends OpenAI's
+``speech.audio.delta`` events: pieces of the body in the response format (for
+``flac``, ``mp3`` and ``opus``, of the whole file once encoded). Whole
 responses carry exact sizes. Errors are JSON in OpenAI's shape.
 
 Safety: it binds 127.0.0.1 unless told otherwise, and any other address needs
@@ -29,10 +32,12 @@ import numpy as np
 
 from engines.speech_api import ApiError, SpeechRequest, parse_speech_request
 from engines.speech_service import END, Job, SpeechService
-from engines.stream_encode import MEDIA_TYPES, encode_whole, stream_piece, stream_start
+from engines.stream_encode import MEDIA_TYPES, STREAMABLE, encode_whole, stream_piece, stream_start
 
 MAX_BODY_OVERHEAD = 64 * 1024
 """Bytes allowed in a request body beyond ``max_chars`` four-byte characters."""
+SSE_PIECE = 32 * 1024
+"""Bytes of an encoded file (``flac``, ``mp3``, ``opus``) per ``speech.audio.delta`` event."""
 
 
 def is_loopback(host: str) -> bool:
@@ -158,9 +163,11 @@ async def _read_body(request, service: SpeechService) -> bytes:
 
 
 async def _stream(job: Job, request: SpeechRequest) -> AsyncIterator[bytes]:
-    """A streamed body; leaving it early (the client went away) cancels the synthesis."""
+    """A streamed body; leaving it early (the client went away) cancels the synthesis. Under server-sent
+    events a format that cannot stream (``flac``, ``mp3``, ``opus``) is encoded whole, then sent in pieces."""
     sse = request.stream_format == "sse"
     wrap = _sse_delta if sse else (lambda data: data)
+    whole = [] if request.response_format not in STREAMABLE else None
     try:
         start = stream_start(request.response_format, job.sample_rate)
         if start:
@@ -170,13 +177,26 @@ async def _stream(job: Job, request: SpeechRequest) -> AsyncIterator[bytes]:
                 if sse:
                     yield _sse_event({"type": "error", "error": {"message": f"synthesis failed: {item}"}})
                 return  # the body ends short: the client sees a truncated stream
-            yield wrap(stream_piece(item))
+            if whole is None:
+                yield wrap(stream_piece(item))
+            else:
+                whole.append(item)
+        if whole is not None:
+            for piece in _encoded_pieces(request.response_format, whole, job.sample_rate):
+                yield wrap(piece)
         if sse:
             yield _sse_event(
                 {"type": "speech.audio.done", "usage": {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}}
             )
     finally:
         job.cancel.set()
+
+
+def _encoded_pieces(response_format: str, chunks: list[np.ndarray], sample_rate: int) -> list[bytes]:
+    """The whole file of ``chunks`` (float32 ``[N]`` each) in ``response_format``, cut in ``SSE_PIECE`` bytes."""
+    audio = np.concatenate(chunks) if chunks else np.zeros(0, np.float32)
+    body = encode_whole(response_format, audio, sample_rate)
+    return [body[i : i + SSE_PIECE] for i in range(0, len(body), SSE_PIECE)]
 
 
 async def _collect(job: Job, request) -> np.ndarray:

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 
 from engines.cleaning import clean_text, is_speakable
-from engines.stream_encode import MEDIA_TYPES, STREAMABLE
+from engines.stream_encode import STREAMABLE, response_formats, unsupported_message
 
 SPEED_RANGE = (0.25, 4.0)
 """OpenAI's accepted ``speed``."""
@@ -82,12 +82,11 @@ def parse_speech_request(raw: bytes, max_chars: int) -> SpeechRequest:
     cleaned = clean_text(text)
     if not is_speakable(cleaned):
         raise ApiError(400, "'input' has no speakable text (letters or digits) after cleaning", "input", "empty_input")
-    response_format = _choice(body, "response_format", "mp3", tuple(MEDIA_TYPES))
     return SpeechRequest(
         model=_string(body, "model"),
         text=cleaned,
         voice=_string(body, "voice"),
-        response_format=response_format,
+        response_format=_response_format(body),
         speed=_number(body, "speed", *SPEED_RANGE),
         stream_format=_choice(body, "stream_format", "audio", ("audio", "sse")),
         stream=_flag(body, "stream", True),
@@ -112,6 +111,14 @@ def _choice(body: dict, name: str, default: str, allowed: tuple[str, ...]) -> st
         raise ApiError(
             400, f"unsupported {name} '{value}'; supported: {', '.join(allowed)}", name, f"unsupported_{name}"
         )
+    return value
+
+
+def _response_format(body: dict) -> str:
+    """OpenAI's ``response_format`` (default ``mp3``), one this server writes; ``aac`` is refused with why."""
+    value = body.get("response_format") or "mp3"
+    if value not in response_formats():
+        raise ApiError(400, unsupported_message(str(value)), "response_format", "unsupported_response_format")
     return value
 
 

@@ -26,7 +26,7 @@ from engines import names
 from engines.base import SynthesisOptions
 from engines.names import DEFAULT_SPEAKER, MODEL_ALIASES
 from engines.speech_api import ApiError, SpeechRequest
-from engines.stream_encode import Resampler
+from engines.stream_encode import Resampler, carried_rate
 from engines.voice import Voice
 
 OPENAI_PCM_RATE = 24000
@@ -224,7 +224,11 @@ class SpeechService:
 
     def output_rate(self, voice: Voice, request: SpeechRequest) -> int:
         """Hz of a response: the request's ``sample_rate`` (``native``: the voice's), else ``pcm_rate`` for
-        ``pcm``, else the voice's rate (WAV, FLAC and MP3 say their rate themselves)."""
+        ``pcm``, else the voice's rate (WAV, FLAC, MP3 and Ogg Opus say their rate themselves); then the
+        rate the format can carry (``engines.stream_encode.carried_rate``: 48 kHz for Opus from 22,050 Hz)."""
+        return carried_rate(request.response_format, self._asked_rate(voice, request))
+
+    def _asked_rate(self, voice: Voice, request: SpeechRequest) -> int:
         if request.sample_rate == "native":
             return voice.config.sample_rate
         if request.sample_rate is not None:

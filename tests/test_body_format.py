@@ -4,6 +4,7 @@ server on 127.0.0.1 answers with bodies in other formats than requested."""
 from __future__ import annotations
 
 import io
+import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -30,21 +31,29 @@ def _encoded(audio: np.ndarray, file_format: str, subtype: str, rate: int = RATE
 
 class OddServer:
     """An OpenAI-style speech endpoint that answers every request with ``body`` and ``content_type``,
-    whatever format was asked for (``requests`` records the JSON bodies)."""
+    whatever format was asked for, except the ``refused`` formats: 400 in OpenAI's error shape
+    (``requests`` records the JSON bodies)."""
 
     def __init__(self) -> None:
-        self.body, self.content_type, self.requests = b"", "", []
+        self.body, self.content_type, self.requests, self.refused = b"", "", [], ()
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 owner.requests.append(self.rfile.read(int(self.headers["Content-Length"])))
-                self.send_response(200)
-                if owner.content_type:
-                    self.send_header("Content-Type", owner.content_type)
-                self.send_header("Content-Length", str(len(owner.body)))
+                asked = json.loads(owner.requests[-1]).get("response_format")
+                if asked in owner.refused:
+                    error = {"error": {"message": f"unsupported response_format '{asked}'"}}
+                    return self._send(400, json.dumps(error).encode(), "application/json")
+                self._send(200, owner.body, owner.content_type)
+
+            def _send(self, status: int, body: bytes, content_type: str) -> None:
+                self.send_response(status)
+                if content_type:
+                    self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(owner.body)
+                self.wfile.write(body)
 
             def log_message(self, *args) -> None:
                 pass
@@ -53,8 +62,8 @@ class OddServer:
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
-    def answer(self, body: bytes, content_type: str) -> None:
-        self.body, self.content_type = body, content_type
+    def answer(self, body: bytes, content_type: str, refused: tuple[str, ...] = ()) -> None:
+        self.body, self.content_type, self.refused = body, content_type, refused
 
     def close(self) -> None:
         self.httpd.shutdown()
@@ -132,3 +141,12 @@ def test_a_float_wav_fed_a_byte_at_a_time_decodes_exactly():
     audio = np.concatenate([decoder.feed(body[i : i + 1]) for i in range(len(body))] + [decoder.finish()])
     assert decoder.found == "wav" and decoder.sample_rate == RATE
     assert np.array_equal(audio, tone)
+
+
+def test_a_refused_format_falls_back_to_wav(odd_server):
+    """A server that refuses opus (400 naming the format): the engine says so and asks for wav instead."""
+    odd_server.answer(_encoded(_tone(), "WAV", "PCM_16"), "audio/wav", refused=("opus",))
+    audio, engine = _speak(odd_server, "opus")
+    asked = [json.loads(r)["response_format"] for r in odd_server.requests[-2:]]
+    assert asked == ["opus", "wav"] and len(audio) == RATE
+    assert "refused opus" in engine.notice

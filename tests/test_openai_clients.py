@@ -3,7 +3,9 @@ names, 24 kHz ``pcm``, voice and speaker names resolved one way (``engines.names
 
 from __future__ import annotations
 
+import base64
 import io
+import json
 
 import httpx
 import numpy as np
@@ -154,3 +156,76 @@ def test_model_joe_and_the_voice_map_are_listed(trio_server):
         f"{trio_server.url}/v1/audio/speech", json={"model": "trio", "voice": "7", "input": "No."}, timeout=10
     )
     assert wrong.status_code == 404 and "unknown speaker '7'" in wrong.json()["error"]["message"]
+
+
+def _decoded(body: bytes) -> tuple[np.ndarray, int, str]:
+    """A body decoded by libsndfile: samples, rate and subtype (``OPUS``, ``MPEG_LAYER_III``…)."""
+    info = soundfile.info(io.BytesIO(body))
+    audio, rate = soundfile.read(io.BytesIO(body), dtype="float32")
+    return audio, rate, info.subtype
+
+
+def test_the_openai_sdk_gets_ogg_opus_as_long_as_the_local_line(speech_server, engine):
+    """response_format opus: an Ogg Opus file at 48 kHz (joe is 22,050 Hz) that decodes to the local line's
+    duration and waveform."""
+    text = "Opus, as stock clients ask for it."
+    response = client_for(speech_server).audio.speech.create(
+        model="tts-1", voice="alloy", input=text, response_format="opus", extra_body=NOISE_OFF
+    )
+    assert response.response.headers["content-type"] == "audio/ogg; codecs=opus"
+    audio, rate, subtype = _decoded(response.content)
+    spoken = local(engine, text)
+    assert (rate, subtype) == (48000, "OPUS")
+    assert abs(len(audio) / rate - len(spoken) / engine.sample_rate) < 0.002
+    expected = soxr.resample(spoken, engine.sample_rate, rate)
+    n = min(len(audio), len(expected))
+    assert np.corrcoef(audio[:n], expected[:n])[0, 1] > 0.97
+
+
+@pytest.mark.parametrize("stream_format", [None, "sse"])
+def test_our_remote_engine_plays_an_ogg_opus_body(speech_server, engine, stream_format):
+    """Our client asks for opus (plain, or as server-sent events): it plays the 48 kHz Ogg Opus file at its
+    rate, as long as the local line, without a notice."""
+    text = "Our client, playing Opus."
+    settings = RemoteSettings(
+        url=speech_server.url, response_format="opus", stream_format=stream_format, retries=0, extra=NOISE_OFF
+    )
+    remote = RemoteEngine(settings)
+    chunks = list(remote.synthesize(text))
+    assert {c.sample_rate for c in chunks} == {48000} and remote.notice == ""
+    served = np.concatenate([c.audio for c in chunks])
+    assert abs(len(served) / 48000 - len(local(engine, text)) / engine.sample_rate) < 0.002
+
+
+@pytest.mark.parametrize(("response_format", "subtype"), [("mp3", "MPEG_LAYER_III"), ("flac", "PCM_16")])
+def test_sse_deltas_of_a_whole_format_are_that_file(speech_server, response_format, subtype):
+    """stream_format sse with mp3 or flac: the base64 deltas put together are an mp3 or flac file (they were
+    raw pcm labelled as the format)."""
+    body = {"input": "Events carry the file.", "response_format": response_format, "stream_format": "sse"}
+    response = httpx.post(f"{speech_server.url}/v1/audio/speech", json=body, timeout=30)
+    events = [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
+    deltas = b"".join(base64.b64decode(e["audio"]) for e in events if e["type"] == "speech.audio.delta")
+    audio, rate, found = _decoded(deltas)
+    assert events[-1]["type"] == "speech.audio.done" and (rate, found) == (22050, subtype)
+    assert len(audio) > 0.8 * rate
+
+
+@pytest.mark.parametrize(("response_format", "asked", "carried"), [("mp3", 96000, 48000), ("opus", 44100, 48000)])
+def test_a_rate_the_format_cannot_carry_is_resampled_not_a_500(speech_server, response_format, asked, carried):
+    """sample_rate 96000 for mp3 (MPEG audio stops at 48 kHz) was a 500 with a traceback: it comes at the
+    rate the format carries, stated in X-Sample-Rate and in the file."""
+    body = {"input": "Any rate.", "response_format": response_format, "sample_rate": asked}
+    response = httpx.post(f"{speech_server.url}/v1/audio/speech", json=body, timeout=30)
+    assert response.status_code == 200, response.text
+    audio, rate, _ = _decoded(response.content)
+    assert rate == int(response.headers["x-sample-rate"]) == carried and len(audio) > 0.4 * rate
+
+
+def test_opus_keeps_a_rate_opus_carries(trio_server):
+    """A 16 kHz voice's opus stays at 16 kHz (an Opus input rate): nothing is resampled."""
+    body = {"model": "trio", "input": "Sixteen kilohertz.", "response_format": "opus", **NOISE_OFF}
+    response = httpx.post(f"{trio_server.url}/v1/audio/speech", json=body, timeout=30)
+    audio, rate, subtype = _decoded(response.content)
+    pcm, pcm_rate = _pcm(trio_server, model="trio", input="Sixteen kilohertz.")
+    assert (rate, subtype, response.headers["x-sample-rate"]) == (16000, "OPUS", "16000")
+    assert pcm_rate == 16000 and abs(len(audio) - len(pcm)) <= 1
