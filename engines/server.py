@@ -32,7 +32,14 @@ import numpy as np
 
 from engines.speech_api import ApiError, SpeechRequest, parse_speech_request
 from engines.speech_service import END, Job, SpeechService
-from engines.stream_encode import MEDIA_TYPES, STREAMABLE, encode_whole, stream_piece, stream_start
+from engines.stream_encode import (
+    MEDIA_TYPES,
+    STREAMABLE,
+    encode_whole,
+    response_formats,
+    stream_piece,
+    stream_start,
+)
 
 MAX_BODY_OVERHEAD = 64 * 1024
 """Bytes allowed in a request body beyond ``max_chars`` four-byte characters."""
@@ -125,6 +132,9 @@ def _key_matches(request, api_key: str) -> bool:
 
 
 def _model_entry(service: SpeechService, model_id: str, engine: str, voice) -> dict:
+    """A ``/v1/models`` entry: OpenAI's fields, then ours. ``sample_rate`` is the voice's own rate;
+    ``pcm_sample_rate`` the rate of its ``pcm`` responses (24 kHz unless ``--pcm-rate native``), and
+    ``response_sample_rates`` each format's rate when the request does not ask for one."""
     return {
         "id": model_id,
         "object": "model",
@@ -132,6 +142,8 @@ def _model_entry(service: SpeechService, model_id: str, engine: str, voice) -> d
         "owned_by": "voice-studio",
         "engine": engine,
         "sample_rate": voice.config.sample_rate,
+        "pcm_sample_rate": service.output_rate(voice, "pcm"),
+        "response_sample_rates": {f: service.output_rate(voice, f) for f in response_formats()},
         "language": voice.config.espeak_voice,
         "voices": service.speaker_ids(voice),
     }

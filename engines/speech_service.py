@@ -210,7 +210,7 @@ class SpeechService:
         """Queue the synthesis of an admitted request; its audio comes on the returned job's queue."""
         voice = target.voice
         job = Job(asyncio.get_running_loop())
-        job.sample_rate = self.output_rate(voice, request)
+        job.sample_rate = self.output_rate(voice, request.response_format, request.sample_rate)
         options = SynthesisOptions(
             speaker=target.speaker,
             length_scale=None if request.speed is None else voice.config.length_scale / request.speed,
@@ -222,20 +222,20 @@ class SpeechService:
         self._executor.submit(self._run, job, target, request.text, options)
         return job
 
-    def output_rate(self, voice: Voice, request: SpeechRequest) -> int:
-        """Hz of a response: the request's ``sample_rate`` (``native``: the voice's), else ``pcm_rate`` for
-        ``pcm``, else the voice's rate (WAV, FLAC, MP3 and Ogg Opus say their rate themselves); then the
-        rate the format can carry (``engines.stream_encode.carried_rate``: 48 kHz for Opus from 22,050 Hz)."""
-        return carried_rate(request.response_format, self._asked_rate(voice, request))
-
-    def _asked_rate(self, voice: Voice, request: SpeechRequest) -> int:
-        if request.sample_rate == "native":
-            return voice.config.sample_rate
-        if request.sample_rate is not None:
-            return request.sample_rate
-        if request.response_format == "pcm" and self.config.pcm_rate:
-            return self.config.pcm_rate
-        return voice.config.sample_rate
+    def output_rate(self, voice: Voice, response_format: str, asked: int | str | None = None) -> int:
+        """Hz of a ``response_format`` response: ``asked`` (a request's ``sample_rate``; ``native``: the
+        voice's), else ``pcm_rate`` for ``pcm``, else the voice's rate (WAV, FLAC, MP3 and Ogg Opus say their
+        rate themselves); then the rate the format can carry (``engines.stream_encode.carried_rate``: 48 kHz
+        for Opus from 22,050 Hz)."""
+        if asked == "native":
+            rate = voice.config.sample_rate
+        elif asked is not None:
+            rate = asked
+        elif response_format == "pcm" and self.config.pcm_rate:
+            rate = self.config.pcm_rate
+        else:
+            rate = voice.config.sample_rate
+        return carried_rate(response_format, rate)
 
     def _run(self, job: Job, target: Target, text: str, options: SynthesisOptions) -> None:
         with self._lock:

@@ -214,3 +214,22 @@ def test_opus_keeps_a_rate_opus_carries(trio_server):
     pcm, pcm_rate = _pcm(trio_server, model="trio", input="Sixteen kilohertz.")
     assert (rate, subtype, response.headers["x-sample-rate"]) == (16000, "OPUS", "16000")
     assert pcm_rate == 16000 and abs(len(audio) - len(pcm)) <= 1
+
+
+def test_models_say_the_rate_each_format_comes_at(speech_server):
+    """/v1/models: sample_rate is joe's own 22,050 Hz, pcm_sample_rate the 24 kHz its pcm comes at, and
+    response_sample_rates the X-Sample-Rate each format's response really has."""
+    entry = httpx.get(f"{speech_server.url}/v1/models", timeout=10).json()["data"][0]
+    assert (entry["sample_rate"], entry["pcm_sample_rate"]) == (22050, 24000)
+    assert entry["response_sample_rates"]["opus"] == 48000
+    for response_format, rate in entry["response_sample_rates"].items():
+        body = {"input": "Rate.", "response_format": response_format, "stream": False}
+        response = httpx.post(f"{speech_server.url}/v1/audio/speech", json=body, timeout=30)
+        assert int(response.headers["x-sample-rate"]) == rate, response_format
+
+
+def test_models_with_native_pcm_say_each_voice_rate(trio_server):
+    """--pcm-rate native: each model's pcm_sample_rate is its voice's own rate (trio 16 kHz, joe 22,050 Hz)."""
+    entries = httpx.get(f"{trio_server.url}/v1/models", timeout=10).json()["data"]
+    assert {e["id"]: e["pcm_sample_rate"] for e in entries} == {"en_US-trio-low": 16000, "en_US-joe-medium": 22050}
+    assert _pcm(trio_server, model="trio")[1] == 16000
