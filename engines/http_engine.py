@@ -4,7 +4,9 @@ Request (OpenAI's "Create speech" API): ``POST {base}/v1/audio/speech`` with a
 JSON body ``{model, input, voice, response_format, speed[, stream_format]}``;
 the text only ever travels in that body. The audio is decoded as it arrives
 (``engines.stream_decode``) and handed out chunk by chunk, so playing starts
-with the first bytes for ``pcm`` and ``wav``.
+with the first bytes for ``pcm`` and ``wav``. The body's own bytes and
+Content-Type decide how it is decoded (``engines.body_format``), not the format
+asked for; a mismatch is told in ``notice``.
 
 Failures are told in words: an unreachable server, a timeout, a refused key,
 the server's own error message. Connection errors and busy answers (429, 502,
@@ -23,7 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from engines.base import AudioChunk, EngineError, SynthesisOptions
-from engines.stream_decode import DecodeError, SseAudio, decoder_for
+from engines.body_format import SniffingDecoder
+from engines.stream_decode import DecodeError, SseAudio
 
 RESPONSE_FORMATS = ("pcm", "wav", "flac", "mp3", "opus")
 """Formats this client decodes (``pcm`` and ``wav`` play as they stream)."""
@@ -48,8 +51,8 @@ class RemoteSettings:
         speed: OpenAI's 0.25-4.0 speed; ``None`` derives it from ``length_scale`` (1 / length_scale).
         stream_format: ``"sse"`` for base64 audio deltas in server-sent events; ``None`` for a plain audio body.
         sample_rate: Hz of ``pcm`` bodies when the server's headers do not say.
-        piper_params: also send ``noise_scale`` and ``noise_w`` (Voice Studio servers read them; OpenAI's
-            API rejects unknown fields).
+        piper_params: also send ``noise_scale``, ``noise_w`` and ``sample_rate: "native"`` (Voice Studio
+            servers read them; OpenAI's API rejects unknown fields).
         timeout_s: seconds without a byte before giving up; connect_timeout_s for the connection.
         retries: further attempts after a connection error or a busy answer.
     """
@@ -177,7 +180,7 @@ class RemoteEngine:
 
     # --- speaking ---------------------------------------------------------
     def request_body(self, text: str, options: SynthesisOptions, response_format: str) -> dict:
-        """The JSON body for ``text``: OpenAI's fields, plus Piper's where ``piper_params`` is set."""
+        """The JSON body for ``text``: OpenAI's fields, plus Voice Studio's where ``piper_params`` is set."""
         s = self.settings
         speed = s.speed
         if speed is None and options.length_scale:
@@ -188,10 +191,11 @@ class RemoteEngine:
             body["speed"] = speed
         if s.stream_format == "sse":
             body["stream_format"] = "sse"
-        if s.piper_params:
+        if s.piper_params:  # a Voice Studio server: its voice's own rate spares resampling pcm to 24 kHz
             body.update(
                 {k: v for k, v in (("noise_scale", options.noise_scale), ("noise_w", options.noise_w)) if v is not None}
             )
+            body["sample_rate"] = "native"
         return {**body, **s.extra}
 
     def synthesize(
@@ -199,6 +203,7 @@ class RemoteEngine:
     ) -> Iterator[AudioChunk]:
         """Stream ``text`` from the server; see ``engines.base.Engine``."""
         options, cancel = options or SynthesisOptions(), cancel or threading.Event()
+        self.notice = ""  # this request's: a refused format, a body in another format than asked
         if not text.strip():
             return
         start = time.perf_counter()
@@ -251,9 +256,10 @@ class RemoteEngine:
         import httpx
 
         rate = pcm_rate(response.headers, self.settings.sample_rate)
-        decoder = decoder_for(response_format, rate)
-        if self.settings.stream_format == "sse" or "text/event-stream" in response.headers.get("content-type", ""):
-            decoder = SseAudio(decoder)
+        content_type = response.headers.get("content-type", "")
+        sse = self.settings.stream_format == "sse" or "text/event-stream" in content_type
+        audio_decoder = SniffingDecoder(response_format, "" if sse else content_type, rate)
+        decoder = SseAudio(audio_decoder) if sse else audio_decoder
         done = threading.Event()
         threading.Thread(target=_shutdown_on_cancel, args=(response, cancel, done), daemon=True).start()
         position, index, last = 0, 0, 0.0
@@ -279,6 +285,7 @@ class RemoteEngine:
                     yield AudioChunk(audio, self.sample_rate, 0, index, final, position, now - last, now)
                     position, index, last = position + len(audio), index + 1, now
                 if final:
+                    self.notice = audio_decoder.notice or self.notice
                     return
         finally:
             done.set()

@@ -12,6 +12,7 @@ import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engines import names
 from engines.base import EngineError, VoiceError
 from engines.voice import Voice, load_voice
 
@@ -93,7 +94,8 @@ def discover(extra: list[Path] | None = None, include_user_dir: bool = True) -> 
 
 
 def find_voice(spec: str | Path | None, extra: list[Path] | None = None) -> Voice:
-    """A voice by path or by name among the discovered ones; ``None`` gives the default.
+    """A voice by path or by name among the discovered ones (names as ``engines.names.find_voice`` reads
+    them: ``en_US-joe-medium`` or ``joe``); ``None`` gives the default.
 
     Raises:
         VoiceError: no voice by that name or path.
@@ -107,12 +109,10 @@ def find_voice(spec: str | Path | None, extra: list[Path] | None = None) -> Voic
         return load_checkpoint_voice(path)
     if path.suffix == ".onnx" or path.exists():
         return load_voice(path)
-    found = discover(extra)
-    for voice in found.voices:
-        if voice.name == str(spec):
-            return voice
-    names = ", ".join(v.name for v in found.voices)
-    raise VoiceError(path, f"no voice named '{spec}'; known voices: {names}")
+    try:
+        return names.find_voice(discover(extra).voices, str(spec))
+    except names.UnknownName as exc:
+        raise VoiceError(path, str(exc)) from None
 
 
 def create_engine(name: str, voice: Voice, **kwargs):

@@ -1,10 +1,16 @@
 """The speech server (``voice-studio serve``): the studio's voices behind OpenAI's speech API.
 
 Routes: ``POST /v1/audio/speech``, ``GET /v1/models``, ``GET /v1/audio/voices``
-(``?model=``), ``GET /health``. ``pcm`` and ``wav`` stream as they are
+(``?model=``; its ``voice_map`` says which speaker each OpenAI voice name gives), ``GET /health``.
+``pcm`` is 24 kHz as OpenAI's (resampled as it streams) unless the server's
+``pcm_rate`` or the request's ``sample_rate`` says otherwise; the rate is also in
+``X-Sample-Rate`` and the content type. ``pcm`` and ``wav`` stream as they are
 synthesized (a streamed WAV has one header with unknown sizes) unless the
-request says ``"stream": false``; ``flac`` and ``mp3`` come whole;
-``stream_format: "sse"`` sends OpenAI's ``speech.audio.delta`` events. Whole
+request says ``"stream": false``; ``flac``, ``mp3`` and ``opus`` (Ogg Opus, 48 kHz
+unless the voice's rate is one Opus carries) come whole; ``aac`` is refused
+(400, naming the formats offered). ``stream_format: "sse"`` sends OpenAI's
+``speech.audio.delta`` events: pieces of the body in the response format (for
+``flac``, ``mp3`` and ``opus``, of the whole file once encoded). Whole
 responses carry exact sizes. Errors are JSON in OpenAI's shape.
 
 Safety: it binds 127.0.0.1 unless told otherwise, and any other address needs
@@ -26,10 +32,19 @@ import numpy as np
 
 from engines.speech_api import ApiError, SpeechRequest, parse_speech_request
 from engines.speech_service import END, Job, SpeechService
-from engines.stream_encode import MEDIA_TYPES, encode_whole, stream_piece, stream_start
+from engines.stream_encode import (
+    MEDIA_TYPES,
+    STREAMABLE,
+    encode_whole,
+    response_formats,
+    stream_piece,
+    stream_start,
+)
 
 MAX_BODY_OVERHEAD = 64 * 1024
 """Bytes allowed in a request body beyond ``max_chars`` four-byte characters."""
+SSE_PIECE = 32 * 1024
+"""Bytes of an encoded file (``flac``, ``mp3``, ``opus``) per ``speech.audio.delta`` event."""
 
 
 def is_loopback(host: str) -> bool:
@@ -91,7 +106,7 @@ def create_app(service: SpeechService, api_key: str | None = None):
     async def voices(model: str | None = None):
         chosen = [service.resolve(model, None).voice] if model else list(service.voices.values())
         entries = [{"id": s, "name": s, "model": v.name} for v in chosen for s in service.speaker_ids(v)]
-        return {"voices": entries}
+        return {"voices": entries, "voice_map": [e for v in chosen for e in service.voice_map_entries(v)]}
 
     @app.post("/v1/audio/speech")
     async def speech(request: Request):
@@ -117,6 +132,9 @@ def _key_matches(request, api_key: str) -> bool:
 
 
 def _model_entry(service: SpeechService, model_id: str, engine: str, voice) -> dict:
+    """A ``/v1/models`` entry: OpenAI's fields, then ours. ``sample_rate`` is the voice's own rate;
+    ``pcm_sample_rate`` the rate of its ``pcm`` responses (24 kHz unless ``--pcm-rate native``), and
+    ``response_sample_rates`` each format's rate when the request does not ask for one."""
     return {
         "id": model_id,
         "object": "model",
@@ -124,6 +142,8 @@ def _model_entry(service: SpeechService, model_id: str, engine: str, voice) -> d
         "owned_by": "voice-studio",
         "engine": engine,
         "sample_rate": voice.config.sample_rate,
+        "pcm_sample_rate": service.output_rate(voice, "pcm"),
+        "response_sample_rates": {f: service.output_rate(voice, f) for f in response_formats()},
         "language": voice.config.espeak_voice,
         "voices": service.speaker_ids(voice),
     }
@@ -155,9 +175,11 @@ async def _read_body(request, service: SpeechService) -> bytes:
 
 
 async def _stream(job: Job, request: SpeechRequest) -> AsyncIterator[bytes]:
-    """A streamed body; leaving it early (the client went away) cancels the synthesis."""
+    """A streamed body; leaving it early (the client went away) cancels the synthesis. Under server-sent
+    events a format that cannot stream (``flac``, ``mp3``, ``opus``) is encoded whole, then sent in pieces."""
     sse = request.stream_format == "sse"
     wrap = _sse_delta if sse else (lambda data: data)
+    whole = [] if request.response_format not in STREAMABLE else None
     try:
         start = stream_start(request.response_format, job.sample_rate)
         if start:
@@ -167,13 +189,26 @@ async def _stream(job: Job, request: SpeechRequest) -> AsyncIterator[bytes]:
                 if sse:
                     yield _sse_event({"type": "error", "error": {"message": f"synthesis failed: {item}"}})
                 return  # the body ends short: the client sees a truncated stream
-            yield wrap(stream_piece(item))
+            if whole is None:
+                yield wrap(stream_piece(item))
+            else:
+                whole.append(item)
+        if whole is not None:
+            for piece in _encoded_pieces(request.response_format, whole, job.sample_rate):
+                yield wrap(piece)
         if sse:
             yield _sse_event(
                 {"type": "speech.audio.done", "usage": {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}}
             )
     finally:
         job.cancel.set()
+
+
+def _encoded_pieces(response_format: str, chunks: list[np.ndarray], sample_rate: int) -> list[bytes]:
+    """The whole file of ``chunks`` (float32 ``[N]`` each) in ``response_format``, cut in ``SSE_PIECE`` bytes."""
+    audio = np.concatenate(chunks) if chunks else np.zeros(0, np.float32)
+    body = encode_whole(response_format, audio, sample_rate)
+    return [body[i : i + SSE_PIECE] for i in range(0, len(body), SSE_PIECE)]
 
 
 async def _collect(job: Job, request) -> np.ndarray:

@@ -4,25 +4,23 @@ Field names and defaults follow OpenAI's "Create speech" API (``model``,
 ``input``, ``voice``, ``response_format`` default ``mp3``, ``speed`` 0.25-4.0,
 ``stream_format`` ``audio`` or ``sse``). Extensions a Voice Studio client may
 send: ``stream`` (false asks for one whole body with exact sizes),
-``noise_scale`` and ``noise_w``. Other unknown fields are ignored, as most
+``noise_scale``, ``noise_w`` and ``sample_rate`` (Hz or ``"native"``). Other unknown fields are ignored, as most
 compatible servers do. Every refusal is an :class:`ApiError` whose message
 names the field.
 """
 
 from __future__ import annotations
 
-import html
 import json
-import unicodedata
 from dataclasses import dataclass
 
-from engines.stream_encode import MEDIA_TYPES, STREAMABLE
+from engines.cleaning import clean_text, is_speakable
+from engines.stream_encode import STREAMABLE, response_formats, unsupported_message
 
 SPEED_RANGE = (0.25, 4.0)
 """OpenAI's accepted ``speed``."""
-MODEL_ALIASES = ("tts-1", "tts-1-hd", "gpt-4o-mini-tts")
-"""OpenAI model names that mean "the server's default voice", for clients that cannot change the model."""
-_VARIATION_SELECTORS = set(range(0xFE00, 0xFE10)) | set(range(0xE0100, 0xE01F0))
+RATE_RANGE = (8000, 96000)
+"""Accepted ``sample_rate`` (Hz) for the extension field."""
 
 
 class ApiError(Exception):
@@ -40,7 +38,11 @@ class ApiError(Exception):
 
 @dataclass(frozen=True)
 class SpeechRequest:
-    """A checked speech request; ``text`` is ``input`` after ``clean_input``."""
+    """A checked speech request; ``text`` is ``input`` after ``engines.cleaning.clean_text``.
+
+    ``sample_rate`` (extension): Hz of the response, ``"native"`` for the voice's own rate, ``None`` for the
+    server's choice (24 kHz for ``pcm``, as OpenAI; the voice's rate otherwise).
+    """
 
     model: str | None
     text: str
@@ -51,38 +53,12 @@ class SpeechRequest:
     stream: bool = True
     noise_scale: float | None = None
     noise_w: float | None = None
+    sample_rate: int | str | None = None
 
     @property
     def streamed(self) -> bool:
         """Sent piece by piece (``pcm``/``wav`` unless ``stream`` is false, and always for ``sse``)."""
         return self.stream_format == "sse" or (self.stream and self.response_format in STREAMABLE)
-
-
-def clean_input(text: str) -> str:
-    """The text as meant: HTML entities decoded once, control characters and emoji dropped, spaces kept.
-
-    Letters of every script (CJK included), digits, punctuation and symbols such
-    as ``° © % + & #`` stay. Dropped: control and format characters (newlines
-    and tabs become spaces), private-use and unassigned code points, pictographic
-    symbols from U+2190 up (arrows, dingbats, emoji), emoji modifiers and
-    variation selectors.
-    """
-    kept = []
-    for char in html.unescape(text):
-        category = unicodedata.category(char)
-        if char in "\n\r\t":
-            kept.append(" ")
-        elif category in ("Cc", "Cf", "Co", "Cs", "Cn") or ord(char) in _VARIATION_SELECTORS:
-            continue
-        elif (category == "So" and ord(char) >= 0x2190) or (category == "Sk" and 0x1F3FB <= ord(char) <= 0x1F3FF):
-            continue
-        else:
-            kept.append(char)
-    return " ".join("".join(kept).split())
-
-
-def _speakable(text: str) -> bool:
-    return any(unicodedata.category(c)[0] in "LN" for c in text)
 
 
 def parse_speech_request(raw: bytes, max_chars: int) -> SpeechRequest:
@@ -103,20 +79,20 @@ def parse_speech_request(raw: bytes, max_chars: int) -> SpeechRequest:
         raise ApiError(400, "'input' is required and must be a string", "input")
     if len(text) > max_chars:
         raise ApiError(413, f"'input' has {len(text)} characters; the limit is {max_chars}", "input", "input_too_long")
-    cleaned = clean_input(text)
-    if not _speakable(cleaned):
+    cleaned = clean_text(text)
+    if not is_speakable(cleaned):
         raise ApiError(400, "'input' has no speakable text (letters or digits) after cleaning", "input", "empty_input")
-    response_format = _choice(body, "response_format", "mp3", tuple(MEDIA_TYPES))
     return SpeechRequest(
         model=_string(body, "model"),
         text=cleaned,
         voice=_string(body, "voice"),
-        response_format=response_format,
+        response_format=_response_format(body),
         speed=_number(body, "speed", *SPEED_RANGE),
         stream_format=_choice(body, "stream_format", "audio", ("audio", "sse")),
         stream=_flag(body, "stream", True),
         noise_scale=_number(body, "noise_scale", 0.0, 10.0),
         noise_w=_number(body, "noise_w", 0.0, 10.0),
+        sample_rate=_rate(body),
     )
 
 
@@ -138,6 +114,14 @@ def _choice(body: dict, name: str, default: str, allowed: tuple[str, ...]) -> st
     return value
 
 
+def _response_format(body: dict) -> str:
+    """OpenAI's ``response_format`` (default ``mp3``), one this server writes; ``aac`` is refused with why."""
+    value = body.get("response_format") or "mp3"
+    if value not in response_formats():
+        raise ApiError(400, unsupported_message(str(value)), "response_format", "unsupported_response_format")
+    return value
+
+
 def _number(body: dict, name: str, low: float, high: float) -> float | None:
     value = body.get(name)
     if value is None:
@@ -145,6 +129,17 @@ def _number(body: dict, name: str, low: float, high: float) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
         raise ApiError(400, f"'{name}' must be a number from {low:g} to {high:g}, got {value!r}", name)
     return float(value)
+
+
+def _rate(body: dict) -> int | str | None:
+    value = body.get("sample_rate")
+    if value is None or value == "native":
+        return value
+    low, high = RATE_RANGE
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        message = f"'sample_rate' must be 'native' or a whole number of Hz from {low} to {high}, got {value!r}"
+        raise ApiError(400, message, "sample_rate")
+    return value
 
 
 def _flag(body: dict, name: str, default: bool) -> bool:

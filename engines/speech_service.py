@@ -22,14 +22,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engines import names
 from engines.base import SynthesisOptions
-from engines.speech_api import MODEL_ALIASES, ApiError, SpeechRequest
+from engines.names import DEFAULT_SPEAKER, MODEL_ALIASES
+from engines.speech_api import ApiError, SpeechRequest
+from engines.stream_encode import Resampler, carried_rate
 from engines.voice import Voice
 
+OPENAI_PCM_RATE = 24000
+"""OpenAI's ``pcm``: 24 kHz signed 16-bit little-endian mono (its "Create speech" API reference)."""
 END = object()
 """Put on a job's queue after its last chunk."""
-DEFAULT_SPEAKER = "default"
-"""The voice id of a single-speaker model (and of a multi-speaker one's first speaker)."""
 
 
 @dataclass
@@ -42,6 +45,9 @@ class ServiceConfig:
         engine_kwargs: per engine name, keyword arguments for it (e.g. ``{"torch": {"device": "cuda"}}``).
         workers: requests synthesized at once. queue_size: further requests that may wait.
         max_chars: longest ``input`` accepted (longer: 413).
+        voice_map: voice field -> speaker (name or id) of the multi-speaker voices, e.g. ``{"alloy": "ben"}``;
+            OpenAI voice names not in it mean the default speaker (``engines.names``).
+        pcm_rate: Hz of ``pcm`` responses (OpenAI's is 24 kHz); ``None`` sends the voice's own rate.
     """
 
     voices: list[Voice]
@@ -50,15 +56,17 @@ class ServiceConfig:
     workers: int = 2
     queue_size: int = 16
     max_chars: int = 20_000
+    voice_map: dict[str, str] = field(default_factory=dict)
+    pcm_rate: int | None = OPENAI_PCM_RATE
 
 
 @dataclass(frozen=True)
 class Target:
-    """What a request asks for: an engine, a voice and a speaker (``None``: the voice's default)."""
+    """What a request asks for: an engine, a voice and a speaker id (``None``: the voice's default)."""
 
     engine: str
     voice: Voice
-    speaker: str | None = None
+    speaker: int | None = None
 
 
 @dataclass
@@ -95,6 +103,7 @@ class SpeechService:
     def __init__(self, config: ServiceConfig) -> None:
         if not config.voices:
             raise ValueError("the server needs at least one voice")
+        names.check_voice_map(config.voice_map, config.voices)
         self.config = config
         self.counters = Counters()
         self.voices = {v.name: v for v in config.voices}
@@ -135,12 +144,12 @@ class SpeechService:
         ]
 
     def resolve(self, model: str | None, voice_id: str | None) -> Target:
-        """The target of a request's model and voice fields.
+        """The target of a request's model and voice fields, named as ``engines.names`` resolves names.
 
         The model names a voice, optionally as ``ENGINE/VOICE`` (OpenAI's model
         names and none mean the default voice); with an OpenAI model name,
-        ``voice`` may name a voice instead. The voice field names a speaker:
-        ``default`` (or nothing, or the voice's own name) for the default speaker.
+        ``voice`` may name a voice instead. The voice field names a speaker
+        (a name, an id as digits, an OpenAI voice name through ``voice_map``).
 
         Raises:
             ApiError: 404 for an unknown engine, model or voice, naming the known ones.
@@ -151,23 +160,35 @@ class SpeechService:
             raise ApiError(
                 404, f"unknown engine '{engine}' in model '{model}'; served: {known}", "model", "model_not_found"
             )
-        if name is None or name in MODEL_ALIASES:
-            if voice_id in self.voices:
-                return Target(engine, self.voices[voice_id])
-            voice = self.default_voice
-        elif name in self.voices:
-            voice = self.voices[name]
-        else:
-            known = ", ".join(m for m, _, _ in self.model_ids())
-            raise ApiError(404, f"unknown model '{model}'; known: {known}", "model", "model_not_found")
-        if voice_id in (None, DEFAULT_SPEAKER, voice.name):
-            return Target(engine, voice)
-        if voice.config.num_speakers > 1 and voice_id in voice.config.speakers:
-            return Target(engine, voice, voice_id)
-        known = ", ".join(self.speaker_ids(voice))
-        raise ApiError(
-            404, f"unknown voice '{voice_id}' for model '{voice.name}'; known: {known}", "voice", "voice_not_found"
-        )
+        try:
+            voice, speaker = self._voice_and_speaker(name, voice_id)
+            return Target(engine, voice, names.find_speaker(voice, speaker, self.config.voice_map))
+        except names.UnknownName as exc:
+            message = str(exc)
+            if exc.field == "model" and message.startswith("no voice named"):
+                message = f"unknown model '{model}'; known: {', '.join(m for m, _, _ in self.model_ids())}"
+            raise ApiError(404, message, exc.field, f"{exc.field}_not_found") from None
+
+    def _voice_and_speaker(self, model: str | None, voice_id: str | None) -> tuple[Voice, str | None]:
+        """The voice a model name means and the speaker field; with no model or an OpenAI model name,
+        a voice field that names a voice chooses it (with its default speaker)."""
+        if model not in (None, *MODEL_ALIASES):
+            return names.find_voice(self.config.voices, model), voice_id
+        if voice_id and voice_id not in names.OPENAI_VOICES and voice_id not in self.config.voice_map:
+            try:
+                return names.find_voice(self.config.voices, voice_id), None
+            except names.UnknownName:
+                pass  # a speaker of the default voice
+        return self.default_voice, voice_id
+
+    def voice_map_entries(self, voice: Voice) -> list[dict]:
+        """``/v1/audio/voices``'s mapping for ``voice``: each OpenAI voice name (and map key) and its speaker."""
+        aliases = dict.fromkeys([*names.OPENAI_VOICES, *self.config.voice_map])
+        mapped = {alias: names.find_speaker(voice, alias, self.config.voice_map) for alias in aliases}
+        return [
+            {"voice": alias, "model": voice.name, "speaker": names.speaker_name(voice.config, speaker)}
+            for alias, speaker in mapped.items()
+        ]
 
     # --- work -------------------------------------------------------------
     def admit(self) -> None:
@@ -189,7 +210,7 @@ class SpeechService:
         """Queue the synthesis of an admitted request; its audio comes on the returned job's queue."""
         voice = target.voice
         job = Job(asyncio.get_running_loop())
-        job.sample_rate = voice.config.sample_rate
+        job.sample_rate = self.output_rate(voice, request.response_format, request.sample_rate)
         options = SynthesisOptions(
             speaker=target.speaker,
             length_scale=None if request.speed is None else voice.config.length_scale / request.speed,
@@ -201,6 +222,21 @@ class SpeechService:
         self._executor.submit(self._run, job, target, request.text, options)
         return job
 
+    def output_rate(self, voice: Voice, response_format: str, asked: int | str | None = None) -> int:
+        """Hz of a ``response_format`` response: ``asked`` (a request's ``sample_rate``; ``native``: the
+        voice's), else ``pcm_rate`` for ``pcm``, else the voice's rate (WAV, FLAC, MP3 and Ogg Opus say their
+        rate themselves); then the rate the format can carry (``engines.stream_encode.carried_rate``: 48 kHz
+        for Opus from 22,050 Hz)."""
+        if asked == "native":
+            rate = voice.config.sample_rate
+        elif asked is not None:
+            rate = asked
+        elif response_format == "pcm" and self.config.pcm_rate:
+            rate = self.config.pcm_rate
+        else:
+            rate = voice.config.sample_rate
+        return carried_rate(response_format, rate)
+
     def _run(self, job: Job, target: Target, text: str, options: SynthesisOptions) -> None:
         with self._lock:
             self.counters.active += 1
@@ -209,11 +245,15 @@ class SpeechService:
             if job.cancel.is_set():
                 return
             engine = self._checkout(target)
+            resample = Resampler(target.voice.config.sample_rate, job.sample_rate)
             for chunk in engine.synthesize(text, options, job.cancel):
                 if chunk.final and not chunk.is_silence:
                     with self._lock:
                         self.counters.sentences += 1
-                job.put(np.asarray(chunk.audio, np.float32))
+                job.put(resample(np.asarray(chunk.audio, np.float32)))
+            tail = resample.finish()
+            if len(tail) and not job.cancel.is_set():
+                job.put(tail)
         except Exception as exc:  # reported to the client (an error event or a closed stream)
             job.put(exc)
         finally:

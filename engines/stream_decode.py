@@ -226,7 +226,8 @@ class BufferedDecoder:
 
 
 def decoder_for(response_format: str, pcm_rate: int):
-    """A fresh decoder for an OpenAI ``response_format``.
+    """A fresh decoder for an OpenAI ``response_format`` (or ``ogg``); a response body's format is decided by
+    ``engines.body_format.SniffingDecoder``, which calls this with the format it found.
 
     Raises:
         DecodeError: a format this client cannot decode (``aac``).
@@ -235,7 +236,7 @@ def decoder_for(response_format: str, pcm_rate: int):
         return PcmDecoder(pcm_rate)
     if response_format == "wav":
         return WavDecoder()
-    if response_format in ("flac", "mp3", "opus"):
+    if response_format in ("flac", "mp3", "opus", "ogg"):
         return BufferedDecoder(response_format)
     raise DecodeError(f"cannot decode response_format '{response_format}'; use pcm, wav, flac, mp3 or opus")
 

@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 
 from engines.base import EngineError, StreamStats, SynthesisOptions, VoiceError
+from engines.cleaning import clean_text
 from studio.dataset_cli import add_dataset_parser, cmd_dataset
 from studio.serve_cli import add_remote_arguments, add_serve_parser, cmd_serve, remote_engine
 from studio.train_cli import add_train_parser, cmd_train
@@ -40,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine", default="onnx", choices=["onnx", "torch", "remote"], help="synthesis engine (default: onnx)"
     )
     say.add_argument("--device", default="auto", help="torch engine device: auto, cpu, cuda, cuda:N")
-    say.add_argument("--speaker", help="speaker name or id (multi-speaker voices)")
+    say.add_argument("--speaker", help="speaker name or id of a multi-speaker voice (default: its default speaker)")
     say.add_argument("--length-scale", type=float, help="phoneme durations x this (> 1 is slower)")
     say.add_argument("--noise-scale", type=float, help="generator noise (0 is deterministic)")
     say.add_argument("--noise-w", type=float, help="duration noise (0 is deterministic)")
@@ -98,14 +99,18 @@ def cmd_say(args: argparse.Namespace) -> int:
     text = sys.stdin.read() if args.text == "-" else args.text
     if args.output is not None:
         audio.check_output_path(args.output)  # before any work
+    if args.engine == "remote":  # the server cleans the text and resolves the speaker
+        engine, speaker = remote_engine(args), args.speaker
+    else:
+        engine, speaker = _local_engine(args)
+        text = clean_text(text)
     options = SynthesisOptions(
-        speaker=args.speaker,
+        speaker=speaker,
         length_scale=args.length_scale,
         noise_scale=args.noise_scale,
         noise_w=args.noise_w,
         sentence_silence=args.sentence_silence,
     )
-    engine = remote_engine(args) if args.engine == "remote" else _local_engine(args)
     if args.output is None:
         from engines.playback import NoOutputDevice, output_available
 
@@ -144,21 +149,25 @@ def cmd_say(args: argparse.Namespace) -> int:
     return 0
 
 
-def _local_engine(args: argparse.Namespace):
-    from engines import registry
+def _local_engine(args: argparse.Namespace) -> tuple[object, int | None]:
+    """The engine for ``--engine``/``--voice`` and the speaker id ``--speaker`` names (``engines.names``).
+
+    Raises:
+        VoiceError: no such voice. ValueError: no such speaker of it (``UnknownName``).
+    """
+    from engines import names, registry
     from engines.ort_engine import use_shared_thread_pool
 
     use_shared_thread_pool()
     voice = registry.find_voice(args.voice)
-    if args.speaker is not None and voice.config.num_speakers <= 1:
-        print(f"voice-studio: note: {voice.name} has one speaker; --speaker is ignored", file=sys.stderr)
+    speaker = names.find_speaker(voice, args.speaker)
     if args.engine != "torch" and args.device != "auto":
         print(
             f"voice-studio: note: --device is for the torch engine; the {args.engine} engine runs on the CPU",
             file=sys.stderr,
         )
     kwargs = {"device": args.device} if args.engine == "torch" else {}
-    return registry.create_engine(args.engine, voice, **kwargs)
+    return registry.create_engine(args.engine, voice, **kwargs), speaker
 
 
 def _open_player(sample_rate: int):

@@ -3,6 +3,7 @@
 voice-studio serve                               # 127.0.0.1:5050, the embedded voice
 voice-studio serve --voice my.onnx --voice joe   # several voices; the first is the default
 voice-studio serve --host 0.0.0.0 --api-key KEY  # reachable from other machines: a key is required
+voice-studio serve --voice trio.onnx --map-voice alloy=ana --map-voice echo=2   # OpenAI voice names -> speakers
 """
 
 from __future__ import annotations
@@ -35,6 +36,19 @@ def add_serve_parser(sub) -> None:
     serve.add_argument("--workers", type=int, default=2, help="requests synthesized at once")
     serve.add_argument("--queue", type=int, default=16, help="requests that may wait; more are answered 503")
     serve.add_argument("--max-chars", type=int, default=20_000, help="longest input accepted (longer: 413)")
+    serve.add_argument(
+        "--map-voice",
+        action="append",
+        metavar="NAME=SPEAKER",
+        help="voice field NAME (e.g. OpenAI's alloy) means SPEAKER (name or id) of multi-speaker voices; "
+        "repeat for several (unmapped OpenAI voice names mean the default speaker)",
+    )
+    serve.add_argument(
+        "--pcm-rate",
+        type=_pcm_rate,
+        default=24000,
+        help="Hz of pcm responses (OpenAI's pcm is 24000); 'native' sends each voice's own rate",
+    )
     serve.add_argument("--no-warm-up", action="store_true", help="skip speaking a word with each voice at start")
 
 
@@ -54,7 +68,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if len(set(names)) != len(names):
         raise ValueError(f"two voices share a name: {', '.join(names)}")
     config = ServiceConfig(
-        voices, engines, {"torch": {"device": args.device}}, args.workers, args.queue, args.max_chars
+        voices,
+        engines,
+        {"torch": {"device": args.device}},
+        args.workers,
+        args.queue,
+        args.max_chars,
+        voice_map=voice_map(args.map_voice or []),
+        pcm_rate=args.pcm_rate,
     )
     service = SpeechService(config)
     if not args.no_warm_up:
@@ -67,6 +88,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     serve(service, args.host, args.port, args.api_key or os.environ.get(API_KEY_ENV) or None, ready)
     return 0
+
+
+def _pcm_rate(value: str) -> int | None:
+    if value == "native":
+        return None
+    if not value.isdigit() or not 8000 <= int(value) <= 96000:
+        raise argparse.ArgumentTypeError(f"'{value}': give 'native' or a rate in Hz from 8000 to 96000")
+    return int(value)
+
+
+def voice_map(items: list[str]) -> dict[str, str]:
+    """``--map-voice NAME=SPEAKER`` options as a dict.
+
+    Raises:
+        ValueError: an item without ``=`` or with an empty side, or a NAME given twice.
+    """
+    mapping: dict[str, str] = {}
+    for item in items:
+        name, _, speaker = (part.strip() for part in item.partition("="))
+        if not name or not speaker:
+            raise ValueError(f"--map-voice '{item}': expected NAME=SPEAKER, e.g. alloy=1")
+        if name in mapping:
+            raise ValueError(f"--map-voice: '{name}' is mapped twice")
+        mapping[name] = speaker
+    return mapping
 
 
 def add_remote_arguments(say: argparse.ArgumentParser) -> None:

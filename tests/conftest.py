@@ -174,6 +174,27 @@ def make_tiny_checkpoint():
     return make
 
 
+@pytest.fixture(scope="session")
+def trio_voice(tmp_path_factory) -> Path:
+    """A tiny 3-speaker voice (speakers ana, ben, cleo; 16 kHz; random weights), ``en_US-trio-low.onnx``."""
+    torch = pytest.importorskip("torch")
+    from piper.phoneme_ids import DEFAULT_PHONEME_ID_MAP
+
+    from engines.vits import Synthesizer, VitsConfig
+    from trainer.export import voice_config, write_voice
+
+    torch.manual_seed(5)
+    tiny = dict(hidden_channels=32, inter_channels=32, filter_channels=64, n_layers=2, upsample_initial_channel=32)
+    model = Synthesizer(VitsConfig.preset("low", num_symbols=256, num_speakers=3, **tiny)).eval()
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.05)
+    id_map = {k: list(v) for k, v in DEFAULT_PHONEME_ID_MAP.items()}
+    config = voice_config(model, id_map, 16000, speaker_id_map={"ana": 0, "ben": 1, "cleo": 2})
+    path, _ = write_voice(model, tmp_path_factory.mktemp("trio") / "en_US-trio-low.onnx", config)
+    return path
+
+
 def piper_synthesizer(config):
     """piper-tts's own SynthesizerTrn with the same hyperparameters (the reference)."""
     from piper.train.vits.models import SynthesizerTrn

@@ -127,11 +127,38 @@ def test_say_writes_flac_and_ogg(tmp_path):
         assert soundfile.info(str(tmp_path / name)).format == fmt
 
 
-def test_speaker_on_a_single_speaker_voice_is_noted(tmp_path):
-    """--speaker with a one-speaker voice says it is ignored."""
+def test_speaker_and_voice_names_resolve_as_on_the_server(tmp_path):
+    """--speaker 3 on a one-speaker voice is refused as the server refuses voice "3"; --voice joe --speaker alloy
+    (Piper's short name, an OpenAI voice name) speaks the default speaker, as the server does."""
     result = run_cli("say", "Hi.", "--speaker", "3", "-o", str(tmp_path / "s.wav"), "--quiet")
+    assert result.returncode == 2 and "unknown speaker '3' for en_US-joe-medium" in result.stderr
+    assert "Traceback" not in result.stderr
+    result = run_cli("say", "Hi.", "--voice", "joe", "--speaker", "alloy", "-o", str(tmp_path / "a.wav"), "--quiet")
     assert result.returncode == 0, result.stderr
-    assert "--speaker is ignored" in result.stderr
+    assert soundfile.info(str(tmp_path / "a.wav")).duration > 0.3
+
+
+def _say_noise_free(path, text: str, stdin: str | None = None) -> np.ndarray:
+    result = run_cli("say", text, "-o", str(path), "--quiet", "--noise-scale", "0", "--noise-w", "0", stdin=stdin)
+    assert result.returncode == 0, result.stderr
+    return soundfile.read(str(path), dtype="float32")[0]
+
+
+def test_say_cleans_text_as_the_server_does(tmp_path, engine):
+    """say "She isn&#x27;t here." is said as "She isn't here." (about 1 s, not the entity read aloud); from stdin,
+    entities, a newline and an emoji are cleaned by the same rule (engines.cleaning.clean_text)."""
+    from engines.base import SynthesisOptions
+    from engines.cleaning import clean_text
+
+    entity = _say_noise_free(tmp_path / "entity.wav", "She isn&#x27;t here.")
+    plain = _say_noise_free(tmp_path / "plain.wav", "She isn't here.")
+    assert np.array_equal(entity, plain) and len(entity) / 22050 < 1.6
+    typed = "Tom &amp; Jerry\n\U0001f600 agree &lt;3"
+    piped = _say_noise_free(tmp_path / "piped.wav", "-", stdin=typed)
+    assert clean_text(typed) == "Tom & Jerry agree <3"
+    options = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
+    local = np.concatenate([c.audio for c in engine.synthesize("Tom & Jerry agree <3", options)])
+    assert len(piped) == len(local) and np.abs(piped - local).max() < 2 / 32768
 
 
 def test_gui_without_a_display_says_so():

@@ -137,6 +137,21 @@ def test_punctuation_only_text_says_so(page, qtbot):
     assert "no speakable words" in page.notice.text()
 
 
+def test_typed_entities_are_spoken_as_say_and_the_server_speak_them(page, qtbot, engine):
+    """Typed on the Synthesize page, "She isn&#x27;t here." is the line "She isn't here." (same samples at
+    noise 0); the history keeps what was typed."""
+    page.noise_scale.set_value(0.0)
+    page.noise_w.set_value(0.0)
+    options = page.options()
+    try:
+        _speak_and_wait(page, qtbot, "She isn&#x27;t here.")
+    finally:
+        page.reset_button.click()
+    plain = np.concatenate([c.audio for c in engine.synthesize("She isn't here.", options)])
+    assert page.last_line.text == "She isn&#x27;t here."
+    assert len(page.last_line.audio) == len(plain) and np.abs(page.last_line.audio - plain).max() < 1e-4
+
+
 def test_sliders_reach_the_engine(page, qtbot):
     """The speed slider sets length_scale; noise sliders set noise_scale and noise_w."""
     page.speed.set_value(1.5)

@@ -9,6 +9,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from engines.audio import rms_db
+from engines.base import SynthesisOptions
+from engines.http_engine import RemoteEngine
 from engines.playback import BLOCK
 
 pytestmark = pytest.mark.gui
@@ -83,3 +85,30 @@ def test_remote_fields_are_saved_without_the_key(page, tmp_path):
     (tmp_path / "old.json").write_text(json.dumps({"version": 1, "voices": ["/x/a.onnx"], "last_voice": None}))
     old = Settings.load(tmp_path / "old.json")
     assert old.voices == ["/x/a.onnx"] and old.remote == {}
+
+
+def test_a_hidden_local_speaker_is_not_sent_as_the_remote_voice(qtbot, speech_server, trio_voice):
+    """A 3-speaker local voice with speaker "cleo" picked, then the remote engine with voice "default": the
+    line is the server's "default" (the hidden picker's "cleo" was sent as the voice: 404 from this server)."""
+    from studio.pages.synthesize import SynthesizePage
+
+    saved = {"url": speech_server.url, "model": "tts-1", "voice": "default", "response_format": "pcm"}
+    page = SynthesizePage(extra_voices=[str(trio_voice)], remote=saved)
+    qtbot.addWidget(page)
+    page.voice_box.setCurrentIndex(page.voice_names().index("en_US-trio-low"))
+    page.speaker_box.setCurrentText("cleo")
+    page.engine_box.setCurrentIndex(page.engine_box.findData("remote"))
+    assert not page.speaker_box.isVisibleTo(page) and page.remote_panel.voice.currentText() == "default"
+    with qtbot.waitSignal(page.remote_panel.tested, timeout=10_000):
+        page.remote_panel.test()
+    page.noise_scale.set_value(0.0)
+    page.noise_w.set_value(0.0)
+    text = "The voice chosen for the server."
+    page.text_edit.setPlainText(text)
+    page.speak()
+    qtbot.waitUntil(lambda: not page.is_speaking(), timeout=30_000)
+    assert page.notice.text() == "" and page.last_line is not None, page.notice.text()
+    assert page.last_line.voice == "en_US-joe-medium/default"
+    options = SynthesisOptions(length_scale=page.options().length_scale, noise_scale=0.0, noise_w=0.0)
+    direct = np.concatenate([c.audio for c in RemoteEngine(page.remote_panel.settings()).synthesize(text, options)])
+    assert np.array_equal(page.last_line.audio, direct)

@@ -30,7 +30,9 @@ from PySide6.QtWidgets import (
 
 import assets
 from engines import audio as audio_ops
+from engines import names
 from engines.base import AudioChunk, StreamStats, SynthesisOptions
+from engines.cleaning import clean_text
 from engines.voice import Voice
 from studio.speaking import Line, Speaking, replay_and_wait, speak_and_play
 from studio.widgets.engine_picker import EnginePicker
@@ -185,8 +187,10 @@ class SynthesizePage(QWidget):
         self.settings.set_defaults(voice.config)
 
     def options(self) -> SynthesisOptions:
-        """The request options from the sliders and speaker picker."""
-        speaker = self.speaker_box.currentText() if self.voice.config.num_speakers > 1 else None
+        """The request options from the sliders and the speaker picker (a local voice's; a remote server's
+        speaker is the remote panel's voice)."""
+        local = self.engine_kind() != "remote"
+        speaker = names.find_speaker(self.voice, self.speaker_box.currentText()) if local else None
         length_scale, noise_scale, noise_w = self.settings.values()
         return SynthesisOptions(speaker=speaker, length_scale=length_scale, noise_scale=noise_scale, noise_w=noise_w)
 
@@ -241,12 +245,13 @@ class SynthesizePage(QWidget):
         except ValueError as exc:
             self.remote_panel.show_error(str(exc))
             return None
+        spoken = text if self.engine_kind() == "remote" else clean_text(text)  # a server cleans its own input
         speaking = self._speaking = Speaking()
         self._line_audio, self._stats, self._line_rate = [], StreamStats(), 0
         self.waveform.clear_audio(voice.sample_rate)
         self.show_notice("")
         self.status.setText("Speaking…")
-        task = Task(lambda cancel: speak_and_play(make_engine(), text, options, speaking, cancel), self)
+        task = Task(lambda cancel: speak_and_play(make_engine(), spoken, options, speaking, cancel), self)
         task.partial.connect(lambda item: self._on_partial(item) if speaking is self._speaking else None)
         task.failed.connect(lambda exc: self._on_failed(exc) if speaking is self._speaking else None)
         task.ended.connect(lambda: self._on_ended(speaking, text, name))

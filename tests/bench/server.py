@@ -92,7 +92,9 @@ def main() -> None:
     try:
         sides = {
             "in-process": lambda: OnnxEngine(voice),
-            "server": lambda: RemoteEngine(RemoteSettings(url=url, model=voice.name, voice="default")),
+            "server": lambda: RemoteEngine(
+                RemoteSettings(url=url, model=voice.name, voice="default", extra={"sample_rate": "native"})
+            ),
         }
         for make in sides.values():  # warm up: first loads and connections
             run_streams(make, 1, 1)
