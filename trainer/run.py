@@ -109,7 +109,11 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
     config = preset(
         options.preset, voice["num_symbols"], num_speakers, sample_rate=cache.settings.sample_rate, **overrides
     )
-    config = fit_to_start(options.start, config, cache)
+    config, conversions = fit_to_start(
+        options.start, config, cache, preset_name=options.preset, dataset_label=str(options.dataset)
+    )
+    for note in conversions:
+        print(f"converting the start: {note}", file=echo)
     document = {
         "version": RUN_VERSION,
         "cache": str(cache_dir.resolve()),
@@ -120,6 +124,7 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
         "devices": options.devices,
         "precision": options.precision,
         "config": config.to_dict(),
+        "conversions": conversions,
     }
     write_text(out / "config.json", json.dumps(voice, ensure_ascii=False, indent=2))
     write_text(out / "training.json", json.dumps(document, indent=2))
@@ -213,10 +218,12 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
     notes = [f"{len(data.skipped)} utterances shorter than a training segment left out"] if data.skipped else []
     kind, start_path = resolve_start(document["start"])
     phonemizer = Phonemizer(load_config(run_dir / "config.json"))
+    if not resume:
+        notes += [f"converting the start: {note}" for note in document.get("conversions", [])]
     if not resume and kind == "ckpt":
         notes += load_start(system, start_path)
     if not resume and kind == "onnx":
-        recover_onnx_start(system, start_path, data, phonemizer, log if _rank_zero() else None, accelerator)
+        notes += recover_onnx_start(system, start_path, data, phonemizer, log if _rank_zero() else None, accelerator)
     for message in notes if _rank_zero() else []:
         log.emit("warning", message=message)
     timing, writer = Timing(), CheckpointWriter()
