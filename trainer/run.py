@@ -116,6 +116,7 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
         print(f"converting the start: {note}", file=echo)
     document = {
         "version": RUN_VERSION,
+        "dataset": str(Path(options.dataset).resolve()),
         "cache": str(cache_dir.resolve()),
         "start": options.start,
         "preset": options.preset,
