@@ -109,3 +109,14 @@ def test_multi_speaker_start_on_one_speaker_and_other_symbols_are_refused(three_
     with pytest.raises(RunError, match="symbols.ckpt has 100 symbols, but .*piper-data's voice map has 256"):
         create_run(RunOptions(three_speakers, tmp_path / "b", start=str(symbols), preset="test"))
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_train_page_setup_shows_the_conversion(three_speakers, tmp_path, qtbot):
+    """The Train page's findings list the pre-flight's conversion as its own line."""
+    from studio.widgets.train_setup import TrainSetup
+
+    start, _ = write_start(tmp_path / "single.ckpt")
+    setup = TrainSetup()
+    qtbot.addWidget(setup)
+    setup.show_findings(preflight(TrainRequest(three_speakers, str(start), "test", 1, "cpu", tmp_path / "run")))
+    assert "Conversion: single.ckpt has one speaker, " in setup.findings.text()
