@@ -45,20 +45,14 @@ def resume_settings(
     Returns:
         one line per applied change, e.g. ``resuming with --device cpu (was auto)``.
     Raises:
-        RunError: settings that differ from the run's, each named with the run's value (nothing is
-            changed then), or an epoch count the run has done already.
+        RunError: not a run, nothing to resume yet, settings that differ from the run's (each named
+            with the run's value; nothing is changed then), or an epoch count the run has done already.
     """
     run_dir = Path(run_dir)
     document = _read_run(run_dir)
-    own = {
-        "dataset": document.get("dataset"),
-        "out": str(run_dir),
-        "start": document["start"],
-        "preset": document["preset"],
-        "batch_size": document["config"].get("batch_size") or "auto",
-        "devices": document.get("devices", 1),
-        "precision": document.get("precision", "auto"),
-    }
+    if not (run_dir / "last.ckpt").exists():
+        raise RunError(f"{run_dir}: nothing to resume yet (no last.ckpt)")
+    own = _run_values(run_dir, document)
     refused = [
         f"{RESUME_FLAGS[key]} {value} (the run's: {own[key]})"
         for key, value in given.items()
@@ -70,11 +64,29 @@ def resume_settings(
             f"{'; '.join(refused)}. Leave them out (--epochs, --device and --workers apply on a resume), "
             "or start a new run with --out"
         )
+    return _apply(run_dir, document, epochs, {"device": device, "workers": workers})
+
+
+def _run_values(run_dir: Path, document: dict) -> dict:
+    """The run's own value of each setting a resume refuses to change."""
+    return {
+        "dataset": document.get("dataset"),
+        "out": str(run_dir),
+        "start": document["start"],
+        "preset": document["preset"],
+        "batch_size": document["config"].get("batch_size") or "auto",
+        "devices": document.get("devices", 1),
+        "precision": document.get("precision", "auto"),
+    }
+
+
+def _apply(run_dir: Path, document: dict, epochs: int | None, settings: dict) -> list[str]:
+    """Write the new epoch count and the changed ``device``/``workers`` into ``training.json``; say each."""
     messages = []
     if epochs is not None and epochs != document["config"]["epochs"]:
         extend_run(run_dir, epochs)
         messages.append(f"resuming to {epochs} epochs (was {document['config']['epochs']})")
-    changes = {k: v for k, v in (("device", device), ("workers", workers)) if v is not None and v != document.get(k)}
+    changes = {k: v for k, v in settings.items() if v is not None and v != document.get(k)}
     if changes:
         document = _read_run(run_dir)
         messages += [f"resuming with {RESUME_FLAGS[k]} {v} (was {document.get(k)})" for k, v in changes.items()]

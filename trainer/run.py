@@ -11,8 +11,10 @@ Run folder layout::
     previews/           preview lines per epoch
 
 A run starts from scratch, a Piper ``.ckpt`` or a Piper ONNX voice
-(``trainer.starts``), or resumes exactly from ``last.ckpt``. With a start voice or
-checkpoint, the generator's size is the start's; the preset sets the rest.
+(``trainer.starts``), or resumes exactly from ``last.ckpt`` (``trainer.resume``: what a
+resume may change). With a start voice or checkpoint, the generator's size is the
+start's and its speakers the dataset's (``trainer.start_shape``: the conversions, kept
+in ``training.json`` and emitted as warnings when training starts); the preset sets the rest.
 """
 
 from __future__ import annotations
@@ -112,8 +114,6 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
     config, conversions = fit_to_start(
         options.start, config, cache, preset_name=options.preset, dataset_label=str(options.dataset)
     )
-    for note in conversions:
-        print(f"converting the start: {note}", file=echo)
     document = {
         "version": RUN_VERSION,
         "dataset": str(Path(options.dataset).resolve()),
