@@ -111,12 +111,15 @@ def test_multi_speaker_start_on_one_speaker_and_other_symbols_are_refused(three_
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 
 
-def test_train_page_setup_shows_the_conversion(three_speakers, tmp_path, qtbot):
-    """The Train page's findings list the pre-flight's conversion as its own line."""
+def test_train_page_setup_shows_the_conversions(three_speakers, tmp_path, qtbot):
+    """The Train page's findings list each conversion on its own line: joe (one speaker, medium size) on
+    three speakers with the test preset becomes a 3-speaker generator of joe's size."""
     from studio.widgets.train_setup import TrainSetup
 
-    start, _ = write_start(tmp_path / "single.ckpt")
     setup = TrainSetup()
     qtbot.addWidget(setup)
-    setup.show_findings(preflight(TrainRequest(three_speakers, str(start), "test", 1, "cpu", tmp_path / "run")))
-    assert "Conversion: single.ckpt has one speaker, " in setup.findings.text()
+    setup.show_findings(preflight(TrainRequest(three_speakers, "joe", "test", 1, "cpu", tmp_path / "run")))
+    text = setup.findings.text()
+    assert "Conversion: en_US-joe-medium.onnx has one speaker, " in text and "has 3 (alice, bob, carol)" in text
+    assert "Conversion: the generator keeps en_US-joe-medium.onnx's size, not the test preset's: " in text
+    assert "hidden_channels 192 (preset: 16)" in text

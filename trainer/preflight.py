@@ -166,7 +166,8 @@ def _clip_findings(summary: DatasetSummary, rate: int, who: str) -> list[Finding
 def _shape_findings(request: TrainRequest, summary: DatasetSummary) -> list[Finding]:
     """Speakers, symbols and rate of the start against the dataset's: conversions, or an error naming both."""
     from engines.base import VoiceError
-    from trainer.start_shape import check_fit, data_shape, start_shape
+    from trainer.presets import preset
+    from trainer.start_shape import check_fit, data_shape, size_notes, start_shape
     from trainer.starts import RunError
 
     try:
@@ -175,7 +176,10 @@ def _shape_findings(request: TrainRequest, summary: DatasetSummary) -> list[Find
             return []
         voice_config = summary.voice_config or _default_voice_config()
         data = data_shape(str(request.dataset), summary.speakers, voice_config)  # rates: _clip_findings
-        return [Finding("conversion", note) for note in check_fit(start, data)]
+        notes = check_fit(start, data)
+        if start.model is not None:
+            notes += size_notes(start.label, start.model, preset(request.preset).model, request.preset)
+        return [Finding("conversion", note) for note in notes]
     except (RunError, VoiceError) as exc:
         return [Finding("error", f"The starting voice does not fit the dataset: {exc}")]
 

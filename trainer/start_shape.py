@@ -21,6 +21,7 @@ run echoes and records them) or raises :class:`RunError` naming both sides.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from trainer.starts import RunError
 
@@ -32,8 +33,9 @@ SIZE_FIELDS = ("hidden_channels", "inter_channels", "filter_channels", "n_layers
 @dataclass(frozen=True, kw_only=True)
 class StartShape:
     """What a start point speaks: ``label`` (its file name), ``sample_rate`` (Hz), ``num_symbols``,
-    ``num_speakers``, ``speakers`` (names, ONNX voices only) and the digest of its ``phoneme_id_map``
-    (``None`` for a ``.ckpt``, which holds no map)."""
+    ``num_speakers``, ``speakers`` (names, ONNX voices only), the digest of its ``phoneme_id_map``
+    (``None`` for a ``.ckpt``, which holds no map) and ``model``, its generator's ``VitsConfig`` (for an
+    ONNX voice, its quality's preset, read without the graph; ``None`` when it names no quality)."""
 
     label: str
     sample_rate: int
@@ -41,6 +43,7 @@ class StartShape:
     num_speakers: int
     speakers: list[str] = field(default_factory=list)
     map_digest: str | None = None
+    model: Any = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,10 +78,15 @@ def start_shape(start: str) -> StartShape | None:
         checkpoint = read_checkpoint(path)
         c = checkpoint.config
         return StartShape(
-            label=path.name, sample_rate=checkpoint.sample_rate, num_symbols=c.num_symbols, num_speakers=c.num_speakers
+            label=path.name,
+            sample_rate=checkpoint.sample_rate,
+            num_symbols=c.num_symbols,
+            num_speakers=c.num_speakers,
+            model=c,
         )
     voice = start_voice(start)
     c = voice.config
+    quality = c.raw.get("audio", {}).get("quality")
     return StartShape(
         label=path.name,
         sample_rate=c.sample_rate,
@@ -86,7 +94,18 @@ def start_shape(start: str) -> StartShape | None:
         num_speakers=c.num_speakers,
         speakers=list(c.speaker_id_map),
         map_digest=map_digest(c.phoneme_id_map),
+        model=_quality_model(quality),
     )
+
+
+def _quality_model(quality: str | None):
+    """Piper's ``VitsConfig`` for a voice's quality name, or ``None``."""
+    from engines.vits.config import VitsConfig
+
+    try:
+        return VitsConfig.preset(quality) if quality else None
+    except ValueError:
+        return None
 
 
 def data_shape(label: str, speakers: list[str], voice_config: str, sample_rate: int | None = None) -> DataShape:
