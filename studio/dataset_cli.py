@@ -125,8 +125,14 @@ def _confirm(project, args) -> int:
 
     ids = args.ids or [c.id for c in project.clips.values() if not c.reviewed]
     done = confirm(project, ids)
+    for clip_id in args.ids:
+        if clip_id not in done:
+            why = "already confirmed" if project.clips[clip_id].reviewed else "no transcript to confirm"
+            print(f"not confirmed {clip_id}: {why}", file=sys.stderr)
+    if not ids:
+        print(f"{project.folder}: no draft transcript to confirm", file=sys.stderr)
     print(f"confirmed {len(done)} transcripts", file=sys.stderr)
-    return 0
+    return 0 if done else 1
 
 
 def _text(project, args) -> int:

@@ -43,7 +43,7 @@ def test_dataset_export_of_only_too_short_clips_fails_and_writes_nothing(short_c
 
 def test_dataset_cache_and_fix_that_would_do_nothing_are_refused(short_clips, tmp_path, capsys):
     """Siblings: a cache of no clip (same reason, no folder), a fix with no fix chosen, a --rate nothing
-    resamples: exit 2 naming why; the curated copies are untouched."""
+    resamples: exit 2 naming why; the curated copies are untouched; a confirm with no draft exits 1 saying so."""
     before = {p.name: p.read_bytes() for p in (short_clips.folder / "clips").iterdir()}
     assert main(["dataset", "cache", str(short_clips.folder), "--out", str(tmp_path / "cache")]) == 2
     assert "all 5 clips are too short for a training segment" in capsys.readouterr().err
@@ -53,6 +53,8 @@ def test_dataset_cache_and_fix_that_would_do_nothing_are_refused(short_clips, tm
     assert main(["dataset", "fix", str(short_clips.folder), "--trim", "--rate", "16000"]) == 2
     assert "--rate applies only with --resample or --all" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in (short_clips.folder / "clips").iterdir()} == before
+    assert main(["dataset", "confirm", str(short_clips.folder)]) == 1  # its transcripts came from metadata.csv
+    assert "no draft transcript to confirm" in capsys.readouterr().err
 
 
 def test_resume_refuses_options_it_cannot_apply_and_names_the_ones_it_does(tmp_path, capsys):
