@@ -98,13 +98,21 @@ def test_conversion_copies_every_shared_weight_and_leaves_speaker_layers_fresh(t
 
 def test_multi_speaker_start_on_one_speaker_and_other_symbols_are_refused(three_speakers, tmp_path):
     """A 2-speaker start on a dataset of one unnamed speaker, and a start with 100 symbols on a 256-symbol
-    voice map: refused before training (no run folder left), naming both sides; the pre-flight says so too."""
+    voice map: refused before training (no run folder left), naming both sides; the pre-flight says so too.
+    The 2-speaker start on three speakers converts: its conditioning width kept, a new emb_g."""
     single = target_voice_slice(tmp_path / "single-data", 4)
     two, _ = write_start(tmp_path / "two.ckpt", num_speakers=2)
     with pytest.raises(RunError, match="two.ckpt has 2 speakers but .*single-data has one unnamed speaker"):
         create_run(RunOptions(single, tmp_path / "a", start=str(two), preset="test"))
     findings = preflight(TrainRequest(single, str(two), "test", 1, "cpu", tmp_path / "a"))
     assert findings[0].blocking and "two.ckpt has 2 speakers" in findings[0].message
+    run = create_run(RunOptions(three_speakers, tmp_path / "c", start=str(two), preset="test"))
+    document = json.loads((run / "training.json").read_text())
+    assert (document["config"]["model"]["num_speakers"], document["config"]["model"]["gin_channels"]) == (3, 16)
+    assert (
+        document["conversions"][0].startswith("two.ckpt has 2 speakers, ")
+        and "emb_g) starts fresh" in (document["conversions"][0])
+    )
     symbols, _ = write_start(tmp_path / "symbols.ckpt", num_symbols=100)
     with pytest.raises(RunError, match="symbols.ckpt has 100 symbols, but .*piper-data's voice map has 256"):
         create_run(RunOptions(three_speakers, tmp_path / "b", start=str(symbols), preset="test"))
