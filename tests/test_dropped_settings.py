@@ -63,19 +63,18 @@ def test_resume_refuses_options_it_cannot_apply_and_names_the_ones_it_does(tmp_p
     equal to the run's own passes."""
     pytest.importorskip("torch")
     from trainer import events
-    from trainer.run import RunOptions, create_run, fit
 
-    data = target_voice_slice(tmp_path / "data", 8)
-    run = create_run(RunOptions(data, tmp_path / "run", preset="test", epochs=1, batch_size=2))
-    fit(run)
-    before = (run / "training.json").read_text()
-    resume = ["train", "--resume", str(run), "--epochs", "2"]
-    assert main([*resume, "--batch-size", "4", "--preset", "medium"]) == 2
-    error = capsys.readouterr().err
-    assert "--batch-size 4 (the run's: 2)" in error and "--preset medium (the run's: test)" in error
-    assert (run / "training.json").read_text() == before
+    data, run = target_voice_slice(tmp_path / "data", 8), tmp_path / "run"
     handler = signal.getsignal(signal.SIGINT)
     try:
+        new = ["train", "--dataset", str(data), "--out", str(run), "--preset", "test", "--epochs", "1"]
+        assert main([*new, "--batch-size", "2"]) == 0
+        before = (run / "training.json").read_text()
+        resume = ["train", "--resume", str(run), "--epochs", "2"]
+        assert main([*resume, "--batch-size", "4", "--preset", "medium"]) == 2
+        error = capsys.readouterr().err
+        assert "--batch-size 4 (the run's: 2)" in error and "--preset medium (the run's: test)" in error
+        assert (run / "training.json").read_text() == before
         assert main([*resume, "--device", "cpu", "--preset", "test"]) == 0
     finally:
         signal.signal(signal.SIGINT, handler)  # train installs its gentle Ctrl+C handler
