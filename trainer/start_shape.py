@@ -20,7 +20,7 @@ run echoes and records them) or raises :class:`RunError` naming both sides.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from trainer.starts import RunError
@@ -33,7 +33,7 @@ SIZE_FIELDS = ("hidden_channels", "inter_channels", "filter_channels", "n_layers
 @dataclass(frozen=True, kw_only=True)
 class StartShape:
     """What a start point speaks: ``label`` (its file name), ``sample_rate`` (Hz), ``num_symbols``,
-    ``num_speakers``, ``speakers`` (names, ONNX voices only), the digest of its ``phoneme_id_map``
+    ``num_speakers``, the digest of its ``phoneme_id_map``
     (``None`` for a ``.ckpt``, which holds no map) and ``model``, its generator's ``VitsConfig`` (for an
     ONNX voice, its quality's preset, read without the graph; ``None`` when it names no quality)."""
 
@@ -41,7 +41,6 @@ class StartShape:
     sample_rate: int
     num_symbols: int
     num_speakers: int
-    speakers: list[str] = field(default_factory=list)
     map_digest: str | None = None
     model: Any = None
 
@@ -92,7 +91,6 @@ def start_shape(start: str) -> StartShape | None:
         sample_rate=c.sample_rate,
         num_symbols=c.num_symbols,
         num_speakers=c.num_speakers,
-        speakers=list(c.speaker_id_map),
         map_digest=map_digest(c.phoneme_id_map),
         model=_quality_model(quality),
     )
