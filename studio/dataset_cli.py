@@ -38,7 +38,7 @@ def add_dataset_parser(sub) -> None:
     fix.add_argument("--trim", action="store_true", help="trim leading and trailing silence (keeps a margin)")
     fix.add_argument("--normalize", action="store_true", help="normalize loudness to -23 LUFS, peaks <= -1 dBFS")
     fix.add_argument("--resample", action="store_true", help="resample to --rate")
-    fix.add_argument("--rate", type=int, default=22050, help="target sample rate (Hz)")
+    fix.add_argument("--rate", type=int, help="target sample rate of --resample and --all (Hz; default 22050)")
     rep = dsub.add_parser("report", help="health report of a project (Markdown, or HTML for a .html file)")
     rep.add_argument("project", type=Path)
     rep.add_argument("-o", "--output", type=Path, help="write the report to this file (.md or .html)")
@@ -143,8 +143,14 @@ def _confirm(project, args) -> int:
 
     ids = args.ids or [c.id for c in project.clips.values() if not c.reviewed]
     done = confirm(project, ids)
+    for clip_id in args.ids:
+        if clip_id not in done:
+            why = "already confirmed" if project.clips[clip_id].reviewed else "no transcript to confirm"
+            print(f"not confirmed {clip_id}: {why}", file=sys.stderr)
+    if not ids:
+        print(f"{project.folder}: no draft transcript to confirm", file=sys.stderr)
     print(f"confirmed {len(done)} transcripts", file=sys.stderr)
-    return 0
+    return 0 if done else 1
 
 
 def _text(project, args) -> int:
@@ -158,8 +164,18 @@ def _text(project, args) -> int:
 
 
 def _fix(project, args) -> int:
+    """Apply the chosen fixes; a command that chose none, a --rate nothing resamples, or a project with no
+    clip to fix is refused (nothing would be done)."""
+    resample = args.all or args.resample
+    if not (resample or args.trim or args.normalize):
+        raise ValueError("dataset fix: choose what to fix: --all, --trim, --normalize or --resample")
+    if args.rate is not None and not resample:
+        raise ValueError("dataset fix: --rate applies only with --resample or --all")
+    ok = [c.id for c in project.clips.values() if c.status == "ok"]
+    if not ok:
+        raise ValueError(f"{project.folder}: no clip to fix: its {len(project.clips)} clips are unreadable or excluded")
     fixed = project.apply_fixes(
-        resample_to=args.rate if (args.all or args.resample) else None,
+        resample_to=(args.rate or 22050) if resample else None,
         trim=args.all or args.trim,
         normalize=args.all or args.normalize,
     )

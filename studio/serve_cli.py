@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 API_KEY_ENV = "VOICE_STUDIO_API_KEY"
 """Environment variable read for ``--api-key`` (keeps the key out of the process list)."""
@@ -59,6 +60,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from engines.speech_service import ServiceConfig, SpeechService
 
     engines = tuple(dict.fromkeys(args.engine or ["onnx"]))
+    if "torch" not in engines and args.device != "auto":  # as `say` does: a setting not applied is said
+        note = f"voice-studio: note: --device is for the torch engine; {', '.join(engines)} runs on the CPU"
+        print(note, file=sys.stderr)
     if "onnx" in engines:
         from engines.ort_engine import use_shared_thread_pool
 

@@ -3,15 +3,18 @@
 :func:`preflight` looks at what the Train page is about to start and returns
 findings: errors block the start (no clips, a start voice that cannot be read,
 a requested GPU that is missing, too little disk for the checkpoints the run
-will keep), warnings inform (few clips, clips the trainer will leave out, clips
-at another sample rate than the start voice, with the fix: resample).
+will keep, a start voice whose speakers, symbols or rate cannot fit the dataset),
+warnings inform (few clips, clips the trainer will leave out, clips at another
+sample rate than the start voice, with the fix: resample), conversions say how
+the start is made to fit (a single-speaker start on a multi-speaker dataset:
+``trainer.start_shape``).
 """
 
 from __future__ import annotations
 
 import shutil
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 MIN_CLIPS = 2
@@ -26,7 +29,8 @@ BYTES_PER_TENSOR = 340
 
 @dataclass(frozen=True)
 class Finding:
-    """One pre-flight result. ``fix`` names an action the page offers (``resample`` to ``fix_rate`` Hz)."""
+    """One pre-flight result: ``level`` is ``error``, ``warning`` or ``conversion`` (how the start is made to
+    fit the dataset). ``fix`` names an action the page offers (``resample`` to ``fix_rate`` Hz)."""
 
     level: str
     message: str
@@ -53,13 +57,16 @@ class TrainRequest:
 
 @dataclass
 class DatasetSummary:
-    """Usable clips, their sample rates (Hz -> count), seconds of audio, and why others are left out."""
+    """Usable clips, their sample rates (Hz -> count), seconds of audio, why others are left out, the
+    speakers' names (empty for one unnamed speaker) and the voice config whose map builds its phoneme_ids."""
 
     kind: str
     clips: int
     rates: Counter
     seconds: float
     skipped: Counter
+    speakers: list[str] = field(default_factory=list)
+    voice_config: str | None = None
 
 
 def preflight(request: TrainRequest) -> list[Finding]:
@@ -76,6 +83,7 @@ def preflight(request: TrainRequest) -> list[Finding]:
     except ValueError as exc:
         return [Finding("error", str(exc))]
     findings += _clip_findings(summary, rate, "the starting voice" if request.start != "scratch" else "training")
+    findings += _shape_findings(request, summary)
     findings += _device_findings(request.device)
     findings += _disk_findings(request, summary, rate)
     return sorted(findings, key=lambda f: not f.blocking)
@@ -94,20 +102,26 @@ def summarize(dataset: Path) -> DatasetSummary:
         cache = PreprocessedCache(dataset)
         rate = cache.settings.sample_rate
         seconds = sum(u.audio[1] for u in cache.utterances) / rate
+        count = len(cache.utterances)
         return DatasetSummary(
-            "cache", len(cache.utterances), Counter({rate: len(cache.utterances)}), seconds, Counter()
+            "cache", count, Counter({rate: count}), seconds, Counter(), cache.speakers, cache.voice_config
         )
     if (dataset / "manifest.json").is_file():
         from trainer.dataset.export import selection
         from trainer.dataset.project import DatasetProject
 
-        chosen, skipped = selection(DatasetProject(dataset))
+        project = DatasetProject(dataset)
+        chosen, skipped = selection(project)
         rates = Counter(c.analysis.get("sample_rate") for c in chosen if c.analysis)
         seconds = sum(float(c.analysis.get("duration_s") or 0) for c in chosen if c.analysis)
-        return DatasetSummary("project", len(chosen), rates, seconds, Counter(_reason(r) for r in skipped.values()))
+        reasons = Counter(_reason(r) for r in skipped.values())
+        speakers = sorted({c.speaker for c in chosen if c.speaker})
+        return DatasetSummary("project", len(chosen), rates, seconds, reasons, speakers, project.target_config)
     if (dataset / "metadata.csv").is_file():
-        rows = [r for r in (dataset / "metadata.csv").read_text(encoding="utf-8-sig").splitlines() if r.strip()]
-        return DatasetSummary("piper", len(rows), Counter(), 0.0, Counter())
+        from trainer.dataset.metadata import read_metadata
+
+        metadata = read_metadata(dataset / "metadata.csv")
+        return DatasetSummary("piper", len(metadata.entries), Counter(), 0.0, Counter(), sorted(metadata.speakers))
     raise ValueError(f"{dataset}: not a dataset (a project, a training cache, or a folder with metadata.csv)")
 
 
@@ -147,6 +161,34 @@ def _clip_findings(summary: DatasetSummary, rate: int, who: str) -> list[Finding
             )
         )
     return findings
+
+
+def _shape_findings(request: TrainRequest, summary: DatasetSummary) -> list[Finding]:
+    """Speakers, symbols and rate of the start against the dataset's: conversions, or an error naming both."""
+    from engines.base import VoiceError
+    from trainer.presets import preset
+    from trainer.start_shape import check_fit, data_shape, size_notes, start_shape
+    from trainer.starts import RunError
+
+    try:
+        start = start_shape(request.start)
+        if start is None:
+            return []
+        voice_config = summary.voice_config or _default_voice_config()
+        data = data_shape(str(request.dataset), summary.speakers, voice_config)  # rates: _clip_findings
+        notes = check_fit(start, data)
+        if start.model is not None:
+            notes += size_notes(start.label, start.model, preset(request.preset).model, request.preset)
+        return [Finding("conversion", note) for note in notes]
+    except (RunError, VoiceError) as exc:
+        return [Finding("error", f"The starting voice does not fit the dataset: {exc}")]
+
+
+def _default_voice_config() -> str:
+    """The voice config a Piper folder's clips are imported with (the embedded voice's)."""
+    from engines.registry import default_voice
+
+    return str(default_voice().config.path)
 
 
 def _device_findings(device: str) -> list[Finding]:

@@ -81,11 +81,12 @@ def build_cache(
     Returns:
         ``out_dir``.
     Raises:
-        ValueError: no clip is trainable (the health report says why), or PyTorch is missing.
+        ValueError: no clip is trainable (``trainer.dataset.export.NothingToTrain``, saying why), or PyTorch
+            is missing.
     """
     import importlib.util
 
-    from trainer.dataset.export import trainable
+    from trainer.dataset.export import nothing_to_train, trainable
 
     if importlib.util.find_spec("torch") is None:
         raise ValueError("building the training cache needs PyTorch: pip install torch")
@@ -93,7 +94,7 @@ def build_cache(
     out = Path(out_dir)
     clips = trainable(project)
     if not clips:
-        raise ValueError(f"{project.folder}: no clip can be trained on; see the dataset report")
+        raise nothing_to_train(project)
     work = [(str(project.clip_path(c.id)), c.text, project.target_config, settings) for c in clips]
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))

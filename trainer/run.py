@@ -11,8 +11,10 @@ Run folder layout::
     previews/           preview lines per epoch
 
 A run starts from scratch, a Piper ``.ckpt`` or a Piper ONNX voice
-(``trainer.starts``), or resumes exactly from ``last.ckpt``. With a start voice or
-checkpoint, the generator's size is the start's; the preset sets the rest.
+(``trainer.starts``), or resumes exactly from ``last.ckpt`` (``trainer.resume``: what a
+resume may change). With a start voice or checkpoint, the generator's size is the
+start's and its speakers the dataset's (``trainer.start_shape``: the conversions, kept
+in ``training.json`` and emitted as warnings when training starts); the preset sets the rest.
 """
 
 from __future__ import annotations
@@ -109,9 +111,12 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
     config = preset(
         options.preset, voice["num_symbols"], num_speakers, sample_rate=cache.settings.sample_rate, **overrides
     )
-    config = fit_to_start(options.start, config, cache)
+    config, conversions = fit_to_start(
+        options.start, config, cache, preset_name=options.preset, dataset_label=str(options.dataset)
+    )
     document = {
         "version": RUN_VERSION,
+        "dataset": str(Path(options.dataset).resolve()),
         "cache": str(cache_dir.resolve()),
         "start": options.start,
         "preset": options.preset,
@@ -120,6 +125,7 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
         "devices": options.devices,
         "precision": options.precision,
         "config": config.to_dict(),
+        "conversions": conversions,
     }
     write_text(out / "config.json", json.dumps(voice, ensure_ascii=False, indent=2))
     write_text(out / "training.json", json.dumps(document, indent=2))
@@ -213,10 +219,12 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
     notes = [f"{len(data.skipped)} utterances shorter than a training segment left out"] if data.skipped else []
     kind, start_path = resolve_start(document["start"])
     phonemizer = Phonemizer(load_config(run_dir / "config.json"))
+    if not resume:
+        notes += [f"converting the start: {note}" for note in document.get("conversions", [])]
     if not resume and kind == "ckpt":
         notes += load_start(system, start_path)
     if not resume and kind == "onnx":
-        recover_onnx_start(system, start_path, data, phonemizer, log if _rank_zero() else None, accelerator)
+        notes += recover_onnx_start(system, start_path, data, phonemizer, log if _rank_zero() else None, accelerator)
     for message in notes if _rank_zero() else []:
         log.emit("warning", message=message)
     timing, writer = Timing(), CheckpointWriter()

@@ -7,8 +7,8 @@
   (``trainer.recovery``) and the fresh discriminators are warmed up before the
   generator moves.
 
-A start whose sample rate or phoneme map differs from the dataset's is refused
-with the fix.
+A start and a dataset of another shape (speakers, symbols, sample rate, size) are
+converted in a defined way or refused before training: ``trainer.start_shape``.
 """
 
 from __future__ import annotations
@@ -77,52 +77,63 @@ def start_voice(start: str):
     return load_voice(path)
 
 
-def fit_to_start(start: str, config: TrainingConfig, cache) -> TrainingConfig:
-    """The preset with the start's generator size; refuses a start that does not fit the dataset."""
+def fit_to_start(
+    start: str, config: TrainingConfig, cache, *, preset_name: str = "", dataset_label: str = ""
+) -> tuple[TrainingConfig, list[str]]:
+    """The preset with the start's generator size and the dataset's speakers, and the conversions made
+    (``trainer.start_shape``), in words.
+
+    Raises:
+        RunError: a start that does not fit the dataset (the message names both sides).
+    """
     from dataclasses import replace
 
-    from engines.vits.checkpoint import read_checkpoint
-    from engines.voice import load_voice
-    from trainer.preprocess import map_digest
+    from trainer.start_shape import check_fit, data_shape, size_notes, start_shape
 
+    shape = start_shape(start)
+    if shape is None:
+        return config, []
+    label = dataset_label or str(cache.folder)
+    notes = check_fit(shape, data_shape(label, cache.speakers, cache.voice_config, cache.settings.sample_rate))
+    model = _start_model(start, shape.num_speakers)
+    notes += size_notes(shape.label, model, config.model, preset_name or "chosen")
+    speakers = config.model.num_speakers
+    model = replace(
+        model,
+        num_speakers=speakers,
+        gin_channels=(model.gin_channels or config.model.gin_channels) if speakers > 1 else 0,
+        segment_size=config.model.segment_size,
+    )
+    return replace(config, model=model), notes
+
+
+def _start_model(start: str, num_speakers: int):
+    """The ``VitsConfig`` of a ``.ckpt`` or ONNX start, as it is (``num_speakers`` for an ONNX graph)."""
     kind, path = resolve_start(start)
-    if kind == "scratch":
-        return config
     if kind == "ckpt":
-        checkpoint = read_checkpoint(path)
-        model, rate = checkpoint.config, checkpoint.sample_rate
-    else:
-        from engines.vits.onnx_import import load_onnx_generator
+        from engines.vits.checkpoint import read_checkpoint
 
-        voice = load_voice(path)
-        model, rate = load_onnx_generator(path, voice.config.num_speakers)[0].config, voice.config.sample_rate
-        if map_digest(voice.config.phoneme_id_map) != cache.phoneme_id_map_sha256:
-            raise RunError(f"{path}: its phoneme map is not the one the dataset was prepared with")
-    if rate != cache.settings.sample_rate:
-        raise RunError(
-            f"{path} speaks at {rate} Hz but the dataset is prepared at {cache.settings.sample_rate} Hz: "
-            f"rebuild it with `voice-studio dataset cache PROJECT --out DIR --rate {rate}`"
-        )
-    if model.num_symbols != config.model.num_symbols:
-        raise RunError(
-            f"{path}: {model.num_symbols} symbols, but the dataset's voice map has {config.model.num_symbols}"
-        )
-    return replace(config, model=replace(model, segment_size=config.model.segment_size))
+        return read_checkpoint(path).config
+    from engines.vits.onnx_import import load_onnx_generator
+
+    return load_onnx_generator(path, num_speakers)[0].config
 
 
-def recover_onnx_start(system, voice_path: Path, data, phonemizer, log, accelerator: str) -> None:
-    """Load an ONNX voice into the generator, recover its training-only parts, arm the discriminator warm-up."""
+def recover_onnx_start(system, voice_path: Path, data, phonemizer, log, accelerator: str) -> list[str]:
+    """Load an ONNX voice, recover its training-only parts, copy it into the generator where names and
+    shapes match, arm the discriminator warm-up; returns notes on the tensors kept fresh."""
     import torch
 
     from engines.vits.onnx_import import load_onnx_generator
+    from engines.voice import load_voice
     from trainer.preprocess import training_phoneme_ids
     from trainer.recovery import recover, speak
 
     config = system.config
-    imported, _ = load_onnx_generator(voice_path, config.model.num_speakers)
-    system.model_g.load_state_dict(imported.state_dict())
+    # recovered as the voice is (its own speakers), then copied where shapes match (trainer.start_shape)
+    imported, _ = load_onnx_generator(voice_path, load_voice(voice_path).config.num_speakers)
     device = "cuda" if accelerator == "gpu" else "cpu"
-    model = system.model_g.to(device)
+    model = imported.to(device)
     cache = data.train_set.cache
     texts = [cache.utterances[i].text for i in data.train_set.indices][: config.recovery_lines]
     stage = _StageLog(log, "recovery", f"recovering the training-only parts of {voice_path.name}")
@@ -137,12 +148,13 @@ def recover_onnx_start(system, voice_path: Path, data, phonemizer, log, accelera
         config.recovery_steps,
         progress=lambda done, total: stage.every(f"fitting step {done + 1} of {total}"),
     )
-    system.model_g.to("cpu")
+    notes = copy_matching(system.model_g, imported.to("cpu").state_dict(), voice_path.name, "generator")
     steps_per_epoch = max(1, len(data.train_set) // data.batch_size)
     system.d_warmup_left.fill_(min(config.d_warmup_steps, steps_per_epoch))  # at most the first epoch
     if log is not None:
         log.emit("recovery", part="enc_q", metric="mel_l1_vs_voice", value=report.mel_l1)
         log.emit("recovery", part="dp", metric="duration_nll", value=report.duration_nll)
+    return notes
 
 
 def load_start(system, checkpoint_path: Path) -> list[str]:
@@ -150,20 +162,20 @@ def load_start(system, checkpoint_path: Path) -> list[str]:
     from engines.vits.checkpoint import read_checkpoint
 
     checkpoint = read_checkpoint(checkpoint_path)
-    notes = []
-    for module, weights, name in (
-        (system.model_g, checkpoint.generator, "generator"),
-        (system.model_d, checkpoint.discriminator, "discriminator"),
-    ):
-        own = module.state_dict()
-        fitting = {k: v for k, v in weights.items() if k in own and own[k].shape == v.shape}
-        module.load_state_dict(fitting, strict=False)
-        left = sorted(set(own) - set(fitting))
-        if left:
-            notes.append(
-                f"{name}: {len(left)} of {len(own)} tensors not in {checkpoint_path.name} (kept fresh): {left[:3]}"
-            )
-    return notes
+    notes = copy_matching(system.model_g, checkpoint.generator, checkpoint_path.name, "generator")
+    return notes + copy_matching(system.model_d, checkpoint.discriminator, checkpoint_path.name, "discriminator")
+
+
+def copy_matching(module, weights: dict, source: str, name: str) -> list[str]:
+    """Load the tensors of ``weights`` whose name and shape match ``module``'s; the rest of ``module`` keeps its
+    fresh initialisation (Piper's single- to multi-speaker fine-tune). Returns a note naming what stayed fresh."""
+    own = module.state_dict()
+    fitting = {k: v for k, v in weights.items() if k in own and own[k].shape == v.shape}
+    module.load_state_dict(fitting, strict=False)
+    left = sorted(set(own) - set(fitting))
+    if not left:
+        return []
+    return [f"{name}: {len(left)} of {len(own)} tensors not in {source} (kept fresh): {left[:3]}"]
 
 
 class _StageLog:

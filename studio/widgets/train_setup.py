@@ -31,7 +31,7 @@ PRESETS = ("test", "x-low", "low", "medium", "high")
 PRESET_EPOCHS = {"test": 2}
 """Default epochs per preset (others: Piper's 1,000). Written out, as ``trainer.presets`` says them too:
 importing it loads torch, which must not happen on the GUI thread (a test checks they agree)."""
-COLOURS = {"error": "#b91c1c", "warning": "#b45309", "info": "#15803d"}
+COLOURS = {"error": "#b91c1c", "warning": "#b45309", "conversion": "#1d4ed8", "info": "#15803d"}
 
 
 class TrainSetup(QGroupBox):

@@ -7,6 +7,7 @@ Audio is resampled to the target rate (soxr) from the curated copies.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +19,22 @@ from trainer.dataset.health import ClipRecord, check
 from trainer.dataset.project import DatasetProject
 
 DEFAULT_RATE = 22050
+WHY_LEFT_OUT = {
+    "excluded": "excluded",
+    "unreadable": "unreadable",
+    "no_text": "without a transcript",
+    "unreviewed": "draft transcripts no person has confirmed",
+    "silent": "silent",
+    "too_short": "too short for a training segment",
+    "too_long": "too long (over the phoneme_ids limit)",
+    "duplicate_text": "duplicates of another clip's text",
+    "duplicate_audio": "duplicates of another clip's audio",
+}
+"""Health finding kinds (``trainer.dataset.health``) as words, for why no clip is left to train on."""
+
+
+class NothingToTrain(ValueError):
+    """A project with no clip the trainer can use: the message says why (``nothing_to_train``)."""
 
 
 @dataclass
@@ -55,18 +72,41 @@ def selection(project: DatasetProject) -> tuple[list, dict[str, str]]:
     return chosen, skipped
 
 
+def nothing_to_train(project: DatasetProject) -> NothingToTrain:
+    """The error for a project none of whose clips can be trained on, counting why, e.g.
+    ``PROJECT: no clip can be trained on: all 5 clips are too short for a training segment``."""
+    kinds = {c.id: "excluded" for c in project.clips.values() if c.status == "excluded"}
+    for finding in check(records(project)):
+        if finding.blocking:
+            kinds.setdefault(finding.clip_id, finding.kind)
+    counts, total = Counter(kinds.values()), len(project.clips)
+    if not total:
+        return NothingToTrain(f"{project.folder}: no clip can be trained on: the project has none; import some first")
+    if len(counts) == 1:
+        why = f"all {total} clips are {WHY_LEFT_OUT.get(*counts, *counts)}"
+    else:
+        why = f"of {total} clips, " + ", ".join(f"{n} {WHY_LEFT_OUT.get(k, k)}" for k, n in counts.most_common())
+    return NothingToTrain(f"{project.folder}: no clip can be trained on: {why}")
+
+
 def trainable(project: DatasetProject) -> list:
     """The clips (``ClipEntry``) the trainer can use, in manifest order."""
     return selection(project)[0]
 
 
 def export_piper(project: DatasetProject, out_dir: Path | str, rate: int = DEFAULT_RATE) -> ExportResult:
-    """Write ``out_dir/metadata.csv`` and ``out_dir/wavs/ID.wav`` (PCM 16-bit, ``rate`` Hz, mono)."""
+    """Write ``out_dir/metadata.csv`` and ``out_dir/wavs/ID.wav`` (PCM 16-bit, ``rate`` Hz, mono).
+
+    Raises:
+        NothingToTrain: no clip can be exported (nothing is written; the message counts why).
+    """
     from trainer.dataset.probe import load
 
     out = Path(out_dir)
-    (out / "wavs").mkdir(parents=True, exist_ok=True)
     chosen, skipped = selection(project)
+    if not chosen:
+        raise nothing_to_train(project)
+    (out / "wavs").mkdir(parents=True, exist_ok=True)
     result, lines = ExportResult(skipped=skipped), []
     multi = len({c.speaker for c in project.clips.values() if c.speaker}) > 1
     for clip in chosen:
