@@ -22,6 +22,8 @@ _PARAGRAPH = re.compile(r"\n\s*\n|\r\n\s*\r\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=\S)")
 _CLAUSE_END = re.compile(r"[,;:—…，、；：]\s*")
 _SPACE = re.compile(r"\s+")
+_INLINE_PHONEMES = re.compile(r"\[\[.*?\]\]", re.DOTALL)
+"""Piper's inline ``[[ phonemes ]]``: never cut inside one."""
 
 
 def split_blocks(text: str, max_chars: int = BLOCK_CHARS) -> Iterator[str]:
@@ -61,25 +63,33 @@ def cut_sentence(sentence: str, max_chars: int) -> Iterator[tuple[str, bool]]:
     """Parts of ``sentence`` of at most ``max_chars``: ``(part, cut)``, ``cut`` False for the last.
 
     Each cut is the last clause punctuation (``, ; : — …`` and their CJK forms) in the
-    second half of the allowed length, else the last space there, else ``max_chars``.
+    second half of the allowed length, else the last space there, else ``max_chars``;
+    never inside inline ``[[ phonemes ]]`` (a part may then be longer).
     """
     rest = sentence
     while len(rest) > max_chars:
         end = _cut_at(rest, max_chars)
-        yield rest[:end].rstrip(), True
-        rest = rest[end:].lstrip()
+        part, rest = rest[:end].rstrip(), rest[end:].lstrip()
+        yield part, bool(rest.strip())
     if rest.strip():
         yield rest, False
 
 
 def _cut_at(text: str, max_chars: int) -> int:
     """Where to cut ``text``: just after the chosen clause mark or space, see :func:`cut_sentence`."""
+    spans = [m.span() for m in _INLINE_PHONEMES.finditer(text)]
+
+    def inside(pos: int) -> tuple[int, int] | None:
+        return next((span for span in spans if span[0] < pos < span[1]), None)
+
     lo = max_chars // 2
     for pattern in (_CLAUSE_END, _SPACE):
         ends = [m.end() for m in pattern.finditer(text, lo, max_chars + 1) if m.start() < max_chars]
+        ends = [end for end in ends if not inside(end)]
         if ends:
             return ends[-1]
-    return max_chars
+    span = inside(max_chars)
+    return max_chars if span is None else (span[0] or span[1])
 
 
 def _pack(pieces: list[tuple[str, bool]], max_chars: int) -> Iterator[tuple[str, bool]]:
