@@ -111,4 +111,5 @@ class StreamWriter:
         except BrokenPipeError as exc:
             if not self._own:  # nothing more can reach stdout; keep Python's exit flush from failing too
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            raise BrokenPipeError(f"{self.path}: the reader closed it; synthesis stopped") from exc
+            name = self.path if self._own else "standard output"
+            raise BrokenPipeError(f"{name}: the reader closed it; synthesis stopped") from exc

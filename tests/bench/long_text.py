@@ -12,7 +12,7 @@ so the same script measures another checkout:
 ``cd OTHER && python /path/to/long_text.py``. A child is stopped past
 ``--timeout`` seconds or ``--memory-gb`` of address space.
 
-Usage: ``.venv/bin/python tests/bench/long_text.py [--only onnx|torch] [--texts 3k|20k]``
+Usage: ``.venv/bin/python tests/bench/long_text.py [--only onnx|torch] [--texts 3k|20k] [--punctuation with|without]``
 """
 
 from __future__ import annotations
@@ -85,6 +85,7 @@ def main() -> None:
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--only", choices=["onnx", "torch"], help="one engine (default: both)")
     parser.add_argument("--texts", choices=list(REPEATS), help="one text size (default: both)")
+    parser.add_argument("--punctuation", choices=["both", "with", "without"], default="both", help="which texts")
     parser.add_argument("--timeout", type=float, default=600, help="seconds allowed per child")
     parser.add_argument("--memory-gb", type=float, default=12, help="address space allowed per child")
     args = parser.parse_args()
@@ -97,7 +98,7 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for engine_name in [args.only] if args.only else ["onnx", "torch"]:
         for size in [args.texts] if args.texts else list(REPEATS):
-            for punctuated in (True, False):
+            for punctuated in {"both": (True, False), "with": (True,), "without": (False,)}[args.punctuation]:
                 r = run_child(engine_name, size, punctuated, args.timeout, args.memory_gb)
                 label = f"{size} {'punctuated' if punctuated else 'unpunctuated'}"
                 if "error" in r:
