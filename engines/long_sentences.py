@@ -5,7 +5,7 @@ phoneme_ids, so its memory and time grow with the square of the sentence, and
 the first audio of a sentence waits for its whole encoder pass. Measured with
 ``en_US-joe-medium`` (ONNX Runtime, 2 cores): 403 phoneme_ids encode in 0.13 s,
 803 in 0.46 s, 1,603 in 1.3 s (+150 MB), 3,203 in 5.2 s (+640 MB); one
-unpunctuated 2,879-character sentence (about 7,200 ids) took 32 s to first audio
+unpunctuated 2,879-character sentence (over 6,000 ids) took 32 s to first audio
 and 5.8 GB. ``MAX_PHONEME_IDS`` is 400: Piper's voices are trained on utterances
 of up to about that many ids (``trainer.dataset.health.MAX_PHONEME_IDS`` flags
 longer clips), so a piece never asks the encoder for a length it was not
