@@ -53,13 +53,13 @@ def split_phonemes(phonemes: list[str], limit: int, pause: str | None = PAUSE) -
 
 
 def _cut(phonemes: list[str], limit: int, pause: str | None) -> tuple[list[str], list[str]]:
-    """``(piece, rest)`` for the first cut of ``phonemes``."""
-    room = limit - 1 if pause else limit  # a word-boundary piece gets the pause too
-    window = range(min(room, len(phonemes) - 1), limit // 2 - 1, -1)
-    for i in range(min(limit, len(phonemes)) - 1, limit // 2 - 1, -1):
+    """``(piece, rest)`` for the first cut of ``phonemes`` (longer than ``limit``)."""
+    half = limit // 2
+    for i in range(limit - 1, half - 1, -1):  # the mark ends the piece: positions up to limit - 1
         if phonemes[i] in CLAUSE_MARKS:
             return phonemes[: i + 1], _lstrip(phonemes[i + 1 :])
-    for i in window:
+    room = limit - 1 if pause else limit  # the piece before the space, plus the pause
+    for i in range(room, half - 1, -1):
         if phonemes[i] == WORD_BREAK:
             return phonemes[:i] + ([pause] if pause else []), _lstrip(phonemes[i + 1 :])
     return phonemes[:limit], phonemes[limit:]

@@ -150,6 +150,7 @@ def _phrases(phonemizer: Phonemizer, text: str, max_phoneme_ids: int | None) -> 
                 if max_phoneme_ids is None
                 else split_phonemes(phonemes, max_phonemes(max_phoneme_ids), pause)
             )
+            pieces = [piece for piece in pieces if has_speech(piece)]  # a cut may leave a lone "."
             for k, piece in enumerate(pieces):
                 yield piece, continues or k > 0, n == len(found) - 1 and k == len(pieces) - 1
                 continues = False
