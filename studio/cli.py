@@ -99,6 +99,8 @@ def cmd_say(args: argparse.Namespace) -> int:
     from engines import audio, audio_out
 
     text = sys.stdin.read() if args.text == "-" else args.text
+    if args.raw and args.output is None:
+        raise ValueError("--raw writes raw PCM into -o - (standard output), a pipe or a device; give one")
     streaming = args.output is not None and audio_out.check_output(args.output, args.raw)  # before any work
     options = SynthesisOptions(
         speaker=args.speaker,

@@ -85,15 +85,16 @@ def test_say_through_a_symlink_keeps_the_link(tmp_path):
 
 
 def test_say_refuses_what_a_stream_cannot_carry(tmp_path):
-    """Sibling: FLAC into a FIFO, or --raw into a file: exit 2 with one clear line, nothing touched."""
+    """Sibling: FLAC into a FIFO, --raw into a file or with no -o: exit 2 with one clear line, nothing touched."""
     fifo = tmp_path / "speech.flac"
     os.mkfifo(fifo)
     cases = {
-        (str(fifo),): "written as it is synthesized",
-        (str(tmp_path / "x.wav"), "--raw"): "--raw is for streams",
+        ("-o", str(fifo)): "written as it is synthesized",
+        ("-o", str(tmp_path / "x.wav"), "--raw"): "--raw is for streams",
+        ("--raw",): "--raw writes raw PCM into -o -",
     }
     for args, message in cases.items():
-        result = say("-o", *args)
+        result = say(*args)
         stderr = result.stderr.decode()
         assert result.returncode == 2 and message in stderr and "Traceback" not in stderr, stderr
     assert stat.S_ISFIFO(os.stat(fifo).st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["speech.flac"]

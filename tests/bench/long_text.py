@@ -10,7 +10,9 @@ from the call until the first audio chunk is in hand), total time, the longest
 ``ru_maxrss``, in the child). Children run the code of the current directory,
 so the same script measures another checkout:
 ``cd OTHER && python /path/to/long_text.py``. A child is stopped past
-``--timeout`` seconds or ``--memory-gb`` of address space.
+``--timeout`` seconds or ``--memory-gb`` of address space. A child stops after
+``--audio-limit`` seconds of audio (default 300: the 3k texts are whole, the 20k
+ones are cut after some 40 bounded pieces, when memory is long at its steady state).
 
 Usage: ``.venv/bin/python tests/bench/long_text.py [--only onnx|torch] [--texts 3k|20k] [--punctuation with|without]``
 """
@@ -22,6 +24,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 PHRASE = "the old train left the station late and rolled slowly to a cove"
@@ -35,8 +38,8 @@ def text_for(size: str, punctuated: bool) -> str:
     return " ".join([f"{PHRASE.capitalize()}." if punctuated else PHRASE] * n)
 
 
-def child(engine_name: str, size: str, punctuated: bool) -> None:
-    """Synthesize one text in this process and print a JSON line of measurements."""
+def child(engine_name: str, size: str, punctuated: bool, audio_limit_s: float) -> None:
+    """Synthesize one text (its first ``audio_limit_s`` seconds of audio at most) here; print a JSON line."""
     import resource
 
     from engines import registry
@@ -48,19 +51,23 @@ def child(engine_name: str, size: str, punctuated: bool) -> None:
         use_shared_thread_pool()
     engine = registry.create_engine(engine_name, registry.find_voice(None), **kwargs)
     text = text_for(size, punctuated)
-    start, first, samples, max_ids = time.perf_counter(), None, 0, 0
-    for chunk in engine.synthesize(text):
+    start, first, samples, max_ids, cancel = time.perf_counter(), None, 0, 0, threading.Event()
+    for chunk in engine.synthesize(text, None, cancel):
         first = first if first is not None else time.perf_counter() - start
         samples += len(chunk.audio)
         max_ids = max(max_ids, len(chunk.phoneme_ids or []))
+        if samples >= audio_limit_s * engine.sample_rate:
+            cancel.set()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     result = {"ttfa": first, "total": time.perf_counter() - start, "audio_s": samples / engine.sample_rate}
     print(json.dumps({**result, "peak_mb": peak, "max_ids": max_ids, "chars": len(text)}))
 
 
-def run_child(engine_name: str, size: str, punctuated: bool, timeout: float, memory_gb: float) -> dict:
+def run_child(engine_name: str, size: str, punctuated: bool, options: argparse.Namespace) -> dict:
     """One measurement in a fresh process; ``{"error": ...}`` when it failed or ran too long."""
-    args = [sys.executable, __file__, "--child", engine_name, size, "punct" if punctuated else "plain"]
+    timeout, memory_gb = options.timeout, options.memory_gb
+    kind = "punct" if punctuated else "plain"
+    command = [sys.executable, __file__, "--child", engine_name, size, kind, str(options.audio_limit)]
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
 
     def limit() -> None:
@@ -70,28 +77,28 @@ def run_child(engine_name: str, size: str, punctuated: bool, timeout: float, mem
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
     try:
-        done = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env, preexec_fn=limit)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env, preexec_fn=limit)
     except subprocess.TimeoutExpired:
         return {"error": f"over {timeout:.0f} s"}
     if done.returncode != 0:
-        return {
-            "error": f"failed ({done.stderr.strip().splitlines()[-1][:60] if done.stderr.strip() else done.returncode})"
-        }
+        last = done.stderr.strip().splitlines()[-1][:60] if done.stderr.strip() else f"exit {done.returncode}"
+        return {"error": f"failed ({last})"}
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--only", choices=["onnx", "torch"], help="one engine (default: both)")
     parser.add_argument("--texts", choices=list(REPEATS), help="one text size (default: both)")
     parser.add_argument("--punctuation", choices=["both", "with", "without"], default="both", help="which texts")
+    parser.add_argument("--audio-limit", type=float, default=300, help="stop after this many seconds of audio")
     parser.add_argument("--timeout", type=float, default=600, help="seconds allowed per child")
     parser.add_argument("--memory-gb", type=float, default=12, help="address space allowed per child")
     args = parser.parse_args()
     if args.child:
-        engine_name, size, kind = args.child
-        child(engine_name, size, kind == "punct")
+        engine_name, size, kind, limit = args.child
+        child(engine_name, size, kind == "punct", float(limit))
         return
     print(f"code: {os.getcwd()}")
     print("| engine | text | chars | max phoneme_ids | TTFA (s) | total (s) | audio (s) | peak RSS (MB) |")
@@ -99,7 +106,7 @@ def main() -> None:
     for engine_name in [args.only] if args.only else ["onnx", "torch"]:
         for size in [args.texts] if args.texts else list(REPEATS):
             for punctuated in {"both": (True, False), "with": (True,), "without": (False,)}[args.punctuation]:
-                r = run_child(engine_name, size, punctuated, args.timeout, args.memory_gb)
+                r = run_child(engine_name, size, punctuated, args)
                 label = f"{size} {'punctuated' if punctuated else 'unpunctuated'}"
                 if "error" in r:
                     print(f"| {engine_name} | {label} | | | {r['error']} | | | |", flush=True)
