@@ -101,3 +101,20 @@ def test_server_speaks_the_long_sentence_in_pieces(speech_server):
     assert response.status_code == 200, response.text
     assert len(response.content) / 2 / 22050 > 8  # seconds of audio, at 4x speed
     assert speech_server.health()["sentences"] - before >= 2000 // MAX_PHONEME_IDS
+
+
+def test_slow_speech_keeps_decoder_chunks_bounded(joe):
+    """Sibling: length_scale 4 (the server's speed 0.25) makes a piece thousands of frames; no chunk exceeds
+    ``max_frames`` (the server's fixed plan doubles chunk sizes, so without the cap they would reach 1,024)."""
+    from engines.ort_engine import OnnxEngine
+    from engines.streaming import ChunkPlan
+
+    plan = ChunkPlan(adaptive=False)
+    engine = OnnxEngine(joe, plan=plan)
+    cancel, frames = threading.Event(), []
+    for chunk in engine.synthesize(" ".join([PHRASE] * 3), SynthesisOptions(length_scale=4.0), cancel):
+        frames.append(len(chunk.audio) // joe.config.hop_length)
+        if len(frames) == 8:
+            cancel.set()
+    assert len(frames) == 8 and frames[5] >= plan.max_frames  # the doubling reached the cap
+    assert max(frames) <= plan.max_frames + plan.min_frames
