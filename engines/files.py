@@ -15,12 +15,15 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success it replaces ``path``, on failure it is removed.
 
     The temporary file is created (mode 0666 less the umask, or the mode of the
-    file it replaces) so writers can open it by name.
+    file it replaces) so writers can open it by name. A symlink is followed: the
+    file it points to is replaced, and the link stays.
 
     Raises:
         OSError: the folder is not writable.
     """
     path = Path(path)
+    if path.is_symlink():
+        path = path.resolve()
     tmp = temp_beside(path)
     try:
         yield tmp

@@ -4,7 +4,10 @@ Text goes through the frontend in batches of sentences (one batch per text
 block, see ``engines.text.split_blocks``); an engine turns each batch into a
 stream of ``(sentence, pieces)``, where pieces are ``(audio [N] float32, final,
 pause_frames)``. This class numbers the chunks, times them, inserts
-``sentence_silence`` and honours ``cancel``.
+``sentence_silence`` and honours ``cancel``. Sentences longer than
+``MAX_PHONEME_IDS`` reach the engines in pieces (``engines.long_sentences``),
+so no text makes an encoder call, its memory or the time to first audio grow
+without bound; pieces of one sentence get no ``sentence_silence`` between them.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from engines.base import AudioChunk, SynthesisOptions
+from engines.long_sentences import MAX_PHONEME_IDS
 from engines.phonemes import PUNCTUATION, FrontendReport, Phonemizer, Sentence, sentence_batches
 from engines.streaming import ChunkPlan, FrameCost, PlaybackClock
 from engines.voice import EOS, PAD, Voice
@@ -33,6 +37,8 @@ class LocalEngine:
     name = "local"
     batch_size = 1
     """Sentences handed to ``_synthesize_batch`` at once (at most; a text block may hold fewer)."""
+    max_phoneme_ids = MAX_PHONEME_IDS
+    """Longest ``phoneme_ids`` of one encoder call; longer sentences are cut (``engines.long_sentences``)."""
 
     def __init__(self, voice: Voice, plan: ChunkPlan | None = None) -> None:
         self.voice = voice
@@ -73,11 +79,12 @@ class LocalEngine:
         clock, offset, last = PlaybackClock(), 0, start
         silence = np.zeros(round(options.sentence_silence * self.sample_rate), dtype=np.float32)
         self.last_report = FrontendReport()
-        for batch in sentence_batches(self.phonemizer, text, self.last_report, self.batch_size):
+        batches = sentence_batches(self.phonemizer, text, self.last_report, self.batch_size, self.max_phoneme_ids)
+        for batch in batches:
             for sentence, pieces in self._synthesize_batch(batch, request, clock, cancel):
                 if cancel is not None and cancel.is_set():
                     return
-                if sentence.index > 0 and len(silence):
+                if sentence.index > 0 and not sentence.continues and len(silence):
                     yield AudioChunk(
                         silence,
                         self.sample_rate,

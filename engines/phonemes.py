@@ -15,7 +15,8 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from engines.text import split_blocks
+from engines.long_sentences import PAUSE, end_with_pause, max_phonemes, split_phonemes
+from engines.text import text_blocks
 from engines.voice import BOS, EOS, PAD, VoiceConfig
 
 _LOGGER = logging.getLogger(__name__)
@@ -32,11 +33,15 @@ class Sentence:
         index: position in the request, from 0.
         phonemes: phoneme symbols (NFD code points or merged clusters).
         phoneme_ids: ids for the model, ``[BOS, PAD, p1, PAD, ..., EOS]``.
+        continues: a piece of an over-long sentence that continues the piece
+            before it (see ``engines.long_sentences``); no ``sentence_silence``
+            goes between them.
     """
 
     index: int
     phonemes: list[str]
     phoneme_ids: list[int]
+    continues: bool = False
 
 
 @dataclass
@@ -99,34 +104,57 @@ def has_speech(phonemes: list[str]) -> bool:
 
 
 def sentence_batches(
-    phonemizer: Phonemizer, text: str, report: FrontendReport | None = None, max_size: int = 1
+    phonemizer: Phonemizer,
+    text: str,
+    report: FrontendReport | None = None,
+    max_size: int = 1,
+    max_phoneme_ids: int | None = None,
 ) -> Iterator[list[Sentence]]:
     """Sentences of ``text`` with their ``phoneme_ids``, lazily, in batches of at most ``max_size``.
 
     Long texts are phonemized in blocks (see ``engines.text.split_blocks``) so
     the first sentence is ready quickly; a batch never spans two blocks.
-    Sentences with no speech (punctuation only) are dropped. Missing phonemes
-    are logged once per symbol at the end.
+    Sentences with no speech (punctuation only) are dropped. With
+    ``max_phoneme_ids`` (synthesis), no sentence has more ids: longer ones come
+    in pieces (``engines.long_sentences``); without it (training, dataset
+    checks) sentences are exactly Piper's. Missing phonemes are logged once per
+    symbol at the end.
     """
     report = report if report is not None else FrontendReport()
     index = 0
     try:
-        for block in split_blocks(text):
-            batch: list[Sentence] = []
-            for phonemes in phonemizer.phonemize(block):
-                if not has_speech(phonemes):
-                    continue
-                batch.append(Sentence(index, phonemes, phonemizer.to_ids(phonemes, report.missing)))
-                index += 1
-                report.sentences = index
-                if len(batch) == max_size:
-                    yield batch
-                    batch = []
-            if batch:
+        batch: list[Sentence] = []
+        for phonemes, continues, block_end in _phrases(phonemizer, text, max_phoneme_ids):
+            batch.append(Sentence(index, phonemes, phonemizer.to_ids(phonemes, report.missing), continues))
+            index += 1
+            report.sentences = index
+            if len(batch) == max_size or block_end:
                 yield batch
+                batch = []
     finally:
         for symbol, count in report.missing.items():
             _LOGGER.warning("Phoneme %r is not in the voice's phoneme_id_map; skipped %d time(s)", symbol, count)
+
+
+def _phrases(phonemizer: Phonemizer, text: str, max_phoneme_ids: int | None) -> Iterator[tuple[list[str], bool, bool]]:
+    """``(phonemes, continues, last of its block)`` for each sentence, or piece of one, with speech."""
+    pause = PAUSE if PAUSE in phonemizer.config.phoneme_id_map else None
+    continues = False
+    for block, cut in text_blocks(text, cut_long=max_phoneme_ids is not None):
+        found = [p for p in phonemizer.phonemize(block) if has_speech(p)]
+        if cut and found:  # the block ends inside a sentence: a piece like those below
+            found[-1] = end_with_pause(found[-1], pause)
+        for n, phonemes in enumerate(found):
+            pieces = (
+                [phonemes]
+                if max_phoneme_ids is None
+                else split_phonemes(phonemes, max_phonemes(max_phoneme_ids), pause)
+            )
+            pieces = [piece for piece in pieces if has_speech(piece)]  # a cut may leave a lone "."
+            for k, piece in enumerate(pieces):
+                yield piece, continues or k > 0, n == len(found) - 1 and k == len(pieces) - 1
+                continues = False
+        continues = cut and bool(found)
 
 
 def sentences(phonemizer: Phonemizer, text: str, report: FrontendReport | None = None) -> Iterator[Sentence]:

@@ -26,6 +26,9 @@ class ChunkPlan:
         whole_below: sentences shorter than this go in one piece.
         first_min, first_max: bounds of the first chunk; it is a quarter of the sentence in between.
         min_frames: no later chunk is smaller than this (nor leaves less behind).
+        max_frames: no chunk is larger than this (by more than ``min_frames``), so the decoder's
+            working memory is bounded whatever the sentence's length or ``length_scale`` (512 frames
+            at 22,050 Hz and hop 256 are about 6 s of audio: ordinary sentences stay one or two chunks).
         decoder_context: real frames on each side of a decoder window. The
             HiFi-GAN decoder of Piper's medium voices reaches about 8 frames each
             side (measured: chunked vs whole decoding > 60 dB SNR at 8).
@@ -44,6 +47,7 @@ class ChunkPlan:
     first_min: int = 16
     first_max: int = 32
     min_frames: int = 32
+    max_frames: int = 512
     decoder_context: int = 8
     flow_context: int = 24
     safety: float = 0.8
@@ -67,7 +71,9 @@ class ChunkPlan:
         return cost.frames_within(ahead_s * self.safety - self.margin_s, self.decoder_context)
 
     def _fit(self, remaining: int, frames: int) -> int:
-        """``frames``, or all of ``remaining`` when less than ``min_frames`` would be left."""
+        """``frames`` (at most ``max_frames``), or all of ``remaining`` when less than ``min_frames`` would be
+        left."""
+        frames = min(frames, self.max_frames)
         return remaining if remaining - frames < self.min_frames else frames
 
 

@@ -32,7 +32,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     say = sub.add_parser("say", help="speak text, streaming to the speakers or into a WAV file")
     say.add_argument("text", help="text to speak; '-' reads standard input")
-    say.add_argument("-o", "--output", type=Path, help="write an audio file (.wav, .flac, .ogg) instead of playing")
+    say.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="write an audio file (.wav, .flac, .ogg) instead of playing; '-' (stdout), a pipe or a device: "
+        "WAV streamed as it is synthesized",
+    )
+    say.add_argument("--raw", action="store_true", help="with -o -, a pipe or a device: raw s16le PCM, no WAV header")
     say.add_argument(
         "--voice",
         help="voice name, NAME.onnx or a Piper .ckpt (default: the embedded voice); remote: the server's voice",
@@ -94,11 +101,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cmd_say(args: argparse.Namespace) -> int:
-    from engines import audio
+    from engines import audio, audio_out
 
     text = sys.stdin.read() if args.text == "-" else args.text
-    if args.output is not None:
-        audio.check_output_path(args.output)  # before any work
+    if args.raw and args.output is None:
+        raise ValueError("--raw writes raw PCM into -o - (standard output), a pipe or a device; give one")
+    streaming = args.output is not None and audio_out.check_output(args.output, args.raw)  # before any work
     if args.engine == "remote":  # the server cleans the text and resolves the speaker
         engine, speaker = remote_engine(args), args.speaker
     else:
@@ -118,10 +126,13 @@ def cmd_say(args: argparse.Namespace) -> int:
         if not ok:  # fail before synthesizing
             raise NoOutputDevice(f"Cannot play audio: {reason}. Give -o FILE.wav to write a file instead.")
     chunks, stats, cancel, player = [], StreamStats(), threading.Event(), None
+    stream = audio_out.StreamWriter(args.output, args.raw) if streaming else None
     try:
         for chunk in engine.synthesize(text, options, cancel):
             stats.add(chunk)
-            if args.output is None:
+            if stream is not None:
+                stream.write(chunk.audio, chunk.sample_rate)
+            elif args.output is None:
                 player = player or _open_player(chunk.sample_rate)
                 player.write(chunk.audio)
             else:
@@ -131,13 +142,16 @@ def cmd_say(args: argparse.Namespace) -> int:
         if player is not None:
             player.abort()
         raise
+    finally:
+        if stream is not None:
+            stream.close()
     if player is not None:
         player.close()
         player.wait()
     if stats.audio_s == 0:
         print("voice-studio: error: nothing to say: the text has no speakable words", file=sys.stderr)
         return 1
-    if args.output is not None:
+    if args.output is not None and not streaming:
         audio.write_audio(args.output, audio.concat(chunks), engine.sample_rate)
     if getattr(engine, "notice", ""):
         print(f"voice-studio: note: {engine.notice}", file=sys.stderr)

@@ -36,7 +36,13 @@ def add_serve_parser(sub) -> None:
     serve.add_argument("--device", default="auto", help="torch engine device: auto, cpu, cuda, cuda:N")
     serve.add_argument("--workers", type=int, default=2, help="requests synthesized at once")
     serve.add_argument("--queue", type=int, default=16, help="requests that may wait; more are answered 503")
-    serve.add_argument("--max-chars", type=int, default=20_000, help="longest input accepted (longer: 413)")
+    serve.add_argument(
+        "--max-chars",
+        type=int,
+        default=20_000,
+        help="longest input accepted (longer: 413); any input is synthesized in pieces of at most 400 phoneme_ids, "
+        "so this bounds a request's time and whole-response size, not the engine's memory",
+    )
     serve.add_argument(
         "--map-voice",
         action="append",
