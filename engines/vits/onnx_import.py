@@ -8,7 +8,8 @@ plain weights (``onnx::Conv_8168``), the phoneme embedding may be called
 found through the node that consumes them, whose name carries the module path
 (``/flow/flows.6/enc/in_layers.0/Conv`` -> ``flow.flows.6.enc.in_layers.0``).
 A folded weight-normalized weight w is stored back as v = w, g = ||w||, which
-gives the same w.
+gives the same w. A graph exported with weight norm in place (older exports of
+this studio) holds ``X.weight_g`` and ``X.weight_v``; they are combined into w.
 
 An ONNX voice holds only the inference path: the posterior encoder (``enc_q``),
 the training-only parts of the stochastic duration predictor (``dp.post_*`` and
@@ -98,6 +99,21 @@ def _weights_by_module(model) -> dict[str, np.ndarray]:
             for name in node.input:
                 if name in inits and name.endswith("/Exp_output_0"):
                     weights[f"{module}.logs"] = -np.log(numpy_helper.to_array(inits[name]))
+    return _merge_weight_norm(weights)
+
+
+def _merge_weight_norm(weights: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``X.weight_g`` and ``X.weight_v`` (a graph exported with weight norm in place) -> ``X.weight``.
+
+    w = g * v / ||v||, the norm over every dimension but the first, as
+    ``engines.vits.weight_norm`` computes it.
+    """
+    for name in [n for n in weights if n.endswith(".weight_v")]:
+        base = name.removesuffix("_v")
+        if base + "_g" in weights:
+            v, g = weights.pop(name), weights.pop(base + "_g")
+            norm = np.sqrt(np.square(v).sum(axis=tuple(range(1, v.ndim)), keepdims=True))
+            weights.setdefault(base, v * (g / norm))
     return weights
 
 
