@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engines.base import VoiceError
-from engines.voice import VoiceConfig
+from engines.voice import VoiceConfig, check_num_symbols
 
 
 @dataclass
@@ -170,13 +170,8 @@ def check_config(info: GraphInfo, config: VoiceConfig, model_path: Path) -> None
         VoiceError: naming the config file and the field that disagrees with the model.
     """
     where = config.path
-    if info.embedding_rows is not None and info.embedding_rows != config.num_symbols:
-        raise VoiceError(
-            where,
-            f"num_symbols is {config.num_symbols} but {model_path.name} has {info.embedding_rows} "
-            "phoneme embedding rows: this config belongs to another model",
-            "num_symbols",
-        )
+    if info.embedding_rows is not None:
+        check_num_symbols(config, info.embedding_rows, model_path.name)
     has_sid = "sid" in info.inputs
     if has_sid != (config.num_speakers > 1):
         raise VoiceError(

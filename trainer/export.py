@@ -131,7 +131,7 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
     Raises:
         VoiceError: unreadable source or a config that does not fit it.
     """
-    from engines.base import VoiceError
+    from engines.voice import check_num_symbols
 
     source = Path(source)
     if source.suffix.lower() == ".ckpt":
@@ -146,12 +146,7 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
         voice = load_voice(source)
         model, _ = load_onnx_generator(source, voice.config.num_speakers)
         config = config or voice.config
-    if config.num_symbols != model.config.num_symbols:
-        raise VoiceError(
-            config.path,
-            f"num_symbols {config.num_symbols} does not fit the model's {model.config.num_symbols}",
-            "num_symbols",
-        )
+    check_num_symbols(config, model.config.num_symbols, source.name)
     keep = {k: v for k, v in config.raw.items() if k in ("language", "dataset", "piper_version", "phoneme_map")}
     document = voice_config(
         model,
