@@ -235,3 +235,13 @@ def test_cache_manifest_fields_are_named(tmp_path, cache, field):
     with pytest.raises(VoiceError) as err:
         PreprocessedCache(tmp_path / "cache")
     assert err.value.field == field and "cache.json" in str(err.value)
+
+
+def test_truncated_training_json_is_one_line(tmp_path):
+    """train --resume on a run whose training.json was cut short: exit 2 naming the file and position."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "training.json").write_text('{"version": 1, "sett', encoding="utf-8")
+    result = _cli("train", "--resume", str(run))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"{run / 'training.json'}: invalid JSON at line 1 column" in result.stderr
