@@ -4,7 +4,7 @@ An exported Piper voice keeps most weights as named initializers
 (``enc_p.encoder.attn_layers.0.conv_q.weight``...). Others were constant-folded
 by the exporter and lost their names: weight-normalized convolutions became
 plain weights (``onnx::Conv_8168``), the phoneme embedding may be called
-``sid``, ``ElementwiseAffine.logs`` appears only as ``exp(-logs)``. Those are
+``sid``, ``ElementwiseAffine.logs`` appears only as ``exp(-logs)`` or ``-logs``. Those are
 found through the node that consumes them, whose name carries the module path
 (``/flow/flows.6/enc/in_layers.0/Conv`` -> ``flow.flows.6.enc.in_layers.0``).
 A folded weight-normalized weight w is stored back as v = w, g = ||w||, which
@@ -82,6 +82,9 @@ def _weights_by_module(model) -> dict[str, np.ndarray]:
     from onnx import numpy_helper
 
     inits = {t.name: t for t in model.graph.initializer}
+    for node in model.graph.node:  # the exporter keeps one of equal initializers; the others become Identity nodes
+        if node.op_type == "Identity" and node.input[0] in inits:
+            inits[node.output[0]] = inits[node.input[0]]
     weights: dict[str, np.ndarray] = {}
     for name, tensor in inits.items():
         if re.fullmatch(r"[a-z_]+(\.[\w]+)+", name) and not name.startswith("onnx::"):
@@ -99,6 +102,9 @@ def _weights_by_module(model) -> dict[str, np.ndarray]:
             for name in node.input:
                 if name in inits and name.endswith("/Exp_output_0"):
                     weights[f"{module}.logs"] = -np.log(numpy_helper.to_array(inits[name]))
+        elif node.op_type == "Exp" and re.fullmatch(r"dp\.flows\.\d+", module) and node.input[0] in inits:
+            # ... or folds only -logs, leaving the Exp (newer torch exporters, our own exports).
+            weights[f"{module}.logs"] = -numpy_helper.to_array(inits[node.input[0]])
     return _merge_weight_norm(weights)
 
 
