@@ -245,3 +245,15 @@ def test_truncated_training_json_is_one_line(tmp_path):
     result = _cli("train", "--resume", str(run))
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert f"{run / 'training.json'}: invalid JSON at line 1 column" in result.stderr
+
+
+def test_voice_picker_refuses_a_voice_that_would_not_load(joe, tmp_path, qtbot):
+    """Add voice… with a config of another model: a notice naming file and field, and nothing listed."""
+    from studio.widgets.voice_picker import VoicePicker
+
+    picker = VoicePicker()
+    qtbot.addWidget(picker)
+    bad = _voice_copy(joe, tmp_path, "other", lambda c: c.update(num_symbols=300))
+    with qtbot.waitSignal(picker.notice) as blocker:
+        assert picker.add_files([bad]) == []
+    assert "other.onnx.json: field 'num_symbols'" in blocker.args[0] and picker.voices() == []
