@@ -107,24 +107,6 @@ class VoiceConfig:
         }
 
 
-def check_num_symbols(config: VoiceConfig, rows: int, model_name: str) -> None:
-    """Check a config against a model with ``rows`` phoneme embedding rows.
-
-    A stated ``num_symbols`` must equal ``rows``; a defaulted one (no ``num_symbols``
-    in the file) only needs every phoneme id below ``rows``.
-
-    Raises:
-        VoiceError: naming the config and ``num_symbols`` (or ``phoneme_id_map``).
-    """
-    if "num_symbols" not in config.raw:
-        if config.num_symbols > rows:
-            message = f"has ids up to {config.num_symbols - 1} but {model_name} has {rows} phoneme embedding rows"
-            raise VoiceError(config.path, message, "phoneme_id_map")
-    elif config.num_symbols != rows:
-        message = f"num_symbols is {config.num_symbols} but {model_name} has {rows} phoneme embedding rows"
-        raise VoiceError(config.path, f"{message}: this config belongs to another model", "num_symbols")
-
-
 def config_path_for(model_path: Path) -> Path:
     """The config beside a model: ``NAME.onnx.json``, else ``NAME.json``.
 

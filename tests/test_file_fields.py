@@ -257,3 +257,20 @@ def test_voice_picker_refuses_a_voice_that_would_not_load(joe, tmp_path, qtbot):
     with qtbot.waitSignal(picker.notice) as blocker:
         assert picker.add_files([bad]) == []
     assert "other.onnx.json: field 'num_symbols'" in blocker.args[0] and picker.voices() == []
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda c: c.update(num_symbols=300), "num_symbols"),
+        (lambda c: c.update(num_speakers=2, speaker_id_map={"a": 0, "b": 1}), "num_speakers"),
+    ],
+)
+def test_torch_engine_checks_the_config_against_the_model(joe, tmp_path, edit, field):
+    """The torch engine refuses a config of another model as the ONNX engine does (it spoke with it)."""
+    from engines.torch_engine import TorchEngine
+
+    model = _voice_copy(joe, tmp_path, "other", edit)
+    with pytest.raises(VoiceError) as err:
+        TorchEngine.from_path(model, device="cpu")
+    assert err.value.field == field and "other.onnx.json" in str(err.value)

@@ -131,7 +131,7 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
     Raises:
         VoiceError: unreadable source or a config that does not fit it.
     """
-    from engines.voice import check_num_symbols
+    from engines.model_fit import check_num_symbols
 
     source = Path(source)
     if source.suffix.lower() == ".ckpt":

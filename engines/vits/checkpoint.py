@@ -262,7 +262,8 @@ def voice_config_for(checkpoint: PiperCheckpoint):
     Raises:
         VoiceError: a found config is invalid or does not fit the checkpoint.
     """
-    from engines.voice import check_num_symbols, load_config, parse_config
+    from engines.model_fit import check_num_symbols
+    from engines.voice import load_config, parse_config
 
     path = checkpoint.path
     candidates = [path.with_name(path.name + ".json")]
