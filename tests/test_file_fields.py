@@ -218,6 +218,7 @@ def _cache(folder, spec_channels=3, phoneme_span=(0, 4), **changes) -> None:
     ("cache", "field"),
     [
         ({"spec_channels": "3"}, "cache.spec_channels"),
+        ({"spec_channels": 0}, "cache.spec_channels"),
         ({"settings": {"sample_rate": 22050}, "speakers": []}, None),
         ({"settings": {"sample_rate": "22050"}}, "settings.sample_rate"),
         ({"phoneme_span": (2, 4)}, "utterances[0].phoneme_ids"),

@@ -286,6 +286,8 @@ class PreprocessedCache:
         Raises:
             VoiceError: naming ``utterances[i].KEY``.
         """
+        if self.spec_channels <= 0:
+            raise VoiceError(manifest, f"must be a positive integer, got {self.spec_channels}", "cache.spec_channels")
         sizes = {key: len(array) // (self.spec_channels if key == "spec" else 1) for key, array in self._arrays.items()}
         for i, utterance in enumerate(self.utterances):
             for key, size in sizes.items():
