@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engines.base import VoiceError
+from engines.model_fit import check_model_fits
 from engines.voice import VoiceConfig
 
 
@@ -169,30 +170,14 @@ def check_config(info: GraphInfo, config: VoiceConfig, model_path: Path) -> None
     Raises:
         VoiceError: naming the config file and the field that disagrees with the model.
     """
-    where = config.path
-    if info.embedding_rows is not None and info.embedding_rows != config.num_symbols:
-        raise VoiceError(
-            where,
-            f"num_symbols is {config.num_symbols} but {model_path.name} has {info.embedding_rows} "
-            "phoneme embedding rows: this config belongs to another model",
-            "num_symbols",
-        )
-    has_sid = "sid" in info.inputs
-    if has_sid != (config.num_speakers > 1):
-        raise VoiceError(
-            where,
-            f"num_speakers is {config.num_speakers} but {model_path.name} "
-            f"{'takes' if has_sid else 'has no'} a speaker input: this config belongs to another model",
-            "num_speakers",
-        )
-    if info.speaker_rows is not None and info.speaker_rows < config.num_speakers:
-        raise VoiceError(where, f"model has only {info.speaker_rows} speakers", "num_speakers")
-    if info.upsample is not None and info.upsample != config.hop_length:
-        raise VoiceError(
-            where,
-            f"hop_length is {config.hop_length} but {model_path.name} makes {info.upsample} samples per frame",
-            "hop_length",
-        )
+    check_model_fits(
+        config,
+        model_path.name,
+        symbols=info.embedding_rows,
+        speaker_input="sid" in info.inputs,
+        speakers=info.speaker_rows,
+        hop_length=info.upsample,
+    )
 
 
 class Splitter:

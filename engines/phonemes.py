@@ -65,7 +65,7 @@ class Phonemizer:
         from piper.voice import PiperVoice
 
         self.config = config
-        self._piper = PiperVoice(session=None, config=PiperConfig.from_dict(dict(config.raw)))
+        self._piper = PiperVoice(session=None, config=PiperConfig.from_dict(config.piper_document()))
 
     def phonemize(self, text: str) -> list[list[str]]:
         """Phonemes grouped by sentence, as ``piper.voice.PiperVoice.phonemize``."""

@@ -105,6 +105,7 @@ class TorchEngine(LocalEngine):
             from engines.vits.onnx_import import load_onnx_generator
 
             model, self.import_report = load_onnx_generator(voice.model_path, voice.config.num_speakers)
+        self._check_config(model)
         from engines.vits.weight_norm import fold_weight_norm
 
         self.model = fold_weight_norm(model.to(self.device).eval())
@@ -118,6 +119,23 @@ class TorchEngine(LocalEngine):
         if compile and self.device.startswith("cuda"):
             self._decode = torch.compile(self.model.decode, dynamic=True)
             self._warm_up()
+
+    def _check_config(self, model) -> None:
+        """The voice's config fits the generator, as the ONNX engine checks it against its graph.
+
+        Raises:
+            VoiceError: naming the config and the field.
+        """
+        from engines.model_fit import check_model_fits
+
+        imported = self.import_report.loaded if self.import_report else dict(model.named_parameters())
+        check_model_fits(
+            self.voice.config,
+            self.voice.model_path.name,
+            symbols=model.config.num_symbols,
+            speaker_input="emb_g.weight" in imported,
+            hop_length=model.config.hop_length,
+        )
 
     @classmethod
     def from_path(cls, path: Path | str, **kwargs) -> TorchEngine:

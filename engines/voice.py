@@ -3,12 +3,15 @@
 The config schema is Piper's (``piper.config.PiperConfig.from_dict`` in the
 ``piper-tts`` package): ``num_symbols``, ``num_speakers``, ``audio.sample_rate``,
 ``espeak.voice``, ``phoneme_id_map``, ``speaker_id_map``, ``inference``.
-Every error names the file and the field at fault.
+Every field we read is checked here, and every error names the file and the
+field at fault. ``piper-tts`` requires ``num_symbols`` and ``num_speakers``; we
+default them from the maps as Piper's trainer sizes them (``num_symbols`` above
+the largest phoneme id, ``piper.train.vits.dataset``; ``num_speakers`` one more
+than the largest speaker id, 1 without speakers).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -44,6 +47,7 @@ class VoiceConfig:
         speaker_id_map: speaker name -> id (empty for one speaker).
         length_scale, noise_scale, noise_w: inference defaults.
         hop_length: decoder samples per frame.
+        default_speaker_id: the speaker when none is asked for.
         raw: the whole JSON document, as read.
     """
 
@@ -59,6 +63,7 @@ class VoiceConfig:
     noise_scale: float = DEFAULT_NOISE_SCALE
     noise_w: float = DEFAULT_NOISE_W
     hop_length: int = DEFAULT_HOP_LENGTH
+    default_speaker_id: int = 0
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -75,7 +80,7 @@ class VoiceConfig:
         if self.num_speakers <= 1:
             return None
         if speaker is None:
-            return int(self.raw.get("default_speaker_id", 0))
+            return self.default_speaker_id
         if isinstance(speaker, str) and not speaker.isdigit():
             if speaker not in self.speaker_id_map:
                 raise ValueError(f"unknown speaker '{speaker}'; the voice has {self.speakers}")
@@ -84,6 +89,22 @@ class VoiceConfig:
         if not 0 <= sid < self.num_speakers:
             raise ValueError(f"speaker id {sid} out of range 0..{self.num_speakers - 1}")
         return sid
+
+    def piper_document(self) -> dict[str, Any]:
+        """The document with every field ``piper.config.PiperConfig.from_dict`` reads set from the checked values."""
+        return {
+            **self.raw,
+            "num_symbols": self.num_symbols,
+            "num_speakers": self.num_speakers,
+            "audio": {**self.raw.get("audio", {}), "sample_rate": self.sample_rate},
+            "espeak": {**(self.raw.get("espeak") or {}), "voice": self.espeak_voice},
+            "phoneme_type": self.phoneme_type,
+            "phoneme_id_map": dict(self.phoneme_id_map),
+            "speaker_id_map": dict(self.speaker_id_map),
+            "inference": {"noise_scale": self.noise_scale, "length_scale": self.length_scale, "noise_w": self.noise_w},
+            "hop_length": self.hop_length,
+            "default_speaker_id": self.default_speaker_id,
+        }
 
 
 def config_path_for(model_path: Path) -> Path:
@@ -108,18 +129,10 @@ def load_config(path: Path) -> VoiceConfig:
     Raises:
         VoiceError: unreadable file, invalid JSON, or a missing or invalid field.
     """
+    from engines.records import read_json_object
+
     path = Path(path)
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8-sig"))
-    except FileNotFoundError:
-        raise VoiceError(path, "file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise VoiceError(path, f"cannot read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise VoiceError(path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    if not isinstance(raw, dict):
-        raise VoiceError(path, "expected a JSON object at the top level")
-    return parse_config(path, raw)
+    return parse_config(path, read_json_object(path))
 
 
 def parse_config(path: Path, raw: dict[str, Any]) -> VoiceConfig:
@@ -130,20 +143,24 @@ def parse_config(path: Path, raw: dict[str, Any]) -> VoiceConfig:
     """
     id_map = _phoneme_id_map(path, raw)
     num_symbols = _positive_int(path, raw, "num_symbols", default=max(i for ids in id_map.values() for i in ids) + 1)
-    num_speakers = _positive_int(path, raw, "num_speakers", default=1)
+    speaker_id_map = _speaker_id_map(path, raw)
+    num_speakers = _positive_int(path, raw, "num_speakers", default=max(speaker_id_map.values(), default=0) + 1)
     audio = raw.get("audio")
     if not isinstance(audio, dict):
         raise VoiceError(path, "missing or not an object", "audio")
     sample_rate = _positive_int(path, audio, "sample_rate", prefix="audio.")
+    if not isinstance(audio.get("quality", ""), str):
+        raise VoiceError(path, f"must be a quality name such as 'medium', got {audio['quality']!r}", "audio.quality")
     too_big = sorted({i for ids in id_map.values() for i in ids if i >= num_symbols})
     if too_big:
         raise VoiceError(path, f"ids {too_big[:5]} are not below num_symbols={num_symbols}", "phoneme_id_map")
-    speaker_id_map = _speaker_id_map(path, raw, num_speakers)
+    _check_speakers(path, raw, speaker_id_map, num_speakers)
+    _check_vowel_clusters(path, raw)
     inference = raw.get("inference", {})
     if not isinstance(inference, dict):
         raise VoiceError(path, "not an object", "inference")
     phoneme_type = raw.get("phoneme_type", "espeak")
-    if phoneme_type not in PHONEME_TYPES:
+    if not isinstance(phoneme_type, str) or phoneme_type not in PHONEME_TYPES:
         raise VoiceError(path, f"'{phoneme_type}' is not one of {PHONEME_TYPES}", "phoneme_type")
     espeak = raw.get("espeak", {})
     espeak_voice = espeak.get("voice") if isinstance(espeak, dict) else None
@@ -162,6 +179,7 @@ def parse_config(path: Path, raw: dict[str, Any]) -> VoiceConfig:
         noise_scale=_scale(path, inference, "noise_scale", DEFAULT_NOISE_SCALE),
         noise_w=_scale(path, inference, "noise_w", DEFAULT_NOISE_W),
         hop_length=_positive_int(path, raw, "hop_length", default=DEFAULT_HOP_LENGTH),
+        default_speaker_id=raw.get("default_speaker_id", 0),
         raw=raw,
     )
 
@@ -179,14 +197,33 @@ def _phoneme_id_map(path: Path, raw: dict[str, Any]) -> dict[str, list[int]]:
     return id_map
 
 
-def _speaker_id_map(path: Path, raw: dict[str, Any], num_speakers: int) -> dict[str, int]:
+def _speaker_id_map(path: Path, raw: dict[str, Any]) -> dict[str, int]:
     speaker_id_map = raw.get("speaker_id_map") or {}
     if not isinstance(speaker_id_map, dict):
         raise VoiceError(path, "not an object", "speaker_id_map")
     for name, sid in speaker_id_map.items():
-        if not isinstance(sid, int) or not 0 <= sid < num_speakers:
-            raise VoiceError(path, f"speaker {name!r} has id {sid!r}, outside 0..{num_speakers - 1}", "speaker_id_map")
+        if isinstance(sid, bool) or not isinstance(sid, int) or sid < 0:
+            raise VoiceError(path, f"speaker {name!r} has id {sid!r}, not an integer >= 0", "speaker_id_map")
     return speaker_id_map
+
+
+def _check_speakers(path: Path, raw: dict[str, Any], speaker_id_map: dict[str, int], num_speakers: int) -> None:
+    """Speaker ids and ``default_speaker_id`` below ``num_speakers``."""
+    for name, sid in speaker_id_map.items():
+        if sid >= num_speakers:
+            raise VoiceError(path, f"speaker {name!r} has id {sid}, outside 0..{num_speakers - 1}", "speaker_id_map")
+    default = raw.get("default_speaker_id", 0)
+    if isinstance(default, bool) or not isinstance(default, int) or not 0 <= default < num_speakers:
+        raise VoiceError(path, f"must be a speaker id in 0..{num_speakers - 1}, got {default!r}", "default_speaker_id")
+
+
+def _check_vowel_clusters(path: Path, raw: dict[str, Any]) -> None:
+    """``vowel_clusters`` (read by piper-tts): a list of lists of phonemes, when present."""
+    clusters = raw.get("vowel_clusters") or []
+    if not isinstance(clusters, list) or not all(
+        isinstance(c, list) and all(isinstance(p, str) for p in c) for c in clusters
+    ):
+        raise VoiceError(path, "must be a list of lists of phonemes", "vowel_clusters")
 
 
 def _positive_int(path: Path, obj: dict[str, Any], key: str, default: int | None = None, prefix: str = "") -> int:

@@ -215,7 +215,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_voices(args: argparse.Namespace) -> int:
     from engines import registry
 
-    found = registry.discover(args.paths)
+    found = registry.discover(args.paths, check_models=True)
     rows = [
         {
             "name": v.name,

@@ -73,7 +73,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from engines.ort_engine import use_shared_thread_pool
 
         use_shared_thread_pool()  # concurrent requests share one pool of threads instead of oversubscribing
-    voices = [registry.find_voice(spec) for spec in (args.voice or [None])]
+    voices = [registry.check_voice(registry.find_voice(spec)) for spec in (args.voice or [None])]
     names = [v.name for v in voices]
     if len(set(names)) != len(names):
         raise ValueError(f"two voices share a name: {', '.join(names)}")

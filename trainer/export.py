@@ -11,6 +11,7 @@ runtime loads it. Weight normalization is folded into plain weights.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import warnings
@@ -21,6 +22,7 @@ import torch
 
 from engines.files import atomic_path, write_text
 from engines.vits.models import Synthesizer
+from engines.vits.weight_norm import remove_weight_norm
 
 OPSET_VERSION = 15
 """Piper's export opset (``piper.train.export_onnx``)."""
@@ -36,44 +38,51 @@ def _piper_forward(model: Synthesizer, input, input_lengths, scales, sid=None): 
 def export_onnx(model: Synthesizer, path: Path | str) -> Path:
     """Write the generator as a Piper ONNX graph at ``path`` (atomically).
 
+    The export is made from a CPU copy whose weight normalization is removed
+    (Piper's ``export_onnx`` removes the decoder's too): every convolution's
+    weight is one named initializer (``dec.resblocks.0.convs.0.weight``), which
+    every engine loads, and the graph has no per-call norm computations.
+    ``model`` itself is left as it was (device, mode, weight norm).
+
     Raises:
         OSError: the folder is not writable.
     """
     path = Path(path)
-    model = model.cpu().eval()
-    multi = model.config.num_speakers > 1
+    model = remove_weight_norm(copy.deepcopy(model).cpu().eval())
+    args, names, axes = _example_inputs(model)
+    # Export the model itself (not a wrapper) so node names keep Piper's module paths (/dec/..., /flow/...).
+    model.forward = functools.partial(_piper_forward, model)
+    with atomic_path(path) as tmp, torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the exporter's tracer warnings are about shapes it keeps dynamic
+        torch.onnx.export(
+            model,
+            args,
+            str(tmp),
+            dynamo=False,
+            opset_version=OPSET_VERSION,
+            input_names=names,
+            output_names=["output"],
+            dynamic_axes=axes,
+            do_constant_folding=True,
+        )
+    return path
+
+
+def _example_inputs(model: Synthesizer) -> tuple[tuple, list[str], dict[str, dict[int, str]]]:
+    """Example arguments, input names and dynamic axes of Piper's graph (``sid`` only for several speakers)."""
     ids = torch.randint(1, model.config.num_symbols, (1, 50), dtype=torch.long)
     args: tuple = (ids, torch.tensor([50], dtype=torch.long), torch.tensor([0.667, 1.0, 0.8]))
     names = ["input", "input_lengths", "scales"]
-    if multi:
-        args += (torch.tensor([0], dtype=torch.long),)
-        names.append("sid")
     axes = {
         "input": {0: "batch_size", 1: "phonemes"},
         "input_lengths": {0: "batch_size"},
         "output": {0: "batch_size", 3: "time"},
     }
-    if multi:
+    if model.config.num_speakers > 1:
+        args += (torch.tensor([0], dtype=torch.long),)
+        names.append("sid")
         axes["sid"] = {0: "batch_size"}
-    # Export the model itself (not a wrapper) so node names keep Piper's module paths (/dec/..., /flow/...).
-    model.forward = functools.partial(_piper_forward, model)
-    try:
-        with atomic_path(path) as tmp, torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the exporter's tracer warnings are about shapes it keeps dynamic
-            torch.onnx.export(
-                model,
-                args,
-                str(tmp),
-                dynamo=False,
-                opset_version=OPSET_VERSION,
-                input_names=names,
-                output_names=["output"],
-                dynamic_axes=axes,
-                do_constant_folding=True,
-            )
-    finally:
-        del model.forward
-    return path
+    return args, names, axes
 
 
 def voice_config(
@@ -122,7 +131,7 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
     Raises:
         VoiceError: unreadable source or a config that does not fit it.
     """
-    from engines.base import VoiceError
+    from engines.model_fit import check_num_symbols
 
     source = Path(source)
     if source.suffix.lower() == ".ckpt":
@@ -137,12 +146,7 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
         voice = load_voice(source)
         model, _ = load_onnx_generator(source, voice.config.num_speakers)
         config = config or voice.config
-    if config.num_symbols != model.config.num_symbols:
-        raise VoiceError(
-            config.path,
-            f"num_symbols {config.num_symbols} does not fit the model's {model.config.num_symbols}",
-            "num_symbols",
-        )
+    check_num_symbols(config, model.config.num_symbols, source.name)
     keep = {k: v for k, v in config.raw.items() if k in ("language", "dataset", "piper_version", "phoneme_map")}
     document = voice_config(
         model,

@@ -27,8 +27,12 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+from engines.base import VoiceError
+from engines.records import read_json_object, record
 
 CACHE_VERSION = 1
 FILES = {
@@ -59,6 +63,19 @@ class Utterance:
     phoneme_ids: list[int]
     audio: list[int]
     spec: list[int]
+
+
+@dataclass(kw_only=True)
+class _Manifest:
+    """The fields of ``cache.json`` (:func:`_write_manifest`)."""
+
+    version: int
+    settings: dict[str, Any]
+    spec_channels: int
+    voice_config: str
+    phoneme_id_map_sha256: str
+    speakers: list[str]
+    utterances: list[Any]
 
 
 def map_digest(phoneme_id_map: dict) -> str:
@@ -266,17 +283,35 @@ class PreprocessedCache:
         manifest = self.folder / "cache.json"
         if not manifest.exists():
             raise ValueError(f"{self.folder}: not a preprocessed cache (no cache.json)")
-        document = json.loads(manifest.read_text(encoding="utf-8"))
+        document = read_json_object(manifest)
         if document.get("version") != CACHE_VERSION:
             raise ValueError(f"{manifest}: cache version {document.get('version')!r} is not {CACHE_VERSION}")
-        self.settings = CacheSettings(**document["settings"])
-        self.spec_channels: int = document["spec_channels"]
-        self.phoneme_id_map_sha256: str = document["phoneme_id_map_sha256"]
-        self.voice_config: str = str(self.folder / document["voice_config"])  # a relative path is in the cache
+        header = record(_Manifest, document, manifest, "cache")
+        self.settings = record(CacheSettings, header.settings, manifest, "settings")
+        self.spec_channels: int = header.spec_channels
+        self.phoneme_id_map_sha256: str = header.phoneme_id_map_sha256
+        self.voice_config: str = str(self.folder / header.voice_config)  # a relative path is in the cache
         """The voice config (``.onnx.json``) whose phoneme map built the phoneme_ids."""
-        self.speakers: list[str] = document["speakers"]
-        self.utterances = [Utterance(**u) for u in document["utterances"]]
+        self.speakers: list[str] = header.speakers
+        self.utterances = [record(Utterance, u, manifest, f"utterances[{i}]") for i, u in enumerate(header.utterances)]
         self._arrays = {key: self._map(name, dtype) for key, (name, dtype) in FILES.items()}
+        self._check_spans(manifest)
+
+    def _check_spans(self, manifest: Path) -> None:
+        """Every ``[offset, length]`` is a pair inside its file (a truncated array file is refused here).
+
+        Raises:
+            VoiceError: naming ``utterances[i].KEY``.
+        """
+        if self.spec_channels <= 0:
+            raise VoiceError(manifest, f"must be a positive integer, got {self.spec_channels}", "cache.spec_channels")
+        sizes = {key: len(array) // (self.spec_channels if key == "spec" else 1) for key, array in self._arrays.items()}
+        for i, utterance in enumerate(self.utterances):
+            for key, size in sizes.items():
+                span = getattr(utterance, key)
+                if len(span) != 2 or min(span) < 0 or span[0] + span[1] > size:
+                    message = f"[offset, length] {span} does not lie in {FILES[key][0]} ({size} long)"
+                    raise VoiceError(manifest, message, f"utterances[{i}].{key}")
 
     def _map(self, name: str, dtype) -> np.ndarray:
         path = self.folder / name

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engines.files import write_text
+from engines.records import read_json_object
 from trainer.presets import TrainingConfig, preset
 from trainer.run_state import STOP_FILE
 from trainer.starts import RunError, fit_to_start, load_start, recover_onnx_start, resolve_start, start_rate
@@ -304,7 +305,7 @@ def _read_run(run_dir: Path) -> dict:
     path = run_dir / "training.json"
     if not path.exists():
         raise RunError(f"{run_dir}: not a run folder (no training.json)")
-    document = json.loads(path.read_text(encoding="utf-8"))
+    document = read_json_object(path)  # a cut or garbled file is a VoiceError naming it, line and column
     if document.get("version") != RUN_VERSION:
         raise RunError(f"{path}: run version {document.get('version')!r} is not {RUN_VERSION}")
     return document

@@ -109,11 +109,13 @@ def read_checkpoint(path: Path | str) -> PiperCheckpoint:
     if not generator:
         raise VoiceError(path, "no Piper generator in the checkpoint (no 'model_g.' weights)")
     discriminator = {k[len(DISCRIMINATOR_PREFIX) :]: v for k, v in state.items() if k.startswith(DISCRIMINATOR_PREFIX)}
-    hparams = dict(raw.get("hyper_parameters") or {})
+    hparams = raw.get("hyper_parameters") or {}
+    if not isinstance(hparams, dict):
+        raise VoiceError(path, f"must be a mapping, got {type(hparams).__name__}", "hyper_parameters")
+    hparams = dict(hparams)
     config, ignored = config_from_hparams(hparams, generator, path)
-    return PiperCheckpoint(
-        path, config, generator, discriminator, hparams, int(hparams.get("sample_rate", 22050)), ignored, raw
-    )
+    sample_rate = _positive(hparams.get("sample_rate", 22050), path, "sample_rate")
+    return PiperCheckpoint(path, config, generator, discriminator, hparams, sample_rate, ignored, raw)
 
 
 def _load(torch, path: Path):
@@ -136,10 +138,10 @@ def config_from_hparams(hparams: dict[str, Any], generator: dict[str, Any], path
     Raises:
         VoiceError: a hyperparameter disagrees with the weights (e.g. num_symbols).
     """
-    names = {f.name for f in fields(VitsConfig)}
-    values = {k: _plain(v) for k, v in hparams.items() if k in names}
+    defaults = {f.name: f.default for f in fields(VitsConfig)}
+    values = {k: _checked(k, _plain(v, path, k), defaults[k], path) for k, v in hparams.items() if k in defaults}
     if "filter_length" in hparams:
-        values["spec_channels"] = int(hparams["filter_length"]) // 2 + 1
+        values["spec_channels"] = _positive(hparams["filter_length"], path, "filter_length") // 2 + 1
     emb = generator.get("enc_p.emb.weight")
     if emb is None:
         raise VoiceError(path, "the generator has no phoneme embedding (enc_p.emb.weight)")
@@ -150,7 +152,7 @@ def config_from_hparams(hparams: dict[str, Any], generator: dict[str, Any], path
     values["num_symbols"] = emb.shape[0]
     if "emb_g.weight" in generator:
         values.setdefault("num_speakers", generator["emb_g.weight"].shape[0])
-    known = names | {"filter_length", "sample_rate", "hop_length", "win_length", "mel_channels"}
+    known = set(defaults) | {"filter_length", "sample_rate", "hop_length", "win_length", "mel_channels"}
     ignored = sorted(k for k in hparams if k not in known)
     if ignored:
         _LOGGER.info("%s: hyperparameters not used by the generator: %s", path.name, ", ".join(ignored))
@@ -160,14 +162,60 @@ def config_from_hparams(hparams: dict[str, Any], generator: dict[str, Any], path
         raise VoiceError(path, f"unusable hyperparameters: {exc}") from None
 
 
-def _plain(value: Any) -> Any:
-    """Lists (and strings of Python literals, as old checkpoints hold them) to tuples."""
+def _plain(value: Any, path: Path, name: str) -> Any:
+    """Lists (and strings of Python literals, as old checkpoints hold them) to tuples.
+
+    Raises:
+        VoiceError: a string that starts like a literal but is not one.
+    """
     if isinstance(value, str) and value[:1] in "([":
         import ast
 
-        value = ast.literal_eval(value)  # literals only: numbers, tuples, lists
+        try:
+            value = ast.literal_eval(value)  # literals only: numbers, tuples, lists
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            raise VoiceError(path, f"not a list of numbers: {value[:60]!r}", f"hyper_parameters.{name}") from None
     if isinstance(value, list | tuple):
-        return tuple(_plain(v) for v in value)
+        return tuple(_plain(v, path, name) for v in value)
+    return value
+
+
+def _checked(name: str, value: Any, default: Any, path: Path) -> Any:
+    """A hyperparameter of the type of its :class:`VitsConfig` default (``resblock`` 1 or 2 as a string).
+
+    Raises:
+        VoiceError: naming ``hyper_parameters.NAME`` and the value.
+    """
+    if name == "resblock" and str(value) in ("1", "2"):
+        return str(value)
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, int | float):
+        ok = isinstance(value, type(default) | int) and not isinstance(value, bool) and value >= 0
+    elif isinstance(default, tuple):
+        ok = isinstance(value, tuple) and len(value) > 0 and _all_ints(value)
+    else:
+        ok = False  # resblock, the only string, was handled above
+    if not ok:
+        kind = "1 or 2" if name == "resblock" else f"like {default!r}"
+        raise VoiceError(path, f"must be {kind}, got {value!r}", f"hyper_parameters.{name}")
+    return value
+
+
+def _all_ints(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return all(_all_ints(v) for v in value)
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _positive(value: Any, path: Path, name: str) -> int:
+    """A positive integer hyperparameter (``sample_rate``, ``filter_length``).
+
+    Raises:
+        VoiceError: naming ``hyper_parameters.NAME``.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise VoiceError(path, f"must be a positive integer, got {value!r}", f"hyper_parameters.{name}")
     return value
 
 
@@ -181,14 +229,26 @@ def load_generator(path: Path | str):
     from engines.vits.models import Synthesizer
 
     checkpoint = read_checkpoint(path)
-    model = Synthesizer(checkpoint.config)
-    result = model.load_state_dict(checkpoint.generator, strict=False)
+    try:
+        model = Synthesizer(checkpoint.config)
+        result = model.load_state_dict(checkpoint.generator, strict=False)
+    except (ValueError, TypeError, IndexError, RuntimeError) as exc:  # sizes that do not fit together
+        detail = " ".join(str(exc).split())[:300]
+        raise VoiceError(checkpoint.path, f"unusable hyperparameters{_defaults_note(checkpoint)}: {detail}") from None
     problems = [f"missing {k}" for k in result.missing_keys[:3]] + [
         f"unexpected {k}" for k in result.unexpected_keys[:3]
     ]
     if problems:
-        raise VoiceError(checkpoint.path, "generator weights do not match its hyperparameters: " + "; ".join(problems))
+        message = f"generator weights do not match its hyperparameters{_defaults_note(checkpoint)}: "
+        raise VoiceError(checkpoint.path, message + "; ".join(problems))
     return model.eval(), checkpoint
+
+
+def _defaults_note(checkpoint: PiperCheckpoint) -> str:
+    """`` (its hyper_parameters lack ...: Piper's medium defaults were taken)``, or nothing."""
+    from_weights = {"num_symbols", "num_speakers", "spec_channels"}
+    absent = [f.name for f in fields(VitsConfig) if f.name not in {*checkpoint.hyper_parameters, *from_weights}]
+    return f" (its hyper_parameters lack {', '.join(absent)}: Piper's medium defaults were taken)" if absent else ""
 
 
 def voice_config_for(checkpoint: PiperCheckpoint):
@@ -202,6 +262,7 @@ def voice_config_for(checkpoint: PiperCheckpoint):
     Raises:
         VoiceError: a found config is invalid or does not fit the checkpoint.
     """
+    from engines.model_fit import check_num_symbols
     from engines.voice import load_config, parse_config
 
     path = checkpoint.path
@@ -210,12 +271,7 @@ def voice_config_for(checkpoint: PiperCheckpoint):
     for candidate in candidates:
         if candidate.is_file():
             config = load_config(candidate)
-            if config.num_symbols != checkpoint.config.num_symbols:
-                raise VoiceError(
-                    candidate,
-                    f"num_symbols is {config.num_symbols}, the checkpoint has {checkpoint.config.num_symbols}",
-                    "num_symbols",
-                )
+            check_num_symbols(config, checkpoint.config.num_symbols, path.name)
             return config
     from piper.phoneme_ids import DEFAULT_PHONEME_ID_MAP
 

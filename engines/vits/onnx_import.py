@@ -4,11 +4,12 @@ An exported Piper voice keeps most weights as named initializers
 (``enc_p.encoder.attn_layers.0.conv_q.weight``...). Others were constant-folded
 by the exporter and lost their names: weight-normalized convolutions became
 plain weights (``onnx::Conv_8168``), the phoneme embedding may be called
-``sid``, ``ElementwiseAffine.logs`` appears only as ``exp(-logs)``. Those are
+``sid``, ``ElementwiseAffine.logs`` appears only as ``exp(-logs)`` or ``-logs``. Those are
 found through the node that consumes them, whose name carries the module path
 (``/flow/flows.6/enc/in_layers.0/Conv`` -> ``flow.flows.6.enc.in_layers.0``).
 A folded weight-normalized weight w is stored back as v = w, g = ||w||, which
-gives the same w.
+gives the same w. A graph exported with weight norm in place (older exports of
+this studio) holds ``X.weight_g`` and ``X.weight_v``; they are combined into w.
 
 An ONNX voice holds only the inference path: the posterior encoder (``enc_q``),
 the training-only parts of the stochastic duration predictor (``dp.post_*`` and
@@ -81,6 +82,9 @@ def _weights_by_module(model) -> dict[str, np.ndarray]:
     from onnx import numpy_helper
 
     inits = {t.name: t for t in model.graph.initializer}
+    for node in model.graph.node:  # the exporter keeps one of equal initializers; the others become Identity nodes
+        if node.op_type == "Identity" and node.input[0] in inits:
+            inits[node.output[0]] = inits[node.input[0]]
     weights: dict[str, np.ndarray] = {}
     for name, tensor in inits.items():
         if re.fullmatch(r"[a-z_]+(\.[\w]+)+", name) and not name.startswith("onnx::"):
@@ -98,6 +102,24 @@ def _weights_by_module(model) -> dict[str, np.ndarray]:
             for name in node.input:
                 if name in inits and name.endswith("/Exp_output_0"):
                     weights[f"{module}.logs"] = -np.log(numpy_helper.to_array(inits[name]))
+        elif node.op_type == "Exp" and re.fullmatch(r"dp\.flows\.\d+", module) and node.input[0] in inits:
+            # ... or folds only -logs, leaving the Exp (newer torch exporters, our own exports).
+            weights[f"{module}.logs"] = -numpy_helper.to_array(inits[node.input[0]])
+    return _merge_weight_norm(weights)
+
+
+def _merge_weight_norm(weights: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``X.weight_g`` and ``X.weight_v`` (a graph exported with weight norm in place) -> ``X.weight``.
+
+    w = g * v / ||v||, the norm over every dimension but the first, as
+    ``engines.vits.weight_norm`` computes it.
+    """
+    for name in [n for n in weights if n.endswith(".weight_v")]:
+        base = name.removesuffix("_v")
+        if base + "_g" in weights:
+            v, g = weights.pop(name), weights.pop(base + "_g")
+            norm = np.sqrt(np.square(v).sum(axis=tuple(range(1, v.ndim)), keepdims=True))
+            weights.setdefault(base, v * (g / norm))
     return weights
 
 

@@ -31,6 +31,8 @@ class _WeightNorm:
         """The effective weight g * v / ||v|| (the folded copy, after :meth:`fold`)."""
         if self._folded is not None:
             return self._folded
+        if "weight" in self._parameters:  # weight norm removed (see :meth:`remove`)
+            return self.weight
         return self.weight_v * (self.weight_g / _norm_except_dim0(self.weight_v))
 
     def fold(self) -> None:
@@ -45,6 +47,18 @@ class _WeightNorm:
     def unfold(self) -> None:
         """Compute the weight from ``weight_g`` and ``weight_v`` again on every call."""
         self._folded = None
+
+    def remove(self) -> None:
+        """Replace ``weight_g`` and ``weight_v`` by the plain ``weight`` they give, as Piper's exporter does.
+
+        Like ``torch.nn.utils.remove_weight_norm``: the layer's state dict then
+        holds ``weight`` only, and an ONNX export stores it as one named initializer.
+        """
+        with torch.no_grad():
+            weight = self.weight_v * (self.weight_g / _norm_except_dim0(self.weight_v))
+        del self.weight_g, self.weight_v
+        self._folded = None
+        self.weight = nn.Parameter(weight.detach())
 
 
 class _WNConv(_WeightNorm):
@@ -91,4 +105,16 @@ def fold_weight_norm(module: nn.Module) -> nn.Module:
     for layer in module.modules():
         if isinstance(layer, _WeightNorm):
             layer.fold()
+    return module
+
+
+def remove_weight_norm(module: nn.Module) -> nn.Module:
+    """Turn every weight-normalized layer of ``module`` into a plain one (in place); returns ``module``.
+
+    For export: call it on a copy (``copy.deepcopy``), since the module can no longer be trained
+    or load Piper's ``weight_g``/``weight_v`` state dicts.
+    """
+    for layer in module.modules():
+        if isinstance(layer, _WeightNorm) and "weight_v" in layer._parameters:
+            layer.remove()
     return module

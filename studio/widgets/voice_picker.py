@@ -9,7 +9,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QPushButton, QWidget
 
 from engines.base import VoiceError
-from engines.registry import discover
+from engines.registry import check_voice, discover
 from engines.voice import Voice, load_voice
 from studio.workers import Task
 
@@ -67,7 +67,8 @@ class VoicePicker(QWidget):
     def add_files(self, paths: list[Path]) -> list[Voice]:
         """Add ``.onnx`` voices (files or folders) now and ``.ckpt`` checkpoints in the background.
 
-        Errors are emitted as notices naming the file. Returns the ``.onnx`` voices added.
+        Each voice is checked as loading it does (``engines.registry.check_voice``); errors are emitted as
+        notices naming the file. Returns the ``.onnx`` voices added.
         """
         known = {v.model_path.absolute() for v in self._voices}
         files = [m for p in map(Path, paths) for m in (sorted(p.rglob("*.onnx")) if p.is_dir() else [p])]
@@ -77,7 +78,7 @@ class VoicePicker(QWidget):
         added = []
         for path in (p for p in files if p.suffix.lower() != ".ckpt"):
             try:
-                voice = load_voice(path, origin=_origin(path))
+                voice = check_voice(load_voice(path, origin=_origin(path)))  # as the engines check it at load
             except VoiceError as exc:
                 self.notice.emit(str(exc))
                 continue

@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from engines.files import write_text
+from engines.records import read_json_object, record
 from trainer.dataset import jobs
+from trainer.dataset.metadata import MetadataError
 from trainer.dataset.sources import SourceClip, scan
 from trainer.dataset.workers import worker_pool
 
@@ -83,7 +85,8 @@ def migrate(document: dict[str, Any], path: Path) -> dict[str, Any]:
     version = document.get("version")
     if version == 1:
         for clip in document.get("clips", []):
-            clip.setdefault("reviewed", True)
+            if isinstance(clip, dict):  # others are refused when read
+                clip.setdefault("reviewed", True)
             clip.setdefault("span", None)
         document["version"] = version = 2
     if version != MANIFEST_VERSION:
@@ -128,9 +131,16 @@ class DatasetProject:
     def _read_manifest(self) -> dict[str, ClipEntry]:
         if not self.manifest_path.exists():
             return {}
-        raw = migrate(json.loads(self.manifest_path.read_text(encoding="utf-8")), self.manifest_path)
+        path = self.manifest_path
+        raw = read_json_object(path, MetadataError)
+        if not isinstance(raw.get("clips", []), list):
+            raise MetadataError(path, "must be a list of clips", "clips")
+        raw = migrate(raw, path)
+        if not isinstance(raw.get("voice_config"), str | None):
+            raise MetadataError(path, f"must be a path or null, got {raw['voice_config']!r}", "voice_config")
         self.voice_config = raw.get("voice_config")
-        return {c["id"]: ClipEntry(**c) for c in raw.get("clips", [])}
+        clips = [record(ClipEntry, c, path, f"clips[{i}]", MetadataError) for i, c in enumerate(raw.get("clips", []))]
+        return {c.id: c for c in clips}
 
     def save(self) -> None:
         """Write the manifest atomically."""
