@@ -80,6 +80,16 @@ def capture() -> Capture:
 
 
 @pytest.fixture(autouse=True)
+def no_shared_onnx_thread_pool():
+    """A test must not leave ONNX Runtime's process-wide thread pool on in the test process: once on, every
+    later session with its own pool (piper-tts's ``PiperVoice``, the VAD) fails. Run such code (``say``,
+    ``serve``, the app's ``main``) as a subprocess, as a user runs it."""
+    yield
+    ort_session = sys.modules.get("engines.ort_session")
+    assert ort_session is None or not ort_session._shared_pool, "this test turned on ONNX Runtime's shared pool"
+
+
+@pytest.fixture(autouse=True)
 def gc_on_the_gui_thread(request):
     """GUI tests: Qt widgets must be destroyed on the GUI thread, so while one runs (with worker
     threads) automatic garbage collection is off, and cycles are collected here, on the main thread,

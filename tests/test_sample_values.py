@@ -143,3 +143,19 @@ def test_a_clip_error_crosses_process_boundaries(tmp_path):
     with worker_pool(1, 1) as pool, pytest.raises(ClipError, match=r"nan\.wav: contains 10 NaN") as err:
         list(pool.map(load, [str(path)]))
     assert err.value.path == path
+
+
+def test_export_of_only_absurd_clips_names_why(imported, tmp_path):
+    """A project left with only clips of absurd samples exports nothing: an error that names those findings."""
+    import shutil
+
+    from trainer.dataset.curation import set_excluded
+    from trainer.dataset.export import NothingToTrain, export_piper
+    from trainer.dataset.project import DatasetProject
+
+    folder = tmp_path / "copy"
+    shutil.copytree(imported[0].folder, folder)
+    project = DatasetProject(folder)
+    set_excluded(project, ["ok", "dc", "tiny"], True)
+    with pytest.raises(NothingToTrain, match="NaN or infinite samples.*beyond full scale|beyond full scale.*NaN"):
+        export_piper(project, tmp_path / "out")

@@ -10,7 +10,7 @@ import pytest
 from conftest import shared_path
 
 from trainer.dataset import recognizers
-from trainer.dataset.export import export_piper
+from trainer.dataset.export import NothingToTrain, export_piper
 from trainer.dataset.health import check
 from trainer.dataset.project import MANIFEST_VERSION, DatasetProject
 from trainer.dataset.slicing import WINDOW_S, SliceOptions, group, speech_regions
@@ -68,7 +68,9 @@ def test_slice_two_cities_into_reviewable_drafts(tmp_path):
 
     findings = {f.clip_id for f in check(_records(project)) if f.kind == "unreviewed"}
     assert findings == {c.id for c in clips if c.text}
-    assert not export_piper(project, tmp_path / "out1").written
+    with pytest.raises(NothingToTrain, match="unreviewed|draft"):  # drafts alone train nothing: an error, no files
+        export_piper(project, tmp_path / "out1")
+    assert not (tmp_path / "out1" / "metadata.csv").exists()
 
     from trainer.dataset.curation import confirm
 

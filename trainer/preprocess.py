@@ -185,7 +185,8 @@ def preprocess_clip(job) -> dict[str, np.ndarray]:
     audio, info = load(path)
     audio = resample(audio[:, 0], info.sample_rate, settings.sample_rate)
     phoneme_ids = training_phoneme_ids(jobs.phonemizer(config_path), text)
-    spec = spectrogram(audio, settings.n_fft, settings.hop_length, settings.win_length)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below, naming the clip
+        spec = spectrogram(audio, settings.n_fft, settings.hop_length, settings.win_length)
     _check_finite(path, audio, spec)
     return {"phoneme_ids": np.asarray(phoneme_ids, np.int64), "audio": audio, "spec": spec}
 

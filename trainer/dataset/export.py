@@ -29,6 +29,8 @@ WHY_LEFT_OUT = {
     "too_long": "too long (over the phoneme_ids limit)",
     "duplicate_text": "duplicates of another clip's text",
     "duplicate_audio": "duplicates of another clip's audio",
+    "non_finite": "holding NaN or infinite samples",
+    "out_of_range": "holding sample values beyond full scale",
 }
 """Health finding kinds (``trainer.dataset.health``) as words, for why no clip is left to train on."""
 
