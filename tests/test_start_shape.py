@@ -139,3 +139,27 @@ def test_train_page_setup_shows_the_conversions(three_speakers, tmp_path, qtbot)
     assert "Conversion: en_US-joe-medium.onnx has one speaker, " in text and "has 3 (alice, bob, carol)" in text
     assert "Conversion: the generator keeps en_US-joe-medium.onnx's size, not the test preset's: " in text
     assert "hidden_channels 192 (preset: 16)" in text
+
+
+def test_onnx_start_without_num_symbols_fits_by_its_graph(three_speakers, tmp_path):
+    """joe's voice with ``num_symbols`` left out of its config (Piper's trainer allows that; the default, largest
+    id + 1 = 151, is only a lower bound) fits the 256-symbol dataset map: the start's graph has 256 rows. Stating
+    a wrong count is still refused."""
+    import shutil
+
+    from engines.registry import find_voice
+
+    joe = find_voice("joe")
+    document = json.loads(joe.config.path.read_text())
+    for name, change in (("nosym", lambda d: d.pop("num_symbols")), ("wrong", lambda d: d.update(num_symbols=200))):
+        model = tmp_path / f"{name}.onnx"
+        shutil.copy(joe.model_path, model)
+        changed = dict(document)
+        change(changed)
+        (tmp_path / f"{name}.onnx.json").write_text(json.dumps(changed))
+        findings = preflight(TrainRequest(three_speakers, str(model), "test", 1, "cpu", tmp_path / "run"))
+        blocking = [f.message for f in findings if f.blocking]
+        if name == "nosym":
+            assert not blocking, blocking
+        else:
+            assert blocking and "wrong.onnx" in blocking[0], blocking

@@ -89,11 +89,19 @@ def start_shape(start: str) -> StartShape | None:
     return StartShape(
         label=path.name,
         sample_rate=c.sample_rate,
-        num_symbols=c.num_symbols,
+        num_symbols=_embedding_rows(voice) if "num_symbols" not in c.raw else c.num_symbols,
         num_speakers=c.num_speakers,
         map_digest=map_digest(c.phoneme_id_map),
         model=_quality_model(quality),
     )
+
+
+def _embedding_rows(voice) -> int:
+    """Phoneme embedding rows of an ONNX voice's graph: its symbols when its config leaves ``num_symbols`` out
+    (the config's default, the largest phoneme id + 1, is only a lower bound; ``engines.model_fit``)."""
+    from engines.ort_graph import analyze, load_model
+
+    return analyze(load_model(voice.model_path)).embedding_rows
 
 
 def _quality_model(quality: str | None):
