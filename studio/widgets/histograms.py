@@ -12,11 +12,17 @@ class HistogramPanel(pg.GraphicsLayoutWidget):
         super().__init__(parent)
         self.setMinimumHeight(160)
         self.bars: dict[str, pg.BarGraphItem] = {}
+        self.note = ""
+        """What the histograms leave out, e.g. ``2 clips with blocking findings not counted`` (shown below them)."""
 
     def show_report(self, report) -> None:
-        """Draw ``report.histograms`` (edges and counts per measurement)."""
+        """Draw ``report.histograms`` (edges and counts per measurement, clips with blocking findings left out)
+        and, below them, how many clips they leave out (``report.not_counted``)."""
         self.clear()
         self.bars = {}
+        self.note = report.not_counted
+        if self.note and report.histograms:
+            self.addLabel(self.note, row=1, col=0, colspan=len(report.histograms))
         for column, (name, hist) in enumerate(report.histograms.items()):
             plot = self.addPlot(row=0, col=column, title=hist.title)
             plot.setLabel("bottom", hist.unit)
