@@ -184,7 +184,7 @@ def _cell(page, clip_id: str, column: int, role=Qt.ItemDataRole.DisplayRole):
 def test_table_marks_drafts_and_blocked_clips(page, qtbot, tmp_path):
     """Draft texts are yellow in the table (as the README says, and as in the editor); a clip kept out of
     training by a blocking finding (a 1e30 sample, a draft) says "blocked", not "ok"; the histograms leave both
-    out and say so."""
+    out and say so; the spike clip is drawn and played without its spike."""
     from PySide6.QtGui import QColor
 
     from studio.widgets.clip_table import DRAFT_COLOR
@@ -204,6 +204,9 @@ def test_table_marks_drafts_and_blocked_clips(page, qtbot, tmp_path):
     assert "out_of_range" in _cell(page, "spike", 4) and "unreviewed" in _cell(page, "002", 4)
     assert page.histograms.note == "2 clips with blocking findings not counted"
     assert sum(page.histograms.bars["loudness_lufs"].opts["height"]) == 4
+    page.select(["spike"])  # drawn and played with the spike as 0, as analysed: the speech, not one 1e30 line
+    shown, _ = page._clip_audio
+    assert np.abs(shown).max() < 1.0 and np.abs(shown).max() == pytest.approx(np.abs(audio[audio < 1e3]).max())
 
     page.select(["002"])
     qtbot.mouseClick(page.editor.buttons["confirm"], Qt.MouseButton.LeftButton)
