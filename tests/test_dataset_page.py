@@ -110,6 +110,9 @@ def test_report_tab_histograms_and_html(page, tmp_path):
     task = page.save_report(tmp_path / "report.html")
     task.join(30)
     assert (tmp_path / "report.html").read_text(encoding="utf-8").startswith("<!doctype html>")
+    page.project_dir = tmp_path / "empty"  # a folder with no project: no charts of the one shown before
+    page.refresh()
+    assert page.model.rowCount() == 0 and page.histograms.bars == {} and not page.histograms.ci.items
 
 
 def _draft(page, clip_id: str, text: str) -> None:

@@ -172,6 +172,7 @@ class DatasetPage(DatasetActions, QWidget):
             self._project = None
             self.model.set_rows([])
             self.report.setMarkdown("No recordings yet.")
+            self.histograms.show_nothing()
             self._on_selection_changed()
             return
         project = self._project = self.project()

@@ -18,8 +18,7 @@ class HistogramPanel(pg.GraphicsLayoutWidget):
     def show_report(self, report) -> None:
         """Draw ``report.histograms`` (edges and counts per measurement, clips with blocking findings left out)
         and, below them, how many clips they leave out (``report.not_counted``)."""
-        self.clear()
-        self.bars = {}
+        self.show_nothing()
         self.note = report.not_counted
         if self.note and report.histograms:
             self.addLabel(self.note, row=1, col=0, colspan=len(report.histograms))
@@ -33,3 +32,8 @@ class HistogramPanel(pg.GraphicsLayoutWidget):
             bars = pg.BarGraphItem(x0=lefts, x1=rights, height=hist.counts, brush="#3b82f6", pen=pg.mkPen("#1e40af"))
             plot.addItem(bars)
             self.bars[name] = bars
+
+    def show_nothing(self) -> None:
+        """No project: no charts, no note (none of a project shown before stays)."""
+        self.clear()
+        self.bars, self.note = {}, ""
