@@ -110,6 +110,9 @@ def test_report_tab_histograms_and_html(page, tmp_path):
     task = page.save_report(tmp_path / "report.html")
     task.join(30)
     assert (tmp_path / "report.html").read_text(encoding="utf-8").startswith("<!doctype html>")
+    page.project_dir = tmp_path / "empty"  # a folder with no project: no charts of the one shown before
+    page.refresh()
+    assert page.model.rowCount() == 0 and page.histograms.bars == {} and not page.histograms.ci.items
 
 
 def _draft(page, clip_id: str, text: str) -> None:
@@ -174,3 +177,41 @@ def test_unsaved_edit_is_used_by_export_and_saved_when_the_page_is_left(page, qt
     qtbot.waitUntil(lambda: page.project().clips["001"].text == "ace of spades", timeout=30_000)
     _type(qtbot, page.editor, "ace of hearts")  # the window closes: saved before it goes
     assert page.save_edits_now() == ["001"] and page.project().clips["001"].text == "ace of hearts"
+
+
+def _cell(page, clip_id: str, column: int, role=Qt.ItemDataRole.DisplayRole):
+    row = next(r for r in range(page.model.rowCount()) if page.model.row_id(r) == clip_id)
+    return page.model.data(page.model.index(row, column), role)
+
+
+def test_table_marks_drafts_and_blocked_clips(page, qtbot, tmp_path):
+    """Draft texts are yellow in the table (as the README says, and as in the editor); a clip kept out of
+    training by a blocking finding (a 1e30 sample, a draft) says "blocked", not "ok"; the histograms leave both
+    out and say so; the spike clip is drawn and played without its spike."""
+    from PySide6.QtGui import QColor
+
+    from studio.widgets.clip_table import DRAFT_COLOR
+
+    cards = shared_path("corpus", "real-speech", "cards")
+    audio, rate = soundfile.read(str(cards / "001.wav"), dtype="float32")
+    audio[len(audio) // 2] = 1e30
+    soundfile.write(str(tmp_path / "spike.wav"), audio, rate, subtype="FLOAT")
+    (tmp_path / "spike.txt").write_text("ten of clubs", encoding="utf-8")
+    page.import_paths([tmp_path / "spike.wav"])
+    _wait(qtbot, page)
+    _draft(page, "002", "jack of harts")
+    background = Qt.ItemDataRole.BackgroundRole
+    assert _cell(page, "002", 1, background) == QColor(DRAFT_COLOR) and _cell(page, "001", 1, background) is None
+    assert "Confirm draft" in _cell(page, "002", 1, Qt.ItemDataRole.ToolTipRole)
+    assert [_cell(page, i, 3) for i in ("spike", "002", "001")] == ["blocked", "blocked", "ok"]
+    assert "out_of_range" in _cell(page, "spike", 4) and "unreviewed" in _cell(page, "002", 4)
+    assert page.histograms.note == "2 clips with blocking findings not counted"
+    assert sum(page.histograms.bars["loudness_lufs"].opts["height"]) == 4
+    page.select(["spike"])  # drawn and played with the spike as 0, as analysed: the speech, not one 1e30 line
+    shown, _ = page._clip_audio
+    assert np.abs(shown).max() < 1.0 and np.abs(shown).max() == pytest.approx(np.abs(audio[audio < 1e3]).max())
+
+    page.select(["002"])
+    qtbot.mouseClick(page.editor.buttons["confirm"], Qt.MouseButton.LeftButton)
+    _wait(qtbot, page)
+    assert _cell(page, "002", 1, background) is None and _cell(page, "002", 3) == "ok"

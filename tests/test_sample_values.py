@@ -159,3 +159,97 @@ def test_export_of_only_absurd_clips_names_why(imported, tmp_path):
     set_excluded(project, ["ok", "dc", "tiny"], True)
     with pytest.raises(NothingToTrain, match="NaN or infinite samples.*beyond full scale|beyond full scale.*NaN"):
         export_piper(project, tmp_path / "out")
+
+
+def _aligned_correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """Pearson correlation of ``a`` and ``b`` at the lag that best aligns them (trims may start a window apart)."""
+    n = len(a) + len(b)
+    lag = int(np.argmax(np.fft.irfft(np.fft.rfft(a, n) * np.conj(np.fft.rfft(b, n)), n)))
+    lag = lag - n if lag > len(a) else lag  # a[lag + i] ~ b[i]
+    a, b = (a[lag:], b) if lag >= 0 else (a, b[-lag:])
+    m = min(len(a), len(b))
+    return float(np.corrcoef(a[:m], b[:m])[0, 1])
+
+
+def test_import_measures_are_not_ruled_by_a_spike(imported):
+    """A 1e30 sample counts as 0 in every measure but the peak: DC offset (float64), loudness and speech span
+    are the clean speech's, so the report names only the corrupt values (not "DC offset 1.1e25")."""
+    project, _ = imported
+    big, ok = project.clips["big"].analysis, project.clips["ok"].analysis
+    assert big["corrupt_samples"] == 1 and ok["corrupt_samples"] == 0 and big["over_full_scale"] == 1
+    assert big["dc_offset"] == pytest.approx(ok["dc_offset"], abs=1e-6)
+    assert big["loudness_lufs"] == pytest.approx(ok["loudness_lufs"], abs=0.01)
+    assert (big["speech_start_s"], big["speech_end_s"]) == (ok["speech_start_s"], ok["speech_end_s"])
+    assert set(_findings(project)["big"]) == {"out_of_range"}
+
+
+def test_repair_zeroes_a_spike_before_the_dc_offset():
+    """The DC offset is the float64 mean of the repaired samples: speech + 0.05 with one 1e30 sample comes back
+    as the speech (the spike set to 0 like NaN, then the offset removed), the edits saying both."""
+    from trainer.dataset.analysis import CORRUPT_PEAK
+    from trainer.dataset.fixes import repair
+
+    audio, _, _ = _speech()
+    spiked = audio + np.float32(0.05)
+    spiked[len(audio) // 2] = 1e30
+    spiked[10] = -CORRUPT_PEAK * 2  # a negative one too
+    out, edits = repair(spiked)
+    expected = audio - np.float32(np.mean(audio, dtype=np.float64))
+    expected[[10, len(audio) // 2]] = out[[10, len(audio) // 2]]
+    assert edits[0] == "set 2 corrupt samples (beyond +-1000) to 0" and edits[1].startswith("remove DC offset +0.05")
+    assert out.dtype == np.float32 and np.allclose(out, expected, atol=1e-5)
+    assert abs(out[len(audio) // 2]) < 0.06 and abs(float(np.mean(out, dtype=np.float64))) < 1e-6
+    loud = audio * np.float32(CORRUPT_PEAK / 2 / np.abs(audio).max())  # loud, not corrupt: left to the gain
+    out, edits = repair(loud)
+    assert not any("corrupt" in e for e in edits) and np.abs(out).max() > CORRUPT_PEAK / 2 - 5
+
+
+def test_fix_all_brings_back_the_speech(imported, tmp_path):
+    """The reported case: ``dataset fix --all`` of the 1e30 clip gives the speech back (not a flat DC level) at
+    -23 LUFS, as the clean clip's fix does; a legitimate 4.0 peak comes back as the speech scaled down."""
+    import shutil
+
+    from trainer.dataset.project import DatasetProject
+
+    copy = tmp_path / "p"
+    shutil.copytree(imported[0].folder, copy)
+    command = [sys.executable, "-m", "studio", "dataset", "fix", str(copy), "--all"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    project = DatasetProject(copy)
+
+    def audio(clip_id):
+        return soundfile.read(str(project.clip_path(clip_id)), dtype="float32")[0]
+
+    clean = audio("ok")
+    assert _aligned_correlation(audio("big"), clean) > 0.99
+    assert _aligned_correlation(audio("four"), clean) > 0.99
+    assert project.clips["big"].edits[0] == "set 1 corrupt samples (beyond +-1000) to 0"
+    assert not any(e.startswith("remove DC offset") for e in project.clips["big"].edits)
+    for name in ("big", "four"):
+        analysis = project.clips[name].analysis
+        assert analysis["loudness_lufs"] == pytest.approx(-23, abs=0.5), (name, analysis)
+        assert analysis["peak"] <= 10 ** (-1 / 20) + 1e-6 and abs(analysis["dc_offset"]) < 0.01
+    kinds = _findings(project)
+    for name in ("big", "four"):
+        assert not {"out_of_range", "non_finite", "dc_offset", "silent"} & set(kinds.get(name, {})), kinds[name]
+
+
+def test_statistics_leave_out_blocked_clips(imported):
+    """Histograms, the audio total and the phoneme coverage count only clips without blocking findings, and the
+    report says how many it left out (the 1e30 clip no longer stretches the loudness axis)."""
+    from trainer.dataset.report import build_report, to_html, to_markdown
+
+    project, _ = imported
+    report = build_report(project)
+    counted = ["dc", "ok", "tiny"]
+    assert report.skipped == 4 and report.not_counted == "4 clips with blocking findings not counted"
+    for hist in report.histograms.values():
+        assert sum(hist.counts) == 3, hist
+    loudness = [project.clips[i].analysis["loudness_lufs"] for i in counted]
+    edges = report.histograms["loudness_lufs"].edges
+    assert edges[0] == pytest.approx(min(loudness)) and edges[-1] == pytest.approx(max(loudness))
+    assert report.seconds == pytest.approx(sum(project.clips[i].analysis["duration_s"] for i in counted))
+    assert sum(report.coverage.values()) == 3 * sum(project.clips["ok"].analysis["phoneme_counts"].values())
+    assert "4 clips with blocking findings not counted" in to_markdown(report)
+    assert "4 clips with blocking findings not counted" in to_html(report)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 from PySide6.QtCore import QItemSelectionModel, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -173,18 +172,12 @@ class DatasetPage(DatasetActions, QWidget):
             self._project = None
             self.model.set_rows([])
             self.report.setMarkdown("No recordings yet.")
+            self.histograms.show_nothing()
             self._on_selection_changed()
             return
         project = self._project = self.project()
         report = build_report(project)  # the health checks run once, for the table and the report
-        findings: dict[str, list[str]] = {}
-        for finding in report.findings:
-            findings.setdefault(finding.clip_id, []).append(finding.kind)
-        rows = [
-            (c.id, c.text or "", (c.analysis or {}).get("duration_s", 0.0), c.status, ", ".join(findings.get(c.id, [])))
-            for c in project.clips.values()
-        ]
-        self.model.set_rows(rows)
+        self.model.set_rows(_rows(project, report.findings))
         self.report.setMarkdown(to_markdown(report))
         self.histograms.show_report(report)
         if current in project.clips:
@@ -224,6 +217,8 @@ class DatasetPage(DatasetActions, QWidget):
     def _show_clip(self, clip_id: str | None) -> None:
         import soundfile
 
+        from trainer.dataset.analysis import without_corrupt
+
         project = self._project
         clip = project.clips.get(clip_id) if project and clip_id else None
         self._clip_audio = None
@@ -231,7 +226,7 @@ class DatasetPage(DatasetActions, QWidget):
             self.editor.show_clip(None)
             return
         audio, rate = soundfile.read(str(project.clip_path(clip_id)), dtype="float32", always_2d=True)
-        audio = np.nan_to_num(audio, nan=0.0, posinf=0.0, neginf=0.0)  # a non_finite clip: drawn, played as 0
+        audio = without_corrupt(audio)  # NaN/inf and corrupt spikes (1e30) drawn and played as 0, as analysed
         self._clip_audio = (audio[:, 0], rate)  # what Space plays
         analysis = clip.analysis or {}
         speech = None
@@ -297,3 +292,23 @@ class DatasetPage(DatasetActions, QWidget):
         task.failed.connect(lambda exc: self.message.emit(f"Cannot play: {exc}"))
         task.ended.connect(lambda: setattr(speaking, "ended", True))
         return task.start()
+
+
+def _rows(project, findings) -> list[tuple]:
+    """The clip table's rows ``(id, text, duration_s, status, warnings, draft)``: an ``ok`` clip with a blocking
+    finding shows ``blocked`` (left out of export and the training cache); a draft text is marked for yellow."""
+    kinds: dict[str, list[str]] = {}
+    blocked = {f.clip_id for f in findings if f.blocking}
+    for finding in findings:
+        kinds.setdefault(finding.clip_id, []).append(finding.kind)
+    return [
+        (
+            c.id,
+            c.text or "",
+            (c.analysis or {}).get("duration_s", 0.0),
+            "blocked" if c.status == "ok" and c.id in blocked else c.status,
+            ", ".join(kinds.get(c.id, [])),
+            bool(c.text) and not c.reviewed,
+        )
+        for c in project.clips.values()
+    ]

@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
+from studio.widgets.clip_table import DRAFT_COLOR, DRAFT_TIP
 from studio.widgets.waveform import WaveformView
 
 PREVIEW_DELAY_MS = 150
@@ -115,8 +116,8 @@ class ClipEditor(QWidget):
         self.cursor.setBounds((0, self.duration_s))
         self.cursor.setValue(cursor if same else self.duration_s / 2)
         self.text.setText(text)
-        self.text.setStyleSheet("" if reviewed else "background: #fef3c7")  # drafts stand out
-        self.text.setToolTip("" if reviewed else "Draft from the recognizer: correct it, or Confirm draft")
+        self.text.setStyleSheet("" if reviewed else f"background: {DRAFT_COLOR}")  # drafts stand out, as in the table
+        self.text.setToolTip("" if reviewed else DRAFT_TIP)
         self.buttons["confirm"].setEnabled(clip_id is not None and not reviewed and bool(text))
         for name in ("play", "save", "trim", "split"):
             self.buttons[name].setEnabled(clip_id is not None)

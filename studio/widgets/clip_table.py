@@ -7,12 +7,17 @@ cell's raw value (``UserRole``), so durations sort as numbers.
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QColor
 
 COLUMNS = ("id", "text", "duration (s)", "status", "warnings")
+DRAFT_COLOR = "#fef3c7"
+"""Background of a draft transcript (a recognizer's text no person has confirmed), in the table and the editor."""
+DRAFT_TIP = "Draft from the recognizer: correct it, or Confirm draft"
 
 
 class ClipTableModel(QAbstractTableModel):
-    """Rows of ``(id, text, duration_s, status, warnings)``; the warnings are the health findings' kinds."""
+    """Rows of ``(id, text, duration_s, status, warnings, draft)``; the warnings are the health findings' kinds,
+    ``draft`` is True for an unreviewed transcript: the row is drawn in ``DRAFT_COLOR``."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -34,11 +39,18 @@ class ClipTableModel(QAbstractTableModel):
         return len(COLUMNS)
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole) and index.isValid():
-            value = self._rows[index.row()][index.column()]
+        if not index.isValid():
+            return None
+        row = self._rows[index.row()]
+        if role == Qt.ItemDataRole.ToolTipRole and row[5] and index.column() == 1:
+            return f"{row[1]}\n{DRAFT_TIP}"
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            value = row[index.column()]
             return f"{value:.2f}" if isinstance(value, float) else value
-        if role == Qt.ItemDataRole.UserRole and index.isValid():
-            return self._rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.UserRole:
+            return row[index.column()]
+        if role == Qt.ItemDataRole.BackgroundRole and row[5]:
+            return QColor(DRAFT_COLOR)
         return None
 
     def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802

@@ -12,11 +12,16 @@ class HistogramPanel(pg.GraphicsLayoutWidget):
         super().__init__(parent)
         self.setMinimumHeight(160)
         self.bars: dict[str, pg.BarGraphItem] = {}
+        self.note = ""
+        """What the histograms leave out, e.g. ``2 clips with blocking findings not counted`` (shown below them)."""
 
     def show_report(self, report) -> None:
-        """Draw ``report.histograms`` (edges and counts per measurement)."""
-        self.clear()
-        self.bars = {}
+        """Draw ``report.histograms`` (edges and counts per measurement, clips with blocking findings left out)
+        and, below them, how many clips they leave out (``report.not_counted``)."""
+        self.show_nothing()
+        self.note = report.not_counted
+        if self.note and report.histograms:
+            self.addLabel(self.note, row=1, col=0, colspan=len(report.histograms))
         for column, (name, hist) in enumerate(report.histograms.items()):
             plot = self.addPlot(row=0, col=column, title=hist.title)
             plot.setLabel("bottom", hist.unit)
@@ -27,3 +32,8 @@ class HistogramPanel(pg.GraphicsLayoutWidget):
             bars = pg.BarGraphItem(x0=lefts, x1=rights, height=hist.counts, brush="#3b82f6", pen=pg.mkPen("#1e40af"))
             plot.addItem(bars)
             self.bars[name] = bars
+
+    def show_nothing(self) -> None:
+        """No project: no charts, no note (none of a project shown before stays)."""
+        self.clear()
+        self.bars, self.note = {}, ""

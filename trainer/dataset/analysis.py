@@ -6,9 +6,11 @@
   ``SPEECH_THRESHOLD``; :func:`speech_windows_many` runs many clips in one batch.
 - SNR estimate: mean power of speech windows over mean power of the others, in dB.
 - Sample sanity: NaN/infinite samples, the peak (float files can exceed full scale,
-  up to absurd values such as 1e30), DC offset (the mean sample) and float32 denormals.
-  Non-finite samples count as 0 for every other measure, so no measure is NaN; the
-  health checks (``trainer.dataset.health``) turn these into findings.
+  up to absurd values such as 1e30), DC offset (the mean sample, in float64) and float32
+  denormals. Corrupt samples (:func:`corrupt_mask`: non-finite, or beyond ``CORRUPT_PEAK``)
+  count as 0 for every measure but the peak, as ``trainer.dataset.fixes.repair`` sets them,
+  so no measure is NaN or ruled by one spike; the health checks (``trainer.dataset.health``)
+  turn these into findings.
 
 Silero runs its own ONNX Runtime session with its own thread pool, so analysis
 belongs in worker processes, not in a process that called
@@ -35,6 +37,21 @@ DC_LIMIT = 0.01
 """A mean sample beyond +-0.01 (-40 dBFS) counts as a DC offset."""
 FLOAT32_TINY = float(np.finfo(np.float32).tiny)
 """The smallest normal float32 (1.18e-38); non-zero samples below it are denormals."""
+CORRUPT_PEAK = 1000.0
+"""A float sample beyond this magnitude (+60 dBFS) is a corrupt value, not loud audio: the health check names
+it, and the repair (``trainer.dataset.fixes.repair``) sets it to 0 like NaN, where a peak of, say, 4.0 is scaled."""
+
+
+def corrupt_mask(audio: np.ndarray) -> np.ndarray:
+    """True where a sample is NaN, infinite or beyond ``CORRUPT_PEAK`` in magnitude (same shape as ``audio``)."""
+    with np.errstate(invalid="ignore"):
+        return ~(np.abs(audio) <= CORRUPT_PEAK)  # NaN compares False
+
+
+def without_corrupt(audio: np.ndarray) -> np.ndarray:
+    """``audio`` (float32, any shape) with its :func:`corrupt_mask` samples set to 0; the same array when none."""
+    bad = corrupt_mask(audio)
+    return np.where(bad, np.float32(0), audio).astype(np.float32) if bad.any() else audio
 
 
 @dataclass
@@ -56,7 +73,9 @@ class ClipAnalysis:
         nonfinite_samples: NaN or infinite samples (all channels); they count as 0 in the other measures.
         peak: highest finite sample magnitude (1.0 is full scale; float files may hold more).
         over_full_scale: finite samples whose magnitude exceeds 1.0.
-        dc_offset: mean of the finite mono samples (full scale 1.0).
+        corrupt_samples: finite samples beyond ``CORRUPT_PEAK``; like non-finite ones they count as 0 in the
+            measures other than ``peak`` and ``over_full_scale``.
+        dc_offset: float64 mean of the mono samples, corrupt ones as 0 (full scale 1.0).
         denormal_samples: non-zero samples smaller than the smallest normal float32.
     """
 
@@ -77,6 +96,7 @@ class ClipAnalysis:
     nonfinite_samples: int = 0
     peak: float | None = None
     over_full_scale: int = 0
+    corrupt_samples: int = 0
     dc_offset: float = 0.0
     denormal_samples: int = 0
 
@@ -108,14 +128,11 @@ def analyze(
         vad: a ``trainer.dataset.vad.BatchVad`` to reuse (one is made otherwise).
         speech: the clip's :func:`speech_windows`, when already found (``vad`` is then unused).
     """
-    finite = np.isfinite(audio)
-    nonfinite = int(audio.size - np.count_nonzero(finite))
-    if nonfinite:  # every other measure sees them as silence, so none of them is NaN
-        audio = np.where(finite, audio, np.float32(0))
+    raw = _raw_values(audio)
+    audio = without_corrupt(audio)  # every other measure sees what the repair leaves: no NaN, no spike
     magnitude = np.abs(audio)
     mono = audio if audio.ndim == 1 else audio.mean(axis=1, dtype=np.float64).astype(np.float32)
     channels = 1 if audio.ndim == 1 else audio.shape[1]
-    peak = float(magnitude.max()) if audio.size else 0.0
     if speech is None:
         speech = speech_windows(mono, sample_rate, vad)
     start, end, speech_s = _span(speech)
@@ -123,22 +140,33 @@ def analyze(
         duration_s=len(mono) / sample_rate,
         sample_rate=sample_rate,
         channels=channels,
-        peak_dbfs=20 * math.log10(peak) if peak > 0 else -math.inf,
-        clipped_fraction=float(np.mean(np.abs(audio) >= CLIP_LEVEL)) if audio.size else 0.0,
+        peak_dbfs=20 * math.log10(raw["peak"]) if raw["peak"] > 0 else -math.inf,
+        clipped_fraction=float(np.mean(magnitude >= CLIP_LEVEL)) if audio.size else 0.0,
         loudness_lufs=loudness(mono, sample_rate),
         speech_start_s=start,
         speech_end_s=end,
         speech_s=speech_s,
         snr_db=_snr(mono, sample_rate, speech),
-        nonfinite_samples=nonfinite,
-        peak=peak,
-        over_full_scale=int(np.count_nonzero(magnitude > 1.0)),
+        **raw,
         dc_offset=float(np.mean(mono, dtype=np.float64)) if mono.size else 0.0,
         denormal_samples=int(np.count_nonzero((magnitude > 0) & (magnitude < FLOAT32_TINY))),
     )
     if text is not None and phonemizer is not None:
         measure_text(result, text, phonemizer)
     return result
+
+
+def _raw_values(audio: np.ndarray) -> dict:
+    """The measures of the samples as stored: ``nonfinite_samples``, ``peak`` (of the finite ones),
+    ``over_full_scale`` and ``corrupt_samples`` (finite, beyond ``CORRUPT_PEAK``)."""
+    finite = np.isfinite(audio)
+    magnitude = np.abs(np.where(finite, audio, np.float32(0)))
+    return {
+        "nonfinite_samples": int(audio.size - np.count_nonzero(finite)),
+        "peak": float(magnitude.max()) if audio.size else 0.0,
+        "over_full_scale": int(np.count_nonzero(magnitude > 1.0)),
+        "corrupt_samples": int(np.count_nonzero(magnitude > CORRUPT_PEAK)),
+    }
 
 
 def loudness(mono: np.ndarray, sample_rate: int) -> float | None:

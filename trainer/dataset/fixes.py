@@ -4,8 +4,9 @@ Each takes and returns float32 ``[frames]`` (mono) or ``[frames, channels]``; th
 caller writes results to the curated copy, never to the original.
 
 - Resampling: soxr's VHQ polyphase resampler.
-- Repair (before loudness normalization): NaN and infinite samples and float32
-  denormals become 0, a DC offset over ``analysis.DC_LIMIT`` is subtracted.
+- Repair (before loudness normalization): NaN and infinite samples, corrupt values
+  (beyond ``analysis.CORRUPT_PEAK``) and float32 denormals become 0, then a DC offset
+  over ``analysis.DC_LIMIT`` (float64 mean of the repaired samples) is subtracted.
 - Loudness normalization: gain to a target integrated loudness (ITU-R BS.1770-4,
   via ``pyloudnorm``), then a peak limit by further gain reduction (no clipping,
   no limiter coloration: the clip only gets quieter to respect the peak).
@@ -49,22 +50,33 @@ def trim(
 
 
 def repair(audio: np.ndarray) -> tuple[np.ndarray, list[str]]:
-    """NaN/inf samples and denormals set to 0, a DC offset over ``DC_LIMIT`` subtracted; returns the audio
-    (float32, same shape) and what was done, for the clip's ``edits`` (empty: unchanged)."""
-    from trainer.dataset.analysis import DC_LIMIT, FLOAT32_TINY
+    """Corrupt samples (NaN, inf, or beyond ``analysis.CORRUPT_PEAK``) and denormals set to 0, then a DC offset
+    over ``DC_LIMIT`` (the float64 mean of the repaired samples) subtracted.
 
-    edits = []
-    broken = ~np.isfinite(audio)
-    if broken.any():
-        audio = np.where(broken, np.float32(0), audio).astype(np.float32)
-        edits.append(f"set {int(broken.sum()):,} NaN/infinite samples to 0")
-    tiny = (audio != 0) & (np.abs(audio) < FLOAT32_TINY)
-    if tiny.any():
-        audio = np.where(tiny, np.float32(0), audio).astype(np.float32)
-        edits.append(f"set {int(tiny.sum()):,} denormal samples to 0")
+    Args:
+        audio: float32 ``[frames]`` or ``[frames, channels]``.
+    Returns:
+        The audio (float32, same shape) and what was done, for the clip's ``edits`` (empty: unchanged).
+    """
+    from trainer.dataset.analysis import CORRUPT_PEAK, DC_LIMIT, FLOAT32_TINY, corrupt_mask
+
+    finite = np.isfinite(audio)
+    with np.errstate(invalid="ignore"):
+        tiny = (audio != 0) & (np.abs(audio) < FLOAT32_TINY)
+    edits, zero = [], np.zeros(audio.shape, dtype=bool)
+    for mask, what in (
+        (~finite, "NaN/infinite samples"),
+        (corrupt_mask(audio) & finite, f"corrupt samples (beyond +-{CORRUPT_PEAK:g})"),
+        (tiny, "denormal samples"),
+    ):
+        if mask.any():
+            edits.append(f"set {int(mask.sum()):,} {what} to 0")
+            zero |= mask
+    if zero.any():
+        audio = np.where(zero, np.float32(0), audio).astype(np.float32)
     offset = float(np.mean(audio, dtype=np.float64)) if audio.size else 0.0
     if abs(offset) > DC_LIMIT:
-        audio = (audio - np.float32(offset)).astype(np.float32)
+        audio = (audio.astype(np.float64) - offset).astype(np.float32)
         edits.append(f"remove DC offset {offset:+.3f}")
     return audio, edits
 

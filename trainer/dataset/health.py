@@ -12,15 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trainer.dataset.analysis import DC_LIMIT, ClipAnalysis
+from trainer.dataset.analysis import CORRUPT_PEAK, DC_LIMIT, ClipAnalysis
 
 SEGMENT_S = 8192 / 22050
 """Piper's training segment (``segment_size`` 8,192 samples at 22,050 Hz), seconds."""
 MAX_PHONEME_IDS = 400
 CLIPPED_LIMIT = 0.001
 """More than this share of full-scale samples counts as clipping."""
-CORRUPT_PEAK = 1000.0
-"""A float sample over this (+60 dBFS) is a corrupt value, not loud audio."""
 LEFT_OUT = "left out of export and the training cache"
 
 
@@ -106,8 +104,12 @@ def _sample_findings(clip_id: str, a: ClipAnalysis) -> list[Finding]:
     if a.peak is not None and a.peak > 1.0:
         message = f"peak {a.peak:.4g} ({a.peak_dbfs:+.1f} dBFS), {a.over_full_scale:,} samples over full scale (1.0)"
         if a.peak > CORRUPT_PEAK:
-            message += ": corrupt sample values, not loud audio; listen, and exclude the clip if it is broken"
-        message += f"; {LEFT_OUT}; Normalize loudness scales it under -1 dBFS"
+            message += (
+                f": corrupt sample values (beyond {CORRUPT_PEAK:g}), not loud audio; {LEFT_OUT}; "
+                "Normalize loudness sets them to 0 like NaN, then normalizes the rest: listen to the result"
+            )
+        else:
+            message += f"; {LEFT_OUT}; Normalize loudness scales it under -1 dBFS"
         out.append(Finding(clip_id, "out_of_range", message))
     if abs(a.dc_offset) > DC_LIMIT:
         message = f"DC offset {a.dc_offset:+.3f} (mean sample, over +-{DC_LIMIT}); Normalize loudness removes it"

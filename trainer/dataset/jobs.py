@@ -108,14 +108,14 @@ def process_group(group: list[tuple[str, str, str, str | None, str]]) -> list[di
 
 def _measure_and_copy(group, pending, outcomes) -> None:
     """Measure the read clips ``pending`` (one VAD batch), write their curated copies, fill ``outcomes``."""
-    from trainer.dataset.analysis import speech_windows_many
+    from trainer.dataset.analysis import speech_windows_many, without_corrupt
     from trainer.dataset.fixes import downmix
 
     if not pending:
         return
     monos = [downmix(audio) for _, audio, _ in pending]
-    rates = [info.sample_rate for _, _, info in pending]
-    speech = speech_windows_many(list(zip(monos, rates, strict=True)), vad())
+    heard = [(without_corrupt(mono), info.sample_rate) for mono, (_, _, info) in zip(monos, pending, strict=True)]
+    speech = speech_windows_many(heard, vad())  # the VAD hears what analysis measures: spikes and NaN as 0
     for mono, windows, (index, audio, info) in zip(monos, speech, pending, strict=True):
         _, source, target, text, voice_config = group[index]
         try:
@@ -138,7 +138,7 @@ def fix(job) -> tuple[dict[str, Any], list[str]]:
     path, text, analysis, resample_to, trim, normalize, voice_config = job
     audio, info = load(path, allow_nonfinite=True)  # a NaN clip stays NaN unless normalized (repaired)
     mono, rate, edits = fixes.downmix(audio), info.sample_rate, []
-    if normalize:  # NaN/inf, denormals and DC offset first: the normalization measures clean samples
+    if normalize:  # NaN/inf, corrupt spikes, denormals and DC offset first: the normalization measures clean samples
         mono, edits = fixes.repair(mono)
     if trim and analysis and analysis.get("speech_start_s") is not None:
         mono = fixes.trim(mono, rate, analysis["speech_start_s"], analysis["speech_end_s"])
@@ -171,6 +171,7 @@ def slice_recording(job) -> dict[str, Any]:
     clip's text is the recognizer's draft.
     """
     from trainer.dataset import recognizers
+    from trainer.dataset.analysis import without_corrupt
     from trainer.dataset.fixes import downmix
     from trainer.dataset.probe import ClipError, load
     from trainer.dataset.slicing import slice_audio
@@ -182,8 +183,8 @@ def slice_recording(job) -> dict[str, Any]:
     except (ClipError, recognizers.RecognizerError) as exc:
         return {"error": str(exc)}
     mono, rate = downmix(audio), info.sample_rate
-    clips = []
-    for n, utterance in enumerate(slice_audio(mono, rate, options, recognizer, vad()), start=1):
+    clips, heard = [], without_corrupt(mono)  # pauses found without spikes; the pieces keep them, to be named
+    for n, utterance in enumerate(slice_audio(heard, rate, options, recognizer, vad()), start=1):
         piece = mono[int(utterance.start_s * rate) : int(utterance.end_s * rate)]
         clip_id = f"{base_id}_{n:03d}"
         write_float_wav(Path(clips_dir) / f"{clip_id}.wav", piece, rate)

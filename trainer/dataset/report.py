@@ -44,11 +44,13 @@ class Report:
     Attributes:
         name: the project's folder name.
         clips, readable, excluded: counts (excluded clips are not checked).
-        seconds: total audio of the checked clips.
+        seconds: total audio of the clips counted: checked, without a blocking finding (the trainer's clips).
         speakers: speaker names (empty for one unnamed speaker).
         findings: every finding, clip by clip.
-        histograms: by analysis field (see ``HISTOGRAMS``).
-        coverage: phoneme -> occurrences in the texts; ``unused``: the voice's phonemes never used.
+        histograms: by analysis field (see ``HISTOGRAMS``), of the clips counted.
+        coverage: phoneme -> occurrences in the texts counted; ``unused``: the voice's phonemes never used.
+    Clips with blocking findings (``skipped``) are left out of ``seconds``, the histograms and the coverage:
+    their measures can be absurd (a 1e30 sample) and the trainer never sees them.
     """
 
     name: str
@@ -67,6 +69,13 @@ class Report:
         """Clips the trainer would skip."""
         return len({f.clip_id for f in self.findings if f.blocking})
 
+    @property
+    def not_counted(self) -> str:
+        """Says how many clips the statistics leave out, e.g. ``2 clips with blocking findings not counted``;
+        empty when none."""
+        n = self.skipped
+        return f"{n} clip{'s' if n != 1 else ''} with blocking findings not counted" if n else ""
+
     def by_kind(self) -> dict[str, list[Finding]]:
         """Findings grouped by kind, kinds in alphabetical order."""
         groups: dict[str, list[Finding]] = {}
@@ -78,22 +87,24 @@ class Report:
 def build_report(project: DatasetProject) -> Report:
     """Gather a project's report from its manifest (no audio is read, no text phonemized: this is quick)."""
     recs = records(project)
-    analysed = [r.analysis for r in recs if r.analysis]
+    findings = check(recs)
+    blocked = {f.clip_id for f in findings if f.blocking}
+    counted = [r.analysis for r in recs if r.analysis and r.id not in blocked]
     report = Report(
         name=project.folder.name,
         clips=len(recs),
-        readable=len(analysed),
+        readable=sum(1 for r in recs if r.analysis),
         excluded=sum(1 for c in project.clips.values() if c.status == "excluded"),
-        seconds=sum(a.duration_s for a in analysed),
+        seconds=sum(a.duration_s for a in counted),
         speakers=sorted({c.speaker for c in project.clips.values() if c.speaker}),
-        findings=check(recs),
+        findings=findings,
     )
     for name, (title, unit) in HISTOGRAMS.items():
-        values = [getattr(a, name) for a in analysed if getattr(a, name) is not None]
+        values = [getattr(a, name) for a in counted if getattr(a, name) is not None]
         if values:
             counts, edges = np.histogram(values, bins=BINS)
             report.histograms[name] = Histogram(title, unit, edges.tolist(), counts.tolist())
-    _coverage(report, analysed, project.target_config)
+    _coverage(report, counted, project.target_config)
     return report
 
 
@@ -160,12 +171,15 @@ def to_html(report: Report) -> str:
 
 def _totals(report: Report) -> list[tuple[str, str]]:
     speakers = f"{len(report.speakers) or 1}" + (f" ({', '.join(report.speakers)})" if report.speakers else "")
-    return [
+    totals = [
         ("clips", f"{report.clips} ({report.readable} readable, {report.excluded} excluded)"),
-        ("audio", f"{report.seconds / 3600:.2f} hours ({report.seconds / 60:.1f} minutes)"),
+        ("audio", f"{report.seconds / 3600:.2f} hours ({report.seconds / 60:.1f} minutes) the trainer can use"),
         ("speakers", speakers),
         ("clips the trainer would skip", str(report.skipped)),
     ]
+    if report.not_counted:
+        totals.append(("statistics", f"{report.not_counted} (audio total, histograms, phoneme coverage)"))
+    return totals
 
 
 def _bins(hist: Histogram):
