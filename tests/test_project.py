@@ -101,9 +101,9 @@ def test_export_piper_layout_and_report(tmp_path):
     built = build_report(project)
     report = to_markdown(built)
     assert "- clips: 6" in report and "`silent`" in report and "skipped by the trainer" in report
-    assert sum(built.histograms["duration_s"].counts) == 5  # the silent clip is blocked: not counted
-    assert sum(built.histograms["phonemes_per_second"].counts) == 5
-    assert "1 clip with blocking findings not counted" in report
+    assert sum(built.histograms["duration_s"].counts) == 6  # the silent clip is blocked but its samples are sound
+    assert sum(built.histograms["phonemes_per_second"].counts) == 5  # no speaking rate without speech
+    assert "not in the histograms" not in report
     assert built.coverage and built.unused and not set(built.coverage) & set(built.unused)
     page = to_html(built)
     assert page.startswith("<!doctype html>") and "<code>silent</code>" in page and page.count("class='bar'") >= 24

@@ -236,14 +236,14 @@ def test_fix_all_brings_back_the_speech(imported, tmp_path):
 
 
 def test_statistics_leave_out_blocked_clips(imported):
-    """Histograms, the audio total and the phoneme coverage count only clips without blocking findings, and the
-    report says how many it left out (the 1e30 clip no longer stretches the loudness axis)."""
+    """The histograms leave out clips with broken sample values (the 1e30 clip no longer stretches the loudness
+    axis) and say how many; the audio total and the phoneme coverage count the trainer's clips."""
     from trainer.dataset.report import build_report, to_html, to_markdown
 
     project, _ = imported
     report = build_report(project)
     counted = ["dc", "ok", "tiny"]
-    assert report.skipped == 4 and report.not_counted == "4 clips with blocking findings not counted"
+    assert report.skipped == 4 and report.not_counted == "4 clips with broken sample values not in the histograms"
     for hist in report.histograms.values():
         assert sum(hist.counts) == 3, hist
     loudness = [project.clips[i].analysis["loudness_lufs"] for i in counted]
@@ -251,5 +251,5 @@ def test_statistics_leave_out_blocked_clips(imported):
     assert edges[0] == pytest.approx(min(loudness)) and edges[-1] == pytest.approx(max(loudness))
     assert report.seconds == pytest.approx(sum(project.clips[i].analysis["duration_s"] for i in counted))
     assert sum(report.coverage.values()) == 3 * sum(project.clips["ok"].analysis["phoneme_counts"].values())
-    assert "4 clips with blocking findings not counted" in to_markdown(report)
-    assert "4 clips with blocking findings not counted" in to_html(report)
+    assert "4 clips with broken sample values not in the histograms" in to_markdown(report)
+    assert "4 clips with broken sample values not in the histograms" in to_html(report)

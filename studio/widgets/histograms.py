@@ -13,10 +13,11 @@ class HistogramPanel(pg.GraphicsLayoutWidget):
         self.setMinimumHeight(160)
         self.bars: dict[str, pg.BarGraphItem] = {}
         self.note = ""
-        """What the histograms leave out, e.g. ``2 clips with blocking findings not counted`` (shown below them)."""
+        """What the histograms leave out, shown below them
+        (e.g. ``2 clips with broken sample values not in the histograms``)."""
 
     def show_report(self, report) -> None:
-        """Draw ``report.histograms`` (edges and counts per measurement, clips with blocking findings left out)
+        """Draw ``report.histograms`` (edges and counts per measurement, clips with broken sample values left out)
         and, below them, how many clips they leave out (``report.not_counted``)."""
         self.show_nothing()
         self.note = report.not_counted

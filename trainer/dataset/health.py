@@ -20,6 +20,8 @@ MAX_PHONEME_IDS = 400
 CLIPPED_LIMIT = 0.001
 """More than this share of full-scale samples counts as clipping."""
 LEFT_OUT = "left out of export and the training cache"
+BROKEN_AUDIO = frozenset({"non_finite", "out_of_range"})
+"""Finding kinds of broken sample values: such a clip's measures are absurd (a 1e30 sample: +562 LUFS)."""
 
 
 @dataclass(frozen=True)

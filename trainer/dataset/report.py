@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from trainer.dataset.export import records
-from trainer.dataset.health import Finding, check
+from trainer.dataset.health import BROKEN_AUDIO, Finding, check
 from trainer.dataset.project import DatasetProject
 
 HISTOGRAMS = {
@@ -44,13 +44,14 @@ class Report:
     Attributes:
         name: the project's folder name.
         clips, readable, excluded: counts (excluded clips are not checked).
-        seconds: total audio of the clips counted: checked, without a blocking finding (the trainer's clips).
+        seconds: total audio of the trainer's clips: checked, without a blocking finding.
         speakers: speaker names (empty for one unnamed speaker).
         findings: every finding, clip by clip.
-        histograms: by analysis field (see ``HISTOGRAMS``), of the clips counted.
-        coverage: phoneme -> occurrences in the texts counted; ``unused``: the voice's phonemes never used.
-    Clips with blocking findings (``skipped``) are left out of ``seconds``, the histograms and the coverage:
-    their measures can be absurd (a 1e30 sample) and the trainer never sees them.
+        histograms: by analysis field (see ``HISTOGRAMS``), of the clips whose sample values are sound.
+        coverage: phoneme -> occurrences in the trainer's texts; ``unused``: the voice's phonemes never used.
+        broken: clips left out of the histograms for broken sample values (``health.BROKEN_AUDIO``: NaN/inf,
+            far over full scale), whose measures would stretch every axis (a 1e30 sample: +562 LUFS). Clips
+            blocked for other reasons (too short, drafts, silent) stay in the histograms, where they show why.
     """
 
     name: str
@@ -63,6 +64,7 @@ class Report:
     histograms: dict[str, Histogram] = field(default_factory=dict)
     coverage: dict[str, int] = field(default_factory=dict)
     unused: list[str] = field(default_factory=list)
+    broken: int = 0
 
     @property
     def skipped(self) -> int:
@@ -71,10 +73,10 @@ class Report:
 
     @property
     def not_counted(self) -> str:
-        """Says how many clips the statistics leave out, e.g. ``2 clips with blocking findings not counted``;
-        empty when none."""
-        n = self.skipped
-        return f"{n} clip{'s' if n != 1 else ''} with blocking findings not counted" if n else ""
+        """Says how many clips the histograms leave out, e.g. ``2 clips with broken sample values not in the
+        histograms``; empty when none."""
+        n = self.broken
+        return f"{n} clip{'s' if n != 1 else ''} with broken sample values not in the histograms" if n else ""
 
     def by_kind(self) -> dict[str, list[Finding]]:
         """Findings grouped by kind, kinds in alphabetical order."""
@@ -89,7 +91,9 @@ def build_report(project: DatasetProject) -> Report:
     recs = records(project)
     findings = check(recs)
     blocked = {f.clip_id for f in findings if f.blocking}
+    broken = {f.clip_id for f in findings if f.kind in BROKEN_AUDIO}
     counted = [r.analysis for r in recs if r.analysis and r.id not in blocked]
+    sound = [r.analysis for r in recs if r.analysis and r.id not in broken]
     report = Report(
         name=project.folder.name,
         clips=len(recs),
@@ -98,9 +102,10 @@ def build_report(project: DatasetProject) -> Report:
         seconds=sum(a.duration_s for a in counted),
         speakers=sorted({c.speaker for c in project.clips.values() if c.speaker}),
         findings=findings,
+        broken=len(broken),
     )
     for name, (title, unit) in HISTOGRAMS.items():
-        values = [getattr(a, name) for a in counted if getattr(a, name) is not None]
+        values = [getattr(a, name) for a in sound if getattr(a, name) is not None]
         if values:
             counts, edges = np.histogram(values, bins=BINS)
             report.histograms[name] = Histogram(title, unit, edges.tolist(), counts.tolist())
@@ -178,7 +183,7 @@ def _totals(report: Report) -> list[tuple[str, str]]:
         ("clips the trainer would skip", str(report.skipped)),
     ]
     if report.not_counted:
-        totals.append(("statistics", f"{report.not_counted} (audio total, histograms, phoneme coverage)"))
+        totals.append(("histograms", report.not_counted))
     return totals
 
 
