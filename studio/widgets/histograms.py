@@ -14,10 +14,10 @@ class HistogramPanel(pg.GraphicsLayoutWidget):
         self.bars: dict[str, pg.BarGraphItem] = {}
 
     def show_report(self, report) -> None:
-        """Draw ``report.histograms`` (edges and counts per measurement)."""
+        """Draw ``report.histograms`` (edges and counts per measurement); ``None`` clears the panel."""
         self.clear()
         self.bars = {}
-        for column, (name, hist) in enumerate(report.histograms.items()):
+        for column, (name, hist) in enumerate(report.histograms.items() if report is not None else ()):
             plot = self.addPlot(row=0, col=column, title=hist.title)
             plot.setLabel("bottom", hist.unit)
             plot.setLabel("left", "clips")
