@@ -35,6 +35,9 @@ from studio.widgets.clip_table import ClipTableModel
 from studio.widgets.histograms import HistogramPanel
 from studio.workers import Task
 
+HINT = "Drop folders, recordings, metadata.csv files or zip archives here."
+"""What the line under the buttons says until a job has run on the project shown."""
+
 
 class DatasetPage(DatasetActions, QWidget):
     """Project folder, drop zone, clip table with fixes for the selection, clip editor, report, export.
@@ -68,7 +71,7 @@ class DatasetPage(DatasetActions, QWidget):
     # --- layout -----------------------------------------------------------------
     def _build(self) -> None:
         self.folder_label = QLabel()
-        self.hint = QLabel("Drop folders, recordings, metadata.csv files or zip archives here.")
+        self.hint = QLabel(HINT)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
         self.buttons = {
@@ -253,10 +256,16 @@ class DatasetPage(DatasetActions, QWidget):
     def _on_open_clicked(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Dataset project folder", str(self.project_dir))
         if folder:
-            self.save_edits_now()  # the edits belong to the project being left
-            self.project_dir = Path(folder)
-            self._phonemizer = None
-            self.refresh()
+            self.open_project(Path(folder))
+
+    def open_project(self, folder: Path) -> None:
+        """Show another project; what was shown about the one left (the last job's result, its report and
+        histograms, the clip in the editor) goes with it. Its unsaved text edits are saved first."""
+        self.save_edits_now()  # the edits belong to the project being left
+        self.project_dir = Path(folder)
+        self._phonemizer = None
+        self.hint.setText(HINT)
+        self.refresh()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         """First shown: start the dataset workers' fork server, so the first import does not wait for it."""

@@ -66,6 +66,7 @@ class SynthesizePage(QWidget):
         self._stats = StreamStats()
         self._last: Line | None = None
         self._line_rate = 0
+        self._line_name = ""
         self._build()
         self.picker.load([Path(p) for p in extra_voices or []])
 
@@ -81,6 +82,7 @@ class SynthesizePage(QWidget):
         self.engine_box, self.remote_panel = self.engines.box, self.engines.remote_panel
         self.engines.changed.connect(self._on_engine_changed)
         self.remote_panel.tested.connect(lambda _: self._enable_noise_sliders())
+        self.remote_panel.server_changed.connect(self._enable_noise_sliders)
         self.remote_panel.model.currentTextChanged.connect(lambda _: self._enable_noise_sliders())
         self.speaker_box = QComboBox()
         self.speaker_label = QLabel("Speaker")
@@ -185,6 +187,7 @@ class SynthesizePage(QWidget):
         self.speaker_box.setVisible(voice.config.num_speakers > 1)
         self.speaker_label.setVisible(voice.config.num_speakers > 1)
         self.settings.set_defaults(voice.config)
+        self.show_notice("")  # a message about the voice shown until now is not about this one
 
     def options(self) -> SynthesisOptions:
         """The request options from the sliders and the speaker picker (a local voice's; a remote server's
@@ -204,6 +207,7 @@ class SynthesizePage(QWidget):
 
     def _on_engine_changed(self) -> None:
         remote = self.engine_kind() == "remote"
+        self.show_notice("")  # a message about the engine chosen until now is not about this one
         self._enable_noise_sliders()
         self.picker.setEnabled(not remote)
         many = not remote and self.voice.config.num_speakers > 1
@@ -225,9 +229,13 @@ class SynthesizePage(QWidget):
             ok, reason = output_available()
             return "" if ok else f"Cannot play audio: {reason}. Saving to a WAV file still works."
 
+        def show(text: str) -> None:  # only while the voice and engine it loaded are still the chosen ones
+            if text and self.voice is voice and self.engine_kind() == kind:
+                self.show_notice(text)
+
         task = Task(work, self)
-        task.done.connect(lambda notice: self.show_notice(notice) if notice else None)
-        task.failed.connect(lambda exc: self.show_notice(str(exc)))
+        task.done.connect(show)
+        task.failed.connect(lambda exc: show(f"{voice.name}: {exc}"))
         task.ended.connect(self.engines.show_devices)
         return task.start()
 
@@ -247,13 +255,14 @@ class SynthesizePage(QWidget):
             return None
         spoken = text if self.engine_kind() == "remote" else clean_text(text)  # a server cleans its own input
         speaking = self._speaking = Speaking()
-        self._line_audio, self._stats, self._line_rate = [], StreamStats(), 0
+        self._line_audio, self._stats, self._line_rate, self._line_name = [], StreamStats(), 0, name
         self.waveform.clear_audio(voice.sample_rate)
         self.show_notice("")
         self.status.setText("Speaking…")
         task = Task(lambda cancel: speak_and_play(make_engine(), spoken, options, speaking, cancel), self)
         task.partial.connect(lambda item: self._on_partial(item) if speaking is self._speaking else None)
-        task.failed.connect(lambda exc: self._on_failed(exc) if speaking is self._speaking else None)
+        server = self.remote_panel.generation if self.engine_kind() == "remote" else None
+        task.failed.connect(lambda exc: self._on_failed(exc, name, server) if speaking is self._speaking else None)
         task.ended.connect(lambda: self._on_ended(speaking, text, name))
         speaking.cancel = task.cancel
         self._set_busy(True)
@@ -280,14 +289,17 @@ class SynthesizePage(QWidget):
             self.status.setText("")
             self.show_notice("Nothing to say: the text has no speakable words.")
             return
-        self.status.setText(
-            f"first audio {stats.first_audio_s:.2f} s · RTF {stats.rtf:.3f} · {stats.audio_s:.1f} s of audio"
+        self.status.setText(  # named: the line's voice may no longer be the chosen one
+            f"{self._line_name}: first audio {stats.first_audio_s:.2f} s · RTF {stats.rtf:.3f} · "
+            f"{stats.audio_s:.1f} s of audio"
         )
 
-    def _on_failed(self, exc: Exception) -> None:
-        self.show_notice(f"Could not speak: {exc}")
-        if self.engine_kind() == "remote":
-            self.remote_panel.show_error(str(exc))
+    def _on_failed(self, exc: Exception, name: str, server: int | None) -> None:
+        """The line spoken with ``name`` (a remote one: asked of the server ``server``, a remote panel generation)
+        failed; the message names it, since the choice may have changed since."""
+        self.show_notice(f"Could not speak with {name}: {exc}")
+        if server is not None:
+            self.remote_panel.show_error(str(exc), server)
         self.status.setText("")
 
     def _on_ended(self, speaking: Speaking, text: str, name: str) -> None:

@@ -60,9 +60,14 @@ class TrainPage(QWidget):
         self.process.log.connect(lambda line: self.view.log.appendPlainText(line))
         self.process.finished.connect(self._on_process_finished)
         self._checked: tuple | None = None
+        """``(TrainRequest, findings)`` of the last check, while the choices are unchanged since."""
+        self._generation = 0
+        """Counts changes of the setup's choices: a check's result is used only if none happened since."""
         self._devices_listed = False
+        self._filled_dataset = ""
         self._build()
         self.setup.resample_requested.connect(self._resample)
+        self.setup.changed.connect(self._on_setup_changed)
 
     # --- layout -----------------------------------------------------------
     def _build(self) -> None:
@@ -102,18 +107,38 @@ class TrainPage(QWidget):
         if not self._devices_listed:
             self._devices_listed = True
             self.setup.detect_devices()
-        if self._dataset_source and not self.setup.dataset.text():
-            self.setup.dataset.setText(self._dataset_source() or "")
+        self._follow_dataset_page()
         super().showEvent(event)
 
+    def _follow_dataset_page(self) -> None:
+        """Fill the dataset with the Dataset page's project; one filled in this way follows that page when
+        another project is opened there, one the user typed or browsed to stays."""
+        if self._dataset_source is None:
+            return
+        shown = self.setup.dataset.text()
+        if not shown or shown == self._filled_dataset:
+            self._filled_dataset = self._dataset_source() or ""
+            self.setup.dataset.setText(self._filled_dataset)
+
     # --- checks and start -------------------------------------------------------
+    def _on_setup_changed(self) -> None:
+        """A choice changed: the last check (shown findings, its status line) describes other choices."""
+        self._generation += 1
+        self._checked = None
+        if not self.process.is_running() and self.status.text().startswith(CHECKED):
+            self.status.setText("The setup changed since the check: press Check or Start.")
+
     def check(self) -> Task | None:
-        """Run the pre-flight checks in the background and show the findings."""
+        """Run the pre-flight checks of the choices shown now, in the background, and show the findings.
+
+        Findings that arrive after a choice changed are dropped: the setup already cleared the old ones.
+        """
         try:
             request = self.setup.request(self._new_run_dir())
         except ValueError as exc:
             self.setup.show_message(str(exc))
             return None
+        generation = self._generation
         self.setup.show_message("Checking…", "info")
 
         def work(cancel: threading.Event):
@@ -121,37 +146,48 @@ class TrainPage(QWidget):
 
             return preflight(request)
 
+        def failed(exc: Exception) -> None:
+            if generation == self._generation:
+                self.setup.show_message(f"Checks of {request.dataset} failed: {exc}")
+
         task = Task(work, self)
-        task.done.connect(lambda findings: self._on_checked(request, findings))
-        task.failed.connect(lambda exc: self.setup.show_message(f"Checks failed: {exc}"))
+        task.done.connect(lambda findings: self._on_checked(request, findings, generation))
+        task.failed.connect(failed)
         return task.start()
 
-    def _on_checked(self, request, findings) -> None:
+    def _on_checked(self, request, findings, generation: int) -> None:
+        if generation != self._generation:  # checked choices the user has changed since
+            return
         self.setup.show_findings(findings)
         self._checked = (request, findings)
         errors = sum(f.blocking for f in findings)
         if not self.process.is_running():
             self.status.setText(
-                f"Checked: {errors} error(s) to fix first." if errors else "Checked: ready. Press Start to train."
+                f"{CHECKED} {errors} error(s) to fix first." if errors else f"{CHECKED} ready. Press Start to train."
             )
         self._update_buttons()
 
     def start(self) -> Task | None:
-        """Start a new run with the setup's choices (after the checks; errors block it)."""
+        """Check the choices shown now, then start a run with exactly them (errors block it; a choice changed
+        while they were being checked starts nothing)."""
         if self.process.is_running():
             return None
         task = self.check()
         if task is not None:
-            task.done.connect(lambda _: self._start_checked())
+            generation = self._generation
+            task.done.connect(lambda findings: self._start_checked(findings, generation))  # after _on_checked
         return task
 
-    def _start_checked(self) -> None:
+    def _start_checked(self, findings, generation: int) -> None:
         if self.process.is_running():  # Start pressed twice: the first one won
             return
-        request, findings = self._checked
+        if generation != self._generation:
+            self.status.setText("The setup changed while it was being checked: nothing started. Press Start again.")
+            return
         if any(f.blocking for f in findings):
             self.status.setText("Fix the errors above before starting.")
             return
+        request = self._checked[0]  # this check's: its done signal reached _on_checked first
         arguments = ["train", "--dataset", str(request.dataset), "--from", request.start, "--preset", request.preset]
         arguments += ["--epochs", str(request.epochs), "--out", str(request.out)]
         device, env = request.device, {}
@@ -249,17 +285,26 @@ class TrainPage(QWidget):
         return self.runs_root / f"{name}-{self.setup.preset.currentText()}-{time.strftime('%Y%m%d-%H%M%S')}"
 
     def _resample(self, rate: int) -> Task:
-        folder = Path(self.setup.dataset.text().strip())
-        self.setup.show_message(f"Resampling the curated copies to {rate:,} Hz…", "info")
+        folder = Path(self.setup.dataset.text().strip())  # the offer is cleared when the dataset changes
+        self.setup.show_message(f"Resampling the curated copies of {folder} to {rate:,} Hz…", "info")
+        generation = self._generation
 
         def work(cancel: threading.Event):
             from trainer.dataset.project import DatasetProject
 
             return DatasetProject(folder).apply_fixes(resample_to=rate)
 
+        def ended(error: Exception | None) -> None:
+            if generation != self._generation:  # another dataset is chosen now: its findings are not these
+                self.message.emit(f"Resampling {folder} {'failed: ' + str(error) if error else 'done'}.")
+            elif error is not None:
+                self.setup.show_message(f"Resampling {folder} failed: {error}")
+            else:
+                self.check()
+
         task = Task(work, self)
-        task.done.connect(lambda _: self.check())
-        task.failed.connect(lambda exc: self.setup.show_message(f"Resampling failed: {exc}"))
+        task.done.connect(lambda _: ended(None))
+        task.failed.connect(ended)
         return task.start()
 
     def export(self) -> Task | None:
@@ -309,6 +354,9 @@ class TrainPage(QWidget):
             if not self.process.wait(wait_ms):
                 self.process.kill()
 
+
+CHECKED = "Checked:"
+"""How the status line names a check's result (cleared when a choice changes)."""
 
 BUTTONS = (
     ("check", "Check"),

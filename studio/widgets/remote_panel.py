@@ -23,11 +23,16 @@ KEY_VARIABLES = ("VOICE_STUDIO_API_KEY", "OPENAI_API_KEY")
 class RemotePanel(QGroupBox):
     """Fields for an OpenAI-compatible speech server.
 
+    What Test found (the status line, which models are Voice Studio ones) belongs to the URL and key it
+    asked with: changing either clears it, and a Test answer that arrives after such a change is dropped.
+
     Signals:
         tested(list): the model ids found by a successful Test.
+        server_changed(): the URL or key changed; what a Test found before is forgotten.
     """
 
     tested = Signal(list)
+    server_changed = Signal()
 
     def __init__(self, saved: dict | None = None, parent=None) -> None:
         super().__init__("Remote server", parent)
@@ -47,6 +52,10 @@ class RemotePanel(QGroupBox):
         self.status = QLabel("")
         self.status.setWordWrap(True)
         self._piper_models: set[str] = set()
+        self.generation = 0
+        """Counts URL and key changes: a result is shown only if none happened since it was asked for."""
+        self.url.textChanged.connect(self._forget_server)
+        self.api_key.textChanged.connect(self._forget_server)
 
         url_row = QHBoxLayout()
         url_row.addWidget(self.url, 1)
@@ -88,10 +97,18 @@ class RemotePanel(QGroupBox):
             "response_format": self.response_format.currentText(),
         }
 
-    def show_error(self, text: str) -> None:
-        """An error under the fields, in red (``""`` clears it)."""
-        self.status.setStyleSheet("color: #b91c1c;")
-        self.status.setText(text)
+    def show_error(self, text: str, generation: int | None = None) -> None:
+        """An error under the fields, in red (``""`` clears it); dropped when ``generation`` (``self.generation``
+        when the failed request was made) is not the current one: the fields name another server now."""
+        if generation is None or generation == self.generation:
+            self.status.setStyleSheet("color: #b91c1c;")
+            self.status.setText(text)
+
+    def _forget_server(self) -> None:
+        self.generation += 1
+        self._piper_models = set()
+        self.status.setText("")
+        self.server_changed.emit()
 
     def test(self) -> Task | None:
         """Fetch the server's models and the chosen model's voices in the background."""
@@ -103,6 +120,7 @@ class RemotePanel(QGroupBox):
         self.status.setStyleSheet("")
         self.status.setText(f"Asking {settings.url} …")
         self.test_button.setEnabled(False)
+        generation = self.generation
 
         def work(cancel: threading.Event):
             from engines.http_engine import RemoteEngine
@@ -117,8 +135,8 @@ class RemotePanel(QGroupBox):
                 engine.close()
 
         task = Task(work, self)
-        task.done.connect(self._on_tested)
-        task.failed.connect(lambda exc: self.show_error(str(exc)))
+        task.done.connect(lambda result: self._on_tested(result) if generation == self.generation else None)
+        task.failed.connect(lambda exc: self.show_error(str(exc), generation))
         task.ended.connect(lambda: self.test_button.setEnabled(True))
         return task.start()
 

@@ -39,9 +39,12 @@ class TrainSetup(QGroupBox):
 
     Signals:
         resample_requested(int): the user accepted the offer to resample the dataset to this rate (Hz).
+        changed(): a choice the checks depend on changed (dataset, start, preset, epochs, device); the
+            findings shown were cleared, since they described other choices.
     """
 
     resample_requested = Signal(int)
+    changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Setup", parent)
@@ -84,16 +87,42 @@ class TrainSetup(QGroupBox):
         form.addRow("Device", self.device)
         form.addRow(self.findings)  # a row of its own: a wrapped label beside a button loses its lines
         form.addRow(self.resample)
+        self.dataset.textChanged.connect(self._on_changed)
+        self.start.currentIndexChanged.connect(self._on_changed)
+        self.preset.currentTextChanged.connect(self._on_changed)
+        self.epochs.valueChanged.connect(self._on_changed)
+        self.device.currentIndexChanged.connect(self._on_changed)
+
+    def choices(self) -> tuple:
+        """What the checks depend on, as shown now: ``(dataset text, start, preset, epochs, device)``."""
+        return (
+            self.dataset.text().strip(),
+            self.start.currentData(),
+            self.preset.currentText(),
+            self.epochs.value(),
+            self.device.currentData(),
+        )
+
+    def _on_changed(self, *_) -> None:
+        """Findings belong to the choices they were computed from: another choice clears them."""
+        if self.findings.text():
+            self.findings.setText("")
+            self.current = []
+            self.resample.setVisible(False)
+        self.changed.emit()
 
     def set_start_voices(self, voices: list[tuple[str, str]]) -> None:
         """Offer ``(label, path)`` voices and checkpoints as starting points, after the embedded voice."""
         chosen = self.start.currentData()
+        self.start.blockSignals(True)  # refilling the list is not a choice; only a different start is
         while self.start.count() > 2:
             self.start.removeItem(2)
         for label, path in voices:
             self.start.addItem(label, path)
-        index = self.start.findData(chosen)
-        self.start.setCurrentIndex(max(0, index))
+        self.start.setCurrentIndex(max(0, self.start.findData(chosen)))
+        self.start.blockSignals(False)
+        if self.start.currentData() != chosen:  # the chosen checkpoint is gone: the embedded voice now
+            self._on_changed()
 
     def detect_devices(self) -> Task:
         """List the GPUs torch sees (in the background)."""
@@ -118,17 +147,10 @@ class TrainSetup(QGroupBox):
         Raises:
             ValueError: no dataset chosen.
         """
-        text = self.dataset.text().strip()
+        text, start, preset, epochs, device = self.choices()
         if not text:
             raise ValueError("Choose a dataset first (the Dataset page's project, or Browse…).")
-        return TrainRequest(
-            Path(text),
-            self.start.currentData(),
-            self.preset.currentText(),
-            self.epochs.value(),
-            self.device.currentData(),
-            out,
-        )
+        return TrainRequest(Path(text), start, preset, epochs, device, out)
 
     def show_findings(self, findings: list[Finding]) -> None:
         """List findings, errors first, with the resample offer when one is made."""

@@ -1,0 +1,211 @@
+"""What a page shows belongs to the inputs it was computed from: changing them clears it, and a result that
+arrives after they changed is dropped (Qt offscreen, real pre-flight checks, real voices, a real server)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.gui
+
+
+# --- Train page: pre-flight findings ---------------------------------------------------------------------
+@pytest.fixture
+def train(qtbot, tmp_path):
+    """A Train page (not shown: no device detection) and two datasets: a folder that is none, an empty project."""
+    from studio.pages.train import TrainPage
+    from trainer.dataset.project import DatasetProject
+
+    page = TrainPage(tmp_path / "runs", tmp_path / "voices")
+    qtbot.addWidget(page)
+    (tmp_path / "not-a-dataset").mkdir()
+    empty = DatasetProject(tmp_path / "empty-project")
+    empty.save()
+    page.setup.preset.setCurrentText("test")
+    page.setup.start.setCurrentIndex(page.setup.start.findData("scratch"))
+    yield page, tmp_path / "not-a-dataset", empty.folder
+    page.process.kill()
+
+
+def _checked(page, qtbot, task) -> str:
+    qtbot.waitUntil(lambda: not task.is_running(), timeout=60_000)
+    qtbot.wait(50)  # the done signal is queued to the GUI thread
+    return page.setup.findings.text()
+
+
+def test_changing_any_train_choice_clears_the_findings(train, qtbot):
+    """After a Check, another dataset, start, preset, epochs or device clears the findings and the "Checked"
+    line: they described the choices shown before."""
+    page, folder, _ = train
+    setup = page.setup
+    setup.device.setCurrentIndex(setup.device.findData("cpu"))
+    changes = [
+        lambda: setup.dataset.setText(str(folder) + "/"),
+        lambda: setup.start.setCurrentIndex(setup.start.findData("joe")),
+        lambda: setup.preset.setCurrentText("x-low"),
+        lambda: setup.epochs.setValue(setup.epochs.value() + 1),
+        lambda: setup.device.setCurrentIndex(setup.device.findData("auto")),
+    ]
+    for change in changes:
+        setup.dataset.setText(str(folder))
+        assert str(folder) in _checked(page, qtbot, page.check())
+        assert page.status.text().startswith("Checked:") and setup.current
+        change()
+        assert setup.findings.text() == "" and setup.current == [], setup.findings.text()
+        assert not page.status.text().startswith("Checked:")
+
+
+def test_findings_that_arrive_after_a_change_are_dropped(train, qtbot):
+    """A check still running when the dataset changes: its findings (about the old folder) are never shown."""
+    page, folder, empty = train
+    page.setup.dataset.setText(str(folder))
+    task = page.check()
+    page.setup.dataset.setText(str(empty))
+    assert _checked(page, qtbot, task) == ""
+    assert page.setup.current == [] and not page.status.text().startswith("Checked:")
+
+
+def test_start_checks_what_is_selected_when_it_is_pressed(train, qtbot):
+    """Start after a Check and a change checks the dataset shown now; a change while Start's check runs starts
+    nothing and says so."""
+    page, folder, empty = train
+    page.setup.dataset.setText(str(folder))
+    _checked(page, qtbot, page.check())
+    page.setup.dataset.setText(str(empty))
+    shown = _checked(page, qtbot, page.start())
+    assert "0 usable clips" in shown and str(folder) not in shown
+    assert "Fix the errors" in page.status.text() and not page.process.is_running()
+
+    task = page.start()
+    page.setup.dataset.setText(str(folder))
+    assert _checked(page, qtbot, task) == ""
+    assert "changed while it was being checked" in page.status.text() and not page.process.is_running()
+
+
+def test_train_dataset_follows_the_dataset_page_until_the_user_sets_one(qtbot, tmp_path):
+    """The dataset filled in from the Dataset page follows it to another project; a typed one stays."""
+    from studio.pages.train import TrainPage
+
+    projects = {"now": tmp_path / "first"}
+    page = TrainPage(tmp_path / "runs", tmp_path / "voices", lambda: str(projects["now"]))
+    qtbot.addWidget(page)
+    page._devices_listed = True  # no device detection (it loads torch) in this test
+    page.show()
+    assert page.setup.dataset.text() == str(tmp_path / "first")
+    page.hide()
+    projects["now"] = tmp_path / "second"
+    page.show()
+    assert page.setup.dataset.text() == str(tmp_path / "second")
+    page.hide()
+    page.setup.dataset.setText(str(tmp_path / "typed"))
+    projects["now"] = tmp_path / "third"
+    page.show()
+    assert page.setup.dataset.text() == str(tmp_path / "typed")
+
+
+# --- Synthesize page: notices belong to their voice and engine --------------------------------------------
+@pytest.fixture
+def synth(qtbot, tmp_path, joe):
+    """A Synthesize page listing joe and "broken": joe's config beside a model that is no ONNX graph."""
+    from studio.pages.synthesize import SynthesizePage
+
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not an onnx graph")
+    shutil.copy(f"{joe.model_path}.json", tmp_path / "broken.onnx.json")
+    page = SynthesizePage([str(broken)])
+    qtbot.addWidget(page)
+    assert page.voice_names()[-1] == "broken"
+    yield page
+    page.stop()
+
+
+def _select(page, name: str) -> None:
+    page.voice_box.setCurrentIndex(page.voice_names().index(name))
+
+
+def test_a_voice_error_goes_when_another_voice_is_chosen(synth, qtbot, joe):
+    """Choosing the broken voice shows its error; choosing joe clears it."""
+    _select(synth, "broken")
+    synth.preload().join()
+    qtbot.waitUntil(lambda: "broken" in synth.notice.text(), timeout=10_000)
+    _select(synth, joe.name)
+    assert synth.notice.text() == ""
+
+
+def test_a_late_voice_error_is_not_shown_for_the_next_voice(synth, qtbot, joe):
+    """The broken voice's load fails after joe was chosen: nothing is shown about it under joe."""
+    _select(synth, "broken")
+    task = synth.preload()
+    _select(synth, joe.name)
+    task.join()
+    qtbot.wait(100)
+    assert synth.notice.text() == ""
+
+
+def test_an_engine_error_goes_when_the_engine_changes(synth, qtbot):
+    """A failed line under the remote engine (a bad address) is not shown once a local engine is chosen."""
+    synth.engine_box.setCurrentIndex(synth.engine_box.findData("remote"))
+    synth.remote_panel.url.setText("http://127.0.0.1:9")
+    synth.text_edit.setPlainText("Hello.")
+    task = synth.speak()
+    qtbot.waitUntil(lambda: not task.is_running(), timeout=20_000)
+    qtbot.waitUntil(lambda: "Could not speak" in synth.notice.text(), timeout=5_000)
+    synth.engine_box.setCurrentIndex(synth.engine_box.findData("onnx"))
+    assert synth.notice.text() == ""
+
+
+def test_a_broken_voice_file_error_goes_when_a_good_voice_is_chosen(synth, tmp_path, joe):
+    """Adding a voice with a truncated .onnx.json names the file; choosing a voice clears the message."""
+    model = tmp_path / "cut.onnx"
+    model.write_bytes(b"x")
+    text = json.dumps(json.loads(Path(f"{joe.model_path}.json").read_text()))
+    (tmp_path / "cut.onnx.json").write_text(text[: len(text) // 2])
+    synth.add_voice_files([model])
+    assert "cut.onnx.json" in synth.notice.text()
+    _select(synth, "broken")
+    _select(synth, joe.name)
+    assert synth.notice.text() == ""
+
+
+# --- Remote panel: a Test's answer belongs to the server it asked -----------------------------------------
+def test_remote_test_result_goes_when_the_url_changes(qtbot, speech_server):
+    """Test against the server: Connected, noise sliders on. Another URL: the status and the noise sliders
+    (a Voice Studio server's) go. A Test answer arriving after the URL changed is dropped."""
+    from studio.pages.synthesize import SynthesizePage
+
+    page = SynthesizePage(remote={"url": speech_server.url, "model": "tts-1", "voice": "default"})
+    qtbot.addWidget(page)
+    page.engine_box.setCurrentIndex(page.engine_box.findData("remote"))
+    panel = page.remote_panel
+    with qtbot.waitSignal(panel.tested, timeout=10_000):
+        panel.test()
+    assert "Connected" in panel.status.text() and page.noise_scale.isEnabled()
+    panel.url.setText("http://127.0.0.1:9")
+    assert panel.status.text() == "" and not panel.speaks_piper() and not page.noise_scale.isEnabled()
+
+    panel.url.setText(speech_server.url)
+    task = panel.test()
+    panel.url.setText("http://127.0.0.1:9")
+    qtbot.waitUntil(lambda: not task.is_running(), timeout=10_000)
+    qtbot.wait(100)
+    assert panel.status.text() == "" and not panel.speaks_piper()
+
+
+# --- Dataset page: what was shown about the project left ---------------------------------------------------
+def test_dataset_messages_go_when_another_project_is_opened(qtbot, tmp_path):
+    """A job's result line and the histograms of one project are not shown over another (empty) project."""
+    from conftest import shared_path
+
+    from studio.pages.dataset import DatasetPage
+
+    page = DatasetPage(tmp_path / "first")
+    qtbot.addWidget(page)
+    hint = page.hint.text()
+    page.import_paths([shared_path("corpus", "real-speech", "cards")])
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=120_000)
+    assert "5 clips added" in page.hint.text() and page.histograms.bars
+    page.open_project(tmp_path / "second")
+    assert page.hint.text() == hint and page.histograms.bars == {} and page.model.rowCount() == 0
