@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 def add_dataset_parser(sub) -> None:
-    """Add ``dataset import|slice|confirm|fix|report|export`` to the CLI's subparsers."""
+    """Add ``dataset import|slice|text|confirm|speaker|fix|report|export|cache`` to the CLI's subparsers."""
     dataset = sub.add_parser("dataset", help="prepare a training dataset (import, slice, fix, report, export)")
     dsub = dataset.add_subparsers(dest="dataset_command", required=True)
     imp = dsub.add_parser("import", help="import recordings (folders, files, zip archives) into a project")
@@ -32,6 +32,11 @@ def add_dataset_parser(sub) -> None:
     confirm = dsub.add_parser("confirm", help="mark draft transcripts as reviewed")
     confirm.add_argument("project", type=Path)
     confirm.add_argument("ids", nargs="*", help="clip ids (default: every draft with text)")
+    who = dsub.add_parser("speaker", help="set the speaker of clips (a multi-speaker project needs one per clip)")
+    who.add_argument("project", type=Path)
+    who.add_argument("speaker", help="the speaker's name, as in metadata.csv's id|speaker|text")
+    who.add_argument("ids", nargs="*", help="clip ids")
+    who.add_argument("--missing", action="store_true", help="every clip that has no speaker yet")
     fix = dsub.add_parser("fix", help="fix the curated copies (sources are never changed)")
     fix.add_argument("project", type=Path)
     fix.add_argument("--all", action="store_true", help="trim, normalize and resample to --rate")
@@ -74,12 +79,16 @@ def cmd_dataset(args: argparse.Namespace) -> int:
     """Run one ``dataset`` subcommand; returns the exit status."""
     from trainer.dataset.project import DatasetProject
 
-    project = DatasetProject(args.project)
+    if args.dataset_command in ("import", "slice"):  # the two that make projects
+        project = DatasetProject.create(args.project)
+    else:
+        project = DatasetProject(args.project)
     command = {
         "import": _import,
         "slice": _slice,
         "confirm": _confirm,
         "text": _text,
+        "speaker": _speaker,
         "fix": _fix,
         "report": _report,
         "export": _export,
@@ -160,6 +169,27 @@ def _text(project, args) -> int:
     clip = set_text(project, args.clip_id, args.text)
     preview = preview_text(phonemizer(project.target_config), clip.text)
     print(f"{clip.id}: {clip.text}\n  {preview.phonemes} ({preview.num_phoneme_ids} phoneme_ids)", file=sys.stderr)
+    return 0
+
+
+def _speaker(project, args) -> int:
+    """Set the speaker of the clips named and/or (``--missing``) of every clip without one; a new name is
+    pointed out (a typo would make one more speaker)."""
+    from trainer.dataset.curation import set_speaker
+
+    missing = [c.id for c in project.clips.values() if not c.speaker] if args.missing else []
+    ids = list(dict.fromkeys(args.ids + missing))
+    if not ids:
+        why = f"{project.folder}: every clip has a speaker" if args.missing else "name the clips, or use --missing"
+        raise ValueError(f"dataset speaker: {why}")
+    name, known = args.speaker.strip(), sorted({c.speaker for c in project.clips.values() if c.speaker})
+    changed = set_speaker(project, ids, name)
+    if known and name not in known:
+        print(f"note: {name!r} is a new speaker (the project had {', '.join(known)})", file=sys.stderr)
+    print(
+        f"set the speaker of {len(changed)} clips to {name!r} ({len(ids) - len(changed)} had it already)",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -28,8 +28,11 @@ class DatasetActions:
     """Background jobs of the Dataset page (import, slicing, fixes, edits, export, cache, report)."""
 
     # --- background jobs --------------------------------------------------------
-    def run_job(self, label: str, work, describe) -> Task | None:
-        """Run ``work(project)`` off the GUI thread; then reload and show ``describe(result)``."""
+    def run_job(self, label: str, work, describe, create: bool = False) -> Task | None:
+        """Run ``work(project)`` off the GUI thread; then reload and show ``describe(result)``.
+
+        Only ``create`` jobs (import, slicing) make the project folder; the others fail on a folder that is
+        not a project (``trainer.dataset.project.NotAProject``)."""
         if self._busy:
             self.message.emit("Please wait: the dataset is busy.")
             return None
@@ -42,7 +45,7 @@ class DatasetActions:
             from trainer.dataset.curation import set_text
             from trainer.dataset.project import DatasetProject
 
-            project = DatasetProject(folder)
+            project = DatasetProject(folder, create=create)
             for clip_id, text in edits.items():  # the text on screen first: the action then acts on it
                 set_text(project, clip_id, text, phonemizer)
             return work(project)
@@ -132,7 +135,7 @@ class DatasetActions:
             text = f"{len(r.added)} clips added, {r.unchanged} already present, {len(r.failed)} failed"
             return text + (f"; {len(r.problems)} problems (see the report)" if r.problems else "")
 
-        return self.run_job("Importing", lambda p: p.import_sources(paths), describe)
+        return self.run_job("Importing", lambda p: p.import_sources(paths), describe, create=True)
 
     def _on_slice_clicked(self) -> None:
         kinds = "Audio (*.wav *.flac *.ogg *.mp3)"
@@ -149,6 +152,7 @@ class DatasetActions:
                 f"{len(r.added)} utterances added as drafts: check each text, then Confirm texts"
                 + (f"; failed: {'; '.join(r.problems)}" if r.problems else "")
             ),
+            create=True,
         )
 
     # --- fixes and edits --------------------------------------------------------
