@@ -168,3 +168,31 @@ def test_preflight_and_the_dataset_page_do_not_create_a_project(tmp_path, qtbot)
     qtbot.waitUntil(lambda: not page.is_busy(), timeout=30_000)
     assert f"Writing the report failed: {tmp_path / 'project'}: {NOT_A_PROJECT}" in page.hint.text()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_dataset_page_shows_speakers_and_sets_them_on_the_selection(mixed, tmp_path, qtbot):
+    """The clip table's speaker column is empty and the warnings say no_speaker for the 2 clips without
+    one; Set speaker on that selection fills both and clears the finding; an empty name changes nothing."""
+    from studio.pages.dataset import DatasetPage
+    from studio.widgets.clip_table import COLUMNS
+
+    plain = mixed[1]
+    page = DatasetPage(_copy(mixed, tmp_path).folder)
+    qtbot.addWidget(page)
+
+    def cells(column: str) -> dict[str, str]:
+        at = COLUMNS.index(column)
+        return {page.model.row_id(r): page.model.index(r, at).data() for r in range(page.model.rowCount())}
+
+    assert [cells("speaker")[i] for i in plain] == ["", ""] and "no_speaker" in cells("warnings")[plain[0]]
+    assert sorted(set(cells("speaker").values())) == ["", *SPEAKERS]
+    page.select(plain)
+    page.set_speaker_selected(" ")
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=30_000)
+    assert "Setting the speaker failed" in page.hint.text() and cells("speaker")[plain[0]] == ""
+    page.select(plain)
+    page.set_speaker_selected("carol")
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=30_000)
+    assert "Set the speaker of 2 clips to 'carol'" in page.hint.text()
+    assert [cells("speaker")[i] for i in plain] == ["carol", "carol"]
+    assert not any("no_speaker" in warnings for warnings in cells("warnings").values())

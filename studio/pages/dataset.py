@@ -85,6 +85,7 @@ class DatasetPage(DatasetActions, QWidget):
             "include": self._button("Include", lambda: self.set_excluded(False)),
             "confirm": self._button("Confirm texts", self.confirm_selected),
             "merge": self._button("Merge", self.merge_selected),
+            "speaker": self._button("Set speaker…", self._on_speaker_clicked),
         }
         self.selection_label = QLabel()
         self.table = QTableView()
@@ -133,7 +134,7 @@ class DatasetPage(DatasetActions, QWidget):
     def _clips_tab(self) -> QWidget:
         actions = QHBoxLayout()
         actions.addWidget(self.selection_label)
-        for name in ("trim", "normalize", "resample", "exclude", "include", "confirm", "merge"):
+        for name in ("trim", "normalize", "resample", "exclude", "include", "confirm", "speaker", "merge"):
             actions.addWidget(self.buttons[name])
         actions.addStretch(1)
         splitter = QSplitter(Qt.Orientation.Vertical)
@@ -180,11 +181,7 @@ class DatasetPage(DatasetActions, QWidget):
         findings: dict[str, list[str]] = {}
         for finding in report.findings:
             findings.setdefault(finding.clip_id, []).append(finding.kind)
-        rows = [
-            (c.id, c.text or "", (c.analysis or {}).get("duration_s", 0.0), c.status, ", ".join(findings.get(c.id, [])))
-            for c in project.clips.values()
-        ]
-        self.model.set_rows(rows)
+        self.model.set_rows([_row(c, findings.get(c.id, [])) for c in project.clips.values()])
         self.report.setMarkdown(to_markdown(report))
         self.histograms.show_report(report)
         if current in project.clips:
@@ -213,7 +210,7 @@ class DatasetPage(DatasetActions, QWidget):
     def _on_selection_changed(self, *_) -> None:
         ids = self.selected_ids()
         self.selection_label.setText(f"{len(ids)} selected:" if ids else "Select clips to fix:")
-        for name in ("trim", "normalize", "resample", "exclude", "include", "confirm"):
+        for name in ("trim", "normalize", "resample", "exclude", "include", "confirm", "speaker"):
             self.buttons[name].setEnabled(bool(ids) and not self._busy)
         self.buttons["merge"].setEnabled(len(ids) >= 2 and not self._busy)
         self._stash_edit()  # save on leave: the edit of the clip shown until now
@@ -297,3 +294,9 @@ class DatasetPage(DatasetActions, QWidget):
         task.failed.connect(lambda exc: self.message.emit(f"Cannot play: {exc}"))
         task.ended.connect(lambda: setattr(speaking, "ended", True))
         return task.start()
+
+
+def _row(clip, kinds: list[str]) -> tuple:
+    """A clip table row (``studio.widgets.clip_table.COLUMNS``) of a ``ClipEntry`` and its findings' kinds."""
+    duration = (clip.analysis or {}).get("duration_s", 0.0)
+    return (clip.id, clip.text or "", clip.speaker or "", duration, clip.status, ", ".join(kinds))

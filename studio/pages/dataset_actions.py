@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from studio.workers import Task
 
@@ -172,6 +172,25 @@ class DatasetActions:
         ids = self.selected_ids()
         word = "Excluded" if excluded else "Included"
         return self.run_job(word, lambda p: set_excluded(p, ids, excluded), lambda c: f"{word} {len(c)} clips")
+
+    def _on_speaker_clicked(self) -> None:
+        known = sorted({c.speaker for c in self._project.clips.values() if c.speaker}) if self._project else []
+        ids = self.selected_ids()
+        label = f"Speaker of the {len(ids)} selected clips (a new name adds a speaker):"
+        name, ok = QInputDialog.getItem(self, "Set speaker", label, known, 0, True)
+        if ok:
+            self.set_speaker_selected(name)
+
+    def set_speaker_selected(self, name: str) -> Task | None:
+        """Set the speaker of the selected clips (``trainer.dataset.curation.set_speaker``)."""
+        from trainer.dataset.curation import set_speaker
+
+        ids = self.selected_ids()
+        return self.run_job(
+            "Setting the speaker",
+            lambda p: set_speaker(p, ids, name),
+            lambda c: f"Set the speaker of {len(c)} clips to {name.strip()!r}",
+        )
 
     def confirm_selected(self) -> Task | None:
         return self._confirm(self.selected_ids())

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
-COLUMNS = ("id", "text", "duration (s)", "status", "warnings")
+COLUMNS = ("id", "text", "speaker", "duration (s)", "status", "warnings")
 
 
 class ClipTableModel(QAbstractTableModel):
-    """Rows of ``(id, text, duration_s, status, warnings)``; the warnings are the health findings' kinds."""
+    """Rows of ``(id, text, speaker, duration_s, status, warnings)``; the warnings are the health findings'
+    kinds (a clip without a speaker in a multi-speaker project shows ``no_speaker``)."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
