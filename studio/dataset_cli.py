@@ -15,6 +15,7 @@ def add_dataset_parser(sub) -> None:
     imp.add_argument("sources", nargs="+", type=Path)
     imp.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
     imp.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    imp.add_argument("--speaker", help="speaker of the new clips whose metadata names none")
     cut = dsub.add_parser("slice", help="cut long recordings into utterances with draft transcripts")
     cut.add_argument("sources", nargs="+", type=Path, help="long recordings")
     cut.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
@@ -25,6 +26,7 @@ def add_dataset_parser(sub) -> None:
     )
     cut.add_argument("--model", help="model for faster-whisper (a folder or a name such as small.en)")
     cut.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    cut.add_argument("--speaker", help="speaker of the new clips (a multi-speaker project needs one per clip)")
     text = dsub.add_parser("text", help="correct a clip's transcript (it then counts as reviewed)")
     text.add_argument("project", type=Path)
     text.add_argument("clip_id")
@@ -77,9 +79,12 @@ def _progress(verb: str):
 
 def cmd_dataset(args: argparse.Namespace) -> int:
     """Run one ``dataset`` subcommand; returns the exit status."""
+    from trainer.dataset.curation import speaker_name
     from trainer.dataset.project import DatasetProject
 
     if args.dataset_command in ("import", "slice"):  # the two that make projects
+        if args.speaker is not None:
+            args.speaker = speaker_name(args.speaker)  # refused before any work
         project = DatasetProject.create(args.project)
     else:
         project = DatasetProject(args.project)
@@ -107,8 +112,19 @@ def _import(project, args) -> int:
         f"{len(result.added)} clips added, {result.unchanged} already present, {len(result.failed)} failed",
         file=sys.stderr,
     )
+    _name_speaker(project, result.added, args.speaker)
     _print_blocked(project, result.added)
     return 0 if result.added or result.unchanged else 1
+
+
+def _name_speaker(project, added: list[str], speaker: str | None) -> None:
+    """Give the new clips without a speaker the ``--speaker`` name (recorded in their edits)."""
+    from trainer.dataset.curation import set_speaker
+
+    unnamed = [i for i in added if not project.clips[i].speaker]
+    if speaker and unnamed:
+        set_speaker(project, unnamed, speaker)
+        print(f"speaker of {len(unnamed)} new clips: {speaker}", file=sys.stderr)
 
 
 def _print_blocked(project, clip_ids: list[str]) -> None:
@@ -136,6 +152,7 @@ def _slice(project, args) -> int:
     result = project.slice_recordings(args.sources, options, recognizer, args.model, args.workers, _progress("sliced"))
     for problem in result.problems:
         print(f"failed: {problem}", file=sys.stderr)
+    _name_speaker(project, result.added, args.speaker)
     for clip_id in result.added:
         clip = project.clips[clip_id]
         print(f"{clip_id}\t{clip.span[0]:.2f}-{clip.span[1]:.2f} s\t{clip.text or ''}")

@@ -196,3 +196,26 @@ def test_dataset_page_shows_speakers_and_sets_them_on_the_selection(mixed, tmp_p
     assert "Set the speaker of 2 clips to 'carol'" in page.hint.text()
     assert [cells("speaker")[i] for i in plain] == ["carol", "carol"]
     assert not any("no_speaker" in warnings for warnings in cells("warnings").values())
+
+
+def test_import_speaker_names_new_clips_and_a_bad_name_is_refused_before_any_work(mixed, tmp_path, capsys):
+    """Sibling of the fix: ``dataset import --speaker carol`` gives new clips without a speaker that name
+    (no no_speaker finding); ``--speaker 'a|b'`` is refused before anything is read or created."""
+    from trainer.dataset.export import selection
+    from trainer.dataset.project import DatasetProject
+
+    project, plain = _copy(mixed, tmp_path), mixed[1]
+    source = mixed[0].parent / "plain"
+    more = tmp_path / "more"
+    (more / "wavs").mkdir(parents=True)
+    rows = (source / "metadata.csv").read_text(encoding="utf-8").splitlines()
+    for row in rows:
+        shutil.copy(source / "wavs" / f"{row.split('|')[0]}.flac", more / "wavs" / f"x{row.split('|')[0]}.flac")
+    (more / "metadata.csv").write_text("".join(f"x{row}\n" for row in rows), encoding="utf-8")
+    assert main(["dataset", "import", str(more), "--project", str(tmp_path / "new"), "--speaker", "a|b"]) == 2
+    assert "must be non-empty, without '|'" in capsys.readouterr().err and not (tmp_path / "new").exists()
+    assert main(["dataset", "import", str(more), "--project", str(project.folder), "--speaker", "carol"]) == 0
+    project = DatasetProject(project.folder)
+    assert [project.clips[f"x{i}"].speaker for i in plain] == ["carol", "carol"]
+    assert [project.clips[i].speaker for i in plain] == [None, None]  # clips already there are left as they were
+    assert sorted(selection(project)[1]) == sorted(plain)

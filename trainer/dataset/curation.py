@@ -72,6 +72,18 @@ def set_excluded(project: DatasetProject, clip_ids: list[str], excluded: bool) -
     return changed
 
 
+def speaker_name(text: str) -> str:
+    """``text`` as a speaker name: stripped; non-empty, without ``|`` or line breaks (``metadata.csv``).
+
+    Raises:
+        CurationError: a name that is empty or holds ``|`` or a line break.
+    """
+    name = text.strip()
+    if not name or "|" in name or "\n" in name or "\r" in name:
+        raise CurationError(f"speaker name {text!r}: must be non-empty, without '|' or line breaks")
+    return name
+
+
 def set_speaker(project: DatasetProject, clip_ids: list[str], speaker: str) -> list[str]:
     """Set the speaker of clips (a clip whose speaker is already ``speaker`` is left as it is); returns the
     ids changed. Each changed clip's ``edits`` records ``speaker OLD -> NEW``.
@@ -80,9 +92,7 @@ def set_speaker(project: DatasetProject, clip_ids: list[str], speaker: str) -> l
         CurationError: no clip given, an unknown clip, or a name that is empty or holds ``|`` or a line
             break (it would break ``metadata.csv``'s ``id|speaker|text`` lines). Nothing is changed then.
     """
-    name = speaker.strip()
-    if not name or "|" in name or "\n" in name or "\r" in name:
-        raise CurationError(f"speaker name {speaker!r}: must be non-empty, without '|' or line breaks")
+    name = speaker_name(speaker)
     if not clip_ids:
         raise CurationError("no clip given to set the speaker of")
     clips = [_clip(project, clip_id) for clip_id in clip_ids]  # every id checked before any change
