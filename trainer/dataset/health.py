@@ -133,7 +133,8 @@ def _no_speaker(records: list[ClipRecord]) -> list[Finding]:
     if len(names) < 2:
         return []
     shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-    message = f"no speaker in a project with {len(names)} speakers ({shown}); set one with voice-studio dataset speaker"
+    message = f"no speaker in a project with {len(names)} speakers ({shown}): {LEFT_OUT}; give it one with Set speaker…"
+    message += " (Dataset page) or voice-studio dataset speaker"
     return [Finding(r.id, "no_speaker", message) for r in records if not r.speaker]
 
 
