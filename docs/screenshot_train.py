@@ -33,7 +33,7 @@ def small_project(work: Path) -> Path:
     (data / "metadata.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     for row in rows:
         shutil.copy(CORPUS / "wavs" / f"{row.split('|')[0]}.flac", data / "wavs")
-    project = DatasetProject(work / "my-dataset")
+    project = DatasetProject.create(work / "my-dataset")
     project.import_sources([data])
     return project.folder
 

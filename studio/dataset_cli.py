@@ -8,13 +8,14 @@ from pathlib import Path
 
 
 def add_dataset_parser(sub) -> None:
-    """Add ``dataset import|slice|confirm|fix|report|export`` to the CLI's subparsers."""
+    """Add ``dataset import|slice|text|confirm|speaker|fix|report|export|cache`` to the CLI's subparsers."""
     dataset = sub.add_parser("dataset", help="prepare a training dataset (import, slice, fix, report, export)")
     dsub = dataset.add_subparsers(dest="dataset_command", required=True)
     imp = dsub.add_parser("import", help="import recordings (folders, files, zip archives) into a project")
     imp.add_argument("sources", nargs="+", type=Path)
     imp.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
     imp.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    imp.add_argument("--speaker", help="speaker of the new clips whose metadata names none")
     cut = dsub.add_parser("slice", help="cut long recordings into utterances with draft transcripts")
     cut.add_argument("sources", nargs="+", type=Path, help="long recordings")
     cut.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
@@ -25,6 +26,7 @@ def add_dataset_parser(sub) -> None:
     )
     cut.add_argument("--model", help="model for faster-whisper (a folder or a name such as small.en)")
     cut.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    cut.add_argument("--speaker", help="speaker of the new clips (a multi-speaker project needs one per clip)")
     text = dsub.add_parser("text", help="correct a clip's transcript (it then counts as reviewed)")
     text.add_argument("project", type=Path)
     text.add_argument("clip_id")
@@ -32,6 +34,11 @@ def add_dataset_parser(sub) -> None:
     confirm = dsub.add_parser("confirm", help="mark draft transcripts as reviewed")
     confirm.add_argument("project", type=Path)
     confirm.add_argument("ids", nargs="*", help="clip ids (default: every draft with text)")
+    who = dsub.add_parser("speaker", help="set the speaker of clips (a multi-speaker project needs one per clip)")
+    who.add_argument("project", type=Path)
+    who.add_argument("speaker", help="the speaker's name, as in metadata.csv's id|speaker|text")
+    who.add_argument("ids", nargs="*", help="clip ids")
+    who.add_argument("--missing", action="store_true", help="every clip that has no speaker yet")
     fix = dsub.add_parser("fix", help="fix the curated copies (sources are never changed)")
     fix.add_argument("project", type=Path)
     fix.add_argument("--all", action="store_true", help="trim, normalize and resample to --rate")
@@ -72,14 +79,21 @@ def _progress(verb: str):
 
 def cmd_dataset(args: argparse.Namespace) -> int:
     """Run one ``dataset`` subcommand; returns the exit status."""
+    from trainer.dataset.curation import speaker_name
     from trainer.dataset.project import DatasetProject
 
-    project = DatasetProject(args.project)
+    if args.dataset_command in ("import", "slice"):  # the two that make projects
+        if args.speaker is not None:
+            args.speaker = speaker_name(args.speaker)  # refused before any work
+        project = DatasetProject.create(args.project)
+    else:
+        project = DatasetProject(args.project)
     command = {
         "import": _import,
         "slice": _slice,
         "confirm": _confirm,
         "text": _text,
+        "speaker": _speaker,
         "fix": _fix,
         "report": _report,
         "export": _export,
@@ -98,8 +112,19 @@ def _import(project, args) -> int:
         f"{len(result.added)} clips added, {result.unchanged} already present, {len(result.failed)} failed",
         file=sys.stderr,
     )
+    _name_speaker(project, result.added, args.speaker)
     _print_blocked(project, result.added)
     return 0 if result.added or result.unchanged else 1
+
+
+def _name_speaker(project, added: list[str], speaker: str | None) -> None:
+    """Give the new clips without a speaker the ``--speaker`` name (recorded in their edits)."""
+    from trainer.dataset.curation import set_speaker
+
+    unnamed = [i for i in added if not project.clips[i].speaker]
+    if speaker and unnamed:
+        set_speaker(project, unnamed, speaker)
+        print(f"speaker of {len(unnamed)} new clips: {speaker}", file=sys.stderr)
 
 
 def _print_blocked(project, clip_ids: list[str]) -> None:
@@ -127,6 +152,7 @@ def _slice(project, args) -> int:
     result = project.slice_recordings(args.sources, options, recognizer, args.model, args.workers, _progress("sliced"))
     for problem in result.problems:
         print(f"failed: {problem}", file=sys.stderr)
+    _name_speaker(project, result.added, args.speaker)
     for clip_id in result.added:
         clip = project.clips[clip_id]
         print(f"{clip_id}\t{clip.span[0]:.2f}-{clip.span[1]:.2f} s\t{clip.text or ''}")
@@ -160,6 +186,27 @@ def _text(project, args) -> int:
     clip = set_text(project, args.clip_id, args.text)
     preview = preview_text(phonemizer(project.target_config), clip.text)
     print(f"{clip.id}: {clip.text}\n  {preview.phonemes} ({preview.num_phoneme_ids} phoneme_ids)", file=sys.stderr)
+    return 0
+
+
+def _speaker(project, args) -> int:
+    """Set the speaker of the clips named and/or (``--missing``) of every clip without one; a new name is
+    pointed out (a typo would make one more speaker)."""
+    from trainer.dataset.curation import set_speaker
+
+    missing = [c.id for c in project.clips.values() if not c.speaker] if args.missing else []
+    ids = list(dict.fromkeys(args.ids + missing))
+    if not ids:
+        why = f"{project.folder}: every clip has a speaker" if args.missing else "name the clips, or use --missing"
+        raise ValueError(f"dataset speaker: {why}")
+    name, known = args.speaker.strip(), sorted({c.speaker for c in project.clips.values() if c.speaker})
+    changed = set_speaker(project, ids, name)
+    if known and name not in known:
+        print(f"note: {name!r} is a new speaker (the project had {', '.join(known)})", file=sys.stderr)
+    print(
+        f"set the speaker of {len(changed)} clips to {name!r} ({len(ids) - len(changed)} had it already)",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -19,7 +19,7 @@ def cards_project(tmp_path_factory):
 
     cards = shared_path("corpus", "real-speech", "cards")
     hashes = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in cards.iterdir()}
-    project = DatasetProject(tmp_path_factory.mktemp("cards"))
+    project = DatasetProject.create(tmp_path_factory.mktemp("cards"))
     project.import_sources([cards], workers=2)
     yield project
     assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in cards.iterdir()} == hashes

@@ -203,8 +203,8 @@ def test_table_marks_drafts_and_blocked_clips(page, qtbot, tmp_path):
     background = Qt.ItemDataRole.BackgroundRole
     assert _cell(page, "002", 1, background) == QColor(DRAFT_COLOR) and _cell(page, "001", 1, background) is None
     assert "Confirm draft" in _cell(page, "002", 1, Qt.ItemDataRole.ToolTipRole)
-    assert [_cell(page, i, 3) for i in ("spike", "002", "001")] == ["blocked", "blocked", "ok"]
-    assert "out_of_range" in _cell(page, "spike", 4) and "unreviewed" in _cell(page, "002", 4)
+    assert [_cell(page, i, 4) for i in ("spike", "002", "001")] == ["blocked", "blocked", "ok"]
+    assert "out_of_range" in _cell(page, "spike", 5) and "unreviewed" in _cell(page, "002", 5)
     assert page.histograms.note == "1 clip with broken sample values not in the histograms"  # the draft is in them
     assert sum(page.histograms.bars["loudness_lufs"].opts["height"]) == 5
     page.select(["spike"])  # drawn and played with the spike as 0, as analysed: the speech, not one 1e30 line
@@ -214,4 +214,4 @@ def test_table_marks_drafts_and_blocked_clips(page, qtbot, tmp_path):
     page.select(["002"])
     qtbot.mouseClick(page.editor.buttons["confirm"], Qt.MouseButton.LeftButton)
     _wait(qtbot, page)
-    assert _cell(page, "002", 1, background) is None and _cell(page, "002", 3) == "ok"
+    assert _cell(page, "002", 1, background) is None and _cell(page, "002", 4) == "ok"

@@ -27,7 +27,7 @@ def short_clips(tmp_path):
         middle = len(audio) // 2
         soundfile.write(folder / "wavs" / f"{row.split('|')[0]}.wav", audio[middle : middle + rate // 4], rate)
     (folder / "metadata.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    project = DatasetProject(tmp_path / "project")
+    project = DatasetProject.create(tmp_path / "project")
     assert len(project.import_sources([folder], workers=1).added) == 5
     return project
 

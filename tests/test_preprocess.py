@@ -28,7 +28,7 @@ def test_spectrogram_equals_pipers():
 def cards(tmp_path_factory):
     from trainer.dataset.project import DatasetProject
 
-    project = DatasetProject(tmp_path_factory.mktemp("cards"))
+    project = DatasetProject.create(tmp_path_factory.mktemp("cards"))
     project.import_sources([shared_path("corpus", "real-speech", "cards")], workers=2)
     return project
 

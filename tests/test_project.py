@@ -21,7 +21,7 @@ def test_import_real_corpus_folders_and_resume(tmp_path):
     """cards + librivox import with text, curated copies and measurements; originals untouched; re-import adds 0."""
     cards, librivox = shared_path("corpus", "real-speech", "cards"), shared_path("corpus", "real-speech", "librivox")
     before = {**_hashes(cards), **_hashes(librivox)}
-    project = DatasetProject(tmp_path / "my project")
+    project = DatasetProject.create(tmp_path / "my project")
     seen = []
     result = project.import_sources([cards, librivox], workers=2, progress=lambda d, t: seen.append((d, t)))
     assert len(result.added) == 10 and not result.failed and not result.problems
@@ -47,7 +47,7 @@ def test_broken_clips_are_recorded_and_the_rest_imported(tmp_path):
     data = (source / "good.wav").read_bytes()
     (source / "cut.wav").write_bytes(data[: len(data) // 3])
     (source / "notes.wav").write_text("not audio")
-    project = DatasetProject(tmp_path / "project")
+    project = DatasetProject.create(tmp_path / "project")
     result = project.import_sources([source], workers=16)
     assert result.added == ["good"] and sorted(result.failed) == ["cut", "notes"]
     assert "truncated" in project.clips["cut"].error and "not a readable audio file" in project.clips["notes"].error
@@ -61,7 +61,7 @@ def test_same_names_from_two_sources_get_distinct_ids(tmp_path):
         soundfile.write(
             str(tmp_path / folder / "take.wav"), np.full(8000, 0.1 * (folder == "a") + 0.05, np.float32), 16000
         )
-    project = DatasetProject(tmp_path / "p")
+    project = DatasetProject.create(tmp_path / "p")
     result = project.import_sources([tmp_path / "a", tmp_path / "b"], workers=2)
     assert sorted(result.added) == ["take", "take_2"]
 
@@ -71,7 +71,7 @@ def test_import_the_target_voice_corpus(tmp_path):
     from trainer.dataset.export import records as project_records
     from trainer.dataset.health import check
 
-    project = DatasetProject(tmp_path / "target")
+    project = DatasetProject.create(tmp_path / "target")
     result = project.import_sources([shared_path("corpus", "target-voice")], workers=2)
     assert len(result.added) == 240 and not result.failed
     records = project_records(project)
@@ -89,7 +89,7 @@ def test_export_piper_layout_and_report(tmp_path):
     source.mkdir()
     soundfile.write(str(source / "silent.wav"), np.zeros(48000, np.float32), 48000)
     cards = shared_path("corpus", "real-speech", "cards")
-    project = DatasetProject(tmp_path / "p")
+    project = DatasetProject.create(tmp_path / "p")
     project.import_sources([cards, source / "silent.wav"], workers=2)
     result = export_piper(project, tmp_path / "out")
     assert sorted(result.written) == ["001", "002", "003", "004", "005"]
@@ -163,7 +163,7 @@ def test_import_bad_and_odd_inputs(tmp_path):
     soundfile.write(str(src / "long.wav"), np.zeros(22050 * 60, np.float32), 22050)
     (src / "long.txt").write_text(long_text, encoding="utf-8")
     before = _hashes(src)
-    project = DatasetProject(tmp_path / "p")
+    project = DatasetProject.create(tmp_path / "p")
     result = project.import_sources([src], workers=16)
     assert sorted(result.added) == ["long", "nan", "silent", "six"] and sorted(result.failed) == ["empty"]
     assert "empty file" in project.clips["empty"].error
@@ -180,7 +180,7 @@ def test_fixes_change_the_copies_not_the_sources(tmp_path):
     """Trim, normalize and resample rewrite the curated copies, record the edits, and leave sources alone."""
     cards = shared_path("corpus", "real-speech", "cards")
     before = _hashes(cards)
-    project = DatasetProject(tmp_path / "p")
+    project = DatasetProject.create(tmp_path / "p")
     project.import_sources([cards], workers=2)
     old = dict(project.clips["001"].analysis)
     fixed = project.apply_fixes(["001", "002"], resample_to=22050, trim=True, normalize=True, workers=2)

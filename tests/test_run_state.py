@@ -80,7 +80,7 @@ def project_32k(tmp_path_factory):
     from trainer.dataset.project import DatasetProject
 
     folder = target_voice_slice(tmp_path_factory.mktemp("slice") / "data", 6)
-    project = DatasetProject(tmp_path_factory.mktemp("p") / "project")
+    project = DatasetProject.create(tmp_path_factory.mktemp("p") / "project")
     project.import_sources([folder], workers=1)
     return project
 

@@ -52,7 +52,7 @@ def test_slice_two_cities_into_reviewable_drafts(tmp_path):
     """two_cities.wav gives at least 5 utterances with drafts close to the text; drafts stay out until confirmed."""
     source = shared_path("corpus", "real-speech", "long", "two_cities.wav")
     digest = hashlib.sha256(source.read_bytes()).hexdigest()
-    project = DatasetProject(tmp_path / "sliced")
+    project = DatasetProject.create(tmp_path / "sliced")
     result = project.slice_recordings([source], SliceOptions(min_s=1.0, max_s=10.0))
     assert not result.problems and len(result.added) >= 5
     clips = [project.clips[i] for i in result.added]

@@ -182,7 +182,7 @@ def test_dataset_at_another_rate_than_the_start_voice_is_refused(piper_folder, t
     from trainer.dataset.project import DatasetProject
     from trainer.preprocess import CacheSettings, build_cache
 
-    project = DatasetProject(tmp_path / "project")
+    project = DatasetProject.create(tmp_path / "project")
     project.import_sources([piper_folder], workers=2)
     cache = build_cache(project, tmp_path / "cache32", CacheSettings(sample_rate=32000), workers=2)
     with pytest.raises(RunError, match="speaks at 22050 Hz but the dataset is prepared at 32000 Hz.*--rate 22050"):

@@ -22,7 +22,7 @@ def project(tmp_path_factory):
     from trainer.dataset.project import DatasetProject
 
     folder = target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", CLIPS)
-    project = DatasetProject(tmp_path_factory.mktemp("project") / "project")
+    project = DatasetProject.create(tmp_path_factory.mktemp("project") / "project")
     project.import_sources([folder], workers=2)
     return project.folder
 
@@ -71,7 +71,7 @@ def test_empty_dataset_is_refused(window, qtbot, tmp_path):
     """A project with no clips: an error, and Start does not start a trainer."""
     from trainer.dataset.project import DatasetProject
 
-    empty = DatasetProject(tmp_path / "empty")
+    empty = DatasetProject.create(tmp_path / "empty")
     empty.save()
     findings = _check(window.train_page, qtbot, empty.folder)
     assert any(f.blocking and "0 usable clips" in f.message for f in findings)

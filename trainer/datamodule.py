@@ -72,13 +72,23 @@ class CacheDataset(Dataset):
 
     def __getitem__(self, item: int):
         index = self.indices[item]
-        speaker = self.cache.utterances[index].speaker
         return (
             torch.from_numpy(np.array(self.cache.phoneme_ids(index))),
             torch.from_numpy(np.ascontiguousarray(self.cache.spec(index))),
             torch.from_numpy(np.array(self.cache.audio(index))),
-            (self.speakers.index(speaker) if speaker in self.speakers else 0) if self.speakers else None,
+            speaker_id(self.cache.utterances[index], self.speakers, self.folder) if self.speakers else None,
         )
+
+
+def speaker_id(utterance, speakers: list[str], folder: Path) -> int:
+    """The id of an utterance's speaker in ``speakers`` (never a guess: an unknown speaker is an error).
+
+    Raises:
+        ValueError: the utterance has no speaker, or one not in ``speakers``; names the clip.
+    """
+    if utterance.speaker not in speakers:
+        raise ValueError(f"{folder}: clip {utterance.id}: speaker {utterance.speaker!r} is not one of {speakers}")
+    return speakers.index(utterance.speaker)
 
 
 def collate(items) -> Batch:
@@ -121,7 +131,8 @@ class CacheDataModule(L.LightningDataModule):
         multi_speaker: pass speaker ids (the model has a speaker embedding).
 
     Raises:
-        ValueError: (in ``setup``) no utterance long enough to train on.
+        ValueError: (in ``setup``) no utterance long enough to train on, or (multi-speaker) a clip whose
+            speaker is not one of the cache's.
     """
 
     def __init__(
@@ -153,6 +164,8 @@ class CacheDataModule(L.LightningDataModule):
             )
         train, val = split(len(usable), self.val_fraction, self.max_val, self.seed)
         speakers = cache.speakers if self.multi_speaker else []
+        for i in usable if speakers else []:  # refused before training starts, not in a worker mid-epoch
+            speaker_id(cache.utterances[i], speakers, self.folder)
         self.train_set = CacheDataset(self.folder, [usable[i] for i in train], speakers)
         self.val_set = CacheDataset(self.folder, [usable[i] for i in val], speakers)
 

@@ -297,6 +297,22 @@ class PreprocessedCache:
         self.utterances = [record(Utterance, u, manifest, f"utterances[{i}]") for i, u in enumerate(header.utterances)]
         self._arrays = {key: self._map(name, dtype) for key, (name, dtype) in FILES.items()}
         self._check_spans(manifest)
+        self._check_speakers(manifest)
+
+    def _check_speakers(self, manifest: Path) -> None:
+        """Every utterance's speaker is one of ``speakers``; only a cache of at most one speaker may hold
+        utterances without one (a multi-speaker cache built before ``no_speaker`` findings existed).
+
+        Raises:
+            VoiceError: naming ``utterances[i].speaker`` and the clip.
+        """
+        for i, u in enumerate(self.utterances):
+            if u.speaker in self.speakers or (u.speaker is None and len(self.speakers) <= 1):
+                continue
+            message = f"clip {u.id}: speaker {u.speaker!r} is not one of the cache's speakers {self.speakers}"
+            raise VoiceError(
+                manifest, message + "; rebuild the cache (voice-studio dataset cache)", f"utterances[{i}].speaker"
+            )
 
     def _check_spans(self, manifest: Path) -> None:
         """Every ``[offset, length]`` is a pair inside its file (a truncated array file is refused here).

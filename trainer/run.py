@@ -143,7 +143,7 @@ def _cache_for(dataset: Path, out: Path, rate: int | None, echo) -> Path:
     if (dataset / "manifest.json").exists():
         project = DatasetProject(dataset)
     elif (dataset / "metadata.csv").exists():
-        project = DatasetProject(out / "dataset")
+        project = DatasetProject.create(out / "dataset")
         result = project.import_sources([dataset])
         if not result.added and not result.unchanged:
             raise RunError(f"{dataset}: no clip could be imported")

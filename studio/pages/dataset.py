@@ -87,6 +87,7 @@ class DatasetPage(DatasetActions, QWidget):
             "include": self._button("Include", lambda: self.set_excluded(False)),
             "confirm": self._button("Confirm texts", self.confirm_selected),
             "merge": self._button("Merge", self.merge_selected),
+            "speaker": self._button("Set speaker…", self._on_speaker_clicked),
         }
         self.selection_label = QLabel()
         self.table = QTableView()
@@ -135,7 +136,7 @@ class DatasetPage(DatasetActions, QWidget):
     def _clips_tab(self) -> QWidget:
         actions = QHBoxLayout()
         actions.addWidget(self.selection_label)
-        for name in ("trim", "normalize", "resample", "exclude", "include", "confirm", "merge"):
+        for name in ("trim", "normalize", "resample", "exclude", "include", "confirm", "speaker", "merge"):
             actions.addWidget(self.buttons[name])
         actions.addStretch(1)
         splitter = QSplitter(Qt.Orientation.Vertical)
@@ -209,7 +210,7 @@ class DatasetPage(DatasetActions, QWidget):
     def _on_selection_changed(self, *_) -> None:
         ids = self.selected_ids()
         self.selection_label.setText(f"{len(ids)} selected:" if ids else "Select clips to fix:")
-        for name in ("trim", "normalize", "resample", "exclude", "include", "confirm"):
+        for name in ("trim", "normalize", "resample", "exclude", "include", "confirm", "speaker"):
             self.buttons[name].setEnabled(bool(ids) and not self._busy)
         self.buttons["merge"].setEnabled(len(ids) >= 2 and not self._busy)
         self._stash_edit()  # save on leave: the edit of the clip shown until now
@@ -304,8 +305,9 @@ class DatasetPage(DatasetActions, QWidget):
 
 
 def _rows(project, findings) -> list[tuple]:
-    """The clip table's rows ``(id, text, duration_s, status, warnings, draft)``: an ``ok`` clip with a blocking
-    finding shows ``blocked`` (left out of export and the training cache); a draft text is marked for yellow."""
+    """The clip table's rows (``studio.widgets.clip_table``: id, text, speaker, duration_s, status, warnings,
+    draft): an ``ok`` clip with a blocking finding shows ``blocked`` (left out of export and the training
+    cache); a draft text is marked for yellow."""
     kinds: dict[str, list[str]] = {}
     blocked = {f.clip_id for f in findings if f.blocking}
     for finding in findings:
@@ -314,6 +316,7 @@ def _rows(project, findings) -> list[tuple]:
         (
             c.id,
             c.text or "",
+            c.speaker or "",
             (c.analysis or {}).get("duration_s", 0.0),
             "blocked" if c.status == "ok" and c.id in blocked else c.status,
             ", ".join(kinds.get(c.id, [])),

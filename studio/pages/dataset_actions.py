@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from studio.workers import Task
 
@@ -28,8 +28,11 @@ class DatasetActions:
     """Background jobs of the Dataset page (import, slicing, fixes, edits, export, cache, report)."""
 
     # --- background jobs --------------------------------------------------------
-    def run_job(self, label: str, work, describe) -> Task | None:
-        """Run ``work(project)`` off the GUI thread; then reload and show ``describe(result)``."""
+    def run_job(self, label: str, work, describe, create: bool = False) -> Task | None:
+        """Run ``work(project)`` off the GUI thread; then reload and show ``describe(result)``.
+
+        Only ``create`` jobs (import, slicing) make the project folder; the others fail on a folder that is
+        not a project (``trainer.dataset.project.NotAProject``)."""
         if self._busy:
             self.message.emit("Please wait: the dataset is busy.")
             return None
@@ -42,7 +45,7 @@ class DatasetActions:
             from trainer.dataset.curation import set_text
             from trainer.dataset.project import DatasetProject
 
-            project = DatasetProject(folder)
+            project = DatasetProject(folder, create=create)
             for clip_id, text in edits.items():  # the text on screen first: the action then acts on it
                 set_text(project, clip_id, text, phonemizer)
             return work(project)
@@ -132,7 +135,7 @@ class DatasetActions:
             text = f"{len(r.added)} clips added, {r.unchanged} already present, {len(r.failed)} failed"
             return text + (f"; {len(r.problems)} problems (see the report)" if r.problems else "")
 
-        return self.run_job("Importing", lambda p: p.import_sources(paths), describe)
+        return self.run_job("Importing", lambda p: p.import_sources(paths), describe, create=True)
 
     def _on_slice_clicked(self) -> None:
         kinds = "Audio (*.wav *.flac *.ogg *.mp3)"
@@ -149,6 +152,7 @@ class DatasetActions:
                 f"{len(r.added)} utterances added as drafts: check each text, then Confirm texts"
                 + (f"; failed: {'; '.join(r.problems)}" if r.problems else "")
             ),
+            create=True,
         )
 
     # --- fixes and edits --------------------------------------------------------
@@ -168,6 +172,25 @@ class DatasetActions:
         ids = self.selected_ids()
         word = "Excluded" if excluded else "Included"
         return self.run_job(word, lambda p: set_excluded(p, ids, excluded), lambda c: f"{word} {len(c)} clips")
+
+    def _on_speaker_clicked(self) -> None:
+        known = sorted({c.speaker for c in self._project.clips.values() if c.speaker}) if self._project else []
+        ids = self.selected_ids()
+        label = f"Speaker of the {len(ids)} selected clips (a new name adds a speaker):"
+        name, ok = QInputDialog.getItem(self, "Set speaker", label, known, 0, True)
+        if ok:
+            self.set_speaker_selected(name)
+
+    def set_speaker_selected(self, name: str) -> Task | None:
+        """Set the speaker of the selected clips (``trainer.dataset.curation.set_speaker``)."""
+        from trainer.dataset.curation import set_speaker
+
+        ids = self.selected_ids()
+        return self.run_job(
+            "Setting the speaker",
+            lambda p: set_speaker(p, ids, name),
+            lambda c: f"Set the speaker of {len(c)} clips to {name.strip()!r}",
+        )
 
     def confirm_selected(self) -> Task | None:
         return self._confirm(self.selected_ids())

@@ -9,15 +9,18 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor
 
-COLUMNS = ("id", "text", "duration (s)", "status", "warnings")
+COLUMNS = ("id", "text", "speaker", "duration (s)", "status", "warnings")
 DRAFT_COLOR = "#fef3c7"
 """Background of a draft transcript (a recognizer's text no person has confirmed), in the table and the editor."""
 DRAFT_TIP = "Draft from the recognizer: correct it, or Confirm draft"
+DRAFT = len(COLUMNS)
+"""Index of a row's draft flag, after its columns."""
 
 
 class ClipTableModel(QAbstractTableModel):
-    """Rows of ``(id, text, duration_s, status, warnings, draft)``; the warnings are the health findings' kinds,
-    ``draft`` is True for an unreviewed transcript: the row is drawn in ``DRAFT_COLOR``."""
+    """Rows of ``(id, text, speaker, duration_s, status, warnings, draft)``; the warnings are the health findings'
+    kinds (a clip without a speaker in a multi-speaker project shows ``no_speaker``), ``draft`` is True for an
+    unreviewed transcript: the row is drawn in ``DRAFT_COLOR``."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -42,14 +45,14 @@ class ClipTableModel(QAbstractTableModel):
         if not index.isValid():
             return None
         row = self._rows[index.row()]
-        if role == Qt.ItemDataRole.ToolTipRole and row[5] and index.column() == 1:
+        if role == Qt.ItemDataRole.ToolTipRole and row[DRAFT] and index.column() == 1:
             return f"{row[1]}\n{DRAFT_TIP}"
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             value = row[index.column()]
             return f"{value:.2f}" if isinstance(value, float) else value
         if role == Qt.ItemDataRole.UserRole:
             return row[index.column()]
-        if role == Qt.ItemDataRole.BackgroundRole and row[5]:
+        if role == Qt.ItemDataRole.BackgroundRole and row[DRAFT]:
             return QColor(DRAFT_COLOR)
         return None
 

@@ -72,7 +72,7 @@ def run_ours(work: Path, workers: int | None) -> dict:
     from trainer.preprocess import PreprocessedCache, build_cache
 
     start = time.perf_counter()
-    project = DatasetProject(work / "project")
+    project = DatasetProject.create(work / "project")
     result = project.import_sources([CORPUS], workers=workers)
     build_cache(project, work / "cache", workers=workers)
     seconds = time.perf_counter() - start

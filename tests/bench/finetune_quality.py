@@ -40,7 +40,7 @@ def prepare(work: Path, clips: int, held_out: int):
     (source / "metadata.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     for row in rows:
         shutil.copy(CORPUS / "wavs" / f"{row.split('|')[0]}.flac", source / "wavs")
-    project = DatasetProject(work / "project")
+    project = DatasetProject.create(work / "project")
     project.import_sources([source])
     held = [r.split("|", 1) for r in rows[-held_out:]]
     set_excluded(project, [clip_id for clip_id, _ in held], True)

@@ -1,4 +1,5 @@
-"""Editing a dataset project clip by clip: exclude or include, edit and confirm texts, split, merge.
+"""Editing a dataset project clip by clip: exclude or include, edit and confirm texts, set speakers,
+split, merge.
 
 Edits change the manifest and the curated copies, never the sources. A clip that
 is split or merged is kept, excluded, with an edit naming what replaced it, so
@@ -67,6 +68,40 @@ def set_excluded(project: DatasetProject, clip_ids: list[str], excluded: bool) -
         clip.status = "excluded" if excluded else "ok"
         clip.edits.append("exclude" if excluded else "include")
         changed.append(clip_id)
+    project.save()
+    return changed
+
+
+def speaker_name(text: str) -> str:
+    """``text`` as a speaker name: stripped; non-empty, without ``|`` or line breaks (``metadata.csv``).
+
+    Raises:
+        CurationError: a name that is empty or holds ``|`` or a line break.
+    """
+    name = text.strip()
+    if not name or "|" in name or "\n" in name or "\r" in name:
+        raise CurationError(f"speaker name {text!r}: must be non-empty, without '|' or line breaks")
+    return name
+
+
+def set_speaker(project: DatasetProject, clip_ids: list[str], speaker: str) -> list[str]:
+    """Set the speaker of clips (a clip whose speaker is already ``speaker`` is left as it is); returns the
+    ids changed. Each changed clip's ``edits`` records ``speaker OLD -> NEW``.
+
+    Raises:
+        CurationError: no clip given, an unknown clip, or a name that is empty or holds ``|`` or a line
+            break (it would break ``metadata.csv``'s ``id|speaker|text`` lines). Nothing is changed then.
+    """
+    name = speaker_name(speaker)
+    if not clip_ids:
+        raise CurationError("no clip given to set the speaker of")
+    clips = [_clip(project, clip_id) for clip_id in clip_ids]  # every id checked before any change
+    changed = []
+    for clip in clips:
+        if clip.speaker != name:
+            clip.edits.append(f"speaker {clip.speaker or '(none)'} -> {name}")
+            clip.speaker = name
+            changed.append(clip.id)
     project.save()
     return changed
 

@@ -2,6 +2,8 @@
 
 Only clips that are ``ok``, have text and no blocking finding
 (``trainer.dataset.health``) are written; the others are listed with the reason.
+Several speakers among the written clips give Piper's ``id|speaker|text`` lines
+(a clip without a speaker in such a project is left out: ``no_speaker``).
 Audio is resampled to the target rate (soxr) from the curated copies.
 """
 
@@ -31,6 +33,7 @@ WHY_LEFT_OUT = {
     "duplicate_audio": "duplicates of another clip's audio",
     "non_finite": "holding NaN or infinite samples",
     "out_of_range": "holding sample values beyond full scale",
+    "no_speaker": "without a speaker in a multi-speaker project",
 }
 """Health finding kinds (``trainer.dataset.health``) as words, for why no clip is left to train on."""
 
@@ -51,7 +54,13 @@ def records(project: DatasetProject) -> list[ClipRecord]:
     """The project's clips as health-check records (excluded clips left out)."""
     return [
         ClipRecord(
-            c.id, c.text, ClipAnalysis(**c.analysis) if c.analysis else None, c.error, c.audio_sha256, c.reviewed
+            c.id,
+            c.text,
+            ClipAnalysis(**c.analysis) if c.analysis else None,
+            c.error,
+            c.audio_sha256,
+            c.reviewed,
+            c.speaker,
         )
         for c in project.clips.values()
         if c.status != "excluded"
@@ -110,7 +119,7 @@ def export_piper(project: DatasetProject, out_dir: Path | str, rate: int = DEFAU
         raise nothing_to_train(project)
     (out / "wavs").mkdir(parents=True, exist_ok=True)
     result, lines = ExportResult(skipped=skipped), []
-    multi = len({c.speaker for c in project.clips.values() if c.speaker}) > 1
+    multi = len({c.speaker for c in chosen if c.speaker}) > 1  # then every chosen clip has one (no_speaker)
     for clip in chosen:
         audio, info = load(project.clip_path(clip.id))
         write_audio(out / "wavs" / f"{clip.id}.wav", resample(audio[:, 0], info.sample_rate, rate), rate)

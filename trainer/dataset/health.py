@@ -35,6 +35,7 @@ class ClipRecord:
         error: why the clip could not be read.
         audio_hash: digest of the decoded samples, to find duplicate audio.
         reviewed: False for a draft transcript (from a recognizer) that no person has confirmed.
+        speaker: the speaker's name, or ``None`` (``""`` counts as none).
     """
 
     id: str
@@ -43,6 +44,7 @@ class ClipRecord:
     error: str | None = None
     audio_hash: str | None = None
     reviewed: bool = True
+    speaker: str | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,7 @@ def check(
 ) -> list[Finding]:
     """All findings for a dataset, clip by clip, then across clips (rate outliers, duplicates)."""
     findings = [f for record in records for f in _clip_findings(record, segment_s, max_phoneme_ids)]
+    findings += _no_speaker(records)
     findings += _rate_outliers(records)
     findings += _duplicates(
         records, lambda r: " ".join((r.text or "").lower().split()) or None, "duplicate_text", "same text as"
@@ -120,6 +123,23 @@ def _sample_findings(clip_id: str, a: ClipAnalysis) -> list[Finding]:
         message = f"{a.denormal_samples:,} denormal samples (slow arithmetic); Normalize loudness sets them to 0"
         out.append(Finding(clip_id, "denormals", message, False))
     return out
+
+
+def speakers(records: list[ClipRecord]) -> list[str]:
+    """The speaker names the clips hold, sorted (empty for a dataset of one unnamed speaker)."""
+    return sorted({r.speaker for r in records if r.speaker})
+
+
+def _no_speaker(records: list[ClipRecord]) -> list[Finding]:
+    """Clips without a speaker in a project whose other clips name two or more (blocking): the trainer
+    cannot tell whose voice they are, and Piper would read an empty speaker field as one more speaker."""
+    names = speakers(records)
+    if len(names) < 2:
+        return []
+    shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+    message = f"no speaker in a project with {len(names)} speakers ({shown}): {LEFT_OUT}; give it one with Set speaker…"
+    message += " (Dataset page) or voice-studio dataset speaker"
+    return [Finding(r.id, "no_speaker", message) for r in records if not r.speaker]
 
 
 def rate_fences(rates: list[float]) -> tuple[float, float] | None:

@@ -104,16 +104,40 @@ class ImportResult:
     problems: list[str] = field(default_factory=list)
 
 
-class DatasetProject:
-    """A project folder (created if missing) and its manifest."""
+class NotAProject(MetadataError):
+    """A folder given as a dataset project that has no ``manifest.json`` (nothing was created there)."""
 
-    def __init__(self, folder: Path | str) -> None:
+    def __init__(self, folder: Path) -> None:
+        super().__init__(
+            folder, "not a dataset project (no manifest.json); create one with voice-studio dataset import"
+        )
+
+
+class DatasetProject:
+    """A project folder and its manifest.
+
+    ``DatasetProject(folder)`` opens an existing project and creates nothing;
+    :meth:`create` (import and slicing) makes the folder when it is missing.
+
+    Raises:
+        NotAProject: (opening) ``folder`` has no ``manifest.json``.
+        MetadataError: a manifest that cannot be read (names the file and field).
+    """
+
+    def __init__(self, folder: Path | str, *, create: bool = False) -> None:
         self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        (self.folder / "clips").mkdir(exist_ok=True)
+        if create:
+            (self.folder / "clips").mkdir(parents=True, exist_ok=True)
+        elif not self.manifest_path.is_file():
+            raise NotAProject(self.folder)
         self.voice_config: str | None = None
         """The Piper ``.onnx.json`` texts are measured against (``None``: the embedded voice's)."""
         self.clips: dict[str, ClipEntry] = self._read_manifest()
+
+    @classmethod
+    def create(cls, folder: Path | str) -> DatasetProject:
+        """Open the project in ``folder``, making the folder (and ``clips/``) first when missing."""
+        return cls(folder, create=True)
 
     @property
     def manifest_path(self) -> Path:
