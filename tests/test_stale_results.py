@@ -22,7 +22,7 @@ def train(qtbot, tmp_path):
     page = TrainPage(tmp_path / "runs", tmp_path / "voices")
     qtbot.addWidget(page)
     (tmp_path / "not-a-dataset").mkdir()
-    empty = DatasetProject(tmp_path / "empty-project")
+    empty = DatasetProject.create(tmp_path / "empty-project")
     empty.save()
     page.setup.preset.setCurrentText("test")
     page.setup.start.setCurrentIndex(page.setup.start.findData("scratch"))
