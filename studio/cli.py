@@ -193,11 +193,11 @@ def _open_player(sample_rate: int):
 
 def cmd_export(args: argparse.Namespace) -> int:
     from engines import registry
+    from engines.files import check_output_path
     from engines.voice import load_config
     from trainer.export import export_voice
 
-    if args.output.suffix != ".onnx":
-        raise ValueError(f"{args.output}: the output must be NAME.onnx")
+    check_output_path(args.output, (".onnx",), "voice file")
     config = load_config(args.config) if args.config else None
     source = args.checkpoint
     if registry.is_voice_name(source):  # a voice name, resolved as say --voice and train --from resolve it
