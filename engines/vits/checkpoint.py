@@ -116,7 +116,7 @@ def read_checkpoint(path: Path | str) -> PiperCheckpoint:
         with torch.serialization.safe_globals([*SAFE_GLOBALS, *numpy_globals()]):
             raw = _load(torch, path)
     except pickle.UnpicklingError as exc:
-        blocked = [line.strip() for line in str(exc).splitlines() if "GLOBAL" in line]
+        blocked = [line.strip() for line in str(exc).splitlines() if "GLOBAL" in line or "but got" in line]
         if blocked:
             message = f"refused: the checkpoint holds objects that are not plain data ({blocked[0]})"
             raise VoiceError(path, message) from None
