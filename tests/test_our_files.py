@@ -58,6 +58,24 @@ def test_resume_checkpoint_rng_state_is_plain_data(run_dir):
     assert torch.serialization.get_unsafe_globals_in_checkpoint(run_dir / "last.ckpt") == []
 
 
+def test_rng_state_survives_a_weights_only_round_trip(tmp_path):
+    """What the checkpoint callback saves, read back with weights_only=True, restores numpy's (and Python's)
+    random streams exactly: resuming draws the numbers the run would have drawn."""
+    import random
+
+    from trainer.callbacks import CheckpointCallback
+
+    callback = CheckpointCallback.__new__(CheckpointCallback)  # the hooks use no state of the callback
+    saved = {}
+    callback.on_save_checkpoint(None, None, saved)
+    torch.save(saved, tmp_path / "rng.ckpt")
+    expected = (np.random.rand(4), random.random(), torch.rand(2))
+    callback.on_load_checkpoint(None, None, torch.load(tmp_path / "rng.ckpt", weights_only=True))
+    restored = (np.random.rand(4), random.random(), torch.rand(2))
+    assert np.array_equal(restored[0], expected[0]) and restored[1] == expected[1]
+    assert torch.equal(restored[2], expected[2])
+
+
 def test_last_ckpt_of_an_older_run_with_numpy_rng_reads(run_dir, tmp_path):
     """A last.ckpt holding numpy arrays (as written before) is read: its generator and its config.json."""
     from engines.vits.checkpoint import load_checkpoint_voice, load_generator
