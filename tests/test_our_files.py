@@ -111,16 +111,21 @@ def test_train_from_last_ckpt_starts(run_dir):
     assert start_shape(str(run_dir / "last.ckpt")).num_speakers == 1
 
 
-@pytest.mark.parametrize("name", ["joe", "en_US-joe-medium", "default"])
-def test_export_takes_the_voice_names_say_takes(name, tmp_path, capsys, joe):
-    """export joe / en_US-joe-medium / default exports the embedded voice (its phoneme map, its rate)."""
+def test_export_takes_the_voice_names_say_takes(tmp_path, capsys, joe):
+    """export joe exports the embedded voice (its phoneme map, its rate); en_US-joe-medium and default name
+    it too, through the resolver export shares with say --voice and train --from."""
     import json
 
+    from engines.registry import find_voice, is_voice_name
+
     out = tmp_path / "x.onnx"
-    assert main(["export", name, "-o", str(out)]) == 0, capsys.readouterr().err
+    assert main(["export", "joe", "-o", str(out)]) == 0, capsys.readouterr().err
     written = json.loads(out.with_name("x.onnx.json").read_text())
     assert written["audio"]["sample_rate"] == joe.sample_rate
     assert written["phoneme_id_map"] == {k: list(v) for k, v in joe.config.phoneme_id_map.items()}
+    for name in ("en_US-joe-medium", "default"):
+        assert is_voice_name(name) and find_voice(name).model_path == joe.model_path
+    assert not is_voice_name(str(out)) and not is_voice_name("runs/missing")
 
 
 def test_export_of_an_unknown_name_lists_the_known_voices(tmp_path, capsys):
