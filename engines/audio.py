@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engines import files
 from engines.files import atomic_path
 
 
@@ -30,14 +31,7 @@ def check_output_path(path: Path | str) -> Path:
         ValueError: the extension is not one of ``FORMATS``, the path is a
             folder, or its folder does not exist.
     """
-    path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"{path}: is a folder; give a file name such as {path / 'speech.wav'}")
-    if path.suffix.lower() not in FORMATS:
-        raise ValueError(f"{path}: unsupported audio file type '{path.suffix}'; use one of {', '.join(FORMATS)}")
-    if not path.parent.is_dir():
-        raise ValueError(f"{path}: folder {path.parent} does not exist")
-    return path
+    return files.check_output_path(path, tuple(FORMATS), "audio file")
 
 
 def write_audio(path: Path | str, audio: np.ndarray, sample_rate: int) -> Path:

@@ -43,14 +43,34 @@ def write_text(path: Path | str, text: str) -> Path:
     return path
 
 
+def check_output_path(path: Path | str, suffixes: tuple[str, ...] = (), kind: str = "file") -> Path:
+    """Check, before any work is done, that a file can be written at ``path``: not a folder, its folder
+    exists, its extension one of ``suffixes`` (any when empty; ``kind`` names the file in the message).
+
+    Raises:
+        ValueError: naming the path and what is wrong.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path}: is a folder; give a file name such as {path / ('NAME' + ''.join(suffixes[:1]))}")
+    if suffixes and path.suffix.lower() not in suffixes:
+        raise ValueError(f"{path}: unsupported {kind} type '{path.suffix}'; use one of {', '.join(suffixes)}")
+    if not path.parent.is_dir():
+        raise ValueError(f"{path}: folder {path.parent} does not exist")
+    return path
+
+
 def temp_beside(path: Path) -> Path:
     """A new, exclusive, empty file beside ``path`` (``.NAME.XXXXXXXX.part``), for writers that swap it in
     themselves.
 
     Raises:
         FileExistsError: no free name after 100 tries.
+        FileNotFoundError: the folder does not exist (the message names ``path`` and its folder).
         OSError: the folder is not writable.
     """
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"{path}: folder {path.parent} does not exist")
     for _ in range(100):
         tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
         try:

@@ -112,12 +112,12 @@ def discover(extra: list[Path] | None = None, include_user_dir: bool = True, che
 
 def find_voice(spec: str | Path | None, extra: list[Path] | None = None) -> Voice:
     """A voice by path or by name among the discovered ones (names as ``engines.names.find_voice`` reads
-    them: ``en_US-joe-medium`` or ``joe``); ``None`` gives the default.
+    them: ``en_US-joe-medium`` or ``joe``); ``None``, ``""`` or ``default`` gives the default.
 
     Raises:
         VoiceError: no voice by that name or path.
     """
-    if spec is None or spec == "":
+    if spec is None or spec == "" or (spec == names.DEFAULT_SPEAKER and not Path(spec).exists()):
         return default_voice()
     path = Path(spec)
     if path.suffix.lower() == ".ckpt":
@@ -130,6 +130,13 @@ def find_voice(spec: str | Path | None, extra: list[Path] | None = None) -> Voic
         return names.find_voice(discover(extra).voices, str(spec))
     except names.UnknownName as exc:
         raise VoiceError(path, str(exc)) from None
+
+
+def is_voice_name(spec: str | Path) -> bool:
+    """True when ``spec`` names a voice (``joe``, ``en_US-joe-medium``, ``default``) rather than a file or
+    folder: nothing exists at that path, and it has no folder part and no ``.onnx``/``.ckpt`` suffix."""
+    path = Path(spec)
+    return not path.exists() and path.name == str(spec) and path.suffix.lower() not in (".onnx", ".ckpt")
 
 
 def create_engine(name: str, voice: Voice, **kwargs):

@@ -1,6 +1,6 @@
 """The speech server (``voice-studio serve``): the studio's voices behind OpenAI's speech API.
 
-Routes: ``POST /v1/audio/speech``, ``GET /v1/models``, ``GET /v1/audio/voices``
+Routes: ``POST /v1/audio/speech``, ``GET /v1/models`` and ``/v1/models/{id}`` (``engines.model_list``), ``GET /v1/audio/voices``
 (``?model=``; its ``voice_map`` says which speaker each OpenAI voice name gives), ``GET /health``.
 ``pcm`` is 24 kHz as OpenAI's (resampled as it streams) unless the server's
 ``pcm_rate`` or the request's ``sample_rate`` says otherwise; the rate is also in
@@ -30,13 +30,13 @@ from collections.abc import AsyncIterator, Callable
 
 import numpy as np
 
+from engines.model_list import find_model, model_list
 from engines.speech_api import ApiError, SpeechRequest, parse_speech_request
 from engines.speech_service import END, Job, SpeechService
 from engines.stream_encode import (
     MEDIA_TYPES,
     STREAMABLE,
     encode_whole,
-    response_formats,
     stream_piece,
     stream_start,
 )
@@ -100,7 +100,11 @@ def create_app(service: SpeechService, api_key: str | None = None):
 
     @app.get("/v1/models")
     async def models():
-        return {"object": "list", "data": [_model_entry(service, *entry) for entry in service.model_ids()]}
+        return model_list(service)
+
+    @app.get("/v1/models/{model_id:path}")
+    async def model(model_id: str):
+        return find_model(service, model_id)
 
     @app.get("/v1/audio/voices")
     async def voices(model: str | None = None):
@@ -129,24 +133,6 @@ def _key_matches(request, api_key: str) -> bool:
     given = request.headers.get("authorization", "")
     scheme, _, token = given.partition(" ")
     return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(), api_key.encode())
-
-
-def _model_entry(service: SpeechService, model_id: str, engine: str, voice) -> dict:
-    """A ``/v1/models`` entry: OpenAI's fields, then ours. ``sample_rate`` is the voice's own rate;
-    ``pcm_sample_rate`` the rate of its ``pcm`` responses (24 kHz unless ``--pcm-rate native``), and
-    ``response_sample_rates`` each format's rate when the request does not ask for one."""
-    return {
-        "id": model_id,
-        "object": "model",
-        "created": 0,
-        "owned_by": "voice-studio",
-        "engine": engine,
-        "sample_rate": voice.config.sample_rate,
-        "pcm_sample_rate": service.output_rate(voice, "pcm"),
-        "response_sample_rates": {f: service.output_rate(voice, f) for f in response_formats()},
-        "language": voice.config.espeak_voice,
-        "voices": service.speaker_ids(voice),
-    }
 
 
 def _media_type(request: SpeechRequest, sample_rate: int) -> str:

@@ -60,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "checkpoint",
         type=Path,
-        help="a Piper .ckpt, an .onnx voice to re-export, or a training run folder (its best-ranked checkpoint)",
+        help="a Piper .ckpt, an .onnx voice or a voice name (joe) to re-export, or a training run folder "
+        "(its best-ranked checkpoint)",
     )
     export.add_argument("-o", "--output", type=Path, required=True, help="NAME.onnx (NAME.onnx.json is written too)")
     export.add_argument("--config", type=Path, help="a Piper config.json for the phoneme map (default: looked up)")
@@ -191,14 +192,18 @@ def _open_player(sample_rate: int):
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from engines import registry
+    from engines.files import check_output_path
     from engines.voice import load_config
     from trainer.export import export_voice
 
-    if args.output.suffix != ".onnx":
-        raise ValueError(f"{args.output}: the output must be NAME.onnx")
+    check_output_path(args.output, (".onnx",), "voice file")
     config = load_config(args.config) if args.config else None
     source = args.checkpoint
-    if source.is_dir():  # a run folder: the checkpoint it ranks best, as the Train page's Export voice
+    if registry.is_voice_name(source):  # a voice name, resolved as say --voice and train --from resolve it
+        voice = registry.find_voice(str(source))
+        source, config = voice.model_path, config or voice.config
+    elif source.is_dir():  # a run folder: the checkpoint it ranks best, as the Train page's Export voice
         from trainer.checkpoints import CheckpointError, best_checkpoint
 
         try:

@@ -231,13 +231,14 @@ def _fix(project, args) -> int:
 
 
 def _report(project, args) -> int:
+    from engines.files import check_output_path, write_text
     from trainer.dataset.report import build_report, to_html, to_markdown
 
+    if args.output:
+        check_output_path(args.output)  # Markdown, or HTML for a .html file
     report = build_report(project)
     text = to_html(report) if args.output and args.output.suffix.lower() in (".html", ".htm") else to_markdown(report)
     if args.output:
-        from engines.files import write_text
-
         write_text(args.output, text)
     else:
         print(text)

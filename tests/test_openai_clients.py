@@ -233,3 +233,32 @@ def test_models_with_native_pcm_say_each_voice_rate(trio_server):
     entries = httpx.get(f"{trio_server.url}/v1/models", timeout=10).json()["data"]
     assert {e["id"]: e["pcm_sample_rate"] for e in entries} == {"en_US-trio-low": 16000, "en_US-joe-medium": 22050}
     assert _pcm(trio_server, model="trio")[1] == 16000
+
+
+def test_the_openai_sdk_retrieves_each_model_by_every_name_a_request_takes(trio_voice):
+    """client.models.retrieve: each listed id gives its listed entry; joe, tts-1, a name in other case and
+    torch/joe give the entry they mean; unknown models and engines are 404 model_not_found in OpenAI's shape."""
+    server = SpeechServer(
+        "--voice", str(trio_voice), "--voice", "joe", "--engine", "onnx", "--engine", "torch", "--no-warm-up"
+    )
+    try:
+        client = client_for(server)
+        listed = {m.id: m.model_dump() for m in client.models.list()}
+        assert set(listed) == {
+            "en_US-trio-low",
+            "en_US-joe-medium",
+            "torch/en_US-trio-low",
+            "torch/en_US-joe-medium",
+        }
+        for model_id, entry in listed.items():
+            assert client.models.retrieve(model_id).model_dump() == entry
+        named = {"joe": "en_US-joe-medium", "tts-1": "en_US-trio-low", "EN_US-JOE-MEDIUM": "en_US-joe-medium"}
+        named |= {"torch/joe": "torch/en_US-joe-medium", "onnx/trio": "en_US-trio-low"}
+        assert {name: client.models.retrieve(name).id for name in named} == named
+        for unknown, said in [("nobody", "unknown model 'nobody'"), ("cuda/joe", "unknown engine 'cuda'")]:
+            with pytest.raises(openai.NotFoundError) as error:
+                client.models.retrieve(unknown)
+            assert error.value.code == "model_not_found" and said in error.value.message
+            assert error.value.body["type"] == "invalid_request_error"
+    finally:
+        server.stop()

@@ -179,6 +179,13 @@ def _gpu_memory(device: torch.device) -> dict[str, float]:
     return {"max_memory_gib": peak}
 
 
+def _plain_numpy_state(state: tuple) -> tuple:
+    """numpy's legacy RNG state with its key array as a list of ints: plain data, so the resume checkpoint
+    reads with ``torch.load(weights_only=True)`` without numpy globals (``np.random.set_state`` takes both)."""
+    name, keys, pos, has_gauss, cached_gaussian = state
+    return name, keys.tolist(), int(pos), int(has_gauss), float(cached_gaussian)
+
+
 class CheckpointCallback(L.Callback):
     """``last.ckpt`` every ``every`` epochs (resume) and the best ``k`` generator checkpoints by val_mel."""
 
@@ -191,7 +198,7 @@ class CheckpointCallback(L.Callback):
     def on_save_checkpoint(self, trainer, module, checkpoint) -> None:
         checkpoint["voice_studio_rng"] = {
             "python": random.getstate(),
-            "numpy": np.random.get_state(),
+            "numpy": _plain_numpy_state(np.random.get_state()),
             "torch": torch.get_rng_state(),
             "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
         }

@@ -25,22 +25,45 @@ class RunError(ValueError):
 
 
 def resolve_start(start: str) -> tuple[str, Path | None]:
-    """``("scratch", None)``, ``("ckpt", path)`` or ``("onnx", path)``; ``joe`` is the embedded voice.
+    """``("scratch", None)``, ``("ckpt", path)`` or ``("onnx", path)``; ``joe`` is the embedded voice, other
+    voice names (``en_US-joe-medium``, ``default``) are resolved as ``say --voice`` resolves them.
 
     Raises:
         RunError: not one of those, or the file is missing.
     """
     if start == "scratch":
         return "scratch", None
-    if start == "joe":
-        from engines.registry import default_voice
-
-        return "onnx", default_voice().model_path
+    if start == "joe" or _is_voice_name(start):
+        path = _named_voice(start).model_path
+        return ("ckpt" if path.suffix.lower() == ".ckpt" else "onnx"), path
     path = Path(start)
     kind = {".ckpt": "ckpt", ".onnx": "onnx"}.get(path.suffix.lower())
     if kind is None or not path.is_file():
         raise RunError(f"{start}: the start point must be 'scratch', 'joe', or an existing Piper .ckpt or .onnx voice")
     return kind, path
+
+
+def _is_voice_name(start: str) -> bool:
+    from engines.registry import is_voice_name
+
+    return is_voice_name(start)
+
+
+def _named_voice(start: str):
+    """The voice a name means (``joe`` is the embedded voice; others as ``say --voice`` resolves them).
+
+    Raises:
+        RunError: no voice by that name.
+    """
+    from engines.base import VoiceError
+    from engines.registry import default_voice, find_voice
+
+    if start == "joe":
+        return default_voice()
+    try:
+        return find_voice(start)
+    except VoiceError as exc:
+        raise RunError(f"{exc}; the start point must be 'scratch', a voice name or a Piper .ckpt or .onnx") from None
 
 
 def start_rate(start: str) -> int | None:
@@ -68,10 +91,8 @@ def start_voice(start: str):
     kind, path = resolve_start(start)
     if kind != "onnx":
         return None
-    if start == "joe":
-        from engines.registry import default_voice
-
-        return default_voice()
+    if start == "joe" or _is_voice_name(start):
+        return _named_voice(start)
     from engines.voice import load_voice
 
     return load_voice(path)

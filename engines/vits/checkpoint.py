@@ -5,8 +5,9 @@ checkpoint: ``state_dict`` holds the generator under ``model_g.`` (and the
 discriminator under ``model_d.``), ``hyper_parameters`` the model's settings.
 Files are read with ``torch.load(weights_only=True)``: only tensors, plain
 containers and an explicit allow-list of harmless classes (pathlib paths, found
-in old hyperparameters, and Lightning's ``AttributeDict``) can be unpickled;
-anything else is refused before it can run.
+in old hyperparameters, Lightning's ``AttributeDict``, and numpy arrays of plain
+numbers, found in the RNG state of resume checkpoints such as a run's
+``last.ckpt``) can be unpickled; anything else is refused before it can run.
 """
 
 from __future__ import annotations
@@ -46,7 +47,27 @@ SAFE_GLOBALS = [
     _stand_in("lightning_fabric.utilities.data", "AttributeDict"),
     _stand_in("pytorch_lightning.utilities.parsing", "AttributeDict"),
 ]
-"""Classes a checkpoint may contain besides tensors and plain containers."""
+"""Classes a checkpoint may contain besides tensors and plain containers (numpy's are added when read)."""
+
+
+def numpy_globals() -> list:
+    """numpy's array-rebuilding globals, under the module names numpy 1.x and 2.x write.
+
+    An array in a pickle is rebuilt by ``_reconstruct(ndarray, shape, dtype)`` and
+    ``ndarray.__setstate__``; neither runs code, and an object array's items are
+    unpickled under the same allow-list. Each entry is ``(object, "module.name")``
+    as ``torch.serialization.safe_globals`` takes it, so a file written under either
+    numpy major version reads under the installed one.
+    """
+    import numpy as np
+
+    multiarray = getattr(np, "_core", None) or np.core  # numpy 2.x / 1.x
+    reconstruct = multiarray.multiarray._reconstruct
+    entries = [(reconstruct, f"{package}.multiarray._reconstruct") for package in ("numpy.core", "numpy._core")]
+    entries += [(np.ndarray, "numpy.ndarray"), (np.dtype, "numpy.dtype")]
+    dtypes = getattr(np, "dtypes", None)  # numpy >= 1.25: one class per dtype, e.g. numpy.dtypes.UInt32DType
+    names = [n for n in dir(dtypes) if n.endswith("DType") and n not in ("ObjectDType", "StringDType")]
+    return entries + [(getattr(dtypes, n), f"numpy.dtypes.{n}") for n in names]
 
 
 @dataclass
@@ -92,10 +113,10 @@ def read_checkpoint(path: Path | str) -> PiperCheckpoint:
     if not path.is_file():
         raise VoiceError(path, "checkpoint file not found")
     try:
-        with torch.serialization.safe_globals(SAFE_GLOBALS):
+        with torch.serialization.safe_globals([*SAFE_GLOBALS, *numpy_globals()]):
             raw = _load(torch, path)
     except pickle.UnpicklingError as exc:
-        blocked = [line.strip() for line in str(exc).splitlines() if "GLOBAL" in line]
+        blocked = [line.strip() for line in str(exc).splitlines() if "GLOBAL" in line or "but got" in line]
         if blocked:
             message = f"refused: the checkpoint holds objects that are not plain data ({blocked[0]})"
             raise VoiceError(path, message) from None
