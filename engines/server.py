@@ -1,7 +1,8 @@
 """The speech server (``voice-studio serve``): the studio's voices behind OpenAI's speech API.
 
-Routes: ``POST /v1/audio/speech``, ``GET /v1/models`` and ``/v1/models/{id}`` (``engines.model_list``), ``GET /v1/audio/voices``
-(``?model=``; its ``voice_map`` says which speaker each OpenAI voice name gives), ``GET /health``.
+Routes: ``POST /v1/audio/speech``, ``GET /v1/models`` and ``/v1/models/{id}`` (``engines.model_list``),
+``GET /v1/audio/voices`` (``?model=``; its ``voice_map`` says which speaker each OpenAI voice name
+gives), ``GET /health``.
 ``pcm`` is 24 kHz as OpenAI's (resampled as it streams) unless the server's
 ``pcm_rate`` or the request's ``sample_rate`` says otherwise; the rate is also in
 ``X-Sample-Rate`` and the content type. ``pcm`` and ``wav`` stream as they are
