@@ -151,8 +151,11 @@ def test_files_written_into_a_missing_folder_name_the_folder(run_dir, tmp_path, 
     best = next((run_dir / "checkpoints").glob("best-*.ckpt"))
     assert main(["export", str(best), "-o", str(missing / "x.onnx")]) == 2
     assert f"{missing / 'x.onnx'}: folder {missing} does not exist" in capsys.readouterr().err
-    project = tmp_path / "project"
-    assert main(["dataset", "report", str(project), "-o", str(missing / "r.md")]) == 2
+    from trainer.dataset.project import DatasetProject
+
+    project = DatasetProject.create(tmp_path / "project")
+    project.save()
+    assert main(["dataset", "report", str(project.folder), "-o", str(missing / "r.md")]) == 2
     error = capsys.readouterr().err
     assert f"{missing / 'r.md'}: folder {missing} does not exist" in error and ".part" not in error
     with pytest.raises(FileNotFoundError, match=f"folder {missing} does not exist"):
