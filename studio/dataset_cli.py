@@ -118,13 +118,22 @@ def _import(project, args) -> int:
 
 
 def _name_speaker(project, added: list[str], speaker: str | None) -> None:
-    """Give the new clips without a speaker the ``--speaker`` name (recorded in their edits)."""
+    """Give the new clips without a speaker the ``--speaker`` name (recorded in their edits); a name the
+    project's other clips do not have is pointed out, as ``dataset speaker`` does."""
     from trainer.dataset.curation import set_speaker
 
     unnamed = [i for i in added if not project.clips[i].speaker]
     if speaker and unnamed:
         set_speaker(project, unnamed, speaker)
-        print(f"speaker of {len(unnamed)} new clips: {speaker}", file=sys.stderr)
+        print(f"speaker of {len(unnamed)} new clip{'s' if len(unnamed) != 1 else ''}: {speaker}", file=sys.stderr)
+        _note_new_speaker(project, speaker, set(unnamed))
+
+
+def _note_new_speaker(project, name: str, clip_ids: set[str]) -> None:
+    """Print a note when ``name`` is a speaker no clip outside ``clip_ids`` has (a typo makes one more speaker)."""
+    known = sorted({c.speaker for c in project.clips.values() if c.speaker and c.id not in clip_ids})
+    if known and name not in known:
+        print(f"note: {name!r} is a new speaker (the project had {', '.join(known)})", file=sys.stderr)
 
 
 def _print_blocked(project, clip_ids: list[str]) -> None:
@@ -199,12 +208,12 @@ def _speaker(project, args) -> int:
     if not ids:
         why = f"{project.folder}: every clip has a speaker" if args.missing else "name the clips, or use --missing"
         raise ValueError(f"dataset speaker: {why}")
-    name, known = args.speaker.strip(), sorted({c.speaker for c in project.clips.values() if c.speaker})
+    name = args.speaker.strip()
     changed = set_speaker(project, ids, name)
-    if known and name not in known:
-        print(f"note: {name!r} is a new speaker (the project had {', '.join(known)})", file=sys.stderr)
+    _note_new_speaker(project, name, set(ids))
     print(
-        f"set the speaker of {len(changed)} clips to {name!r} ({len(ids) - len(changed)} had it already)",
+        f"set the speaker of {len(changed)} clip{'s' if len(changed) != 1 else ''} to {name!r} "
+        f"({len(ids) - len(changed)} had it already)",
         file=sys.stderr,
     )
     return 0

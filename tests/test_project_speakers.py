@@ -215,7 +215,23 @@ def test_import_speaker_names_new_clips_and_a_bad_name_is_refused_before_any_wor
     assert main(["dataset", "import", str(more), "--project", str(tmp_path / "new"), "--speaker", "a|b"]) == 2
     assert "must be non-empty, without '|'" in capsys.readouterr().err and not (tmp_path / "new").exists()
     assert main(["dataset", "import", str(more), "--project", str(project.folder), "--speaker", "carol"]) == 0
+    assert "new speaker" not in capsys.readouterr().err
     project = DatasetProject(project.folder)
     assert [project.clips[f"x{i}"].speaker for i in plain] == ["carol", "carol"]
     assert [project.clips[i].speaker for i in plain] == [None, None]  # clips already there are left as they were
     assert sorted(selection(project)[1]) == sorted(plain)
+
+
+def test_import_speaker_points_out_a_new_name(mixed, tmp_path, capsys):
+    """A mistyped ``--speaker`` (``alcie``) on import is pointed out as a new speaker, as ``dataset speaker``
+    does, since it would train as one more speaker."""
+    project = _copy(mixed, tmp_path)
+    source = mixed[0].parent / "plain"
+    more = tmp_path / "typo"
+    (more / "wavs").mkdir(parents=True)
+    row = (source / "metadata.csv").read_text(encoding="utf-8").splitlines()[0]
+    shutil.copy(source / "wavs" / f"{row.split('|')[0]}.flac", more / "wavs" / f"t{row.split('|')[0]}.flac")
+    (more / "metadata.csv").write_text(f"t{row}\n", encoding="utf-8")
+    assert main(["dataset", "import", str(more), "--project", str(project.folder), "--speaker", "alcie"]) == 0
+    err = capsys.readouterr().err
+    assert "speaker of 1 new clip: alcie" in err and "note: 'alcie' is a new speaker (the project had alice" in err
