@@ -253,3 +253,14 @@ def test_statistics_leave_out_blocked_clips(imported):
     assert sum(report.coverage.values()) == 3 * sum(project.clips["ok"].analysis["phoneme_counts"].values())
     assert "4 clips with broken sample values not in the histograms" in to_markdown(report)
     assert "4 clips with broken sample values not in the histograms" in to_html(report)
+
+
+def test_preflight_counts_left_out_clips_by_kind(imported, tmp_path):
+    """The Train page's check groups the clips it leaves out by finding kind, every kind named, counts adding up
+    to the total (a 1e30 peak and a 4.0 peak are one kind, not two reasons with their own numbers)."""
+    from trainer.preflight import TrainRequest, preflight
+
+    findings = preflight(TrainRequest(imported[0].folder, "scratch", "test", 1, "cpu", tmp_path / "run"))
+    left = next(f.message for f in findings if "will be left out" in f.message)
+    assert left.startswith("4 clips will be left out: "), left
+    assert "2 × holding NaN or infinite samples" in left and "2 × holding sample values beyond full scale" in left

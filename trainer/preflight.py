@@ -107,14 +107,14 @@ def summarize(dataset: Path) -> DatasetSummary:
             "cache", count, Counter({rate: count}), seconds, Counter(), cache.speakers, cache.voice_config
         )
     if (dataset / "manifest.json").is_file():
-        from trainer.dataset.export import selection
+        from trainer.dataset.export import WHY_LEFT_OUT, left_out, selection
         from trainer.dataset.project import DatasetProject
 
         project = DatasetProject(dataset)
-        chosen, skipped = selection(project)
+        chosen = selection(project)[0]
         rates = Counter(c.analysis.get("sample_rate") for c in chosen if c.analysis)
         seconds = sum(float(c.analysis.get("duration_s") or 0) for c in chosen if c.analysis)
-        reasons = Counter(_reason(r) for r in skipped.values())
+        reasons = Counter(WHY_LEFT_OUT.get(kind, kind) for kind in left_out(project).values())
         speakers = sorted({c.speaker for c in chosen if c.speaker})
         return DatasetSummary("project", len(chosen), rates, seconds, reasons, speakers, project.target_config)
     if (dataset / "metadata.csv").is_file():
@@ -125,11 +125,6 @@ def summarize(dataset: Path) -> DatasetSummary:
     raise ValueError(f"{dataset}: not a dataset (a project, a training cache, or a folder with metadata.csv)")
 
 
-def _reason(message: str) -> str:
-    """A skip reason without the clip's own numbers, to count alike reasons together."""
-    return message.split(":")[0].split("(")[0].strip()
-
-
 def _clip_findings(summary: DatasetSummary, rate: int, who: str) -> list[Finding]:
     findings = []
     if summary.clips < MIN_CLIPS:
@@ -137,7 +132,7 @@ def _clip_findings(summary: DatasetSummary, rate: int, who: str) -> list[Finding
     if summary.clips < FEW_CLIPS:
         findings.append(Finding("warning", f"Only {summary.clips} clips: 100 to 2,000 make a good voice."))
     if summary.skipped:
-        reasons = "; ".join(f"{n} × {reason}" for reason, n in summary.skipped.most_common(4))
+        reasons = "; ".join(f"{n} × {reason}" for reason, n in summary.skipped.most_common())
         total = sum(summary.skipped.values())
         findings.append(Finding("warning", f"{total} clips will be left out: {reasons}."))
     other = {r: n for r, n in summary.rates.items() if r and r != rate}

@@ -83,14 +83,20 @@ def selection(project: DatasetProject) -> tuple[list, dict[str, str]]:
     return chosen, skipped
 
 
-def nothing_to_train(project: DatasetProject) -> NothingToTrain:
-    """The error for a project none of whose clips can be trained on, counting why, e.g.
-    ``PROJECT: no clip can be trained on: all 5 clips are too short for a training segment``."""
+def left_out(project: DatasetProject) -> dict[str, str]:
+    """Clip id -> why the trainer leaves it out, as a health finding kind (``excluded`` for excluded clips;
+    a clip's first blocking finding otherwise). ``WHY_LEFT_OUT`` words each kind."""
     kinds = {c.id: "excluded" for c in project.clips.values() if c.status == "excluded"}
     for finding in check(records(project)):
         if finding.blocking:
             kinds.setdefault(finding.clip_id, finding.kind)
-    counts, total = Counter(kinds.values()), len(project.clips)
+    return kinds
+
+
+def nothing_to_train(project: DatasetProject) -> NothingToTrain:
+    """The error for a project none of whose clips can be trained on, counting why, e.g.
+    ``PROJECT: no clip can be trained on: all 5 clips are too short for a training segment``."""
+    counts, total = Counter(left_out(project).values()), len(project.clips)
     if not total:
         return NothingToTrain(f"{project.folder}: no clip can be trained on: the project has none; import some first")
     if len(counts) == 1:
