@@ -73,7 +73,7 @@ def test_preflight_and_nothing_to_train_count_clips_without_speaker(mixed, tmp_p
     from trainer.preflight import summarize
 
     summary = summarize(mixed[0])
-    assert summary.clips == 6 and summary.skipped["no speaker in a project with 3 speakers"] == 2
+    assert summary.clips == 6 and summary.skipped["without a speaker in a multi-speaker project"] == 2
     project = _copy(mixed, tmp_path)
     for clip in project.clips.values():
         clip.reviewed = clip.reviewed and not clip.speaker  # the 6 named clips become drafts
