@@ -209,3 +209,23 @@ def test_dataset_messages_go_when_another_project_is_opened(qtbot, tmp_path):
     assert "5 clips added" in page.hint.text() and page.histograms.bars
     page.open_project(tmp_path / "second")
     assert page.hint.text() == hint and page.histograms.bars == {} and page.model.rowCount() == 0
+
+
+def test_save_wav_saves_the_line_on_screen_only(synth, qtbot, joe, tmp_path):
+    """After a good line, a failed one (the broken voice) leaves nothing to save, never the older line;
+    replaying the older line from the history makes it the one Save WAV saves."""
+    synth.text_edit.setPlainText("A good line.")
+    task = synth.speak()
+    qtbot.waitUntil(lambda: not task.is_running() and synth.save_button.isEnabled(), timeout=30_000)
+    good = synth.last_line
+    _select(synth, "broken")
+    task = synth.speak()
+    assert not synth.save_button.isEnabled() and synth.last_line is None
+    qtbot.waitUntil(lambda: not task.is_running(), timeout=30_000)
+    qtbot.waitUntil(lambda: "Could not speak" in synth.notice.text(), timeout=5_000)
+    _select(synth, joe.name)
+    assert not synth.save_button.isEnabled() and synth.last_line is None
+    with pytest.raises(ValueError, match="nothing"):
+        synth.save_wav(tmp_path / "x.wav")
+    synth.replay(good).join()
+    assert synth.save_button.isEnabled() and synth.last_line is good

@@ -256,6 +256,7 @@ class SynthesizePage(QWidget):
         spoken = text if self.engine_kind() == "remote" else clean_text(text)  # a server cleans its own input
         speaking = self._speaking = Speaking()
         self._line_audio, self._stats, self._line_rate, self._line_name = [], StreamStats(), 0, name
+        self._show_line(None)  # Save WAV saves the line on screen: none until this one is finished
         self.waveform.clear_audio(voice.sample_rate)
         self.show_notice("")
         self.status.setText("Speaking…")
@@ -311,12 +312,16 @@ class SynthesizePage(QWidget):
         if not self._line_audio:
             return
         line = Line(text, name, self._line_rate, audio_ops.concat(self._line_audio), self._stats)
-        self._last = line
-        self.save_button.setEnabled(True)
+        self._show_line(line)
         item = QListWidgetItem(f"{name}: {text.strip()[:80]}")
         item.setData(Qt.ItemDataRole.UserRole, line)
         self.history.insertItem(0, item)
         self.line_finished.emit(line)
+
+    def _show_line(self, line: Line | None) -> None:
+        """``line`` is the one on screen, which Save WAV saves (``None``: nothing to save)."""
+        self._last = line
+        self.save_button.setEnabled(line is not None)
 
     def stop(self) -> None:
         """Stop synthesis and playing at once; what the stopped line still sends is ignored."""
@@ -338,6 +343,7 @@ class SynthesizePage(QWidget):
         """Play a finished line again (no synthesis)."""
         self.stop()
         self.waveform.set_audio(line.audio, line.sample_rate)
+        self._show_line(line)
         speaking = self._speaking = Speaking()
 
         task = Task(lambda cancel: replay_and_wait(line.audio, line.sample_rate, speaking, cancel), self)
@@ -354,11 +360,12 @@ class SynthesizePage(QWidget):
 
     @property
     def last_line(self) -> Line | None:
-        """The most recent finished line."""
+        """The finished line on screen (the last spoken or replayed; ``None`` while a line is spoken or after
+        one failed)."""
         return self._last
 
     def save_wav(self, path: Path, line: Line | None = None) -> Path:
-        """Write a line (default: the last) to a file: 16-bit WAV, or FLAC/OGG by extension.
+        """Write a line (default: the one on screen, ``last_line``) to a file: 16-bit WAV, or FLAC/OGG by extension.
 
         Raises:
             ValueError: nothing spoken yet, or an unsupported path (``engines.audio.check_output_path``).
@@ -366,7 +373,7 @@ class SynthesizePage(QWidget):
         """
         line = line or self._last
         if line is None:
-            raise ValueError("nothing has been spoken yet")
+            raise ValueError("nothing to save: no finished line is on screen")
         return audio_ops.write_audio(path, line.audio, line.sample_rate)
 
     def _on_save_clicked(self) -> None:
