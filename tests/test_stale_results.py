@@ -208,7 +208,32 @@ def test_dataset_messages_go_when_another_project_is_opened(qtbot, tmp_path):
     qtbot.waitUntil(lambda: not page.is_busy(), timeout=120_000)
     assert "5 clips added" in page.hint.text() and page.histograms.bars
     page.open_project(tmp_path / "second")
-    assert page.hint.text() == hint and page.histograms.bars == {} and page.model.rowCount() == 0
+    assert "5 clips added" not in page.hint.text() and page.histograms.bars == {} and page.model.rowCount() == 0
+    assert page.hint.text() != hint and "not a dataset project yet" in page.hint.text()
+    page.open_project(tmp_path / "first")
+    assert page.hint.text() == hint and page.model.rowCount() == 5
+
+
+def test_a_folder_that_is_not_a_project_is_named_when_opened(qtbot, tmp_path, monkeypatch):
+    """Opening an empty folder says it is not a project yet; Export and Build cache say so again before any
+    folder dialog opens, and nothing is created."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from studio.pages.dataset import DatasetPage
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    page = DatasetPage(tmp_path / "elsewhere")
+    qtbot.addWidget(page)
+    page.open_project(empty)
+    assert page.hint.text().startswith(f"{empty}: not a dataset project yet")
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: pytest.fail("a dialog opened"))
+    page.hint.setText("")
+    page._on_export_clicked()
+    assert "not a dataset project yet" in page.hint.text()
+    page.hint.setText("")
+    page._on_cache_clicked()
+    assert "not a dataset project yet" in page.hint.text() and list(empty.iterdir()) == []
 
 
 def test_save_wav_saves_the_line_on_screen_only(synth, qtbot, joe, tmp_path):

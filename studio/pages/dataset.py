@@ -37,6 +37,8 @@ from studio.workers import Task
 
 HINT = "Drop folders, recordings, metadata.csv files or zip archives here."
 """What the line under the buttons says until a job has run on the project shown."""
+NO_PROJECT = "not a dataset project yet: add recordings (drop them here) or slice a long recording to start one"
+"""What the page says of a folder without a manifest, where the command line says ``NotAProject``."""
 
 
 class DatasetPage(DatasetActions, QWidget):
@@ -172,7 +174,7 @@ class DatasetPage(DatasetActions, QWidget):
 
         self.folder_label.setText(f"Project: {self.project_dir}")
         current = self.editor.clip_id
-        if not (self.project_dir / "manifest.json").exists():
+        if not self.has_project():
             self._project = None
             self.model.set_rows([])
             self.report.setMarkdown("No recordings yet.")
@@ -265,8 +267,12 @@ class DatasetPage(DatasetActions, QWidget):
         self.save_edits_now()  # the edits belong to the project being left
         self.project_dir = Path(folder)
         self._phonemizer = None
-        self.hint.setText(HINT)
+        self.hint.setText(HINT if self.has_project() else f"{self.project_dir}: {NO_PROJECT}")
         self.refresh()
+
+    def has_project(self) -> bool:
+        """Whether the folder shown is a dataset project (it has a manifest): import and slicing make one."""
+        return (self.project_dir / "manifest.json").is_file()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         """First shown: start the dataset workers' fork server, so the first import does not wait for it."""

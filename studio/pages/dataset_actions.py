@@ -243,7 +243,18 @@ class DatasetActions:
         return self.run_job("Merging", lambda p: merge(p, ids), lambda new: f"Merged {len(ids)} clips into {new}")
 
     # --- export and report ------------------------------------------------------
+    def _refuse_without_project(self) -> bool:
+        """Say so (and return True) when the folder shown is not a project yet, before any dialog opens."""
+        from studio.pages.dataset import NO_PROJECT
+
+        if self.has_project():
+            return False
+        self.hint.setText(f"{self.project_dir}: {NO_PROJECT}")
+        return True
+
     def _on_export_clicked(self) -> None:
+        if self._refuse_without_project():
+            return
         folder = QFileDialog.getExistingDirectory(self, "Export Piper training data to")
         if folder:
             self.export_to(Path(folder))
@@ -259,6 +270,8 @@ class DatasetActions:
         )
 
     def _on_cache_clicked(self) -> None:
+        if self._refuse_without_project():
+            return
         folder = QFileDialog.getExistingDirectory(self, "Build the training cache in")
         if folder:
             self.build_cache(Path(folder) / "cache")
