@@ -94,11 +94,26 @@ def main(argv: list[str] | None = None) -> int:
             "serve": cmd_serve,
         }
         return commands[args.command](args)
+    except BrokenPipeError as exc:  # the reader of our output went away (`... | head`)
+        _detach_stdout()
+        ours = exc.errno is None  # raised with our own message (engines.audio_out)
+        print(f"voice-studio: error: {exc if ours else 'standard output: the reader closed it'}", file=sys.stderr)
+        return 2
     except (VoiceError, EngineError, ValueError, OSError) as exc:
         print(f"voice-studio: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _detach_stdout() -> None:
+    """Point standard output at the null device, so the interpreter's last flush into a closed pipe is silent."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def cmd_say(args: argparse.Namespace) -> int:

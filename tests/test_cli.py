@@ -169,3 +169,19 @@ def test_gui_without_a_display_says_so():
     result = subprocess.run([sys.executable, "-m", "studio"], capture_output=True, text=True, timeout=60, env=env)
     assert result.returncode == 2
     assert "no graphical display" in result.stderr
+
+
+def test_a_reader_that_closes_stdout_is_one_line(tmp_path):
+    """`voice-studio voices | head -0`: the reader closing the pipe is one clear line (exit 2), no 'Errno 32' and
+    no traceback at the interpreter's exit."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "studio", "voices", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
+    process.stdout.close()
+    error = process.stderr.read()
+    assert process.wait(timeout=120) == 2
+    assert error == "voice-studio: error: standard output: the reader closed it\n"

@@ -264,3 +264,15 @@ def test_preflight_counts_left_out_clips_by_kind(imported, tmp_path):
     left = next(f.message for f in findings if "will be left out" in f.message)
     assert left.startswith("4 clips will be left out: "), left
     assert "2 × holding NaN or infinite samples" in left and "2 × holding sample values beyond full scale" in left
+
+
+def test_a_run_names_the_clips_its_cache_leaves_out(imported):
+    """`train --dataset PROJECT` says how many clips the cache leaves out and why, by kind, before it builds it."""
+    import io
+
+    from trainer.run import _echo_left_out
+
+    echo = io.StringIO()
+    _echo_left_out(imported[0], echo)
+    said = echo.getvalue()
+    assert said.startswith("4 of 7 clips left out: ") and "2 holding NaN or infinite samples" in said, said

@@ -150,7 +150,21 @@ def _cache_for(dataset: Path, out: Path, rate: int | None, echo) -> Path:
     else:
         raise RunError(f"{dataset}: not a dataset (no cache.json, manifest.json or metadata.csv)")
     print(f"preprocessing {dataset} ...", file=echo)
+    _echo_left_out(project, echo)
     return build_cache(project, out / "cache", CacheSettings(sample_rate=rate) if rate else None)
+
+
+def _echo_left_out(project, echo) -> None:
+    """Say how many clips the cache leaves out and why (by finding kind), as the pre-flight does."""
+    from collections import Counter
+
+    from trainer.dataset.export import WHY_LEFT_OUT, left_out
+
+    kinds = Counter(left_out(project).values())
+    if kinds:
+        reasons = "; ".join(f"{n} {WHY_LEFT_OUT.get(kind, kind)}" for kind, n in kinds.most_common())
+        total = sum(kinds.values())
+        print(f"{total} of {len(project.clips)} clips left out: {reasons} (voice-studio dataset report)", file=echo)
 
 
 def _voice_config(cache) -> dict:
