@@ -77,6 +77,7 @@ def test_absurd_samples_are_found_at_import_and_kept_out(imported):
     assert "4 clips have blocking findings" in stderr and "dataset report" in stderr
     kinds = _findings(project)
     assert kinds["big"]["out_of_range"] and kinds["four"]["out_of_range"]
+    assert "clipped" not in kinds["four"]  # samples over full scale are not cut off: out_of_range says it all
     assert kinds["nan"]["non_finite"] and kinds["inf"]["non_finite"]
     assert kinds["dc"]["dc_offset"] is False and kinds["tiny"]["denormals"] is False
     sample_kinds = {"out_of_range", "non_finite", "dc_offset", "denormals"}

@@ -91,7 +91,7 @@ def _clip_findings(record: ClipRecord, segment_s: float, max_ids: int) -> list[F
     if a.num_phoneme_ids is not None and a.num_phoneme_ids > max_ids:
         out.append(Finding(record.id, "too_long", f"{a.num_phoneme_ids} phoneme_ids, over the limit of {max_ids}"))
     out += _sample_findings(record.id, a)
-    if a.clipped_fraction > CLIPPED_LIMIT:
+    if a.clipped_fraction > CLIPPED_LIMIT and not a.over_full_scale:  # over full scale: out_of_range says it
         out.append(Finding(record.id, "clipped", f"{a.clipped_fraction:.1%} of samples at full scale", False))
     if a.missing_symbols:
         symbols = ", ".join(f"{s!r} x{n}" for s, n in sorted(a.missing_symbols.items()))
