@@ -73,12 +73,15 @@ def start_rate(start: str) -> int | None:
         RunError: see ``resolve_start``.
     """
     kind, path = resolve_start(start)
+    if kind == "scratch":
+        return None
     if kind == "ckpt":
         from engines.vits.checkpoint import read_checkpoint
 
         return read_checkpoint(path).sample_rate
-    voice = start_voice(start)
-    return None if voice is None else voice.sample_rate
+    from engines.voice import load_voice
+
+    return load_voice(path).sample_rate
 
 
 def start_voice(start: str):
@@ -91,11 +94,9 @@ def start_voice(start: str):
     kind, path = resolve_start(start)
     if kind != "onnx":
         return None
-    if start == "joe" or _is_voice_name(start):
-        return _named_voice(start)
     from engines.voice import load_voice
 
-    return load_voice(path)
+    return load_voice(path)  # a voice name is already resolved to its file
 
 
 def fit_to_start(
