@@ -1,7 +1,7 @@
 """The sentence loop shared by the local engines (ONNX Runtime, torch).
 
 Text goes through the frontend in batches of sentences (one batch per text
-block, see ``engines.text.split_blocks``); an engine turns each batch into a
+block, see ``engines.text.text_blocks``); an engine turns each batch into a
 stream of ``(sentence, pieces)``, where pieces are ``(audio [N] float32, final,
 pause_frames)``. This class numbers the chunks, times them, inserts
 ``sentence_silence`` and honours ``cancel``. Sentences longer than

@@ -112,7 +112,7 @@ def sentence_batches(
 ) -> Iterator[list[Sentence]]:
     """Sentences of ``text`` with their ``phoneme_ids``, lazily, in batches of at most ``max_size``.
 
-    Long texts are phonemized in blocks (see ``engines.text.split_blocks``) so
+    Long texts are phonemized in blocks (see ``engines.text.text_blocks``) so
     the first sentence is ready quickly; a batch never spans two blocks.
     Sentences with no speech (punctuation only) are dropped. With
     ``max_phoneme_ids`` (synthesis), no sentence has more ids: longer ones come

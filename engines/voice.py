@@ -72,19 +72,20 @@ class VoiceConfig:
         return [name for name, _ in sorted(self.speaker_id_map.items(), key=lambda kv: kv[1])]
 
     def speaker_id(self, speaker: str | int | None) -> int | None:
-        """Resolve a speaker name or id to an id; ``None`` for single-speaker voices.
+        """Resolve a speaker name or id to an id; ``None`` for single-speaker voices. A name (or an id as text)
+        is read as everywhere else, by ``engines.names.find_speaker``.
 
         Raises:
-            ValueError: unknown speaker name or id out of range.
+            ValueError: unknown speaker name or id out of range (``engines.names.UnknownName`` for a name).
         """
+        if isinstance(speaker, str):
+            from engines.names import find_speaker  # names imports this module
+
+            speaker = find_speaker(self, speaker)
         if self.num_speakers <= 1:
             return None
         if speaker is None:
             return self.default_speaker_id
-        if isinstance(speaker, str) and not speaker.isdigit():
-            if speaker not in self.speaker_id_map:
-                raise ValueError(f"unknown speaker '{speaker}'; the voice has {self.speakers}")
-            return self.speaker_id_map[speaker]
         sid = int(speaker)
         if not 0 <= sid < self.num_speakers:
             raise ValueError(f"speaker id {sid} out of range 0..{self.num_speakers - 1}")

@@ -49,3 +49,14 @@ def test_a_voice_map_naming_no_speaker_is_refused(joe, trio):
         names.check_voice_map({"alloy": "zed"}, [joe, trio])
     with pytest.raises(names.UnknownName, match="no voice here has several speakers"):
         names.check_voice_map({"alloy": "ben"}, [joe])
+
+
+def test_engines_read_speaker_names_by_the_same_rules(joe, trio):
+    """The engines' ``VoiceConfig.speaker_id`` reads a name as ``find_speaker`` does (default, OpenAI names, ids
+    as text), gives the default speaker's id for none, and refuses what it refuses, on one speaker too."""
+    config = trio.config
+    assert [config.speaker_id(s) for s in ("ben", "1", 2, "nova", "default", None)] == [1, 1, 2, 0, 0, 0]
+    assert [joe.config.speaker_id(s) for s in ("alloy", "0", None)] == [None, None, None]
+    for wrong, voice in (("dan", trio), ("3", trio), ("bob", joe)):
+        with pytest.raises(names.UnknownName, match=f"unknown speaker '{wrong}'"):
+            voice.config.speaker_id(wrong)
