@@ -11,7 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from engines.ort_engine import use_shared_thread_pool
+from engines.onnx.engine import use_shared_thread_pool
 from studio.main_window import MainWindow
 from studio.settings import Settings
 

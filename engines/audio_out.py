@@ -7,7 +7,7 @@ Standard output (``-``), a named pipe (FIFO) and a character device
 seeked: they get a stream, opened in place and written chunk by chunk, so a
 reader (``aplay``, ``ffplay -``, another program) plays while synthesis goes on.
 A stream is 16-bit mono WAV whose RIFF and ``data`` sizes are 0xFFFFFFFF
-("unknown", as the speech server streams it, ``engines.stream_encode``), or with
+("unknown", as the speech server streams it, ``engines.server.encode``), or with
 ``raw`` headerless signed 16-bit little-endian PCM at the voice's sample rate.
 FLAC and Ogg Vorbis need the whole audio (their encoders seek back to finish
 the header), so they are refused for streams.
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from engines.audio import check_output_path
-from engines.stream_encode import pcm16, wav_header
+from engines.server.encode import pcm16, wav_header
 
 STDOUT = "-"
 """The output path that means standard output."""

@@ -19,8 +19,8 @@ from engines.voice import Voice, load_voice
 APP_NAME = "voice-studio"
 
 ENGINES: dict[str, tuple[str, str]] = {
-    "onnx": ("engines.ort_engine:OnnxEngine", "pip install onnxruntime"),
-    "torch": ("engines.torch_engine:TorchEngine", "pip install 'voice-studio[torch]'"),
+    "onnx": ("engines.onnx.engine:OnnxEngine", "pip install onnxruntime"),
+    "torch": ("engines.torch.engine:TorchEngine", "pip install 'voice-studio[torch]'"),
 }
 """Engine name -> (``module:Class``, install hint)."""
 
@@ -67,7 +67,7 @@ def check_voice(voice: Voice) -> Voice:
         VoiceError: the model is not a Piper ONNX graph, or the config belongs to another model.
     """
     if voice.model_path.suffix.lower() == ".onnx":
-        from engines.ort_graph import analyze, check_config, load_model
+        from engines.onnx.graph import analyze, check_config, load_model
 
         check_config(analyze(load_model(voice.model_path)), voice.config, voice.model_path)
     return voice
@@ -121,7 +121,7 @@ def find_voice(spec: str | Path | None, extra: list[Path] | None = None) -> Voic
         return default_voice()
     path = Path(spec)
     if path.suffix.lower() == ".ckpt":
-        from engines.vits.checkpoint import load_checkpoint_voice
+        from engines.torch.vits.checkpoint import load_checkpoint_voice
 
         return load_checkpoint_voice(path)
     if path.suffix == ".onnx" or path.exists():

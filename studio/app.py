@@ -15,7 +15,7 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from engines.ort_engine import use_shared_thread_pool
+    from engines.onnx.engine import use_shared_thread_pool
     from studio.main_window import MainWindow
 
     use_shared_thread_pool()

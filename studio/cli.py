@@ -186,7 +186,7 @@ def _local_engine(args: argparse.Namespace) -> tuple[object, int | None]:
         VoiceError: no such voice. ValueError: no such speaker of it (``UnknownName``).
     """
     from engines import names, registry
-    from engines.ort_engine import use_shared_thread_pool
+    from engines.onnx.engine import use_shared_thread_pool
 
     use_shared_thread_pool()
     voice = registry.find_voice(args.voice)

@@ -62,15 +62,15 @@ def add_serve_parser(sub) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Load the voices, warm their engines up, and serve until Ctrl+C."""
     from engines import registry
-    from engines.server import serve
-    from engines.speech_service import ServiceConfig, SpeechService
+    from engines.server.app import serve
+    from engines.server.service import ServiceConfig, SpeechService
 
     engines = tuple(dict.fromkeys(args.engine or ["onnx"]))
     if "torch" not in engines and args.device != "auto":  # as `say` does: a setting not applied is said
         note = f"voice-studio: note: --device is for the torch engine; {', '.join(engines)} runs on the CPU"
         print(note, file=sys.stderr)
     if "onnx" in engines:
-        from engines.ort_engine import use_shared_thread_pool
+        from engines.onnx.engine import use_shared_thread_pool
 
         use_shared_thread_pool()  # concurrent requests share one pool of threads instead of oversubscribing
     voices = [registry.check_voice(registry.find_voice(spec)) for spec in (args.voice or [None])]
@@ -147,7 +147,7 @@ def remote_engine(args: argparse.Namespace):
     Raises:
         ValueError: no ``--url``, or a bad setting.
     """
-    from engines.http_engine import RemoteEngine, RemoteSettings
+    from engines.remote.engine import RemoteEngine, RemoteSettings
 
     if not args.url:
         raise ValueError("--engine remote needs --url (the server's address)")

@@ -85,7 +85,7 @@ def no_shared_onnx_thread_pool():
     later session with its own pool (piper-tts's ``PiperVoice``, the VAD) fails. Run such code (``say``,
     ``serve``, the app's ``main``) as a subprocess, as a user runs it."""
     yield
-    ort_session = sys.modules.get("engines.ort_session")
+    ort_session = sys.modules.get("engines.onnx.session")
     assert ort_session is None or not ort_session._shared_pool, "this test turned on ONNX Runtime's shared pool"
 
 
@@ -142,7 +142,7 @@ def joe():
 @pytest.fixture(scope="session")
 def engine(joe):
     """Our ONNX engine on the default voice, loaded once."""
-    from engines.ort_engine import OnnxEngine
+    from engines.onnx.engine import OnnxEngine
 
     return OnnxEngine(joe)
 
@@ -162,7 +162,7 @@ def make_tiny_checkpoint():
     256 symbols fit Piper's default phoneme map, so the checkpoint speaks without a config.json.
     """
     torch = pytest.importorskip("torch")
-    from engines.vits import Synthesizer, VitsConfig
+    from engines.torch.vits import Synthesizer, VitsConfig
 
     def make(path: Path) -> Path:
         torch.manual_seed(7)
@@ -190,7 +190,7 @@ def trio_voice(tmp_path_factory) -> Path:
     torch = pytest.importorskip("torch")
     from piper.phoneme_ids import DEFAULT_PHONEME_ID_MAP
 
-    from engines.vits import Synthesizer, VitsConfig
+    from engines.torch.vits import Synthesizer, VitsConfig
     from trainer.export import voice_config, write_voice
 
     torch.manual_seed(5)

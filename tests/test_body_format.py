@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import soundfile
 
-from engines.body_format import SniffingDecoder, body_format
-from engines.http_engine import RemoteEngine, RemoteSettings
+from engines.remote.body_format import SniffingDecoder, body_format
+from engines.remote.engine import RemoteEngine, RemoteSettings
 
 RATE = 22050
 

@@ -11,7 +11,7 @@ pytest.importorskip("lightning")
 
 from engines.audio import snr_db  # noqa: E402
 from engines.base import VoiceError  # noqa: E402
-from engines.vits.checkpoint import load_generator, read_checkpoint  # noqa: E402
+from engines.torch.vits.checkpoint import load_generator, read_checkpoint  # noqa: E402
 
 TINY = dict(hidden_channels=32, inter_channels=32, filter_channels=64, n_layers=2, upsample_initial_channel=32)
 

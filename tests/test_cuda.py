@@ -32,7 +32,7 @@ def _speak(engine) -> np.ndarray:
 @pytest.fixture
 def tiny_voice(make_tiny_checkpoint, tmp_path):
     """A tiny Piper checkpoint (random weights, Piper's default phoneme map) as a voice."""
-    from engines.vits.checkpoint import load_checkpoint_voice
+    from engines.torch.vits.checkpoint import load_checkpoint_voice
 
     return load_checkpoint_voice(make_tiny_checkpoint(tmp_path / "tiny.ckpt"))
 
@@ -40,7 +40,7 @@ def tiny_voice(make_tiny_checkpoint, tmp_path):
 def test_torch_engine_on_the_gpu_matches_the_cpu(tiny_voice):
     """Noise 0: the same samples on the GPU as on the CPU (within float32 and TF32 rounding)."""
     from engines.audio import snr_db
-    from engines.torch_engine import TorchEngine
+    from engines.torch.engine import TorchEngine
 
     gpu = TorchEngine(tiny_voice, device=DEVICE)
     assert gpu.device == DEVICE or gpu.device.startswith(DEVICE)
@@ -52,7 +52,7 @@ def test_torch_engine_on_the_gpu_matches_the_cpu(tiny_voice):
 def test_compiled_decoder_matches_eager(tiny_voice):
     """compile=True compiles the decoder at load (warm-up) and gives the eager decoder's samples."""
     from engines.audio import snr_db
-    from engines.torch_engine import TorchEngine
+    from engines.torch.engine import TorchEngine
 
     eager = _speak(TorchEngine(tiny_voice, device=DEVICE))
     compiled_engine = TorchEngine(tiny_voice, device=DEVICE, compile=True)

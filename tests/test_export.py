@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 
 from engines.audio import snr_db  # noqa: E402
 from engines.base import SynthesisOptions  # noqa: E402
-from engines.vits import Synthesizer, VitsConfig  # noqa: E402
+from engines.torch.vits import Synthesizer, VitsConfig  # noqa: E402
 
 NOISE_FREE = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
 TINY = dict(hidden_channels=32, inter_channels=32, filter_channels=64, n_layers=2, upsample_initial_channel=32)
@@ -38,7 +38,7 @@ def round_trip(joe, tmp_path_factory):
 
 def test_round_trip_equals_the_original(round_trip, engine):
     """The re-exported voice speaks like the original (noise 0): SNR >= 40 dB, and it streams."""
-    from engines.ort_engine import OnnxEngine
+    from engines.onnx.engine import OnnxEngine
 
     exported = OnnxEngine.from_path(round_trip)
     assert exported.mode == "flow"  # node names kept: our engine can cut it for streaming
@@ -52,7 +52,7 @@ def test_round_trip_equals_the_original(round_trip, engine):
 
 def test_round_trip_loads_in_the_torch_engine(round_trip, engine):
     """The re-exported joe loads in the torch engine (it died on dec.resblocks.0.convs.0.weight) and speaks alike."""
-    from engines.torch_engine import TorchEngine
+    from engines.torch.engine import TorchEngine
 
     exported = TorchEngine.from_path(round_trip, device="cpu")
     report = exported.import_report  # all but the training-only parts, dp.flows.0.logs included (folded as -logs)
@@ -89,7 +89,7 @@ def test_multi_speaker_export_has_sid_and_defaults_to_speaker_0(tmp_path):
     """A tiny 3-speaker model exports with a sid input; no speaker means speaker 0."""
     import onnx
 
-    from engines.ort_engine import OnnxEngine
+    from engines.onnx.engine import OnnxEngine
     from trainer.export import voice_config, write_voice
 
     torch.manual_seed(5)

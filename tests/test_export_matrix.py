@@ -14,7 +14,7 @@ from conftest import SpeechServer  # noqa: E402
 
 from engines.audio import snr_db  # noqa: E402
 from engines.base import SynthesisOptions  # noqa: E402
-from engines.vits import Synthesizer, VitsConfig  # noqa: E402
+from engines.torch.vits import Synthesizer, VitsConfig  # noqa: E402
 
 NOISE_FREE = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
 TEXT = "Every engine reads it."
@@ -90,8 +90,8 @@ def test_export_holds_plain_weights(exported, name):
 @pytest.mark.parametrize("name", list(VOICES))
 def test_onnx_and_torch_engines_speak_the_export_alike(exported, name):
     """The ONNX and torch engines load each export and agree with noise 0 (each speaker of the 3-speaker one)."""
-    from engines.ort_engine import OnnxEngine
-    from engines.torch_engine import TorchEngine
+    from engines.onnx.engine import OnnxEngine
+    from engines.torch.engine import TorchEngine
 
     onnx_engine = OnnxEngine.from_path(exported[name])
     torch_engine = TorchEngine.from_path(exported[name], device="cpu")
@@ -108,7 +108,7 @@ def test_piper_tts_speaks_the_export(exported, name):
     """piper-tts's own PiperVoice loads each export and speaks what our ONNX engine speaks."""
     from piper import PiperVoice, SynthesisConfig
 
-    from engines.ort_engine import OnnxEngine
+    from engines.onnx.engine import OnnxEngine
 
     voice = PiperVoice.load(exported[name])
     syn = SynthesisConfig(speaker_id=2 if name == "trio" else None, noise_scale=0.0, noise_w_scale=0.0)
@@ -120,7 +120,7 @@ def test_piper_tts_speaks_the_export(exported, name):
 
 def test_serve_speaks_every_export_with_both_engines(exported):
     """serve --engine onnx --engine torch with all four exports starts (speaking each at warm-up) and answers each."""
-    from engines.http_engine import RemoteEngine, RemoteSettings
+    from engines.remote.engine import RemoteEngine, RemoteSettings
 
     voices = [a for path in exported.values() for a in ("--voice", str(path))]
     server = SpeechServer(*voices, "--engine", "onnx", "--engine", "torch", "--device", "cpu", "--workers", "1")
@@ -151,8 +151,8 @@ def test_torch_engine_imports_a_graph_with_weight_norm_in_place(tmp_path, monkey
     import onnx
 
     import trainer.export
-    from engines.ort_engine import OnnxEngine
-    from engines.torch_engine import TorchEngine
+    from engines.onnx.engine import OnnxEngine
+    from engines.torch.engine import TorchEngine
     from trainer.export import voice_config, write_voice
 
     monkeypatch.setattr(trainer.export, "remove_weight_norm", lambda module: module)  # the export as it was

@@ -142,7 +142,7 @@ def _rewrite_checkpoint(path, change) -> None:
 )
 def test_checkpoint_hyperparameters_of_wrong_type_are_named(make_tiny_checkpoint, tmp_path, change, field):
     """A hyperparameter of the wrong type is a VoiceError naming the checkpoint and the field."""
-    from engines.vits.checkpoint import load_generator
+    from engines.torch.vits.checkpoint import load_generator
 
     ckpt = make_tiny_checkpoint(tmp_path / "tiny.ckpt")
     _rewrite_checkpoint(ckpt, lambda raw: change(raw["hyper_parameters"]))
@@ -269,7 +269,7 @@ def test_voice_picker_refuses_a_voice_that_would_not_load(joe, tmp_path, qtbot):
 )
 def test_torch_engine_checks_the_config_against_the_model(joe, tmp_path, edit, field):
     """The torch engine refuses a config of another model as the ONNX engine does (it spoke with it)."""
-    from engines.torch_engine import TorchEngine
+    from engines.torch.engine import TorchEngine
 
     model = _voice_copy(joe, tmp_path, "other", edit)
     with pytest.raises(VoiceError) as err:

@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 
 from conftest import piper_synthesizer  # noqa: E402
 
-from engines.vits import Synthesizer, VitsConfig  # noqa: E402
+from engines.torch.vits import Synthesizer, VitsConfig  # noqa: E402
 from trainer.align import maximum_path  # noqa: E402
 from trainer.generator_forward import generator_forward, slice_segments  # noqa: E402
 

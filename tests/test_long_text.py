@@ -106,8 +106,8 @@ def test_server_speaks_the_long_sentence_in_pieces(speech_server):
 def test_slow_speech_keeps_decoder_chunks_bounded(joe):
     """Sibling: length_scale 4 (the server's speed 0.25) makes a piece thousands of frames; no chunk exceeds
     ``max_frames`` (the server's fixed plan doubles chunk sizes, so without the cap they would reach 1,024)."""
-    from engines.ort_engine import OnnxEngine
-    from engines.streaming import ChunkPlan
+    from engines.onnx.engine import OnnxEngine
+    from engines.stream_plan import ChunkPlan
 
     plan = ChunkPlan(adaptive=False)
     engine = OnnxEngine(joe, plan=plan)

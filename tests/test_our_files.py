@@ -78,7 +78,7 @@ def test_rng_state_survives_a_weights_only_round_trip(tmp_path):
 
 def test_last_ckpt_of_an_older_run_with_numpy_rng_reads(run_dir, tmp_path):
     """A last.ckpt holding numpy arrays (as written before) is read: its generator and its config.json."""
-    from engines.vits.checkpoint import load_checkpoint_voice, load_generator
+    from engines.torch.vits.checkpoint import load_checkpoint_voice, load_generator
 
     path = _resume_checkpoint_with_numpy_rng(run_dir, run_dir / "older.ckpt")
     try:
@@ -94,7 +94,7 @@ def test_last_ckpt_of_an_older_run_with_numpy_rng_reads(run_dir, tmp_path):
 def test_numpy_allow_list_still_refuses_code(tmp_path):
     """An object array (its items could be any pickled object) is refused, naming its dtype: numpy's arrays
     of numbers open no hole."""
-    from engines.vits.checkpoint import read_checkpoint
+    from engines.torch.vits.checkpoint import read_checkpoint
 
     path = tmp_path / "object.ckpt"
     torch.save({"state_dict": {}, "extra": np.array([print], dtype=object)}, path)

@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch")
 def test_recovered_posterior_reconstructs_the_voice_better_than_a_fresh_one(joe):
     """After fitting on lines the voice spoke, enc_q's mean decodes closer to the voice's audio; frozen parts stay."""
     from engines.phonemes import Phonemizer
-    from engines.vits.onnx_import import load_onnx_generator
+    from engines.torch.vits.onnx_import import load_onnx_generator
     from trainer.preprocess import training_phoneme_ids
     from trainer.recovery import TRAINABLE, _check, recover, speak
 

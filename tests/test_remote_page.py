@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 
 from engines.audio import rms_db
 from engines.base import SynthesisOptions
-from engines.http_engine import RemoteEngine
 from engines.playback import BLOCK
+from engines.remote.engine import RemoteEngine
 
 pytestmark = pytest.mark.gui
 

@@ -15,8 +15,8 @@ from conftest import SpeechServer
 from engines.audio import snr_db
 from engines.base import EngineError, SynthesisOptions
 from engines.cleaning import clean_text
-from engines.http_engine import RemoteEngine, RemoteSettings
-from engines.stream_encode import pcm16
+from engines.remote.engine import RemoteEngine, RemoteSettings
+from engines.server.encode import pcm16
 
 DETERMINISTIC = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
 FORTY_SENTENCES = " ".join(f"This is sentence number {i}, spoken slowly and clearly." for i in range(40))

@@ -31,7 +31,7 @@ def three_speakers(tmp_path_factory):
 
 def write_start(path, num_speakers: int = 1, num_symbols: int = 256):
     """A Piper-style checkpoint of a fresh ``test``-preset generator at 22,050 Hz."""
-    from engines.vits import Synthesizer
+    from engines.torch.vits import Synthesizer
     from trainer.presets import preset
 
     torch.manual_seed(5)

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import soundfile
 
-from engines.stream_decode import DecodeError, PcmDecoder, SseAudio, WavDecoder, decoder_for
-from engines.stream_encode import encode_whole, pcm16, stream_start, wav_header
+from engines.remote.decode import DecodeError, PcmDecoder, SseAudio, WavDecoder, decoder_for
+from engines.server.encode import encode_whole, pcm16, stream_start, wav_header
 
 
 def _audio(n: int = 5001, seed: int = 0) -> np.ndarray:

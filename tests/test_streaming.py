@@ -9,7 +9,7 @@ import pytest
 
 from engines.audio import snr_db
 from engines.base import StreamStats, SynthesisOptions
-from engines.streaming import ChunkPlan
+from engines.stream_plan import ChunkPlan
 
 SENTENCE = "The quick brown fox jumps over the lazy dog while twenty curious children watch from the old bridge."
 
@@ -45,7 +45,7 @@ def test_chunked_decoding_equals_whole(engine, latent, name):
 
 def test_first_chunk_is_small_and_later_ones_grow(engine, latent):
     """The first chunk is a fraction of the sentence; with audio buffered, the next chunks are larger."""
-    from engines.streaming import PlaybackClock
+    from engines.stream_plan import PlaybackClock
 
     clock = PlaybackClock()
     sizes = []
@@ -126,7 +126,7 @@ def test_text_without_speech_yields_nothing(engine, text):
 
 def test_unsplit_engine_gives_one_chunk_per_sentence(joe):
     """With split=False the whole graph runs: one final chunk per sentence."""
-    from engines.ort_engine import OnnxEngine
+    from engines.onnx.engine import OnnxEngine
 
     whole = OnnxEngine(joe, split=False)
     chunks = list(whole.synthesize("One. Two. Three."))
@@ -136,7 +136,7 @@ def test_unsplit_engine_gives_one_chunk_per_sentence(joe):
 
 def test_decoder_only_split_streams_the_same_audio(joe, engine):
     """Cut at the decoder only (the fallback for graphs whose flow cannot be found): same audio."""
-    from engines.ort_engine import OnnxEngine
+    from engines.onnx.engine import OnnxEngine
 
     coarse = OnnxEngine(joe, split="decoder")
     assert coarse.mode == "decoder" and engine.mode == "flow"
@@ -151,7 +151,7 @@ def test_decoder_only_split_streams_the_same_audio(joe, engine):
 
 def test_a_plan_that_is_not_adaptive_ignores_the_clock_and_the_speed():
     """adaptive=False: the same chunks whatever the listener has buffered and however slow decoding was."""
-    from engines.streaming import FrameCost, PlaybackClock, stream_chunks
+    from engines.stream_plan import FrameCost, PlaybackClock, stream_chunks
 
     z = np.random.default_rng(0).standard_normal((1, 4, 700)).astype(np.float32)
 

@@ -21,7 +21,7 @@ PARAGRAPH = (
 
 @pytest.fixture(scope="module")
 def torch_engine(joe):
-    from engines.torch_engine import TorchEngine
+    from engines.torch.engine import TorchEngine
 
     return TorchEngine(joe, device="cpu")
 
@@ -62,8 +62,8 @@ def test_padding_is_exact_with_speakers_and_either_duration_predictor(tmp_path, 
     """A tiny 3-speaker checkpoint, stochastic or deterministic durations: padded equals unpadded (speaker 1)."""
     import torch
 
-    from engines.torch_engine import TorchEngine
-    from engines.vits import Synthesizer, VitsConfig
+    from engines.torch.engine import TorchEngine
+    from engines.torch.vits import Synthesizer, VitsConfig
 
     torch.manual_seed(7)
     config = VitsConfig.preset(
@@ -122,7 +122,7 @@ def test_cuda_request_without_gpu_is_clear():
     """Asking for CUDA where torch sees none raises a clear EngineError."""
     import torch
 
-    from engines.torch_engine import pick_device
+    from engines.torch.engine import pick_device
 
     if torch.cuda.is_available():
         assert pick_device("cuda") == "cuda"

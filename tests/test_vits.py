@@ -11,7 +11,7 @@ from conftest import piper_synthesizer as _piper_model  # noqa: E402
 
 from engines.audio import snr_db  # noqa: E402
 from engines.base import VoiceError  # noqa: E402
-from engines.vits import Synthesizer, VitsConfig  # noqa: E402
+from engines.torch.vits import Synthesizer, VitsConfig  # noqa: E402
 
 CONFIGS = {
     "medium": VitsConfig.preset("medium", num_symbols=64),
@@ -66,7 +66,7 @@ def test_presets_follow_piper():
 
 @pytest.fixture(scope="module")
 def imported(joe):
-    from engines.vits.onnx_import import load_onnx_generator
+    from engines.torch.vits.onnx_import import load_onnx_generator
 
     return load_onnx_generator(joe.model_path)
 
@@ -120,7 +120,7 @@ def test_onnx_that_is_not_a_voice_is_refused(tmp_path):
     import onnx
     from onnx import TensorProto, helper
 
-    from engines.vits.onnx_import import load_onnx_generator
+    from engines.torch.vits.onnx_import import load_onnx_generator
 
     graph = helper.make_graph(
         [helper.make_node("Identity", ["x"], ["y"])],
@@ -137,7 +137,7 @@ def test_onnx_that_is_not_a_voice_is_refused(tmp_path):
 
 def test_spline_inverse_undoes_forward():
     """The rational-quadratic spline's inverse inverts it, and tails are the identity."""
-    from engines.vits.transforms import piecewise_rational_quadratic
+    from engines.torch.vits.transforms import piecewise_rational_quadratic
 
     torch.manual_seed(1)
     x = torch.linspace(-7, 7, 200).reshape(2, 100)
@@ -154,7 +154,7 @@ def test_spline_inverse_undoes_forward():
 @pytest.mark.parametrize("name", ["medium", "tiny high decoder", "x-low, 3 speakers"])
 def test_channels_last_decoder_equals_the_decoder(name):
     """The CPU inference copy of the decoder computes what the decoder computes (SNR >= 60 dB)."""
-    from engines.vits.fast_decoder import ChannelsLastDecoder
+    from engines.torch.vits.fast_decoder import ChannelsLastDecoder
 
     torch.manual_seed(2)
     model = Synthesizer(CONFIGS[name]).eval()
@@ -171,7 +171,7 @@ def test_channels_last_decoder_equals_the_decoder(name):
 
 def test_padded_lengths_are_few_and_close():
     """Padded lengths cover every length with at most 1/8 added above 64 and 40 sizes up to 1,024."""
-    from engines.vits.commons import padded_length
+    from engines.torch.vits.commons import padded_length
 
     sizes = [padded_length(n) for n in range(1, 1025)]
     assert all(size >= n for n, size in enumerate(sizes, start=1))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engines.base import VoiceError
-from engines.ort_engine import OnnxEngine
+from engines.onnx.engine import OnnxEngine
 from engines.registry import discover, find_voice
 from engines.voice import load_config, load_voice
 

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from engines.vits.weight_norm import WNConv1d, WNConv2d
+from engines.torch.vits.weight_norm import WNConv1d, WNConv2d
 
 LRELU_SLOPE = 0.1
 PERIODS = (2, 3, 5, 7, 11)

@@ -21,8 +21,8 @@ from typing import Any
 import torch
 
 from engines.files import atomic_path, write_text
-from engines.vits.models import Synthesizer
-from engines.vits.weight_norm import remove_weight_norm
+from engines.torch.vits.models import Synthesizer
+from engines.torch.vits.weight_norm import remove_weight_norm
 
 OPSET_VERSION = 15
 """Piper's export opset (``piper.train.export_onnx``)."""
@@ -126,7 +126,7 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
 
     ``config`` (a ``VoiceConfig``) supplies the phoneme map, espeak voice,
     speakers and inference defaults; by default the checkpoint's own config is
-    looked up (``engines.vits.checkpoint.voice_config_for``) or the voice's.
+    looked up (``engines.torch.vits.checkpoint.voice_config_for``) or the voice's.
 
     Raises:
         VoiceError: unreadable source or a config that does not fit it.
@@ -135,12 +135,12 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
 
     source = Path(source)
     if source.suffix.lower() == ".ckpt":
-        from engines.vits.checkpoint import load_generator, voice_config_for
+        from engines.torch.vits.checkpoint import load_generator, voice_config_for
 
         model, checkpoint = load_generator(source)
         config = config or voice_config_for(checkpoint)
     else:
-        from engines.vits.onnx_import import load_onnx_generator
+        from engines.torch.vits.onnx_import import load_onnx_generator
         from engines.voice import load_voice
 
         voice = load_voice(source)

@@ -113,7 +113,7 @@ def generator_forward(
     segment_frames: int,
     search: Callable = maximum_path,
 ) -> GeneratorOutput:
-    """One training forward of an ``engines.vits.models.Synthesizer``.
+    """One training forward of an ``engines.torch.vits.models.Synthesizer``.
 
     Args:
         phoneme_ids: ``[B, T_x]`` int64; phoneme_lengths ``[B]``.

@@ -257,7 +257,7 @@ def network_size(preset_name: str) -> NetworkSize:
     """Counted on torch's ``meta`` device: no memory is allocated."""
     import torch
 
-    from engines.vits import Synthesizer
+    from engines.torch.vits import Synthesizer
     from trainer.discriminators import MultiPeriodDiscriminator
     from trainer.presets import preset
 

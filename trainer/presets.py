@@ -1,4 +1,4 @@
-"""Training presets: the generator's size (``engines.vits.config.VitsConfig``) and the training settings.
+"""Training presets: the generator's size (``engines.torch.vits.config.VitsConfig``) and the training settings.
 
 ``test`` is tiny, for tests and smoke runs (a CPU epoch in seconds; its
 discriminator is narrower than Piper's, so its checkpoints are not Piper's shape).
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from engines.vits.config import VitsConfig
+from engines.torch.vits.config import VitsConfig
 
 QUALITIES = ("x-low", "low", "medium", "high")
 

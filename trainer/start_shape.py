@@ -72,7 +72,7 @@ def start_shape(start: str) -> StartShape | None:
     if kind == "scratch":
         return None
     if kind == "ckpt":
-        from engines.vits.checkpoint import read_checkpoint
+        from engines.torch.vits.checkpoint import read_checkpoint
 
         checkpoint = read_checkpoint(path)
         c = checkpoint.config
@@ -99,14 +99,14 @@ def start_shape(start: str) -> StartShape | None:
 def _embedding_rows(voice) -> int:
     """Phoneme embedding rows of an ONNX voice's graph: its symbols when its config leaves ``num_symbols`` out
     (the config's default, the largest phoneme id + 1, is only a lower bound; ``engines.model_fit``)."""
-    from engines.ort_graph import analyze, load_model
+    from engines.onnx.graph import analyze, load_model
 
     return analyze(load_model(voice.model_path)).embedding_rows
 
 
 def _quality_model(quality: str | None):
     """Piper's ``VitsConfig`` for a voice's quality name, or ``None``."""
-    from engines.vits.config import VitsConfig
+    from engines.torch.vits.config import VitsConfig
 
     try:
         return VitsConfig.preset(quality) if quality else None

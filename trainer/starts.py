@@ -76,7 +76,7 @@ def start_rate(start: str) -> int | None:
     if kind == "scratch":
         return None
     if kind == "ckpt":
-        from engines.vits.checkpoint import read_checkpoint
+        from engines.torch.vits.checkpoint import read_checkpoint
 
         return read_checkpoint(path).sample_rate
     from engines.voice import load_voice
@@ -133,10 +133,10 @@ def _start_model(start: str, num_speakers: int):
     """The ``VitsConfig`` of a ``.ckpt`` or ONNX start, as it is (``num_speakers`` for an ONNX graph)."""
     kind, path = resolve_start(start)
     if kind == "ckpt":
-        from engines.vits.checkpoint import read_checkpoint
+        from engines.torch.vits.checkpoint import read_checkpoint
 
         return read_checkpoint(path).config
-    from engines.vits.onnx_import import load_onnx_generator
+    from engines.torch.vits.onnx_import import load_onnx_generator
 
     return load_onnx_generator(path, num_speakers)[0].config
 
@@ -146,7 +146,7 @@ def recover_onnx_start(system, voice_path: Path, data, phonemizer, log, accelera
     shapes match, arm the discriminator warm-up; returns notes on the tensors kept fresh."""
     import torch
 
-    from engines.vits.onnx_import import load_onnx_generator
+    from engines.torch.vits.onnx_import import load_onnx_generator
     from engines.voice import load_voice
     from trainer.preprocess import training_phoneme_ids
     from trainer.recovery import recover, speak
@@ -181,7 +181,7 @@ def recover_onnx_start(system, voice_path: Path, data, phonemizer, log, accelera
 
 def load_start(system, checkpoint_path: Path) -> list[str]:
     """Copy a Piper checkpoint's weights into ``system`` where names and shapes match; returns notes on the rest."""
-    from engines.vits.checkpoint import read_checkpoint
+    from engines.torch.vits.checkpoint import read_checkpoint
 
     checkpoint = read_checkpoint(checkpoint_path)
     notes = copy_matching(system.model_g, checkpoint.generator, checkpoint_path.name, "generator")

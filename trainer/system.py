@@ -31,7 +31,7 @@ import lightning as L
 import torch
 import torch.nn.functional as F
 
-from engines.vits.models import Synthesizer
+from engines.torch.vits.models import Synthesizer
 from trainer import losses
 from trainer.datamodule import Batch
 from trainer.discriminators import MultiPeriodDiscriminator
@@ -158,7 +158,7 @@ class VitsSystem(L.LightningModule):
 
 
 def _piper_hparams(config: dict) -> dict:
-    """Hyperparameters under Piper's names (readable by Piper tools and ``engines.vits.checkpoint``),
+    """Hyperparameters under Piper's names (readable by Piper tools and ``engines.torch.vits.checkpoint``),
     plus our whole training config under ``voice_studio``."""
     model = dict(config["model"])
     return {

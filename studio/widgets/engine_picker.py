@@ -73,7 +73,7 @@ class EnginePicker(QWidget):
         kind = self.kind()
         if kind != "remote":
             return (lambda: self.engine_for(voice, kind)), voice.name
-        from engines.http_engine import RemoteEngine
+        from engines.remote.engine import RemoteEngine
 
         settings = self.remote_panel.settings()
         return (lambda: RemoteEngine(settings)), f"{settings.model}/{settings.voice}"

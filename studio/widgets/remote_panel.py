@@ -13,7 +13,7 @@ import threading
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton
 
-from engines.http_engine import RESPONSE_FORMATS, RemoteSettings
+from engines.remote.engine import RESPONSE_FORMATS, RemoteSettings
 from studio.workers import Task
 
 KEY_VARIABLES = ("VOICE_STUDIO_API_KEY", "OPENAI_API_KEY")
@@ -123,7 +123,7 @@ class RemotePanel(QGroupBox):
         generation = self.generation
 
         def work(cancel: threading.Event):
-            from engines.http_engine import RemoteEngine
+            from engines.remote.engine import RemoteEngine
 
             engine = RemoteEngine(settings)
             try:

@@ -99,7 +99,7 @@ class VoicePicker(QWidget):
         """Read checkpoints off the GUI thread (torch loads then), then list them as voices."""
 
         def work(cancel: threading.Event):
-            from engines.vits.checkpoint import load_checkpoint_voice
+            from engines.torch.vits.checkpoint import load_checkpoint_voice
 
             for path in paths:
                 try:

@@ -59,7 +59,7 @@ def train(project, out: Path, start: str, epochs: int, device: str) -> tuple[Pat
 
 
 def speak(model_path: Path, texts: list[str]) -> tuple[list[np.ndarray], int]:
-    from engines.ort_engine import OnnxEngine
+    from engines.onnx.engine import OnnxEngine
     from engines.voice import load_voice
 
     engine = OnnxEngine(load_voice(model_path))

@@ -46,7 +46,7 @@ def child(engine_name: str, size: str, punctuated: bool, audio_limit_s: float) -
 
     kwargs = {"device": "cpu"} if engine_name == "torch" else {}
     if engine_name == "onnx":
-        from engines.ort_engine import use_shared_thread_pool
+        from engines.onnx.engine import use_shared_thread_pool
 
         use_shared_thread_pool()
     engine = registry.create_engine(engine_name, registry.find_voice(None), **kwargs)

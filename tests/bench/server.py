@@ -82,9 +82,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="times each stream speaks the lines per run")
     args = parser.parse_args()
 
-    from engines.http_engine import RemoteEngine, RemoteSettings
-    from engines.ort_engine import OnnxEngine, use_shared_thread_pool
+    from engines.onnx.engine import OnnxEngine, use_shared_thread_pool
     from engines.registry import default_voice
+    from engines.remote.engine import RemoteEngine, RemoteSettings
 
     use_shared_thread_pool()
     voice = default_voice()

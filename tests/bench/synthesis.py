@@ -75,13 +75,13 @@ def serve(which: str, threads: int | None) -> None:
             voice.session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         run = lambda text: time_stream(voice.synthesize(text), lambda c: (c.audio_float_array, c.sample_rate))  # noqa: E731
     elif which.startswith("voice-studio torch"):
-        from engines.torch_engine import TorchEngine
+        from engines.torch.engine import TorchEngine
 
         engine = TorchEngine.from_path(model, device="cuda" if which.endswith("cuda") else "cpu")
         run = lambda text: time_stream(engine.synthesize(text), lambda c: (c.audio, c.sample_rate))  # noqa: E731
         print(f"torch on {engine.device_label}", flush=True)
     else:
-        from engines.ort_engine import OnnxEngine, use_shared_thread_pool
+        from engines.onnx.engine import OnnxEngine, use_shared_thread_pool
 
         use_shared_thread_pool(threads or 0)  # as the studio, CLI and server run it
         engine = OnnxEngine.from_path(model)

@@ -14,7 +14,7 @@
 
 Silero runs its own ONNX Runtime session with its own thread pool, so analysis
 belongs in worker processes, not in a process that called
-``engines.ort_engine.use_shared_thread_pool``.
+``engines.onnx.engine.use_shared_thread_pool``.
 """
 
 from __future__ import annotations

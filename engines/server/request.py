@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 
 from engines.cleaning import clean_text, is_speakable
-from engines.stream_encode import STREAMABLE, response_formats, unsupported_message
+from engines.server.encode import STREAMABLE, response_formats, unsupported_message
 
 SPEED_RANGE = (0.25, 4.0)
 """OpenAI's accepted ``speed``."""

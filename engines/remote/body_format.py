@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.stream_decode import decoder_for
+from engines.remote.decode import decoder_for
 
 HEAD_BYTES = 12
 """Bytes needed to recognize every signature (RIFF's is 12: ``RIFF``, size, ``WAVE``)."""
@@ -66,7 +66,7 @@ def body_format(head: bytes, content_type: str, requested: str) -> str:
 
 class SniffingDecoder:
     """A decoder for whatever format the body turns out to be; feeds the first ``HEAD_BYTES`` to
-    :func:`body_format`, then to the decoder of that format (``engines.stream_decode``).
+    :func:`body_format`, then to the decoder of that format (``engines.remote.decode``).
 
     Args:
         requested: the ``response_format`` asked for.

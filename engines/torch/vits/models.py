@@ -19,10 +19,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from engines.vits import attentions, modules
-from engines.vits.commons import durations_to_indices, sequence_mask
-from engines.vits.config import VitsConfig
-from engines.vits.weight_norm import WNConvTranspose1d
+from engines.torch.vits import attentions, modules
+from engines.torch.vits.commons import durations_to_indices, sequence_mask
+from engines.torch.vits.config import VitsConfig
+from engines.torch.vits.weight_norm import WNConvTranspose1d
 
 
 class TextEncoder(nn.Module):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engines.base import VoiceError
-from engines.vits.config import VitsConfig
+from engines.torch.vits.config import VitsConfig
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -247,7 +247,7 @@ def load_generator(path: Path | str):
         VoiceError: see :func:`read_checkpoint`; also when the weights do not fit the
             hyperparameters (names the first mismatching parameters).
     """
-    from engines.vits.models import Synthesizer
+    from engines.torch.vits.models import Synthesizer
 
     checkpoint = read_checkpoint(path)
     try:

@@ -25,8 +25,8 @@ import numpy as np
 from engines import names
 from engines.base import SynthesisOptions
 from engines.names import DEFAULT_SPEAKER, MODEL_ALIASES
-from engines.speech_api import ApiError, SpeechRequest
-from engines.stream_encode import Resampler, carried_rate
+from engines.server.encode import Resampler, carried_rate
+from engines.server.request import ApiError, SpeechRequest
 from engines.voice import Voice
 
 OPENAI_PCM_RATE = 24000
@@ -225,7 +225,7 @@ class SpeechService:
     def output_rate(self, voice: Voice, response_format: str, asked: int | str | None = None) -> int:
         """Hz of a ``response_format`` response: ``asked`` (a request's ``sample_rate``; ``native``: the
         voice's), else ``pcm_rate`` for ``pcm``, else the voice's rate (WAV, FLAC, MP3 and Ogg Opus say their
-        rate themselves); then the rate the format can carry (``engines.stream_encode.carried_rate``: 48 kHz
+        rate themselves); then the rate the format can carry (``engines.server.encode.carried_rate``: 48 kHz
         for Opus from 22,050 Hz)."""
         if asked == "native":
             rate = voice.config.sample_rate
@@ -267,7 +267,7 @@ class SpeechService:
 
     def _checkout(self, target: Target):
         from engines.registry import create_engine
-        from engines.streaming import ChunkPlan
+        from engines.stream_plan import ChunkPlan
 
         try:
             return self._idle[(target.engine, target.voice.name)].get_nowait()

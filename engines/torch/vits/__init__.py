@@ -5,7 +5,7 @@ Parameter names and shapes are Piper's, so Piper state dicts load strictly. Impo
 this package imports torch; ``import engines`` does not import it.
 """
 
-from engines.vits.config import VitsConfig
-from engines.vits.models import Synthesizer
+from engines.torch.vits.config import VitsConfig
+from engines.torch.vits.models import Synthesizer
 
 __all__ = ["Synthesizer", "VitsConfig"]

@@ -21,7 +21,7 @@ import numpy as np
 from engines.base import AudioChunk, SynthesisOptions
 from engines.long_sentences import MAX_PHONEME_IDS
 from engines.phonemes import PUNCTUATION, FrontendReport, Phonemizer, Sentence, sentence_batches
-from engines.streaming import ChunkPlan, FrameCost, PlaybackClock
+from engines.stream_plan import ChunkPlan, FrameCost, PlaybackClock
 from engines.voice import EOS, PAD, Voice
 
 Pieces = Iterator[tuple[np.ndarray, bool, "int | None"]]

@@ -6,11 +6,11 @@ times slower than the same convolution written as a 2-D one over ``[B, C, 1, T]`
 in channels-last layout. Residual sums and activations run in place on each
 convolution's fresh output, saving a pass (and an allocation) over those
 audio-rate signals per operation. This module computes exactly what
-``engines.vits.models.Generator`` computes, with weights folded once (weight
+``engines.torch.vits.models.Generator`` computes, with weights folded once (weight
 normalization applied) and reshaped to ``[C_out, C_in, 1, k]``.
 
 The input may be longer than its real frames (padded to a size oneDNN has already
-compiled kernels for, see ``engines.vits.commons.padded_length``): every layer's
+compiled kernels for, see ``engines.torch.vits.commons.padded_length``): every layer's
 output past the real length is zeroed, so each convolution sees there the zeros
 its own padding would give, and the real part equals the unpadded decoding.
 """
@@ -21,9 +21,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from engines.vits import modules
-from engines.vits.models import Generator
-from engines.vits.weight_norm import _WeightNorm
+from engines.torch.vits import modules
+from engines.torch.vits.models import Generator
+from engines.torch.vits.weight_norm import _WeightNorm
 
 CHANNELS_LAST = torch.channels_last
 

@@ -15,10 +15,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from engines.vits.attentions import LayerNorm
-from engines.vits.commons import gated_activation, same_padding
-from engines.vits.transforms import piecewise_rational_quadratic
-from engines.vits.weight_norm import WNConv1d
+from engines.torch.vits.attentions import LayerNorm
+from engines.torch.vits.commons import gated_activation, same_padding
+from engines.torch.vits.transforms import piecewise_rational_quadratic
+from engines.torch.vits.weight_norm import WNConv1d
 
 LRELU_SLOPE = 0.1
 """Leaky ReLU slope inside HiFi-GAN (Kong et al., 2020)."""

@@ -1,6 +1,6 @@
 """The speech server (``voice-studio serve``): the studio's voices behind OpenAI's speech API.
 
-Routes: ``POST /v1/audio/speech``, ``GET /v1/models`` and ``/v1/models/{id}`` (``engines.model_list``),
+Routes: ``POST /v1/audio/speech``, ``GET /v1/models`` and ``/v1/models/{id}`` (``engines.server.model_list``),
 ``GET /v1/audio/voices`` (``?model=``; its ``voice_map`` says which speaker each OpenAI voice name
 gives), ``GET /health``.
 ``pcm`` is 24 kHz as OpenAI's (resampled as it streams) unless the server's
@@ -31,16 +31,16 @@ from collections.abc import AsyncIterator, Callable
 
 import numpy as np
 
-from engines.model_list import find_model, model_list
-from engines.speech_api import ApiError, SpeechRequest, parse_speech_request
-from engines.speech_service import END, Job, SpeechService
-from engines.stream_encode import (
+from engines.server.encode import (
     MEDIA_TYPES,
     STREAMABLE,
     encode_whole,
     stream_piece,
     stream_start,
 )
+from engines.server.model_list import find_model, model_list
+from engines.server.request import ApiError, SpeechRequest, parse_speech_request
+from engines.server.service import END, Job, SpeechService
 
 MAX_BODY_OVERHEAD = 64 * 1024
 """Bytes allowed in a request body beyond ``max_chars`` four-byte characters."""

@@ -1,9 +1,9 @@
 """ONNX Runtime engine: any Piper voice, streamed inside each sentence.
 
-The voice's graph is cut (see ``engines.ort_graph``) into the encoder part
+The voice's graph is cut (see ``engines.onnx.graph``) into the encoder part
 (phoneme_ids -> ``z_p``, ``y_mask``, durations), the reverse flow (``z_p`` -> ``z``)
 and the decoder (``z`` -> audio). The encoder runs once per sentence; flow and
-decoder run on windows of frames chosen by ``engines.streaming.ChunkPlan``, so
+decoder run on windows of frames chosen by ``engines.stream_plan.ChunkPlan``, so
 the first audio of a long sentence is out after a fraction of its compute.
 Voices that cannot be cut at the flow are cut at the decoder only, and voices
 that cannot be cut at all run whole, one chunk per sentence.
@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from engines.base import EngineError, SynthesisOptions
-from engines.local_engine import LocalEngine
-from engines.ort_graph import Splitter, analyze, check_config, load_model
-from engines.ort_session import Part, session_options, use_shared_thread_pool
-from engines.streaming import ChunkPlan, FlowWindows, PlaybackClock, stream_chunks
+from engines.onnx.graph import Splitter, analyze, check_config, load_model
+from engines.onnx.session import Part, session_options, use_shared_thread_pool
+from engines.sentence_loop import LocalEngine
+from engines.stream_plan import ChunkPlan, FlowWindows, PlaybackClock, stream_chunks
 from engines.voice import Voice, load_voice
 
 _LOGGER = logging.getLogger(__name__)

@@ -227,7 +227,7 @@ class BufferedDecoder:
 
 def decoder_for(response_format: str, pcm_rate: int):
     """A fresh decoder for an OpenAI ``response_format`` (or ``ogg``); a response body's format is decided by
-    ``engines.body_format.SniffingDecoder``, which calls this with the format it found.
+    ``engines.remote.body_format.SniffingDecoder``, which calls this with the format it found.
 
     Raises:
         DecodeError: a format this client cannot decode (``aac``).

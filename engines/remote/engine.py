@@ -3,9 +3,9 @@
 Request (OpenAI's "Create speech" API): ``POST {base}/v1/audio/speech`` with a
 JSON body ``{model, input, voice, response_format, speed[, stream_format]}``;
 the text only ever travels in that body. The audio is decoded as it arrives
-(``engines.stream_decode``) and handed out chunk by chunk, so playing starts
+(``engines.remote.decode``) and handed out chunk by chunk, so playing starts
 with the first bytes for ``pcm`` and ``wav``. The body's own bytes and
-Content-Type decide how it is decoded (``engines.body_format``), not the format
+Content-Type decide how it is decoded (``engines.remote.body_format``), not the format
 asked for; a mismatch is told in ``notice``.
 
 Failures are told in words: an unreachable server, a timeout, a refused key,
@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from engines.base import AudioChunk, EngineError, SynthesisOptions
-from engines.body_format import SniffingDecoder
-from engines.stream_decode import DecodeError, SseAudio
+from engines.remote.body_format import SniffingDecoder
+from engines.remote.decode import DecodeError, SseAudio
 
 RESPONSE_FORMATS = ("pcm", "wav", "flac", "mp3", "opus")
 """Formats this client decodes (``pcm`` and ``wav`` play as they stream)."""

@@ -1,15 +1,15 @@
 """The speech server's models as OpenAI's ``/v1/models`` lists them and ``/v1/models/{id}`` retrieves them.
 
 A model id is a voice name (spoken by the first configured engine) or ``ENGINE/VOICE``
-(``engines.speech_service.SpeechService.model_ids``); retrieving accepts every name a
+(``engines.server.service.SpeechService.model_ids``); retrieving accepts every name a
 speech request's ``model`` accepts (``joe``, ``tts-1``, ``torch/joe``: ``engines.names``)
 and answers with the entry the list shows for it.
 """
 
 from __future__ import annotations
 
-from engines.speech_service import SpeechService
-from engines.stream_encode import response_formats
+from engines.server.encode import response_formats
+from engines.server.service import SpeechService
 from engines.voice import Voice
 
 

@@ -1,9 +1,9 @@
 """Torch engine: Piper voices on the CPU or a CUDA GPU, streamed like the ONNX engine.
 
-The generator comes from an ONNX voice (``engines.vits.onnx_import``) or a Piper
-checkpoint (``engines.vits.checkpoint``). All sentences of a text block go through
+The generator comes from an ONNX voice (``engines.torch.vits.onnx_import``) or a Piper
+checkpoint (``engines.torch.vits.checkpoint``). All sentences of a text block go through
 the text encoder and duration predictor in one batched forward; each sentence's
-flow and decoder then run on windows of frames (``engines.streaming``). Tensors
+flow and decoder then run on windows of frames (``engines.stream_plan``). Tensors
 stay on the device; only each chunk to play is copied to the CPU.
 
 On the CPU two things differ. Phonemes and frame windows are padded (under their
@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from engines.base import EngineError, SynthesisOptions
-from engines.local_engine import LocalEngine
-from engines.streaming import ChunkPlan, FlowWindows, stream_chunks
+from engines.sentence_loop import LocalEngine
+from engines.stream_plan import ChunkPlan, FlowWindows, stream_chunks
 from engines.voice import Voice, load_voice
 
 _LOGGER = logging.getLogger(__name__)
@@ -98,22 +98,22 @@ class TorchEngine(LocalEngine):
         self.device = pick_device(device)
         self.import_report = None
         if model is None and voice.model_path.suffix.lower() == ".ckpt":
-            from engines.vits.checkpoint import load_generator
+            from engines.torch.vits.checkpoint import load_generator
 
             model, _ = load_generator(voice.model_path)
         elif model is None:
-            from engines.vits.onnx_import import load_onnx_generator
+            from engines.torch.vits.onnx_import import load_onnx_generator
 
             model, self.import_report = load_onnx_generator(voice.model_path, voice.config.num_speakers)
         self._check_config(model)
-        from engines.vits.weight_norm import fold_weight_norm
+        from engines.torch.vits.weight_norm import fold_weight_norm
 
         self.model = fold_weight_norm(model.to(self.device).eval())
         self._torch = torch
         self._decode = self.model.decode
-        self._padded = self.device == "cpu"  # lengths from a few sizes, see engines.vits.commons.padded_length
+        self._padded = self.device == "cpu"  # lengths from a few sizes, see engines.torch.vits.commons.padded_length
         if self.device == "cpu":
-            from engines.vits.fast_decoder import ChannelsLastDecoder
+            from engines.torch.vits.fast_decoder import ChannelsLastDecoder
 
             self._decode = ChannelsLastDecoder(self.model.dec).eval()  # 2-3x faster convolutions on the CPU
         if compile and self.device.startswith("cuda"):
@@ -142,7 +142,7 @@ class TorchEngine(LocalEngine):
         """An engine for ``NAME.onnx`` (with its ``.onnx.json``) or a Piper ``.ckpt``."""
         path = Path(path)
         if path.suffix.lower() == ".ckpt":
-            from engines.vits.checkpoint import load_checkpoint_voice
+            from engines.torch.vits.checkpoint import load_checkpoint_voice
 
             return cls(load_checkpoint_voice(path), **kwargs)
         return cls(load_voice(path), **kwargs)
@@ -161,7 +161,7 @@ class TorchEngine(LocalEngine):
         """Tensor length for ``n`` real phonemes or frames: padded on the CPU, where each new shape costs."""
         if not self._padded:
             return n
-        from engines.vits.commons import padded_length
+        from engines.torch.vits.commons import padded_length
 
         return padded_length(n)
 

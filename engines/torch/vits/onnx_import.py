@@ -27,9 +27,9 @@ import numpy as np
 import torch
 
 from engines.base import VoiceError
-from engines.vits.config import VitsConfig
-from engines.vits.models import Synthesizer
-from engines.vits.weight_norm import _WeightNorm
+from engines.torch.vits.config import VitsConfig
+from engines.torch.vits.models import Synthesizer
+from engines.torch.vits.weight_norm import _WeightNorm
 
 
 @dataclass
@@ -62,7 +62,7 @@ def load_onnx_generator(model_path: Path, num_speakers: int = 1) -> tuple[Synthe
     Raises:
         VoiceError: the file is not a Piper VITS voice (names the missing part).
     """
-    from engines.ort_graph import load_model
+    from engines.onnx.graph import load_model
 
     model = load_model(model_path)
     weights = _weights_by_module(model)
@@ -112,7 +112,7 @@ def _merge_weight_norm(weights: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """``X.weight_g`` and ``X.weight_v`` (a graph exported with weight norm in place) -> ``X.weight``.
 
     w = g * v / ||v||, the norm over every dimension but the first, as
-    ``engines.vits.weight_norm`` computes it.
+    ``engines.torch.vits.weight_norm`` computes it.
     """
     for name in [n for n in weights if n.endswith(".weight_v")]:
         base = name.removesuffix("_v")

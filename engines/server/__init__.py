@@ -1,0 +1,10 @@
+"""The speech server (``voice-studio serve``): the studio's voices behind OpenAI's speech API.
+
+- ``app``: the HTTP application and its routes.
+- ``service``: the work behind the routes (voices, engines, admission, counters).
+- ``request``: parsing and checking ``POST /v1/audio/speech`` bodies.
+- ``encode``: audio body encoders (pcm, wav, flac, mp3, opus, sse), also used by ``say``.
+- ``model_list``: ``/v1/models`` as OpenAI lists them.
+
+Importing this package is cheap; the HTTP framework is imported by ``app``.
+"""
