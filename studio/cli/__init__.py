@@ -20,9 +20,9 @@ from pathlib import Path
 
 from engines.base import EngineError, StreamStats, SynthesisOptions, VoiceError
 from engines.cleaning import clean_text
-from studio.dataset_cli import add_dataset_parser, cmd_dataset
-from studio.serve_cli import add_remote_arguments, add_serve_parser, cmd_serve, remote_engine
-from studio.train_cli import add_train_parser, cmd_train
+from studio.cli.dataset import add_dataset_parser, cmd_dataset
+from studio.cli.serve import add_remote_arguments, add_serve_parser, cmd_serve, remote_engine
+from studio.cli.train import add_train_parser, cmd_train
 
 
 def build_parser() -> argparse.ArgumentParser:
