@@ -67,6 +67,9 @@ class RunOptions:
 PRECISIONS = ("32-true", "bf16-mixed", "16-mixed")
 """Lightning precisions a run may ask for instead of ``auto``."""
 
+DEVICES = ("auto", "cpu", "cuda")
+"""Devices a run may ask for (``cuda``: the GPUs ``CUDA_VISIBLE_DEVICES`` leaves visible)."""
+
 
 def create_run(options: RunOptions, echo=sys.stderr) -> Path:
     """Prepare the run folder (cache, training.json, config.json); returns it.
