@@ -11,16 +11,19 @@ NO_RECOGNIZER = "none"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add ``dataset import|slice|text|confirm|speaker|fix|report|export|cache`` to the CLI's subparsers; the
-    recognizers, rates and slicing bounds offered are their owners'."""
-    from trainer.dataset.export import DEFAULT_RATE
-    from trainer.dataset.fixes import DEFAULT_PEAK_DBFS, DEFAULT_TARGET_LUFS
-    from trainer.dataset.recognizers import BACKENDS
-    from trainer.dataset.slicing import SliceOptions
-    from trainer.preprocess import CacheSettings
-
+    """Add ``dataset import|slice|text|confirm|speaker|fix|report|export|cache`` to the CLI's subparsers."""
     dataset = sub.add_parser("dataset", help="prepare a training dataset (import, slice, fix, report, export)")
     dsub = dataset.add_subparsers(dest="dataset_command", required=True)
+    _add_making(dsub)
+    _add_editing(dsub)
+    _add_writing(dsub)
+
+
+def _add_making(dsub: argparse._SubParsersAction) -> None:
+    """``import`` and ``slice``, which make projects; the recognizers and slicing bounds are their owners'."""
+    from trainer.dataset.recognizers import BACKENDS
+    from trainer.dataset.slicing import SliceOptions
+
     imp = dsub.add_parser("import", help="import recordings (folders, files, zip archives) into a project")
     imp.add_argument("sources", nargs="+", type=Path)
     imp.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
@@ -40,6 +43,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     cut.add_argument("--model", help="model for faster-whisper (a folder or a name such as small.en)")
     cut.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
     cut.add_argument("--speaker", help="speaker of the new clips (a multi-speaker project needs one per clip)")
+
+
+def _add_editing(dsub: argparse._SubParsersAction) -> None:
+    """``text``, ``confirm``, ``speaker`` and ``fix``; the loudness target and rate are ``fixes``' and ``export``'s."""
+    from trainer.dataset.export import DEFAULT_RATE
+    from trainer.dataset.fixes import DEFAULT_PEAK_DBFS, DEFAULT_TARGET_LUFS
+
     text = dsub.add_parser("text", help="correct a clip's transcript (it then counts as reviewed)")
     text.add_argument("project", type=Path)
     text.add_argument("clip_id")
@@ -59,9 +69,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     loudness = f"{DEFAULT_TARGET_LUFS:g} LUFS, peaks <= {DEFAULT_PEAK_DBFS:g} dBFS"
     fix.add_argument("--normalize", action="store_true", help=f"normalize loudness to {loudness}")
     fix.add_argument("--resample", action="store_true", help="resample to --rate")
-    fix.add_argument(
-        "--rate", type=int, help=f"target sample rate of --resample and --all (Hz; default {DEFAULT_RATE})"
-    )
+    rate_help = f"target sample rate of --resample and --all (Hz; default {DEFAULT_RATE})"
+    fix.add_argument("--rate", type=int, help=rate_help)
+
+
+def _add_writing(dsub: argparse._SubParsersAction) -> None:
+    """``report``, ``export`` and ``cache``; the rates are ``export``'s and the cache's."""
+    from trainer.dataset.export import DEFAULT_RATE
+    from trainer.preprocess import CacheSettings
+
     rep = dsub.add_parser("report", help="health report of a project (Markdown, or HTML for a .html file)")
     rep.add_argument("project", type=Path)
     rep.add_argument("-o", "--output", type=Path, help="write the report to this file (.md or .html)")
@@ -209,7 +225,7 @@ def _text(project, args) -> int:
     from trainer.dataset.jobs import phonemizer
 
     clip = set_text(project, args.clip_id, args.text)
-    preview = preview_text(phonemizer(project.target_config), clip.text)
+    preview = preview_text(phonemizer(project.target_config), clip.text or "")  # set_text refuses empty text
     print(f"{clip.id}: {clip.text}\n  {preview.phonemes} ({preview.num_phoneme_ids} phoneme_ids)", file=sys.stderr)
     return 0
 
