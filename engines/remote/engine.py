@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from engines.base import AudioChunk, EngineError, SynthesisOptions
+from engines.cleaning import clean_text, is_speakable
 from engines.remote.body_format import SniffingDecoder
 from engines.remote.decode import DecodeError, SseAudio
 
@@ -196,6 +197,8 @@ class RemoteEngine:
                 {k: v for k, v in (("noise_scale", options.noise_scale), ("noise_w", options.noise_w)) if v is not None}
             )
             body["sample_rate"] = "native"
+            if options.sentence_silence:
+                body["sentence_silence"] = options.sentence_silence
         return {**body, **s.extra}
 
     def synthesize(
@@ -204,8 +207,10 @@ class RemoteEngine:
         """Stream ``text`` from the server; see ``engines.base.Engine``."""
         options, cancel = options or SynthesisOptions(), cancel or threading.Event()
         self.notice = ""  # this request's: a refused format, a body in another format than asked
-        if not text.strip():
+        if not is_speakable(clean_text(text)):  # the server's rule; an empty stream, as every engine gives
             return
+        if options.sentence_silence and not self.settings.piper_params:
+            self.notice = "sentence_silence is not applied: only a Voice Studio server (piper_params) takes it"
         start = time.perf_counter()
         formats = [self.settings.response_format] + [f for f in FALLBACK_FORMATS if f != self.settings.response_format]
         for attempt_format in formats:
@@ -279,7 +284,7 @@ class RemoteEngine:
                     raise EngineError(f"{response.url}: {exc}") from exc
                 if cancel.is_set():
                     return
-                if len(audio):
+                if len(audio) or (final and index):  # the end known after the last samples: an empty final chunk
                     self.sample_rate = decoder.sample_rate or rate
                     now = time.perf_counter() - start  # compute_s: the wait for this chunk since the last
                     yield AudioChunk(audio, self.sample_rate, 0, index, final, position, now - last, now)
