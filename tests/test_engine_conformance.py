@@ -39,7 +39,8 @@ class TestRemoteEngine(EngineConformance):
     @pytest.fixture(scope="class")
     @classmethod
     def engine(cls, speech_server):
-        from engines.remote.engine import RemoteEngine, RemoteSettings
+        from engines.remote.engine import RemoteEngine
+        from engines.remote.settings import RemoteSettings
 
         settings = RemoteSettings(
             url=speech_server.url, model="en_US-joe-medium", voice="default", response_format="pcm", piper_params=True

@@ -15,7 +15,8 @@ from conftest import SpeechServer
 from engines.audio import snr_db
 from engines.base import EngineError, SynthesisOptions
 from engines.cleaning import clean_text
-from engines.remote.engine import RemoteEngine, RemoteSettings
+from engines.remote.engine import RemoteEngine
+from engines.remote.settings import RemoteSettings
 from engines.server.encode import pcm16
 
 DETERMINISTIC = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
