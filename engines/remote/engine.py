@@ -136,7 +136,7 @@ class RemoteEngine:
         speed = s.speed
         if speed is None and options.length_scale:
             speed = round(1.0 / options.length_scale, 4)
-        body = {"model": s.model, "input": text, "voice": str(options.speaker or s.voice)}
+        body: dict[str, object] = {"model": s.model, "input": text, "voice": str(options.speaker or s.voice)}
         body["response_format"] = response_format
         if speed is not None:
             body["speed"] = speed
