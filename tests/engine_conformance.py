@@ -109,6 +109,11 @@ class EngineConformance:
         assert all(not c.audio.any() for c in chunks if c.is_silence)
         assert not chunks[-1].is_silence
 
+    def test_length_scale_stretches_the_speech(self, heard):
+        """``length_scale`` 1.5 (noise 0) gives about 1.5 times the audio of 1.0, the voice's own."""
+        slow = heard(TWO, SynthesisOptions(noise_scale=0.0, noise_w=0.0, length_scale=1.5))
+        assert 1.35 < len(audio_of(slow)) / len(audio_of(heard(TWO))) < 1.65
+
     def test_noise_free_synthesis_is_deterministic(self, engine, heard):
         """Noise 0: the same text gives the same samples twice; with the voice's noise it does not."""
         assert np.array_equal(audio_of(spoken(engine, FIRST)), audio_of(heard(FIRST)))
