@@ -63,7 +63,8 @@ class RemoteEngine:
 
     ``sample_rate`` is the settings' rate until a response names its own.
     Chunks are whatever the network delivered, decoded; a remote stream is one
-    "sentence" (``sentence_index`` 0).
+    "sentence" (``sentence_index`` 0), its end flagged ``final`` (on an empty
+    chunk when the body ends after its last samples).
 
     Raises (from ``synthesize``, ``models``, ``voices``):
         EngineError: unreachable server, timeout, refused key, or the server's error message.
@@ -154,7 +155,12 @@ class RemoteEngine:
     def synthesize(
         self, text: str, options: SynthesisOptions | None = None, cancel: threading.Event | None = None
     ) -> Iterator[AudioChunk]:
-        """Stream ``text`` from the server; see ``engines.base.Engine``."""
+        """Stream ``text`` from the server; see ``engines.base.Engine``.
+
+        Text with no letter or digit (``engines.cleaning.is_speakable``, the speech server's rule) is an empty
+        stream, as with every engine, and asks nothing of the server. ``sentence_silence`` travels with Piper's
+        settings (``piper_params``); without them ``notice`` says it was not applied.
+        """
         options, cancel = options or SynthesisOptions(), cancel or threading.Event()
         self.notice = ""  # this request's: a refused format, a body in another format than asked
         if not is_speakable(clean_text(text)):  # the server's rule; an empty stream, as every engine gives
