@@ -166,6 +166,7 @@ def test_cancelling_the_remote_engine_closes_the_connection(speech_server):
         ({"input": "Hello.", "response_format": "aac"}, 400, "'aac' (this server has no AAC encoder); supported: pcm"),
         ({"input": "Hello.", "response_format": "ogg"}, 400, "'ogg'; supported: pcm, wav, flac, mp3, opus"),
         ({"input": "Hello.", "speed": 9}, 400, "'speed' must be a number from 0.25 to 4"),
+        ({"input": "Hello.", "sentence_silence": -1}, 400, "'sentence_silence' must be a number from 0 to 10"),
     ],
 )
 def test_bad_requests_get_the_right_status_and_a_json_message(speech_server, body, status, words):
