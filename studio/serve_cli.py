@@ -147,7 +147,8 @@ def remote_engine(args: argparse.Namespace):
     Raises:
         ValueError: no ``--url``, or a bad setting.
     """
-    from engines.remote.engine import RemoteEngine, RemoteSettings
+    from engines.remote.engine import RemoteEngine
+    from engines.remote.settings import RemoteSettings
 
     if not args.url:
         raise ValueError("--engine remote needs --url (the server's address)")

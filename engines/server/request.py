@@ -4,9 +4,9 @@ Field names and defaults follow OpenAI's "Create speech" API (``model``,
 ``input``, ``voice``, ``response_format`` default ``mp3``, ``speed`` 0.25-4.0,
 ``stream_format`` ``audio`` or ``sse``). Extensions a Voice Studio client may
 send: ``stream`` (false asks for one whole body with exact sizes),
-``noise_scale``, ``noise_w`` and ``sample_rate`` (Hz or ``"native"``). Other unknown fields are ignored, as most
-compatible servers do. Every refusal is an :class:`ApiError` whose message
-names the field.
+``noise_scale``, ``noise_w``, ``sentence_silence`` (seconds) and ``sample_rate`` (Hz or
+``"native"``). Other unknown fields are ignored, as most compatible servers do. Every refusal is an
+:class:`ApiError` whose message names the field.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ class SpeechRequest:
     stream: bool = True
     noise_scale: float | None = None
     noise_w: float | None = None
+    sentence_silence: float | None = None
     sample_rate: int | str | None = None
 
     @property
@@ -92,6 +93,7 @@ def parse_speech_request(raw: bytes, max_chars: int) -> SpeechRequest:
         stream=_flag(body, "stream", True),
         noise_scale=_number(body, "noise_scale", 0.0, 10.0),
         noise_w=_number(body, "noise_w", 0.0, 10.0),
+        sentence_silence=_number(body, "sentence_silence", 0.0, 10.0),
         sample_rate=_rate(body),
     )
 

@@ -216,6 +216,7 @@ class SpeechService:
             length_scale=None if request.speed is None else voice.config.length_scale / request.speed,
             noise_scale=request.noise_scale,
             noise_w=request.noise_w,
+            sentence_silence=request.sentence_silence or 0.0,
         )
         with self._lock:
             self._jobs.add(job)

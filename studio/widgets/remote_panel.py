@@ -13,7 +13,7 @@ import threading
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton
 
-from engines.remote.engine import RESPONSE_FORMATS, RemoteSettings
+from engines.remote.settings import RESPONSE_FORMATS, RemoteSettings
 from studio.workers import Task
 
 KEY_VARIABLES = ("VOICE_STUDIO_API_KEY", "OPENAI_API_KEY")
