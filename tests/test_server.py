@@ -346,3 +346,34 @@ def test_sentence_silence_an_openai_request_cannot_carry_is_told(speech_server):
     assert len(speak(engine, "One sentence. Another one.", options)) > 0
     assert "sentence_silence is not applied" in engine.notice
     assert len(speak(engine, "One sentence.")) > 0 and engine.notice == ""
+
+
+def test_length_scale_means_the_same_remotely_on_a_voice_with_its_own_rate(tmp_path):
+    """On a voice whose config says length_scale 1.5, length_scale 1.0 is 1.0 on the remote engine as on the
+    local ones (it was sent as speed 1.0 and became the voice's 1.5); OpenAI's speed stays relative to the
+    voice's rate, and a body with both is a 400 naming the field."""
+    import json
+    import shutil
+
+    from engines.registry import create_engine, default_voice
+    from engines.voice import config_path_for, load_voice
+
+    joe = default_voice()
+    model = shutil.copy(joe.model_path, tmp_path / "slow.onnx")
+    config = json.loads(config_path_for(joe.model_path).read_text())
+    config["inference"]["length_scale"] = 1.5
+    (tmp_path / "slow.onnx.json").write_text(json.dumps(config))
+    options = SynthesisOptions(noise_scale=0.0, noise_w=0.0, length_scale=1.0)
+    local = np.concatenate(
+        [c.audio for c in create_engine("onnx", load_voice(model)).synthesize("Hello there.", options)]
+    )
+    server = SpeechServer("--voice", str(model), "--workers", "1", "--no-warm-up")
+    try:
+        heard = speak(remote(server, model="slow"), "Hello there.", options)
+        assert len(heard) == len(local)
+        openai = speak(remote(server, model="slow", piper_params=False), "Hello there.", options)
+        assert len(openai) > 1.3 * len(local)  # speed 1.0: the voice's own (slower) rate
+        both = post(server, {"input": "Hello.", "speed": 1.0, "length_scale": 1.0})
+        assert both.status_code == 400 and both.json()["error"]["param"] == "length_scale"
+    finally:
+        server.stop()

@@ -134,9 +134,12 @@ class RemoteEngine:
     def request_body(self, text: str, options: SynthesisOptions, response_format: str) -> dict:
         """The JSON body for ``text``: OpenAI's fields, plus Voice Studio's where ``piper_params`` is set."""
         s = self.settings
-        speed = s.speed
+        speed, length_scale = s.speed, None
         if speed is None and options.length_scale:
-            speed = round(1.0 / options.length_scale, 4)
+            if s.piper_params:  # Piper's factor as given, as the local engines apply it
+                length_scale = options.length_scale
+            else:  # OpenAI's speed is relative to the voice's own rate, which the client does not know
+                speed = round(1.0 / options.length_scale, 4)
         body: dict[str, object] = {"model": s.model, "input": text, "voice": str(options.speaker or s.voice)}
         body["response_format"] = response_format
         if speed is not None:
@@ -148,6 +151,8 @@ class RemoteEngine:
                 {k: v for k, v in (("noise_scale", options.noise_scale), ("noise_w", options.noise_w)) if v is not None}
             )
             body["sample_rate"] = "native"
+            if length_scale is not None:
+                body["length_scale"] = length_scale
             if options.sentence_silence:
                 body["sentence_silence"] = options.sentence_silence
         return {**body, **s.extra}

@@ -27,7 +27,7 @@ class RemoteSettings:
         speed: OpenAI's 0.25-4.0 speed; ``None`` derives it from ``length_scale`` (1 / length_scale).
         stream_format: ``"sse"`` for base64 audio deltas in server-sent events; ``None`` for a plain audio body.
         sample_rate: Hz of ``pcm`` bodies when the server's headers do not say.
-        piper_params: also send ``noise_scale``, ``noise_w``, ``sentence_silence`` and ``sample_rate:
+        piper_params: also send ``noise_scale``, ``noise_w``, ``length_scale``, ``sentence_silence`` and ``sample_rate:
             "native"`` (Voice Studio servers read them; OpenAI's API rejects unknown fields).
         timeout_s: seconds without a byte before giving up; connect_timeout_s for the connection.
         retries: further attempts after a connection error or a busy answer.

@@ -213,7 +213,7 @@ class SpeechService:
         job.sample_rate = self.output_rate(voice, request.response_format, request.sample_rate)
         options = SynthesisOptions(
             speaker=target.speaker,
-            length_scale=None if request.speed is None else voice.config.length_scale / request.speed,
+            length_scale=_length_scale(voice, request),
             noise_scale=request.noise_scale,
             noise_w=request.noise_w,
             sentence_silence=request.sentence_silence or 0.0,
@@ -285,3 +285,11 @@ class SpeechService:
             for _ in engine.synthesize("Ready."):
                 pass
             self._idle[(engine_name, voice.name)].put(engine)
+
+
+def _length_scale(voice: Voice, request: SpeechRequest) -> float | None:
+    """The request's ``length_scale`` (extension) as given, else OpenAI's ``speed`` relative to the voice's own
+    ``length_scale`` (speed 2 speaks twice as fast as the voice does by default), else ``None`` (the voice's)."""
+    if request.length_scale is not None:
+        return request.length_scale
+    return None if request.speed is None else voice.config.length_scale / request.speed
