@@ -2,7 +2,9 @@
 
 All synthesis and playing happen on a worker thread (``studio.workers.Task``);
 this page only reacts to the chunks it is handed (waveform, timing) and to the
-user's clicks, so the window never freezes.
+user's clicks, so the window never freezes. It shows the studio's models
+(``studio.state``): the voices of the ``VoiceLibrary``, the remote settings of
+the ``Workspace``, engines from the ``EnginePool``, the ``SpokenLines`` as history.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -19,8 +20,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -28,14 +27,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-import assets
 from engines import audio as audio_ops
 from engines import names
-from engines.base import AudioChunk, StreamStats, SynthesisOptions
+from engines.base import AudioChunk, SynthesisOptions
 from engines.cleaning import clean_text
 from engines.voice import Voice
-from studio.speaking import Line, Speaking, replay_and_wait, speak_and_play
+from studio.speaking import Line, Speaking, Take, default_line, replay_and_wait, speak_and_play
+from studio.state import StudioState
 from studio.widgets.engine_picker import EnginePicker
+from studio.widgets.history import HistoryList
 from studio.widgets.voice_picker import VoicePicker
 from studio.widgets.voice_settings import VoiceSettings
 from studio.widgets.waveform import WaveformView
@@ -48,37 +48,31 @@ class SynthesizePage(QWidget):
     Signals:
         message(str): a notice for the status bar.
         line_finished(object): a :class:`Line` when a line has been fully synthesized.
-        voices_changed(): the voice list changed (added voices).
+        checkpoint_added(object): a checkpoint voice was read and added to the library.
     """
 
     message = Signal(str)
     line_finished = Signal(object)
-    voices_changed = Signal()
     checkpoint_added = Signal(object)
 
-    def __init__(
-        self, extra_voices: list[str] | None = None, remote: dict | None = None, parent: QWidget | None = None
-    ) -> None:
+    def __init__(self, state: StudioState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._remote_saved = remote
+        self.state = state
         self._speaking = Speaking()
-        self._line_audio: list[np.ndarray] = []
-        self._stats = StreamStats()
+        self._take = Take("", "")
         self._last: Line | None = None
-        self._line_rate = 0
-        self._line_name = ""
         self._build()
-        self.picker.load([Path(p) for p in extra_voices or []])
+        if len(state.library):
+            self._on_voice_changed(self.voice)
 
     # --- layout ---------------------------------------------------------
     def _build(self) -> None:
-        self.picker = VoicePicker()
+        self.picker = VoicePicker(self.state.library)
         self.voice_box = self.picker.box
         self.picker.voice_changed.connect(self._on_voice_changed)
-        self.picker.voices_changed.connect(self.voices_changed)
         self.picker.checkpoint_added.connect(self.checkpoint_added)
         self.picker.notice.connect(self.show_notice)
-        self.engines = EnginePicker(self._remote_saved)
+        self.engines = EnginePicker(self.state.engines, self.state.workspace)
         self.engine_box, self.remote_panel = self.engines.box, self.engines.remote_panel
         self.engines.changed.connect(self._on_engine_changed)
         self.remote_panel.tested.connect(lambda _: self._enable_noise_sliders())
@@ -89,7 +83,7 @@ class SynthesizePage(QWidget):
 
         self.text_edit = QPlainTextEdit()
         self.text_edit.setPlaceholderText("Type a line to speak, then press Ctrl+Enter.")
-        self.text_edit.setPlainText(_default_line())
+        self.text_edit.setPlainText(default_line())
 
         self.speak_button = QPushButton("Speak")
         self.speak_button.setToolTip("Ctrl+Enter")
@@ -116,8 +110,8 @@ class SynthesizePage(QWidget):
         self.notice.setWordWrap(True)
         self.notice.setStyleSheet("color: #b45309;")
         self.waveform = WaveformView()
-        self.history = QListWidget()
-        self.history.itemDoubleClicked.connect(self._on_history_activated)
+        self.history = HistoryList(self.state.lines)
+        self.history.chosen.connect(self.replay)
 
         top = QFormLayout()
         top.addRow("Voice", self.picker)
@@ -165,10 +159,6 @@ class SynthesizePage(QWidget):
     def voice_names(self) -> list[str]:
         """Names of the voices in the picker, in order."""
         return [v.name for v in self.picker.voices()]
-
-    def added_voice_paths(self) -> list[str]:
-        """Model paths of voices the user added (for the settings file)."""
-        return [str(v.model_path) for v in self.picker.voices() if v.origin == "added"]
 
     def add_voice_files(self, paths: list[Path]) -> list[Voice]:
         """Add ``.onnx`` voices (files or folders) now and ``.ckpt`` checkpoints in the background.
@@ -254,8 +244,8 @@ class SynthesizePage(QWidget):
             self.remote_panel.show_error(str(exc))
             return None
         spoken = text if self.engine_kind() == "remote" else clean_text(text)  # a server cleans its own input
-        speaking = self._speaking = Speaking()
-        self._line_audio, self._stats, self._line_rate, self._line_name = [], StreamStats(), 0, name
+        speaking, self._take = Speaking(), Take(text, name)
+        self._speaking = speaking
         self._show_line(None)  # Save WAV saves the line on screen: none until this one is finished
         self.waveform.clear_audio(voice.sample_rate)
         self.show_notice("")
@@ -264,7 +254,7 @@ class SynthesizePage(QWidget):
         task.partial.connect(lambda item: self._on_partial(item) if speaking is self._speaking else None)
         server = self.remote_panel.generation if self.engine_kind() == "remote" else None
         task.failed.connect(lambda exc: self._on_failed(exc, name, server) if speaking is self._speaking else None)
-        task.ended.connect(lambda: self._on_ended(speaking, text, name))
+        task.ended.connect(lambda: self._on_ended(speaking))
         speaking.cancel = task.cancel
         self._set_busy(True)
         return task.start()
@@ -273,11 +263,8 @@ class SynthesizePage(QWidget):
         kind, value = item
         if kind == "chunk":
             chunk: AudioChunk = value
-            if not self._line_rate:
-                self._line_rate = chunk.sample_rate
+            if self._take.add(chunk):
                 self.waveform.clear_audio(chunk.sample_rate)
-            self._line_audio.append(chunk.audio)
-            self._stats.add(chunk)
             self.waveform.append(chunk.audio)
         elif kind == "notice":
             self.show_notice(value)
@@ -285,15 +272,11 @@ class SynthesizePage(QWidget):
             self._show_stats()
 
     def _show_stats(self) -> None:
-        stats = self._stats
-        if stats.audio_s == 0:
+        if self._take.stats.audio_s == 0:
             self.status.setText("")
             self.show_notice("Nothing to say: the text has no speakable words.")
             return
-        self.status.setText(  # named: the line's voice may no longer be the chosen one
-            f"{self._line_name}: first audio {stats.first_audio_s:.2f} s · RTF {stats.rtf:.3f} · "
-            f"{stats.audio_s:.1f} s of audio"
-        )
+        self.status.setText(self._take.timing())
 
     def _on_failed(self, exc: Exception, name: str, server: int | None) -> None:
         """The line spoken with ``name`` (a remote one: asked of the server ``server``, a remote panel generation)
@@ -303,19 +286,17 @@ class SynthesizePage(QWidget):
             self.remote_panel.show_error(str(exc), server)
         self.status.setText("")
 
-    def _on_ended(self, speaking: Speaking, text: str, name: str) -> None:
+    def _on_ended(self, speaking: Speaking) -> None:
         speaking.ended = True
         self.engines.show_devices()
         if speaking is not self._speaking:
             return
         self._set_busy(False)
-        if not self._line_audio:
+        line = self._take.line()
+        if line is None:
             return
-        line = Line(text, name, self._line_rate, audio_ops.concat(self._line_audio), self._stats)
         self._show_line(line)
-        item = QListWidgetItem(f"{name}: {text.strip()[:80]}")
-        item.setData(Qt.ItemDataRole.UserRole, line)
-        self.history.insertItem(0, item)
+        self.state.lines.add(line)
         self.line_finished.emit(line)
 
     def _show_line(self, line: Line | None) -> None:
@@ -336,9 +317,6 @@ class SynthesizePage(QWidget):
         return self._speaking.active
 
     # --- history and files ----------------------------------------------
-    def _on_history_activated(self, item: QListWidgetItem) -> None:
-        self.replay(item.data(Qt.ItemDataRole.UserRole))
-
     def replay(self, line: Line) -> Task:
         """Play a finished line again (no synthesis)."""
         self.stop()
@@ -392,9 +370,3 @@ class SynthesizePage(QWidget):
         self.notice.setText(text)
         if text:
             self.message.emit(text)
-
-
-def _default_line() -> str:
-    path = assets.path("default_lines.txt")
-    lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()] if path.exists() else []
-    return lines[0] if lines else "Hello! This is Voice Studio."
