@@ -89,8 +89,12 @@ def remote_settings(record: dict) -> RemoteSettings:
     Raises:
         ValueError: a field is not valid (``url``, ``response_format``), named in the message.
     """
-    fields = {k: str(record[k]) for k in REMOTE_FIELDS if record.get(k)}
-    return replace(DEFAULT_REMOTE, **fields)
+
+    def value(name: str) -> str:
+        return str(record.get(name) or getattr(DEFAULT_REMOTE, name))
+
+    url, model, voice, response_format = (value(name) for name in REMOTE_FIELDS)
+    return replace(DEFAULT_REMOTE, url=url, model=model, voice=voice, response_format=response_format)
 
 
 def remote_record(settings: RemoteSettings) -> dict:

@@ -11,12 +11,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 import assets
 from engines.audio import concat
 from engines.base import AudioChunk, EngineError, StreamStats, SynthesisOptions
+
+if TYPE_CHECKING:
+    from engines.playback import Playback
 
 
 @dataclass
@@ -83,7 +87,7 @@ class Speaking:
 
     def __init__(self, cancel: threading.Event | None = None) -> None:
         self.cancel = cancel
-        self.playback = None
+        self.playback: Playback | None = None
         self.ended = False
         self.lock = threading.Lock()
 

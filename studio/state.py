@@ -81,7 +81,7 @@ class Found:
     checkpoints left to read off the GUI thread (reading one loads torch)."""
 
     added: list[Voice] = field(default_factory=list)
-    errors: list[VoiceError] = field(default_factory=list)
+    errors: list[Exception] = field(default_factory=list)
     checkpoints: list[Path] = field(default_factory=list)
 
 

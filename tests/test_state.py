@@ -93,7 +93,12 @@ def test_workspace_remote_and_the_remote_panel_follow_each_other(qtbot):
     panel = RemotePanel(workspace)
     qtbot.addWidget(panel)
     workspace.remote = RemoteSettings(url="http://127.0.0.1:6000", model="m1", voice="v1", response_format="wav")
-    shown = (panel.url.text(), panel.model.currentText(), panel.voice.currentText(), panel.response_format.currentText())
+    shown = (
+        panel.url.text(),
+        panel.model.currentText(),
+        panel.voice.currentText(),
+        panel.response_format.currentText(),
+    )
     assert shown == ("http://127.0.0.1:6000", "m1", "v1", "wav")
     panel.voice.setCurrentText("ben")
     panel.api_key.setText("secret")

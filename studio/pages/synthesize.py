@@ -9,26 +9,20 @@ the ``Workspace``, engines from the ``EnginePool``, the ``SpokenLines`` as histo
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QComboBox,
-    QFileDialog,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
-    QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
-from engines import audio as audio_ops
-from engines import names
 from engines.base import AudioChunk, SynthesisOptions
 from engines.cleaning import clean_text
 from engines.voice import Voice
@@ -36,6 +30,8 @@ from studio.speaking import Line, Speaking, Take, default_line, replay_and_wait,
 from studio.state import StudioState
 from studio.widgets.engine_picker import EnginePicker
 from studio.widgets.history import HistoryList
+from studio.widgets.speak_bar import SpeakBar
+from studio.widgets.speaker_picker import SpeakerPicker
 from studio.widgets.voice_picker import VoicePicker
 from studio.widgets.voice_settings import VoiceSettings
 from studio.widgets.waveform import WaveformView
@@ -60,7 +56,6 @@ class SynthesizePage(QWidget):
         self.state = state
         self._speaking = Speaking()
         self._take = Take("", "")
-        self._last: Line | None = None
         self._build()
         if len(state.library):
             self._on_voice_changed(self.voice)
@@ -75,37 +70,31 @@ class SynthesizePage(QWidget):
         self.engines = EnginePicker(self.state.engines, self.state.workspace)
         self.engine_box, self.remote_panel = self.engines.box, self.engines.remote_panel
         self.engines.changed.connect(self._on_engine_changed)
-        self.remote_panel.tested.connect(lambda _: self._enable_noise_sliders())
-        self.remote_panel.server_changed.connect(self._enable_noise_sliders)
-        self.remote_panel.model.currentTextChanged.connect(lambda _: self._enable_noise_sliders())
-        self.speaker_box = QComboBox()
-        self.speaker_label = QLabel("Speaker")
+        self.speakers = SpeakerPicker()
+        self.speaker_box, self.speaker_label = self.speakers.box, self.speakers.label
 
         self.text_edit = QPlainTextEdit()
         self.text_edit.setPlaceholderText("Type a line to speak, then press Ctrl+Enter.")
         self.text_edit.setPlainText(default_line())
 
-        self.speak_button = QPushButton("Speak")
-        self.speak_button.setToolTip("Ctrl+Enter")
-        self.speak_button.clicked.connect(self.speak)
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setToolTip("Esc")
-        self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.stop)
-        self.save_button = QPushButton("Save WAV…")
-        self.save_button.setEnabled(False)
-        self.save_button.clicked.connect(self._on_save_clicked)
-        QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.speak)
-        QShortcut(QKeySequence("Ctrl+Enter"), self, activated=self.speak)
-        QShortcut(QKeySequence("Escape"), self, activated=self.stop)
+        self.bar = bar = SpeakBar()
+        self.bar.speak.connect(self.speak)
+        self.bar.stop.connect(self.stop)
+        self.bar.saved.connect(lambda path: self.message.emit(f"Saved {path}"))
+        self.bar.save_failed.connect(self.show_notice)
+        self.speak_button, self.stop_button, self.save_button = bar.speak_button, bar.stop_button, bar.save_button
+        self.status = self.bar.status
+        for keys, slot in (("Ctrl+Return", self.speak), ("Ctrl+Enter", self.speak), ("Escape", self.stop)):
+            QShortcut(QKeySequence(keys), self).activated.connect(slot)
 
         self.settings = VoiceSettings()
         settings = self.settings
         self.speed, self.noise_scale, self.noise_w = settings.speed, settings.noise_scale, settings.noise_w
         self.reset_button = settings.reset_button
+        self.engines.noise_changed.connect(
+            lambda takes: settings.enable_noise(takes, "This server does not take Piper's noise settings.")
+        )
 
-        self.status = QLabel("")
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.notice = QLabel("")
         self.notice.setWordWrap(True)
         self.notice.setStyleSheet("color: #b45309;")
@@ -118,26 +107,16 @@ class SynthesizePage(QWidget):
         top.addRow("Engine", self.engines)
         top.addRow(self.speaker_label, self.speaker_box)
 
-        buttons = QHBoxLayout()
-        for button in (self.speak_button, self.stop_button, self.save_button):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.status)
-
         left, right = QWidget(), QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.addLayout(top)
-        left_layout.addWidget(self.text_edit, 1)
-        left_layout.addLayout(buttons)
-        left_layout.addWidget(self.notice)
-        left_layout.addWidget(self.waveform, 1)
+        for widget, stretch in ((self.text_edit, 1), (self.bar, 0), (self.notice, 0), (self.waveform, 1)):
+            left_layout.addWidget(widget, stretch)
         right.setMinimumWidth(340)
-
         right_layout = QVBoxLayout(right)
         right_layout.addWidget(self.settings)
         right_layout.addWidget(QLabel("History (double-click to replay)"))
         right_layout.addWidget(self.history, 1)
-
         splitter = QSplitter()
         splitter.addWidget(left)
         splitter.addWidget(right)
@@ -170,26 +149,17 @@ class SynthesizePage(QWidget):
     def _on_voice_changed(self, voice: Voice) -> None:
         if voice.model_path.suffix.lower() == ".ckpt":  # only the torch engine speaks checkpoints
             self.engines.choose("torch")
-        speakers = voice.config.speakers or [str(i) for i in range(voice.config.num_speakers)]
-        self.speaker_box.clear()
-        if voice.config.num_speakers > 1:
-            self.speaker_box.addItems(speakers)
-        self.speaker_box.setVisible(voice.config.num_speakers > 1)
-        self.speaker_label.setVisible(voice.config.num_speakers > 1)
+        self.speakers.show_voice(voice)
         self.settings.set_defaults(voice.config)
         self.show_notice("")  # a message about the voice shown until now is not about this one
 
     def options(self) -> SynthesisOptions:
         """The request options from the sliders and the speaker picker (a local voice's; a remote server's
         speaker is the remote panel's voice)."""
-        local = self.engine_kind() != "remote"
-        speaker = names.find_speaker(self.voice, self.speaker_box.currentText()) if local else None
         length_scale, noise_scale, noise_w = self.settings.values()
-        return SynthesisOptions(speaker=speaker, length_scale=length_scale, noise_scale=noise_scale, noise_w=noise_w)
-
-    def _enable_noise_sliders(self) -> None:
-        """Remote servers take noise settings only when they are Voice Studio servers (found by Test)."""
-        self.settings.enable_noise(self.engines.speaks_piper(), "This server does not take Piper's noise settings.")
+        return SynthesisOptions(
+            speaker=self.speakers.speaker(), length_scale=length_scale, noise_scale=noise_scale, noise_w=noise_w
+        )
 
     def engine_kind(self) -> str:
         """The chosen engine: ``onnx``, ``torch`` or ``remote``."""
@@ -198,11 +168,8 @@ class SynthesizePage(QWidget):
     def _on_engine_changed(self) -> None:
         remote = self.engine_kind() == "remote"
         self.show_notice("")  # a message about the engine chosen until now is not about this one
-        self._enable_noise_sliders()
         self.picker.setEnabled(not remote)
-        many = not remote and self.voice.config.num_speakers > 1
-        self.speaker_box.setVisible(many)
-        self.speaker_label.setVisible(many)
+        self.speakers.set_local(not remote)
 
     def preload(self) -> Task:
         """Load the selected voice's engine and the audio library in the background.
@@ -212,21 +179,13 @@ class SynthesizePage(QWidget):
         """
         voice, kind = self.voice, self.engine_kind()
 
-        def work(cancel: threading.Event) -> str:
-            from engines.playback import output_available
-
-            self.engines.engine_for(voice, kind)
-            ok, reason = output_available()
-            return "" if ok else f"Cannot play audio: {reason}. Saving to a WAV file still works."
-
         def show(text: str) -> None:  # only while the voice and engine it loaded are still the chosen ones
             if text and self.voice is voice and self.engine_kind() == kind:
                 self.show_notice(text)
 
-        task = Task(work, self)
+        task = self.engines.preloader(voice, kind)
         task.done.connect(show)
         task.failed.connect(lambda exc: show(f"{voice.name}: {exc}"))
-        task.ended.connect(self.engines.show_devices)
         return task.start()
 
     # --- speaking -------------------------------------------------------
@@ -244,19 +203,17 @@ class SynthesizePage(QWidget):
             self.remote_panel.show_error(str(exc))
             return None
         spoken = text if self.engine_kind() == "remote" else clean_text(text)  # a server cleans its own input
-        speaking, self._take = Speaking(), Take(text, name)
-        self._speaking = speaking
-        self._show_line(None)  # Save WAV saves the line on screen: none until this one is finished
+        self._take = Take(text, name)
+        self.bar.show_line(None)  # Save WAV saves the line on screen: none until this one is finished
         self.waveform.clear_audio(voice.sample_rate)
         self.show_notice("")
         self.status.setText("Speaking…")
-        task = Task(lambda cancel: speak_and_play(make_engine(), spoken, options, speaking, cancel), self)
+        task, speaking = self._line_task(
+            lambda s, cancel: speak_and_play(make_engine(), spoken, options, s, cancel), then=self._on_spoken
+        )
         task.partial.connect(lambda item: self._on_partial(item) if speaking is self._speaking else None)
         server = self.remote_panel.generation if self.engine_kind() == "remote" else None
         task.failed.connect(lambda exc: self._on_failed(exc, name, server) if speaking is self._speaking else None)
-        task.ended.connect(lambda: self._on_ended(speaking))
-        speaking.cancel = task.cancel
-        self._set_busy(True)
         return task.start()
 
     def _on_partial(self, item) -> None:
@@ -286,23 +243,33 @@ class SynthesizePage(QWidget):
             self.remote_panel.show_error(str(exc), server)
         self.status.setText("")
 
-    def _on_ended(self, speaking: Speaking) -> None:
+    def _line_task(self, work: Callable, then: Callable[[], None] | None = None) -> tuple[Task, Speaking]:
+        """A task (not started) of ``work(speaking, cancel)`` as the page's line: Stop reaches it and is enabled
+        until it ends; ``then`` runs when it ended unless another line started since (whose signals only reach
+        the page: ``speaking is self._speaking``)."""
+        speaking = self._speaking = Speaking()
+        task = Task(lambda cancel: work(speaking, cancel), self)
+        task.ended.connect(lambda: self._on_line_ended(speaking, then))
+        speaking.cancel = task.cancel
+        self._set_busy(True)
+        return task, speaking
+
+    def _on_line_ended(self, speaking: Speaking, then: Callable[[], None] | None) -> None:
         speaking.ended = True
         self.engines.show_devices()
-        if speaking is not self._speaking:
-            return
-        self._set_busy(False)
+        if speaking is self._speaking:
+            self._set_busy(False)
+            if then is not None:
+                then()
+
+    def _on_spoken(self) -> None:
+        """The line spoken last has ended: it is on screen, in the history, and announced (if it has audio)."""
         line = self._take.line()
         if line is None:
             return
-        self._show_line(line)
+        self.bar.show_line(line)
         self.state.lines.add(line)
         self.line_finished.emit(line)
-
-    def _show_line(self, line: Line | None) -> None:
-        """``line`` is the one on screen, which Save WAV saves (``None``: nothing to save)."""
-        self._last = line
-        self.save_button.setEnabled(line is not None)
 
     def stop(self) -> None:
         """Stop synthesis and playing at once; what the stopped line still sends is ignored."""
@@ -321,26 +288,16 @@ class SynthesizePage(QWidget):
         """Play a finished line again (no synthesis)."""
         self.stop()
         self.waveform.set_audio(line.audio, line.sample_rate)
-        self._show_line(line)
-        speaking = self._speaking = Speaking()
-
-        task = Task(lambda cancel: replay_and_wait(line.audio, line.sample_rate, speaking, cancel), self)
+        self.bar.show_line(line)
+        task, _ = self._line_task(lambda s, cancel: replay_and_wait(line.audio, line.sample_rate, s, cancel))
         task.failed.connect(lambda exc: self.show_notice(str(exc)))
-        task.ended.connect(lambda: self._on_replay_ended(speaking))
-        speaking.cancel = task.cancel
-        self._set_busy(True)
         return task.start()
-
-    def _on_replay_ended(self, speaking: Speaking) -> None:
-        speaking.ended = True
-        if speaking is self._speaking:
-            self._set_busy(False)
 
     @property
     def last_line(self) -> Line | None:
         """The finished line on screen (the last spoken or replayed; ``None`` while a line is spoken or after
         one failed)."""
-        return self._last
+        return self.bar.line
 
     def save_wav(self, path: Path, line: Line | None = None) -> Path:
         """Write a line (default: the one on screen, ``last_line``) to a file: 16-bit WAV, or FLAC/OGG by extension.
@@ -349,21 +306,7 @@ class SynthesizePage(QWidget):
             ValueError: nothing spoken yet, or an unsupported path (``engines.audio.check_output_path``).
             OSError: the folder is not writable.
         """
-        line = line or self._last
-        if line is None:
-            raise ValueError("nothing to save: no finished line is on screen")
-        return audio_ops.write_audio(path, line.audio, line.sample_rate)
-
-    def _on_save_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(
-            self, "Save audio", "line.wav", "WAV audio (*.wav);;FLAC audio (*.flac);;Ogg Vorbis (*.ogg)"
-        )
-        if path:
-            try:
-                self.save_wav(Path(path))
-                self.message.emit(f"Saved {path}")
-            except (OSError, ValueError) as exc:
-                self.show_notice(f"Could not save {path}: {exc}")
+        return self.bar.save(path, line)
 
     def show_notice(self, text: str) -> None:
         """Show (or with ``""`` clear) a message under the buttons."""

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QComboBox, QVBoxLayout, QWidget
 
 from engines.base import Engine
@@ -13,6 +14,7 @@ from engines.pool import EnginePool
 from engines.voice import Voice
 from studio.state import Workspace
 from studio.widgets.remote_panel import RemotePanel
+from studio.workers import Task
 
 
 class EnginePicker(QWidget):
@@ -25,9 +27,12 @@ class EnginePicker(QWidget):
 
     Signals:
         changed(str): the chosen engine kind.
+        noise_changed(bool): whether the chosen engine takes Piper's noise settings may have changed (a remote
+            server does only when Test found it to be a Voice Studio server); the new answer.
     """
 
     changed = Signal(str)
+    noise_changed = Signal(bool)
 
     def __init__(self, pool: EnginePool, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -40,6 +45,9 @@ class EnginePicker(QWidget):
         self.remote_panel = RemotePanel(workspace)
         self.remote_panel.setVisible(False)
         self.box.currentIndexChanged.connect(self._on_index_changed)
+        panel = self.remote_panel
+        for signal in (panel.tested, panel.server_changed, panel.model.currentTextChanged):
+            signal.connect(lambda *_: self.noise_changed.emit(self.speaks_piper()))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.box)
@@ -79,6 +87,21 @@ class EnginePicker(QWidget):
         settings = self.remote_panel.settings()
         return (lambda: RemoteEngine(settings)), f"{settings.model}/{settings.voice}"
 
+    def preloader(self, voice: Voice, kind: str, parent: QObject | None = None) -> Task:
+        """A task (not started) that loads ``voice``'s ``kind`` engine and the audio library; it returns ``""``, or
+        why nothing can be played. The picker names the torch engine's device after it."""
+
+        def work(cancel: threading.Event) -> str:
+            from engines.playback import output_available
+
+            self.engine_for(voice, kind)
+            ok, reason = output_available()
+            return "" if ok else f"Cannot play audio: {reason}. Saving to a WAV file still works."
+
+        task = Task(work, parent or self)
+        task.ended.connect(self.show_devices)
+        return task
+
     def show_devices(self) -> None:
         """Name the torch engine's device in the combo box once an engine has been loaded."""
         for kind, engine in self.pool.loaded():
@@ -89,3 +112,4 @@ class EnginePicker(QWidget):
     def _on_index_changed(self) -> None:
         self.remote_panel.setVisible(self.kind() == "remote")
         self.changed.emit(self.kind())
+        self.noise_changed.emit(self.speaks_piper())
