@@ -77,8 +77,9 @@ class Replacement:
 
 @dataclass(kw_only=True)
 class Found:
-    """What :meth:`VoiceLibrary.add_files` did: voices added, files refused (why, naming the file), and
-    checkpoints left to read off the GUI thread (reading one loads torch)."""
+    """What :meth:`VoiceLibrary.add_files` (or ``Settings.apply``) did: voices added, what was refused
+    (``VoiceError`` naming the file; ``ValueError`` naming a setting), and checkpoints left to read off the GUI
+    thread (reading one loads torch)."""
 
     added: list[Voice] = field(default_factory=list)
     errors: list[Exception] = field(default_factory=list)
