@@ -190,7 +190,7 @@ def test_a_reader_that_closes_stdout_is_one_line(tmp_path):
 def test_choices_are_the_owners_and_refused_before_any_work(tmp_path):
     """Options offer what their owners have (recognizers, presets, remote formats); another value is refused
     with the list, before a project or a run folder is made."""
-    from engines.remote.engine import RESPONSE_FORMATS
+    from engines.remote.settings import RESPONSE_FORMATS
     from trainer.dataset.recognizers import BACKENDS
     from trainer.presets import PRESETS
 

@@ -17,8 +17,9 @@ pytestmark = pytest.mark.gui
 def page(qtbot, tmp_path):
     """A Dataset page on a new project holding the five 'cards' recordings."""
     from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
 
-    widget = DatasetPage(tmp_path / "project")
+    widget = DatasetPage(Workspace(dataset_project=tmp_path / "project"))
     qtbot.addWidget(widget)
     widget.import_paths([shared_path("corpus", "real-speech", "cards")])
     qtbot.waitUntil(lambda: not widget.is_busy(), timeout=120_000)

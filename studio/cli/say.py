@@ -53,7 +53,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _add_remote_arguments(say: argparse.ArgumentParser) -> None:
     """``say``'s options for ``--engine remote``."""
-    from engines.remote.engine import OPENAI_PCM_RATE, RESPONSE_FORMATS
+    from engines.remote.settings import OPENAI_PCM_RATE, RESPONSE_FORMATS
 
     group = say.add_argument_group("remote engine (--engine remote)")
     group.add_argument("--url", help="base URL of an OpenAI-compatible speech server")
@@ -194,7 +194,8 @@ def remote_engine(args: argparse.Namespace):
     Raises:
         ValueError: no ``--url``, or a bad setting.
     """
-    from engines.remote.engine import RemoteEngine, RemoteSettings
+    from engines.remote.engine import RemoteEngine
+    from engines.remote.settings import RemoteSettings
 
     if not args.url:
         raise ValueError("--engine remote needs --url (the server's address)")
