@@ -12,8 +12,12 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from studio.cli.serve import API_KEY_ENV
+
+if TYPE_CHECKING:
+    from engines.base import Engine, StreamStats, SynthesisOptions
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -124,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _options(args: argparse.Namespace, speaker):
+def _options(args: argparse.Namespace, speaker: int | str | None) -> SynthesisOptions:
     """The ``SynthesisOptions`` of ``say``'s arguments, for ``speaker`` (an id, a name for a remote, or None)."""
     from engines.base import SynthesisOptions
 
@@ -150,10 +154,11 @@ def _check_output_device() -> None:
         raise NoOutputDevice(f"Cannot play audio: {reason}. Give -o FILE.wav to write a file instead.")
 
 
-def _report(args: argparse.Namespace, engine, stats) -> None:
+def _report(args: argparse.Namespace, engine: Engine, stats: StreamStats) -> None:
     """The engine's notice, and (unless ``--quiet``) seconds of audio, time to first audio and RTF, on stderr."""
-    if getattr(engine, "notice", ""):
-        print(f"voice-studio: note: {engine.notice}", file=sys.stderr)
+    notice = getattr(engine, "notice", "")  # what the remote engine noticed (e.g. a body in another format)
+    if notice:
+        print(f"voice-studio: note: {notice}", file=sys.stderr)
     if not args.quiet:
         print(
             f"{stats.audio_s:.2f} s of audio; time to first audio {stats.first_audio_s:.3f} s; RTF {stats.rtf:.3f}",
