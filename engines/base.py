@@ -15,8 +15,10 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from engines.errors import VoiceStudioError
 
-class VoiceError(ValueError):
+
+class VoiceError(VoiceStudioError, ValueError):
     """A voice file or its config is missing or invalid.
 
     The message names the file and, where one is at fault, the field.
@@ -29,7 +31,7 @@ class VoiceError(ValueError):
         super().__init__(f"{where}: {message}")
 
 
-class EngineError(RuntimeError):
+class EngineError(VoiceStudioError, RuntimeError):
     """An engine cannot be created or cannot synthesize (missing package, bad device)."""
 
 

@@ -26,13 +26,15 @@ import struct
 
 import numpy as np
 
+from engines.errors import VoiceStudioError
+
 PLACEHOLDER_SIZES = (0xFFFFFFFF, 0)
 """``data`` chunk sizes that mean "unknown, to the end of the body" in a streamed WAV."""
 
 _FORMAT_PCM, _FORMAT_FLOAT, _FORMAT_EXTENSIBLE = 1, 3, 0xFFFE
 
 
-class DecodeError(ValueError):
+class DecodeError(VoiceStudioError, ValueError):
     """The body is not valid audio of the expected format, or ended too early."""
 
 

@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass
 
 from engines.cleaning import clean_text, is_speakable
+from engines.errors import VoiceStudioError
 from engines.server.encode import STREAMABLE, response_formats, unsupported_message
 
 SPEED_RANGE = (0.25, 4.0)
@@ -27,7 +28,7 @@ RATE_RANGE = (8000, 96000)
 """Accepted ``sample_rate`` (Hz) for the extension field."""
 
 
-class ApiError(Exception):
+class ApiError(VoiceStudioError):
     """A request the server refuses: HTTP ``status`` and a message naming the field (``param``)."""
 
     def __init__(self, status: int, message: str, param: str | None = None, code: str | None = None) -> None:
