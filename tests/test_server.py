@@ -266,6 +266,24 @@ def test_say_remote_writes_a_wav_with_exact_sizes(speech_server, tmp_path):
     assert struct.unpack("<I", body[40:44])[0] == len(body) - 44 > 22050
 
 
+def test_say_remote_sentence_silence_is_sent_to_our_server(speech_server, tmp_path):
+    """say --engine remote --sentence-silence 0.5 asks for Piper's settings, so our server puts the silence in
+    (it said "not applied" and dropped it unless a noise option was also given)."""
+    import subprocess
+    import sys
+
+    import soundfile
+
+    command = [sys.executable, "-m", "studio", "say", "--engine", "remote", "--url", speech_server.url]
+    command += ["--model", "en_US-joe-medium", "--format", "wav", "--sentence-silence", "0.5", "One. Two.", "-o"]
+    result = subprocess.run([*command, str(tmp_path / "gap.wav")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "not applied" not in result.stderr, result.stderr
+    audio, rate = soundfile.read(tmp_path / "gap.wav", dtype="float32")
+    quiet = np.abs(audio) < 1e-4
+    longest = max(len(run) for run in np.split(quiet, np.flatnonzero(np.diff(quiet.astype(np.int8))) + 1) if run[0])
+    assert longest >= 0.5 * rate
+
+
 def test_cancel_wakes_a_read_blocked_on_a_silent_server():
     """A server that sends one piece and then nothing: cancel ends the stream at once, not at the read timeout."""
     import socket

@@ -25,12 +25,11 @@ from engines import names
 from engines.base import SynthesisOptions
 from engines.names import DEFAULT_SPEAKER, MODEL_ALIASES
 from engines.pool import EnginePool
+from engines.remote.settings import OPENAI_PCM_RATE  # the API's constant, one definition for client and server
 from engines.server.encode import Resampler, carried_rate
 from engines.server.request import ApiError, SpeechRequest
 from engines.voice import Voice
 
-OPENAI_PCM_RATE = 24000
-"""OpenAI's ``pcm``: 24 kHz signed 16-bit little-endian mono (its "Create speech" API reference)."""
 END = object()
 """Put on a job's queue after its last chunk."""
 

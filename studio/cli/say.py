@@ -213,6 +213,7 @@ def remote_engine(args: argparse.Namespace):
         response_format=args.format,
         stream_format="sse" if args.sse else None,
         sample_rate=args.pcm_rate,
-        piper_params=args.noise_scale is not None or args.noise_w is not None,
+        # Piper-only options ask for Piper's settings (an OpenAI server refuses unknown fields, ours takes them)
+        piper_params=args.noise_scale is not None or args.noise_w is not None or bool(args.sentence_silence),
     )
     return RemoteEngine(settings)

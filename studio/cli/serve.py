@@ -19,7 +19,7 @@ API_KEY_ENV = "VOICE_STUDIO_API_KEY"
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``serve`` to the CLI's subparsers; its engines are the registry's."""
     from engines import registry
-    from engines.server.service import OPENAI_PCM_RATE
+    from engines.remote.settings import OPENAI_PCM_RATE
 
     serve = sub.add_parser(
         "serve",
