@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Literal
 
 from engines.cleaning import clean_text, is_speakable
 from engines.server.encode import STREAMABLE, response_formats, unsupported_message
@@ -53,7 +54,7 @@ class SpeechRequest:
     stream: bool = True
     noise_scale: float | None = None
     noise_w: float | None = None
-    sample_rate: int | str | None = None
+    sample_rate: int | Literal["native"] | None = None
 
     @property
     def streamed(self) -> bool:
@@ -131,7 +132,7 @@ def _number(body: dict, name: str, low: float, high: float) -> float | None:
     return float(value)
 
 
-def _rate(body: dict) -> int | str | None:
+def _rate(body: dict) -> int | Literal["native"] | None:
     value = body.get("sample_rate")
     if value is None or value == "native":
         return value

@@ -19,6 +19,7 @@ import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from engines.names import DEFAULT_SPEAKER, MODEL_ALIASES
 from engines.server.encode import Resampler, carried_rate
 from engines.server.request import ApiError, SpeechRequest
 from engines.voice import Voice
+
+if TYPE_CHECKING:
+    from engines.sentence_loop import LocalEngine
 
 OPENAI_PCM_RATE = 24000
 """OpenAI's ``pcm``: 24 kHz signed 16-bit little-endian mono (its "Create speech" API reference)."""
@@ -107,6 +111,7 @@ class SpeechService:
         self.config = config
         self.counters = Counters()
         self.voices = {v.name: v for v in config.voices}
+        self._idle: dict[tuple[str, str], queue.SimpleQueue[LocalEngine]]
         self._idle = {(e, name): queue.SimpleQueue() for e in config.engines for name in self.voices}
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="speech")
@@ -222,7 +227,7 @@ class SpeechService:
         self._executor.submit(self._run, job, target, request.text, options)
         return job
 
-    def output_rate(self, voice: Voice, response_format: str, asked: int | str | None = None) -> int:
+    def output_rate(self, voice: Voice, response_format: str, asked: int | Literal["native"] | None = None) -> int:
         """Hz of a ``response_format`` response: ``asked`` (a request's ``sample_rate``; ``native``: the
         voice's), else ``pcm_rate`` for ``pcm``, else the voice's rate (WAV, FLAC, MP3 and Ogg Opus say their
         rate themselves); then the rate the format can carry (``engines.server.encode.carried_rate``: 48 kHz
