@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _baseline_tool():
     spec = importlib.util.spec_from_file_location("mypy_baseline", ROOT / "tools" / "mypy_baseline.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
