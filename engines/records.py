@@ -15,11 +15,14 @@ import types
 import typing
 from dataclasses import MISSING, fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engines.base import VoiceError
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
 
 
 def read_json_object(path: Path, error: type[VoiceError] = VoiceError) -> dict[str, Any]:

@@ -11,10 +11,14 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engines import names
 from engines.base import EngineError, VoiceError
 from engines.voice import Voice, load_voice
+
+if TYPE_CHECKING:
+    from engines.sentence_loop import LocalEngine
 
 APP_NAME = "voice-studio"
 
@@ -139,7 +143,7 @@ def is_voice_name(spec: str | Path) -> bool:
     return not path.exists() and path.name == str(spec) and path.suffix.lower() not in (".onnx", ".ckpt")
 
 
-def create_engine(name: str, voice: Voice, **kwargs):
+def create_engine(name: str, voice: Voice, **kwargs) -> LocalEngine:
     """Create an engine by registered name for ``voice``.
 
     Raises:

@@ -163,3 +163,26 @@ def test_onnx_start_without_num_symbols_fits_by_its_graph(three_speakers, tmp_pa
             assert not blocking, blocking
         else:
             assert blocking and "wrong.onnx" in blocking[0], blocking
+
+
+def test_onnx_start_whose_graph_hides_its_embedding_takes_the_config_symbols(tmp_path):
+    """A graph whose phoneme embedding is not found (its ``input`` reaches the Gather through an Identity) and
+    a config without ``num_symbols``: the start has the config's symbols (largest id + 1), not ``None`` (the
+    refusal read "hidden.onnx has None symbols"; found by mypy)."""
+    import onnx
+
+    from engines.registry import find_voice
+    from trainer.start_shape import start_shape
+
+    joe = find_voice("joe")
+    model = onnx.load(str(joe.model_path))
+    gather = next(n for n in model.graph.node if n.op_type == "Gather" and n.input[1] == "input")
+    gather.input[1] = "input_via_identity"
+    model.graph.node.insert(0, onnx.helper.make_node("Identity", ["input"], ["input_via_identity"]))
+    onnx.save(model, str(tmp_path / "hidden.onnx"))
+    document = json.loads(joe.config.path.read_text())
+    document.pop("num_symbols")
+    (tmp_path / "hidden.onnx.json").write_text(json.dumps(document))
+
+    shape = start_shape(str(tmp_path / "hidden.onnx"))
+    assert shape.num_symbols == 1 + max(i for ids in document["phoneme_id_map"].values() for i in ids)

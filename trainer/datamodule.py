@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import lightning as L
 import numpy as np
@@ -41,7 +42,7 @@ class Batch:
 
     def to(self, device) -> Batch:
         """The batch on ``device`` (non-blocking copies)."""
-        moved = {k: v if v is None else v.to(device, non_blocking=True) for k, v in vars(self).items()}
+        moved: dict[str, Any] = {k: v if v is None else v.to(device, non_blocking=True) for k, v in vars(self).items()}
         return Batch(**moved)
 
     def __len__(self) -> int:

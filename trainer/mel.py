@@ -58,7 +58,7 @@ def spectrogram(audio: torch.Tensor, n_fft: int = 1024, hop_length: int = 256, w
     return torch.sqrt(spec.real.square() + spec.imag.square() + 1e-6)
 
 
-def _hz_to_mel(hz: np.ndarray) -> np.ndarray:
+def _hz_to_mel(hz: np.ndarray | float) -> np.ndarray:
     """Slaney's mel scale: 3 mels per 200 Hz below 1 kHz, then logarithmic (27 mels per factor 6.4)."""
     hz = np.asarray(hz, dtype=np.float64)
     mel = hz / (200.0 / 3)

@@ -24,7 +24,7 @@ import hashlib
 import json
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -78,9 +78,9 @@ class _Manifest:
     utterances: list[Any]
 
 
-def map_digest(phoneme_id_map: dict) -> str:
+def map_digest(phoneme_id_map: Mapping[str, list[int]]) -> str:
     """SHA-256 of a ``phoneme_id_map`` (sorted JSON): a cache is only valid for the map it was built with."""
-    return hashlib.sha256(json.dumps(phoneme_id_map, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(dict(phoneme_id_map), sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
 def build_cache(

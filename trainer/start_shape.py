@@ -21,9 +21,12 @@ run echoes and records them) or raises :class:`RunError` naming both sides.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainer.starts import RunError
+
+if TYPE_CHECKING:
+    from engines.voice import Voice
 
 FRESH_LAYERS = "the speaker embedding (emb_g) and the conditioning layers (dp.cond, flow/enc_q cond_layer, dec.cond)"
 SIZE_FIELDS = ("hidden_channels", "inter_channels", "filter_channels", "n_layers", "upsample_initial_channel")
@@ -65,25 +68,26 @@ def start_shape(start: str) -> StartShape | None:
         RunError: see ``trainer.starts.resolve_start``.
         VoiceError: an unreadable checkpoint or voice.
     """
+    from engines.voice import load_voice
     from trainer.preprocess import map_digest
-    from trainer.starts import resolve_start, start_voice
+    from trainer.starts import resolve_start
 
     kind, path = resolve_start(start)
-    if kind == "scratch":
+    if path is None:  # scratch
         return None
     if kind == "ckpt":
         from engines.torch.vits.checkpoint import read_checkpoint
 
         checkpoint = read_checkpoint(path)
-        c = checkpoint.config
+        model = checkpoint.config
         return StartShape(
             label=path.name,
             sample_rate=checkpoint.sample_rate,
-            num_symbols=c.num_symbols,
-            num_speakers=c.num_speakers,
-            model=c,
+            num_symbols=model.num_symbols,
+            num_speakers=model.num_speakers,
+            model=model,
         )
-    voice = start_voice(start)
+    voice = load_voice(path)  # as start_voice loads it, without resolving the start again
     c = voice.config
     quality = c.raw.get("audio", {}).get("quality")
     return StartShape(
@@ -96,12 +100,14 @@ def start_shape(start: str) -> StartShape | None:
     )
 
 
-def _embedding_rows(voice) -> int:
+def _embedding_rows(voice: Voice) -> int:
     """Phoneme embedding rows of an ONNX voice's graph: its symbols when its config leaves ``num_symbols`` out
-    (the config's default, the largest phoneme id + 1, is only a lower bound; ``engines.model_fit``)."""
+    (the config's default, the largest phoneme id + 1, is only a lower bound; ``engines.model_fit``). A graph
+    whose embedding is not found (no ``Gather`` of ``input``) gives that default, as the ONNX engine trusts it."""
     from engines.onnx.graph import analyze, load_model
 
-    return analyze(load_model(voice.model_path)).embedding_rows
+    rows = analyze(load_model(voice.model_path)).embedding_rows
+    return voice.config.num_symbols if rows is None else rows
 
 
 def _quality_model(quality: str | None):

@@ -16,9 +16,14 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engines.errors import VoiceStudioError
 from trainer.presets import TrainingConfig
+
+if TYPE_CHECKING:
+    from engines.torch.vits.config import VitsConfig
+    from engines.voice import Voice
 
 
 class RunError(VoiceStudioError, ValueError):
@@ -74,7 +79,7 @@ def start_rate(start: str) -> int | None:
         RunError: see ``resolve_start``.
     """
     kind, path = resolve_start(start)
-    if kind == "scratch":
+    if path is None:  # scratch
         return None
     if kind == "ckpt":
         from engines.torch.vits.checkpoint import read_checkpoint
@@ -85,7 +90,7 @@ def start_rate(start: str) -> int | None:
     return load_voice(path).sample_rate
 
 
-def start_voice(start: str):
+def start_voice(start: str) -> Voice | None:
     """The ``engines.voice.Voice`` of an ONNX start (``joe`` or a ``.onnx``); ``None`` for scratch or a ``.ckpt``.
 
     Raises:
@@ -93,7 +98,7 @@ def start_voice(start: str):
         VoiceError: the voice or its config cannot be read.
     """
     kind, path = resolve_start(start)
-    if kind != "onnx":
+    if kind != "onnx" or path is None:
         return None
     from engines.voice import load_voice
 
@@ -130,9 +135,10 @@ def fit_to_start(
     return replace(config, model=model), notes
 
 
-def _start_model(start: str, num_speakers: int):
+def _start_model(start: str, num_speakers: int) -> VitsConfig:
     """The ``VitsConfig`` of a ``.ckpt`` or ONNX start, as it is (``num_speakers`` for an ONNX graph)."""
     kind, path = resolve_start(start)
+    assert path is not None  # fit_to_start calls this for a start with a shape, never scratch
     if kind == "ckpt":
         from engines.torch.vits.checkpoint import read_checkpoint
 

@@ -48,6 +48,8 @@ class VitsSystem(L.LightningModule):
             checkpoint's ``hyper_parameters`` hold plain values).
     """
 
+    d_warmup_left: torch.Tensor  # a buffer (register_buffer below), declared for the type checker
+
     def __init__(self, config: dict) -> None:
         super().__init__()
         self.save_hyperparameters(_piper_hparams(config))
@@ -59,7 +61,9 @@ class VitsSystem(L.LightningModule):
 
     # --- steps ------------------------------------------------------------------
     def training_step(self, batch: Batch, batch_idx: int) -> None:
-        opt_g, opt_d = self.optimizers()
+        optimizers = self.optimizers()
+        assert isinstance(optimizers, list)  # configure_optimizers gives two
+        opt_g, opt_d = optimizers
         if int(self.d_warmup_left) > 0:  # discriminators alone, against the generator as it is
             with torch.no_grad():
                 out, y, y_hat, metrics = self._generator_losses(batch, adversarial=False)
@@ -94,7 +98,10 @@ class VitsSystem(L.LightningModule):
             with warnings.catch_warnings():
                 # after a resume no optimizer has stepped in this process yet; the order is intended
                 warnings.filterwarnings("ignore", re.escape("Detected call of `lr_scheduler.step()`"), UserWarning)
-                for scheduler in self.lr_schedulers():
+                schedulers = self.lr_schedulers()
+                assert isinstance(schedulers, list)  # configure_optimizers gives two
+                for scheduler in schedulers:
+                    assert isinstance(scheduler, torch.optim.lr_scheduler.ExponentialLR)  # steps without a metric
                     scheduler.step()
 
     def _generator_losses(self, batch: Batch, adversarial: bool):

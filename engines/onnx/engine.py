@@ -114,12 +114,14 @@ class OnnxEngine(LocalEngine):
                     splitter.extract([info.z_p, info.y_mask], [info.z]),
                     splitter.extract([info.z], ["output"]),
                 ]
-                if all(parts):
-                    self._encoder, self._flow, self._decoder = (self._part(p, options) for p in parts)
+                cut = [p for p in parts if p is not None]
+                if len(cut) == len(parts):
+                    self._encoder, self._flow, self._decoder = (self._part(p, options) for p in cut)
                     return "flow"
             parts = [splitter.extract(GRAPH_INPUTS, [info.z, *durations]), splitter.extract([info.z], ["output"])]
-            if all(parts):
-                self._encoder, self._decoder = (self._part(p, options) for p in parts)
+            cut = [p for p in parts if p is not None]
+            if len(cut) == len(parts):
+                self._encoder, self._decoder = (self._part(p, options) for p in cut)
                 return "decoder"
             _LOGGER.info("%s: graph cannot be split (%s); one chunk per sentence", self.voice.name, info.notes)
         self._whole = Part(model.SerializeToString(), [i.name for i in model.graph.input], options, self._providers)
@@ -186,17 +188,19 @@ class OnnxEngine(LocalEngine):
         sizes for a cold start). The chunks joined are the whole sentence.
         """
         plan, clock = plan or self.plan, clock or PlaybackClock()
-        speaker = latent.speaker
+        speaker, z_name = latent.speaker, _cut_at(self.graph.z)
 
-        def run_decoder(z):
-            return _audio(self._decoder.run({**speaker, self.graph.z: z})[0])
+        def run_decoder(z: np.ndarray) -> np.ndarray:
+            return _audio(self._decoder.run({**speaker, z_name: z})[0])
 
         if not latent.needs_flow:
             yield from stream_chunks(latent.frames, self.config.hop_length, plan, clock, self._cost, run_decoder)
             return
 
-        def run_flow(z_p, y_mask):
-            return self._flow.run({**speaker, self.graph.z_p: z_p, self.graph.y_mask: y_mask})[0]
+        z_p_name, mask_name = _cut_at(self.graph.z_p), _cut_at(self.graph.y_mask)
+
+        def run_flow(z_p: np.ndarray, y_mask: np.ndarray) -> np.ndarray:
+            return self._flow.run({**speaker, z_p_name: z_p, mask_name: y_mask})[0]
 
         flow = FlowWindows(
             latent.frames, latent.mask, run_flow, np.empty_like(latent.frames), plan.flow_context, self._cost
@@ -207,8 +211,16 @@ class OnnxEngine(LocalEngine):
         """Decode a latent in one piece (the reference for chunked decoding): ``[T * hop_length]``."""
         z = latent.frames
         if latent.needs_flow:
-            z = self._flow.run({**latent.speaker, self.graph.z_p: latent.frames, self.graph.y_mask: latent.mask})[0]
-        return _audio(self._decoder.run({**latent.speaker, self.graph.z: z})[0])
+            assert latent.mask is not None  # a latent that needs the flow carries its y_mask
+            feeds = {_cut_at(self.graph.z_p): latent.frames, _cut_at(self.graph.y_mask): latent.mask}
+            z = self._flow.run({**latent.speaker, **feeds})[0]
+        return _audio(self._decoder.run({**latent.speaker, _cut_at(self.graph.z): z})[0])
+
+
+def _cut_at(tensor: str | None) -> str:
+    """The name of a tensor the graph was split at (set in every mode that decodes a latent)."""
+    assert tensor is not None, "the graph was not split at this tensor"
+    return tensor
 
 
 def _audio(output: np.ndarray) -> np.ndarray:

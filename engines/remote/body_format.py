@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.remote.decode import decoder_for
+from engines.remote.decode import BodyDecoder, decoder_for
 
 HEAD_BYTES = 12
 """Bytes needed to recognize every signature (RIFF's is 12: ``RIFF``, size, ``WAVE``)."""
@@ -77,7 +77,7 @@ class SniffingDecoder:
     def __init__(self, requested: str, content_type: str, pcm_rate: int) -> None:
         self.requested, self.content_type, self.pcm_rate = requested, content_type, pcm_rate
         self.found: str | None = None
-        self.inner = None
+        self.inner: BodyDecoder | None = None
         self._head = b""
 
     @property
@@ -111,10 +111,11 @@ class SniffingDecoder:
             DecodeError: the body ended too early, or is not valid audio of the format found.
         """
         first = self._start() if self.inner is None else np.zeros(0, np.float32)
+        assert self.inner is not None  # _start chose it
         return np.concatenate([first, self.inner.finish()])
 
     def _start(self) -> np.ndarray:
         self.found = body_format(self._head, self.content_type, self.requested) if self._head else self.requested
-        self.inner = decoder_for(self.found, self.pcm_rate)
+        self.inner = inner = decoder_for(self.found, self.pcm_rate)
         head, self._head = self._head, b""
-        return self.inner.feed(head)
+        return inner.feed(head)

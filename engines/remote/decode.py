@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 import struct
+from typing import Protocol
 
 import numpy as np
 
@@ -36,6 +37,20 @@ _FORMAT_PCM, _FORMAT_FLOAT, _FORMAT_EXTENSIBLE = 1, 3, 0xFFFE
 
 class DecodeError(VoiceStudioError, ValueError):
     """The body is not valid audio of the expected format, or ended too early."""
+
+
+class BodyDecoder(Protocol):
+    """What every decoder here offers (:func:`decoder_for` returns one)."""
+
+    @property
+    def sample_rate(self) -> int | None:
+        """Hz; None until the body has said it."""
+
+    def feed(self, data: bytes) -> np.ndarray:
+        """Samples complete after ``data``, float32 ``[N]``."""
+
+    def finish(self) -> np.ndarray:
+        """The last samples, float32 ``[N]``; raises DecodeError when the body ended too early."""
 
 
 def _to_mono(frames: np.ndarray, channels: int) -> np.ndarray:
@@ -179,6 +194,7 @@ class WavDecoder:
         self.sample_rate, self._format = rate, (channels, bits, is_float)
 
     def _take_samples(self) -> np.ndarray:
+        assert self._format is not None  # the data state is entered only after the fmt chunk
         channels, bits, is_float = self._format
         frame = channels * bits // 8
         available = len(self._buffer) if self._left is None else min(len(self._buffer), self._left)
@@ -224,7 +240,7 @@ class BufferedDecoder:
         return audio.mean(axis=1, dtype=np.float32) if audio.shape[1] > 1 else audio[:, 0]
 
 
-def decoder_for(response_format: str, pcm_rate: int):
+def decoder_for(response_format: str, pcm_rate: int) -> BodyDecoder:
     """A fresh decoder for an OpenAI ``response_format`` (or ``ogg``); a response body's format is decided by
     ``engines.remote.body_format.SniffingDecoder``, which calls this with the format it found.
 

@@ -23,6 +23,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from engines.base import AudioChunk, EngineError, SynthesisOptions
 from engines.cleaning import clean_text, is_speakable
@@ -93,13 +94,13 @@ class RemoteEngine:
     def models(self) -> list[dict]:
         """``GET /v1/models``: the server's models as dicts with at least ``id``."""
         body = self._get_json("models")
-        items = body.get("data", body.get("models", [])) if isinstance(body, dict) else body
+        items = _json_list(body, "data", "models")
         return [m if isinstance(m, dict) else {"id": str(m)} for m in items]
 
     def voices(self, model: str | None = None) -> list[str]:
         """``GET /v1/audio/voices`` (for ``model`` where given): voice ids; empty if the server has no such list."""
         body = self._get_json("audio/voices", {"model": model} if model else None, absent=[])
-        items = body.get("voices", body.get("data", [])) if isinstance(body, dict) else body
+        items = _json_list(body, "voices", "data")
         names = [v if isinstance(v, str) else v.get("id") or v.get("name") for v in items]
         self._speakers = [n for n in names if n]
         return list(self._speakers)
@@ -140,7 +141,7 @@ class RemoteEngine:
                 length_scale = options.length_scale
             else:  # OpenAI's speed is relative to the voice's own rate, which the client does not know
                 speed = round(1.0 / options.length_scale, 4)
-        body: dict[str, object] = {"model": s.model, "input": text, "voice": str(options.speaker or s.voice)}
+        body: dict[str, Any] = {"model": s.model, "input": text, "voice": str(options.speaker or s.voice)}
         body["response_format"] = response_format
         if speed is not None:
             body["speed"] = speed
@@ -240,7 +241,7 @@ class RemoteEngine:
                     raise EngineError(_transport_message(exc, str(response.url), self.settings)) from exc
                 final = piece is None
                 try:
-                    audio = decoder.finish() if final else decoder.feed(piece)
+                    audio = decoder.finish() if piece is None else decoder.feed(piece)
                 except DecodeError as exc:
                     raise EngineError(f"{response.url}: {exc}") from exc
                 if cancel.is_set():
@@ -256,6 +257,11 @@ class RemoteEngine:
         finally:
             done.set()
             response.close()
+
+
+def _json_list(body: Any, key: str, fallback: str) -> Any:
+    """The list under ``key`` (else ``fallback``) of a JSON object answer, or the answer itself when not an object."""
+    return body.get(key, body.get(fallback, [])) if isinstance(body, dict) else body
 
 
 def _refuses_format(status: int, message: str, response_format: str) -> bool:

@@ -166,7 +166,7 @@ async def _stream(job: Job, request: SpeechRequest) -> AsyncIterator[bytes]:
     events a format that cannot stream (``flac``, ``mp3``, ``opus``) is encoded whole, then sent in pieces."""
     sse = request.stream_format == "sse"
     wrap = _sse_delta if sse else (lambda data: data)
-    whole = [] if request.response_format not in STREAMABLE else None
+    whole: list[np.ndarray] | None = [] if request.response_format not in STREAMABLE else None
     try:
         start = stream_start(request.response_format, job.sample_rate)
         if start:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Literal
 
 from engines.cleaning import clean_text, is_speakable
 from engines.errors import VoiceStudioError
@@ -60,7 +61,7 @@ class SpeechRequest:
     noise_w: float | None = None
     length_scale: float | None = None
     sentence_silence: float | None = None
-    sample_rate: int | str | None = None
+    sample_rate: int | Literal["native"] | None = None
 
     @property
     def streamed(self) -> bool:
@@ -142,7 +143,7 @@ def _number(body: dict, name: str, low: float, high: float) -> float | None:
     return float(value)
 
 
-def _rate(body: dict) -> int | str | None:
+def _rate(body: dict) -> int | Literal["native"] | None:
     value = body.get("sample_rate")
     if value is None or value == "native":
         return value

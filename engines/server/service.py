@@ -18,6 +18,7 @@ import asyncio
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -222,7 +223,7 @@ class SpeechService:
         self._executor.submit(self._run, job, target, request.text, options)
         return job
 
-    def output_rate(self, voice: Voice, response_format: str, asked: int | str | None = None) -> int:
+    def output_rate(self, voice: Voice, response_format: str, asked: int | Literal["native"] | None = None) -> int:
         """Hz of a ``response_format`` response: ``asked`` (a request's ``sample_rate``; ``native``: the
         voice's), else ``pcm_rate`` for ``pcm``, else the voice's rate (WAV, FLAC, MP3 and Ogg Opus say their
         rate themselves); then the rate the format can carry (``engines.server.encode.carried_rate``: 48 kHz

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +28,11 @@ from engines.base import EngineError, SynthesisOptions
 from engines.sentence_loop import LocalEngine
 from engines.stream_plan import ChunkPlan, FlowWindows, stream_chunks
 from engines.voice import Voice, load_voice
+
+if TYPE_CHECKING:
+    import torch
+
+    from engines.torch.vits.models import Synthesizer
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -66,7 +73,7 @@ def device_label(device: str) -> str:
 @dataclass
 class _Request:
     scales: tuple[float, float, float]
-    sid: object  # torch.Tensor | None
+    sid: torch.Tensor | None
 
 
 class TorchEngine(LocalEngine):
@@ -88,7 +95,13 @@ class TorchEngine(LocalEngine):
     batch_size = MAX_BATCH
 
     def __init__(
-        self, voice: Voice, *, device: str = "auto", compile: bool = False, plan: ChunkPlan | None = None, model=None
+        self,
+        voice: Voice,
+        *,
+        device: str = "auto",
+        compile: bool = False,
+        plan: ChunkPlan | None = None,
+        model: Synthesizer | None = None,
     ) -> None:
         try:
             import torch
@@ -110,7 +123,7 @@ class TorchEngine(LocalEngine):
 
         self.model = fold_weight_norm(model.to(self.device).eval())
         self._torch = torch
-        self._decode = self.model.decode
+        self._decode: Callable[..., torch.Tensor] = self.model.decode
         self._padded = self.device == "cpu"  # lengths from a few sizes, see engines.torch.vits.commons.padded_length
         if self.device == "cpu":
             from engines.torch.vits.fast_decoder import ChannelsLastDecoder

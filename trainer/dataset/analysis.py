@@ -106,6 +106,13 @@ class ClipAnalysis:
         return self.speech_start_s
 
     @property
+    def speech_span_s(self) -> float | None:
+        """Seconds from the first speech to the last; ``None`` when the VAD heard none."""
+        if self.speech_start_s is None or self.speech_end_s is None:
+            return None
+        return self.speech_end_s - self.speech_start_s
+
+    @property
     def trailing_silence_s(self) -> float | None:
         """Seconds after the last speech."""
         return None if self.speech_end_s is None else max(0.0, self.duration_s - self.speech_end_s)
@@ -234,5 +241,6 @@ def measure_text(result: ClipAnalysis, text: str, phonemizer) -> None:
     result.missing_symbols = dict(report.missing)
     result.phoneme_counts = dict(Counter(p for s in found for p in s.phonemes))
     spoken = sum(1 for s in found for p in s.phonemes if p not in PUNCTUATION)
-    if result.speech_start_s is not None and result.speech_end_s > result.speech_start_s:
-        result.phonemes_per_second = spoken / (result.speech_end_s - result.speech_start_s)
+    span = result.speech_span_s
+    if span is not None and span > 0:
+        result.phonemes_per_second = spoken / span

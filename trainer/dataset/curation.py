@@ -282,6 +282,7 @@ def _measure_text(project: DatasetProject, clip: ClipEntry, phonemizer) -> None:
 
     if phonemizer is None:
         phonemizer = jobs.phonemizer(project.target_config)
+    assert clip.analysis is not None and clip.text is not None  # set_text measures only an analysed clip it named
     analysis = ClipAnalysis(**clip.analysis)
     analysis.num_phoneme_ids, analysis.phonemes_per_second = None, None
     analysis.missing_symbols, analysis.phoneme_counts = {}, {}

@@ -79,10 +79,10 @@ def _clip_findings(record: ClipRecord, segment_s: float, max_ids: int) -> list[F
         out.append(Finding(record.id, "no_text", "no transcript"))
     elif not record.reviewed:
         out.append(Finding(record.id, "unreviewed", "draft transcript, not yet confirmed by a person"))
-    if a.speech_start_s is None:
+    span = a.speech_span_s
+    if span is None:
         out.append(Finding(record.id, "silent", "no speech detected"))
-    elif a.speech_end_s - a.speech_start_s < segment_s:
-        span = a.speech_end_s - a.speech_start_s
+    elif span < segment_s:
         out.append(
             Finding(
                 record.id, "too_short", f"{span:.2f} s of speech, shorter than one training segment ({segment_s:.2f} s)"

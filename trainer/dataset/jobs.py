@@ -82,10 +82,11 @@ def process_group(group: list[tuple[str, str, str, str | None, str]]) -> list[di
     memory than its longest one. A clip that fails in any way becomes an error
     outcome naming it; the others are measured as if alone.
     """
-    from trainer.dataset.probe import ClipError, load, probe
+    from trainer.dataset.probe import ClipError, ClipInfo, load, probe
 
     outcomes: list[dict[str, Any] | None] = [None] * len(group)
-    pending, held = [], 0
+    pending: list[tuple[int, np.ndarray, ClipInfo]] = []
+    held = 0
     for index, (_, source, *_) in enumerate(group):
         try:
             info = probe(source)
@@ -103,7 +104,9 @@ def process_group(group: list[tuple[str, str, str, str | None, str]]) -> list[di
         pending.append((index, audio, info))
         held += audio.size
     _measure_and_copy(group, pending, outcomes)
-    return outcomes
+    done = [outcome for outcome in outcomes if outcome is not None]
+    assert len(done) == len(outcomes)  # every clip got its outcome above
+    return done
 
 
 def _measure_and_copy(group, pending, outcomes) -> None:
@@ -137,7 +140,8 @@ def fix(job) -> tuple[dict[str, Any], list[str]]:
 
     path, text, analysis, resample_to, trim, normalize, voice_config = job
     audio, info = load(path, allow_nonfinite=True)  # a NaN clip stays NaN unless normalized (repaired)
-    mono, rate, edits = fixes.downmix(audio), info.sample_rate, []
+    mono, rate = fixes.downmix(audio), info.sample_rate
+    edits: list[str] = []
     if normalize:  # NaN/inf, corrupt spikes, denormals and DC offset first: the normalization measures clean samples
         mono, edits = fixes.repair(mono)
     if trim and analysis and analysis.get("speech_start_s") is not None:

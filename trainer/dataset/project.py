@@ -194,7 +194,7 @@ class DatasetProject:
         found = scan(list(paths), unpack_dir=self.folder / "unpacked")
         result = ImportResult(problems=list(found.problems))
         known = {(c.source, c.source_sha256) for c in self.clips.values()}
-        todo = []
+        todo: list[tuple[str, SourceClip, str]] = []
         for clip in found.clips:
             digest = _sha256(clip.audio)
             if (str(clip.audio), digest) in known:
@@ -261,7 +261,7 @@ class DatasetProject:
 
         options = options or SliceOptions()
         result, known = ImportResult(), {(c.source, c.source_sha256) for c in self.clips.values()}
-        todo, digests, bases = [], [], set()
+        todo, digests, bases = [], [], set[str]()
         for path in map(Path, paths):
             digest = _sha256(path)
             if (str(path), digest) in known:

@@ -111,6 +111,7 @@ class MultiHeadAttention(nn.Module):
 
     def _relative_embeddings(self, embeddings: torch.Tensor, length: int) -> torch.Tensor:
         """Embeddings for relative positions -(length-1)..(length-1): ``[1, 2 * length - 1, k]``."""
+        assert self.window_size is not None  # called only when the layer has relative embeddings
         pad = max(length - (self.window_size + 1), 0)
         start = max((self.window_size + 1) - length, 0)
         if pad > 0:

@@ -16,10 +16,13 @@ import logging
 import pathlib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engines.base import VoiceError
 from engines.torch.vits.config import VitsConfig
+
+if TYPE_CHECKING:
+    from engines.torch.vits.models import Synthesizer
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -240,7 +243,7 @@ def _positive(value: Any, path: Path, name: str) -> int:
     return value
 
 
-def load_generator(path: Path | str):
+def load_generator(path: Path | str) -> tuple[Synthesizer, PiperCheckpoint]:
     """A ``Synthesizer`` with a checkpoint's generator weights loaded strictly, and the checkpoint.
 
     Raises:

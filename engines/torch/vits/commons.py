@@ -13,7 +13,8 @@ def sequence_mask(lengths: torch.Tensor, max_length: int | torch.Tensor | None =
     """
     if max_length is None:
         max_length = lengths.max()
-    positions = torch.arange(max_length, dtype=lengths.dtype, device=lengths.device)
+    # torch's stubs take a number only; a 0-dim tensor works and keeps a traced export's length dynamic
+    positions = torch.arange(max_length, dtype=lengths.dtype, device=lengths.device)  # type: ignore[arg-type]
     return positions.unsqueeze(0) < lengths.unsqueeze(1)
 
 
@@ -57,7 +58,7 @@ def durations_to_indices(durations: torch.Tensor, num_frames: int | torch.Tensor
     comparisons and a sum, so it exports to ONNX (which has no searchsorted).
     """
     ends = torch.cumsum(durations, -1)
-    frames = torch.arange(num_frames, device=durations.device).to(ends.dtype)
+    frames = torch.arange(num_frames, device=durations.device).to(ends.dtype)  # type: ignore[arg-type]  # as above
     index = (frames.unsqueeze(0).unsqueeze(-1) >= ends.unsqueeze(1)).sum(-1)
     return torch.clamp(index, max=durations.shape[-1] - 1)
 

@@ -28,7 +28,7 @@ from engines.torch.vits.weight_norm import _WeightNorm
 CHANNELS_LAST = torch.channels_last
 
 
-def _weight(conv: nn.Module) -> torch.Tensor:
+def _weight(conv: nn.Conv1d | nn.ConvTranspose1d) -> torch.Tensor:
     weight = conv.normalized_weight() if isinstance(conv, _WeightNorm) else conv.weight
     return weight.detach().unsqueeze(2).contiguous(memory_format=CHANNELS_LAST)
 
@@ -36,8 +36,12 @@ def _weight(conv: nn.Module) -> torch.Tensor:
 class _Conv(nn.Module):
     """A frozen copy of a ``Conv1d`` (weight-normalized or not) as a channels-last ``conv2d``."""
 
-    def __init__(self, conv: nn.Conv1d) -> None:
+    weight: torch.Tensor  # buffers, declared for the type checker
+    bias: torch.Tensor | None
+
+    def __init__(self, conv: nn.Module) -> None:
         super().__init__()
+        assert isinstance(conv, nn.Conv1d) and isinstance(conv.padding, tuple), conv  # the generator's layers
         self.register_buffer("weight", _weight(conv))
         self.register_buffer("bias", None if conv.bias is None else conv.bias.detach().clone())
         self.padding = (0, conv.padding[0])
@@ -51,10 +55,14 @@ class _Conv(nn.Module):
 class _ConvTranspose(nn.Module):
     """A frozen copy of a ``ConvTranspose1d`` as a channels-last ``conv_transpose2d``."""
 
-    def __init__(self, conv: nn.ConvTranspose1d) -> None:
+    weight: torch.Tensor  # buffers, declared for the type checker
+    bias: torch.Tensor | None
+
+    def __init__(self, conv: nn.Module) -> None:
         super().__init__()
+        assert isinstance(conv, nn.ConvTranspose1d) and isinstance(conv.padding, tuple), conv  # the upsamplers
         self.register_buffer("weight", _weight(conv))
-        self.register_buffer("bias", conv.bias.detach().clone())
+        self.register_buffer("bias", None if conv.bias is None else conv.bias.detach().clone())
         self.stride, self.padding = (1, conv.stride[0]), (0, conv.padding[0])
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -69,7 +77,9 @@ class ChannelsLastDecoder(nn.Module):
         self.num_kernels = generator.num_kernels
         self.conv_pre = _Conv(generator.conv_pre)
         self.cond = _Conv(generator.cond) if hasattr(generator, "cond") else None
-        self.ups = nn.ModuleList(_ConvTranspose(up) for up in generator.ups)
+        ups = [_ConvTranspose(up) for up in generator.ups]
+        self.ups = nn.ModuleList(ups)
+        self.up_factors = [up.stride[1] for up in ups]  # samples per input sample of each upsampler
         self.blocks = nn.ModuleList(_block(block) for block in generator.resblocks)
         self.conv_post = _Conv(generator.conv_post)
 
@@ -90,7 +100,7 @@ class ChannelsLastDecoder(nn.Module):
             x = x + self.cond(g.unsqueeze(2))
         x = _clear_tail(x, valid)
         for i, up in enumerate(self.ups):
-            valid *= up.stride[1]
+            valid *= self.up_factors[i]
             x = _clear_tail(up(F.leaky_relu(x, modules.LRELU_SLOPE)), valid)
             blocks = iter(self.blocks[i * self.num_kernels : (i + 1) * self.num_kernels])
             total = next(blocks)(x, valid)
@@ -110,6 +120,7 @@ def _clear_tail(x: torch.Tensor, valid: int) -> torch.Tensor:
 def _block(block: nn.Module) -> nn.Module:
     if isinstance(block, modules.ResBlock1):
         return _ResBlock1(block)
+    assert isinstance(block, modules.ResBlock2), block
     return _ResBlock2(block)
 
 

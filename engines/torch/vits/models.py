@@ -110,6 +110,7 @@ class StochasticDurationPredictor(nn.Module):
     def _nll(self, x, x_mask, w):
         h_w = self.post_proj(self.post_convs(self.post_pre(w), x_mask)) * x_mask
         e_q = torch.randn(w.shape[0], 2, w.shape[2], device=x.device, dtype=x.dtype) * x_mask
+        logdet_q: torch.Tensor | float
         z_q, logdet_q = e_q, 0
         for flow in self.post_flows:
             z_q, logdet = flow(z_q, x_mask, g=x + h_w)
@@ -305,6 +306,7 @@ class Synthesizer(nn.Module):
         )
         self.enc_q = PosteriorEncoder(c.spec_channels, c.inter_channels, c.hidden_channels, 5, 1, 16, c.gin_channels)
         self.flow = ResidualCouplingBlock(c.inter_channels, c.hidden_channels, 5, 1, 4, gin_channels=c.gin_channels)
+        self.dp: StochasticDurationPredictor | DurationPredictor
         if c.use_sdp:
             self.dp = StochasticDurationPredictor(c.hidden_channels, 192, 3, 0.5, 4, gin_channels=c.gin_channels)
         else:

@@ -199,6 +199,7 @@ class ResidualCouplingLayer(nn.Module):
         self.enc = WN(hidden_channels, kernel_size, dilation_rate, n_layers, gin_channels, p_dropout)
         self.post = nn.Conv1d(hidden_channels, self.half_channels * (2 - mean_only), 1)
         nn.init.zeros_(self.post.weight)
+        assert self.post.bias is not None  # nn.Conv1d has a bias by default
         nn.init.zeros_(self.post.bias)
 
     def forward(self, x, x_mask, g=None, reverse: bool = False):
@@ -234,6 +235,7 @@ class ConvFlow(nn.Module):
         self.convs = DDSConv(filter_channels, kernel_size, n_layers, p_dropout=0.0)
         self.proj = nn.Conv1d(filter_channels, self.half_channels * (num_bins * 3 - 1), 1)
         nn.init.zeros_(self.proj.weight)
+        assert self.proj.bias is not None  # nn.Conv1d has a bias by default
         nn.init.zeros_(self.proj.bias)
 
     def forward(self, x, x_mask, g=None, reverse: bool = False):

@@ -7,6 +7,8 @@ stores it, which is how Piper's checkpoints hold these layers.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypeVar
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -18,6 +20,12 @@ def _norm_except_dim0(v: torch.Tensor) -> torch.Tensor:
 
 class _WeightNorm:
     """Mixin: replaces ``weight`` by ``weight_g`` and ``weight_v``."""
+
+    # provided by the nn.Module it is mixed into (declared for the type checker only)
+    weight: torch.Tensor
+    weight_g: torch.Tensor
+    weight_v: torch.Tensor
+    _parameters: dict[str, nn.Parameter | None]
 
     def _init_weight_norm(self) -> None:
         weight = self.weight.detach()
@@ -64,6 +72,13 @@ class _WeightNorm:
 class _WNConv(_WeightNorm):
     """Mixin for ``nn.ConvNd``: builds the layer, then splits its weight; convolves with g * v / ||v||."""
 
+    bias: torch.Tensor | None  # the nn.ConvNd's, declared for the type checker
+
+    if TYPE_CHECKING:
+
+        def _conv_forward(self, input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+            """``nn.ConvNd``'s convolution with the given weight."""
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._init_weight_norm()
@@ -83,11 +98,14 @@ class WNConv2d(_WNConv, nn.Conv2d):
 class WNConvTranspose1d(_WeightNorm, nn.ConvTranspose1d):
     """``nn.ConvTranspose1d`` with weight normalization over dim 0 (its input channels)."""
 
+    padding: tuple[int, ...]  # torch types it ``str | tuple``; a string is a forward convolution's only
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._init_weight_norm()
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    # output_size is not taken (the layer's output length follows from its fixed padding)
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
         return F.conv_transpose1d(
             x,
             self.normalized_weight(),
@@ -100,7 +118,10 @@ class WNConvTranspose1d(_WeightNorm, nn.ConvTranspose1d):
         )
 
 
-def fold_weight_norm(module: nn.Module) -> nn.Module:
+M = TypeVar("M", bound=nn.Module)
+
+
+def fold_weight_norm(module: M) -> M:
     """Fold every weight-normalized layer of ``module`` for inference; returns ``module``."""
     for layer in module.modules():
         if isinstance(layer, _WeightNorm):
@@ -108,7 +129,7 @@ def fold_weight_norm(module: nn.Module) -> nn.Module:
     return module
 
 
-def remove_weight_norm(module: nn.Module) -> nn.Module:
+def remove_weight_norm(module: M) -> M:
     """Turn every weight-normalized layer of ``module`` into a plain one (in place); returns ``module``.
 
     For export: call it on a copy (``copy.deepcopy``), since the module can no longer be trained
