@@ -33,6 +33,7 @@ import numpy as np
 
 from engines.base import VoiceError
 from engines.records import read_json_object, record
+from trainer.tasks import Cancelled, TaskState
 
 CACHE_VERSION = 1
 FILES = {
@@ -89,15 +90,20 @@ def build_cache(
     settings: CacheSettings | None = None,
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    *,
+    state: TaskState | None = None,
 ) -> Path:
     """Preprocess a ``trainer.dataset.project.DatasetProject``'s trainable clips into ``out_dir``.
 
     Texts become phoneme_ids with the project's target voice (its ``phoneme_id_map``), as Piper's trainer
     builds them (:func:`training_phoneme_ids`).
 
+    ``progress(done, total)`` (or ``state.progress``) counts clips.
+
     Returns:
         ``out_dir``.
     Raises:
+        Cancelled: ``state`` was cancelled; nothing is written (a cache already in ``out_dir`` stays).
         ValueError: no clip is trainable (``trainer.dataset.export.NothingToTrain``, saying why), or PyTorch
             is missing.
     """
@@ -116,7 +122,7 @@ def build_cache(
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        utterances = _write_arrays(staging, clips, work, workers, progress)
+        utterances = _write_arrays(staging, clips, work, workers, TaskState.of(state, progress))
         _write_manifest(staging, utterances, settings, project.target_config)
         _swap_in(staging, out)
     finally:
@@ -124,26 +130,30 @@ def build_cache(
     return out
 
 
-def _write_arrays(staging: Path, clips, work, workers, progress) -> list[Utterance]:
-    from trainer.dataset.workers import worker_pool
+def _write_arrays(staging: Path, clips, work, workers, state: TaskState) -> list[Utterance]:
+    from trainer.dataset.workers import run_jobs
 
     handles = {key: (staging / name).open("wb") for key, (name, _) in FILES.items()}
     offsets = dict.fromkeys(FILES, 0)
     utterances = []
     try:
-        with worker_pool(workers, len(work)) as pool:
-            for done, (clip, arrays) in enumerate(zip(clips, pool.map(preprocess_clip, work), strict=True), 1):
-                spans = {}
-                for key, array in arrays.items():
-                    handles[key].write(np.ascontiguousarray(array, dtype=FILES[key][1]).tobytes())
-                    spans[key] = [offsets[key], len(array)]
-                    offsets[key] += len(array)
-                utterances.append(Utterance(clip.id, clip.speaker, clip.text, **spans))
-                if progress:
-                    progress(done, len(work))
+        state.progress(0, len(work))
+        for index, arrays in run_jobs(preprocess_clip, work, workers, state):
+            if state.is_cancelled():  # the arrays of a cache cut short are of no use
+                break
+            spans = {}
+            for key, array in arrays.items():
+                handles[key].write(np.ascontiguousarray(array, dtype=FILES[key][1]).tobytes())
+                spans[key] = [offsets[key], len(array)]
+                offsets[key] += len(array)
+            clip = clips[index]
+            utterances.append(Utterance(clip.id, clip.speaker, clip.text, **spans))
+            state.progress(len(utterances), len(work))
     finally:
         for handle in handles.values():
             handle.close()
+    if len(utterances) < len(work):
+        raise Cancelled(f"Training cache cancelled after {len(utterances)} of {len(work)} clips; nothing written")
     return utterances
 
 

@@ -19,7 +19,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from trainer.tasks import TaskState
 
 PRELOAD = [
     "numpy",
@@ -48,6 +52,31 @@ def worker_pool(workers: int | None, jobs_count: int) -> ProcessPoolExecutor:
     """
     count = max(1, min(workers or os.cpu_count() or 1, jobs_count))
     return ProcessPoolExecutor(max_workers=count, mp_context=_context())
+
+
+def run_jobs(
+    fn: Callable[[Any], Any], items: list, workers: int | None, state: TaskState | None = None
+) -> Iterator[tuple[int, Any]]:
+    """``fn(item)`` for each item in worker processes (:func:`worker_pool`); yields ``(index, result)`` in order.
+
+    Cancellation (``state.is_cancelled()``) is checked before each result: then the jobs
+    not started yet are dropped, the ones already handed to a worker are waited for and
+    their results yielded too (their work is done: its files are written), and the
+    iteration ends. So a cancel takes effect within the jobs in flight (about one per
+    worker) and nothing finished is lost. An exception of ``fn`` is raised here.
+    """
+    with worker_pool(workers, len(items)) as pool:
+        futures = [pool.submit(fn, item) for item in items]
+        try:
+            for index, future in enumerate(futures):
+                if state is not None and state.is_cancelled():
+                    started = [i for i in range(index, len(futures)) if not futures[i].cancel()]
+                    yield from ((i, futures[i].result()) for i in started)
+                    return
+                yield index, future.result()
+        finally:
+            for future in futures:  # the caller stopped early (an error): the others are not started
+                future.cancel()
 
 
 def warm_up() -> None:
