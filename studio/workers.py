@@ -30,7 +30,8 @@ class Task(QObject):
         partial(object): one item from a generator.
         progress(int, int): ``(done, total)`` reported by the work.
         status(str): a line of text reported by the work.
-        done(object): the return value (for a generator, ``None``).
+        done(object): the return value (for a generator, ``None``, and only when it was not cut short by a
+            cancel; a function that returns despite a cancel request has finished its work).
         cancelled(object): the work raised ``trainer.tasks.Cancelled`` (its message says what was kept).
         failed(object): any other exception raised.
         ended(): after done, cancelled or failed, or after a run cancelled without a word.
@@ -91,15 +92,14 @@ class Task(QObject):
                 for item in result:
                     if self.state.is_set():
                         getattr(result, "close", lambda: None)()
-                        break
+                        return
                     self._emit("partial", item)
                 result = None
-            if not self.state.is_set():
-                self._emit("done", result)
+            self._emit("done", result)
         except Cancelled as exc:
             self._emit("cancelled", exc)
         except Exception as exc:  # handed to the GUI thread, shown to the user
-            exc.traceback_text = traceback.format_exc()
+            exc.traceback_text = traceback.format_exc()  # type: ignore[attr-defined]
             self._emit("failed", exc)
         finally:
             self._emit("ended")
