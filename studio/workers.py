@@ -35,6 +35,7 @@ class Task(QObject):
         cancelled(object): the work raised ``trainer.tasks.Cancelled`` (its message says what was kept).
         failed(object): any other exception raised.
         ended(): after done, cancelled or failed, or after a run cancelled without a word.
+        dropped(): emitted by :meth:`drop` itself, at once: the task will say nothing more.
     """
 
     partial = Signal(object)
@@ -44,6 +45,7 @@ class Task(QObject):
     cancelled = Signal(object)
     failed = Signal(object)
     ended = Signal()
+    dropped = Signal()
     _relay = Signal(str, object)
     """Emitted on the work's thread; :meth:`_deliver` re-emits it on the GUI thread unless dropped."""
 
@@ -71,8 +73,10 @@ class Task(QObject):
 
     def drop(self) -> None:
         """Cancel the work and deliver none of its signals from now on, even those already queued."""
-        self._dropped = True
-        self.state.cancel()
+        if not self._dropped:
+            self._dropped = True
+            self.state.cancel()
+            self.dropped.emit()
 
     def is_dropped(self) -> bool:
         return self._dropped

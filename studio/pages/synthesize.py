@@ -39,7 +39,7 @@ from studio.widgets.engine_picker import EnginePicker
 from studio.widgets.voice_picker import VoicePicker
 from studio.widgets.voice_settings import VoiceSettings
 from studio.widgets.waveform import WaveformView
-from studio.workers import Task
+from studio.workers import Task, TaskSlot
 
 
 class SynthesizePage(QWidget):
@@ -62,6 +62,7 @@ class SynthesizePage(QWidget):
         super().__init__(parent)
         self._remote_saved = remote
         self._speaking = Speaking()
+        self._lines = TaskSlot()  # the line being spoken or replayed: the next one drops its late signals
         self._line_audio: list[np.ndarray] = []
         self._stats = StreamStats()
         self._last: Line | None = None
@@ -261,13 +262,13 @@ class SynthesizePage(QWidget):
         self.show_notice("")
         self.status.setText("Speaking…")
         task = Task(lambda cancel: speak_and_play(make_engine(), spoken, options, speaking, cancel), self)
-        task.partial.connect(lambda item: self._on_partial(item) if speaking is self._speaking else None)
+        task.partial.connect(self._on_partial)
         server = self.remote_panel.generation if self.engine_kind() == "remote" else None
-        task.failed.connect(lambda exc: self._on_failed(exc, name, server) if speaking is self._speaking else None)
+        task.failed.connect(lambda exc: self._on_failed(exc, name, server))
         task.ended.connect(lambda: self._on_ended(speaking, text, name))
         speaking.cancel = task.cancel
         self._set_busy(True)
-        return task.start()
+        return self._lines.start(task)
 
     def _on_partial(self, item) -> None:
         kind, value = item
@@ -306,8 +307,6 @@ class SynthesizePage(QWidget):
     def _on_ended(self, speaking: Speaking, text: str, name: str) -> None:
         speaking.ended = True
         self.engines.show_devices()
-        if speaking is not self._speaking:
-            return
         self._set_busy(False)
         if not self._line_audio:
             return
@@ -351,12 +350,11 @@ class SynthesizePage(QWidget):
         task.ended.connect(lambda: self._on_replay_ended(speaking))
         speaking.cancel = task.cancel
         self._set_busy(True)
-        return task.start()
+        return self._lines.start(task)
 
     def _on_replay_ended(self, speaking: Speaking) -> None:
         speaking.ended = True
-        if speaking is self._speaking:
-            self._set_busy(False)
+        self._set_busy(False)
 
     @property
     def last_line(self) -> Line | None:
