@@ -101,3 +101,49 @@ def test_starting_a_second_task_cancels_the_first_and_drops_its_late_signals(qtb
     second_gate.set()
     qtbot.waitUntil(lambda: not slot.busy(), timeout=5000)
     assert got[delivered:] == [("second", 3)]  # nothing more of the first, not even its ended
+
+
+# --- the dataset work stops at a cancel, keeping what it finished -------------------------------------------
+@pytest.fixture(scope="module")
+def cards(tmp_path_factory):
+    """A project of the five 'cards' recordings."""
+    from conftest import shared_path
+
+    from trainer.dataset.project import DatasetProject
+
+    project = DatasetProject.create(tmp_path_factory.mktemp("cards") / "project")
+    project.import_sources([shared_path("corpus", "real-speech", "cards")], workers=1)
+    return project.folder
+
+
+def _cancel_after_first(seen: list) -> TaskState:
+    """A state that records progress and cancels itself once the first item is done."""
+    state = TaskState(progress=lambda done, total: (seen.append((done, total)), done >= 1 and state.cancel()))
+    return state
+
+
+def test_cancelled_fixes_keep_the_clips_fixed(cards, tmp_path):
+    """Normalizing 5 clips with one worker, cancelled after the first: the clips fixed until then (the first
+    and the one in flight) are recorded in the manifest, the others untouched, and the message says how many."""
+    import shutil
+
+    from trainer.dataset.project import DatasetProject
+
+    folder = shutil.copytree(cards, tmp_path / "project")
+    seen: list = []
+    with pytest.raises(Cancelled) as cancelled:
+        DatasetProject(folder).apply_fixes(normalize=True, workers=1, state=_cancel_after_first(seen))
+    fixed = [c.id for c in DatasetProject(folder).clips.values() if c.edits]
+    assert str(cancelled.value) == f"Fixes cancelled: {len(fixed)} of 5 clips fixed"
+    assert 1 <= len(fixed) < 5 and seen[0] == (0, 5) and seen[-1] == (len(fixed), 5)
+
+
+def test_cancelled_cache_build_writes_nothing(cards, tmp_path):
+    """A training cache cancelled part-way leaves no cache and no half-built folder."""
+    from trainer.dataset.project import DatasetProject
+    from trainer.preprocess import build_cache
+
+    seen: list = []
+    with pytest.raises(Cancelled, match=r"Training cache cancelled after \d of 5 clips; nothing written"):
+        build_cache(DatasetProject(cards), tmp_path / "cache", workers=1, state=_cancel_after_first(seen))
+    assert seen[0] == (0, 5) and list(tmp_path.iterdir()) == []
