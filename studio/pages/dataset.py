@@ -10,6 +10,7 @@ the current clip; the report tab shows histograms and the health report.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -54,9 +55,10 @@ class DatasetPage(DatasetActions, QWidget):
         self.project_dir = Path(project_dir or user_data_dir() / "datasets" / "my-dataset")
         self._busy = False
         self._phonemizer = None
-        self._playing = None
+        self._playing: Any = None
         self._project = None
-        self._clip_audio = None
+        self._clip_audio: tuple[Any, int] | None = None
+        """The current clip's samples (float32 ``[N]``) and sample rate (Hz): what Space plays."""
         self._warmed = False
         self._unsaved: dict[str, str] = {}
         """Text edits of clips the user has left, not saved yet: ``{clip id: text}`` (see ``save_pending``)."""
@@ -172,7 +174,7 @@ class DatasetPage(DatasetActions, QWidget):
         self.model.set_rows(rows(project, report.findings))
         self.report.setMarkdown(to_markdown(report))
         self.histograms.show_report(report)
-        if current in project.clips:
+        if current is not None and current in project.clips:
             self.select([current])
         self._on_selection_changed()
 

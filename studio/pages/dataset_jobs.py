@@ -18,18 +18,48 @@ window saves it before the window goes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from PySide6.QtWidgets import QLabel, QPushButton, QWidget
+
+from studio.widgets.clip_editor import ClipEditor
+from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task, TaskSlot
 from trainer.tasks import TaskState
 
 BUSY = "Please wait: the dataset is busy."
 
+if TYPE_CHECKING:  # what the mixins extend: the page (a QWidget) to the type checker, nothing at run time
+    _Page = QWidget
+else:
+    _Page = object
 
-class DatasetJobs:
+
+class DatasetJobs(_Page):
     """The page's job slot (``jobs``), its busy state and its unsaved text edits."""
 
     jobs: TaskSlot
+    project_dir: Path
+    hint: QLabel
+    job_progress: TaskProgress
+    buttons: dict[str, QPushButton]
+    editor: ClipEditor
+    _busy: bool
+    _unsaved: dict[str, str]
+    if TYPE_CHECKING:  # the page's, named here for the type checker
+        from PySide6.QtCore import SignalInstance
+
+        message: SignalInstance
+
+        def refresh(self) -> None: ...
+        def project(self) -> Any: ...
+        def _on_selection_changed(self, *_: object) -> None: ...
+        def _get_phonemizer(self, project: Any = None) -> Any: ...
+        def selected_ids(self) -> list[str]: ...
+        def has_project(self) -> bool: ...
+
+        _project: Any
 
     def run_job(
         self, label: str, work: Callable[[Any, TaskState], Any], describe, create: bool = False, cancellable=False
@@ -124,7 +154,9 @@ class DatasetJobs:
 
         self.jobs.join()
         edits = self._take_edits()
-        project = self.project() if edits else None
+        if not edits:
+            return []
+        project = self.project()
         for clip_id, text in edits.items():
             try:
                 set_text(project, clip_id, text, self._get_phonemizer(project))

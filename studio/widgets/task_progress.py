@@ -61,7 +61,9 @@ class TaskProgress(QWidget):
         layout.addWidget(self.bar, 1)
         layout.addWidget(self.text, 2)
         layout.addWidget(self.cancel_button)
-        self._label, self._first, self._cancelling = "", None, ""
+        self._label, self._cancelling = "", ""
+        self._first: tuple[int, float] | None = None
+        """``(done, time.monotonic())`` of the first progress report."""
         self.setVisible(False)
 
     def follow(self, task: Task, label: str, cancellable: bool) -> None:
