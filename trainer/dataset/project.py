@@ -201,17 +201,20 @@ class DatasetProject:
         """
         if voice_config:
             self.voice_config = str(voice_config)
+        state = TaskState.of(state, progress)
+        state.status("Looking for recordings…")
         found = scan(list(paths), unpack_dir=self.folder / "unpacked")
+        state.status(f"Comparing {len(found.clips)} recordings with the clips already imported…")
         result = ImportResult(problems=list(found.problems))
         known = {(c.source, c.source_sha256) for c in self.clips.values()}
-        todo = []
+        todo: list[tuple[str, SourceClip, str]] = []
         for clip in found.clips:
             digest = _sha256(clip.audio)
             if (str(clip.audio), digest) in known:
                 result.unchanged += 1
             else:
                 todo.append((self._new_id(clip, {t[0] for t in todo}), clip, digest))
-        self._run(todo, workers, TaskState.of(state, progress), result)
+        self._run(todo, workers, state, result)
         return result
 
     def apply_fixes(
@@ -288,7 +291,9 @@ class DatasetProject:
 
         options = options or SliceOptions()
         result, known = ImportResult(), {(c.source, c.source_sha256) for c in self.clips.values()}
-        todo, digests, bases = [], [], set()
+        todo: list[tuple] = []
+        digests: list[str] = []
+        bases: set[str] = set()
         for path in map(Path, paths):
             digest = _sha256(path)
             if (str(path), digest) in known:
