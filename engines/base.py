@@ -15,8 +15,10 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from engines.errors import VoiceStudioError
 
-class VoiceError(ValueError):
+
+class VoiceError(VoiceStudioError, ValueError):
     """A voice file or its config is missing or invalid.
 
     The message names the file and, where one is at fault, the field.
@@ -29,7 +31,7 @@ class VoiceError(ValueError):
         super().__init__(f"{where}: {message}")
 
 
-class EngineError(RuntimeError):
+class EngineError(VoiceStudioError, RuntimeError):
     """An engine cannot be created or cannot synthesize (missing package, bad device)."""
 
 
@@ -44,8 +46,8 @@ class SynthesisOptions:
             ``length_scale`` (Kim et al., 2021, sec. 2.3).
         noise_scale: standard deviation multiplier of the prior sample z_p.
         noise_w: noise multiplier of the stochastic duration predictor.
-        sentence_silence: extra silence after each sentence, in seconds, on top
-            of the pause the voice itself predicts for the final punctuation.
+        sentence_silence: extra silence between sentences (none after the last), in seconds, on
+            top of the pause the voice itself predicts for the final punctuation.
     """
 
     speaker: str | int | None = None
@@ -74,7 +76,8 @@ class AudioChunk:
         sample_rate: samples per second (Hz).
         sentence_index: index of the sentence within the request, from 0.
         chunk_index: index of this chunk within its sentence, from 0.
-        final: True for the last chunk of its sentence (silence chunks excluded).
+        final: True for the last chunk of its sentence (silence chunks excluded). An engine that learns of
+            the end only after the last samples (the remote engine) flags it on an empty closing chunk.
         start_sample: offset of the first sample within the whole request's audio.
         compute_s: seconds spent producing this chunk (wall clock).
         elapsed_s: seconds from the start of the request until this chunk was ready.

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from engines.errors import VoiceStudioError
 from engines.voice import Voice, VoiceConfig
 
 OPENAI_VOICES = ("alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer", "verse")
@@ -31,7 +32,7 @@ DEFAULT_SPEAKER = "default"
 _PIPER_NAME = re.compile(r"[a-z]{2,3}(?:_[A-Za-z]{2,3})?-(.+)-(?:x_low|low|medium|high)")
 
 
-class UnknownName(ValueError):
+class UnknownName(VoiceStudioError, ValueError):
     """A voice or speaker name that matches nothing; ``field`` is ``"model"`` (a voice) or ``"voice"``
     (a speaker, as OpenAI's API calls it). The message lists the known names."""
 

@@ -81,6 +81,8 @@ class LocalEngine:
         self.last_report = FrontendReport()
         batches = sentence_batches(self.phonemizer, text, self.last_report, self.batch_size, self.max_phoneme_ids)
         for batch in batches:
+            if cancel is not None and cancel.is_set():  # before the batch's model work, not after it
+                return
             for sentence, pieces in self._synthesize_batch(batch, request, clock, cancel):
                 if cancel is not None and cancel.is_set():
                     return

@@ -1,4 +1,8 @@
-"""The main window: four areas (Dataset, Train, Compare, Synthesize) and voice drops."""
+"""The main window: four areas (Dataset, Train, Compare, Synthesize) and voice drops.
+
+The window builds the studio's models (``studio.state``) from the settings,
+hands them to the pages, and saves the settings from them when they change.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from studio.pages.placeholder import ComingPage
 from studio.pages.synthesize import SynthesizePage
 from studio.pages.train import TrainPage
 from studio.settings import Settings
+from studio.state import StudioState, Workspace
 
 AREAS = ("Dataset", "Train", "Compare", "Synthesize")
 
@@ -27,24 +32,21 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Voice Studio")
         self.resize(1100, 700)
         self.setAcceptDrops(True)
+        self.state = StudioState(workspace=Workspace(runs_dir=runs_root))
+        found = self.settings.apply(self.state.library, self.state.workspace)
 
-        self.synthesize_page = SynthesizePage(self.settings.voices, self.settings.remote)
-        self.dataset_page = DatasetPage()
-        self.dataset_page.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
-        self.synthesize_page.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
-        self.synthesize_page.voices_changed.connect(self._save_voices)
+        self.synthesize_page = SynthesizePage(self.state)
+        for error in found.errors:
+            self.synthesize_page.show_notice(str(error))
+        self.synthesize_page.add_voice_files(found.checkpoints)
+        self.dataset_page = DatasetPage(self.state.workspace)
+        self.train_page = TrainPage(self.state.workspace, self.state.library)
+        for page in (self.dataset_page, self.synthesize_page, self.train_page):
+            page.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.synthesize_page.checkpoint_added.connect(lambda v: self.statusBar().showMessage(f"Added {v.name}", 8000))
-        from engines.registry import user_data_dir, user_voice_dir
-
-        self.train_page = TrainPage(
-            runs_root or user_data_dir() / "runs",
-            user_voice_dir(),
-            self._dataset_for_training,
-        )
-        self.train_page.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.train_page.voice_exported.connect(lambda path: self.synthesize_page.add_voice_files([path]))
-        self.synthesize_page.voices_changed.connect(self._offer_start_voices)
-        self._offer_start_voices()
+        self.state.library.events.changed.connect(self._save_settings)
+        self.state.workspace.events.remote.connect(self._save_settings)
         pages = {
             "Dataset": self.dataset_page,
             "Train": self.train_page,
@@ -74,19 +76,9 @@ class MainWindow(QMainWindow):
         """Switch to one of ``AREAS``."""
         self.nav.setCurrentRow(AREAS.index(area))
 
-    def _dataset_for_training(self) -> str | None:
-        """The Dataset page's project, once it has one."""
-        folder = self.dataset_page.project_dir
-        return str(folder) if (folder / "manifest.json").exists() else None
-
-    def _offer_start_voices(self) -> None:
-        """The Synthesize page's added voices and checkpoints are starting points on the Train page."""
-        voices = [v for v in self.synthesize_page.voices() if v.origin != "embedded"]
-        self.train_page.setup.set_start_voices([(f"{v.name} ({v.model_path.name})", str(v.model_path)) for v in voices])
-
-    def _save_voices(self) -> None:
-        self.settings.voices = self.synthesize_page.added_voice_paths()
-        self.settings.remote = self.synthesize_page.remote_panel.saved()
+    def _save_settings(self, _change: object = None) -> None:
+        """Write the settings from the models (the voices added, the remote fields)."""
+        self.settings.take(self.state.library, self.state.workspace)
         try:
             self.settings.save()
         except OSError as exc:

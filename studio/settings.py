@@ -5,15 +5,21 @@ Schema version 2: ``{"version": 2, "voices": [paths of added voices],
 "response_format"}}`` (the remote server's fields; API keys are never
 written). Version 1 files are migrated (no ``remote``); unknown versions give
 defaults, and a damaged file is kept beside as ``settings.json.bad``.
+
+The studio reads the settings into its models (``studio.state``) at start
+(:meth:`Settings.apply`) and writes them from the models (:meth:`Settings.take`);
+no widget reads them.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from engines.files import write_text
+from engines.remote.settings import RemoteSettings
+from studio.state import DEFAULT_REMOTE, Found, VoiceLibrary, Workspace
 
 VERSION = 2
 
@@ -54,6 +60,49 @@ class Settings:
         path = path or settings_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text(path, json.dumps({"version": VERSION, **asdict(self)}, ensure_ascii=False, indent=2))
+
+    def apply(self, library: VoiceLibrary, workspace: Workspace) -> Found:
+        """Read the settings into the models: the embedded, user and added ``.onnx`` voices into ``library``,
+        the remote server's fields into ``workspace.remote``.
+
+        Returns what the caller still has to do or show: ``checkpoints`` (added ``.ckpt`` voices, to read off
+        the GUI thread) and ``errors`` (voice files that could not be read; a remote field that is not valid,
+        a ``ValueError`` naming it, while the default remote settings stay).
+        """
+        found = Found(errors=list(library.load(self.voices)))
+        found.checkpoints = [Path(p) for p in self.voices if Path(p).suffix.lower() == ".ckpt"]
+        try:
+            workspace.remote = remote_settings(self.remote)
+        except ValueError as exc:
+            found.errors.append(ValueError(f"settings: remote {exc}"))
+        return found
+
+    def take(self, library: VoiceLibrary, workspace: Workspace) -> None:
+        """Set the fields from the models: the voices the user added, the remote fields (never the key)."""
+        self.voices = library.added_paths()
+        self.remote = remote_record(workspace.remote)
+
+
+def remote_settings(record: dict) -> RemoteSettings:
+    """The remote settings a settings file's ``remote`` record names (missing fields: ``DEFAULT_REMOTE``'s).
+
+    Raises:
+        ValueError: a field is not valid (``url``, ``response_format``), named in the message.
+    """
+
+    def value(name: str) -> str:
+        return str(record.get(name) or getattr(DEFAULT_REMOTE, name))
+
+    url, model, voice, response_format = (value(name) for name in REMOTE_FIELDS)
+    return replace(DEFAULT_REMOTE, url=url, model=model, voice=voice, response_format=response_format)
+
+
+def remote_record(settings: RemoteSettings) -> dict:
+    """What the settings file keeps of remote settings: ``REMOTE_FIELDS`` (never the API key)."""
+    return {k: getattr(settings, k) for k in REMOTE_FIELDS}
+
+
+REMOTE_FIELDS = ("url", "model", "voice", "response_format")
 
 
 def migrate(raw: dict) -> dict:

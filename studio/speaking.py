@@ -2,7 +2,8 @@
 
 ``speak_and_play`` streams an engine's chunks into a :class:`engines.playback.Playback`
 while handing each chunk back to the caller (the page draws the waveform from
-them); ``Speaking`` is what the Stop button reaches.
+them); ``Speaking`` is what the Stop button reaches; ``Take`` gathers the chunks
+of the line being spoken into a :class:`Line`.
 """
 
 from __future__ import annotations
@@ -10,10 +11,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engines.base import EngineError, StreamStats, SynthesisOptions
+import assets
+from engines.audio import concat
+from engines.base import AudioChunk, EngineError, StreamStats, SynthesisOptions
+
+if TYPE_CHECKING:
+    from engines.playback import Playback
 
 
 @dataclass
@@ -27,6 +34,51 @@ class Line:
     stats: StreamStats = field(default_factory=StreamStats)
 
 
+class Take:
+    """The line being spoken: its chunks as they arrive (on the GUI thread), then the finished :class:`Line`.
+
+    Args:
+        text: what was typed. voice: the name the line is spoken with (a voice, or ``model/voice`` of a server).
+    """
+
+    def __init__(self, text: str, voice: str) -> None:
+        self.text, self.voice = text, voice
+        self.sample_rate = 0
+        """Hz of the first chunk (a remote server names its rate only then); 0 before it."""
+        self.stats = StreamStats()
+        self._audio: list[np.ndarray] = []
+
+    def add(self, chunk: AudioChunk) -> bool:
+        """Keep ``chunk``; ``True`` for the first one (its ``sample_rate`` is the line's)."""
+        first = not self.sample_rate
+        if first:
+            self.sample_rate = chunk.sample_rate
+        self._audio.append(chunk.audio)
+        self.stats.add(chunk)
+        return first
+
+    def line(self) -> Line | None:
+        """The line of every chunk so far (float32 ``[N]``), or ``None`` before the first."""
+        if not self._audio:
+            return None
+        return Line(self.text, self.voice, self.sample_rate, concat(self._audio), self.stats)
+
+    def timing(self) -> str:
+        """Time to first audio, RTF and duration, named by voice (the chosen one may have changed since)."""
+        stats = self.stats
+        return (
+            f"{self.voice}: first audio {stats.first_audio_s:.2f} s · RTF {stats.rtf:.3f} · "
+            f"{stats.audio_s:.1f} s of audio"
+        )
+
+
+def default_line() -> str:
+    """The first line of ``assets/default_lines.txt``: what the text box starts with."""
+    path = assets.path("default_lines.txt")
+    lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()] if path.exists() else []
+    return lines[0] if lines else "Hello! This is Voice Studio."
+
+
 class Speaking:
     """One line being spoken, as Stop needs to reach it: its cancel flag and, once open, its playback.
 
@@ -35,7 +87,7 @@ class Speaking:
 
     def __init__(self, cancel: threading.Event | None = None) -> None:
         self.cancel = cancel
-        self.playback = None
+        self.playback: Playback | None = None
         self.ended = False
         self.lock = threading.Lock()
 

@@ -69,8 +69,9 @@ def test_ranking_reads_best_json_not_file_names(run_dir):
 def test_export_voice_takes_the_best_ranked_checkpoint(qtbot, run_dir, tmp_path):
     """The reported case: Export voice wrote epoch 2's checkpoint; it must write epoch 1's and say so."""
     from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
 
-    page = TrainPage(run_dir.parent, tmp_path / "voices")
+    page = TrainPage(Workspace(runs_dir=run_dir.parent, voices_dir=tmp_path / "voices"), VoiceLibrary())
     qtbot.addWidget(page)
     page.tabs.setCurrentIndex(1)
     assert page.runs.table.item(0, 4).text() == "1.1247"

@@ -13,7 +13,8 @@ import pytest
 import soundfile
 
 from engines.remote.body_format import SniffingDecoder, body_format
-from engines.remote.engine import RemoteEngine, RemoteSettings
+from engines.remote.engine import RemoteEngine
+from engines.remote.settings import RemoteSettings
 
 RATE = 22050
 

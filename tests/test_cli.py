@@ -185,3 +185,21 @@ def test_a_reader_that_closes_stdout_is_one_line(tmp_path):
     error = process.stderr.read()
     assert process.wait(timeout=120) == 2
     assert error == "voice-studio: error: standard output: the reader closed it\n"
+
+
+def test_choices_are_the_owners_and_refused_before_any_work(tmp_path):
+    """Options offer what their owners have (recognizers, presets, remote formats); another value is refused
+    with the list, before a project or a run folder is made."""
+    from engines.remote.settings import RESPONSE_FORMATS
+    from trainer.dataset.recognizers import BACKENDS
+    from trainer.presets import PRESETS
+
+    project, run = tmp_path / "project", tmp_path / "run"
+    sliced = run_cli("dataset", "slice", str(tmp_path / "long.wav"), "--project", str(project), "--recognizer", "bogus")
+    trained = run_cli("train", "--dataset", str(tmp_path), "--out", str(run), "--preset", "huge")
+    spoken = run_cli("say", "Hello.", "--engine", "remote", "--url", "http://127.0.0.1:9", "--format", "aac")
+    assert (sliced.returncode, trained.returncode, spoken.returncode) == (2, 2, 2)
+    for result, offered in ((sliced, (*BACKENDS, "none")), (trained, PRESETS), (spoken, RESPONSE_FORMATS)):
+        listed = result.stderr.partition("choose from")[2]
+        assert "invalid choice" in result.stderr and all(name in listed for name in offered), result.stderr
+    assert not project.exists() and not run.exists()

@@ -17,8 +17,9 @@ pytestmark = pytest.mark.gui
 def page(qtbot, tmp_path):
     """A Dataset page on a new project holding the five 'cards' recordings."""
     from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
 
-    widget = DatasetPage(tmp_path / "project")
+    widget = DatasetPage(Workspace(dataset_project=tmp_path / "project"))
     qtbot.addWidget(widget)
     widget.import_paths([shared_path("corpus", "real-speech", "cards")])
     qtbot.waitUntil(lambda: not widget.is_busy(), timeout=120_000)
@@ -226,10 +227,11 @@ def test_import_of_the_target_voice_shows_progress_can_be_cancelled_and_resumes(
     import time
 
     from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
 
     corpus = shared_path("corpus", "target-voice")
     names = [row.split("|")[0] for row in (corpus / "metadata.csv").read_text(encoding="utf-8").splitlines()]
-    page = DatasetPage(tmp_path / "project")
+    page = DatasetPage(Workspace(dataset_project=tmp_path / "project"))
     qtbot.addWidget(page)
     shown = page.job_progress
     values: list[int] = []

@@ -120,7 +120,8 @@ def test_piper_tts_speaks_the_export(exported, name):
 
 def test_serve_speaks_every_export_with_both_engines(exported):
     """serve --engine onnx --engine torch with all four exports starts (speaking each at warm-up) and answers each."""
-    from engines.remote.engine import RemoteEngine, RemoteSettings
+    from engines.remote.engine import RemoteEngine
+    from engines.remote.settings import RemoteSettings
 
     voices = [a for path in exported.values() for a in ("--voice", str(path))]
     server = SpeechServer(*voices, "--engine", "onnx", "--engine", "torch", "--device", "cpu", "--workers", "1")

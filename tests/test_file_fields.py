@@ -250,9 +250,10 @@ def test_truncated_training_json_is_one_line(tmp_path):
 
 def test_voice_picker_refuses_a_voice_that_would_not_load(joe, tmp_path, qtbot):
     """Add voice… with a config of another model: a notice naming file and field, and nothing listed."""
+    from studio.state import VoiceLibrary
     from studio.widgets.voice_picker import VoicePicker
 
-    picker = VoicePicker()
+    picker = VoicePicker(VoiceLibrary())
     qtbot.addWidget(picker)
     bad = _voice_copy(joe, tmp_path, "other", lambda c: c.update(num_symbols=300))
     with qtbot.waitSignal(picker.notice) as blocker:

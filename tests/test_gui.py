@@ -197,6 +197,9 @@ def test_dropping_a_voice_adds_it(window, joe, tmp_path, qtbot):
     assert "dropped" in page.voice_names()
     assert page.voice.name == "dropped"
     assert str(model) in window.settings.voices
+    assert window.state.library.find(model) is page.voice  # the window's VoiceLibrary, which the Train page shows
+    start = window.train_page.setup.start
+    assert str(model) in [start.itemData(i) for i in range(start.count())]
 
 
 def test_dropping_a_broken_voice_names_the_file(window, tmp_path):

@@ -158,11 +158,12 @@ def test_preflight_and_the_dataset_page_do_not_create_a_project(tmp_path, qtbot)
     """Siblings: the Train page's Check on a missing dataset path, and a Dataset page job other than import
     (Save report) on a folder that is not a project: a reason, and nothing created."""
     from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
     from trainer.preflight import summarize
 
     with pytest.raises(ValueError, match="not a dataset"):
         summarize(tmp_path / "nonexist")
-    page = DatasetPage(tmp_path / "project")
+    page = DatasetPage(Workspace(dataset_project=tmp_path / "project"))
     qtbot.addWidget(page)
     page.save_report(tmp_path / "report.md")
     qtbot.waitUntil(lambda: not page.is_busy(), timeout=30_000)
@@ -174,10 +175,11 @@ def test_dataset_page_shows_speakers_and_sets_them_on_the_selection(mixed, tmp_p
     """The clip table's speaker column is empty and the warnings say no_speaker for the 2 clips without
     one; Set speaker on that selection fills both and clears the finding; an empty name changes nothing."""
     from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
     from studio.widgets.clip_table import COLUMNS
 
     plain = mixed[1]
-    page = DatasetPage(_copy(mixed, tmp_path).folder)
+    page = DatasetPage(Workspace(dataset_project=_copy(mixed, tmp_path).folder))
     qtbot.addWidget(page)
 
     def cells(column: str) -> dict[str, str]:

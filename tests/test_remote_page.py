@@ -16,12 +16,22 @@ from engines.remote.engine import RemoteEngine
 pytestmark = pytest.mark.gui
 
 
+def _state(speech_server, voices=()):
+    """The studio's models: the embedded voice plus ``voices``, and the test server as the remote one."""
+    from engines.remote.settings import RemoteSettings
+    from studio.state import StudioState, Workspace
+
+    remote = RemoteSettings(url=speech_server.url, model="tts-1", voice="default", response_format="pcm")
+    state = StudioState(workspace=Workspace(remote=remote))
+    state.library.load(voices)
+    return state
+
+
 @pytest.fixture
 def page(qtbot, speech_server):
     from studio.pages.synthesize import SynthesizePage
 
-    saved = {"url": speech_server.url, "model": "tts-1", "voice": "default", "response_format": "pcm"}
-    page = SynthesizePage(remote=saved)
+    page = SynthesizePage(_state(speech_server))
     qtbot.addWidget(page)
     page.engine_box.setCurrentIndex(page.engine_box.findData("remote"))
     yield page
@@ -78,7 +88,9 @@ def test_remote_fields_are_saved_without_the_key(page, tmp_path):
     from studio.settings import Settings
 
     page.remote_panel.api_key.setText("secret-key")
-    settings = Settings(remote=page.remote_panel.saved())
+    assert page.state.workspace.remote.api_key == "secret-key"
+    settings = Settings()
+    settings.take(page.state.library, page.state.workspace)
     settings.save(tmp_path / "settings.json")
     text = (tmp_path / "settings.json").read_text()
     assert "secret-key" not in text and json.loads(text)["remote"]["url"].startswith("http://127.0.0.1")
@@ -92,8 +104,7 @@ def test_a_hidden_local_speaker_is_not_sent_as_the_remote_voice(qtbot, speech_se
     line is the server's "default" (the hidden picker's "cleo" was sent as the voice: 404 from this server)."""
     from studio.pages.synthesize import SynthesizePage
 
-    saved = {"url": speech_server.url, "model": "tts-1", "voice": "default", "response_format": "pcm"}
-    page = SynthesizePage(extra_voices=[str(trio_voice)], remote=saved)
+    page = SynthesizePage(_state(speech_server, [trio_voice]))
     qtbot.addWidget(page)
     page.voice_box.setCurrentIndex(page.voice_names().index("en_US-trio-low"))
     page.speaker_box.setCurrentText("cleo")

@@ -15,7 +15,8 @@ from conftest import SpeechServer
 from engines.audio import snr_db
 from engines.base import EngineError, SynthesisOptions
 from engines.cleaning import clean_text
-from engines.remote.engine import RemoteEngine, RemoteSettings
+from engines.remote.engine import RemoteEngine
+from engines.remote.settings import RemoteSettings
 from engines.server.encode import pcm16
 
 DETERMINISTIC = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
@@ -165,6 +166,7 @@ def test_cancelling_the_remote_engine_closes_the_connection(speech_server):
         ({"input": "Hello.", "response_format": "aac"}, 400, "'aac' (this server has no AAC encoder); supported: pcm"),
         ({"input": "Hello.", "response_format": "ogg"}, 400, "'ogg'; supported: pcm, wav, flac, mp3, opus"),
         ({"input": "Hello.", "speed": 9}, 400, "'speed' must be a number from 0.25 to 4"),
+        ({"input": "Hello.", "sentence_silence": -1}, 400, "'sentence_silence' must be a number from 0 to 10"),
     ],
 )
 def test_bad_requests_get_the_right_status_and_a_json_message(speech_server, body, status, words):
@@ -264,6 +266,24 @@ def test_say_remote_writes_a_wav_with_exact_sizes(speech_server, tmp_path):
     assert struct.unpack("<I", body[40:44])[0] == len(body) - 44 > 22050
 
 
+def test_say_remote_sentence_silence_is_sent_to_our_server(speech_server, tmp_path):
+    """say --engine remote --sentence-silence 0.5 asks for Piper's settings, so our server puts the silence in
+    (it said "not applied" and dropped it unless a noise option was also given)."""
+    import subprocess
+    import sys
+
+    import soundfile
+
+    command = [sys.executable, "-m", "studio", "say", "--engine", "remote", "--url", speech_server.url]
+    command += ["--model", "en_US-joe-medium", "--format", "wav", "--sentence-silence", "0.5", "One. Two.", "-o"]
+    result = subprocess.run([*command, str(tmp_path / "gap.wav")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "not applied" not in result.stderr, result.stderr
+    audio, rate = soundfile.read(tmp_path / "gap.wav", dtype="float32")
+    quiet = np.abs(audio) < 1e-4
+    longest = max(len(run) for run in np.split(quiet, np.flatnonzero(np.diff(quiet.astype(np.int8))) + 1) if run[0])
+    assert longest >= 0.5 * rate
+
+
 def test_cancel_wakes_a_read_blocked_on_a_silent_server():
     """A server that sends one piece and then nothing: cancel ends the stream at once, not at the read timeout."""
     import socket
@@ -328,3 +348,50 @@ def test_wrong_method_and_unknown_route_answer_in_openai_shape(speech_server):
     wrong = httpx.get(f"{speech_server.url}/v1/audio/speech")
     assert wrong.status_code == 405 and "GET /v1/audio/speech" in wrong.json()["error"]["message"]
     assert httpx.get(f"{speech_server.url}/v1/nothing").json()["error"]["message"].startswith("GET /v1/nothing")
+
+
+def test_remote_text_without_speech_is_an_empty_stream(speech_server):
+    """Emoji only, as the punctuation-only texts of the conformance suite: no chunk and no error (the server's
+    400 'no speakable text' was raised as an EngineError, where the local engines give an empty stream)."""
+    assert list(remote(speech_server).synthesize("\U0001f600\U0001f389 \u2764\ufe0f", DETERMINISTIC)) == []
+
+
+def test_sentence_silence_an_openai_request_cannot_carry_is_told(speech_server):
+    """Without Piper's settings (an OpenAI-style request) sentence_silence cannot be sent: the engine says so
+    instead of dropping it silently (our server applies it: ``tests/engine_conformance.py``)."""
+    options = SynthesisOptions(noise_scale=0.0, noise_w=0.0, sentence_silence=0.5)
+    engine = RemoteEngine(RemoteSettings(url=speech_server.url, model="tts-1", voice="alloy"))
+    assert len(speak(engine, "One sentence. Another one.", options)) > 0
+    assert "sentence_silence is not applied" in engine.notice
+    assert len(speak(engine, "One sentence.")) > 0 and engine.notice == ""
+
+
+def test_length_scale_means_the_same_remotely_on_a_voice_with_its_own_rate(tmp_path):
+    """On a voice whose config says length_scale 1.5, length_scale 1.0 is 1.0 on the remote engine as on the
+    local ones (it was sent as speed 1.0 and became the voice's 1.5); OpenAI's speed stays relative to the
+    voice's rate, and a body with both is a 400 naming the field."""
+    import json
+    import shutil
+
+    from engines.registry import create_engine, default_voice
+    from engines.voice import config_path_for, load_voice
+
+    joe = default_voice()
+    model = shutil.copy(joe.model_path, tmp_path / "slow.onnx")
+    config = json.loads(config_path_for(joe.model_path).read_text())
+    config["inference"]["length_scale"] = 1.5
+    (tmp_path / "slow.onnx.json").write_text(json.dumps(config))
+    options = SynthesisOptions(noise_scale=0.0, noise_w=0.0, length_scale=1.0)
+    local = np.concatenate(
+        [c.audio for c in create_engine("onnx", load_voice(model)).synthesize("Hello there.", options)]
+    )
+    server = SpeechServer("--voice", str(model), "--workers", "1", "--no-warm-up")
+    try:
+        heard = speak(remote(server, model="slow"), "Hello there.", options)
+        assert len(heard) == len(local)
+        openai = speak(remote(server, model="slow", piper_params=False), "Hello there.", options)
+        assert len(openai) > 1.3 * len(local)  # speed 1.0: the voice's own (slower) rate
+        both = post(server, {"input": "Hello.", "speed": 1.0, "length_scale": 1.0})
+        assert both.status_code == 400 and both.json()["error"]["param"] == "length_scale"
+    finally:
+        server.stop()

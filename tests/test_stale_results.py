@@ -17,9 +17,10 @@ pytestmark = pytest.mark.gui
 def train(qtbot, tmp_path):
     """A Train page (not shown: no device detection) and two datasets: a folder that is none, an empty project."""
     from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
     from trainer.dataset.project import DatasetProject
 
-    page = TrainPage(tmp_path / "runs", tmp_path / "voices")
+    page = TrainPage(Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices"), VoiceLibrary())
     qtbot.addWidget(page)
     (tmp_path / "not-a-dataset").mkdir()
     empty = DatasetProject.create(tmp_path / "empty-project")
@@ -88,20 +89,25 @@ def test_start_checks_what_is_selected_when_it_is_pressed(train, qtbot):
 def test_train_dataset_follows_the_dataset_page_until_the_user_sets_one(qtbot, tmp_path):
     """The dataset filled in from the Dataset page follows it to another project; a typed one stays."""
     from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
+    from trainer.dataset.project import DatasetProject
 
     projects = {"now": tmp_path / "first"}
-    page = TrainPage(tmp_path / "runs", tmp_path / "voices", lambda: str(projects["now"]))
+    for name in ("first", "second", "third"):  # the Dataset page's projects (a manifest each)
+        DatasetProject.create(tmp_path / name).save()
+    workspace = Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices", dataset_project=projects["now"])
+    page = TrainPage(workspace, VoiceLibrary())
     qtbot.addWidget(page)
     page._devices_listed = True  # no device detection (it loads torch) in this test
     page.show()
     assert page.setup.dataset.text() == str(tmp_path / "first")
     page.hide()
-    projects["now"] = tmp_path / "second"
+    workspace.dataset_project = tmp_path / "second"
     page.show()
     assert page.setup.dataset.text() == str(tmp_path / "second")
     page.hide()
     page.setup.dataset.setText(str(tmp_path / "typed"))
-    projects["now"] = tmp_path / "third"
+    workspace.dataset_project = tmp_path / "third"
     page.show()
     assert page.setup.dataset.text() == str(tmp_path / "typed")
 
@@ -111,11 +117,14 @@ def test_train_dataset_follows_the_dataset_page_until_the_user_sets_one(qtbot, t
 def synth(qtbot, tmp_path, joe):
     """A Synthesize page listing joe and "broken": joe's config beside a model that is no ONNX graph."""
     from studio.pages.synthesize import SynthesizePage
+    from studio.state import StudioState
 
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not an onnx graph")
     shutil.copy(f"{joe.model_path}.json", tmp_path / "broken.onnx.json")
-    page = SynthesizePage([str(broken)])
+    state = StudioState()
+    state.library.load([broken])
+    page = SynthesizePage(state)
     qtbot.addWidget(page)
     assert page.voice_names()[-1] == "broken"
     yield page
@@ -174,9 +183,13 @@ def test_a_broken_voice_file_error_goes_when_a_good_voice_is_chosen(synth, tmp_p
 def test_remote_test_result_goes_when_the_url_changes(qtbot, speech_server):
     """Test against the server: Connected, noise sliders on. Another URL: the status and the noise sliders
     (a Voice Studio server's) go. A Test answer arriving after the URL changed is dropped."""
+    from engines.remote.settings import RemoteSettings
     from studio.pages.synthesize import SynthesizePage
+    from studio.state import StudioState, Workspace
 
-    page = SynthesizePage(remote={"url": speech_server.url, "model": "tts-1", "voice": "default"})
+    state = StudioState(workspace=Workspace(remote=RemoteSettings(url=speech_server.url, voice="default")))
+    state.library.load()
+    page = SynthesizePage(state)
     qtbot.addWidget(page)
     page.engine_box.setCurrentIndex(page.engine_box.findData("remote"))
     panel = page.remote_panel
@@ -200,8 +213,9 @@ def test_dataset_messages_go_when_another_project_is_opened(qtbot, tmp_path):
     from conftest import shared_path
 
     from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
 
-    page = DatasetPage(tmp_path / "first")
+    page = DatasetPage(Workspace(dataset_project=tmp_path / "first"))
     qtbot.addWidget(page)
     hint = page.hint.text()
     page.import_paths([shared_path("corpus", "real-speech", "cards")])
@@ -220,10 +234,11 @@ def test_a_folder_that_is_not_a_project_is_named_when_opened(qtbot, tmp_path, mo
     from PySide6.QtWidgets import QFileDialog
 
     from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
 
     empty = tmp_path / "empty"
     empty.mkdir()
-    page = DatasetPage(tmp_path / "elsewhere")
+    page = DatasetPage(Workspace(dataset_project=tmp_path / "elsewhere"))
     qtbot.addWidget(page)
     page.open_project(empty)
     assert page.hint.text().startswith(f"{empty}: not a dataset project yet")

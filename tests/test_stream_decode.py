@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 import soundfile
 
-from engines.remote.decode import DecodeError, PcmDecoder, SseAudio, WavDecoder, decoder_for
+from engines.remote.decode import DecodeError, PcmDecoder, WavDecoder, decoder_for
+from engines.remote.sse import SseAudio
 from engines.server.encode import encode_whole, pcm16, stream_start, wav_header
 
 

@@ -130,6 +130,7 @@ def test_a_restarted_studio_lists_the_run_and_offers_resume(window, qtbot, proje
     import sys
 
     from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
     from trainer.run_state import request_stop
 
     run = tmp_path / "runs" / "earlier"
@@ -138,7 +139,7 @@ def test_a_restarted_studio_lists_the_run_and_offers_resume(window, qtbot, proje
     qtbot.waitUntil(lambda: (run / "last.ckpt").exists(), timeout=180_000)
     request_stop(run)
     assert process.wait(180) == 0
-    page = TrainPage(tmp_path / "runs", tmp_path / "voices")
+    page = TrainPage(Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices"), VoiceLibrary())
     qtbot.addWidget(page)
     page.tabs.setCurrentIndex(1)  # the Runs tab reads the folder
     assert page.runs.table.item(0, 0).text() == "earlier" and page.runs.table.item(0, 1).text() == "stopped"

@@ -38,10 +38,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engines.errors import VoiceStudioError
 from engines.files import is_temp, temp_beside, write_text
 
 
-class CheckpointError(RuntimeError):
+class CheckpointError(VoiceStudioError, RuntimeError):
     """A checkpoint could not be written; the message names the file."""
 
 
@@ -99,9 +100,9 @@ class CheckpointWriter:
         self._written: dict[Path, int] = {}
         self._error: BaseException | None = None
         self._closed = False
+        # started by the first save(): a writer dropped before any (a run failing while it is set up) leaves no
+        # thread that keeps the process from exiting
         self._threads = [threading.Thread(target=self._run, name=f"checkpoint-writer-{i}") for i in range(threads)]
-        for thread in self._threads:
-            thread.start()
 
     def __enter__(self) -> CheckpointWriter:
         return self
@@ -125,6 +126,9 @@ class CheckpointWriter:
             if self._closed:
                 raise CheckpointError(f"{path}: the checkpoint writer is closed")
             self._generation += 1
+            if not any(thread.ident for thread in self._threads):  # the first save starts the writer threads
+                for thread in self._threads:
+                    thread.start()
             pending = self._queue.get(path)
             if pending is not None:  # newest generation wins: the older snapshot is never written
                 pending.generation, pending.state = self._generation, state
@@ -155,7 +159,8 @@ class CheckpointWriter:
             self._closed = True
             self._cond.notify_all()
         for thread in self._threads:
-            thread.join()
+            if thread.ident is not None:  # started
+                thread.join()
         if raise_errors:
             with self._cond:
                 self._raise_pending_error()

@@ -23,6 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from engines.errors import VoiceStudioError
+
 SCHEMA_VERSION = 1
 
 NUMBER = (int, float)
@@ -52,7 +54,7 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
 """Required fields by kind, with their JSON types; extra fields are allowed."""
 
 
-class EventError(ValueError):
+class EventError(VoiceStudioError, ValueError):
     """A record that does not follow the schema; the message names the field."""
 
 

@@ -16,6 +16,8 @@ from typing import Any
 from engines.torch.vits.config import VitsConfig
 
 QUALITIES = ("x-low", "low", "medium", "high")
+PRESETS = ("test", *QUALITIES)
+"""Every preset name :func:`preset` takes: ``test`` and Piper's qualities."""
 
 
 @dataclass(frozen=True)
@@ -138,5 +140,5 @@ def preset(name: str, num_symbols: int = 256, num_speakers: int = 1, **overrides
         model = VitsConfig.preset(name, num_symbols=num_symbols, num_speakers=num_speakers)
         base = TrainingConfig(model=model)
     else:
-        raise ValueError(f"unknown preset {name!r}; one of: test, {', '.join(QUALITIES)}")
+        raise ValueError(f"unknown preset {name!r}; one of: {', '.join(PRESETS)}")
     return replace(base, **overrides)

@@ -67,8 +67,11 @@ class RunOptions:
 PRECISIONS = ("32-true", "bf16-mixed", "16-mixed")
 """Lightning precisions a run may ask for instead of ``auto``."""
 
+DEVICES = ("auto", "cpu", "cuda")
+"""Devices a run may ask for (``cuda``: the GPUs ``CUDA_VISIBLE_DEVICES`` leaves visible)."""
 
-def create_run(options: RunOptions, echo=sys.stderr) -> Path:
+
+def create_run(options: RunOptions, echo=None) -> Path:
     """Prepare the run folder (cache, training.json, config.json); returns it.
 
     A folder this call created is removed again if preparing fails, so a failed
@@ -78,6 +81,7 @@ def create_run(options: RunOptions, echo=sys.stderr) -> Path:
         RunError: the folder already holds a run, an unusable dataset or start point.
         ValueError: an unknown preset.
     """
+    echo = echo or sys.stderr  # progress lines: stderr as it is now, not as it was at import
     out = Path(options.out)
     if not _rank_zero() and (out / "training.json").exists():
         return out  # a DDP worker process re-running the command: rank 0 made the run
@@ -182,13 +186,14 @@ def _voice_config(cache) -> dict:
     return raw
 
 
-def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
+def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
     """Train (or resume) the run in ``run_dir``; returns the path of the best generator checkpoint.
 
     Raises:
         RunError: not a run folder, nothing to resume, or a dataset with no usable utterance.
         CheckpointError: a checkpoint could not be written.
     """
+    echo = echo or sys.stderr  # the events echoed: stderr as it is now, not as it was at import
     import logging
 
     import lightning as L

@@ -17,10 +17,11 @@ import math
 import time
 from pathlib import Path
 
+from engines.errors import VoiceStudioError
 from trainer.presets import TrainingConfig
 
 
-class RunError(ValueError):
+class RunError(VoiceStudioError, ValueError):
     """A run cannot start: the message says what to change."""
 
 

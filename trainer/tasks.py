@@ -16,9 +16,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from engines.errors import VoiceStudioError
 
-class Cancelled(Exception):
-    """Work stopped early because its task was cancelled; the message says what was kept.
+
+class Cancelled(VoiceStudioError):
+    """Work stopped early because its task was cancelled; the message says what was kept (one line for the user).
 
     Attributes:
         done: items finished (and kept) before it stopped.

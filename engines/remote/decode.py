@@ -15,19 +15,18 @@ the body ended too early.
   after the audio, so no non-audio byte is ever played.
 - ``flac``, ``mp3``, ``opus``: compressed; decoded with libsndfile once the
   body is complete (:class:`BufferedDecoder`).
-- :class:`SseAudio`: OpenAI's ``stream_format: "sse"``, events
-  ``speech.audio.delta`` (base64 audio in the response format) and
-  ``speech.audio.done``, parsed per the WHATWG HTML "Server-sent events" spec.
+
+Server-sent events around these bodies (OpenAI's ``stream_format: "sse"``): ``engines.remote.sse``.
 """
 
 from __future__ import annotations
 
-import base64
 import io
-import json
 import struct
 
 import numpy as np
+
+from engines.errors import VoiceStudioError
 
 PLACEHOLDER_SIZES = (0xFFFFFFFF, 0)
 """``data`` chunk sizes that mean "unknown, to the end of the body" in a streamed WAV."""
@@ -35,7 +34,7 @@ PLACEHOLDER_SIZES = (0xFFFFFFFF, 0)
 _FORMAT_PCM, _FORMAT_FLOAT, _FORMAT_EXTENSIBLE = 1, 3, 0xFFFE
 
 
-class DecodeError(ValueError):
+class DecodeError(VoiceStudioError, ValueError):
     """The body is not valid audio of the expected format, or ended too early."""
 
 
@@ -239,69 +238,3 @@ def decoder_for(response_format: str, pcm_rate: int):
     if response_format in ("flac", "mp3", "opus", "ogg"):
         return BufferedDecoder(response_format)
     raise DecodeError(f"cannot decode response_format '{response_format}'; use pcm, wav, flac, mp3 or opus")
-
-
-class SseAudio:
-    """Server-sent events carrying base64 audio deltas, fed to an inner decoder as they complete.
-
-    Events are separated by a blank line (``\\n`` or ``\\r\\n`` line ends; a
-    body of bare ``\\r`` line ends is read at ``finish``); ``data:`` lines of
-    one event are joined with ``\\n``. ``done`` is set by ``speech.audio.done``;
-    ``error`` events raise.
-    """
-
-    def __init__(self, inner) -> None:
-        self.inner = inner
-        self.done = False
-        self._raw = b""
-        self._data: list[str] = []
-
-    @property
-    def sample_rate(self) -> int | None:
-        """The inner decoder's rate."""
-        return self.inner.sample_rate
-
-    def feed(self, data: bytes) -> np.ndarray:
-        """Samples complete after ``data``.
-
-        Raises:
-            DecodeError: an event that is not JSON, or an error event from the server.
-        """
-        self._raw += data
-        cut = self._raw.rfind(b"\n") + 1  # whole lines only: UTF-8 and a split \r\n stay intact
-        text, self._raw = self._raw[:cut].decode("utf-8"), self._raw[cut:]
-        out = []
-        for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")[:-1]:
-            if line == "":
-                out.append(self._dispatch())
-            elif line.startswith("data:"):
-                self._data.append(line[5:].removeprefix(" "))
-        return np.concatenate(out) if out else np.zeros(0, np.float32)
-
-    def finish(self) -> np.ndarray:
-        """Dispatch a last event without its blank line, then finish the inner decoder."""
-        tail = self.feed(b"\n\n") if self._raw or self._data else np.zeros(0, np.float32)
-        return np.concatenate([tail, self.inner.finish()])
-
-    def _dispatch(self) -> np.ndarray:
-        if not self._data:
-            return np.zeros(0, np.float32)
-        payload, self._data = "\n".join(self._data), []
-        if payload == "[DONE]":
-            self.done = True
-            return np.zeros(0, np.float32)
-        try:
-            event = json.loads(payload)
-        except json.JSONDecodeError as exc:
-            raise DecodeError(f"a server-sent event is not JSON: {payload[:80]!r}") from exc
-        kind = event.get("type", "")
-        if kind == "speech.audio.delta":
-            return self.inner.feed(base64.b64decode(event.get("audio", "")))
-        if kind == "speech.audio.done":
-            self.done = True
-        elif kind == "error" or "error" in event:
-            error = event.get("error", event)
-            raise DecodeError(
-                f"the server reported: {error.get('message', error) if isinstance(error, dict) else error}"
-            )
-        return np.zeros(0, np.float32)

@@ -3,10 +3,11 @@
 Request (OpenAI's "Create speech" API): ``POST {base}/v1/audio/speech`` with a
 JSON body ``{model, input, voice, response_format, speed[, stream_format]}``;
 the text only ever travels in that body. The audio is decoded as it arrives
-(``engines.remote.decode``) and handed out chunk by chunk, so playing starts
+(``engines.remote.decode``, ``engines.remote.sse``) and handed out chunk by chunk, so playing starts
 with the first bytes for ``pcm`` and ``wav``. The body's own bytes and
 Content-Type decide how it is decoded (``engines.remote.body_format``), not the format
-asked for; a mismatch is told in ``notice``.
+asked for; a mismatch is told in ``notice``. What to ask and where:
+``engines.remote.settings``.
 
 Failures are told in words: an unreachable server, a timeout, a refused key,
 the server's own error message. Connection errors and busy answers (429, 502,
@@ -22,68 +23,18 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from engines.base import AudioChunk, EngineError, SynthesisOptions
+from engines.cleaning import clean_text, is_speakable
 from engines.remote.body_format import SniffingDecoder
-from engines.remote.decode import DecodeError, SseAudio
+from engines.remote.decode import DecodeError
+from engines.remote.settings import RemoteSettings, endpoint
+from engines.remote.sse import SseAudio
 
-RESPONSE_FORMATS = ("pcm", "wav", "flac", "mp3", "opus")
-"""Formats this client decodes (``pcm`` and ``wav`` play as they stream)."""
 FALLBACK_FORMATS = ("wav", "pcm")
 """Tried in order when a server refuses the requested format."""
 RETRY_STATUS = (429, 502, 503, 504)
 """Answers that mean "busy, try again"."""
-OPENAI_PCM_RATE = 24000
-"""OpenAI's ``pcm`` is 24 kHz s16le mono (its API reference); other servers say their rate in a header."""
-
-
-@dataclass
-class RemoteSettings:
-    """Where and what to ask.
-
-    Attributes:
-        url: the server's base URL, with or without the ``/v1`` suffix.
-        api_key: sent as ``Authorization: Bearer``; ``None`` sends none.
-        model, voice: OpenAI's fields; for a Voice Studio server the model is a
-            voice name and the voice a speaker (``default`` for one speaker).
-        response_format: one of ``RESPONSE_FORMATS``.
-        speed: OpenAI's 0.25-4.0 speed; ``None`` derives it from ``length_scale`` (1 / length_scale).
-        stream_format: ``"sse"`` for base64 audio deltas in server-sent events; ``None`` for a plain audio body.
-        sample_rate: Hz of ``pcm`` bodies when the server's headers do not say.
-        piper_params: also send ``noise_scale``, ``noise_w`` and ``sample_rate: "native"`` (Voice Studio
-            servers read them; OpenAI's API rejects unknown fields).
-        timeout_s: seconds without a byte before giving up; connect_timeout_s for the connection.
-        retries: further attempts after a connection error or a busy answer.
-    """
-
-    url: str
-    api_key: str | None = None
-    model: str = "tts-1"
-    voice: str = "alloy"
-    response_format: str = "pcm"
-    speed: float | None = None
-    stream_format: str | None = None
-    sample_rate: int = OPENAI_PCM_RATE
-    piper_params: bool = False
-    timeout_s: float = 60.0
-    connect_timeout_s: float = 5.0
-    retries: int = 2
-    extra: dict = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if not re.match(r"^https?://[^/\s]+", self.url or ""):
-            raise ValueError(f"url: '{self.url}' is not an http:// or https:// address")
-        if self.response_format not in RESPONSE_FORMATS:
-            raise ValueError(f"response_format '{self.response_format}': use one of {', '.join(RESPONSE_FORMATS)}")
-        if self.stream_format not in (None, "audio", "sse"):
-            raise ValueError(f"stream_format '{self.stream_format}': use 'sse' or leave it unset")
-
-
-def endpoint(base_url: str, path: str) -> str:
-    """``{base}/v1/{path}`` whether or not ``base_url`` already ends in ``/v1``."""
-    base = base_url.rstrip("/")
-    return f"{base}/{path}" if base.endswith("/v1") else f"{base}/v1/{path}"
 
 
 def error_message(response) -> str:
@@ -112,7 +63,8 @@ class RemoteEngine:
 
     ``sample_rate`` is the settings' rate until a response names its own.
     Chunks are whatever the network delivered, decoded; a remote stream is one
-    "sentence" (``sentence_index`` 0).
+    "sentence" (``sentence_index`` 0), its end flagged ``final`` (on an empty
+    chunk when the body ends after its last samples).
 
     Raises (from ``synthesize``, ``models``, ``voices``):
         EngineError: unreachable server, timeout, refused key, or the server's error message.
@@ -182,10 +134,13 @@ class RemoteEngine:
     def request_body(self, text: str, options: SynthesisOptions, response_format: str) -> dict:
         """The JSON body for ``text``: OpenAI's fields, plus Voice Studio's where ``piper_params`` is set."""
         s = self.settings
-        speed = s.speed
+        speed, length_scale = s.speed, None
         if speed is None and options.length_scale:
-            speed = round(1.0 / options.length_scale, 4)
-        body = {"model": s.model, "input": text, "voice": str(options.speaker or s.voice)}
+            if s.piper_params:  # Piper's factor as given, as the local engines apply it
+                length_scale = options.length_scale
+            else:  # OpenAI's speed is relative to the voice's own rate, which the client does not know
+                speed = round(1.0 / options.length_scale, 4)
+        body: dict[str, object] = {"model": s.model, "input": text, "voice": str(options.speaker or s.voice)}
         body["response_format"] = response_format
         if speed is not None:
             body["speed"] = speed
@@ -196,16 +151,27 @@ class RemoteEngine:
                 {k: v for k, v in (("noise_scale", options.noise_scale), ("noise_w", options.noise_w)) if v is not None}
             )
             body["sample_rate"] = "native"
+            if length_scale is not None:
+                body["length_scale"] = length_scale
+            if options.sentence_silence:
+                body["sentence_silence"] = options.sentence_silence
         return {**body, **s.extra}
 
     def synthesize(
         self, text: str, options: SynthesisOptions | None = None, cancel: threading.Event | None = None
     ) -> Iterator[AudioChunk]:
-        """Stream ``text`` from the server; see ``engines.base.Engine``."""
+        """Stream ``text`` from the server; see ``engines.base.Engine``.
+
+        Text with no letter or digit (``engines.cleaning.is_speakable``, the speech server's rule) is an empty
+        stream, as with every engine, and asks nothing of the server. ``sentence_silence`` travels with Piper's
+        settings (``piper_params``); without them ``notice`` says it was not applied.
+        """
         options, cancel = options or SynthesisOptions(), cancel or threading.Event()
         self.notice = ""  # this request's: a refused format, a body in another format than asked
-        if not text.strip():
+        if not is_speakable(clean_text(text)):  # the server's rule; an empty stream, as every engine gives
             return
+        if options.sentence_silence and not self.settings.piper_params:
+            self.notice = "sentence_silence is not applied: only a Voice Studio server (piper_params) takes it"
         start = time.perf_counter()
         formats = [self.settings.response_format] + [f for f in FALLBACK_FORMATS if f != self.settings.response_format]
         for attempt_format in formats:
@@ -279,7 +245,7 @@ class RemoteEngine:
                     raise EngineError(f"{response.url}: {exc}") from exc
                 if cancel.is_set():
                     return
-                if len(audio):
+                if len(audio) or (final and index):  # the end known after the last samples: an empty final chunk
                     self.sample_rate = decoder.sample_rate or rate
                     now = time.perf_counter() - start  # compute_s: the wait for this chunk since the last
                     yield AudioChunk(audio, self.sample_rate, 0, index, final, position, now - last, now)

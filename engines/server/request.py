@@ -4,9 +4,10 @@ Field names and defaults follow OpenAI's "Create speech" API (``model``,
 ``input``, ``voice``, ``response_format`` default ``mp3``, ``speed`` 0.25-4.0,
 ``stream_format`` ``audio`` or ``sse``). Extensions a Voice Studio client may
 send: ``stream`` (false asks for one whole body with exact sizes),
-``noise_scale``, ``noise_w`` and ``sample_rate`` (Hz or ``"native"``). Other unknown fields are ignored, as most
-compatible servers do. Every refusal is an :class:`ApiError` whose message
-names the field.
+``noise_scale``, ``noise_w``, ``length_scale`` (Piper's, in place of the voice's own; not with
+``speed``, which is relative to the voice's own rate), ``sentence_silence`` (seconds) and ``sample_rate``
+(Hz or ``"native"``). Other unknown fields are ignored, as most compatible servers do. Every refusal is an
+:class:`ApiError` whose message names the field.
 """
 
 from __future__ import annotations
@@ -15,15 +16,19 @@ import json
 from dataclasses import dataclass
 
 from engines.cleaning import clean_text, is_speakable
+from engines.errors import VoiceStudioError
 from engines.server.encode import STREAMABLE, response_formats, unsupported_message
 
 SPEED_RANGE = (0.25, 4.0)
 """OpenAI's accepted ``speed``."""
+LENGTH_SCALE_RANGE = (0.1, 10.0)
+"""Accepted ``length_scale`` for the extension field (Piper's phoneme duration factor; 1 = the voice's
+training rate, larger is slower)."""
 RATE_RANGE = (8000, 96000)
 """Accepted ``sample_rate`` (Hz) for the extension field."""
 
 
-class ApiError(Exception):
+class ApiError(VoiceStudioError):
     """A request the server refuses: HTTP ``status`` and a message naming the field (``param``)."""
 
     def __init__(self, status: int, message: str, param: str | None = None, code: str | None = None) -> None:
@@ -53,6 +58,8 @@ class SpeechRequest:
     stream: bool = True
     noise_scale: float | None = None
     noise_w: float | None = None
+    length_scale: float | None = None
+    sentence_silence: float | None = None
     sample_rate: int | str | None = None
 
     @property
@@ -82,6 +89,8 @@ def parse_speech_request(raw: bytes, max_chars: int) -> SpeechRequest:
     cleaned = clean_text(text)
     if not is_speakable(cleaned):
         raise ApiError(400, "'input' has no speakable text (letters or digits) after cleaning", "input", "empty_input")
+    if body.get("speed") is not None and body.get("length_scale") is not None:
+        raise ApiError(400, "give 'speed' or 'length_scale', not both", "length_scale")
     return SpeechRequest(
         model=_string(body, "model"),
         text=cleaned,
@@ -92,6 +101,8 @@ def parse_speech_request(raw: bytes, max_chars: int) -> SpeechRequest:
         stream=_flag(body, "stream", True),
         noise_scale=_number(body, "noise_scale", 0.0, 10.0),
         noise_w=_number(body, "noise_w", 0.0, 10.0),
+        length_scale=_number(body, "length_scale", *LENGTH_SCALE_RANGE),
+        sentence_silence=_number(body, "sentence_silence", 0.0, 10.0),
         sample_rate=_rate(body),
     )
 

@@ -3,7 +3,7 @@
 A model is a voice, spoken by the first configured engine, or
 ``ENGINE/VOICE`` for any configured engine (``torch/en_US-joe-medium``).
 Each request runs on one of ``workers`` threads with an engine of its own,
-checked out of its (engine, voice) pool (engines keep per-request state, so two
+checked out of the (engine, voice) ``engines.pool.EnginePool`` (engines keep per-request state, so two
 requests never share one). Chunks are sized by the sentence alone
 (``ChunkPlan(adaptive=False)``): the same request gives the same samples however
 busy the server is, streamed or whole. At most ``workers + queue_size`` requests are
@@ -15,7 +15,6 @@ client went away) stops the synthesis before its next chunk and frees the worker
 from __future__ import annotations
 
 import asyncio
-import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -25,12 +24,12 @@ import numpy as np
 from engines import names
 from engines.base import SynthesisOptions
 from engines.names import DEFAULT_SPEAKER, MODEL_ALIASES
+from engines.pool import EnginePool
+from engines.remote.settings import OPENAI_PCM_RATE  # the API's constant, one definition for client and server
 from engines.server.encode import Resampler, carried_rate
 from engines.server.request import ApiError, SpeechRequest
 from engines.voice import Voice
 
-OPENAI_PCM_RATE = 24000
-"""OpenAI's ``pcm``: 24 kHz signed 16-bit little-endian mono (its "Create speech" API reference)."""
 END = object()
 """Put on a job's queue after its last chunk."""
 
@@ -107,7 +106,7 @@ class SpeechService:
         self.config = config
         self.counters = Counters()
         self.voices = {v.name: v for v in config.voices}
-        self._idle = {(e, name): queue.SimpleQueue() for e in config.engines for name in self.voices}
+        self.pool = EnginePool(self._make_engine)
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="speech")
         self._jobs: set[Job] = set()
@@ -213,9 +212,10 @@ class SpeechService:
         job.sample_rate = self.output_rate(voice, request.response_format, request.sample_rate)
         options = SynthesisOptions(
             speaker=target.speaker,
-            length_scale=None if request.speed is None else voice.config.length_scale / request.speed,
+            length_scale=_length_scale(voice, request),
             noise_scale=request.noise_scale,
             noise_w=request.noise_w,
+            sentence_silence=request.sentence_silence or 0.0,
         )
         with self._lock:
             self._jobs.add(job)
@@ -244,7 +244,7 @@ class SpeechService:
         try:
             if job.cancel.is_set():
                 return
-            engine = self._checkout(target)
+            engine = self.pool.checkout(target.engine, target.voice)
             resample = Resampler(target.voice.config.sample_rate, job.sample_rate)
             for chunk in engine.synthesize(text, options, job.cancel):
                 if chunk.final and not chunk.is_silence:
@@ -258,29 +258,34 @@ class SpeechService:
             job.put(exc)
         finally:
             if engine is not None:
-                self._idle[(target.engine, target.voice.name)].put(engine)
+                self.pool.checkin(target.engine, target.voice, engine)
             with self._lock:
                 self.counters.active -= 1
                 self.counters.admitted -= 1
                 self._jobs.discard(job)
             job.put(END)
 
-    def _checkout(self, target: Target):
+    def _make_engine(self, name: str, voice: Voice):
+        """A new engine for the pool: chunks sized by the sentence alone, plus the engine's configured kwargs."""
         from engines.registry import create_engine
         from engines.stream_plan import ChunkPlan
 
-        try:
-            return self._idle[(target.engine, target.voice.name)].get_nowait()
-        except queue.Empty:
-            kwargs = {"plan": ChunkPlan(adaptive=False), **self.config.engine_kwargs.get(target.engine, {})}
-            return create_engine(target.engine, target.voice, **kwargs)
+        kwargs = {"plan": ChunkPlan(adaptive=False), **self.config.engine_kwargs.get(name, {})}
+        return create_engine(name, voice, **kwargs)
 
     def warm_up(self) -> None:
         """Create one engine per engine and voice and speak a word with it, so no request pays the loading time
         (for the torch engine on CUDA that includes its compilation)."""
         for _, engine_name, voice in self.model_ids():
-            target = Target(engine_name, voice)
-            engine = self._checkout(target)
+            engine = self.pool.checkout(engine_name, voice)
             for _ in engine.synthesize("Ready."):
                 pass
-            self._idle[(engine_name, voice.name)].put(engine)
+            self.pool.checkin(engine_name, voice, engine)
+
+
+def _length_scale(voice: Voice, request: SpeechRequest) -> float | None:
+    """The request's ``length_scale`` (extension) as given, else OpenAI's ``speed`` relative to the voice's own
+    ``length_scale`` (speed 2 speaks twice as fast as the voice does by default), else ``None`` (the voice's)."""
+    if request.length_scale is not None:
+        return request.length_scale
+    return None if request.speed is None else voice.config.length_scale / request.speed

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engines.registry import user_data_dir
 from studio.pages.dataset_actions import TARGET_RATE, DatasetActions
+from studio.state import Workspace
 from studio.widgets.clip_editor import ClipEditor
 from studio.widgets.clip_table import ClipTable, rows
 from studio.widgets.histograms import HistogramPanel
@@ -49,10 +49,10 @@ class DatasetPage(DatasetActions, QWidget):
 
     message = Signal(str)
 
-    def __init__(self, project_dir: Path | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setAcceptDrops(True)
-        self.project_dir = Path(project_dir or user_data_dir() / "datasets" / "my-dataset")
+        self.workspace = workspace
         self._busy = False
         self._phonemizer = None
         self._playing: Any = None
@@ -151,6 +151,15 @@ class DatasetPage(DatasetActions, QWidget):
         return tab
 
     # --- project ----------------------------------------------------------------
+    @property
+    def project_dir(self) -> Path:
+        """The project folder shown: the workspace's dataset project."""
+        return self.workspace.dataset_project
+
+    @project_dir.setter
+    def project_dir(self, folder: Path) -> None:
+        self.workspace.dataset_project = Path(folder)
+
     def project(self):
         from trainer.dataset.project import DatasetProject
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QUrl, Signal
@@ -25,6 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engines.voice import Voice
+from studio.state import VoiceLibrary, Workspace
 from studio.trainer_process import TrainerProcess
 from studio.widgets.run_view import RunView
 from studio.widgets.runs_table import RunsTable
@@ -44,16 +45,10 @@ class TrainPage(QWidget):
     message = Signal(str)
     voice_exported = Signal(object)
 
-    def __init__(
-        self,
-        runs_root: Path,
-        voices_dir: Path,
-        dataset_source: Callable[[], str | None] | None = None,
-        parent: QWidget | None = None,
-    ) -> None:
+    def __init__(self, workspace: Workspace, library: VoiceLibrary, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.runs_root, self.voices_dir = Path(runs_root), Path(voices_dir)
-        self._dataset_source = dataset_source
+        self.workspace = workspace
+        self.runs_root, self.voices_dir = workspace.runs_dir, workspace.voices_dir
         self.state: RunState | None = None
         self.process = TrainerProcess(self)
         self.process.records.connect(self._on_records)
@@ -72,6 +67,8 @@ class TrainPage(QWidget):
         self._build()
         self.setup.resample_requested.connect(self._resample)
         self.setup.changed.connect(self._on_setup_changed)
+        self._on_voices_changed(library.voices)
+        library.events.changed.connect(self._on_voices_changed)
 
     # --- layout -----------------------------------------------------------
     def _build(self) -> None:
@@ -117,12 +114,15 @@ class TrainPage(QWidget):
     def _follow_dataset_page(self) -> None:
         """Fill the dataset with the Dataset page's project; one filled in this way follows that page when
         another project is opened there, one the user typed or browsed to stays."""
-        if self._dataset_source is None:
-            return
         shown = self.setup.dataset.text()
         if not shown or shown == self._filled_dataset:
-            self._filled_dataset = self._dataset_source() or ""
+            self._filled_dataset = str(self.workspace.dataset_for_training() or "")
             self.setup.dataset.setText(self._filled_dataset)
+
+    def _on_voices_changed(self, voices: list[Voice]) -> None:
+        """The library's added voices and checkpoints are starting points (the embedded one is always offered)."""
+        starts = [v for v in voices if v.origin != "embedded"]
+        self.setup.set_start_voices([(f"{v.name} ({v.model_path.name})", str(v.model_path)) for v in starts])
 
     # --- checks and start -------------------------------------------------------
     def _on_setup_changed(self) -> None:

@@ -1,4 +1,4 @@
-"""The engine picker: local ONNX, local torch (CUDA or CPU) or a remote speech server, and the loaded engines."""
+"""The engine picker: local ONNX, local torch (CUDA or CPU) or a remote speech server."""
 
 from __future__ import annotations
 
@@ -6,39 +6,48 @@ import importlib.util
 import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QComboBox, QVBoxLayout, QWidget
 
-from engines.registry import create_engine
+from engines.base import Engine
+from engines.pool import EnginePool
 from engines.voice import Voice
+from studio.state import Workspace
 from studio.widgets.remote_panel import RemotePanel
+from studio.workers import Task
 
 
 class EnginePicker(QWidget):
     """An engine combo box, with the remote server's settings below it when that engine is chosen.
 
-    Local engines are loaded once per (engine, voice) and kept; loading happens
-    on whichever thread first asks (:meth:`engine_for`), never on the GUI thread
-    by this widget.
+    Local engines come from the studio's :class:`EnginePool` (loaded once per
+    (engine, voice) and kept); loading happens on whichever thread first asks
+    (:meth:`engine_for`), never on the GUI thread by this widget. The remote
+    server's fields are a view of ``workspace.remote``.
 
     Signals:
         changed(str): the chosen engine kind.
+        noise_changed(bool): whether the chosen engine takes Piper's noise settings may have changed (a remote
+            server does only when Test found it to be a Voice Studio server); the new answer.
     """
 
     changed = Signal(str)
+    noise_changed = Signal(bool)
 
-    def __init__(self, remote: dict | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, pool: EnginePool, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._engines: dict[tuple[str, object], object] = {}
-        self._lock = threading.Lock()
+        self.pool = pool
         self.box = QComboBox()
         self.box.addItem("Local ONNX (CPU)", "onnx")
         if importlib.util.find_spec("torch") is not None:  # found, not imported: torch loads when chosen
             self.box.addItem("Local torch (CUDA if present, else CPU)", "torch")
         self.box.addItem("Remote server (OpenAI speech API)", "remote")
-        self.remote_panel = RemotePanel(remote)
+        self.remote_panel = RemotePanel(workspace)
         self.remote_panel.setVisible(False)
         self.box.currentIndexChanged.connect(self._on_index_changed)
+        panel = self.remote_panel
+        for signal in (panel.tested, panel.server_changed, panel.model.currentTextChanged):
+            signal.connect(lambda *_: self.noise_changed.emit(self.speaks_piper()))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.box)
@@ -56,15 +65,15 @@ class EnginePicker(QWidget):
         """True when the engine takes Piper's noise settings (local ones, and Voice Studio servers)."""
         return self.kind() != "remote" or self.remote_panel.speaks_piper()
 
-    def engine_for(self, voice: Voice, kind: str):
-        """The loaded ``kind`` engine for ``voice``, loading it on first use (call off the GUI thread)."""
-        with self._lock:
-            key = (kind, voice.model_path.absolute())
-            if key not in self._engines:
-                self._engines[key] = create_engine(kind, voice)
-            return self._engines[key]
+    def engine_for(self, voice: Voice, kind: str) -> Engine:
+        """The pool's ``kind`` engine for ``voice``, loading it on first use (call off the GUI thread).
 
-    def maker(self, voice: Voice) -> tuple[Callable[[], object], str]:
+        Raises:
+            EngineError, VoiceError: the engine could not be loaded.
+        """
+        return self.pool.get(kind, voice)
+
+    def maker(self, voice: Voice) -> tuple[Callable[[], Engine], str]:
         """``(make_engine, line name)`` for the chosen engine; call on the GUI thread, run ``make_engine`` off it.
 
         Raises:
@@ -78,13 +87,29 @@ class EnginePicker(QWidget):
         settings = self.remote_panel.settings()
         return (lambda: RemoteEngine(settings)), f"{settings.model}/{settings.voice}"
 
+    def preloader(self, voice: Voice, kind: str, parent: QObject | None = None) -> Task:
+        """A task (not started) that loads ``voice``'s ``kind`` engine and the audio library; it returns ``""``, or
+        why nothing can be played. The picker names the torch engine's device after it."""
+
+        def work(cancel: threading.Event) -> str:
+            from engines.playback import output_available
+
+            self.engine_for(voice, kind)
+            ok, reason = output_available()
+            return "" if ok else f"Cannot play audio: {reason}. Saving to a WAV file still works."
+
+        task = Task(work, parent or self)
+        task.ended.connect(self.show_devices)
+        return task
+
     def show_devices(self) -> None:
         """Name the torch engine's device in the combo box once an engine has been loaded."""
-        for (kind, _), engine in list(self._engines.items()):
+        for kind, engine in self.pool.loaded():
             index = self.box.findData(kind)
             if kind == "torch" and index >= 0:
-                self.box.setItemText(index, f"Local torch ({engine.device_label})")
+                self.box.setItemText(index, f"Local torch ({getattr(engine, 'device_label', 'loaded')})")
 
     def _on_index_changed(self) -> None:
         self.remote_panel.setVisible(self.kind() == "remote")
         self.changed.emit(self.kind())
+        self.noise_changed.emit(self.speaks_piper())

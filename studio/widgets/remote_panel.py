@@ -1,8 +1,9 @@
 """The "Remote server" settings of the Synthesize page: address, key, model, voice, format, Test.
 
 Test asks the server for its models and voices off the GUI thread and fills
-the pickers; what goes wrong is shown under the fields, in words. The panel
-only holds settings; the page builds the engine from ``settings()``.
+the pickers; what goes wrong is shown under the fields, in words. The panel is
+a view of ``Workspace.remote`` (``studio.state``): it shows it, and writes each
+valid edit of its fields back to it; the page builds the engine from ``settings()``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import threading
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton
 
-from engines.remote.engine import RESPONSE_FORMATS, RemoteSettings
+from engines.remote.settings import RESPONSE_FORMATS, RemoteSettings
+from studio.state import Workspace
 from studio.workers import Task
 
 KEY_VARIABLES = ("VOICE_STUDIO_API_KEY", "OPENAI_API_KEY")
@@ -34,18 +36,20 @@ class RemotePanel(QGroupBox):
     tested = Signal(list)
     server_changed = Signal()
 
-    def __init__(self, saved: dict | None = None, parent=None) -> None:
+    def __init__(self, workspace: Workspace, parent=None) -> None:
         super().__init__("Remote server", parent)
-        saved = saved or {}
-        self.url = QLineEdit(saved.get("url", "http://127.0.0.1:5050"))
-        self.api_key = QLineEdit(next((os.environ[v] for v in KEY_VARIABLES if os.environ.get(v)), ""))
+        self.workspace = workspace
+        saved = workspace.remote
+        self.url = QLineEdit(saved.url)
+        key = saved.api_key or next((os.environ[v] for v in KEY_VARIABLES if os.environ.get(v)), "")
+        self.api_key = QLineEdit(key)
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.api_key.setPlaceholderText("none (keys are not saved)")
-        self.model = _editable(saved.get("model", "tts-1"))
-        self.voice = _editable(saved.get("voice", "default"))
+        self.model = _editable(saved.model)
+        self.voice = _editable(saved.voice)
         self.response_format = QComboBox()
         self.response_format.addItems(RESPONSE_FORMATS)
-        self.response_format.setCurrentText(saved.get("response_format", "pcm"))
+        self.response_format.setCurrentText(saved.response_format)
         self.response_format.setToolTip("pcm and wav play as they stream; compressed formats play when complete")
         self.test_button = QPushButton("Test")
         self.test_button.clicked.connect(self.test)
@@ -56,6 +60,11 @@ class RemotePanel(QGroupBox):
         """Counts URL and key changes: a result is shown only if none happened since it was asked for."""
         self.url.textChanged.connect(self._forget_server)
         self.api_key.textChanged.connect(self._forget_server)
+        for box in (self.model, self.voice, self.response_format):
+            box.currentTextChanged.connect(self._write)
+        self._quiet = False
+        """Set while the panel fills its own fields: they are written once, after."""
+        workspace.events.remote.connect(self._on_remote)
 
         url_row = QHBoxLayout()
         url_row.addWidget(self.url, 1)
@@ -67,6 +76,7 @@ class RemotePanel(QGroupBox):
         form.addRow("Voice", self.voice)
         form.addRow("Format", self.response_format)
         form.addRow(self.status)
+        self._write()  # the key from the environment
 
     def settings(self) -> RemoteSettings:
         """The current fields as engine settings.
@@ -88,14 +98,26 @@ class RemotePanel(QGroupBox):
         """True when Test found the chosen model on a Voice Studio server (it takes noise_scale and noise_w)."""
         return self.model.currentText().strip() in self._piper_models
 
-    def saved(self) -> dict:
-        """What the settings file keeps (no key)."""
-        return {
-            "url": self.url.text().strip(),
-            "model": self.model.currentText().strip(),
-            "voice": self.voice.currentText().strip(),
-            "response_format": self.response_format.currentText(),
-        }
+    def _write(self) -> None:
+        """Valid fields become the workspace's remote settings; an invalid URL is said when it is used."""
+        if self._quiet:
+            return
+        try:
+            self.workspace.remote = self.settings()
+        except ValueError:
+            pass
+
+    def _on_remote(self, settings: RemoteSettings) -> None:
+        """Show the workspace's remote settings (fields already showing them are left alone)."""
+        self._quiet = True
+        for edit, text in ((self.url, settings.url), (self.api_key, settings.api_key or "")):
+            if edit.text().strip() != text:
+                edit.setText(text)
+        for box, text in ((self.model, settings.model), (self.voice, settings.voice)):
+            if box.currentText().strip() != text:
+                box.setCurrentText(text)
+        self.response_format.setCurrentText(settings.response_format)
+        self._quiet = False
 
     def show_error(self, text: str, generation: int | None = None) -> None:
         """An error under the fields, in red (``""`` clears it); dropped when ``generation`` (``self.generation``
@@ -109,6 +131,7 @@ class RemotePanel(QGroupBox):
         self._piper_models = set()
         self.status.setText("")
         self.server_changed.emit()
+        self._write()
 
     def test(self) -> Task | None:
         """Fetch the server's models and the chosen model's voices in the background."""
@@ -144,8 +167,11 @@ class RemotePanel(QGroupBox):
         models, model, voices = result
         ids = [m["id"] for m in models]
         self._piper_models = {m["id"] for m in models if m.get("owned_by") == "voice-studio"}
+        self._quiet = True
         _refill(self.model, ids, model)
         _refill(self.voice, voices, self.voice.currentText() if self.voice.currentText() in voices else None)
+        self._quiet = False
+        self._write()  # the models found say whether the chosen one takes Piper's noise settings
         self.status.setStyleSheet("color: #15803d;")
         self.status.setText(f"Connected: {len(ids)} models, {len(voices)} voices for {model or 'the server'}")
         self.tested.emit(ids)

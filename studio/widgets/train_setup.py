@@ -26,11 +26,10 @@ from PySide6.QtWidgets import (
 
 from studio.workers import Task
 from trainer.preflight import Finding, TrainRequest
+from trainer.presets import PRESETS, preset
 
-PRESETS = ("test", "x-low", "low", "medium", "high")
-PRESET_EPOCHS = {"test": 2}
-"""Default epochs per preset (others: Piper's 1,000). Written out, as ``trainer.presets`` says them too:
-importing it loads torch, which must not happen on the GUI thread (a test checks they agree)."""
+PRESET_EPOCHS = {name: preset(name).epochs for name in PRESETS}
+"""Default epochs per preset, the trainer's (``trainer.presets`` loads without torch)."""
 COLOURS = {"error": "#b91c1c", "warning": "#b45309", "conversion": "#1d4ed8", "info": "#15803d"}
 
 
@@ -58,7 +57,7 @@ class TrainSetup(QGroupBox):
         self.preset = QComboBox()
         self.preset.addItems(PRESETS)
         self.preset.setCurrentText("medium")
-        self.preset.currentTextChanged.connect(lambda name: self.epochs.setValue(PRESET_EPOCHS.get(name, 1000)))
+        self.preset.currentTextChanged.connect(lambda name: self.epochs.setValue(PRESET_EPOCHS[name]))
         self.epochs = QSpinBox()
         self.epochs.setRange(1, 100_000)
         self.epochs.setValue(1000)

@@ -84,7 +84,8 @@ def main() -> None:
 
     from engines.onnx.engine import OnnxEngine, use_shared_thread_pool
     from engines.registry import default_voice
-    from engines.remote.engine import RemoteEngine, RemoteSettings
+    from engines.remote.engine import RemoteEngine
+    from engines.remote.settings import RemoteSettings
 
     use_shared_thread_pool()
     voice = default_voice()

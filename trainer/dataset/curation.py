@@ -14,12 +14,13 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from engines.errors import VoiceStudioError
 from trainer.dataset import jobs
 from trainer.dataset.project import ClipEntry, DatasetProject
 from trainer.dataset.workers import worker_pool
 
 
-class CurationError(ValueError):
+class CurationError(VoiceStudioError, ValueError):
     """An edit that cannot be applied (unknown clip, a split point outside the clip, ...)."""
 
 

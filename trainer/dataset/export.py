@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engines.audio import write_audio
+from engines.errors import VoiceStudioError
 from engines.files import write_text
 from trainer.dataset.analysis import ClipAnalysis
 from trainer.dataset.fixes import resample
@@ -38,7 +39,7 @@ WHY_LEFT_OUT = {
 """Health finding kinds (``trainer.dataset.health``) as words, for why no clip is left to train on."""
 
 
-class NothingToTrain(ValueError):
+class NothingToTrain(VoiceStudioError, ValueError):
     """A project with no clip the trainer can use: the message says why (``nothing_to_train``)."""
 
 

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
+from engines.errors import VoiceStudioError
 
-class ClipError(ValueError):
+
+class ClipError(VoiceStudioError, ValueError):
     """A recording that cannot be used; the message names the file."""
 
     def __init__(self, path: Path | str, message: str) -> None:

@@ -18,6 +18,8 @@ from typing import Protocol
 
 import numpy as np
 
+from engines.errors import VoiceStudioError
+
 RATE = 16000
 """Sample rate, Hz, that every recognizer here is given."""
 
@@ -27,7 +29,7 @@ BACKENDS = {
 }
 
 
-class RecognizerError(RuntimeError):
+class RecognizerError(VoiceStudioError, RuntimeError):
     """A recognizer is unknown, not installed, or cannot load its model."""
 
 

@@ -7,8 +7,11 @@ import sys
 from pathlib import Path
 
 
-def add_train_parser(sub) -> None:
-    """Add ``train`` to the CLI's subparsers."""
+def add_parser(sub) -> None:
+    """Add ``train`` to the CLI's subparsers; presets, devices and precisions are ``trainer``'s."""
+    from trainer.presets import PRESETS
+    from trainer.run import DEVICES, PRECISIONS
+
     train = sub.add_parser("train", help="fine-tune or train a Piper voice (events in RUN/events.jsonl)")
     train.add_argument("--dataset", type=Path, help="a training cache, a dataset project, or metadata.csv + wavs/")
     train.add_argument(
@@ -16,17 +19,17 @@ def add_train_parser(sub) -> None:
         dest="start",
         help="start point: scratch (default), joe (the embedded voice), a Piper VOICE.onnx, or a Piper .ckpt",
     )
-    train.add_argument("--preset", help="test, x-low, low, medium (default) or high")
+    train.add_argument("--preset", choices=PRESETS, help="default: medium")
     train.add_argument(
         "--epochs", type=int, help="epochs to train (default: the preset's); with --resume: train on to N"
     )
     train.add_argument("--batch-size", type=int, help="utterances per step (default: from free memory)")
-    train.add_argument("--device", choices=("auto", "cpu", "cuda"), help="default: auto; also applies on --resume")
+    train.add_argument("--device", choices=DEVICES, help="default: auto; also applies on --resume")
     train.add_argument("--workers", type=int, help="data-loading worker processes (default: 0); applies on --resume")
     train.add_argument("--devices", type=int, help="DDP processes: GPUs, or CPU processes (gloo); default: 1")
     train.add_argument(
         "--precision",
-        choices=("auto", "32-true", "bf16-mixed", "16-mixed"),  # trainer.run.PRECISIONS
+        choices=("auto", *PRECISIONS),
         help="auto (default): bf16 autocast on CUDA (fp16 where bf16 is missing), float32 on the CPU",
     )
     train.add_argument("--out", type=Path, help="the run folder to create")
@@ -43,7 +46,7 @@ DEFAULTS = {"start": "scratch", "preset": "medium", "device": "auto", "workers":
 """What ``train`` uses for an option not given (the parser keeps ``None``, so a resume sees what was given)."""
 
 
-def cmd_train(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Create and fit a run, or resume one; prints the best checkpoint's path.
 
     Raises:

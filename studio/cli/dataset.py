@@ -6,11 +6,24 @@ import argparse
 import sys
 from pathlib import Path
 
+NO_RECOGNIZER = "none"
+"""``dataset slice --recognizer`` value for no draft transcripts."""
 
-def add_dataset_parser(sub) -> None:
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``dataset import|slice|text|confirm|speaker|fix|report|export|cache`` to the CLI's subparsers."""
     dataset = sub.add_parser("dataset", help="prepare a training dataset (import, slice, fix, report, export)")
     dsub = dataset.add_subparsers(dest="dataset_command", required=True)
+    _add_making(dsub)
+    _add_editing(dsub)
+    _add_writing(dsub)
+
+
+def _add_making(dsub: argparse._SubParsersAction) -> None:
+    """``import`` and ``slice``, which make projects; the recognizers and slicing bounds are their owners'."""
+    from trainer.dataset.recognizers import BACKENDS
+    from trainer.dataset.slicing import SliceOptions
+
     imp = dsub.add_parser("import", help="import recordings (folders, files, zip archives) into a project")
     imp.add_argument("sources", nargs="+", type=Path)
     imp.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
@@ -19,14 +32,24 @@ def add_dataset_parser(sub) -> None:
     cut = dsub.add_parser("slice", help="cut long recordings into utterances with draft transcripts")
     cut.add_argument("sources", nargs="+", type=Path, help="long recordings")
     cut.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
-    cut.add_argument("--min", type=float, default=1.0, help="shortest utterance, seconds of speech")
-    cut.add_argument("--max", type=float, default=12.0, help="longest utterance, seconds of speech")
+    cut.add_argument("--min", type=float, default=SliceOptions.min_s, help="shortest utterance, seconds of speech")
+    cut.add_argument("--max", type=float, default=SliceOptions.max_s, help="longest utterance, seconds of speech")
     cut.add_argument(
-        "--recognizer", default="pocketsphinx", help="pocketsphinx (bundled English), faster-whisper, or none"
+        "--recognizer",
+        default="pocketsphinx",
+        choices=(*BACKENDS, NO_RECOGNIZER),
+        help=f"recognizer of the draft transcripts (default: %(default)s, bundled English; {NO_RECOGNIZER}: no drafts)",
     )
     cut.add_argument("--model", help="model for faster-whisper (a folder or a name such as small.en)")
     cut.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
     cut.add_argument("--speaker", help="speaker of the new clips (a multi-speaker project needs one per clip)")
+
+
+def _add_editing(dsub: argparse._SubParsersAction) -> None:
+    """``text``, ``confirm``, ``speaker`` and ``fix``; the loudness target and rate are ``fixes``' and ``export``'s."""
+    from trainer.dataset.export import DEFAULT_RATE
+    from trainer.dataset.fixes import DEFAULT_PEAK_DBFS, DEFAULT_TARGET_LUFS
+
     text = dsub.add_parser("text", help="correct a clip's transcript (it then counts as reviewed)")
     text.add_argument("project", type=Path)
     text.add_argument("clip_id")
@@ -43,20 +66,29 @@ def add_dataset_parser(sub) -> None:
     fix.add_argument("project", type=Path)
     fix.add_argument("--all", action="store_true", help="trim, normalize and resample to --rate")
     fix.add_argument("--trim", action="store_true", help="trim leading and trailing silence (keeps a margin)")
-    fix.add_argument("--normalize", action="store_true", help="normalize loudness to -23 LUFS, peaks <= -1 dBFS")
+    loudness = f"{DEFAULT_TARGET_LUFS:g} LUFS, peaks <= {DEFAULT_PEAK_DBFS:g} dBFS"
+    fix.add_argument("--normalize", action="store_true", help=f"normalize loudness to {loudness}")
     fix.add_argument("--resample", action="store_true", help="resample to --rate")
-    fix.add_argument("--rate", type=int, help="target sample rate of --resample and --all (Hz; default 22050)")
+    rate_help = f"target sample rate of --resample and --all (Hz; default {DEFAULT_RATE})"
+    fix.add_argument("--rate", type=int, help=rate_help)
+
+
+def _add_writing(dsub: argparse._SubParsersAction) -> None:
+    """``report``, ``export`` and ``cache``; the rates are ``export``'s and the cache's."""
+    from trainer.dataset.export import DEFAULT_RATE
+    from trainer.preprocess import CacheSettings
+
     rep = dsub.add_parser("report", help="health report of a project (Markdown, or HTML for a .html file)")
     rep.add_argument("project", type=Path)
     rep.add_argument("-o", "--output", type=Path, help="write the report to this file (.md or .html)")
     exp = dsub.add_parser("export", help="write Piper's training layout: metadata.csv + wavs/")
     exp.add_argument("project", type=Path)
     exp.add_argument("--out", type=Path, required=True)
-    exp.add_argument("--rate", type=int, default=22050, help="sample rate of the exported WAVs (Hz)")
+    exp.add_argument("--rate", type=int, default=DEFAULT_RATE, help="sample rate of the exported WAVs (Hz)")
     cache = dsub.add_parser("cache", help="build the trainer's preprocessed cache (phoneme_ids, audio, spectrograms)")
     cache.add_argument("project", type=Path)
     cache.add_argument("--out", type=Path, required=True, help="cache folder (replaced whole when it exists)")
-    cache.add_argument("--rate", type=int, default=22050, help="training sample rate (Hz)")
+    cache.add_argument("--rate", type=int, default=CacheSettings.sample_rate, help="training sample rate (Hz)")
     cache.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
 
 
@@ -77,7 +109,7 @@ def _progress(verb: str):
     return show
 
 
-def cmd_dataset(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run one ``dataset`` subcommand; returns the exit status."""
     from trainer.dataset.curation import speaker_name
     from trainer.dataset.project import DatasetProject
@@ -156,7 +188,7 @@ def _print_blocked(project, clip_ids: list[str]) -> None:
 def _slice(project, args) -> int:
     from trainer.dataset.slicing import SliceOptions
 
-    recognizer = None if args.recognizer == "none" else args.recognizer
+    recognizer = None if args.recognizer == NO_RECOGNIZER else args.recognizer
     options = SliceOptions(min_s=args.min, max_s=args.max)
     result = project.slice_recordings(args.sources, options, recognizer, args.model, args.workers, _progress("sliced"))
     for problem in result.problems:
@@ -193,7 +225,7 @@ def _text(project, args) -> int:
     from trainer.dataset.jobs import phonemizer
 
     clip = set_text(project, args.clip_id, args.text)
-    preview = preview_text(phonemizer(project.target_config), clip.text)
+    preview = preview_text(phonemizer(project.target_config), clip.text or "")  # set_text refuses empty text
     print(f"{clip.id}: {clip.text}\n  {preview.phonemes} ({preview.num_phoneme_ids} phoneme_ids)", file=sys.stderr)
     return 0
 
@@ -222,6 +254,8 @@ def _speaker(project, args) -> int:
 def _fix(project, args) -> int:
     """Apply the chosen fixes; a command that chose none, a --rate nothing resamples, or a project with no
     clip to fix is refused (nothing would be done)."""
+    from trainer.dataset.export import DEFAULT_RATE
+
     resample = args.all or args.resample
     if not (resample or args.trim or args.normalize):
         raise ValueError("dataset fix: choose what to fix: --all, --trim, --normalize or --resample")
@@ -231,7 +265,7 @@ def _fix(project, args) -> int:
     if not ok:
         raise ValueError(f"{project.folder}: no clip to fix: its {len(project.clips)} clips are unreadable or excluded")
     fixed = project.apply_fixes(
-        resample_to=(args.rate or 22050) if resample else None,
+        resample_to=(args.rate or DEFAULT_RATE) if resample else None,
         trim=args.all or args.trim,
         normalize=args.all or args.normalize,
     )

@@ -16,8 +16,11 @@ API_KEY_ENV = "VOICE_STUDIO_API_KEY"
 """Environment variable read for ``--api-key`` (keeps the key out of the process list)."""
 
 
-def add_serve_parser(sub) -> None:
-    """Add ``serve`` to the CLI's subparsers."""
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add ``serve`` to the CLI's subparsers; its engines are the registry's."""
+    from engines import registry
+    from engines.remote.settings import OPENAI_PCM_RATE
+
     serve = sub.add_parser(
         "serve",
         help="serve voices over OpenAI's /v1/audio/speech API",
@@ -30,7 +33,7 @@ def add_serve_parser(sub) -> None:
     serve.add_argument(
         "--engine",
         action="append",
-        choices=["onnx", "torch"],
+        choices=tuple(registry.ENGINES),
         help="synthesis engine (onnx if none is given); repeat to serve both: models ENGINE/VOICE pick one",
     )
     serve.add_argument("--device", default="auto", help="torch engine device: auto, cpu, cuda, cuda:N")
@@ -53,13 +56,13 @@ def add_serve_parser(sub) -> None:
     serve.add_argument(
         "--pcm-rate",
         type=_pcm_rate,
-        default=24000,
+        default=OPENAI_PCM_RATE,
         help="Hz of pcm responses (OpenAI's pcm is 24000); 'native' sends each voice's own rate",
     )
     serve.add_argument("--no-warm-up", action="store_true", help="skip speaking a word with each voice at start")
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Load the voices, warm their engines up, and serve until Ctrl+C."""
     from engines import registry
     from engines.server.app import serve
@@ -123,43 +126,3 @@ def voice_map(items: list[str]) -> dict[str, str]:
             raise ValueError(f"--map-voice: '{name}' is mapped twice")
         mapping[name] = speaker
     return mapping
-
-
-def add_remote_arguments(say: argparse.ArgumentParser) -> None:
-    """``say``'s options for ``--engine remote``."""
-    group = say.add_argument_group("remote engine (--engine remote)")
-    group.add_argument("--url", help="base URL of an OpenAI-compatible speech server")
-    group.add_argument("--api-key", help=f"bearer key (default: ${API_KEY_ENV}, then $OPENAI_API_KEY)")
-    group.add_argument("--model", default="tts-1", help="the server's model (a Voice Studio server: a voice name)")
-    group.add_argument(
-        "--format",
-        default="pcm",
-        choices=["pcm", "wav", "flac", "mp3", "opus"],
-        help="audio format (pcm and wav play as they stream; opus where the server offers it)",
-    )
-    group.add_argument("--sse", action="store_true", help="ask for server-sent events (stream_format: sse)")
-    group.add_argument("--pcm-rate", type=int, default=24000, help="Hz of pcm when the server does not say")
-
-
-def remote_engine(args: argparse.Namespace):
-    """A ``RemoteEngine`` from ``say``'s arguments (``--voice`` is the server's voice).
-
-    Raises:
-        ValueError: no ``--url``, or a bad setting.
-    """
-    from engines.remote.engine import RemoteEngine, RemoteSettings
-
-    if not args.url:
-        raise ValueError("--engine remote needs --url (the server's address)")
-    key = args.api_key or os.environ.get(API_KEY_ENV) or os.environ.get("OPENAI_API_KEY") or None
-    settings = RemoteSettings(
-        url=args.url,
-        api_key=key,
-        model=args.model,
-        voice=args.voice or "default",
-        response_format=args.format,
-        stream_format="sse" if args.sse else None,
-        sample_rate=args.pcm_rate,
-        piper_params=args.noise_scale is not None or args.noise_w is not None,
-    )
-    return RemoteEngine(settings)

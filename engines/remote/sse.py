@@ -1,0 +1,81 @@
+"""OpenAI's ``stream_format: "sse"`` bodies: server-sent events carrying base64 audio, decoded as they arrive.
+
+Events ``speech.audio.delta`` hold base64 audio in the response format (decoded by an inner decoder from
+``engines.remote.decode``) and ``speech.audio.done`` ends the stream; lines are parsed per the WHATWG HTML
+"Server-sent events" spec.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+
+from engines.remote.decode import DecodeError
+
+
+class SseAudio:
+    """Server-sent events carrying base64 audio deltas, fed to an inner decoder as they complete.
+
+    Events are separated by a blank line (``\\n`` or ``\\r\\n`` line ends; a
+    body of bare ``\\r`` line ends is read at ``finish``); ``data:`` lines of
+    one event are joined with ``\\n``. ``done`` is set by ``speech.audio.done``;
+    ``error`` events raise.
+    """
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.done = False
+        self._raw = b""
+        self._data: list[str] = []
+
+    @property
+    def sample_rate(self) -> int | None:
+        """The inner decoder's rate."""
+        return self.inner.sample_rate
+
+    def feed(self, data: bytes) -> np.ndarray:
+        """Samples complete after ``data``.
+
+        Raises:
+            DecodeError: an event that is not JSON, or an error event from the server.
+        """
+        self._raw += data
+        cut = self._raw.rfind(b"\n") + 1  # whole lines only: UTF-8 and a split \r\n stay intact
+        text, self._raw = self._raw[:cut].decode("utf-8"), self._raw[cut:]
+        out = []
+        for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")[:-1]:
+            if line == "":
+                out.append(self._dispatch())
+            elif line.startswith("data:"):
+                self._data.append(line[5:].removeprefix(" "))
+        return np.concatenate(out) if out else np.zeros(0, np.float32)
+
+    def finish(self) -> np.ndarray:
+        """Dispatch a last event without its blank line, then finish the inner decoder."""
+        tail = self.feed(b"\n\n") if self._raw or self._data else np.zeros(0, np.float32)
+        return np.concatenate([tail, self.inner.finish()])
+
+    def _dispatch(self) -> np.ndarray:
+        if not self._data:
+            return np.zeros(0, np.float32)
+        payload, self._data = "\n".join(self._data), []
+        if payload == "[DONE]":
+            self.done = True
+            return np.zeros(0, np.float32)
+        try:
+            event = json.loads(payload)
+        except json.JSONDecodeError as exc:
+            raise DecodeError(f"a server-sent event is not JSON: {payload[:80]!r}") from exc
+        kind = event.get("type", "")
+        if kind == "speech.audio.delta":
+            return self.inner.feed(base64.b64decode(event.get("audio", "")))
+        if kind == "speech.audio.done":
+            self.done = True
+        elif kind == "error" or "error" in event:
+            error = event.get("error", event)
+            raise DecodeError(
+                f"the server reported: {error.get('message', error) if isinstance(error, dict) else error}"
+            )
+        return np.zeros(0, np.float32)

@@ -1,0 +1,219 @@
+"""``voice-studio say``: speak text, streaming to the speakers or into a file (no Qt).
+
+voice-studio say "Hello." -o hello.wav [--voice V] [--length-scale 1.2] ...
+voice-studio say "Hello."          # plays as it streams
+voice-studio say --engine remote --url http://host:5050 --model M --voice V "Hello."
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from studio.cli.serve import API_KEY_ENV
+
+if TYPE_CHECKING:
+    from engines.base import Engine, StreamStats, SynthesisOptions
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add ``say`` to the CLI's subparsers; engines, file and response formats come from their owners."""
+    from engines import audio, registry
+    from engines.remote.engine import RemoteEngine
+
+    say = sub.add_parser("say", help="speak text, streaming to the speakers or into a WAV file")
+    say.add_argument("text", help="text to speak; '-' reads standard input")
+    say.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help=f"write an audio file ({', '.join(audio.FORMATS)}) instead of playing; '-' (stdout), a pipe or a "
+        "device: WAV streamed as it is synthesized",
+    )
+    say.add_argument("--raw", action="store_true", help="with -o -, a pipe or a device: raw s16le PCM, no WAV header")
+    say.add_argument(
+        "--voice",
+        help="voice name, NAME.onnx or a Piper .ckpt (default: the embedded voice); remote: the server's voice",
+    )
+    say.add_argument(
+        "--engine",
+        default="onnx",
+        choices=(*registry.ENGINES, RemoteEngine.name),
+        help="synthesis engine (default: onnx)",
+    )
+    say.add_argument("--device", default="auto", help="torch engine device: auto, cpu, cuda, cuda:N")
+    say.add_argument("--speaker", help="speaker name or id of a multi-speaker voice (default: its default speaker)")
+    say.add_argument("--length-scale", type=float, help="phoneme durations x this (> 1 is slower)")
+    say.add_argument("--noise-scale", type=float, help="generator noise (0 is deterministic)")
+    say.add_argument("--noise-w", type=float, help="duration noise (0 is deterministic)")
+    say.add_argument("--sentence-silence", type=float, default=0.0, help="extra seconds of silence between sentences")
+    say.add_argument("--quiet", action="store_true", help="print no timing")
+    _add_remote_arguments(say)
+
+
+def _add_remote_arguments(say: argparse.ArgumentParser) -> None:
+    """``say``'s options for ``--engine remote``."""
+    from engines.remote.settings import OPENAI_PCM_RATE, RESPONSE_FORMATS
+
+    group = say.add_argument_group("remote engine (--engine remote)")
+    group.add_argument("--url", help="base URL of an OpenAI-compatible speech server")
+    group.add_argument("--api-key", help=f"bearer key (default: ${API_KEY_ENV}, then $OPENAI_API_KEY)")
+    group.add_argument("--model", default="tts-1", help="the server's model (a Voice Studio server: a voice name)")
+    group.add_argument(
+        "--format",
+        default="pcm",
+        choices=RESPONSE_FORMATS,
+        help="audio format (pcm and wav play as they stream; opus where the server offers it)",
+    )
+    group.add_argument("--sse", action="store_true", help="ask for server-sent events (stream_format: sse)")
+    group.add_argument("--pcm-rate", type=int, default=OPENAI_PCM_RATE, help="Hz of pcm when the server does not say")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Speak ``args.text``: into ``-o`` (a file written at the end, or a stream as it comes) or to the speakers.
+
+    Raises:
+        VoiceError, EngineError: no such voice or engine; NoOutputDevice: nothing to play on.
+        ValueError: a bad option or output path.
+    """
+    from engines import audio, audio_out
+    from engines.base import StreamStats
+    from engines.cleaning import clean_text
+
+    text = sys.stdin.read() if args.text == "-" else args.text
+    if args.raw and args.output is None:
+        raise ValueError("--raw writes raw PCM into -o - (standard output), a pipe or a device; give one")
+    streaming = args.output is not None and audio_out.check_output(args.output, args.raw)  # before any work
+    if args.engine == "remote":  # the server cleans the text and resolves the speaker
+        engine, speaker = remote_engine(args), args.speaker
+    else:
+        engine, speaker = _local_engine(args)
+        text = clean_text(text)
+    options = _options(args, speaker)
+    if args.output is None:
+        _check_output_device()
+    chunks, stats, cancel, player = [], StreamStats(), threading.Event(), None
+    stream = audio_out.StreamWriter(args.output, args.raw) if streaming else None
+    try:
+        for chunk in engine.synthesize(text, options, cancel):
+            stats.add(chunk)
+            if stream is not None:
+                stream.write(chunk.audio, chunk.sample_rate)
+            elif args.output is None:
+                player = player or _open_player(chunk.sample_rate)
+                player.write(chunk.audio)
+            else:
+                chunks.append(chunk.audio)
+    except KeyboardInterrupt:
+        cancel.set()
+        if player is not None:
+            player.abort()
+        raise
+    finally:
+        if stream is not None:
+            stream.close()
+    if player is not None:
+        player.close()
+        player.wait()
+    if stats.audio_s == 0:
+        print("voice-studio: error: nothing to say: the text has no speakable words", file=sys.stderr)
+        return 1
+    if args.output is not None and not streaming:
+        audio.write_audio(args.output, audio.concat(chunks), engine.sample_rate)
+    _report(args, engine, stats)
+    return 0
+
+
+def _options(args: argparse.Namespace, speaker: int | str | None) -> SynthesisOptions:
+    """The ``SynthesisOptions`` of ``say``'s arguments, for ``speaker`` (an id, a name for a remote, or None)."""
+    from engines.base import SynthesisOptions
+
+    return SynthesisOptions(
+        speaker=speaker,
+        length_scale=args.length_scale,
+        noise_scale=args.noise_scale,
+        noise_w=args.noise_w,
+        sentence_silence=args.sentence_silence,
+    )
+
+
+def _check_output_device() -> None:
+    """Fail before synthesizing when nothing can play.
+
+    Raises:
+        NoOutputDevice: no PortAudio library or no output device (the message says to give -o instead).
+    """
+    from engines.playback import NoOutputDevice, output_available
+
+    ok, reason = output_available()
+    if not ok:
+        raise NoOutputDevice(f"Cannot play audio: {reason}. Give -o FILE.wav to write a file instead.")
+
+
+def _report(args: argparse.Namespace, engine: Engine, stats: StreamStats) -> None:
+    """The engine's notice, and (unless ``--quiet``) seconds of audio, time to first audio and RTF, on stderr."""
+    notice = getattr(engine, "notice", "")  # what the remote engine noticed (e.g. a body in another format)
+    if notice:
+        print(f"voice-studio: note: {notice}", file=sys.stderr)
+    if not args.quiet:
+        print(
+            f"{stats.audio_s:.2f} s of audio; time to first audio {stats.first_audio_s:.3f} s; RTF {stats.rtf:.3f}",
+            file=sys.stderr,
+        )
+
+
+def _local_engine(args: argparse.Namespace) -> tuple[object, int | None]:
+    """The engine for ``--engine``/``--voice`` and the speaker id ``--speaker`` names (``engines.names``).
+
+    Raises:
+        VoiceError: no such voice. ValueError: no such speaker of it (``UnknownName``).
+    """
+    from engines import names, registry
+    from engines.onnx.engine import use_shared_thread_pool
+
+    use_shared_thread_pool()
+    voice = registry.find_voice(args.voice)
+    speaker = names.find_speaker(voice, args.speaker)
+    if args.engine != "torch" and args.device != "auto":
+        print(
+            f"voice-studio: note: --device is for the torch engine; the {args.engine} engine runs on the CPU",
+            file=sys.stderr,
+        )
+    kwargs = {"device": args.device} if args.engine == "torch" else {}
+    return registry.create_engine(args.engine, voice, **kwargs), speaker
+
+
+def _open_player(sample_rate: int):
+    from engines.playback import Playback
+
+    return Playback(sample_rate)
+
+
+def remote_engine(args: argparse.Namespace):
+    """A ``RemoteEngine`` from ``say``'s arguments (``--voice`` is the server's voice).
+
+    Raises:
+        ValueError: no ``--url``, or a bad setting.
+    """
+    from engines.remote.engine import RemoteEngine
+    from engines.remote.settings import RemoteSettings
+
+    if not args.url:
+        raise ValueError("--engine remote needs --url (the server's address)")
+    key = args.api_key or os.environ.get(API_KEY_ENV) or os.environ.get("OPENAI_API_KEY") or None
+    settings = RemoteSettings(
+        url=args.url,
+        api_key=key,
+        model=args.model,
+        voice=args.voice or "default",
+        response_format=args.format,
+        stream_format="sse" if args.sse else None,
+        sample_rate=args.pcm_rate,
+        # Piper-only options ask for Piper's settings (an OpenAI server refuses unknown fields, ours takes them)
+        piper_params=args.noise_scale is not None or args.noise_w is not None or bool(args.sentence_silence),
+    )
+    return RemoteEngine(settings)

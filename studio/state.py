@@ -1,0 +1,290 @@
+"""The studio's state, without Qt: the voices it knows, where its files are, the lines spoken.
+
+Pages and widgets receive these models in their constructors and observe them:
+each model has ``events``, one :class:`Event` per kind of change, and a view
+connects its ``_on_<event>`` methods (napari's model/view split). Listeners run
+on the thread that changes the model; the studio changes models on the GUI
+thread only. Engines are loaded through one ``engines.pool.EnginePool`` (the
+speech server uses the same pool type), which :class:`StudioState` holds.
+Settings (``studio.settings``) are read into these models at start and written
+from them.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from engines.base import VoiceError
+from engines.pool import EnginePool
+from engines.remote.settings import RemoteSettings
+from engines.voice import Voice
+from studio.speaking import Line
+
+T = TypeVar("T")
+
+DEFAULT_REMOTE = RemoteSettings(url="http://127.0.0.1:5050", model="tts-1", voice="default", response_format="pcm")
+"""The remote server's fields before the user set any: a Voice Studio server on this machine (``serve``)."""
+
+
+class Event(Generic[T]):
+    """Listeners called with a value, in the order they connected, each time the model emits.
+
+    A bound method is held weakly (a view that is gone is no longer called); any other callable strongly.
+    """
+
+    def __init__(self) -> None:
+        self._listeners: list[Callable[[], Callable[[T], Any] | None]] = []
+
+    def connect(self, listener: Callable[[T], Any]) -> None:
+        """Call ``listener(value)`` on each emit."""
+        if hasattr(listener, "__self__") and hasattr(listener, "__func__"):
+            self._listeners.append(weakref.WeakMethod(listener))  # type: ignore[arg-type]
+        else:
+            self._listeners.append(lambda: listener)
+
+    def disconnect(self, listener: Callable[[T], Any]) -> None:
+        """Stop calling ``listener`` (nothing happens if it is not connected)."""
+        self._listeners = [ref for ref in self._listeners if ref() not in (None, listener)]
+
+    def emit(self, value: T) -> None:
+        """Call every live listener with ``value``."""
+        for ref in list(self._listeners):
+            listener = ref()
+            if listener is not None:
+                listener(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Removal:
+    """A voice taken out: ``voice`` was at ``index``."""
+
+    index: int
+    voice: Voice
+
+
+@dataclass(frozen=True, kw_only=True)
+class Replacement:
+    """A voice replaced in place: ``old`` at ``index`` is now ``new``."""
+
+    index: int
+    old: Voice
+    new: Voice
+
+
+@dataclass(kw_only=True)
+class Found:
+    """What :meth:`VoiceLibrary.add_files` (or ``Settings.apply``) did: voices added, what was refused
+    (``VoiceError`` naming the file; ``ValueError`` naming a setting), and checkpoints left to read off the GUI
+    thread (reading one loads torch)."""
+
+    added: list[Voice] = field(default_factory=list)
+    errors: list[Exception] = field(default_factory=list)
+    checkpoints: list[Path] = field(default_factory=list)
+
+
+class LibraryEvents:
+    """``added(Voice)``, ``removed(Removal)``, ``replaced(Replacement)``; ``changed(list[Voice])`` after any."""
+
+    def __init__(self) -> None:
+        self.added: Event[Voice] = Event()
+        self.removed: Event[Removal] = Event()
+        self.replaced: Event[Replacement] = Event()
+        self.changed: Event[list[Voice]] = Event()
+
+
+class VoiceLibrary:
+    """The voices the studio knows, in order, each model file once."""
+
+    def __init__(self, voices: Iterable[Voice] = ()) -> None:
+        self._voices: list[Voice] = []
+        self.events = LibraryEvents()
+        for voice in voices:
+            self.add(voice)
+
+    @property
+    def voices(self) -> list[Voice]:
+        """The voices, in order (a copy)."""
+        return list(self._voices)
+
+    def __len__(self) -> int:
+        return len(self._voices)
+
+    def __iter__(self) -> Iterator[Voice]:
+        return iter(list(self._voices))
+
+    def find(self, path: Path | str) -> Voice | None:
+        """The voice of model file ``path``, or ``None``."""
+        key = Path(path).absolute()
+        return next((v for v in self._voices if v.model_path.absolute() == key), None)
+
+    def add(self, voice: Voice) -> bool:
+        """Append ``voice``; ``False`` (nothing changes) when its model file is listed already."""
+        if self.find(voice.model_path) is not None:
+            return False
+        self._voices.append(voice)
+        self.events.added.emit(voice)
+        self.events.changed.emit(self.voices)
+        return True
+
+    def remove(self, voice: Voice) -> None:
+        """Take ``voice`` out.
+
+        Raises:
+            ValueError: it is not in the library.
+        """
+        index = self._voices.index(voice)
+        del self._voices[index]
+        self.events.removed.emit(Removal(index=index, voice=voice))
+        self.events.changed.emit(self.voices)
+
+    def replace(self, old: Voice, new: Voice) -> None:
+        """Put ``new`` where ``old`` is (e.g. a voice file read again).
+
+        Raises:
+            ValueError: ``old`` is not in the library.
+        """
+        index = self._voices.index(old)
+        self._voices[index] = new
+        self.events.replaced.emit(Replacement(index=index, old=old, new=new))
+        self.events.changed.emit(self.voices)
+
+    def added_paths(self) -> list[str]:
+        """Model paths of the voices the user added (what the settings file keeps)."""
+        return [str(v.model_path) for v in self._voices if v.origin == "added"]
+
+    def load(self, paths: Iterable[Path | str] = ()) -> list[VoiceError]:
+        """Add the embedded voice, the user's voice folder and the ``.onnx`` voices and folders of ``paths``
+        (``engines.registry.discover``; ``.ckpt`` paths are skipped: see :meth:`add_files`); returns the
+        files that could not be read."""
+        from engines.registry import discover
+
+        found = discover([Path(p) for p in paths if Path(p).suffix.lower() != ".ckpt"])
+        for voice in found.voices:
+            self.add(voice)
+        return found.errors
+
+    def add_files(self, paths: Iterable[Path | str]) -> Found:
+        """Add ``.onnx`` voices (files, or folders searched for them), each checked as loading it does
+        (``engines.registry.check_voice``); ``.ckpt`` files not listed yet are returned to be read elsewhere."""
+        from engines.registry import check_voice
+        from engines.voice import load_voice
+
+        found = Found()
+        files = [m for p in map(Path, paths) for m in (sorted(p.rglob("*.onnx")) if p.is_dir() else [p])]
+        for path in files:
+            if self.find(path) is not None:
+                continue
+            if path.suffix.lower() == ".ckpt":
+                found.checkpoints.append(path)
+                continue
+            try:
+                voice = check_voice(load_voice(path, origin=_origin(path)))
+            except VoiceError as exc:
+                found.errors.append(exc)
+                continue
+            if self.add(voice):
+                found.added.append(voice)
+        return found
+
+
+def _origin(path: Path) -> str:
+    """``user`` for a voice in the user's voice folder (an exported one), else ``added``."""
+    from engines.registry import user_voice_dir
+
+    return "user" if Path(path).absolute().is_relative_to(user_voice_dir().absolute()) else "added"
+
+
+class _Observed(Generic[T]):
+    """A model attribute whose assignment of a different value emits ``events.<name>`` with it."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> T:
+        return obj.__dict__[self.name]
+
+    def __set__(self, obj: Any, value: T) -> None:
+        if self.name in obj.__dict__ and obj.__dict__[self.name] == value:
+            return
+        obj.__dict__[self.name] = value
+        getattr(obj.events, self.name).emit(value)
+
+
+class WorkspaceEvents:
+    """One event per :class:`Workspace` attribute, emitted with its new value."""
+
+    def __init__(self) -> None:
+        self.dataset_project: Event[Path] = Event()
+        self.runs_dir: Event[Path] = Event()
+        self.voices_dir: Event[Path] = Event()
+        self.remote: Event[RemoteSettings] = Event()
+
+
+class Workspace:
+    """Where the studio works: the dataset project shown, the training runs, the exported voices, and the
+    remote speech server's settings (with the API key, which the settings file never keeps).
+
+    Folders default to the user's data folders (``engines.registry.user_data_dir``/``user_voice_dir``).
+    """
+
+    dataset_project: _Observed[Path] = _Observed()
+    runs_dir: _Observed[Path] = _Observed()
+    voices_dir: _Observed[Path] = _Observed()
+    remote: _Observed[RemoteSettings] = _Observed()
+
+    def __init__(
+        self,
+        *,
+        dataset_project: Path | None = None,
+        runs_dir: Path | None = None,
+        voices_dir: Path | None = None,
+        remote: RemoteSettings | None = None,
+    ) -> None:
+        from engines.registry import user_data_dir, user_voice_dir
+
+        self.events = WorkspaceEvents()
+        self.dataset_project = Path(dataset_project or user_data_dir() / "datasets" / "my-dataset")
+        self.runs_dir = Path(runs_dir or user_data_dir() / "runs")
+        self.voices_dir = Path(voices_dir or user_voice_dir())
+        self.remote = remote or DEFAULT_REMOTE
+
+    def dataset_for_training(self) -> Path | None:
+        """The dataset project once it is one (it has a ``manifest.json``), else ``None``."""
+        return self.dataset_project if (self.dataset_project / "manifest.json").is_file() else None
+
+
+class SpokenLines:
+    """The lines spoken in this session, newest first; ``events.added(Line)`` on each new one."""
+
+    def __init__(self) -> None:
+        self._lines: list[Line] = []
+        self.events = _LineEvents()
+
+    @property
+    def lines(self) -> list[Line]:
+        """The lines, newest first (a copy)."""
+        return list(self._lines)
+
+    def add(self, line: Line) -> None:
+        """Put ``line`` first."""
+        self._lines.insert(0, line)
+        self.events.added.emit(line)
+
+
+class _LineEvents:
+    def __init__(self) -> None:
+        self.added: Event[Line] = Event()
+
+
+@dataclass(kw_only=True)
+class StudioState:
+    """The models one studio window shares between its pages."""
+
+    library: VoiceLibrary = field(default_factory=VoiceLibrary)
+    workspace: Workspace = field(default_factory=Workspace)
+    engines: EnginePool = field(default_factory=EnginePool)
+    lines: SpokenLines = field(default_factory=SpokenLines)
