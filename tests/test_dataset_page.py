@@ -216,3 +216,46 @@ def test_table_marks_drafts_and_blocked_clips(page, qtbot, tmp_path):
     qtbot.mouseClick(page.editor.buttons["confirm"], Qt.MouseButton.LeftButton)
     _wait(qtbot, page)
     assert _cell(page, "002", 1, background) is None and _cell(page, "002", 4) == "ok"
+
+
+def test_import_of_the_target_voice_shows_progress_can_be_cancelled_and_resumes(qtbot, tmp_path):
+    """The 240-clip target-voice corpus imported from the page: the bar rises and the status line counts
+    n / 240; Cancel keeps the clips already measured and says how many; importing again adds the rest,
+    none twice."""
+    import json
+    import re
+    import time
+
+    from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
+
+    corpus = shared_path("corpus", "target-voice")
+    names = [row.split("|")[0] for row in (corpus / "metadata.csv").read_text(encoding="utf-8").splitlines()]
+    page = DatasetPage(Workspace(dataset_project=tmp_path / "project"))
+    qtbot.addWidget(page)
+    shown = page.job_progress
+    values: list[int] = []
+    shown.bar.valueChanged.connect(values.append)
+    page.import_paths([corpus])
+    assert not shown.isHidden() and shown.cancel_button.isVisibleTo(page)
+    qtbot.waitUntil(lambda: shown.bar.value() > 0, timeout=60_000)
+    assert re.fullmatch(r"Importing (\d+) / 240( — .* left)?", shown.text.text()), shown.text.text()
+    assert int(shown.text.text().split()[1]) == shown.bar.value() and shown.bar.maximum() == 240
+    qtbot.mouseClick(shown.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=60_000)
+    said = re.fullmatch(r"Import cancelled: (\d+) of 240 clips kept; import again to go on", page.hint.text())
+    assert said, page.hint.text()
+    kept = int(said[1])
+    assert 0 < kept < 240 and page.model.rowCount() == kept and shown.isHidden()
+    assert values[0] == 0 and max(values) > 0 and values == sorted(values)  # the bar rose
+
+    started = time.monotonic()
+    page.import_paths([corpus])
+    qtbot.waitUntil(lambda: shown.bar.value() > kept, timeout=120_000)  # the bar starts at the clips kept
+    assert values[values.index(kept, 1) :][0] == kept
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=120_000)
+    print(f"resumed import of {240 - kept} clips: {time.monotonic() - started:.1f} s")
+    assert page.hint.text() == f"{240 - kept} clips added, {kept} already present, 0 failed"
+    clips = json.loads((tmp_path / "project" / "manifest.json").read_text(encoding="utf-8"))["clips"]
+    assert sorted(c["id"] for c in clips) == sorted(names) and page.model.rowCount() == 240
+    assert len({c["source"] for c in clips}) == 240 and all(c["status"] == "ok" for c in clips)

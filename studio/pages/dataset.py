@@ -1,27 +1,25 @@
 """The Dataset page: drop recordings in, see every clip and what is wrong with it, fix, export for Piper.
 
 Everything that touches files (import, slicing, fixes, edits, export) runs off the
-GUI thread, one job at a time (``studio.pages.dataset_actions``); the page reloads
-the manifest when a job ends. The clip table is a Qt model; the editor below it shows
+GUI thread, one job at a time, long ones with a progress bar, the time left and
+Cancel (``studio.pages.dataset_actions``, ``studio.pages.dataset_jobs``); the page
+reloads the manifest when a job ends. The clip table is a Qt model; the editor below it shows
 the current clip; the report tab shows histograms and the health report.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QProgressBar,
     QPushButton,
     QSplitter,
-    QTableView,
     QTabWidget,
     QTextBrowser,
     QVBoxLayout,
@@ -31,9 +29,10 @@ from PySide6.QtWidgets import (
 from studio.pages.dataset_actions import TARGET_RATE, DatasetActions
 from studio.state import Workspace
 from studio.widgets.clip_editor import ClipEditor
-from studio.widgets.clip_table import ClipTableModel
+from studio.widgets.clip_table import ClipTable, rows
 from studio.widgets.histograms import HistogramPanel
-from studio.workers import Task
+from studio.widgets.task_progress import TaskProgress
+from studio.workers import Task, TaskSlot
 
 HINT = "Drop folders, recordings, metadata.csv files or zip archives here."
 """What the line under the buttons says until a job has run on the project shown."""
@@ -56,17 +55,14 @@ class DatasetPage(DatasetActions, QWidget):
         self.workspace = workspace
         self._busy = False
         self._phonemizer = None
-        self._playing = None
+        self._playing: Any = None
         self._project = None
-        self._clip_audio = None
+        self._clip_audio: tuple[Any, int] | None = None
+        """The current clip's samples (float32 ``[N]``) and sample rate (Hz): what Space plays."""
         self._warmed = False
         self._unsaved: dict[str, str] = {}
         """Text edits of clips the user has left, not saved yet: ``{clip id: text}`` (see ``save_pending``)."""
-        self._job: Task | None = None
-        self.model = ClipTableModel(self)
-        self.proxy = QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.model)
-        self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
+        self.jobs = TaskSlot()
         self._build()
         self.refresh()
 
@@ -74,8 +70,8 @@ class DatasetPage(DatasetActions, QWidget):
     def _build(self) -> None:
         self.folder_label = QLabel()
         self.hint = QLabel(HINT)
-        self.progress = QProgressBar()
-        self.progress.setVisible(False)
+        self.job_progress = TaskProgress()
+        self.job_progress.cancel_requested.connect(self.cancel_job)
         self.buttons = {
             "open": self._button("Open project…", self._on_open_clicked),
             "add": self._button("Add recordings…", self._on_add_clicked),
@@ -92,17 +88,9 @@ class DatasetPage(DatasetActions, QWidget):
             "speaker": self._button("Set speaker…", self._on_speaker_clicked),
         }
         self.selection_label = QLabel()
-        self.table = QTableView()
-        self.table.setModel(self.proxy)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
-        self.table.setWordWrap(False)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table = ClipTable()
+        self.model, self.proxy = self.table.clips, self.table.proxy
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.editor = self._build_editor()
         self.report = QTextBrowser()
         self.histograms = HistogramPanel()
@@ -116,7 +104,7 @@ class DatasetPage(DatasetActions, QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.hint)
-        layout.addWidget(self.progress)
+        layout.addWidget(self.job_progress)
         layout.addWidget(self.tabs, 1)
         QShortcut(QKeySequence(Qt.Key.Key_Space), self, self.toggle_play)
 
@@ -192,31 +180,20 @@ class DatasetPage(DatasetActions, QWidget):
             return
         project = self._project = self.project()
         report = build_report(project)  # the health checks run once, for the table and the report
-        self.model.set_rows(_rows(project, report.findings))
+        self.model.set_rows(rows(project, report.findings))
         self.report.setMarkdown(to_markdown(report))
         self.histograms.show_report(report)
-        if current in project.clips:
+        if current is not None and current in project.clips:
             self.select([current])
         self._on_selection_changed()
 
     def selected_ids(self) -> list[str]:
         """Ids of the selected rows, in table order."""
-        rows = sorted(self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows())
-        return [self.model.row_id(r) for r in rows]
+        return self.table.selected_ids()
 
     def select(self, clip_ids: list[str]) -> None:
         """Select these clips' rows (the first becomes the current clip)."""
-        selection = self.table.selectionModel()
-        selection.clearSelection()
-        flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
-        first = None
-        for row in range(self.model.rowCount()):
-            if self.model.row_id(row) in clip_ids:
-                index = self.proxy.mapFromSource(self.model.index(row, 0))
-                selection.select(index, flags)
-                first = first or index
-        if first is not None:
-            self.table.scrollTo(first)
+        self.table.select(clip_ids)
 
     def _on_selection_changed(self, *_) -> None:
         ids = self.selected_ids()
@@ -317,25 +294,3 @@ class DatasetPage(DatasetActions, QWidget):
         task.failed.connect(lambda exc: self.message.emit(f"Cannot play: {exc}"))
         task.ended.connect(lambda: setattr(speaking, "ended", True))
         return task.start()
-
-
-def _rows(project, findings) -> list[tuple]:
-    """The clip table's rows (``studio.widgets.clip_table``: id, text, speaker, duration_s, status, warnings,
-    draft): an ``ok`` clip with a blocking finding shows ``blocked`` (left out of export and the training
-    cache); a draft text is marked for yellow."""
-    kinds: dict[str, list[str]] = {}
-    blocked = {f.clip_id for f in findings if f.blocking}
-    for finding in findings:
-        kinds.setdefault(finding.clip_id, []).append(finding.kind)
-    return [
-        (
-            c.id,
-            c.text or "",
-            c.speaker or "",
-            (c.analysis or {}).get("duration_s", 0.0),
-            "blocked" if c.status == "ok" and c.id in blocked else c.status,
-            ", ".join(kinds.get(c.id, [])),
-            bool(c.text) and not c.reviewed,
-        )
-        for c in project.clips.values()
-    ]

@@ -1,126 +1,26 @@
 """What the Dataset page's buttons do: each runs a ``trainer.dataset`` function on the project off the GUI
-thread (``studio.workers.Task``), one job at a time, then the page reloads the manifest.
+thread as a job (``studio.pages.dataset_jobs``: one at a time, with progress, and Cancel for import,
+slicing, fixes and the training cache), then the page reloads the manifest.
 
-A mixin of :class:`studio.pages.dataset.DatasetPage`: it relies on the page's ``project_dir``,
-``selected_ids``, ``refresh``, ``hint``, ``progress``, ``buttons``, ``message``, ``editor``,
-``_unsaved`` and ``_get_phonemizer``.
-
-Save on leave: a typed text is never dropped. Every job first saves the pending text edits (the
-editor's and those of clips the user has left), so a fix, export or split acts on the text on
-screen; leaving a clip, switching pages or opening another project saves its edit; closing the
-window saves it before the window goes.
+A mixin of :class:`studio.pages.dataset.DatasetPage`: besides ``DatasetJobs``'s needs it relies on the
+page's ``selected_ids``, ``has_project`` and ``_project``.
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QInputDialog
 
+from studio.pages.dataset_jobs import BUSY, DatasetJobs
 from studio.workers import Task
 
 TARGET_RATE = 22050
 """Piper's usual training sample rate, Hz: the Resample fix's target."""
 
 
-class DatasetActions:
+class DatasetActions(DatasetJobs):
     """Background jobs of the Dataset page (import, slicing, fixes, edits, export, cache, report)."""
-
-    # --- background jobs --------------------------------------------------------
-    def run_job(self, label: str, work, describe, create: bool = False) -> Task | None:
-        """Run ``work(project)`` off the GUI thread; then reload and show ``describe(result)``.
-
-        Only ``create`` jobs (import, slicing) make the project folder; the others fail on a folder that is
-        not a project (``trainer.dataset.project.NotAProject``)."""
-        if self._busy:
-            self.message.emit("Please wait: the dataset is busy.")
-            return None
-        folder = self.project_dir
-        edits = self._take_edits()
-        phonemizer = self._get_phonemizer() if edits else None
-        saved = f"Saved the text of {', '.join(edits)}" if edits else ""
-
-        def run(cancel: threading.Event):
-            from trainer.dataset.curation import set_text
-            from trainer.dataset.project import DatasetProject
-
-            project = DatasetProject(folder, create=create)
-            for clip_id, text in edits.items():  # the text on screen first: the action then acts on it
-                set_text(project, clip_id, text, phonemizer)
-            return work(project)
-
-        self._set_busy(True)
-        self.hint.setText(f"{label}…")
-        task = self._job = Task(run, self)
-        task.done.connect(lambda result: self._on_job_done(_joined(saved, describe(result)) or f"{label}: no change"))
-        task.failed.connect(lambda exc: self._on_job_done(f"{label} failed: {exc}"))
-        task.ended.connect(self._on_job_ended)
-        return task.start()
-
-    def _on_job_ended(self) -> None:
-        self._job = None
-        self._set_busy(False)
-        self.save_pending()  # edits of clips left while the job ran
-
-    def _on_job_done(self, text: str) -> None:
-        self._busy = False  # refresh enables the buttons
-        self.refresh()
-        self.hint.setText(text)
-        self.message.emit(text)
-
-    def _set_busy(self, busy: bool) -> None:
-        self._busy = busy
-        self.progress.setVisible(busy)
-        self.progress.setRange(0, 0 if busy else 1)  # indeterminate while running
-        for name in ("open", "add", "slice", "export", "cache"):
-            self.buttons[name].setEnabled(not busy)
-        self._on_selection_changed()
-
-    def is_busy(self) -> bool:
-        return self._busy
-
-    # --- unsaved edits (save on leave) ------------------------------------------
-    def _stash_edit(self) -> None:
-        """The editor's pending text joins the edits to save (it is about to show another clip, or none)."""
-        pending = self.editor.take_pending()
-        if pending is not None:
-            self._unsaved[pending[0]] = pending[1]
-
-    def _take_edits(self) -> dict[str, str]:
-        """All pending text edits, ``{clip id: text}``, handed to the caller to save."""
-        self._stash_edit()
-        edits, self._unsaved = self._unsaved, {}
-        return edits
-
-    def save_pending(self) -> Task | None:
-        """Save the texts of clips the user has left; while a job runs, they are saved when it ends."""
-        if self._busy or not self._unsaved:
-            return None
-        return self.run_job("Saving text", lambda p: None, lambda _: "")
-
-    def hideEvent(self, event) -> None:  # noqa: N802 - Qt override
-        """Another page is shown (or the window hidden): the text being edited is saved."""
-        self._stash_edit()
-        self.save_pending()
-        super().hideEvent(event)
-
-    def save_edits_now(self) -> list[str]:
-        """Wait for a running job, then save every pending text edit here and now (the window is closing,
-        or another project is opened); returns the clip ids saved. A text that cannot be saved (empty) is
-        reported in ``message``."""
-        from trainer.dataset.curation import CurationError, set_text
-
-        if self._job is not None:
-            self._job.join()
-        edits = self._take_edits()
-        project = self.project() if edits else None
-        for clip_id, text in edits.items():
-            try:
-                set_text(project, clip_id, text, self._get_phonemizer(project))
-            except CurationError as exc:
-                self.message.emit(f"Text not saved: {exc}")
-        return list(edits)
 
     # --- import and slicing -----------------------------------------------------
     def _on_add_clicked(self) -> None:
@@ -135,7 +35,9 @@ class DatasetActions:
             text = f"{len(r.added)} clips added, {r.unchanged} already present, {len(r.failed)} failed"
             return text + (f"; {len(r.problems)} problems (see the report)" if r.problems else "")
 
-        return self.run_job("Importing", lambda p: p.import_sources(paths), describe, create=True)
+        return self.run_job(
+            "Importing", lambda p, state: p.import_sources(paths, state=state), describe, create=True, cancellable=True
+        )
 
     def _on_slice_clicked(self) -> None:
         kinds = "Audio (*.wav *.flac *.ogg *.mp3)"
@@ -147,12 +49,13 @@ class DatasetActions:
         """Slice long recordings into draft clips in the background (PocketSphinx drafts)."""
         return self.run_job(
             "Slicing and transcribing",
-            lambda p: p.slice_recordings(paths),
+            lambda p, state: p.slice_recordings(paths, state=state),
             lambda r: (
                 f"{len(r.added)} utterances added as drafts: check each text, then Confirm texts"
                 + (f"; failed: {'; '.join(r.problems)}" if r.problems else "")
             ),
             create=True,
+            cancellable=True,
         )
 
     # --- fixes and edits --------------------------------------------------------
@@ -162,8 +65,9 @@ class DatasetActions:
         rate = TARGET_RATE if resample else None
         return self.run_job(
             "Fixing",
-            lambda p: p.apply_fixes(ids, resample_to=rate, trim=trim, normalize=normalize),
+            lambda p, state: p.apply_fixes(ids, resample_to=rate, trim=trim, normalize=normalize, state=state),
             lambda fixed: f"Fixed {len(fixed)} clips",
+            cancellable=True,
         )
 
     def set_excluded(self, excluded: bool) -> Task | None:
@@ -171,7 +75,7 @@ class DatasetActions:
 
         ids = self.selected_ids()
         word = "Excluded" if excluded else "Included"
-        return self.run_job(word, lambda p: set_excluded(p, ids, excluded), lambda c: f"{word} {len(c)} clips")
+        return self.run_job(word, lambda p, _: set_excluded(p, ids, excluded), lambda c: f"{word} {len(c)} clips")
 
     def _on_speaker_clicked(self) -> None:
         known = sorted({c.speaker for c in self._project.clips.values() if c.speaker}) if self._project else []
@@ -188,7 +92,7 @@ class DatasetActions:
         ids = self.selected_ids()
         return self.run_job(
             "Setting the speaker",
-            lambda p: set_speaker(p, ids, name),
+            lambda p, _: set_speaker(p, ids, name),
             lambda c: f"Set the speaker of {len(c)} clips to {name.strip()!r}",
         )
 
@@ -198,21 +102,21 @@ class DatasetActions:
     def _confirm(self, ids: list[str]) -> Task | None:
         from trainer.dataset.curation import confirm
 
-        return self.run_job("Confirming", lambda p: confirm(p, ids), lambda c: f"Confirmed {len(c)} texts")
+        return self.run_job("Confirming", lambda p, _: confirm(p, ids), lambda c: f"Confirmed {len(c)} texts")
 
     def confirm_current(self, clip_id: str) -> Task | None:
         """Confirm draft: the text in the editor is the one confirmed (an edit is saved with it)."""
         from trainer.dataset.curation import confirm
 
         if self._busy:  # before the edit is taken: it stays pending
-            self.message.emit("Please wait: the dataset is busy.")
+            self.message.emit(BUSY)
             return None
         pending = self.editor.take_pending() if clip_id == self.editor.clip_id else None
         texts = dict([pending]) if pending else None
         phonemizer = self._get_phonemizer() if texts else None
         return self.run_job(
             "Confirming",
-            lambda p: confirm(p, [clip_id], texts, phonemizer),
+            lambda p, _: confirm(p, [clip_id], texts, phonemizer),
             lambda c: f"Confirmed the text of {clip_id}" if c else f"{clip_id}: no draft text to confirm",
         )
 
@@ -220,27 +124,27 @@ class DatasetActions:
         """Save a clip's text (the editor's Save text, or Return)."""
         if clip_id != self.editor.clip_id:
             self._unsaved[clip_id] = text
-        return self.run_job("Saving text", lambda p: None, lambda _: "")
+        return self.run_job("Saving text", lambda p, _: None, lambda _: "")
 
     def trim_clip(self, clip_id: str, start_s: float, end_s: float) -> Task | None:
         from trainer.dataset.curation import trim_clip
 
         return self.run_job(
-            "Trimming", lambda p: trim_clip(p, clip_id, start_s, end_s), lambda c: f"Trimmed {c.id}: {c.edits[-1]}"
+            "Trimming", lambda p, _: trim_clip(p, clip_id, start_s, end_s), lambda c: f"Trimmed {c.id}: {c.edits[-1]}"
         )
 
     def split_clip(self, clip_id: str, at_s: float) -> Task | None:
         from trainer.dataset.curation import split
 
         return self.run_job(
-            "Splitting", lambda p: split(p, clip_id, at_s), lambda ids: f"Split {clip_id} into {', '.join(ids)}"
+            "Splitting", lambda p, _: split(p, clip_id, at_s), lambda ids: f"Split {clip_id} into {', '.join(ids)}"
         )
 
     def merge_selected(self) -> Task | None:
         from trainer.dataset.curation import merge
 
         ids = self.selected_ids()
-        return self.run_job("Merging", lambda p: merge(p, ids), lambda new: f"Merged {len(ids)} clips into {new}")
+        return self.run_job("Merging", lambda p, _: merge(p, ids), lambda new: f"Merged {len(ids)} clips into {new}")
 
     # --- export and report ------------------------------------------------------
     def _refuse_without_project(self) -> bool:
@@ -265,7 +169,7 @@ class DatasetActions:
 
         return self.run_job(
             "Exporting",
-            lambda p: export_piper(p, out_dir, rate),
+            lambda p, _: export_piper(p, out_dir, rate),
             lambda r: f"Exported {len(r.written)} clips to {out_dir}; {len(r.skipped)} left out (see the report)",
         )
 
@@ -282,8 +186,9 @@ class DatasetActions:
 
         return self.run_job(
             "Building the training cache",
-            lambda p: build_cache(p, out_dir, CacheSettings(sample_rate=rate)),
+            lambda p, state: build_cache(p, out_dir, CacheSettings(sample_rate=rate), state=state),
             lambda folder: f"Training cache written to {folder}",
+            cancellable=True,
         )
 
     def _on_save_report_clicked(self) -> None:
@@ -298,9 +203,7 @@ class DatasetActions:
 
         render = to_html if path.suffix.lower() in (".html", ".htm") else to_markdown
         return self.run_job(
-            "Writing the report", lambda p: write_text(path, render(build_report(p))), lambda _: f"Report saved: {path}"
+            "Writing the report",
+            lambda p, _: write_text(path, render(build_report(p))),
+            lambda _: f"Report saved: {path}",
         )
-
-
-def _joined(*parts: str) -> str:
-    return "; ".join(part for part in parts if part)

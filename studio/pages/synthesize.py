@@ -35,7 +35,7 @@ from studio.widgets.speaker_picker import SpeakerPicker
 from studio.widgets.voice_picker import VoicePicker
 from studio.widgets.voice_settings import VoiceSettings
 from studio.widgets.waveform import WaveformView
-from studio.workers import Task
+from studio.workers import Task, TaskSlot
 
 
 class SynthesizePage(QWidget):
@@ -55,6 +55,7 @@ class SynthesizePage(QWidget):
         super().__init__(parent)
         self.state = state
         self._speaking = Speaking()
+        self._lines = TaskSlot()  # the line being spoken or replayed: the next one drops its late signals
         self._take = Take("", "")
         self._build()
         if len(state.library):
@@ -208,13 +209,13 @@ class SynthesizePage(QWidget):
         self.waveform.clear_audio(voice.sample_rate)
         self.show_notice("")
         self.status.setText("Speaking…")
-        task, speaking = self._line_task(
+        task, _ = self._line_task(
             lambda s, cancel: speak_and_play(make_engine(), spoken, options, s, cancel), then=self._on_spoken
         )
-        task.partial.connect(lambda item: self._on_partial(item) if speaking is self._speaking else None)
+        task.partial.connect(self._on_partial)
         server = self.remote_panel.generation if self.engine_kind() == "remote" else None
-        task.failed.connect(lambda exc: self._on_failed(exc, name, server) if speaking is self._speaking else None)
-        return task.start()
+        task.failed.connect(lambda exc: self._on_failed(exc, name, server))
+        return self._lines.start(task)
 
     def _on_partial(self, item) -> None:
         kind, value = item
@@ -245,8 +246,8 @@ class SynthesizePage(QWidget):
 
     def _line_task(self, work: Callable, then: Callable[[], None] | None = None) -> tuple[Task, Speaking]:
         """A task (not started) of ``work(speaking, cancel)`` as the page's line: Stop reaches it and is enabled
-        until it ends; ``then`` runs when it ended unless another line started since (whose signals only reach
-        the page: ``speaking is self._speaking``)."""
+        until it ends; ``then`` runs when it ended. Started in ``_lines``, a line that another line replaced
+        says nothing more: its late signals are dropped."""
         speaking = self._speaking = Speaking()
         task = Task(lambda cancel: work(speaking, cancel), self)
         task.ended.connect(lambda: self._on_line_ended(speaking, then))
@@ -257,10 +258,9 @@ class SynthesizePage(QWidget):
     def _on_line_ended(self, speaking: Speaking, then: Callable[[], None] | None) -> None:
         speaking.ended = True
         self.engines.show_devices()
-        if speaking is self._speaking:
-            self._set_busy(False)
-            if then is not None:
-                then()
+        self._set_busy(False)
+        if then is not None:
+            then()
 
     def _on_spoken(self) -> None:
         """The line spoken last has ended: it is on screen, in the history, and announced (if it has audio)."""
@@ -291,7 +291,7 @@ class SynthesizePage(QWidget):
         self.bar.show_line(line)
         task, _ = self._line_task(lambda s, cancel: replay_and_wait(line.audio, line.sample_rate, s, cancel))
         task.failed.connect(lambda exc: self.show_notice(str(exc)))
-        return task.start()
+        return self._lines.start(task)
 
     @property
     def last_line(self) -> Line | None:

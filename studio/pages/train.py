@@ -30,7 +30,7 @@ from studio.trainer_process import TrainerProcess
 from studio.widgets.run_view import RunView
 from studio.widgets.runs_table import RunsTable
 from studio.widgets.train_setup import TrainSetup
-from studio.workers import Task
+from studio.workers import Task, TaskSlot
 from trainer.run_state import RunState, load_run
 
 
@@ -57,7 +57,11 @@ class TrainPage(QWidget):
         self._checked: tuple | None = None
         """``(TrainRequest, findings)`` of the last check, while the choices are unchanged since."""
         self._generation = 0
-        """Counts changes of the setup's choices: a check's result is used only if none happened since."""
+        """Counts changes of the setup's choices: a resampling's result is used only if none happened since."""
+        self._checks = TaskSlot()
+        """The running pre-flight check: a change of the choices (or another check) drops it and its findings."""
+        self._start_check: Task | None = None
+        """The check Start began (it starts the run when its findings allow)."""
         self._devices_listed = False
         self._filled_dataset = ""
         self._build()
@@ -125,6 +129,7 @@ class TrainPage(QWidget):
         """A choice changed: the last check (shown findings, its status line) describes other choices."""
         self._generation += 1
         self._checked = None
+        self._checks.drop()
         if not self.process.is_running() and self.status.text().startswith(CHECKED):
             self.status.setText("The setup changed since the check: press Check or Start.")
 
@@ -138,7 +143,6 @@ class TrainPage(QWidget):
         except ValueError as exc:
             self.setup.show_message(str(exc))
             return None
-        generation = self._generation
         self.setup.show_message("Checking…", "info")
 
         def work(cancel: threading.Event):
@@ -146,18 +150,12 @@ class TrainPage(QWidget):
 
             return preflight(request)
 
-        def failed(exc: Exception) -> None:
-            if generation == self._generation:
-                self.setup.show_message(f"Checks of {request.dataset} failed: {exc}")
-
         task = Task(work, self)
-        task.done.connect(lambda findings: self._on_checked(request, findings, generation))
-        task.failed.connect(failed)
-        return task.start()
+        task.done.connect(lambda findings: self._on_checked(request, findings))
+        task.failed.connect(lambda exc: self.setup.show_message(f"Checks of {request.dataset} failed: {exc}"))
+        return self._checks.start(task)
 
-    def _on_checked(self, request, findings, generation: int) -> None:
-        if generation != self._generation:  # checked choices the user has changed since
-            return
+    def _on_checked(self, request, findings) -> None:
         self.setup.show_findings(findings)
         self._checked = (request, findings)
         errors = sum(f.blocking for f in findings)
@@ -172,17 +170,20 @@ class TrainPage(QWidget):
         while they were being checked starts nothing)."""
         if self.process.is_running():
             return None
-        task = self.check()
+        if self._checks.task is not None and self._checks.task is self._start_check:
+            return self._start_check  # Start pressed twice: its first check goes on
+        task = self._start_check = self.check()
         if task is not None:
-            generation = self._generation
-            task.done.connect(lambda findings: self._start_checked(findings, generation))  # after _on_checked
+            task.done.connect(self._start_checked)  # after _on_checked
+            task.dropped.connect(  # the choices changed (or were checked again) while being checked
+                lambda: self.status.setText(
+                    "The setup changed while it was being checked: nothing started. Press Start again."
+                )
+            )
         return task
 
-    def _start_checked(self, findings, generation: int) -> None:
-        if self.process.is_running():  # Start pressed twice: the first one won
-            return
-        if generation != self._generation:
-            self.status.setText("The setup changed while it was being checked: nothing started. Press Start again.")
+    def _start_checked(self, findings) -> None:
+        if self.process.is_running():
             return
         if any(f.blocking for f in findings):
             self.status.setText("Fix the errors above before starting.")

@@ -9,6 +9,8 @@ another clip or runs any action, so an edit is never dropped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -44,7 +46,7 @@ class ClipEditor(QWidget):
         self.saved_text = ""
         """The clip's text as the manifest has it; the text box differs from it while an edit is pending."""
         self.duration_s = 0.0
-        self.preview_function = None
+        self.preview_function: Callable[[str], tuple[str, int, dict[str, int]]] | None = None
         """``text -> (phonemes, num_phoneme_ids, missing)`` for the live preview; set by the page."""
         self.waveform = WaveformView()
         self.waveform.setMaximumHeight(220)

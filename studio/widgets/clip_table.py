@@ -1,4 +1,4 @@
-"""The Dataset page's clip table: a Qt model over rows built from the project's manifest.
+"""The Dataset page's clip table: a Qt model over rows built from the project's manifest, and its view.
 
 A model (not a widget per row) keeps thousands of clips smooth; sorting uses each
 cell's raw value (``UserRole``), so durations sort as numbers.
@@ -6,8 +6,9 @@ cell's raw value (``UserRole``), so durations sort as numbers.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 COLUMNS = ("id", "text", "speaker", "duration (s)", "status", "warnings")
 DRAFT_COLOR = "#fef3c7"
@@ -60,3 +61,64 @@ class ClipTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
             return COLUMNS[section]
         return None
+
+
+def rows(project, findings) -> list[tuple]:
+    """The table's rows for a ``trainer.dataset.project.DatasetProject`` and its health ``findings``: an ``ok``
+    clip with a blocking finding shows ``blocked`` (left out of export and the training cache); a draft text is
+    marked for yellow."""
+    kinds: dict[str, list[str]] = {}
+    blocked = {f.clip_id for f in findings if f.blocking}
+    for finding in findings:
+        kinds.setdefault(finding.clip_id, []).append(finding.kind)
+    return [
+        (
+            c.id,
+            c.text or "",
+            c.speaker or "",
+            (c.analysis or {}).get("duration_s", 0.0),
+            "blocked" if c.status == "ok" and c.id in blocked else c.status,
+            ", ".join(kinds.get(c.id, [])),
+            bool(c.text) and not c.reviewed,
+        )
+        for c in project.clips.values()
+    ]
+
+
+class ClipTable(QTableView):
+    """The sortable, multi-selection view of a :class:`ClipTableModel` (``clips``) through a sort proxy (``proxy``)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.clips = ClipTableModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.clips)
+        self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
+        self.setModel(self.proxy)
+        self.setSortingEnabled(True)
+        self.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.setWordWrap(False)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+
+    def selected_ids(self) -> list[str]:
+        """Ids of the selected rows, in table order."""
+        selected = sorted(self.proxy.mapToSource(i).row() for i in self.selectionModel().selectedRows())
+        return [self.clips.row_id(r) for r in selected]
+
+    def select(self, clip_ids: list[str]) -> None:
+        """Select these clips' rows and scroll to the first."""
+        selection = self.selectionModel()
+        selection.clearSelection()
+        flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        first = None
+        for row in range(self.clips.rowCount()):
+            if self.clips.row_id(row) in clip_ids:
+                index = self.proxy.mapFromSource(self.clips.index(row, 0))
+                selection.select(index, flags)
+                first = first or index
+        if first is not None:
+            self.scrollTo(first)

@@ -14,7 +14,9 @@ unreviewed (``reviewed`` false) until a person confirms the text
 Import is incremental and resumable: a clip whose source (path and content hash)
 is already in the manifest is not read again, and the manifest is rewritten
 atomically after every batch, so an interrupted import loses at most the batch
-in flight. Clips are analysed in parallel worker processes (never more workers
+in flight. A cancelled one (``trainer.tasks.TaskState``) records every clip
+already measured and then raises ``trainer.tasks.Cancelled``; importing the
+same sources again resumes it. Clips are analysed in parallel worker processes (never more workers
 than clips; the work itself is in ``trainer.dataset.jobs``).
 """
 
@@ -33,7 +35,8 @@ from engines.records import read_json_object, record
 from trainer.dataset import jobs
 from trainer.dataset.metadata import MetadataError
 from trainer.dataset.sources import SourceClip, scan
-from trainer.dataset.workers import worker_pool
+from trainer.dataset.workers import run_jobs
+from trainer.tasks import Cancelled, TaskState
 
 MANIFEST_VERSION = 2
 BATCH = 32
@@ -181,17 +184,27 @@ class DatasetProject:
         workers: int | None = None,
         progress: Callable[[int, int], None] | None = None,
         voice_config: Path | None = None,
+        *,
+        state: TaskState | None = None,
     ) -> ImportResult:
         """Scan ``paths`` and add every new recording: analyse it and write its curated copy.
 
         Texts are measured against ``voice_config`` (a Piper ``.onnx.json``; default:
         the embedded voice's), the voice the dataset will fine-tune.
-        ``progress(done, total)`` is called after each clip. Unreadable clips are
-        recorded with ``status='error'`` and a message naming the file.
+        ``progress(done, total)`` (or ``state.progress``) counts the clips found, those already
+        present done from the start; it is called once before the first new clip and after each.
+        Unreadable clips are recorded with ``status='error'`` and a message naming the file.
+
+        Raises:
+            Cancelled: ``state`` was cancelled; the clips measured until then are in the manifest
+                (``partial`` is their ``ImportResult``), and importing again resumes.
         """
         if voice_config:
             self.voice_config = str(voice_config)
+        state = TaskState.of(state, progress)
+        state.status("Looking for recordings…")
         found = scan(list(paths), unpack_dir=self.folder / "unpacked")
+        state.status(f"Comparing {len(found.clips)} recordings with the clips already imported…")
         result = ImportResult(problems=list(found.problems))
         known = {(c.source, c.source_sha256) for c in self.clips.values()}
         todo: list[tuple[str, SourceClip, str]] = []
@@ -201,7 +214,7 @@ class DatasetProject:
                 result.unchanged += 1
             else:
                 todo.append((self._new_id(clip, {t[0] for t in todo}), clip, digest))
-        self._run(todo, workers, progress, result)
+        self._run(todo, workers, state, result)
         return result
 
     def apply_fixes(
@@ -212,11 +225,16 @@ class DatasetProject:
         trim: bool = False,
         normalize: bool = False,
         workers: int | None = None,
+        state: TaskState | None = None,
     ) -> list[str]:
         """Apply fixes to the curated copies (never the sources) and measure them again; returns the ids fixed.
 
         Order: trim silence (keeping a margin), normalize loudness (with a peak
         limit), resample. Each clip's ``edits`` records what was done.
+        ``state.progress(done, total)`` counts clips.
+
+        Raises:
+            Cancelled: ``state`` was cancelled; the clips fixed until then are recorded in the manifest.
         """
         ids = [i for i in (clip_ids or list(self.clips)) if self.clips[i].status == "ok"]
         if not ids or not (resample_to or trim or normalize):
@@ -234,11 +252,18 @@ class DatasetProject:
             )
             for i in ids
         ]
-        with worker_pool(workers, len(work)) as pool:
-            for clip_id, (analysis, edits) in zip(ids, pool.map(jobs.fix, work), strict=True):
-                self.clips[clip_id].analysis = analysis
-                self.clips[clip_id].edits.extend(edits)
-        self.save()
+        state, fixed = TaskState.of(state), []
+        state.progress(0, len(ids))
+        try:
+            for index, (analysis, edits) in run_jobs(jobs.fix, work, workers, state):
+                self.clips[ids[index]].analysis = analysis
+                self.clips[ids[index]].edits.extend(edits)
+                fixed.append(ids[index])
+                state.progress(len(fixed), len(ids))
+        finally:
+            self.save()
+        if len(fixed) < len(ids):
+            raise Cancelled(f"Fixes cancelled: {len(fixed)} of {len(ids)} clips fixed", done=len(fixed), total=len(ids))
         return ids
 
     def slice_recordings(
@@ -249,19 +274,26 @@ class DatasetProject:
         model: str | None = None,
         workers: int | None = None,
         progress: Callable[[int, int], None] | None = None,
+        *,
+        state: TaskState | None = None,
     ) -> ImportResult:
         """Cut long recordings into utterance clips with draft texts (``trainer.dataset.slicing``).
 
         Each recording is sliced in a worker process; its clips are named
         ``STEM_001``... and stay unreviewed until their text is confirmed. A
         recording already sliced (same path and content) is skipped.
-        ``progress(done, total)`` counts recordings.
+        ``progress(done, total)`` (or ``state.progress``) counts recordings.
+
+        Raises:
+            Cancelled: ``state`` was cancelled; the recordings sliced until then are in the manifest.
         """
         from trainer.dataset.slicing import SliceOptions
 
         options = options or SliceOptions()
         result, known = ImportResult(), {(c.source, c.source_sha256) for c in self.clips.values()}
-        todo, digests, bases = [], [], set[str]()
+        todo: list[tuple] = []
+        digests: list[str] = []
+        bases: set[str] = set()
         for path in map(Path, paths):
             digest = _sha256(path)
             if (str(path), digest) in known:
@@ -273,13 +305,16 @@ class DatasetProject:
             digests.append(digest)
         if not todo:
             return result
-        with worker_pool(workers, len(todo)) as pool:
-            outcomes = pool.map(jobs.slice_recording, todo)
-            for done, (job, digest, outcome) in enumerate(zip(todo, digests, outcomes, strict=True), start=1):
-                self._add_slices(job[0], digest, outcome, result, recognizer)
-                self.save()
-                if progress:
-                    progress(done, len(todo))
+        state, done = TaskState.of(state, progress), 0
+        state.progress(0, len(todo))
+        for index, outcome in run_jobs(jobs.slice_recording, todo, workers, state):
+            self._add_slices(todo[index][0], digests[index], outcome, result, recognizer)
+            self.save()
+            done += 1
+            state.progress(done, len(todo))
+        if done < len(todo):
+            message = f"Slicing cancelled: {done} of {len(todo)} recordings sliced and kept"
+            raise Cancelled(message, done=done, total=len(todo), partial=result)
         return result
 
     def _slice_base(self, path: Path, taken: set[str]) -> str:
@@ -309,27 +344,31 @@ class DatasetProject:
             candidate = f"{base}_{n}"
         return candidate
 
-    def _run(self, todo, workers, progress, result: ImportResult) -> None:
+    def _run(self, todo, workers, state: TaskState, result: ImportResult) -> None:
         if not todo:
             return
         work = [
             (clip_id, str(clip.audio), str(self.clip_path(clip_id)), clip.text, self.target_config)
             for clip_id, clip, _ in todo
         ]
-        groups = _groups(work, workers)
+        groups, done, total = _groups(work, workers), result.unchanged, result.unchanged + len(todo)
+        firsts = [sum(len(g) for g in groups[:i]) for i in range(len(groups))]
+        state.progress(done, total)
         try:
-            with worker_pool(workers, len(groups)) as pool:
-                outcomes = (outcome for found in pool.map(jobs.process_group, groups) for outcome in found)
-                for done, ((clip_id, clip, digest), outcome) in enumerate(zip(todo, outcomes, strict=True), 1):
+            for index, outcomes in run_jobs(jobs.process_group, groups, workers, state):
+                for (clip_id, clip, digest), outcome in zip(todo[firsts[index] :], outcomes, strict=False):
                     entry = ClipEntry(clip_id, str(clip.audio), digest, clip.text, clip.speaker, clip.origin, **outcome)
                     self.clips[clip_id] = entry
                     (result.failed if entry.status == "error" else result.added).append(clip_id)
+                    done += 1
                     if done % BATCH == 0:
                         self.save()
-                    if progress:
-                        progress(done, len(todo))
+                    state.progress(done, total)
         finally:
             self.save()  # whatever was measured stays recorded, even when the import is interrupted
+        if done < total:
+            message = f"Import cancelled: {done} of {total} clips kept; import again to go on"
+            raise Cancelled(message, done=done, total=total, partial=result)
 
 
 def _groups(work: list, workers: int | None) -> list[list]:

@@ -19,7 +19,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any
+
+from trainer.tasks import TaskState
 
 PRELOAD = [
     "numpy",
@@ -40,14 +44,55 @@ PRELOAD = [
 
 
 def worker_pool(workers: int | None, jobs_count: int) -> ProcessPoolExecutor:
-    """A pool of ``min(workers or cores, jobs_count)`` processes (at least 1), as a context manager.
+    """A pool of :func:`worker_count` processes, as a context manager.
 
     Args:
         workers: processes wanted; ``None`` means one per core.
         jobs_count: jobs to run (no more processes than jobs).
     """
-    count = max(1, min(workers or os.cpu_count() or 1, jobs_count))
-    return ProcessPoolExecutor(max_workers=count, mp_context=_context())
+    return ProcessPoolExecutor(max_workers=worker_count(workers, jobs_count), mp_context=_context())
+
+
+def worker_count(workers: int | None, jobs_count: int) -> int:
+    """``min(workers or cores, jobs_count)``, at least 1."""
+    return max(1, min(workers or os.cpu_count() or 1, jobs_count))
+
+
+def run_jobs(
+    fn: Callable[[Any], Any], items: list, workers: int | None, state: TaskState | None = None
+) -> Iterator[tuple[int, Any]]:
+    """``fn(item)`` for each item in worker processes (:func:`worker_pool`); yields ``(index, result)`` in order.
+
+    One job per worker is handed out at a time (the next as soon as any finishes), so
+    when ``state`` is cancelled the jobs not handed out are dropped, those in flight (at
+    most one per worker) are waited for and their results yielded too (their work is
+    done: its files are written), and the iteration ends. A cancel so takes effect
+    within one job per worker, and nothing finished is lost. An exception of ``fn`` is
+    raised here.
+    """
+    count, futures = worker_count(workers, len(items)), list[Future]()
+    with worker_pool(workers, len(items)) as pool:
+        try:
+            for index in range(len(items)):
+                _hand_out(pool, fn, items, futures, index, count, state)
+                if state is not None and state.is_cancelled():
+                    yield from ((i, future.result()) for i, future in enumerate(futures[index:], index))
+                    return
+                while not futures[index].done():
+                    wait([f for f in futures[index:] if not f.done()], return_when=FIRST_COMPLETED)
+                    _hand_out(pool, fn, items, futures, index, count, state)
+                yield index, futures[index].result()
+        finally:
+            for future in futures:  # the caller stopped early (an error): the others are not started
+                future.cancel()
+
+
+def _hand_out(pool, fn, items: list, futures: list[Future], first: int, count: int, state: TaskState | None) -> None:
+    """Submit the next items until ``count`` jobs from ``first`` on are unfinished (none once cancelled)."""
+    while len(futures) < len(items) and not (state is not None and state.is_cancelled()):
+        if sum(not future.done() for future in futures[first:]) >= count:
+            return
+        futures.append(pool.submit(fn, items[len(futures)]))
 
 
 def warm_up() -> None:

@@ -1,0 +1,169 @@
+"""How the Dataset page runs its jobs: one at a time off the GUI thread, with progress, Cancel, and save on leave.
+
+A mixin of :class:`studio.pages.dataset.DatasetPage`: it relies on the page's ``project_dir``,
+``refresh``, ``hint``, ``job_progress`` (a ``studio.widgets.task_progress.TaskProgress``),
+``buttons``, ``message``, ``editor``, ``_on_selection_changed`` and ``_get_phonemizer``.
+
+Every job is a ``work(project, state)`` function run in a ``studio.workers.Task`` held by
+the page's ``TaskSlot``; long ones (import, slicing, fixes, the training cache) report
+``state.progress`` and stop at Cancel, keeping what they finished
+(``trainer.tasks.Cancelled`` says what), and the page then reloads the manifest.
+
+Save on leave: a typed text is never dropped. Every job first saves the pending text edits (the
+editor's and those of clips the user has left), so a fix, export or split acts on the text on
+screen; leaving a clip, switching pages or opening another project saves its edit; closing the
+window saves it before the window goes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtWidgets import QLabel, QPushButton, QWidget
+
+from studio.widgets.clip_editor import ClipEditor
+from studio.widgets.task_progress import TaskProgress
+from studio.workers import Task, TaskSlot
+from trainer.tasks import TaskState
+
+BUSY = "Please wait: the dataset is busy."
+
+if TYPE_CHECKING:  # what the mixins extend: the page (a QWidget) to the type checker, nothing at run time
+    _Page = QWidget
+else:
+    _Page = object
+
+
+class DatasetJobs(_Page):
+    """The page's job slot (``jobs``), its busy state and its unsaved text edits."""
+
+    jobs: TaskSlot
+    project_dir: Path
+    hint: QLabel
+    job_progress: TaskProgress
+    buttons: dict[str, QPushButton]
+    editor: ClipEditor
+    _busy: bool
+    _unsaved: dict[str, str]
+    if TYPE_CHECKING:  # the page's, named here for the type checker
+        from PySide6.QtCore import SignalInstance
+
+        message: SignalInstance
+
+        def refresh(self) -> None: ...
+        def project(self) -> Any: ...
+        def _on_selection_changed(self, *_: object) -> None: ...
+        def _get_phonemizer(self, project: Any = None) -> Any: ...
+        def selected_ids(self) -> list[str]: ...
+        def has_project(self) -> bool: ...
+
+        _project: Any
+
+    def run_job(
+        self, label: str, work: Callable[[Any, TaskState], Any], describe, create: bool = False, cancellable=False
+    ) -> Task | None:
+        """Run ``work(project, state)`` off the GUI thread; then reload and show ``describe(result)``.
+
+        ``label`` names the job in the status line (``Importing 120 / 800 — 14 s left``); ``cancellable``
+        shows Cancel (for work that stops at ``state``: the page then shows the ``Cancelled`` message).
+        Only ``create`` jobs (import, slicing) make the project folder; the others fail on a folder that is
+        not a project (``trainer.dataset.project.NotAProject``)."""
+        if self._busy:
+            self.message.emit(BUSY)
+            return None
+        folder = self.project_dir
+        edits = self._take_edits()
+        phonemizer = self._get_phonemizer() if edits else None
+        saved = f"Saved the text of {', '.join(edits)}" if edits else ""
+
+        def run(state: TaskState):
+            from trainer.dataset.curation import set_text
+            from trainer.dataset.project import DatasetProject
+
+            project = DatasetProject(folder, create=create)
+            for clip_id, text in edits.items():  # the text on screen first: the action then acts on it
+                set_text(project, clip_id, text, phonemizer)
+            return work(project, state)
+
+        self._set_busy(True)
+        self.hint.setText(f"{label}…")
+        task = Task(run, self)
+        self.job_progress.follow(task, label, cancellable)
+        task.done.connect(lambda result: self._on_job_done(_joined(saved, describe(result)) or f"{label}: no change"))
+        task.cancelled.connect(lambda exc: self._on_job_done(_joined(saved, str(exc))))
+        task.failed.connect(lambda exc: self._on_job_done(f"{label} failed: {exc}"))
+        task.ended.connect(self._on_job_ended)
+        return self.jobs.start(task)
+
+    def cancel_job(self) -> None:
+        """Stop the running job at its next item; it keeps what it finished and says so."""
+        self.jobs.cancel()
+
+    def _on_job_ended(self) -> None:
+        self.job_progress.finish()
+        self._set_busy(False)
+        self.save_pending()  # edits of clips left while the job ran
+
+    def _on_job_done(self, text: str) -> None:
+        self._busy = False  # refresh enables the buttons
+        self.refresh()
+        self.hint.setText(text)
+        self.message.emit(text)
+
+    def _set_busy(self, busy: bool) -> None:
+        self._busy = busy
+        for name in ("open", "add", "slice", "export", "cache"):
+            self.buttons[name].setEnabled(not busy)
+        self._on_selection_changed()
+
+    def is_busy(self) -> bool:
+        return self._busy
+
+    # --- unsaved edits (save on leave) ------------------------------------------
+    def _stash_edit(self) -> None:
+        """The editor's pending text joins the edits to save (it is about to show another clip, or none)."""
+        pending = self.editor.take_pending()
+        if pending is not None:
+            self._unsaved[pending[0]] = pending[1]
+
+    def _take_edits(self) -> dict[str, str]:
+        """All pending text edits, ``{clip id: text}``, handed to the caller to save."""
+        self._stash_edit()
+        edits, self._unsaved = self._unsaved, {}
+        return edits
+
+    def save_pending(self) -> Task | None:
+        """Save the texts of clips the user has left; while a job runs, they are saved when it ends."""
+        if self._busy or not self._unsaved:
+            return None
+        return self.run_job("Saving text", lambda p, _: None, lambda _: "")
+
+    def hideEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """Another page is shown (or the window hidden): the text being edited is saved."""
+        self._stash_edit()
+        self.save_pending()
+        super().hideEvent(event)
+
+    def save_edits_now(self) -> list[str]:
+        """Wait for a running job, then save every pending text edit here and now (the window is closing,
+        or another project is opened); returns the clip ids saved. A text that cannot be saved (empty) is
+        reported in ``message``."""
+        from trainer.dataset.curation import CurationError, set_text
+
+        self.jobs.join()
+        edits = self._take_edits()
+        if not edits:
+            return []
+        project = self.project()
+        for clip_id, text in edits.items():
+            try:
+                set_text(project, clip_id, text, self._get_phonemizer(project))
+            except CurationError as exc:
+                self.message.emit(f"Text not saved: {exc}")
+        return list(edits)
+
+
+def _joined(*parts: str) -> str:
+    return "; ".join(part for part in parts if part)
