@@ -42,7 +42,7 @@ class Event(Generic[T]):
     def connect(self, listener: Callable[[T], Any]) -> None:
         """Call ``listener(value)`` on each emit."""
         if hasattr(listener, "__self__") and hasattr(listener, "__func__"):
-            self._listeners.append(weakref.WeakMethod(listener))  # type: ignore[arg-type]
+            self._listeners.append(weakref.WeakMethod(listener))
         else:
             self._listeners.append(lambda: listener)
 
