@@ -10,7 +10,6 @@ Pre-flight checks, the resample fix and export run off the GUI thread.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,6 +29,9 @@ from studio.widgets.run_view import RunView
 from studio.widgets.runs_table import RunsTable
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task
+from trainer.events import Event
+from trainer.options import RunOptions
+from trainer.preflight import Finding
 from trainer.run_state import RunState, load_run
 
 
@@ -59,8 +61,8 @@ class TrainPage(QWidget):
         self.process.records.connect(self._on_records)
         self.process.log.connect(lambda line: self.view.log.appendPlainText(line))
         self.process.finished.connect(self._on_process_finished)
-        self._checked: tuple | None = None
-        """``(TrainRequest, findings)`` of the last check, while the choices are unchanged since."""
+        self._checked: tuple[RunOptions, list[Finding]] | None = None
+        """``(options, findings)`` of the last check, while the choices are unchanged since."""
         self._generation = 0
         """Counts changes of the setup's choices: a check's result is used only if none happened since."""
         self._devices_listed = False
@@ -134,7 +136,7 @@ class TrainPage(QWidget):
         Findings that arrive after a choice changed are dropped: the setup already cleared the old ones.
         """
         try:
-            request = self.setup.request(self._new_run_dir())
+            options = self.setup.options(self.runs_root)
         except ValueError as exc:
             self.setup.show_message(str(exc))
             return None
@@ -144,22 +146,22 @@ class TrainPage(QWidget):
         def work(cancel: threading.Event):
             from trainer.preflight import preflight
 
-            return preflight(request)
+            return preflight(options)
 
         def failed(exc: Exception) -> None:
             if generation == self._generation:
-                self.setup.show_message(f"Checks of {request.dataset} failed: {exc}")
+                self.setup.show_message(f"Checks of {options.dataset} failed: {exc}")
 
         task = Task(work, self)
-        task.done.connect(lambda findings: self._on_checked(request, findings, generation))
+        task.done.connect(lambda findings: self._on_checked(options, findings, generation))
         task.failed.connect(failed)
         return task.start()
 
-    def _on_checked(self, request, findings, generation: int) -> None:
+    def _on_checked(self, options: RunOptions, findings: list[Finding], generation: int) -> None:
         if generation != self._generation:  # checked choices the user has changed since
             return
         self.setup.show_findings(findings)
-        self._checked = (request, findings)
+        self._checked = (options, findings)
         errors = sum(f.blocking for f in findings)
         if not self.process.is_running():
             self.status.setText(
@@ -178,7 +180,7 @@ class TrainPage(QWidget):
             task.done.connect(lambda findings: self._start_checked(findings, generation))  # after _on_checked
         return task
 
-    def _start_checked(self, findings, generation: int) -> None:
+    def _start_checked(self, findings: list[Finding], generation: int) -> None:
         if self.process.is_running():  # Start pressed twice: the first one won
             return
         if generation != self._generation:
@@ -187,13 +189,10 @@ class TrainPage(QWidget):
         if any(f.blocking for f in findings):
             self.status.setText("Fix the errors above before starting.")
             return
-        request = self._checked[0]  # this check's: its done signal reached _on_checked first
-        arguments = ["train", "--dataset", str(request.dataset), "--from", request.start, "--preset", request.preset]
-        arguments += ["--epochs", str(request.epochs), "--out", str(request.out)]
-        device, env = request.device, {}
-        if device.startswith("cuda:"):  # one chosen GPU: the trainer sees it as its only one
-            env["CUDA_VISIBLE_DEVICES"], device = device.split(":")[1], "cuda"
-        self._begin(request.out, arguments + ["--device", device], env, f"Starting {request.out.name}…")
+        if self._checked is None:  # cannot happen: this check's done signal reached _on_checked first
+            return
+        options = self._checked[0]
+        self._begin(options.out, f"Starting {options.out.name}…", lambda: self.process.start_run(options))
         self._checked = None
 
     def resume(self) -> None:
@@ -201,12 +200,13 @@ class TrainPage(QWidget):
         if self.state is None or self.process.is_running():
             return
         folder = self.state.folder
-        self._begin(folder, ["train", "--resume", str(folder)], {}, f"Resuming {folder.name}…")
+        self._begin(folder, f"Resuming {folder.name}…", lambda: self.process.resume_run(folder))
 
-    def _begin(self, folder: Path, arguments: list[str], env: dict, text: str) -> None:
+    def _begin(self, folder: Path, text: str, launch: Callable[[], None]) -> None:
+        """Show the run in ``folder`` afresh and ``launch`` its trainer."""
         self.state = load_run(folder, with_events=False)  # the process's tail reads them all
         self.view.clear()
-        self.process.start(folder, arguments, env)
+        launch()
         self._draw()
         self.status.setText(text)
         self.tabs.setCurrentIndex(0)
@@ -226,10 +226,10 @@ class TrainPage(QWidget):
         )
 
     # --- following ---------------------------------------------------------------
-    def _on_records(self, records: list) -> None:
+    def _on_records(self, events: list[Event]) -> None:
         if self.state is None:
             return
-        self.state.apply_all(records)
+        self.state.apply_all(events)
         self._draw()
 
     def _draw(self) -> None:
@@ -279,11 +279,6 @@ class TrainPage(QWidget):
         self.buttons["export"].setEnabled(shown and self.state.best_checkpoint is not None)
 
     # --- actions ------------------------------------------------------------------
-    def _new_run_dir(self) -> Path:
-        start = self.setup.start.currentData()
-        name = "scratch" if start == "scratch" else "joe" if start == "joe" else Path(start).stem
-        return self.runs_root / f"{name}-{self.setup.preset.currentText()}-{time.strftime('%Y%m%d-%H%M%S')}"
-
     def _resample(self, rate: int) -> Task:
         folder = Path(self.setup.dataset.text().strip())  # the offer is cleared when the dataset changes
         self.setup.show_message(f"Resampling the curated copies of {folder} to {rate:,} Hz…", "info")

@@ -113,18 +113,18 @@ def stats_line(state: RunState) -> str:
     parts = [f"epoch {state.epochs_done} / {state.epochs_total}"]
     last = state.epochs[max(state.epochs)] if state.epochs else None
     if state.progress:
-        parts.append(f"{state.progress['items_per_s']:.1f} it/s")
-    elif last and last["train_s"] > 0:  # epochs too short for progress records: the last epoch's rate
-        parts.append(f"{state.num_utterances / last['train_s']:.1f} it/s")
+        parts.append(f"{state.progress.items_per_s:.1f} it/s")
+    elif last and last.train_s > 0:  # epochs too short for progress records: the last epoch's rate
+        parts.append(f"{state.num_utterances / last.train_s:.1f} it/s")
     parts.append(f"elapsed {duration(state.train_seconds)}")
     if state.eta and state.status == "running":
         eta = state.eta
-        parts.append(f"ETA {duration(eta['seconds_left'])}")
-        parts.append(f"next preview {duration(eta['next_preview_s'])}")
-        parts.append(f"next checkpoint {duration(eta['next_checkpoint_s'])}")
+        parts.append(f"ETA {duration(eta.seconds_left)}")
+        parts.append(f"next preview {duration(eta.next_preview_s)}")
+        parts.append(f"next checkpoint {duration(eta.next_checkpoint_s)}")
     if last:
-        rate = last["learning_rates"].get("generator")
+        rate = last.learning_rates.get("generator")
         if rate is not None:
             parts.append(f"lr {rate:.2e}")
-        parts.append(f"GPU {last['max_memory_gib']:.1f} GiB" if "max_memory_gib" in last else "GPU —")
+        parts.append(f"GPU {last.max_memory_gib:.1f} GiB" if last.max_memory_gib is not None else "GPU —")
     return " · ".join(parts)

@@ -1,7 +1,7 @@
 """The Train page's setup form: dataset, starting voice, preset, epochs, device, and the pre-flight findings.
 
-It only holds choices and shows findings; ``request()`` turns the choices into a
-``trainer.preflight.TrainRequest``. Devices are detected off the GUI thread
+It only holds choices and shows findings; ``options()`` turns the choices into the
+``trainer.options.RunOptions`` of a new run. Devices are detected off the GUI thread
 (torch loads then).
 """
 
@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from studio.workers import Task
-from trainer.preflight import Finding, TrainRequest
+from trainer.options import RunOptions, run_name
+from trainer.preflight import Finding
 
 PRESETS = ("test", "x-low", "low", "medium", "high")
 PRESET_EPOCHS = {"test": 2}
@@ -141,8 +142,8 @@ class TrainSetup(QGroupBox):
         task.done.connect(on_done)
         return task.start()
 
-    def request(self, out: Path) -> TrainRequest:
-        """The choices as a request for a run in ``out``.
+    def options(self, runs_root: Path) -> RunOptions:
+        """The choices as the options of a new run in ``runs_root`` (named by ``trainer.options.run_name``).
 
         Raises:
             ValueError: no dataset chosen.
@@ -150,7 +151,8 @@ class TrainSetup(QGroupBox):
         text, start, preset, epochs, device = self.choices()
         if not text:
             raise ValueError("Choose a dataset first (the Dataset page's project, or Browse…).")
-        return TrainRequest(Path(text), start, preset, epochs, device, out)
+        out = Path(runs_root) / run_name(start, preset)
+        return RunOptions(dataset=Path(text), out=out, start=start, preset=preset, epochs=epochs, device=device)
 
     def show_findings(self, findings: list[Finding]) -> None:
         """List findings, errors first, with the resample offer when one is made."""
