@@ -96,7 +96,7 @@ class TrainerProcess(QObject):
         return not self.is_running() or self._process.waitForFinished(milliseconds)
 
     def _on_output(self) -> None:
-        text = self._partial + bytes(self._process.readAllStandardOutput()).decode("utf-8", errors="replace")
+        text = self._partial + bytes(self._process.readAllStandardOutput().data()).decode("utf-8", errors="replace")
         *lines, self._partial = text.replace("\r", "\n").split("\n")
         for line in lines:
             if line.strip():

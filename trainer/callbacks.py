@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 import time
 from pathlib import Path
+from typing import Any
 
 import lightning as L
 import numpy as np
@@ -74,7 +75,7 @@ class EventsCallback(L.Callback):
         self.progress_every = progress_every
         self._fit_start = time.perf_counter()
         self._setup_s = 0.0
-        self._step_clock = None
+        self._step_clock: tuple[float, int] = (time.perf_counter(), 0)
         self._epoch_seconds: list[float] = []
 
     def on_fit_start(self, trainer, module) -> None:
@@ -178,7 +179,7 @@ def _gpu_memory(device: torch.device) -> float | None:
     return peak
 
 
-def _plain_numpy_state(state: tuple) -> tuple:
+def _plain_numpy_state(state: Any) -> tuple:
     """numpy's legacy RNG state with its key array as a list of ints: plain data, so the resume checkpoint
     reads with ``torch.load(weights_only=True)`` without numpy globals (``np.random.set_state`` takes both)."""
     name, keys, pos, has_gauss, cached_gaussian = state

@@ -2,9 +2,9 @@
 
 Run folder layout::
 
-    training.json       everything needed to run or resume: settings, dataset, start point
+    training.json       everything needed to run or resume: the RunOptions, cache, config (``trainer.run_file``)
     config.json         the voice config (Piper's .onnx.json format) checkpoints are spoken and exported with
-    events.jsonl        the event stream (``trainer.events``)
+    events.jsonl        the event stream (``trainer.events``, written by ``trainer.event_log``)
     cache/              the preprocessed dataset, when the run was given a project or a Piper folder
     last.ckpt           resume checkpoint (weights, optimizers, schedulers, loops, RNG)
     checkpoints/        the best generator checkpoints by val_mel, and best.json
@@ -25,6 +25,7 @@ import sys
 import warnings
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, cast
 
 from engines.files import write_text
 from trainer.events import ErrorEvent, WarningEvent
@@ -85,7 +86,8 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
     config, conversions = fit_to_start(
         options.start, config, cache, preset_name=options.preset, dataset_label=str(options.dataset)
     )
-    chosen = replace(options, dataset=Path(options.dataset).resolve(), out=out)
+    dataset = Path(options.dataset).resolve()
+    chosen = replace(options, dataset=dataset, out=out, epochs=config.epochs, batch_size=config.batch_size)
     document = RunDocument(options=chosen, cache=cache_dir.resolve(), config=config.to_dict(), conversions=conversions)
     write_text(out / "config.json", json.dumps(voice, ensure_ascii=False, indent=2))
     write_run(document)
@@ -132,7 +134,7 @@ def _voice_config(cache) -> dict:
     from trainer.preprocess import map_digest
 
     source = load_config(Path(cache.voice_config))
-    if map_digest(source.phoneme_id_map) != cache.phoneme_id_map_sha256:
+    if map_digest(dict(source.phoneme_id_map)) != cache.phoneme_id_map_sha256:
         raise RunError(f"{cache.folder}: built for another phoneme map than {cache.voice_config}; rebuild the cache")
     raw = dict(source.raw)
     raw["audio"] = {**raw.get("audio", {}), "sample_rate": cache.settings.sample_rate}
@@ -180,9 +182,10 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
     for message in notes if rank_zero() else []:
         log.emit(WarningEvent(message=message))
     timing, writer = Timing(), CheckpointWriter()
+    checkpoints = CheckpointCallback(run_dir, writer, timing, log, config.checkpoint_every, config.keep_best)
     callbacks = [
         PreviewCallback(run_dir, phonemizer, timing, log, config.preview_every),
-        CheckpointCallback(run_dir, writer, timing, log, config.checkpoint_every, config.keep_best),
+        checkpoints,
         EventsCallback(log, timing, "resume" if resume else options.start, len(data.train_set)),
     ]
     trainer = L.Trainer(
@@ -191,7 +194,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
         devices=options.devices,
         # each backward leaves one network without gradients (the GAN's two steps): DDP must expect that
         strategy="ddp_find_unused_parameters_true" if options.devices > 1 else "auto",
-        precision=precision,
+        precision=cast(Any, precision),  # one of PRECISIONS (checked by create_run), Lightning's Literal
         logger=False,
         enable_checkpointing=False,
         enable_progress_bar=False,
@@ -214,7 +217,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=sys.stderr) -> Path:
     finally:
         writer.close(raise_errors=False)
         log.close()
-    files = callbacks[1].best.files()
+    files = checkpoints.best.files()
     return files[0] if files else last
 
 

@@ -13,8 +13,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -24,8 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.pages.train_actions import TrainActions
 from studio.trainer_process import TrainerProcess
-from studio.widgets.run_view import RunView
+from studio.widgets.run_view import RunView, following_line, outcome_line
 from studio.widgets.runs_table import RunsTable
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task
@@ -35,7 +35,7 @@ from trainer.preflight import Finding
 from trainer.run_state import RunState, load_run
 
 
-class TrainPage(QWidget):
+class TrainPage(TrainActions, QWidget):
     """Setup, Start/Stop/Resume, live charts of the running trainer, and the runs list.
 
     Signals:
@@ -236,23 +236,10 @@ class TrainPage(QWidget):
         if self.state is not None:
             self.view.show_state(self.state)
             if self.process.is_running() and not self.process.stopping:
-                state = self.state
-                done = f"Training {state.folder.name}: epoch {state.epochs_done} of {state.epochs_total}."
-                self.status.setText(done if state.epochs else state.stage or self.status.text())
+                self.status.setText(following_line(self.state) or self.status.text())
 
     def _on_process_finished(self, code: int, crashed: bool) -> None:
-        state = self.state
-        status = state.status if state else "failed"
-        if status in ("done", "stopped") and code == 0:
-            verb = "Finished" if status == "done" else "Stopped"
-            self.status.setText(
-                f"{verb} after epoch {state.epochs_done}. " + ("" if status == "done" else "Resume any time.")
-            )
-        else:
-            why = "was killed" if crashed else f"exited with code {code}"
-            where = f" The run resumes from epoch {state.epochs_done}." if state and state.resumable else ""
-            error = f" ({state.error})" if state and state.error else ""
-            self.status.setText(f"<span style='color:#b91c1c'>Error: the trainer {why}{error}.{where}</span>")
+        self.status.setText(outcome_line(self.state, code, crashed))
         self.runs.refresh()
         self._update_buttons()
         self.message.emit(self.status.text())
@@ -269,77 +256,13 @@ class TrainPage(QWidget):
         self._update_buttons()
 
     def _update_buttons(self) -> None:
-        running = self.process.is_running()
-        shown = self.state is not None and not running
+        running, state = self.process.is_running(), self.state
         self.buttons["check"].setEnabled(not running)
         self.buttons["start"].setEnabled(not running)
         self.buttons["stop"].setEnabled(running)
-        self.buttons["resume"].setEnabled(shown and self.state.resumable)
-        self.buttons["open"].setEnabled(self.state is not None)
-        self.buttons["export"].setEnabled(shown and self.state.best_checkpoint is not None)
-
-    # --- actions ------------------------------------------------------------------
-    def _resample(self, rate: int) -> Task:
-        folder = Path(self.setup.dataset.text().strip())  # the offer is cleared when the dataset changes
-        self.setup.show_message(f"Resampling the curated copies of {folder} to {rate:,} Hz…", "info")
-        generation = self._generation
-
-        def work(cancel: threading.Event):
-            from trainer.dataset.project import DatasetProject
-
-            return DatasetProject(folder).apply_fixes(resample_to=rate)
-
-        def ended(error: Exception | None) -> None:
-            if generation != self._generation:  # another dataset is chosen now: its findings are not these
-                self.message.emit(f"Resampling {folder} {'failed: ' + str(error) if error else 'done'}.")
-            elif error is not None:
-                self.setup.show_message(f"Resampling {folder} failed: {error}")
-            else:
-                self.check()
-
-        task = Task(work, self)
-        task.done.connect(lambda _: ended(None))
-        task.failed.connect(ended)
-        return task.start()
-
-    def export(self) -> Task | None:
-        """Export the shown run's best-ranked checkpoint (``checkpoints/best.json``, lowest val_mel: the one the
-        Runs tab shows) as a voice in the user's voice folder; the page and the log name the checkpoint."""
-        from trainer.checkpoints import CheckpointError, best_checkpoint
-
-        if self.state is None:
-            return None
-        try:
-            best = best_checkpoint(self.state.folder)
-        except CheckpointError as exc:
-            self._say(f"Nothing to export: {exc}")
-            return None
-        target = self.voices_dir / f"{self.state.folder.name}.onnx"
-        self._say(f"Exporting the best checkpoint {best.describe()} to {target}…")
-
-        def work(cancel: threading.Event):
-            from trainer.export import export_voice
-
-            target.parent.mkdir(parents=True, exist_ok=True)
-            return export_voice(best.path, target, None, None)[0]
-
-        task = Task(work, self)
-        task.done.connect(lambda path: self._on_exported(path, best))
-        task.failed.connect(lambda exc: self._say(f"Export of {best.path.name} failed: {exc}"))
-        return task.start()
-
-    def _say(self, text: str) -> None:
-        """Show ``text`` under the buttons and append it to the run's log."""
-        self.status.setText(text)
-        self.view.log.appendPlainText(text)
-
-    def _on_exported(self, path, best) -> None:
-        self._say(f"Exported {Path(path).name} from {best.describe()}: it is now among the Synthesize page's voices.")
-        self.voice_exported.emit(Path(path))
-
-    def _open_folder(self) -> None:
-        if self.state is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.state.folder)))
+        self.buttons["resume"].setEnabled(state is not None and not running and state.resumable)
+        self.buttons["open"].setEnabled(state is not None)
+        self.buttons["export"].setEnabled(state is not None and not running and state.best_checkpoint is not None)
 
     def shutdown(self, wait_ms: int = 10_000) -> None:
         """On closing the app: ask a running trainer to stop after its epoch, wait a little, then end it (the run

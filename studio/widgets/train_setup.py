@@ -56,22 +56,22 @@ class TrainSetup(QGroupBox):
         self.start = QComboBox()
         self.start.addItem("en_US-joe-medium (embedded voice)", "joe")
         self.start.addItem("From scratch", "scratch")
+        self.epochs = QSpinBox()
+        self.epochs.setRange(1, 100_000)
+        self.epochs.setValue(1000)
         self.preset = QComboBox()
         self.preset.addItems(PRESETS)
         self.preset.setCurrentText("medium")
         self.preset.currentTextChanged.connect(lambda name: self.epochs.setValue(PRESET_EPOCHS.get(name, 1000)))
-        self.epochs = QSpinBox()
-        self.epochs.setRange(1, 100_000)
-        self.epochs.setValue(1000)
         self.device = QComboBox()
         self.device.addItem("Auto (a GPU if present)", "auto")
         self.device.addItem("CPU", "cpu")
         self.findings = QLabel("")
         self.findings.setWordWrap(True)
+        self._resample_rate: int = 0
         self.resample = QPushButton("Resample")
         self.resample.setVisible(False)
         self.resample.clicked.connect(lambda: self.resample_requested.emit(self._resample_rate))
-        self._resample_rate = 0
         self.current: list[Finding] = []
 
         dataset_row = QHBoxLayout()
@@ -163,7 +163,7 @@ class TrainSetup(QGroupBox):
             rows = [f"<span style='color:{COLOURS[f.level]}'>{f.level.title()}: {f.message}</span>" for f in findings]
             self.findings.setText("<br>".join(rows))
         offer = next((f for f in findings if f.fix == "resample"), None)
-        self._resample_rate = offer.fix_rate if offer else 0
+        self._resample_rate = (offer.fix_rate or 0) if offer else 0
         self.resample.setText(f"Resample to {self._resample_rate:,} Hz" if offer else "Resample")
         self.resample.setVisible(offer is not None)
 
