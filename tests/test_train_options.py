@@ -122,3 +122,29 @@ def test_train_cli_refuses_an_unknown_flag_value_before_any_work(tmp_path):
     command = ["train", "--dataset", str(tmp_path), "--out", str(tmp_path / "o"), "--precision", "fp8"]
     result = subprocess.run([sys.executable, "-m", "studio", *command], capture_output=True, text=True)
     assert result.returncode == 2 and "invalid choice: 'fp8'" in result.stderr and not (tmp_path / "o").exists()
+
+
+def test_the_train_pages_choices_are_the_options_the_trainer_parses(qtbot, tmp_path):
+    """What the setup shows becomes one RunOptions, and the trainer's parser reads exactly it back from argv."""
+    from studio.widgets.train_setup import TrainSetup
+
+    setup = TrainSetup()
+    qtbot.addWidget(setup)
+    setup.dataset.setText(str(tmp_path / "project"))
+    setup.start.setCurrentIndex(setup.start.findData("scratch"))
+    setup.preset.setCurrentText("test")
+    setup.epochs.setValue(7)
+    setup.device.setCurrentIndex(setup.device.findData("cpu"))
+    options = setup.options(tmp_path / "runs")
+    assert (options.dataset, options.start, options.preset, options.epochs, options.device) == (
+        tmp_path / "project",
+        "scratch",
+        "test",
+        7,
+        "cpu",
+    )
+    assert options.out.parent == tmp_path / "runs" and options.out.name.startswith("scratch-test-")
+    assert RunOptions.from_args(_parse(options.to_argv())) == options
+    setup.dataset.setText("")
+    with pytest.raises(ValueError, match="Choose a dataset first"):
+        setup.options(tmp_path / "runs")

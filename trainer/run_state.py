@@ -28,7 +28,7 @@ from trainer.events import (
     Stage,
     WarningEvent,
 )
-from trainer.run_file import is_run, read_run
+from trainer.run_file import TRAINING_FILE, is_run, read_run
 
 STOP_FILE = "stop.request"
 """Created in a run folder to ask the trainer to stop after the current epoch (``request_stop``)."""
@@ -193,7 +193,7 @@ def list_runs(root: Path | str) -> list[RunState]:
     if not root.is_dir():
         return []
     folders = [p for p in root.iterdir() if is_run(p)]
-    folders.sort(key=lambda p: (p / "training.json").stat().st_mtime, reverse=True)
+    folders.sort(key=lambda p: (p / TRAINING_FILE).stat().st_mtime, reverse=True)
     return [load_run(p) for p in folders]
 
 
