@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 import typing
-from dataclasses import MISSING, Field, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -125,12 +125,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         kind = next((a for a in typing.get_args(hints[spec.name]) if a is not type(None)), hints[spec.name])
         meta = spec.metadata
         parser.add_argument(meta["flag"], dest=spec.name, type=kind, choices=meta["choices"], help=meta["help"])
-
-
-def default(name: str) -> Any:
-    """The default of a ``RunOptions`` field (``MISSING`` for ``dataset`` and ``out``)."""
-    spec: Field = _FIELDS[name]
-    return spec.default if spec.default is not MISSING else MISSING
 
 
 def run_name(start: str, preset: str, when: float | None = None) -> str:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import types
 import typing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -83,7 +84,7 @@ def read_run(folder: Path | str) -> RunDocument:
         raise RunError(f"{path}: run version {raw.get('version')!r} is not {RUN_VERSION}")
     config = _field(raw, path, "config", dict[str, Any])
     hints = typing.get_type_hints(RunOptions)
-    values = {name: _field(raw, path, name, hints[name]) for name in STORED}
+    values = {name: _field(raw, path, name, hints[name], fallback=OPTIONAL.get(name)) for name in STORED}
     options = RunOptions(
         dataset=Path(_field(raw, path, "dataset", str)),
         out=folder,
@@ -97,13 +98,15 @@ def read_run(folder: Path | str) -> RunDocument:
     )
 
 
-def _field(raw: dict[str, Any], path: Path, name: str, hint: Any, where: str | None = None) -> Any:
-    """``raw[name]`` (or the value an older run ran with), checked against ``hint``.
+def _field(
+    raw: dict[str, Any], path: Path, name: str, hint: Any, where: str | None = None, fallback: Any = None
+) -> Any:
+    """``raw[name]`` (``fallback`` when absent: the value an older run ran with), checked against ``hint``.
 
     Raises:
         VoiceError: missing or of another type, naming ``where`` (default ``name``).
     """
-    value = raw.get(name, OPTIONAL.get(name)) if where is None else raw.get(name)
+    value = raw.get(name, fallback)
     if not matches(value, hint):
         raise VoiceError(
             path, "missing" if name not in raw else f"must be {_json_type(hint)}, got {value!r}", where or name
@@ -112,7 +115,13 @@ def _field(raw: dict[str, Any], path: Path, name: str, hint: Any, where: str | N
 
 
 def _json_type(hint: Any) -> str:
-    return {int: "an integer", str: "a string"}.get(hint, "an object" if hint == dict[str, Any] else str(hint))
+    """How a JSON value of type ``hint`` is called in an error: ``int | None`` -> ``an integer or null``."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_json_type(a) for a in typing.get_args(hint))
+    if origin in (dict, list):
+        return "an object" if origin is dict else "a list of strings"
+    return {int: "an integer", str: "a string", float: "a number", type(None): "null"}.get(hint, str(hint))
 
 
 def write_run(document: RunDocument) -> Path:

@@ -38,7 +38,7 @@ MILESTONES = (100, 250, 500, 1000)
 
 @dataclass
 class RunState:
-    """Everything the events of one run say, updated record by record (``apply``)."""
+    """Everything the events of one run say, updated event by event (``apply``)."""
 
     folder: Path
     epochs_total: int = 0
