@@ -14,7 +14,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
-from trainer.run_state import EventTail, request_stop
+from trainer.event_log import EventTail
+from trainer.options import RunOptions
+from trainer.run_state import request_stop
 
 POLL_MS = 300
 """How often the events file is read, milliseconds."""
@@ -24,7 +26,7 @@ class TrainerProcess(QObject):
     """One trainer child process.
 
     Signals:
-        records(list): new event records (dicts) from the run's events file.
+        records(list): new events (``trainer.events.Event``) from the run's events file.
         log(str): a line the process printed.
         finished(int, bool): exit code, and True when it crashed or was killed.
     """
@@ -63,8 +65,16 @@ class TrainerProcess(QObject):
         self._process.start(sys.executable, ["-m", "studio", *arguments])
         self._timer.start()
 
+    def start_run(self, options: RunOptions) -> None:
+        """Create and train the run ``options`` ask for (``voice-studio train`` with their flags)."""
+        self.start(options.out, ["train", *options.to_argv()], options.environment())
+
+    def resume_run(self, folder: Path) -> None:
+        """Continue the run in ``folder`` from its last checkpoint, with its own settings."""
+        self.start(folder, ["train", "--resume", str(folder)])
+
     def poll(self) -> None:
-        """Read new event records now."""
+        """Read new events now."""
         if self._tail is not None:
             new = self._tail.read()
             if new:
@@ -86,7 +96,7 @@ class TrainerProcess(QObject):
         return not self.is_running() or self._process.waitForFinished(milliseconds)
 
     def _on_output(self) -> None:
-        text = self._partial + bytes(self._process.readAllStandardOutput()).decode("utf-8", errors="replace")
+        text = self._partial + bytes(self._process.readAllStandardOutput().data()).decode("utf-8", errors="replace")
         *lines, self._partial = text.replace("\r", "\n").split("\n")
         for line in lines:
             if line.strip():

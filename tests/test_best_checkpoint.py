@@ -26,7 +26,9 @@ def run_dir(tmp_path, make_tiny_checkpoint) -> Path:
     run = tmp_path / "runs" / "three"
     folder = run / "checkpoints"
     folder.mkdir(parents=True)
-    records = [events.make("run_start", config={}, num_utterances=4, device="cpu", epochs=3, start="scratch")]
+    records: list[events.Event] = [
+        events.RunStart(config={}, num_utterances=4, device="cpu", epochs=3, start="scratch")
+    ]
     for epoch, (val_mel, rate) in EPOCHS.items():
         path = make_tiny_checkpoint(folder / f"best-epoch={epoch:04d}-val_mel={val_mel:.4f}.ckpt")
         checkpoint = torch.load(path, weights_only=False)
@@ -34,12 +36,12 @@ def run_dir(tmp_path, make_tiny_checkpoint) -> Path:
         torch.save(checkpoint, path)
         losses = {"train_mel": 2.0, "val_mel": val_mel}
         split = {"train_s": 1.0, "val_s": 0.5, "preview_s": 0.0, "checkpoint_wait_s": 0.0, "seconds": 1.5}
-        records.append(events.make("epoch", epoch=epoch, step=epoch, losses=losses, learning_rates={}, **split))
-        records.append(events.make("checkpoint", epoch=epoch, path=str(path), role="best"))
-    records.append(events.make("finish", epochs=3, seconds=4.5, setup_s=1.0, status="done"))
+        records.append(events.Epoch(epoch=epoch, step=epoch, losses=losses, learning_rates={}, **split))
+        records.append(events.Checkpoint(epoch=epoch, path=str(path), role="best"))
+    records.append(events.Finish(epochs=3, seconds=4.5, setup_s=1.0, status="done"))
     ranking = sorted([v, f"best-epoch={e:04d}-val_mel={v:.4f}.ckpt"] for e, (v, _) in EPOCHS.items())
     (folder / "best.json").write_text(json.dumps({"metric": "val_mel", "ranking": ranking}))
-    (run / "events.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (run / "events.jsonl").write_text("".join(json.dumps(r.to_record()) + "\n" for r in records))
     (run / "training.json").write_text(json.dumps({"start": "scratch", "preset": "test", "config": {"epochs": 3}}))
     return run
 

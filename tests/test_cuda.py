@@ -66,24 +66,25 @@ def test_training_on_the_gpu_uses_bf16_tf32_and_fused_adamw(tmp_path):
     """A test-preset epoch on the GPU: bf16 autocast, TF32 on, fused AdamW, finite losses, peak memory reported."""
     from conftest import target_voice_slice
 
-    from trainer import events
-    from trainer.run import RunOptions, create_run, fit
+    from trainer.event_log import read_events
+    from trainer.options import RunOptions
+    from trainer.run import create_run, fit
 
     cache = os.environ.get("VOICE_STUDIO_TEST_CACHE")
     dataset = cache or target_voice_slice(tmp_path / "data", 8)
-    run = create_run(RunOptions(dataset, tmp_path / "run", preset="test", epochs=1, device=DEVICE))
+    run = create_run(RunOptions(dataset=dataset, out=tmp_path / "run", preset="test", epochs=1, device=DEVICE))
     fit(run)
-    records = list(events.read_events(run / "events.jsonl"))
-    start = next(r for r in records if r["kind"] == "run_start")
-    epoch = next(r for r in records if r["kind"] == "epoch")
-    assert all(np.isfinite(v) for v in epoch["losses"].values())
+    records = list(read_events(run / "events.jsonl"))
+    start = next(r for r in records if r.kind == "run_start")
+    epoch = next(r for r in records if r.kind == "epoch")
+    assert all(np.isfinite(v) for v in epoch.losses.values())
     saved = torch.load(run / "last.ckpt", map_location="cpu", weights_only=False)
     fused = [group.get("fused") for state in saved["optimizer_states"] for group in state["param_groups"]]
     if CUDA:
-        assert start["device"].startswith("cuda") and start["precision"] in ("bf16-mixed", "16-mixed")
+        assert start.device.startswith("cuda") and start.precision in ("bf16-mixed", "16-mixed")
         assert torch.backends.cuda.matmul.allow_tf32 and torch.backends.cudnn.allow_tf32
         assert fused == [True, True]
-        assert epoch["max_memory_gib"] > 0
-        print(json.dumps({"batch_size": start["batch_size"], "max_memory_gib": epoch["max_memory_gib"]}))
+        assert epoch.max_memory_gib > 0
+        print(json.dumps({"batch_size": start.batch_size, "max_memory_gib": epoch.max_memory_gib}))
     else:
-        assert start["precision"] == "32-true" and fused in ([False, False], [None, None])
+        assert start.precision == "32-true" and fused in ([False, False], [None, None])

@@ -62,7 +62,7 @@ def test_resume_refuses_options_it_cannot_apply_and_names_the_ones_it_does(tmp_p
     naming both with the run's values (nothing changed); --epochs and --device apply and are said; an option
     equal to the run's own passes."""
     pytest.importorskip("torch")
-    from trainer import events
+    from trainer.event_log import read_events
 
     data, run = target_voice_slice(tmp_path / "data", 8), tmp_path / "run"
     handler = signal.getsignal(signal.SIGINT)
@@ -82,5 +82,5 @@ def test_resume_refuses_options_it_cannot_apply_and_names_the_ones_it_does(tmp_p
     assert "resuming to 2 epochs (was 1)" in error and "resuming with --device cpu (was auto)" in error
     document = json.loads((run / "training.json").read_text())
     assert document["device"] == "cpu" and document["config"]["batch_size"] == 2
-    epochs = [r for r in events.read_events(run / "events.jsonl") if r["kind"] == "epoch"]
-    assert [r["epoch"] for r in epochs] == [0, 1] and all(np.isfinite(r["losses"]["val_mel"]) for r in epochs)
+    epochs = [r for r in read_events(run / "events.jsonl") if r.kind == "epoch"]
+    assert [r.epoch for r in epochs] == [0, 1] and all(np.isfinite(r.losses["val_mel"]) for r in epochs)

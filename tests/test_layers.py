@@ -60,5 +60,5 @@ def test_cli_help_does_not_import_qt():
 
 def test_train_presets_load_without_torch():
     """The trainer's presets and run options, which the CLI and the Train page offer, load without torch."""
-    code = "import sys\nfrom trainer.presets import PRESETS\nfrom trainer.run import DEVICES, PRECISIONS"
+    code = "import sys\nfrom trainer.presets import PRESETS\nfrom trainer.options import DEVICES, PRECISIONS"
     assert _heavy_after(code) == ""

@@ -21,10 +21,11 @@ pytest.importorskip("lightning")
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     """A real one-epoch ``--preset test`` run on 8 target-voice clips (its ``last.ckpt`` as the trainer writes)."""
-    from trainer.run import RunOptions, create_run, fit
+    from trainer.options import RunOptions
+    from trainer.run import create_run, fit
 
     folder = target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", 8)
-    run = create_run(RunOptions(folder, tmp_path_factory.mktemp("runs") / "run", preset="test", epochs=1))
+    run = create_run(RunOptions(dataset=folder, out=tmp_path_factory.mktemp("runs") / "run", preset="test", epochs=1))
     fit(run)
     return run
 

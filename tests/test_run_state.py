@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from conftest import target_voice_slice
 
 from trainer import events
-from trainer.run_state import EventTail, RunState, list_runs, load_run
+from trainer.event_log import EventTail
+from trainer.options import RunOptions
+from trainer.run_state import RunState, list_runs, load_run
 
 
-def _epoch(epoch: int, seconds: float, val_mel: float) -> dict:
-    return events.make(
-        "epoch",
+def _epoch(epoch: int, seconds: float, val_mel: float) -> events.Epoch:
+    return events.Epoch(
         epoch=epoch,
         step=10 * (epoch + 1),
         seconds=seconds,
@@ -31,28 +33,28 @@ def test_event_tail_waits_for_a_line_to_end(tmp_path):
     path = tmp_path / "events.jsonl"
     tail = EventTail(path)
     assert tail.read() == []
-    line = json.dumps(events.make("warning", message="half")) + "\n"
+    line = json.dumps(events.WarningEvent(message="half").to_record()) + "\n"
     path.write_text(line[:20])
     assert tail.read() == []
     with path.open("a") as f:
         f.write(line[20:] + "not json\n")
-    assert [r["message"] for r in tail.read()] == ["half"]
+    assert [(e.kind, e.message) for e in tail.read() if isinstance(e, events.WarningEvent)] == [("warning", "half")]
     assert tail.read() == []
 
 
 def test_run_state_folds_a_resumed_run(tmp_path):
     """Epochs seen twice keep the latest record; milestones are quarters of a short run; best val_mel."""
     state = RunState(tmp_path)
-    start = events.make("run_start", config={}, num_utterances=16, device="cpu", epochs=8, start="joe")
+    start = events.RunStart(config={}, num_utterances=16, device="cpu", epochs=8, start="joe")
     state.apply_all([start, _epoch(0, 10.0, 1.5), _epoch(1, 10.0, 1.4), _epoch(2, 99.0, 9.9)])
     assert state.status == "running"
-    resume = events.make("run_start", config={}, num_utterances=16, device="cpu", epochs=8, start="resume")
+    resume = events.RunStart(config={}, num_utterances=16, device="cpu", epochs=8, start="resume")
     state.apply_all([resume, _epoch(2, 10.0, 1.2), _epoch(3, 10.0, 1.3)])
     assert state.start == "joe" and state.epochs_done == 4 and state.train_seconds == 40.0
     assert state.best_val_mel == 1.2
     assert state.milestones() == [(2, 20.0), (4, 40.0), (6, None), (8, None)]
     assert state.epoch_split()[0] == (0, [8.5, 1.0, 0.25, 0.25])
-    state.apply(events.make("finish", epochs=4, seconds=50.0, setup_s=5.0, status="stopped"))
+    state.apply(events.Finish(epochs=4, seconds=50.0, setup_s=5.0, status="stopped"))
     assert state.status == "stopped"
 
 
@@ -67,7 +69,7 @@ def test_list_runs_reads_run_folders(tmp_path):
     run = tmp_path / "a-run"
     run.mkdir()
     (run / "training.json").write_text(json.dumps({"version": 1, "start": "scratch", "config": {"epochs": 3}}))
-    (run / "events.jsonl").write_text(json.dumps(_epoch(0, 5.0, 1.0)) + "\n")
+    (run / "events.jsonl").write_text(json.dumps(_epoch(0, 5.0, 1.0).to_record()) + "\n")
     (tmp_path / "not-a-run").mkdir()
     runs = list_runs(tmp_path)
     assert [r.folder.name for r in runs] == ["a-run"] and runs[0].epochs_done == 1
@@ -90,17 +92,17 @@ def test_preflight_on_real_clips(project_32k, tmp_path):
     pytest.importorskip("torch")
     import torch
 
-    from trainer.preflight import TrainRequest, preflight
+    from trainer.preflight import preflight
 
-    request = TrainRequest(project_32k.folder, "joe", "test", 2, "cpu", tmp_path / "run")
-    findings = preflight(request)
+    options = RunOptions(dataset=project_32k.folder, out=tmp_path / "run", start="joe", preset="test", epochs=2)
+    findings = preflight(replace(options, device="cpu"))
     assert not any(f.blocking for f in findings)
     assert any(f.fix == "resample" and f.fix_rate == 22050 and "6 at 32,000 Hz" in f.message for f in findings)
     assert any("Only 6 clips" in f.message for f in findings)
     if not torch.cuda.is_available():
-        cuda = preflight(TrainRequest(project_32k.folder, "joe", "test", 2, "cuda", tmp_path / "run"))
+        cuda = preflight(replace(options, device="cuda"))
         assert cuda[0].blocking and "cuda:0" in cuda[0].message
-    missing = preflight(TrainRequest(project_32k.folder, str(tmp_path / "nope.onnx"), "test", 2, "cpu", tmp_path))
+    missing = preflight(replace(options, start=str(tmp_path / "nope.onnx"), device="cpu"))
     assert missing[0].blocking and "nope.onnx" in missing[0].message
 
 

@@ -259,9 +259,14 @@ def test_statistics_leave_out_blocked_clips(imported):
 def test_preflight_counts_left_out_clips_by_kind(imported, tmp_path):
     """The Train page's check groups the clips it leaves out by finding kind, every kind named, counts adding up
     to the total (a 1e30 peak and a 4.0 peak are one kind, not two reasons with their own numbers)."""
-    from trainer.preflight import TrainRequest, preflight
+    from trainer.options import RunOptions
+    from trainer.preflight import preflight
 
-    findings = preflight(TrainRequest(imported[0].folder, "scratch", "test", 1, "cpu", tmp_path / "run"))
+    findings = preflight(
+        RunOptions(
+            dataset=imported[0].folder, start="scratch", preset="test", epochs=1, device="cpu", out=tmp_path / "run"
+        )
+    )
     left = next(f.message for f in findings if "will be left out" in f.message)
     assert left.startswith("4 clips will be left out: "), left
     assert "2 × holding NaN or infinite samples" in left and "2 × holding sample values beyond full scale" in left

@@ -13,8 +13,9 @@ from conftest import target_voice_slice
 torch = pytest.importorskip("torch")
 pytest.importorskip("lightning")
 
-from trainer.preflight import TrainRequest, preflight  # noqa: E402
-from trainer.run import RunError, RunOptions, create_run, fit  # noqa: E402
+from trainer.options import RunOptions  # noqa: E402
+from trainer.preflight import preflight  # noqa: E402
+from trainer.run import RunError, create_run, fit  # noqa: E402
 
 SPEAKERS = ("alice", "bob", "carol")
 
@@ -49,13 +50,19 @@ def test_single_speaker_start_on_three_speakers_trains_and_exports_three(three_s
     from studio.cli import main
 
     start, _ = write_start(tmp_path / "single.ckpt")
-    findings = preflight(TrainRequest(three_speakers, str(start), "test", 1, "cpu", tmp_path / "run"))
+    findings = preflight(
+        RunOptions(
+            dataset=three_speakers, start=str(start), preset="test", epochs=1, device="cpu", out=tmp_path / "run"
+        )
+    )
     conversions = [f.message for f in findings if f.level == "conversion"]
     assert not any(f.blocking for f in findings)
     assert len(conversions) == 1 and "single.ckpt has one speaker" in conversions[0]
     assert "has 3 (alice, bob, carol)" in conversions[0] and "emb_g" in conversions[0]
 
-    run = create_run(RunOptions(three_speakers, tmp_path / "run", start=str(start), preset="test", epochs=1))
+    run = create_run(
+        RunOptions(dataset=three_speakers, out=tmp_path / "run", start=str(start), preset="test", epochs=1)
+    )
     document = json.loads((run / "training.json").read_text())
     assert document["config"]["model"]["num_speakers"] == 3 and document["config"]["model"]["gin_channels"] == 16
     assert document["conversions"] == conversions
@@ -92,7 +99,7 @@ def test_conversion_copies_every_shared_weight_and_leaves_speaker_layers_fresh(t
     from trainer.system import VitsSystem
 
     start, model = write_start(tmp_path / "single.ckpt")
-    run = create_run(RunOptions(three_speakers, tmp_path / "run", start=str(start), preset="test"))
+    run = create_run(RunOptions(dataset=three_speakers, out=tmp_path / "run", start=str(start), preset="test"))
     system = VitsSystem(json.loads((run / "training.json").read_text())["config"])
     notes = load_start(system, start)
     ours, theirs = system.model_g.state_dict(), model.state_dict()
@@ -111,10 +118,12 @@ def test_multi_speaker_start_on_one_speaker_and_other_symbols_are_refused(three_
     single = target_voice_slice(tmp_path / "single-data", 4)
     two, _ = write_start(tmp_path / "two.ckpt", num_speakers=2)
     with pytest.raises(RunError, match="two.ckpt has 2 speakers but .*single-data has one unnamed speaker"):
-        create_run(RunOptions(single, tmp_path / "a", start=str(two), preset="test"))
-    findings = preflight(TrainRequest(single, str(two), "test", 1, "cpu", tmp_path / "a"))
+        create_run(RunOptions(dataset=single, out=tmp_path / "a", start=str(two), preset="test"))
+    findings = preflight(
+        RunOptions(dataset=single, start=str(two), preset="test", epochs=1, device="cpu", out=tmp_path / "a")
+    )
     assert findings[0].blocking and "two.ckpt has 2 speakers" in findings[0].message
-    run = create_run(RunOptions(three_speakers, tmp_path / "c", start=str(two), preset="test"))
+    run = create_run(RunOptions(dataset=three_speakers, out=tmp_path / "c", start=str(two), preset="test"))
     document = json.loads((run / "training.json").read_text())
     assert (document["config"]["model"]["num_speakers"], document["config"]["model"]["gin_channels"]) == (3, 16)
     assert (
@@ -123,7 +132,7 @@ def test_multi_speaker_start_on_one_speaker_and_other_symbols_are_refused(three_
     )
     symbols, _ = write_start(tmp_path / "symbols.ckpt", num_symbols=100)
     with pytest.raises(RunError, match="symbols.ckpt has 100 symbols, but .*piper-data's voice map has 256"):
-        create_run(RunOptions(three_speakers, tmp_path / "b", start=str(symbols), preset="test"))
+        create_run(RunOptions(dataset=three_speakers, out=tmp_path / "b", start=str(symbols), preset="test"))
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 
 
@@ -134,7 +143,11 @@ def test_train_page_setup_shows_the_conversions(three_speakers, tmp_path, qtbot)
 
     setup = TrainSetup()
     qtbot.addWidget(setup)
-    setup.show_findings(preflight(TrainRequest(three_speakers, "joe", "test", 1, "cpu", tmp_path / "run")))
+    setup.show_findings(
+        preflight(
+            RunOptions(dataset=three_speakers, start="joe", preset="test", epochs=1, device="cpu", out=tmp_path / "run")
+        )
+    )
     text = setup.findings.text()
     assert "Conversion: en_US-joe-medium.onnx has one speaker, " in text and "has 3 (alice, bob, carol)" in text
     assert "Conversion: the generator keeps en_US-joe-medium.onnx's size, not the test preset's: " in text
@@ -157,7 +170,11 @@ def test_onnx_start_without_num_symbols_fits_by_its_graph(three_speakers, tmp_pa
         changed = dict(document)
         change(changed)
         (tmp_path / f"{name}.onnx.json").write_text(json.dumps(changed))
-        findings = preflight(TrainRequest(three_speakers, str(model), "test", 1, "cpu", tmp_path / "run"))
+        findings = preflight(
+            RunOptions(
+                dataset=three_speakers, start=str(model), preset="test", epochs=1, device="cpu", out=tmp_path / "run"
+            )
+        )
         blocking = [f.message for f in findings if f.blocking]
         if name == "nosym":
             assert not blocking, blocking

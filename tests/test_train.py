@@ -16,8 +16,9 @@ from conftest import target_voice_slice
 torch = pytest.importorskip("torch")
 pytest.importorskip("lightning")
 
-from trainer import events  # noqa: E402
-from trainer.run import RunError, RunOptions, create_run, fit  # noqa: E402
+from trainer.event_log import read_events  # noqa: E402
+from trainer.options import RunOptions  # noqa: E402
+from trainer.run import RunError, create_run, fit  # noqa: E402
 
 CLIPS = 24
 
@@ -31,7 +32,9 @@ def piper_folder(tmp_path_factory):
 @pytest.fixture(scope="module")
 def finished_run(piper_folder, tmp_path_factory):
     """A 2-epoch run from scratch."""
-    run = create_run(RunOptions(piper_folder, tmp_path_factory.mktemp("runs") / "run", preset="test", epochs=2))
+    run = create_run(
+        RunOptions(dataset=piper_folder, out=tmp_path_factory.mktemp("runs") / "run", preset="test", epochs=2)
+    )
     best = fit(run)
     return run, best
 
@@ -39,20 +42,20 @@ def finished_run(piper_folder, tmp_path_factory):
 def test_two_epochs_write_valid_events_checkpoints_and_previews(finished_run):
     """Events validate against the schema; two epoch records with their time split; rates decay; files exist."""
     run, best = finished_run
-    records = list(events.read_events(run / "events.jsonl"))
-    kinds = [r["kind"] for r in records]
+    records = list(read_events(run / "events.jsonl"))
+    kinds = [r.kind for r in records]
     assert kinds[0] == "run_start" and kinds[-1] == "finish" and kinds.count("epoch") == 2
-    epochs = [r for r in records if r["kind"] == "epoch"]
+    epochs = [r for r in records if r.kind == "epoch"]
     for record in epochs:
-        parts = record["train_s"] + record["val_s"] + record["preview_s"] + record["checkpoint_wait_s"]
-        assert parts == pytest.approx(record["seconds"], rel=1e-6) and record["val_s"] > 0
-        assert {"val_mel", "train_mel", "train_disc"} <= set(record["losses"])
-    assert epochs[0]["learning_rates"]["generator"] == 2e-4  # the rate each epoch trained with
-    assert epochs[1]["learning_rates"]["generator"] == pytest.approx(2e-4 * 0.999875)
-    assert epochs[1]["learning_rates"]["discriminator"] == pytest.approx(1e-4 * 0.9999)
-    assert {r["role"] for r in records if r["kind"] == "checkpoint"} == {"best", "resume"}
-    etas = [r for r in records if r["kind"] == "eta"]
-    assert etas[0]["seconds_left"] == pytest.approx(epochs[0]["seconds"]) and etas[-1]["seconds_left"] == 0
+        parts = record.train_s + record.val_s + record.preview_s + record.checkpoint_wait_s
+        assert parts == pytest.approx(record.seconds, rel=1e-6) and record.val_s > 0
+        assert {"val_mel", "train_mel", "train_disc"} <= set(record.losses)
+    assert epochs[0].learning_rates["generator"] == 2e-4  # the rate each epoch trained with
+    assert epochs[1].learning_rates["generator"] == pytest.approx(2e-4 * 0.999875)
+    assert epochs[1].learning_rates["discriminator"] == pytest.approx(1e-4 * 0.9999)
+    assert {r.role for r in records if r.kind == "checkpoint"} == {"best", "resume"}
+    etas = [r for r in records if r.kind == "eta"]
+    assert etas[0].seconds_left == pytest.approx(epochs[0].seconds) and etas[-1].seconds_left == 0
     assert len(list((run / "previews").glob("epoch=0001/*.wav"))) == 3
     state = torch.load(run / "last.ckpt", weights_only=False)
     assert state["epoch"] == 1 and len(state["optimizer_states"]) == 2 and "voice_studio_rng" in state
@@ -99,12 +102,12 @@ def test_kill_9_then_resume_continues_from_the_last_checkpoint(piper_folder, tmp
     saved = torch.load(run / "last.ckpt", weights_only=False)
     saved_lr = saved["lr_schedulers"][0]["_last_lr"][0]
     fit(run, resume=True)
-    records = list(events.read_events(run / "events.jsonl"))
-    restart = max(i for i, r in enumerate(records) if r["kind"] == "run_start")
-    assert records[restart]["start"] == "resume"
-    resumed = [r for r in records[restart:] if r["kind"] == "epoch"]
-    assert resumed[0]["epoch"] == saved["epoch"] + 1 and resumed[-1]["epoch"] == 2
-    assert resumed[0]["learning_rates"]["generator"] == pytest.approx(saved_lr * 0.999875)
+    records = list(read_events(run / "events.jsonl"))
+    restart = max(i for i, r in enumerate(records) if r.kind == "run_start")
+    assert records[restart].start == "resume"
+    resumed = [r for r in records[restart:] if r.kind == "epoch"]
+    assert resumed[0].epoch == saved["epoch"] + 1 and resumed[-1].epoch == 2
+    assert resumed[0].learning_rates["generator"] == pytest.approx(saved_lr * 0.999875)
     assert len(restored) == len(saved["optimizer_states"]) == 2
     for ours, theirs in zip(restored, saved["optimizer_states"], strict=True):
         assert ours["state"].keys() == theirs["state"].keys() and len(ours["state"]) > 10
@@ -115,21 +118,21 @@ def test_kill_9_then_resume_continues_from_the_last_checkpoint(piper_folder, tmp
 
 def _has_epoch(run, epoch: int) -> bool:
     path = run / "events.jsonl"
-    return path.exists() and any(r["kind"] == "epoch" and r["epoch"] >= epoch for r in events.read_events(path))
+    return path.exists() and any(r.kind == "epoch" and r.epoch >= epoch for r in read_events(path))
 
 
 def test_bad_starts_are_refused_clearly(piper_folder, tmp_path, finished_run):
     """An empty folder, a missing start voice, a taken run folder, nothing to resume."""
     (tmp_path / "empty").mkdir()
     with pytest.raises(RunError, match="not a dataset"):
-        create_run(RunOptions(tmp_path / "empty", tmp_path / "run1", preset="test"))
+        create_run(RunOptions(dataset=tmp_path / "empty", out=tmp_path / "run1", preset="test"))
     with pytest.raises(RunError, match="must be 'scratch', 'joe', or an existing"):
-        create_run(RunOptions(piper_folder, tmp_path / "run2", start="missing.onnx", preset="test"))
+        create_run(RunOptions(dataset=piper_folder, out=tmp_path / "run2", start="missing.onnx", preset="test"))
     run, _ = finished_run
     with pytest.raises(RunError, match="already holds a run"):
-        create_run(RunOptions(piper_folder, run, preset="test"))
+        create_run(RunOptions(dataset=piper_folder, out=run, preset="test"))
     with pytest.raises(RunError, match="nothing to resume"):
-        fit(create_run(RunOptions(run / "cache", tmp_path / "run3", preset="test")), resume=True)
+        fit(create_run(RunOptions(dataset=run / "cache", out=tmp_path / "run3", preset="test")), resume=True)
 
 
 def test_ddp_two_cpu_processes_train_an_epoch_and_write_each_file_once(piper_folder, tmp_path):
@@ -145,10 +148,10 @@ def test_ddp_two_cpu_processes_train_an_epoch_and_write_each_file_once(piper_fol
         timeout=600,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    records = list(events.read_events(run / "events.jsonl"))
-    kinds = [r["kind"] for r in records]
+    records = list(read_events(run / "events.jsonl"))
+    kinds = [r.kind for r in records]
     assert (kinds.count("run_start"), kinds.count("epoch"), kinds.count("finish")) == (1, 1, 1)
-    written = [r["path"] for r in records if r["kind"] in ("checkpoint", "preview")]
+    written = [r.path for r in records if r.kind in ("checkpoint", "preview")]
     assert len(written) == len(set(written)) == 5  # best, last, 3 previews
     assert len(list((run / "checkpoints").glob("best-*.ckpt"))) == 1 and (run / "last.ckpt").exists()
 
@@ -160,16 +163,16 @@ def test_fine_tune_from_the_default_onnx_voice(piper_folder, tmp_path):
 
     from trainer.export import export_voice
 
-    run = create_run(RunOptions(piper_folder, tmp_path / "run", start="joe", preset="test", epochs=2))
+    run = create_run(RunOptions(dataset=piper_folder, out=tmp_path / "run", start="joe", preset="test", epochs=2))
     config = json.loads((run / "training.json").read_text())["config"]
     assert config["model"]["hidden_channels"] == 192  # joe's size (medium), not the test preset's
     best = fit(run)
-    records = list(events.read_events(run / "events.jsonl"))
-    recovered = {r["part"]: r["value"] for r in records if r["kind"] == "recovery"}
-    stages = [r["message"] for r in records if r["kind"] == "stage" and r["name"] == "recovery"]
+    records = list(read_events(run / "events.jsonl"))
+    recovered = {r.part: r.value for r in records if r.kind == "recovery"}
+    stages = [r.message for r in records if r.kind == "stage" and r.name == "recovery"]
     assert stages[0].endswith("en_US-joe-medium.onnx: 6 lines to speak, then 4 fitting steps")
     assert set(recovered) == {"enc_q", "dp"} and all(np.isfinite(v) for v in recovered.values())
-    assert [r["epoch"] for r in records if r["kind"] == "epoch"] == [0, 1]
+    assert [r.epoch for r in records if r.kind == "epoch"] == [0, 1]
     assert config["d_warmup_steps"] == 2  # the test preset's: two discriminator-only steps first
     assert torch.load(run / "last.ckpt", weights_only=False)["state_dict"]["d_warmup_left"] == 0
     onnx_path, _ = export_voice(best, tmp_path / "tuned.onnx")
@@ -186,7 +189,7 @@ def test_dataset_at_another_rate_than_the_start_voice_is_refused(piper_folder, t
     project.import_sources([piper_folder], workers=2)
     cache = build_cache(project, tmp_path / "cache32", CacheSettings(sample_rate=32000), workers=2)
     with pytest.raises(RunError, match="speaks at 22050 Hz but the dataset is prepared at 32000 Hz.*--rate 22050"):
-        create_run(RunOptions(cache, tmp_path / "run", start="joe", preset="test"))
+        create_run(RunOptions(dataset=cache, out=tmp_path / "run", start="joe", preset="test"))
 
 
 def test_discriminator_warm_up_leaves_the_generator_alone(finished_run):
@@ -253,16 +256,16 @@ def test_ctrl_c_stops_after_the_epoch_and_resume_trains_on(piper_folder, tmp_pat
     _, stderr = process.communicate(timeout=180)
     assert process.returncode == 0, stderr
     assert "stopping after this epoch" in stderr and "LeafSpec" not in stderr
-    records = list(events.read_events(run / "events.jsonl"))
-    assert records[-1]["kind"] == "finish" and records[-1]["status"] == "stopped"
-    done = records[-1]["epochs"]
+    records = list(read_events(run / "events.jsonl"))
+    assert records[-1].kind == "finish" and records[-1].status == "stopped"
+    done = records[-1].epochs
     assert done < 30 and (run / "last.ckpt").exists()
 
     from trainer.run import extend_run
 
     extend_run(run, done + 1)
     fit(run, resume=True)
-    assert list(events.read_events(run / "events.jsonl"))[-1]["status"] == "done"
+    assert list(read_events(run / "events.jsonl"))[-1].status == "done"
     with pytest.raises(RunError, match="finished all its .* epochs; give --epochs"):
         fit(run, resume=True)
     with pytest.raises(RunError, match="epochs are done already"):
@@ -272,9 +275,9 @@ def test_ctrl_c_stops_after_the_epoch_and_resume_trains_on(piper_folder, tmp_pat
 def test_a_failed_start_leaves_no_folder(piper_folder, tmp_path):
     """An unknown preset or a missing dataset is refused before anything is written."""
     with pytest.raises(ValueError, match="unknown preset"):
-        create_run(RunOptions(piper_folder, tmp_path / "a", preset="huge"))
+        create_run(RunOptions(dataset=piper_folder, out=tmp_path / "a", preset="huge"))
     with pytest.raises(RunError, match="no such dataset folder"):
-        create_run(RunOptions(tmp_path / "nope", tmp_path / "b", preset="test"))
+        create_run(RunOptions(dataset=tmp_path / "nope", out=tmp_path / "b", preset="test"))
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 
 
@@ -282,14 +285,20 @@ def test_bf16_autocast_epoch_on_the_cpu(finished_run, tmp_path):
     """bf16-mixed (the CUDA default) runs the same autocast paths on the CPU (float32 mel, alignment and
     losses inside): an epoch with finite losses; fp16 on the CPU and unknown precisions are refused."""
     run_dir, _ = finished_run
-    run = create_run(RunOptions(run_dir / "cache", tmp_path / "bf16", preset="test", epochs=1, precision="bf16-mixed"))
+    run = create_run(
+        RunOptions(dataset=run_dir / "cache", out=tmp_path / "bf16", preset="test", epochs=1, precision="bf16-mixed")
+    )
     fit(run)
-    records = list(events.read_events(run / "events.jsonl"))
-    start = next(r for r in records if r["kind"] == "run_start")
-    losses = next(r for r in records if r["kind"] == "epoch")["losses"]
-    assert start["precision"] == "bf16-mixed"
+    records = list(read_events(run / "events.jsonl"))
+    start = next(r for r in records if r.kind == "run_start")
+    losses = next(r for r in records if r.kind == "epoch").losses
+    assert start.precision == "bf16-mixed"
     assert {"val_mel", "train_mel", "train_disc"} <= set(losses) and all(np.isfinite(v) for v in losses.values())
     with pytest.raises(RunError, match="needs a CUDA GPU"):
-        fit(create_run(RunOptions(run_dir / "cache", tmp_path / "fp16", preset="test", precision="16-mixed")))
+        fit(
+            create_run(
+                RunOptions(dataset=run_dir / "cache", out=tmp_path / "fp16", preset="test", precision="16-mixed")
+            )
+        )
     with pytest.raises(RunError, match="use auto"):
-        create_run(RunOptions(run_dir / "cache", tmp_path / "fp8", preset="test", precision="fp8"))
+        create_run(RunOptions(dataset=run_dir / "cache", out=tmp_path / "fp8", preset="test", precision="fp8"))

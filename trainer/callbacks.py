@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 import time
 from pathlib import Path
+from typing import Any
 
 import lightning as L
 import numpy as np
@@ -25,7 +26,8 @@ import torch
 from lightning.pytorch.plugins.io import CheckpointIO, TorchCheckpointIO
 
 from trainer.checkpoints import BestK, CheckpointWriter
-from trainer.events import EventLog
+from trainer.event_log import EventLog
+from trainer.events import Checkpoint, Epoch, Eta, Finish, Preview, Progress, RunStart, Stage
 
 PREVIEW_LINES = (
     "The quick brown fox jumps over the lazy dog.",
@@ -73,7 +75,7 @@ class EventsCallback(L.Callback):
         self.progress_every = progress_every
         self._fit_start = time.perf_counter()
         self._setup_s = 0.0
-        self._step_clock = None
+        self._step_clock: tuple[float, int] = (time.perf_counter(), 0)
         self._epoch_seconds: list[float] = []
 
     def on_fit_start(self, trainer, module) -> None:
@@ -82,14 +84,15 @@ class EventsCallback(L.Callback):
             device = str(module.device)
             epochs = trainer.max_epochs or 0
             self.events.emit(
-                "run_start",
-                config=config,
-                num_utterances=self.num_utterances,
-                device=device,
-                epochs=epochs,
-                start=self.start,
-                precision=str(trainer.precision),
-                batch_size=int(getattr(trainer.datamodule, "batch_size", 0) or 0),
+                RunStart(
+                    config=config,
+                    num_utterances=self.num_utterances,
+                    device=device,
+                    epochs=epochs,
+                    start=self.start,
+                    precision=str(trainer.precision),
+                    batch_size=int(getattr(trainer.datamodule, "batch_size", 0) or 0),
+                )
             )
 
     def on_train_epoch_start(self, trainer, module) -> None:
@@ -105,11 +108,7 @@ class EventsCallback(L.Callback):
             rate = (batch_idx + 1 - done) * len(batch) / max(now - started, 1e-9)
             self._step_clock = (now, batch_idx + 1)
             self.events.emit(
-                "progress",
-                epoch=trainer.current_epoch,
-                step=trainer.global_step,
-                batches=batch_idx + 1,
-                items_per_s=rate,
+                Progress(epoch=trainer.current_epoch, step=trainer.global_step, batches=batch_idx + 1, items_per_s=rate)
             )
 
     def on_validation_start(self, trainer, module) -> None:
@@ -125,18 +124,21 @@ class EventsCallback(L.Callback):
         parts = self.timing.parts
         metrics = {k: float(v) for k, v in trainer.callback_metrics.items()}
         self.events.emit(
-            "epoch",
-            epoch=trainer.current_epoch,
-            step=trainer.global_step,
-            seconds=seconds,
-            train_s=max(0.0, seconds - sum(parts.values())),
-            losses={k: v for k, v in metrics.items() if k.startswith(("train_", "val_"))},
-            learning_rates={
-                name: float(s.get_last_lr()[0])
-                for name, s in zip(("generator", "discriminator"), module.lr_schedulers(), strict=True)
-            },
-            **parts,
-            **_gpu_memory(module.device),
+            Epoch(
+                epoch=trainer.current_epoch,
+                step=trainer.global_step,
+                seconds=seconds,
+                train_s=max(0.0, seconds - sum(parts.values())),
+                losses={k: v for k, v in metrics.items() if k.startswith(("train_", "val_"))},
+                learning_rates={
+                    name: float(s.get_last_lr()[0])
+                    for name, s in zip(("generator", "discriminator"), module.lr_schedulers(), strict=True)
+                },
+                val_s=parts["val_s"],
+                preview_s=parts["preview_s"],
+                checkpoint_wait_s=parts["checkpoint_wait_s"],
+                max_memory_gib=_gpu_memory(module.device),
+            )
         )
         self._emit_eta(trainer, seconds)
 
@@ -151,35 +153,33 @@ class EventsCallback(L.Callback):
             return mean * min(every - (epoch + 1) % every, left)
 
         self.events.emit(
-            "eta",
-            epoch=epoch,
-            seconds_left=mean * left,
-            next_preview_s=until(config.preview_every),
-            next_checkpoint_s=until(config.checkpoint_every),
+            Eta(
+                epoch=epoch,
+                seconds_left=mean * left,
+                next_preview_s=until(config.preview_every),
+                next_checkpoint_s=until(config.checkpoint_every),
+            )
         )
 
     def on_fit_end(self, trainer, module) -> None:
         if trainer.is_global_zero:
             status = "stopped" if trainer.should_stop and trainer.current_epoch < (trainer.max_epochs or 0) else "done"
+            seconds = time.perf_counter() - self._fit_start
             self.events.emit(
-                "finish",
-                epochs=trainer.current_epoch,
-                seconds=time.perf_counter() - self._fit_start,
-                setup_s=self._setup_s,
-                status=status,
+                Finish(epochs=trainer.current_epoch, seconds=seconds, setup_s=self._setup_s, status=status)
             )
 
 
-def _gpu_memory(device: torch.device) -> dict[str, float]:
-    """``max_memory_gib``: the most CUDA memory the epoch held (GiB), then the peak is reset; empty on the CPU."""
+def _gpu_memory(device: torch.device) -> float | None:
+    """The most CUDA memory the epoch held (GiB), then the peak is reset; ``None`` on the CPU."""
     if device.type != "cuda":
-        return {}
+        return None
     peak = torch.cuda.max_memory_allocated(device) / 2**30
     torch.cuda.reset_peak_memory_stats(device)
-    return {"max_memory_gib": peak}
+    return peak
 
 
-def _plain_numpy_state(state: tuple) -> tuple:
+def _plain_numpy_state(state: Any) -> tuple:
     """numpy's legacy RNG state with its key array as a list of ints: plain data, so the resume checkpoint
     reads with ``torch.load(weights_only=True)`` without numpy globals (``np.random.set_state`` takes both)."""
     name, keys, pos, has_gauss, cached_gaussian = state
@@ -219,12 +219,12 @@ class CheckpointCallback(L.Callback):
         if trainer.is_global_zero and val_mel is not None:
             path = self.best.consider(epoch, float(val_mel), generator_checkpoint(module, epoch, trainer.global_step))
             if path is not None:
-                self.events.emit("checkpoint", epoch=epoch, path=str(path), role="best")
+                self.events.emit(Checkpoint(epoch=epoch, path=str(path), role="best"))
         stopping = self._stop_requested(trainer)
         if stopping or (epoch + 1) % self.every == 0 or epoch + 1 == trainer.max_epochs:
             trainer.save_checkpoint(self.run_dir / "last.ckpt")  # snapshot now, written in the background
             if trainer.is_global_zero:
-                self.events.emit("checkpoint", epoch=epoch, path=str(self.run_dir / "last.ckpt"), role="resume")
+                self.events.emit(Checkpoint(epoch=epoch, path=str(self.run_dir / "last.ckpt"), role="resume"))
         self.timing.add("checkpoint_wait_s", time.perf_counter() - started)
 
     def _stop_requested(self, trainer) -> bool:
@@ -233,7 +233,7 @@ class CheckpointCallback(L.Callback):
 
         requested = (self.run_dir / STOP_FILE).exists()
         if requested and trainer.is_global_zero:
-            self.events.emit("stage", name="stopping", message="stopping: writing the resume checkpoint")
+            self.events.emit(Stage(name="stopping", message="stopping: writing the resume checkpoint"))
         if requested:
             trainer.should_stop = True
         return requested
@@ -284,7 +284,7 @@ class PreviewCallback(L.Callback):
                 path = write_audio(
                     folder / f"{number}.wav", audio.float().reshape(-1).cpu().numpy(), module.config.sample_rate
                 )
-                self.events.emit("preview", epoch=epoch, path=str(path))
+                self.events.emit(Preview(epoch=epoch, path=str(path)))
         finally:
             module.model_g.train(was_training)
         self.timing.add("preview_s", time.perf_counter() - started)

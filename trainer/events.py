@@ -1,157 +1,261 @@
-"""The training run's event stream: versioned JSON lines the studio follows live (no torch import here).
+"""The training run's events: one frozen dataclass per kind, written as versioned JSON lines (no torch here).
 
 One line per event, each an object with ``v`` (schema version), ``kind``, ``time``
-(Unix seconds) and the kind's fields. The trainer appends and flushes each line, so
-a reader may see a cut last line after a crash: :func:`read_events` skips it.
+(Unix seconds) and the kind's fields, in the order the dataclass declares them
+(``Event.to_record``). :func:`parse_event` turns a record back into its event; the
+check of required fields and their JSON types comes from the dataclass fields and
+their annotations (``X | None`` fields may be absent; unknown fields are ignored,
+so a newer trainer's extra fields still read). Seconds are wall-clock seconds;
+epochs count from 0, as Lightning and Piper's checkpoint names do.
 
-Kinds and their fields (``SCHEMA``): ``run_start`` (config, dataset size, device; also
-``precision`` and ``batch_size``),
-``progress`` (step, it/s), ``epoch`` (wall time split into train, validation,
-previews and checkpoint wait; losses; learning rates; ``max_memory_gib`` on CUDA),
-``preview``, ``checkpoint``,
-``eta``, ``stage`` (a long setup step begins, e.g. the recovery), ``recovery`` (how well
-the parts recovered for an ONNX start fit),
-``warning``, ``error``, ``finish`` (total time including setup and
-compilation). Seconds are wall-clock seconds.
+Writing and reading the file: ``trainer.event_log``.
 """
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any, TextIO
+import typing
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from typing import Any, ClassVar, TypeVar
 
 from engines.errors import VoiceStudioError
+from engines.records import matches
 
 SCHEMA_VERSION = 1
+"""The ``v`` of every record; a record of another version is refused (no migration exists yet)."""
 
-NUMBER = (int, float)
-SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "run_start": {"config": dict, "num_utterances": int, "device": str, "epochs": int, "start": str},
-    "progress": {"epoch": int, "step": int, "batches": int, "items_per_s": NUMBER},
-    "epoch": {
-        "epoch": int,
-        "step": int,
-        "seconds": NUMBER,
-        "train_s": NUMBER,
-        "val_s": NUMBER,
-        "preview_s": NUMBER,
-        "checkpoint_wait_s": NUMBER,
-        "losses": dict,
-        "learning_rates": dict,
-    },
-    "preview": {"epoch": int, "path": str},
-    "checkpoint": {"epoch": int, "path": str, "role": str},
-    "eta": {"epoch": int, "seconds_left": NUMBER, "next_preview_s": NUMBER, "next_checkpoint_s": NUMBER},
-    "stage": {"name": str, "message": str},
-    "recovery": {"part": str, "metric": str, "value": NUMBER},
-    "warning": {"message": str},
-    "error": {"message": str},
-    "finish": {"epochs": int, "seconds": NUMBER, "setup_s": NUMBER, "status": str},
-}
-"""Required fields by kind, with their JSON types; extra fields are allowed."""
+E = TypeVar("E", bound="Event")
 
 
 class EventError(VoiceStudioError, ValueError):
-    """A record that does not follow the schema; the message names the field."""
+    """A record that does not follow the schema; the message names the kind and field."""
 
 
-def make(kind: str, **fields: Any) -> dict[str, Any]:
-    """An event record of ``kind`` stamped with the schema version and the time.
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    """Fields every event has: ``time`` (Unix seconds, when it was made). ``kind`` names the subclass on disk."""
+
+    kind: ClassVar[str] = ""
+    time: float = field(default_factory=time.time)
+
+    def to_record(self) -> dict[str, Any]:
+        """The JSON-lines object: ``v``, ``kind``, then the fields in declared order (``None`` extras left out)."""
+        values = {k: v for k, v in asdict(self).items() if v is not None or _required(type(self), k)}
+        return {"v": SCHEMA_VERSION, "kind": self.kind, **values}
+
+    @classmethod
+    def from_record(cls: type[E], record: dict[str, Any]) -> E:
+        """The event a record of this kind holds.
+
+        Raises:
+            EventError: another version or kind, or a missing or mistyped field (named).
+        """
+        event = parse_event(record)
+        if not isinstance(event, cls):
+            raise EventError(f"a {record.get('kind')!r} record is not a {cls.kind!r} event")
+        return event
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunStart(Event):
+    """Training begins (each session: ``start`` is ``resume`` for a resumed one); ``epochs`` is the run's total."""
+
+    kind: ClassVar[str] = "run_start"
+    config: dict[str, Any]
+    num_utterances: int
+    device: str
+    epochs: int
+    start: str
+    precision: str | None = None
+    batch_size: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Progress(Event):
+    """Within an epoch: ``batches`` done so far, and the speed since the last progress (utterances/s)."""
+
+    kind: ClassVar[str] = "progress"
+    epoch: int
+    step: int
+    batches: int
+    items_per_s: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Epoch(Event):
+    """One finished epoch: wall ``seconds`` split into train, validation, previews and checkpoint wait; the
+    losses and learning rates by name; ``max_memory_gib`` the peak CUDA memory (absent on the CPU)."""
+
+    kind: ClassVar[str] = "epoch"
+    epoch: int
+    step: int
+    seconds: float
+    train_s: float
+    losses: dict[str, float]
+    learning_rates: dict[str, float]
+    val_s: float
+    preview_s: float
+    checkpoint_wait_s: float
+    max_memory_gib: float | None = None
+
+    def split(self) -> list[float]:
+        """``[train_s, val_s, preview_s, checkpoint_wait_s]``, seconds (``SPLIT`` order)."""
+        return [float(self.train_s), float(self.val_s), float(self.preview_s), float(self.checkpoint_wait_s)]
+
+
+SPLIT = ("train_s", "val_s", "preview_s", "checkpoint_wait_s")
+"""The parts of an epoch's wall time (``Epoch`` fields), in seconds, in the order ``Epoch.split`` gives them."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Preview(Event):
+    """A preview line spoken with the generator of ``epoch``, written to ``path`` (a WAV)."""
+
+    kind: ClassVar[str] = "preview"
+    epoch: int
+    path: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Checkpoint(Event):
+    """A checkpoint written: ``role`` is ``best`` (generator only, ranked by val_mel) or ``resume``."""
+
+    kind: ClassVar[str] = "checkpoint"
+    epoch: int
+    path: str
+    role: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Eta(Event):
+    """After ``epoch``: seconds left for the run, and until the next preview and checkpoint."""
+
+    kind: ClassVar[str] = "eta"
+    epoch: int
+    seconds_left: float
+    next_preview_s: float
+    next_checkpoint_s: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Stage(Event):
+    """A long setup step begins or reports (e.g. ``recovery``, ``stopping``)."""
+
+    kind: ClassVar[str] = "stage"
+    name: str
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Recovery(Event):
+    """How well a part recovered for an ONNX start fits: ``metric`` of ``part`` is ``value``."""
+
+    kind: ClassVar[str] = "recovery"
+    part: str
+    metric: str
+    value: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class WarningEvent(Event):
+    """Something the person should know (a conversion of the start, clips left out, an interruption)."""
+
+    kind: ClassVar[str] = "warning"
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ErrorEvent(Event):
+    """The run failed: ``message`` is the exception's type and text."""
+
+    kind: ClassVar[str] = "error"
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Finish(Event):
+    """The session ended: ``status`` ``done`` or ``stopped``; ``seconds`` include setup (``setup_s``) and
+    compilation; ``epochs`` is the last epoch's index."""
+
+    kind: ClassVar[str] = "finish"
+    epochs: int
+    seconds: float
+    setup_s: float
+    status: str
+
+
+KINDS: dict[str, type[Event]] = {
+    cls.kind: cls
+    for cls in (RunStart, Progress, Epoch, Preview, Checkpoint, Eta, Stage, Recovery, WarningEvent, ErrorEvent, Finish)
+}
+"""Every event class by its ``kind``."""
+
+
+def parse_event(record: dict[str, Any]) -> Event:
+    """The event a record holds (the class its ``kind`` names).
 
     Raises:
-        EventError: unknown kind, or a missing or mistyped field.
+        EventError: another schema version, an unknown kind, or a missing or mistyped field (named).
     """
-    record = {"v": SCHEMA_VERSION, "kind": kind, "time": time.time(), **fields}
     validate(record)
-    return record
+    cls = KINDS[record["kind"]]
+    return cls(**{f.name: record[f.name] for f in fields(cls) if f.name in record})
 
 
 def validate(record: dict[str, Any]) -> None:
-    """Check one record against ``SCHEMA``.
+    """Check one record against its kind's dataclass fields.
 
     Raises:
         EventError: naming the kind and field at fault.
     """
+    if not isinstance(record, dict):
+        raise EventError(f"a record must be a JSON object, got {record!r}")
     if record.get("v") != SCHEMA_VERSION:
         raise EventError(f"schema version {record.get('v')!r} is not {SCHEMA_VERSION}")
     kind = record.get("kind")
-    if kind not in SCHEMA:
+    if kind not in KINDS:
         raise EventError(f"unknown event kind {kind!r}")
-    if not isinstance(record.get("time"), NUMBER):
-        raise EventError(f"{kind}: field 'time' must be a number")
-    for name, expected in SCHEMA[kind].items():
+    cls = KINDS[kind]
+    for name, hint in typing.get_type_hints(cls).items():
+        if name == "kind" or (name not in record and not _required(cls, name)):
+            continue
         value = record.get(name)
-        if value is None or isinstance(value, bool) or not isinstance(value, expected):
-            raise EventError(f"{kind}: field {name!r} must be {_type_name(expected)}, got {value!r}")
+        if not matches(value, hint):
+            raise EventError(f"{kind}: field {name!r} must be {_type_name(hint)}, got {value!r}")
 
 
-def _type_name(expected) -> str:
-    if expected == NUMBER:
+def _required(cls: type[Event], name: str) -> bool:
+    """Whether field ``name`` must be in a record (``time`` and fields without a default)."""
+    spec = next(f for f in fields(cls) if f.name == name)
+    return name == "time" or (spec.default is MISSING and spec.default_factory is MISSING)
+
+
+def _type_name(hint: Any) -> str:
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    base = typing.get_origin(hint) or hint
+    if args and base is not dict:
+        return _type_name(args[0])
+    if base is float:
         return "a number"
-    name = expected.__name__
+    name = base.__name__
     return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
-class EventLog:
-    """Appends events to a JSON-lines file (flushed line by line), echoing a readable line to ``echo``."""
-
-    def __init__(self, path: Path | str, echo: TextIO | None = None) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = self.path.open("a", encoding="utf-8")
-        self._echo = echo
-
-    def emit(self, kind: str, **fields: Any) -> dict[str, Any]:
-        """Validate, append and flush one event; returns the record."""
-        record = make(kind, **fields)
-        self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._file.flush()
-        if self._echo is not None:
-            print(describe(record), file=self._echo, flush=True)
-        return record
-
-    def close(self) -> None:
-        self._file.close()
-
-
-def read_events(path: Path | str) -> Iterator[dict[str, Any]]:
-    """Records of an events file in order; a cut last line (a crash mid-write) is skipped.
-
-    Raises:
-        EventError: a complete line that is not a valid record (with its line number).
-    """
-    lines = Path(path).read_text(encoding="utf-8").split("\n")
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            validate(record)
-        except (json.JSONDecodeError, EventError) as exc:
-            if number == len(lines):  # no newline after it: the writer was cut off
-                return
-            raise EventError(f"{path}:{number}: {exc}") from exc
-        yield record
-
-
-def describe(record: dict[str, Any]) -> str:
+def describe(event: Event) -> str:
     """One readable terminal line for an event.
 
     Epochs are counted from 1 here, as people count them (and as the Train page shows them); the
     records and file names count from 0, as Lightning and Piper's checkpoint names do.
     """
-    kind = record["kind"]
-    if kind == "epoch":
-        losses = " ".join(f"{k} {v:.3f}" for k, v in record["losses"].items())
-        split = f"train {record['train_s']:.1f}, val {record['val_s']:.1f}"
-        return f"epoch {record['epoch'] + 1}: {record['seconds']:.1f} s ({split}) {losses}"
-    if kind == "progress":
-        return f"epoch {record['epoch'] + 1} step {record['step']}: {record['items_per_s']:.1f} it/s"
-    if kind == "finish":
-        seconds = f"{record['seconds']:.1f} s this session"
-        return f"finished ({record['status']}) after epoch {record['epochs']}; {seconds}"
-    fields = {k: v for k, v in record.items() if k not in ("v", "kind", "time", "config")}
-    return f"{kind}: " + ", ".join(f"{k}={v}" for k, v in fields.items())
+    if isinstance(event, Epoch):
+        losses = " ".join(f"{k} {v:.3f}" for k, v in event.losses.items())
+        split = f"train {event.train_s:.1f}, val {event.val_s:.1f}"
+        return f"epoch {event.epoch + 1}: {event.seconds:.1f} s ({split}) {losses}"
+    if isinstance(event, Progress):
+        return f"epoch {event.epoch + 1} step {event.step}: {event.items_per_s:.1f} it/s"
+    if isinstance(event, Finish):
+        seconds = f"{event.seconds:.1f} s this session"
+        return f"finished ({event.status}) after epoch {event.epochs}; {seconds}"
+    record = event.to_record()
+    shown = {k: v for k, v in record.items() if k not in ("v", "kind", "time", "config")}
+    return f"{event.kind}: " + ", ".join(f"{k}={v}" for k, v in shown.items())

@@ -17,6 +17,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from trainer.options import RunOptions
+
 MIN_CLIPS = 2
 """Fewer usable clips than this cannot train (one is held out for validation)."""
 FEW_CLIPS = 50
@@ -43,18 +45,6 @@ class Finding:
         return self.level == "error"
 
 
-@dataclass(frozen=True)
-class TrainRequest:
-    """What the Train page is about to start (the arguments of ``voice-studio train``)."""
-
-    dataset: Path
-    start: str
-    preset: str
-    epochs: int | None
-    device: str
-    out: Path
-
-
 @dataclass
 class DatasetSummary:
     """Usable clips, their sample rates (Hz -> count), seconds of audio, why others are left out, the
@@ -69,23 +59,23 @@ class DatasetSummary:
     voice_config: str | None = None
 
 
-def preflight(request: TrainRequest) -> list[Finding]:
-    """All findings for ``request``, errors first."""
+def preflight(options: RunOptions) -> list[Finding]:
+    """All findings for what ``options`` ask for, errors first."""
     from trainer.starts import RunError, start_rate
 
     findings: list[Finding] = []
     try:
-        rate = start_rate(request.start) or 22050
+        rate = start_rate(options.start) or 22050
     except (RunError, ValueError, OSError) as exc:
         return [Finding("error", f"The starting voice cannot be used: {exc}")]
     try:
-        summary = summarize(request.dataset)
+        summary = summarize(options.dataset)
     except ValueError as exc:
         return [Finding("error", str(exc))]
-    findings += _clip_findings(summary, rate, "the starting voice" if request.start != "scratch" else "training")
-    findings += _shape_findings(request, summary)
-    findings += _device_findings(request.device)
-    findings += _disk_findings(request, summary, rate)
+    findings += _clip_findings(summary, rate, "the starting voice" if options.start != "scratch" else "training")
+    findings += _shape_findings(options, summary)
+    findings += _device_findings(options.device)
+    findings += _disk_findings(options, summary, rate)
     return sorted(findings, key=lambda f: not f.blocking)
 
 
@@ -158,7 +148,7 @@ def _clip_findings(summary: DatasetSummary, rate: int, who: str) -> list[Finding
     return findings
 
 
-def _shape_findings(request: TrainRequest, summary: DatasetSummary) -> list[Finding]:
+def _shape_findings(options: RunOptions, summary: DatasetSummary) -> list[Finding]:
     """Speakers, symbols and rate of the start against the dataset's: conversions, or an error naming both."""
     from engines.base import VoiceError
     from trainer.presets import preset
@@ -166,14 +156,14 @@ def _shape_findings(request: TrainRequest, summary: DatasetSummary) -> list[Find
     from trainer.starts import RunError
 
     try:
-        start = start_shape(request.start)
+        start = start_shape(options.start)
         if start is None:
             return []
         voice_config = summary.voice_config or _default_voice_config()
-        data = data_shape(str(request.dataset), summary.speakers, voice_config)  # rates: _clip_findings
+        data = data_shape(str(options.dataset), summary.speakers, voice_config)  # rates: _clip_findings
         notes = check_fit(start, data)
         if start.model is not None:
-            notes += size_notes(start.label, start.model, preset(request.preset).model, request.preset)
+            notes += size_notes(start.label, start.model, preset(options.preset).model, options.preset)
         return [Finding("conversion", note) for note in notes]
     except (RunError, VoiceError) as exc:
         return [Finding("error", f"The starting voice does not fit the dataset: {exc}")]
@@ -197,9 +187,9 @@ def _device_findings(device: str) -> list[Finding]:
     return []
 
 
-def _disk_findings(request: TrainRequest, summary: DatasetSummary, rate: int) -> list[Finding]:
-    need = estimate_bytes(request, summary, rate)
-    folder = Path(request.out)
+def _disk_findings(options: RunOptions, summary: DatasetSummary, rate: int) -> list[Finding]:
+    need = estimate_bytes(options, summary, rate)
+    folder = Path(options.out)
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     free = shutil.disk_usage(folder).free
@@ -217,29 +207,29 @@ def _disk_findings(request: TrainRequest, summary: DatasetSummary, rate: int) ->
     return []
 
 
-def estimate_bytes(request: TrainRequest, summary: DatasetSummary, rate: int) -> int:
+def estimate_bytes(options: RunOptions, summary: DatasetSummary, rate: int) -> int:
     """Bytes the run will keep: ``last.ckpt``, the best-k generator checkpoints, and the cache it builds.
 
     The networks' sizes come from the preset (or the start voice's quality), counted on torch's
     ``meta`` device (no memory); the cache holds float32 audio and 513-bin spectrogram frames of
     ``hop_length`` 256 samples (Piper's STFT).
     """
-    size = network_size(_quality(request))
+    size = network_size(_quality(options))
     checkpoints = resume_bytes(size) + size.keep_best * generator_bytes(size)
     cache = 0 if summary.kind == "cache" else int(summary.seconds * rate * 4 * (1 + 513 / 256))
     return checkpoints + cache
 
 
-def _quality(request: TrainRequest) -> str:
+def _quality(options: RunOptions) -> str:
     """The preset whose network size the run will have: the start voice's quality when it names one."""
-    if request.preset != "test":
+    if options.preset != "test":
         from trainer.starts import start_voice
 
-        voice = start_voice(request.start)
+        voice = start_voice(options.start)
         quality = voice.config.raw.get("audio", {}).get("quality") if voice is not None else None
         if quality:
             return quality.replace("_", "-")
-    return request.preset
+    return options.preset
 
 
 @dataclass(frozen=True)

@@ -8,30 +8,22 @@ naming each option and the run's value, rather than silently ignored.
 
 from __future__ import annotations
 
-import json
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from engines.files import write_text
-from trainer.run import _read_run, extend_run
+from trainer.options import flag
+from trainer.run import extend_run
+from trainer.run_file import RunDocument, read_run, write_run
 from trainer.starts import RunError
 
-RESUME_FLAGS = {
-    "dataset": "--dataset",
-    "out": "--out",
-    "start": "--from",
-    "preset": "--preset",
-    "batch_size": "--batch-size",
-    "devices": "--devices",
-    "precision": "--precision",
-    "device": "--device",
-    "workers": "--workers",
-}
-"""Command-line names of the run settings a resume is asked about."""
+REFUSED = ("dataset", "out", "start", "preset", "batch_size", "devices", "precision")
+"""``RunOptions`` fields a resume cannot change (it refuses them unless they equal the run's)."""
 
 
 def resume_settings(
     run_dir: Path | str,
-    given: dict,
+    given: dict[str, Any],
     *,
     epochs: int | None = None,
     device: str | None = None,
@@ -40,8 +32,8 @@ def resume_settings(
     """Apply what a resume may change (``epochs``, ``device``, ``workers``) and say so; refuse the rest.
 
     Args:
-        given: other settings the command named (``RunOptions`` names: dataset, out, start, preset,
-            batch_size, devices, precision); one equal to the run's own is accepted.
+        given: other settings the command named (``RunOptions`` names, one of ``REFUSED``); one equal
+            to the run's own is accepted.
     Returns:
         one line per applied change, e.g. ``resuming with --device cpu (was auto)``.
     Raises:
@@ -49,12 +41,12 @@ def resume_settings(
             with the run's value; nothing is changed then), or an epoch count the run has done already.
     """
     run_dir = Path(run_dir)
-    document = _read_run(run_dir)
+    document = read_run(run_dir)
     if not (run_dir / "last.ckpt").exists():
         raise RunError(f"{run_dir}: nothing to resume yet (no last.ckpt)")
-    own = _run_values(run_dir, document)
+    own = _run_values(document)
     refused = [
-        f"{RESUME_FLAGS[key]} {value} (the run's: {own[key]})"
+        f"{flag(key)} {value} (the run's: {own[key]})"
         for key, value in given.items()
         if not _same_setting(key, value, own[key])
     ]
@@ -64,38 +56,32 @@ def resume_settings(
             f"{'; '.join(refused)}. Leave them out (--epochs, --device and --workers apply on a resume), "
             "or start a new run with --out"
         )
-    return _apply(run_dir, document, epochs, {"device": device, "workers": workers})
+    return _apply(document, epochs, {"device": device, "workers": workers})
 
 
-def _run_values(run_dir: Path, document: dict) -> dict:
+def _run_values(document: RunDocument) -> dict[str, Any]:
     """The run's own value of each setting a resume refuses to change."""
-    return {
-        "dataset": document.get("dataset"),
-        "out": str(run_dir),
-        "start": document["start"],
-        "preset": document["preset"],
-        "batch_size": document["config"].get("batch_size") or "auto",
-        "devices": document.get("devices", 1),
-        "precision": document.get("precision", "auto"),
-    }
+    options = document.options
+    own = {key: getattr(options, key) for key in REFUSED}
+    return {**own, "dataset": str(options.dataset), "out": str(options.out), "batch_size": options.batch_size or "auto"}
 
 
-def _apply(run_dir: Path, document: dict, epochs: int | None, settings: dict) -> list[str]:
+def _apply(document: RunDocument, epochs: int | None, settings: dict[str, Any]) -> list[str]:
     """Write the new epoch count and the changed ``device``/``workers`` into ``training.json``; say each."""
     messages = []
-    if epochs is not None and epochs != document["config"]["epochs"]:
+    run_dir, was = document.options.out, document.options
+    if epochs is not None and epochs != was.epochs:
         extend_run(run_dir, epochs)
-        messages.append(f"resuming to {epochs} epochs (was {document['config']['epochs']})")
-    changes = {k: v for k, v in settings.items() if v is not None and v != document.get(k)}
+        messages.append(f"resuming to {epochs} epochs (was {was.epochs})")
+    changes = {k: v for k, v in settings.items() if v is not None and v != getattr(was, k)}
     if changes:
-        document = _read_run(run_dir)
-        messages += [f"resuming with {RESUME_FLAGS[k]} {v} (was {document.get(k)})" for k, v in changes.items()]
-        document.update(changes)
-        write_text(run_dir / "training.json", json.dumps(document, indent=2))
+        document = read_run(run_dir)
+        messages += [f"resuming with {flag(k)} {v} (was {getattr(was, k)})" for k, v in changes.items()]
+        write_run(replace(document, options=replace(document.options, **changes)))
     return messages
 
 
-def _same_setting(key: str, value, own) -> bool:
+def _same_setting(key: str, value: Any, own: Any) -> bool:
     if key in ("dataset", "out"):
         return own is not None and Path(value).resolve() == Path(own).resolve()
     return str(value) == str(own)

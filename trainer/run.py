@@ -2,9 +2,9 @@
 
 Run folder layout::
 
-    training.json       everything needed to run or resume: settings, dataset, start point
+    training.json       everything needed to run or resume: the RunOptions, cache, config (``trainer.run_file``)
     config.json         the voice config (Piper's .onnx.json format) checkpoints are spoken and exported with
-    events.jsonl        the event stream (``trainer.events``)
+    events.jsonl        the event stream (``trainer.events``, written by ``trainer.event_log``)
     cache/              the preprocessed dataset, when the run was given a project or a Piper folder
     last.ckpt           resume checkpoint (weights, optimizers, schedulers, loops, RNG)
     checkpoints/        the best generator checkpoints by val_mel, and best.json
@@ -23,52 +23,20 @@ import json
 import shutil
 import sys
 import warnings
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
+from typing import Any, cast
 
 from engines.files import write_text
-from engines.records import read_json_object
+from trainer.events import ErrorEvent, WarningEvent
+from trainer.hardware import hardware, rank_zero
+from trainer.options import DEVICES, PRECISIONS, RunOptions
 from trainer.presets import TrainingConfig, preset
+from trainer.run_file import RunDocument, is_run, read_run, write_run
 from trainer.run_state import STOP_FILE
 from trainer.starts import RunError, fit_to_start, load_start, recover_onnx_start, resolve_start, start_rate
 
-RUN_VERSION = 1
-
-
-@dataclass
-class RunOptions:
-    """What ``voice-studio train`` was asked for.
-
-    Attributes:
-        dataset: a preprocessed cache, a dataset project, or a Piper training folder (metadata.csv + wavs).
-        out: the run folder (created).
-        start: ``scratch`` or a Piper ``.ckpt``.
-        preset: ``test`` or a Piper quality.
-        epochs, batch_size: override the preset's.
-        device: ``auto``, ``cpu`` or ``cuda``.
-        devices: processes of Lightning's DDP strategy (GPUs, or CPU processes over gloo); 1 = no DDP.
-        workers: data-loading worker processes.
-        precision: ``auto`` (bf16 autocast on CUDA where supported, else fp16 autocast; float32 on the
-            CPU) or one of ``PRECISIONS`` (``bf16-mixed`` also runs on the CPU; ``16-mixed`` needs CUDA).
-    """
-
-    dataset: Path
-    out: Path
-    start: str = "scratch"
-    preset: str = "medium"
-    epochs: int | None = None
-    batch_size: int | None = None
-    device: str = "auto"
-    workers: int = 0
-    devices: int = 1
-    precision: str = "auto"
-
-
-PRECISIONS = ("32-true", "bf16-mixed", "16-mixed")
-"""Lightning precisions a run may ask for instead of ``auto``."""
-
-DEVICES = ("auto", "cpu", "cuda")
-"""Devices a run may ask for (``cuda``: the GPUs ``CUDA_VISIBLE_DEVICES`` leaves visible)."""
+__all__ = ["DEVICES", "PRECISIONS", "RunError", "RunOptions", "create_run", "extend_run", "fit"]
 
 
 def create_run(options: RunOptions, echo=None) -> Path:
@@ -83,9 +51,9 @@ def create_run(options: RunOptions, echo=None) -> Path:
     """
     echo = echo or sys.stderr  # progress lines: stderr as it is now, not as it was at import
     out = Path(options.out)
-    if not _rank_zero() and (out / "training.json").exists():
+    if not rank_zero() and is_run(out):
         return out  # a DDP worker process re-running the command: rank 0 made the run
-    if (out / "training.json").exists():
+    if is_run(out):
         raise RunError(f"{out} already holds a run: resume it with --resume, or choose another --out")
     preset(options.preset)  # an unknown preset fails before any work
     resolve_start(options.start)
@@ -119,21 +87,11 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
     config, conversions = fit_to_start(
         options.start, config, cache, preset_name=options.preset, dataset_label=str(options.dataset)
     )
-    document = {
-        "version": RUN_VERSION,
-        "dataset": str(Path(options.dataset).resolve()),
-        "cache": str(cache_dir.resolve()),
-        "start": options.start,
-        "preset": options.preset,
-        "device": options.device,
-        "workers": options.workers,
-        "devices": options.devices,
-        "precision": options.precision,
-        "config": config.to_dict(),
-        "conversions": conversions,
-    }
+    dataset = Path(options.dataset).resolve()
+    chosen = replace(options, dataset=dataset, out=out, epochs=config.epochs, batch_size=config.batch_size)
+    document = RunDocument(options=chosen, cache=cache_dir.resolve(), config=config.to_dict(), conversions=conversions)
     write_text(out / "config.json", json.dumps(voice, ensure_ascii=False, indent=2))
-    write_text(out / "training.json", json.dumps(document, indent=2))
+    write_run(document)
 
 
 def _cache_for(dataset: Path, out: Path, rate: int | None, echo) -> Path:
@@ -177,7 +135,7 @@ def _voice_config(cache) -> dict:
     from trainer.preprocess import map_digest
 
     source = load_config(Path(cache.voice_config))
-    if map_digest(source.phoneme_id_map) != cache.phoneme_id_map_sha256:
+    if map_digest(dict(source.phoneme_id_map)) != cache.phoneme_id_map_sha256:
         raise RunError(f"{cache.folder}: built for another phoneme map than {cache.voice_config}; rebuild the cache")
     raw = dict(source.raw)
     raw["audio"] = {**raw.get("audio", {}), "sample_rate": cache.settings.sample_rate}
@@ -201,66 +159,44 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
     from engines.phonemes import Phonemizer
     from engines.voice import load_config
     from trainer.callbacks import CheckpointCallback, EventsCallback, PreviewCallback, Timing, WriterCheckpointIO
-    from trainer.checkpoints import CheckpointWriter, remove_stale_temps
-    from trainer.datamodule import CacheDataModule
-    from trainer.events import EventLog
+    from trainer.checkpoints import CheckpointWriter
+    from trainer.event_log import EventLog
     from trainer.system import VitsSystem
 
     logging.getLogger("lightning.pytorch").setLevel(logging.WARNING)  # the run's events say what matters
     warnings.filterwarnings("ignore", message=".*LeafSpec.*")  # Lightning's own, on every run
     run_dir = Path(run_dir)
-    document = _read_run(run_dir)
-    config = TrainingConfig.from_dict(document["config"])
-    last = run_dir / "last.ckpt"
+    document = read_run(run_dir)
+    options, config = document.options, TrainingConfig.from_dict(document.config)
     if resume:
         _check_resumable(run_dir, config.epochs)
-    for folder in (run_dir, run_dir / "checkpoints"):
-        if folder.exists():
-            remove_stale_temps(folder)
-    (run_dir / STOP_FILE).unlink(missing_ok=True)  # a stop asked of an earlier session
-    accelerator, precision, batch_size = _hardware(document["device"], config, document.get("precision", "auto"))
-    data = CacheDataModule(
-        document["cache"],
-        batch_size,
-        config.segment_frames,
-        config.val_fraction,
-        config.max_val,
-        config.seed,
-        document["workers"],
-        multi_speaker=config.model.num_speakers > 1,
-    )
-    try:
-        data.setup()
-    except ValueError as exc:
-        raise RunError(str(exc)) from None
+    resolve_start(options.start)  # a start point gone since the run was made is refused, resumed or not
+    _clean(run_dir)
+    accelerator, precision, batch_size = hardware(options.device, config, options.precision)
+    data = _data(document, config, batch_size)
     L.seed_everything(config.seed, workers=True, verbose=False)
     system = VitsSystem(config.to_dict())
-    log = EventLog(run_dir / "events.jsonl", echo if _rank_zero() else None)
-    notes = [f"{len(data.skipped)} utterances shorter than a training segment left out"] if data.skipped else []
-    kind, start_path = resolve_start(document["start"])
+    log = EventLog(run_dir / "events.jsonl", echo if rank_zero() else None)
     phonemizer = Phonemizer(load_config(run_dir / "config.json"))
+    notes = [f"{len(data.skipped)} utterances shorter than a training segment left out"] if data.skipped else []
     if not resume:
-        notes += [f"converting the start: {note}" for note in document.get("conversions", [])]
-    if not resume and kind == "ckpt":
-        notes += load_start(system, start_path)
-    if not resume and kind == "onnx":
-        notes += recover_onnx_start(system, start_path, data, phonemizer, log if _rank_zero() else None, accelerator)
-    for message in notes if _rank_zero() else []:
-        log.emit("warning", message=message)
+        notes += _apply_start(document, system, data, phonemizer, log if rank_zero() else None, accelerator)
+    for message in notes if rank_zero() else []:
+        log.emit(WarningEvent(message=message))
     timing, writer = Timing(), CheckpointWriter()
+    checkpoints = CheckpointCallback(run_dir, writer, timing, log, config.checkpoint_every, config.keep_best)
     callbacks = [
         PreviewCallback(run_dir, phonemizer, timing, log, config.preview_every),
-        CheckpointCallback(run_dir, writer, timing, log, config.checkpoint_every, config.keep_best),
-        EventsCallback(log, timing, "resume" if resume else document["start"], len(data.train_set)),
+        checkpoints,
+        EventsCallback(log, timing, "resume" if resume else options.start, len(data.train_set)),
     ]
-    devices = document.get("devices", 1)
     trainer = L.Trainer(
         max_epochs=config.epochs,
         accelerator=accelerator,
-        devices=devices,
+        devices=options.devices,
         # each backward leaves one network without gradients (the GAN's two steps): DDP must expect that
-        strategy="ddp_find_unused_parameters_true" if devices > 1 else "auto",
-        precision=precision,
+        strategy="ddp_find_unused_parameters_true" if options.devices > 1 else "auto",
+        precision=cast(Any, precision),  # one of PRECISIONS (checked by create_run), Lightning's Literal
         logger=False,
         enable_checkpointing=False,
         enable_progress_bar=False,
@@ -269,21 +205,69 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
         callbacks=callbacks,
         plugins=[WriterCheckpointIO(writer)],
     )
+    last = run_dir / "last.ckpt"
     try:
         trainer.fit(system, datamodule=data, ckpt_path=str(last) if resume else None)
     except (KeyboardInterrupt, SystemExit):  # Ctrl+C twice (Lightning turns it into exit(1))
-        if _rank_zero():
-            log.emit("warning", message=f"interrupted: resume with voice-studio train --resume {run_dir}")
+        if rank_zero():
+            log.emit(WarningEvent(message=f"interrupted: resume with voice-studio train --resume {run_dir}"))
         raise KeyboardInterrupt from None
     except BaseException as exc:
-        if _rank_zero():
-            log.emit("error", message=f"{type(exc).__name__}: {exc}")
+        if rank_zero():
+            log.emit(ErrorEvent(message=f"{type(exc).__name__}: {exc}"))
         raise
     finally:
         writer.close(raise_errors=False)
         log.close()
-    files = callbacks[1].best.files()
+    files = checkpoints.best.files()
     return files[0] if files else last
+
+
+def _clean(run_dir: Path) -> None:
+    """Remove what an earlier session left: half-written checkpoint temps and a stop request."""
+    from trainer.checkpoints import remove_stale_temps
+
+    for folder in (run_dir, run_dir / "checkpoints"):
+        if folder.exists():
+            remove_stale_temps(folder)
+    (run_dir / STOP_FILE).unlink(missing_ok=True)
+
+
+def _data(document: RunDocument, config: TrainingConfig, batch_size: int):
+    """The run's ``CacheDataModule``, set up.
+
+    Raises:
+        RunError: the cache has no usable utterance.
+    """
+    from trainer.datamodule import CacheDataModule
+
+    data = CacheDataModule(
+        document.cache,
+        batch_size,
+        config.segment_frames,
+        config.val_fraction,
+        config.max_val,
+        config.seed,
+        document.options.workers,
+        multi_speaker=config.model.num_speakers > 1,
+    )
+    try:
+        data.setup()
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
+    return data
+
+
+def _apply_start(document: RunDocument, system, data, phonemizer, log, accelerator: str) -> list[str]:
+    """Load a new run's start point into ``system``; returns the warnings to emit (conversions, tensors kept
+    fresh)."""
+    kind, start_path = resolve_start(document.options.start)
+    notes = [f"converting the start: {note}" for note in document.conversions]
+    if kind == "ckpt" and start_path is not None:
+        notes += load_start(system, start_path)
+    if kind == "onnx" and start_path is not None:
+        notes += recover_onnx_start(system, start_path, data, phonemizer, log, accelerator)
+    return notes
 
 
 def _check_resumable(run_dir: Path, epochs: int) -> None:
@@ -305,51 +289,8 @@ def extend_run(run_dir: Path | str, epochs: int) -> None:
     from trainer.run_state import load_run
 
     run_dir = Path(run_dir)
-    document = _read_run(run_dir)
+    document = read_run(run_dir)
     done = load_run(run_dir).epochs_done
     if epochs <= done:
         raise RunError(f"{run_dir}: {done} epochs are done already; give --epochs more than {done}")
-    document["config"]["epochs"] = epochs
-    write_text(run_dir / "training.json", json.dumps(document, indent=2))
-
-
-def _rank_zero() -> bool:
-    """False in the extra processes Lightning's DDP strategy starts (they re-run the command)."""
-    import os
-
-    return os.environ.get("LOCAL_RANK", "0") == "0" and os.environ.get("NODE_RANK", "0") == "0"
-
-
-def _read_run(run_dir: Path) -> dict:
-    path = run_dir / "training.json"
-    if not path.exists():
-        raise RunError(f"{run_dir}: not a run folder (no training.json)")
-    document = read_json_object(path)  # a cut or garbled file is a VoiceError naming it, line and column
-    if document.get("version") != RUN_VERSION:
-        raise RunError(f"{path}: run version {document.get('version')!r} is not {RUN_VERSION}")
-    return document
-
-
-def _hardware(device: str, config: TrainingConfig, precision: str = "auto") -> tuple[str, str, int]:
-    """Lightning accelerator, precision and batch size: bf16 autocast and TF32 on CUDA, float32 on the CPU,
-    unless ``precision`` names one.
-
-    Raises:
-        RunError: CUDA asked for but absent, or fp16 autocast asked for on the CPU.
-    """
-    import torch
-
-    cuda = torch.cuda.is_available() and device != "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise RunError("CUDA was requested but no CUDA GPU is available to torch")
-    if not cuda:
-        if precision == "16-mixed":
-            raise RunError("precision 16-mixed needs a CUDA GPU; on the CPU use 32-true or bf16-mixed")
-        return "cpu", "32-true" if precision == "auto" else precision, config.batch_size or 8
-    torch.backends.cuda.matmul.allow_tf32 = True
-    torch.backends.cudnn.allow_tf32 = True
-    if precision == "auto":
-        precision = "bf16-mixed" if torch.cuda.is_bf16_supported() else "16-mixed"
-    free, _ = torch.cuda.mem_get_info()
-    batch_size = config.batch_size or max(4, min(32, int(free / 2**30 * 2)))  # about 0.5 GiB per utterance
-    return "gpu", precision, batch_size
+    write_run(document.with_epochs(epochs))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engines.errors import VoiceStudioError
+from trainer.events import Recovery, Stage
 from trainer.presets import TrainingConfig
 
 if TYPE_CHECKING:
@@ -181,8 +182,8 @@ def recover_onnx_start(system, voice_path: Path, data, phonemizer, log, accelera
     steps_per_epoch = max(1, len(data.train_set) // data.batch_size)
     system.d_warmup_left.fill_(min(config.d_warmup_steps, steps_per_epoch))  # at most the first epoch
     if log is not None:
-        log.emit("recovery", part="enc_q", metric="mel_l1_vs_voice", value=report.mel_l1)
-        log.emit("recovery", part="dp", metric="duration_nll", value=report.duration_nll)
+        log.emit(Recovery(part="enc_q", metric="mel_l1_vs_voice", value=report.mel_l1))
+        log.emit(Recovery(part="dp", metric="duration_nll", value=report.duration_nll))
     return notes
 
 
@@ -218,7 +219,7 @@ class _StageLog:
         """Emit ``TITLE: DETAIL`` now."""
         self._last = time.monotonic()
         if self.log is not None:
-            self.log.emit("stage", name=self.name, message=f"{self.title}: {detail}")
+            self.log.emit(Stage(name=self.name, message=f"{self.title}: {detail}"))
 
     def every(self, detail: str) -> None:
         """Emit ``TITLE: DETAIL`` if ``interval_s`` have passed since the last message."""

@@ -10,11 +10,10 @@ Pre-flight checks, the resample fix and export run off the GUI thread.
 from __future__ import annotations
 
 import threading
-import time
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -25,16 +24,20 @@ from PySide6.QtWidgets import (
 )
 
 from engines.voice import Voice
+from studio.pages.train_actions import TrainActions
 from studio.state import VoiceLibrary, Workspace
 from studio.trainer_process import TrainerProcess
-from studio.widgets.run_view import RunView
+from studio.widgets.run_view import RunView, following_line, outcome_line
 from studio.widgets.runs_table import RunsTable
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task, TaskSlot
+from trainer.events import Event
+from trainer.options import RunOptions
+from trainer.preflight import Finding
 from trainer.run_state import RunState, load_run
 
 
-class TrainPage(QWidget):
+class TrainPage(TrainActions, QWidget):
     """Setup, Start/Stop/Resume, live charts of the running trainer, and the runs list.
 
     Signals:
@@ -54,8 +57,8 @@ class TrainPage(QWidget):
         self.process.records.connect(self._on_records)
         self.process.log.connect(lambda line: self.view.log.appendPlainText(line))
         self.process.finished.connect(self._on_process_finished)
-        self._checked: tuple | None = None
-        """``(TrainRequest, findings)`` of the last check, while the choices are unchanged since."""
+        self._checked: tuple[RunOptions, list[Finding]] | None = None
+        """``(options, findings)`` of the last check, while the choices are unchanged since."""
         self._generation = 0
         """Counts changes of the setup's choices: a resampling's result is used only if none happened since."""
         self._checks = TaskSlot()
@@ -139,7 +142,7 @@ class TrainPage(QWidget):
         Findings that arrive after a choice changed are dropped: the setup already cleared the old ones.
         """
         try:
-            request = self.setup.request(self._new_run_dir())
+            options = self.setup.options(self.runs_root)
         except ValueError as exc:
             self.setup.show_message(str(exc))
             return None
@@ -148,16 +151,16 @@ class TrainPage(QWidget):
         def work(cancel: threading.Event):
             from trainer.preflight import preflight
 
-            return preflight(request)
+            return preflight(options)
 
         task = Task(work, self)
-        task.done.connect(lambda findings: self._on_checked(request, findings))
-        task.failed.connect(lambda exc: self.setup.show_message(f"Checks of {request.dataset} failed: {exc}"))
+        task.done.connect(lambda findings: self._on_checked(options, findings))
+        task.failed.connect(lambda exc: self.setup.show_message(f"Checks of {options.dataset} failed: {exc}"))
         return self._checks.start(task)
 
-    def _on_checked(self, request, findings) -> None:
+    def _on_checked(self, options: RunOptions, findings: list[Finding]) -> None:
         self.setup.show_findings(findings)
-        self._checked = (request, findings)
+        self._checked = (options, findings)
         errors = sum(f.blocking for f in findings)
         if not self.process.is_running():
             self.status.setText(
@@ -182,19 +185,16 @@ class TrainPage(QWidget):
             )
         return task
 
-    def _start_checked(self, findings) -> None:
+    def _start_checked(self, findings: list[Finding]) -> None:
         if self.process.is_running():
             return
         if any(f.blocking for f in findings):
             self.status.setText("Fix the errors above before starting.")
             return
-        request = self._checked[0]  # this check's: its done signal reached _on_checked first
-        arguments = ["train", "--dataset", str(request.dataset), "--from", request.start, "--preset", request.preset]
-        arguments += ["--epochs", str(request.epochs), "--out", str(request.out)]
-        device, env = request.device, {}
-        if device.startswith("cuda:"):  # one chosen GPU: the trainer sees it as its only one
-            env["CUDA_VISIBLE_DEVICES"], device = device.split(":")[1], "cuda"
-        self._begin(request.out, arguments + ["--device", device], env, f"Starting {request.out.name}…")
+        if self._checked is None:  # cannot happen: this check's done signal reached _on_checked first
+            return
+        options = self._checked[0]
+        self._begin(options.out, f"Starting {options.out.name}…", lambda: self.process.start_run(options))
         self._checked = None
 
     def resume(self) -> None:
@@ -202,12 +202,13 @@ class TrainPage(QWidget):
         if self.state is None or self.process.is_running():
             return
         folder = self.state.folder
-        self._begin(folder, ["train", "--resume", str(folder)], {}, f"Resuming {folder.name}…")
+        self._begin(folder, f"Resuming {folder.name}…", lambda: self.process.resume_run(folder))
 
-    def _begin(self, folder: Path, arguments: list[str], env: dict, text: str) -> None:
+    def _begin(self, folder: Path, text: str, launch: Callable[[], None]) -> None:
+        """Show the run in ``folder`` afresh and ``launch`` its trainer."""
         self.state = load_run(folder, with_events=False)  # the process's tail reads them all
         self.view.clear()
-        self.process.start(folder, arguments, env)
+        launch()
         self._draw()
         self.status.setText(text)
         self.tabs.setCurrentIndex(0)
@@ -227,33 +228,20 @@ class TrainPage(QWidget):
         )
 
     # --- following ---------------------------------------------------------------
-    def _on_records(self, records: list) -> None:
+    def _on_records(self, events: list[Event]) -> None:
         if self.state is None:
             return
-        self.state.apply_all(records)
+        self.state.apply_all(events)
         self._draw()
 
     def _draw(self) -> None:
         if self.state is not None:
             self.view.show_state(self.state)
             if self.process.is_running() and not self.process.stopping:
-                state = self.state
-                done = f"Training {state.folder.name}: epoch {state.epochs_done} of {state.epochs_total}."
-                self.status.setText(done if state.epochs else state.stage or self.status.text())
+                self.status.setText(following_line(self.state) or self.status.text())
 
     def _on_process_finished(self, code: int, crashed: bool) -> None:
-        state = self.state
-        status = state.status if state else "failed"
-        if status in ("done", "stopped") and code == 0:
-            verb = "Finished" if status == "done" else "Stopped"
-            self.status.setText(
-                f"{verb} after epoch {state.epochs_done}. " + ("" if status == "done" else "Resume any time.")
-            )
-        else:
-            why = "was killed" if crashed else f"exited with code {code}"
-            where = f" The run resumes from epoch {state.epochs_done}." if state and state.resumable else ""
-            error = f" ({state.error})" if state and state.error else ""
-            self.status.setText(f"<span style='color:#b91c1c'>Error: the trainer {why}{error}.{where}</span>")
+        self.status.setText(outcome_line(self.state, code, crashed))
         self.runs.refresh()
         self._update_buttons()
         self.message.emit(self.status.text())
@@ -270,82 +258,13 @@ class TrainPage(QWidget):
         self._update_buttons()
 
     def _update_buttons(self) -> None:
-        running = self.process.is_running()
-        shown = self.state is not None and not running
+        running, state = self.process.is_running(), self.state
         self.buttons["check"].setEnabled(not running)
         self.buttons["start"].setEnabled(not running)
         self.buttons["stop"].setEnabled(running)
-        self.buttons["resume"].setEnabled(shown and self.state.resumable)
-        self.buttons["open"].setEnabled(self.state is not None)
-        self.buttons["export"].setEnabled(shown and self.state.best_checkpoint is not None)
-
-    # --- actions ------------------------------------------------------------------
-    def _new_run_dir(self) -> Path:
-        start = self.setup.start.currentData()
-        name = "scratch" if start == "scratch" else "joe" if start == "joe" else Path(start).stem
-        return self.runs_root / f"{name}-{self.setup.preset.currentText()}-{time.strftime('%Y%m%d-%H%M%S')}"
-
-    def _resample(self, rate: int) -> Task:
-        folder = Path(self.setup.dataset.text().strip())  # the offer is cleared when the dataset changes
-        self.setup.show_message(f"Resampling the curated copies of {folder} to {rate:,} Hz…", "info")
-        generation = self._generation
-
-        def work(cancel: threading.Event):
-            from trainer.dataset.project import DatasetProject
-
-            return DatasetProject(folder).apply_fixes(resample_to=rate)
-
-        def ended(error: Exception | None) -> None:
-            if generation != self._generation:  # another dataset is chosen now: its findings are not these
-                self.message.emit(f"Resampling {folder} {'failed: ' + str(error) if error else 'done'}.")
-            elif error is not None:
-                self.setup.show_message(f"Resampling {folder} failed: {error}")
-            else:
-                self.check()
-
-        task = Task(work, self)
-        task.done.connect(lambda _: ended(None))
-        task.failed.connect(ended)
-        return task.start()
-
-    def export(self) -> Task | None:
-        """Export the shown run's best-ranked checkpoint (``checkpoints/best.json``, lowest val_mel: the one the
-        Runs tab shows) as a voice in the user's voice folder; the page and the log name the checkpoint."""
-        from trainer.checkpoints import CheckpointError, best_checkpoint
-
-        if self.state is None:
-            return None
-        try:
-            best = best_checkpoint(self.state.folder)
-        except CheckpointError as exc:
-            self._say(f"Nothing to export: {exc}")
-            return None
-        target = self.voices_dir / f"{self.state.folder.name}.onnx"
-        self._say(f"Exporting the best checkpoint {best.describe()} to {target}…")
-
-        def work(cancel: threading.Event):
-            from trainer.export import export_voice
-
-            target.parent.mkdir(parents=True, exist_ok=True)
-            return export_voice(best.path, target, None, None)[0]
-
-        task = Task(work, self)
-        task.done.connect(lambda path: self._on_exported(path, best))
-        task.failed.connect(lambda exc: self._say(f"Export of {best.path.name} failed: {exc}"))
-        return task.start()
-
-    def _say(self, text: str) -> None:
-        """Show ``text`` under the buttons and append it to the run's log."""
-        self.status.setText(text)
-        self.view.log.appendPlainText(text)
-
-    def _on_exported(self, path, best) -> None:
-        self._say(f"Exported {Path(path).name} from {best.describe()}: it is now among the Synthesize page's voices.")
-        self.voice_exported.emit(Path(path))
-
-    def _open_folder(self) -> None:
-        if self.state is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.state.folder)))
+        self.buttons["resume"].setEnabled(state is not None and not running and state.resumable)
+        self.buttons["open"].setEnabled(state is not None)
+        self.buttons["export"].setEnabled(state is not None and not running and state.best_checkpoint is not None)
 
     def shutdown(self, wait_ms: int = 10_000) -> None:
         """On closing the app: ask a running trainer to stop after its epoch, wait a little, then end it (the run

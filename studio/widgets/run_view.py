@@ -113,18 +113,37 @@ def stats_line(state: RunState) -> str:
     parts = [f"epoch {state.epochs_done} / {state.epochs_total}"]
     last = state.epochs[max(state.epochs)] if state.epochs else None
     if state.progress:
-        parts.append(f"{state.progress['items_per_s']:.1f} it/s")
-    elif last and last["train_s"] > 0:  # epochs too short for progress records: the last epoch's rate
-        parts.append(f"{state.num_utterances / last['train_s']:.1f} it/s")
+        parts.append(f"{state.progress.items_per_s:.1f} it/s")
+    elif last and last.train_s > 0:  # epochs too short for progress records: the last epoch's rate
+        parts.append(f"{state.num_utterances / last.train_s:.1f} it/s")
     parts.append(f"elapsed {duration(state.train_seconds)}")
     if state.eta and state.status == "running":
         eta = state.eta
-        parts.append(f"ETA {duration(eta['seconds_left'])}")
-        parts.append(f"next preview {duration(eta['next_preview_s'])}")
-        parts.append(f"next checkpoint {duration(eta['next_checkpoint_s'])}")
+        parts.append(f"ETA {duration(eta.seconds_left)}")
+        parts.append(f"next preview {duration(eta.next_preview_s)}")
+        parts.append(f"next checkpoint {duration(eta.next_checkpoint_s)}")
     if last:
-        rate = last["learning_rates"].get("generator")
+        rate = last.learning_rates.get("generator")
         if rate is not None:
             parts.append(f"lr {rate:.2e}")
-        parts.append(f"GPU {last['max_memory_gib']:.1f} GiB" if "max_memory_gib" in last else "GPU —")
+        parts.append(f"GPU {last.max_memory_gib:.1f} GiB" if last.max_memory_gib is not None else "GPU —")
     return " · ".join(parts)
+
+
+def following_line(state: RunState) -> str:
+    """The status line while a trainer works: its epoch, or its setup stage (empty before either)."""
+    if state.epochs:
+        return f"Training {state.folder.name}: epoch {state.epochs_done} of {state.epochs_total}."
+    return state.stage
+
+
+def outcome_line(state: RunState | None, code: int, crashed: bool) -> str:
+    """The status line when the trainer process ended with exit ``code`` (``crashed``: killed)."""
+    status = state.status if state else "failed"
+    if state is not None and status in ("done", "stopped") and code == 0:
+        verb = "Finished" if status == "done" else "Stopped"
+        return f"{verb} after epoch {state.epochs_done}. " + ("" if status == "done" else "Resume any time.")
+    why = "was killed" if crashed else f"exited with code {code}"
+    where = f" The run resumes from epoch {state.epochs_done}." if state and state.resumable else ""
+    error = f" ({state.error})" if state and state.error else ""
+    return f"<span style='color:#b91c1c'>Error: the trainer {why}{error}.{where}</span>"

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 
-PARTS = (
-    ("train_s", "train", (59, 130, 246)),
-    ("val_s", "validation", (16, 185, 129)),
-    ("preview_s", "previews", (245, 158, 11)),
-    ("checkpoint_wait_s", "checkpoint wait", (239, 68, 68)),
+from trainer.events import SPLIT
+
+PARTS = tuple(
+    zip(
+        SPLIT,
+        ("train", "validation", "previews", "checkpoint wait"),
+        ((59, 130, 246), (16, 185, 129), (245, 158, 11), (239, 68, 68)),
+        strict=True,
+    )
 )
-"""Epoch parts in stacking order: event field, label, colour."""
+"""Epoch parts in stacking order (``trainer.events.Epoch.split``): event field, label, colour."""
 LOSSES = (
     ("train_mel", (59, 130, 246), False),
     ("val_mel", (59, 130, 246), True),

@@ -1,7 +1,7 @@
 """The Train page's setup form: dataset, starting voice, preset, epochs, device, and the pre-flight findings.
 
-It only holds choices and shows findings; ``request()`` turns the choices into a
-``trainer.preflight.TrainRequest``. Devices are detected off the GUI thread
+It only holds choices and shows findings; ``options()`` turns the choices into the
+``trainer.options.RunOptions`` of a new run. Devices are detected off the GUI thread
 (torch loads then).
 """
 
@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from studio.workers import Task
-from trainer.preflight import Finding, TrainRequest
+from trainer.options import RunOptions, run_name
+from trainer.preflight import Finding
 from trainer.presets import PRESETS, preset
 
 PRESET_EPOCHS = {name: preset(name).epochs for name in PRESETS}
@@ -54,22 +55,22 @@ class TrainSetup(QGroupBox):
         self.start = QComboBox()
         self.start.addItem("en_US-joe-medium (embedded voice)", "joe")
         self.start.addItem("From scratch", "scratch")
+        self.epochs = QSpinBox()
+        self.epochs.setRange(1, 100_000)
+        self.epochs.setValue(1000)
         self.preset = QComboBox()
         self.preset.addItems(PRESETS)
         self.preset.setCurrentText("medium")
         self.preset.currentTextChanged.connect(lambda name: self.epochs.setValue(PRESET_EPOCHS[name]))
-        self.epochs = QSpinBox()
-        self.epochs.setRange(1, 100_000)
-        self.epochs.setValue(1000)
         self.device = QComboBox()
         self.device.addItem("Auto (a GPU if present)", "auto")
         self.device.addItem("CPU", "cpu")
         self.findings = QLabel("")
         self.findings.setWordWrap(True)
+        self._resample_rate: int = 0
         self.resample = QPushButton("Resample")
         self.resample.setVisible(False)
         self.resample.clicked.connect(lambda: self.resample_requested.emit(self._resample_rate))
-        self._resample_rate = 0
         self.current: list[Finding] = []
 
         dataset_row = QHBoxLayout()
@@ -140,8 +141,8 @@ class TrainSetup(QGroupBox):
         task.done.connect(on_done)
         return task.start()
 
-    def request(self, out: Path) -> TrainRequest:
-        """The choices as a request for a run in ``out``.
+    def options(self, runs_root: Path) -> RunOptions:
+        """The choices as the options of a new run in ``runs_root`` (named by ``trainer.options.run_name``).
 
         Raises:
             ValueError: no dataset chosen.
@@ -149,7 +150,8 @@ class TrainSetup(QGroupBox):
         text, start, preset, epochs, device = self.choices()
         if not text:
             raise ValueError("Choose a dataset first (the Dataset page's project, or Browse…).")
-        return TrainRequest(Path(text), start, preset, epochs, device, out)
+        out = Path(runs_root) / run_name(start, preset)
+        return RunOptions(dataset=Path(text), out=out, start=start, preset=preset, epochs=epochs, device=device)
 
     def show_findings(self, findings: list[Finding]) -> None:
         """List findings, errors first, with the resample offer when one is made."""
@@ -160,7 +162,7 @@ class TrainSetup(QGroupBox):
             rows = [f"<span style='color:{COLOURS[f.level]}'>{f.level.title()}: {f.message}</span>" for f in findings]
             self.findings.setText("<br>".join(rows))
         offer = next((f for f in findings if f.fix == "resample"), None)
-        self._resample_rate = offer.fix_rate if offer else 0
+        self._resample_rate = (offer.fix_rate or 0) if offer else 0
         self.resample.setText(f"Resample to {self._resample_rate:,} Hz" if offer else "Resample")
         self.resample.setVisible(offer is not None)
 

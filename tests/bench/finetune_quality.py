@@ -49,12 +49,15 @@ def prepare(work: Path, clips: int, held_out: int):
 
 def train(project, out: Path, start: str, epochs: int, device: str) -> tuple[Path, list[float]]:
     """One run; returns the best checkpoint and val_mel per epoch."""
-    from trainer import events
-    from trainer.run import RunOptions, create_run, fit
+    from trainer.event_log import read_events
+    from trainer.options import RunOptions
+    from trainer.run import create_run, fit
 
-    run = create_run(RunOptions(project.folder, out, start=start, preset="medium", epochs=epochs, device=device))
+    run = create_run(
+        RunOptions(dataset=project.folder, out=out, start=start, preset="medium", epochs=epochs, device=device)
+    )
     best = fit(run)
-    val = [r["losses"]["val_mel"] for r in events.read_events(run / "events.jsonl") if r["kind"] == "epoch"]
+    val = [r.losses["val_mel"] for r in read_events(run / "events.jsonl") if r.kind == "epoch"]
     return best, val
 
 

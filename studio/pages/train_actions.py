@@ -1,0 +1,102 @@
+"""What the Train page's action buttons do besides training: resample the dataset, export the run's best
+checkpoint as a voice, open the run folder; the work runs off the GUI thread (``studio.workers.Task``).
+
+A mixin of :class:`studio.pages.train.TrainPage`, as ``studio.pages.dataset_actions`` is of the Dataset
+page: it relies on the page's attributes declared below.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import cast
+
+from PySide6.QtCore import QObject, QUrl, SignalInstance
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QLabel
+
+from studio.widgets.run_view import RunView
+from studio.widgets.train_setup import TrainSetup
+from studio.workers import Task
+from trainer.run_state import RunState
+
+
+class TrainActions:
+    """Resample, export and open-folder of the Train page."""
+
+    setup: TrainSetup
+    view: RunView
+    status: QLabel
+    state: RunState | None
+    voices_dir: Path
+    message: SignalInstance
+    voice_exported: SignalInstance
+    _generation: int
+    check: Callable[[], Task | None]
+
+    def _page(self) -> QObject:
+        """This mixin as the page it is part of (the parent of its tasks)."""
+        return cast(QObject, self)
+
+    def _resample(self, rate: int) -> Task:
+        folder = Path(self.setup.dataset.text().strip())  # the offer is cleared when the dataset changes
+        self.setup.show_message(f"Resampling the curated copies of {folder} to {rate:,} Hz…", "info")
+        generation = self._generation
+
+        def work(cancel: threading.Event):
+            from trainer.dataset.project import DatasetProject
+
+            return DatasetProject(folder).apply_fixes(resample_to=rate)
+
+        def ended(error: Exception | None) -> None:
+            if generation != self._generation:  # another dataset is chosen now: its findings are not these
+                self.message.emit(f"Resampling {folder} {'failed: ' + str(error) if error else 'done'}.")
+            elif error is not None:
+                self.setup.show_message(f"Resampling {folder} failed: {error}")
+            else:
+                self.check()
+
+        task = Task(work, self._page())
+        task.done.connect(lambda _: ended(None))
+        task.failed.connect(ended)
+        return task.start()
+
+    def export(self) -> Task | None:
+        """Export the shown run's best-ranked checkpoint (``checkpoints/best.json``, lowest val_mel: the one the
+        Runs tab shows) as a voice in the user's voice folder; the page and the log name the checkpoint."""
+        from trainer.checkpoints import CheckpointError, best_checkpoint
+
+        if self.state is None:
+            return None
+        try:
+            best = best_checkpoint(self.state.folder)
+        except CheckpointError as exc:
+            self._say(f"Nothing to export: {exc}")
+            return None
+        target = self.voices_dir / f"{self.state.folder.name}.onnx"
+        self._say(f"Exporting the best checkpoint {best.describe()} to {target}…")
+
+        def work(cancel: threading.Event):
+            from trainer.export import export_voice
+
+            target.parent.mkdir(parents=True, exist_ok=True)
+            return export_voice(best.path, target, None, None)[0]
+
+        task = Task(work, self._page())
+        task.done.connect(lambda path: self._on_exported(path, best))
+        task.failed.connect(lambda exc: self._say(f"Export of {best.path.name} failed: {exc}"))
+        return task.start()
+
+    def _say(self, text: str) -> None:
+        """Show ``text`` under the buttons and append it to the run's log."""
+        self.status.setText(text)
+        self.view.log.appendPlainText(text)
+
+    def _on_exported(self, path, best) -> None:
+        self._say(f"Exported {Path(path).name} from {best.describe()}: it is now among the Synthesize page's voices.")
+        self.voice_exported.emit(Path(path))
+
+    def _open_folder(self) -> None:
+        if self.state is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.state.folder)))

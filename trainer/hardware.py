@@ -1,0 +1,41 @@
+"""Where and how a run trains: Lightning's accelerator, precision and batch size, and which process writes.
+
+No torch import at module level (``trainer.run`` is imported by the CLI before any training).
+"""
+
+from __future__ import annotations
+
+from trainer.presets import TrainingConfig
+from trainer.starts import RunError
+
+
+def rank_zero() -> bool:
+    """False in the extra processes Lightning's DDP strategy starts (they re-run the command)."""
+    import os
+
+    return os.environ.get("LOCAL_RANK", "0") == "0" and os.environ.get("NODE_RANK", "0") == "0"
+
+
+def hardware(device: str, config: TrainingConfig, precision: str = "auto") -> tuple[str, str, int]:
+    """Lightning accelerator, precision and batch size: bf16 autocast and TF32 on CUDA, float32 on the CPU,
+    unless ``precision`` names one.
+
+    Raises:
+        RunError: CUDA asked for but absent, or fp16 autocast asked for on the CPU.
+    """
+    import torch
+
+    cuda = torch.cuda.is_available() and device != "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RunError("CUDA was requested but no CUDA GPU is available to torch")
+    if not cuda:
+        if precision == "16-mixed":
+            raise RunError("precision 16-mixed needs a CUDA GPU; on the CPU use 32-true or bf16-mixed")
+        return "cpu", "32-true" if precision == "auto" else precision, config.batch_size or 8
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
+    if precision == "auto":
+        precision = "bf16-mixed" if torch.cuda.is_bf16_supported() else "16-mixed"
+    free, _ = torch.cuda.mem_get_info()
+    batch_size = config.batch_size or max(4, min(32, int(free / 2**30 * 2)))  # about 0.5 GiB per utterance
+    return "gpu", precision, batch_size
