@@ -63,7 +63,7 @@ def test_every_error_class_of_engines_and_trainer_derives_from_the_root():
     assert [c.__qualname__ for c in classes if not issubclass(c, VoiceStudioError)] == []
     from engines.base import EngineError, VoiceError
     from trainer.checkpoints import CheckpointError
-    from trainer.dataset.project import NotAProject
+    from trainer.dataset.manifest import NotAProject
 
     assert issubclass(VoiceError, ValueError) and issubclass(NotAProject, ValueError)
     assert issubclass(EngineError, RuntimeError) and issubclass(CheckpointError, RuntimeError)
