@@ -15,7 +15,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from trainer.checkpoints import BestK, CheckpointError, CheckpointWriter, remove_stale_temps, torch_save  # noqa: E402
+from trainer.checkpoint_writer import CheckpointError, CheckpointWriter, remove_stale_temps, torch_save  # noqa: E402
+from trainer.checkpoints import BestK  # noqa: E402
 
 
 def _load(path):
@@ -122,7 +123,7 @@ KILL_SCRIPT = textwrap.dedent(
     import os, sys
     from pathlib import Path
     import numpy as np
-    from trainer.checkpoints import CheckpointWriter
+    from trainer.checkpoint_writer import CheckpointWriter
 
     def save(state, path):
         with open(path, "wb") as f:

@@ -62,8 +62,8 @@ def test_every_error_class_of_engines_and_trainer_derives_from_the_root():
     assert {"VoiceError", "EngineError", "ApiError", "CheckpointError", "NotAProject", "RecognizerError"} <= names
     assert [c.__qualname__ for c in classes if not issubclass(c, VoiceStudioError)] == []
     from engines.base import EngineError, VoiceError
-    from trainer.checkpoints import CheckpointError
-    from trainer.dataset.project import NotAProject
+    from trainer.checkpoint_writer import CheckpointError
+    from trainer.dataset.manifest import NotAProject
 
     assert issubclass(VoiceError, ValueError) and issubclass(NotAProject, ValueError)
     assert issubclass(EngineError, RuntimeError) and issubclass(CheckpointError, RuntimeError)

@@ -88,9 +88,9 @@ def test_stop_mid_line_stops_within_200_ms(page, qtbot, capture):
     page.text_edit.setPlainText(LONG_TEXT)
     page.speak()
     qtbot.waitUntil(lambda: page.waveform.points > 0, timeout=20_000)
-    playback_ready = lambda: page._speaking.playback is not None  # noqa: E731
+    playback_ready = lambda: page._lines.speaking.playback is not None  # noqa: E731
     qtbot.waitUntil(playback_ready, timeout=5_000)
-    playback = page._speaking.playback
+    playback = page._lines.speaking.playback
     started = time.perf_counter()
     qtbot.mouseClick(page.stop_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: playback.finished, timeout=1_000)

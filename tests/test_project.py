@@ -10,7 +10,8 @@ import pytest
 import soundfile
 from conftest import shared_path
 
-from trainer.dataset.project import MANIFEST_VERSION, DatasetProject
+from trainer.dataset.manifest import MANIFEST_VERSION
+from trainer.dataset.project import DatasetProject
 
 
 def _hashes(folder):

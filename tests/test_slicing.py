@@ -12,7 +12,8 @@ from conftest import shared_path
 from trainer.dataset import recognizers
 from trainer.dataset.export import NothingToTrain, export_piper
 from trainer.dataset.health import check
-from trainer.dataset.project import MANIFEST_VERSION, DatasetProject
+from trainer.dataset.manifest import MANIFEST_VERSION
+from trainer.dataset.project import DatasetProject
 from trainer.dataset.slicing import WINDOW_S, SliceOptions, group, speech_regions
 
 # The opening of "A Tale of Two Cities" (Dickens, 1859, public domain), which the recording reads.

@@ -79,7 +79,7 @@ def test_kill_9_then_resume_continues_from_the_last_checkpoint(piper_folder, tmp
     """A run killed mid-epoch resumes from last.ckpt: the next epoch, the scheduler's decayed rate, both
     optimizers' Adam moments bit for bit."""
     from trainer.callbacks import EventsCallback
-    from trainer.checkpoints import snapshot
+    from trainer.checkpoint_writer import snapshot
 
     restored = []
     monkeypatch.setattr(  # copy the optimizers' state once Lightning has restored it, before the first step

@@ -7,7 +7,8 @@ the text only ever travels in that body. The audio is decoded as it arrives
 with the first bytes for ``pcm`` and ``wav``. The body's own bytes and
 Content-Type decide how it is decoded (``engines.remote.body_format``), not the format
 asked for; a mismatch is told in ``notice``. What to ask and where:
-``engines.remote.settings``.
+``engines.remote.settings``; the HTTP details (error messages, back-off, shutting the
+socket on cancel): ``engines.remote.transport``.
 
 Failures are told in words: an unreachable server, a timeout, a refused key,
 the server's own error message. Connection errors and busy answers (429, 502,
@@ -18,8 +19,6 @@ then ``pcm``. Cancelling shuts the socket down at once.
 
 from __future__ import annotations
 
-import re
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -31,32 +30,12 @@ from engines.remote.body_format import SniffingDecoder
 from engines.remote.decode import DecodeError
 from engines.remote.settings import RemoteSettings, endpoint
 from engines.remote.sse import SseAudio
+from engines.remote.transport import backoff, error_message, pcm_rate, shutdown_on_cancel, transport_message
 
 FALLBACK_FORMATS = ("wav", "pcm")
 """Tried in order when a server refuses the requested format."""
 RETRY_STATUS = (429, 502, 503, 504)
 """Answers that mean "busy, try again"."""
-
-
-def error_message(response) -> str:
-    """The server's own words from an error response (OpenAI's ``{"error": {"message"}}``, FastAPI's
-    ``{"detail"}``, or the text)."""
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text.strip()[:300] or response.reason_phrase
-    error = body.get("error", body.get("detail", body)) if isinstance(body, dict) else body
-    if isinstance(error, dict):
-        error = error.get("message", error)
-    return str(error)[:300]
-
-
-def pcm_rate(headers, default: int) -> int:
-    """A ``pcm`` body's rate: ``X-Sample-Rate``, else a ``rate=`` content-type parameter, else ``default``."""
-    if headers.get("x-sample-rate", "").isdigit():
-        return int(headers["x-sample-rate"])
-    found = re.search(r"rate=(\d+)", headers.get("content-type", ""))
-    return int(found.group(1)) if found else default
 
 
 class RemoteEngine:
@@ -121,7 +100,7 @@ class RemoteEngine:
         try:
             response = self._client.get(url, headers=self._headers(), params=params)
         except httpx.HTTPError as exc:
-            raise EngineError(_transport_message(exc, url, self.settings)) from exc
+            raise EngineError(transport_message(exc, url, self.settings)) from exc
         if absent is not None and response.status_code in (404, 405):
             return absent
         if response.status_code >= 400:
@@ -201,8 +180,8 @@ class RemoteEngine:
                 response = self._client.send(request, stream=True)
             except httpx.HTTPError as exc:
                 if last or not isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
-                    raise EngineError(_transport_message(exc, url, self.settings)) from exc
-                _backoff(attempt, None, cancel)
+                    raise EngineError(transport_message(exc, url, self.settings)) from exc
+                backoff(attempt, None, cancel)
                 continue
             if response.status_code < 400:
                 return response
@@ -210,7 +189,7 @@ class RemoteEngine:
             message = f"{url}: {response.status_code} {error_message(response)}"
             response.close()
             if response.status_code in RETRY_STATUS and not last:
-                _backoff(attempt, response.headers.get("retry-after"), cancel)
+                backoff(attempt, response.headers.get("retry-after"), cancel)
                 continue
             if response.status_code in (401, 403):
                 raise EngineError(f"{message} (check the API key)")
@@ -228,7 +207,7 @@ class RemoteEngine:
         audio_decoder = SniffingDecoder(response_format, "" if sse else content_type, rate)
         decoder = SseAudio(audio_decoder) if sse else audio_decoder
         done = threading.Event()
-        threading.Thread(target=_shutdown_on_cancel, args=(response, cancel, done), daemon=True).start()
+        threading.Thread(target=shutdown_on_cancel, args=(response, cancel, done), daemon=True).start()
         position, index, last = 0, 0, 0.0
         try:
             pieces = response.iter_bytes()
@@ -238,7 +217,7 @@ class RemoteEngine:
                 except httpx.HTTPError as exc:
                     if cancel.is_set():
                         return
-                    raise EngineError(_transport_message(exc, str(response.url), self.settings)) from exc
+                    raise EngineError(transport_message(exc, str(response.url), self.settings)) from exc
                 final = piece is None
                 try:
                     audio = decoder.finish() if piece is None else decoder.feed(piece)
@@ -268,37 +247,3 @@ def _refuses_format(status: int, message: str, response_format: str) -> bool:
     return response_format not in FALLBACK_FORMATS[-1:] and (
         status == 415 or (400 <= status < 500 and "format" in message.lower())
     )
-
-
-def _backoff(attempt: int, retry_after: str | None, cancel: threading.Event) -> None:
-    """Wait before the next attempt: ``Retry-After`` (at most 5 s) or 0.25 s doubled each time."""
-    delay = 0.25 * 2**attempt
-    if retry_after and retry_after.strip().isdigit():
-        delay = min(5.0, float(retry_after))
-    cancel.wait(delay)
-
-
-def _shutdown_on_cancel(response, cancel: threading.Event, done: threading.Event) -> None:
-    """Shut the response's socket down as soon as ``cancel`` is set, waking a blocked read."""
-    while not cancel.wait(0.02):
-        if done.is_set():
-            return
-    stream = response.extensions.get("network_stream")
-    sock = stream.get_extra_info("socket") if stream is not None else None
-    if sock is not None:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-
-
-def _transport_message(exc, url: str, settings: RemoteSettings) -> str:
-    import httpx
-
-    if isinstance(exc, httpx.ConnectTimeout):
-        return f"{url}: no connection within {settings.connect_timeout_s:g} s (is the server running?)"
-    if isinstance(exc, httpx.ConnectError):
-        return f"{url}: cannot connect ({exc}); is the server running and the address right?"
-    if isinstance(exc, httpx.TimeoutException):
-        return f"{url}: the server sent nothing for {settings.timeout_s:g} s"
-    return f"{url}: {type(exc).__name__}: {exc}"

@@ -69,7 +69,7 @@ class DatasetJobs(_Page):
         ``label`` names the job in the status line (``Importing 120 / 800 — 14 s left``); ``cancellable``
         shows Cancel (for work that stops at ``state``: the page then shows the ``Cancelled`` message).
         Only ``create`` jobs (import, slicing) make the project folder; the others fail on a folder that is
-        not a project (``trainer.dataset.project.NotAProject``)."""
+        not a project (``trainer.dataset.manifest.NotAProject``)."""
         if self._busy:
             self.message.emit(BUSY)
             return None

@@ -9,7 +9,6 @@ the ``Workspace``, engines from the ``EnginePool``, the ``SpokenLines`` as histo
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Signal
@@ -26,7 +25,8 @@ from PySide6.QtWidgets import (
 from engines.base import AudioChunk, SynthesisOptions
 from engines.cleaning import clean_text
 from engines.voice import Voice
-from studio.speaking import Line, Speaking, Take, default_line, replay_and_wait, speak_and_play
+from studio.line_runner import LineRunner
+from studio.speaking import Line, Take, default_line, replay_and_wait, speak_and_play
 from studio.state import StudioState
 from studio.widgets.engine_picker import EnginePicker
 from studio.widgets.history import HistoryList
@@ -35,7 +35,7 @@ from studio.widgets.speaker_picker import SpeakerPicker
 from studio.widgets.voice_picker import VoicePicker
 from studio.widgets.voice_settings import VoiceSettings
 from studio.widgets.waveform import WaveformView
-from studio.workers import Task, TaskSlot
+from studio.workers import Task
 
 
 class SynthesizePage(QWidget):
@@ -54,10 +54,9 @@ class SynthesizePage(QWidget):
     def __init__(self, state: StudioState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
-        self._speaking = Speaking()
-        self._lines = TaskSlot()  # the line being spoken or replayed: the next one drops its late signals
         self._take = Take("", "")
         self._build()
+        self._lines = LineRunner(self, self.stop_button.setEnabled, self.engines.show_devices)
         if len(state.library):
             self._on_voice_changed(self.voice)
 
@@ -209,7 +208,7 @@ class SynthesizePage(QWidget):
         self.waveform.clear_audio(voice.sample_rate)
         self.show_notice("")
         self.status.setText("Speaking…")
-        task, _ = self._line_task(
+        task, _ = self._lines.task(
             lambda s, cancel: speak_and_play(make_engine(), spoken, options, s, cancel), then=self._on_spoken
         )
         task.partial.connect(self._on_partial)
@@ -244,24 +243,6 @@ class SynthesizePage(QWidget):
             self.remote_panel.show_error(str(exc), server)
         self.status.setText("")
 
-    def _line_task(self, work: Callable, then: Callable[[], None] | None = None) -> tuple[Task, Speaking]:
-        """A task (not started) of ``work(speaking, cancel)`` as the page's line: Stop reaches it and is enabled
-        until it ends; ``then`` runs when it ended. Started in ``_lines``, a line that another line replaced
-        says nothing more: its late signals are dropped."""
-        speaking = self._speaking = Speaking()
-        task = Task(lambda cancel: work(speaking, cancel), self)
-        task.ended.connect(lambda: self._on_line_ended(speaking, then))
-        speaking.cancel = task.cancel
-        self._set_busy(True)
-        return task, speaking
-
-    def _on_line_ended(self, speaking: Speaking, then: Callable[[], None] | None) -> None:
-        speaking.ended = True
-        self.engines.show_devices()
-        self._set_busy(False)
-        if then is not None:
-            then()
-
     def _on_spoken(self) -> None:
         """The line spoken last has ended: it is on screen, in the history, and announced (if it has audio)."""
         line = self._take.line()
@@ -273,15 +254,11 @@ class SynthesizePage(QWidget):
 
     def stop(self) -> None:
         """Stop synthesis and playing at once; what the stopped line still sends is ignored."""
-        self._speaking.stop()
-        self._set_busy(False)
-
-    def _set_busy(self, busy: bool) -> None:
-        self.stop_button.setEnabled(busy)
+        self._lines.stop()
 
     def is_speaking(self) -> bool:
         """True from Speak until the line has been played (and handled here) or stopped."""
-        return self._speaking.active
+        return self._lines.active
 
     # --- history and files ----------------------------------------------
     def replay(self, line: Line) -> Task:
@@ -289,7 +266,7 @@ class SynthesizePage(QWidget):
         self.stop()
         self.waveform.set_audio(line.audio, line.sample_rate)
         self.bar.show_line(line)
-        task, _ = self._line_task(lambda s, cancel: replay_and_wait(line.audio, line.sample_rate, s, cancel))
+        task, _ = self._lines.task(lambda s, cancel: replay_and_wait(line.audio, line.sample_rate, s, cancel))
         task.failed.connect(lambda exc: self.show_notice(str(exc)))
         return self._lines.start(task)
 

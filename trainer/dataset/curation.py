@@ -16,7 +16,8 @@ import numpy as np
 
 from engines.errors import VoiceStudioError
 from trainer.dataset import jobs
-from trainer.dataset.project import ClipEntry, DatasetProject
+from trainer.dataset.manifest import ClipEntry
+from trainer.dataset.project import DatasetProject
 from trainer.dataset.workers import worker_pool
 
 

@@ -1,6 +1,6 @@
 """A dataset project: curated copies of the recordings plus a manifest, built by import.
 
-Layout of a project folder::
+Layout of a project folder (the manifest's record is ``trainer.dataset.manifest``)::
 
     manifest.json      versioned record of every clip: source, hash, text, status, measurements, edits
     clips/ID.wav       curated copy (mono float32 WAV at the source rate); fixes rewrite these, never sources
@@ -23,78 +23,21 @@ than clips; the work itself is in ``trainer.dataset.jobs``).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from engines.files import write_text
-from engines.records import read_json_object, record
 from trainer.dataset import jobs
-from trainer.dataset.metadata import MetadataError
+from trainer.dataset.manifest import ClipEntry, NotAProject, read_manifest, write_manifest
 from trainer.dataset.sources import SourceClip, scan
 from trainer.dataset.workers import run_jobs
 from trainer.tasks import Cancelled, TaskState
 
-MANIFEST_VERSION = 2
 BATCH = 32
 """Clips per manifest write."""
 VAD_GROUP = 32
 """Most clips one worker job reads and measures together (``trainer.dataset.jobs.process_group``)."""
-
-
-@dataclass
-class ClipEntry:
-    """One clip in the manifest.
-
-    Attributes:
-        id: unique within the project.
-        source: path of the original recording.
-        source_sha256: digest of the original file's bytes.
-        text, speaker: transcript and speaker (``None`` when unknown).
-        text_origin: where the text came from (``metadata.csv:12``, ``clip.txt``...).
-        status: ``ok`` (curated copy written), ``error`` (unreadable), ``excluded`` (by the user).
-        error: why the clip could not be read.
-        analysis: measurements (``trainer.dataset.analysis.ClipAnalysis`` as a dict).
-        audio_sha256: digest of the decoded samples, for duplicate detection.
-        edits: what was done to the curated copy or the text, in order.
-        reviewed: False for a draft transcript no person has confirmed yet.
-        span: ``[start_s, end_s]`` in the source for a clip sliced from a longer recording.
-    """
-
-    id: str
-    source: str
-    source_sha256: str
-    text: str | None
-    speaker: str | None = None
-    text_origin: str = ""
-    status: str = "ok"
-    error: str | None = None
-    analysis: dict[str, Any] | None = None
-    audio_sha256: str | None = None
-    edits: list[str] = field(default_factory=list)
-    reviewed: bool = True
-    span: list[float] | None = None
-
-
-def migrate(document: dict[str, Any], path: Path) -> dict[str, Any]:
-    """Bring a manifest up to ``MANIFEST_VERSION``; version 1 lacked ``reviewed`` and ``span``.
-
-    Raises:
-        ValueError: a version this code does not know (newer, or not a manifest).
-    """
-    version = document.get("version")
-    if version == 1:
-        for clip in document.get("clips", []):
-            if isinstance(clip, dict):  # others are refused when read
-                clip.setdefault("reviewed", True)
-            clip.setdefault("span", None)
-        document["version"] = version = 2
-    if version != MANIFEST_VERSION:
-        raise ValueError(f"{path}: manifest version {version!r} is not one this version reads ({MANIFEST_VERSION})")
-    return document
 
 
 @dataclass
@@ -105,15 +48,6 @@ class ImportResult:
     unchanged: int = 0
     failed: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-
-
-class NotAProject(MetadataError):
-    """A folder given as a dataset project that has no ``manifest.json`` (nothing was created there)."""
-
-    def __init__(self, folder: Path) -> None:
-        super().__init__(
-            folder, "not a dataset project (no manifest.json); create one with voice-studio dataset import"
-        )
 
 
 class DatasetProject:
@@ -158,25 +92,12 @@ class DatasetProject:
     def _read_manifest(self) -> dict[str, ClipEntry]:
         if not self.manifest_path.exists():
             return {}
-        path = self.manifest_path
-        raw = read_json_object(path, MetadataError)
-        if not isinstance(raw.get("clips", []), list):
-            raise MetadataError(path, "must be a list of clips", "clips")
-        raw = migrate(raw, path)
-        if not isinstance(raw.get("voice_config"), str | None):
-            raise MetadataError(path, f"must be a path or null, got {raw['voice_config']!r}", "voice_config")
-        self.voice_config = raw.get("voice_config")
-        clips = [record(ClipEntry, c, path, f"clips[{i}]", MetadataError) for i, c in enumerate(raw.get("clips", []))]
-        return {c.id: c for c in clips}
+        self.voice_config, clips = read_manifest(self.manifest_path)
+        return clips
 
     def save(self) -> None:
         """Write the manifest atomically."""
-        document = {
-            "version": MANIFEST_VERSION,
-            "voice_config": self.voice_config,
-            "clips": [asdict(c) for c in self.clips.values()],
-        }
-        write_text(self.manifest_path, json.dumps(document, ensure_ascii=False, indent=1))
+        write_manifest(self.manifest_path, self.voice_config, self.clips)
 
     def import_sources(
         self,

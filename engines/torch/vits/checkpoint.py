@@ -3,23 +3,21 @@
 Both piper1-gpl's trainer and the older rhasspy/piper one save a Lightning
 checkpoint: ``state_dict`` holds the generator under ``model_g.`` (and the
 discriminator under ``model_d.``), ``hyper_parameters`` the model's settings.
-Files are read with ``torch.load(weights_only=True)``: only tensors, plain
-containers and an explicit allow-list of harmless classes (pathlib paths, found
-in old hyperparameters, Lightning's ``AttributeDict``, and numpy arrays of plain
-numbers, found in the RNG state of resume checkpoints such as a run's
-``last.ckpt``) can be unpickled; anything else is refused before it can run.
+Files are unpickled by ``engines.torch.vits.safe_load``: tensors, plain
+containers and an allow-list of harmless classes; anything else is refused
+before it can run.
 """
 
 from __future__ import annotations
 
 import logging
-import pathlib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engines.base import VoiceError
 from engines.torch.vits.config import VitsConfig
+from engines.torch.vits.safe_load import load_safely
 
 if TYPE_CHECKING:
     from engines.torch.vits.models import Synthesizer
@@ -28,49 +26,6 @@ _LOGGER = logging.getLogger(__name__)
 
 GENERATOR_PREFIX = "model_g."
 DISCRIMINATOR_PREFIX = "model_d."
-
-
-class _AttributeDict(dict):
-    """Stand-in for Lightning's ``AttributeDict`` (a plain dict with attribute access)."""
-
-
-def _stand_in(module: str, name: str) -> type:
-    cls = type(name, (_AttributeDict,), {})
-    cls.__module__ = module
-    cls.__qualname__ = name
-    return cls
-
-
-SAFE_GLOBALS = [
-    pathlib.PosixPath,
-    pathlib.WindowsPath,
-    pathlib.PurePosixPath,
-    pathlib.PureWindowsPath,
-    _stand_in("lightning.fabric.utilities.data", "AttributeDict"),
-    _stand_in("lightning_fabric.utilities.data", "AttributeDict"),
-    _stand_in("pytorch_lightning.utilities.parsing", "AttributeDict"),
-]
-"""Classes a checkpoint may contain besides tensors and plain containers (numpy's are added when read)."""
-
-
-def numpy_globals() -> list:
-    """numpy's array-rebuilding globals, under the module names numpy 1.x and 2.x write.
-
-    An array in a pickle is rebuilt by ``_reconstruct(ndarray, shape, dtype)`` and
-    ``ndarray.__setstate__``; neither runs code, and an object array's items are
-    unpickled under the same allow-list. Each entry is ``(object, "module.name")``
-    as ``torch.serialization.safe_globals`` takes it, so a file written under either
-    numpy major version reads under the installed one.
-    """
-    import numpy as np
-
-    multiarray = getattr(np, "_core", None) or np.core  # numpy 2.x / 1.x
-    reconstruct = multiarray.multiarray._reconstruct
-    entries = [(reconstruct, f"{package}.multiarray._reconstruct") for package in ("numpy.core", "numpy._core")]
-    entries += [(np.ndarray, "numpy.ndarray"), (np.dtype, "numpy.dtype")]
-    dtypes = getattr(np, "dtypes", None)  # numpy >= 1.25: one class per dtype, e.g. numpy.dtypes.UInt32DType
-    names = [n for n in dir(dtypes) if n.endswith("DType") and n not in ("ObjectDType", "StringDType")]
-    return entries + [(getattr(dtypes, n), f"numpy.dtypes.{n}") for n in names]
 
 
 @dataclass
@@ -98,9 +53,6 @@ class PiperCheckpoint:
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-UNREADABLE = "cannot read the checkpoint (truncated or not a torch file)"
-
-
 def read_checkpoint(path: Path | str) -> PiperCheckpoint:
     """Read a Piper ``.ckpt``.
 
@@ -108,24 +60,10 @@ def read_checkpoint(path: Path | str) -> PiperCheckpoint:
         VoiceError: missing, truncated or unsafe file (a pickle that would run code),
             or a checkpoint without a Piper generator; the message says which.
     """
-    import pickle
-
-    import torch
-
     path = Path(path)
     if not path.is_file():
         raise VoiceError(path, "checkpoint file not found")
-    try:
-        with torch.serialization.safe_globals([*SAFE_GLOBALS, *numpy_globals()]):
-            raw = _load(torch, path)
-    except pickle.UnpicklingError as exc:
-        blocked = [line.strip() for line in str(exc).splitlines() if "GLOBAL" in line or "but got" in line]
-        if blocked:
-            message = f"refused: the checkpoint holds objects that are not plain data ({blocked[0]})"
-            raise VoiceError(path, message) from None
-        raise VoiceError(path, f"{UNREADABLE}: its pickle is not one torch writes") from None
-    except Exception as exc:  # noqa: BLE001 - torch's legacy loader raises KeyError, struct.error, ... on junk
-        raise VoiceError(path, f"{UNREADABLE}: {_first_line(exc)}") from None
+    raw = load_safely(path)
     if not isinstance(raw, dict) or "state_dict" not in raw:
         raise VoiceError(path, "not a Lightning checkpoint: no 'state_dict'")
     state = raw["state_dict"]
@@ -140,20 +78,6 @@ def read_checkpoint(path: Path | str) -> PiperCheckpoint:
     config, ignored = config_from_hparams(hparams, generator, path)
     sample_rate = _positive(hparams.get("sample_rate", 22050), path, "sample_rate")
     return PiperCheckpoint(path, config, generator, discriminator, hparams, sample_rate, ignored, raw)
-
-
-def _load(torch, path: Path):
-    """``torch.load`` memory-mapped where the file allows it (tensors are read when used), else whole."""
-    try:
-        return torch.load(path, map_location="cpu", weights_only=True, mmap=True)
-    except RuntimeError as exc:
-        if "mmap" not in str(exc):  # legacy (non-zip) files cannot be mapped; anything else is an error
-            raise
-        return torch.load(path, map_location="cpu", weights_only=True)
-
-
-def _first_line(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def config_from_hparams(hparams: dict[str, Any], generator: dict[str, Any], path: Path) -> tuple[VitsConfig, list]:

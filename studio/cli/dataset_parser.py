@@ -1,0 +1,91 @@
+"""``voice-studio dataset ...``: the subcommands' parsers and options (what they do is ``studio.cli.dataset``)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+NO_RECOGNIZER = "none"
+"""``dataset slice --recognizer`` value for no draft transcripts."""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add ``dataset import|slice|text|confirm|speaker|fix|report|export|cache`` to the CLI's subparsers."""
+    dataset = sub.add_parser("dataset", help="prepare a training dataset (import, slice, fix, report, export)")
+    dsub = dataset.add_subparsers(dest="dataset_command", required=True)
+    _add_making(dsub)
+    _add_editing(dsub)
+    _add_writing(dsub)
+
+
+def _add_making(dsub: argparse._SubParsersAction) -> None:
+    """``import`` and ``slice``, which make projects; the recognizers and slicing bounds are their owners'."""
+    from trainer.dataset.recognizers import BACKENDS
+    from trainer.dataset.slicing import SliceOptions
+
+    imp = dsub.add_parser("import", help="import recordings (folders, files, zip archives) into a project")
+    imp.add_argument("sources", nargs="+", type=Path)
+    imp.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
+    imp.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    imp.add_argument("--speaker", help="speaker of the new clips whose metadata names none")
+    cut = dsub.add_parser("slice", help="cut long recordings into utterances with draft transcripts")
+    cut.add_argument("sources", nargs="+", type=Path, help="long recordings")
+    cut.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
+    cut.add_argument("--min", type=float, default=SliceOptions.min_s, help="shortest utterance, seconds of speech")
+    cut.add_argument("--max", type=float, default=SliceOptions.max_s, help="longest utterance, seconds of speech")
+    cut.add_argument(
+        "--recognizer",
+        default="pocketsphinx",
+        choices=(*BACKENDS, NO_RECOGNIZER),
+        help=f"recognizer of the draft transcripts (default: %(default)s, bundled English; {NO_RECOGNIZER}: no drafts)",
+    )
+    cut.add_argument("--model", help="model for faster-whisper (a folder or a name such as small.en)")
+    cut.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    cut.add_argument("--speaker", help="speaker of the new clips (a multi-speaker project needs one per clip)")
+
+
+def _add_editing(dsub: argparse._SubParsersAction) -> None:
+    """``text``, ``confirm``, ``speaker`` and ``fix``; the loudness target and rate are ``fixes``' and ``export``'s."""
+    from trainer.dataset.export import DEFAULT_RATE
+    from trainer.dataset.fixes import DEFAULT_PEAK_DBFS, DEFAULT_TARGET_LUFS
+
+    text = dsub.add_parser("text", help="correct a clip's transcript (it then counts as reviewed)")
+    text.add_argument("project", type=Path)
+    text.add_argument("clip_id")
+    text.add_argument("text", help="the words as spoken")
+    confirm = dsub.add_parser("confirm", help="mark draft transcripts as reviewed")
+    confirm.add_argument("project", type=Path)
+    confirm.add_argument("ids", nargs="*", help="clip ids (default: every draft with text)")
+    who = dsub.add_parser("speaker", help="set the speaker of clips (a multi-speaker project needs one per clip)")
+    who.add_argument("project", type=Path)
+    who.add_argument("speaker", help="the speaker's name, as in metadata.csv's id|speaker|text")
+    who.add_argument("ids", nargs="*", help="clip ids")
+    who.add_argument("--missing", action="store_true", help="every clip that has no speaker yet")
+    fix = dsub.add_parser("fix", help="fix the curated copies (sources are never changed)")
+    fix.add_argument("project", type=Path)
+    fix.add_argument("--all", action="store_true", help="trim, normalize and resample to --rate")
+    fix.add_argument("--trim", action="store_true", help="trim leading and trailing silence (keeps a margin)")
+    loudness = f"{DEFAULT_TARGET_LUFS:g} LUFS, peaks <= {DEFAULT_PEAK_DBFS:g} dBFS"
+    fix.add_argument("--normalize", action="store_true", help=f"normalize loudness to {loudness}")
+    fix.add_argument("--resample", action="store_true", help="resample to --rate")
+    rate_help = f"target sample rate of --resample and --all (Hz; default {DEFAULT_RATE})"
+    fix.add_argument("--rate", type=int, help=rate_help)
+
+
+def _add_writing(dsub: argparse._SubParsersAction) -> None:
+    """``report``, ``export`` and ``cache``; the rates are ``export``'s and the cache's."""
+    from trainer.dataset.export import DEFAULT_RATE
+    from trainer.preprocess import CacheSettings
+
+    rep = dsub.add_parser("report", help="health report of a project (Markdown, or HTML for a .html file)")
+    rep.add_argument("project", type=Path)
+    rep.add_argument("-o", "--output", type=Path, help="write the report to this file (.md or .html)")
+    exp = dsub.add_parser("export", help="write Piper's training layout: metadata.csv + wavs/")
+    exp.add_argument("project", type=Path)
+    exp.add_argument("--out", type=Path, required=True)
+    exp.add_argument("--rate", type=int, default=DEFAULT_RATE, help="sample rate of the exported WAVs (Hz)")
+    cache = dsub.add_parser("cache", help="build the trainer's preprocessed cache (phoneme_ids, audio, spectrograms)")
+    cache.add_argument("project", type=Path)
+    cache.add_argument("--out", type=Path, required=True, help="cache folder (replaced whole when it exists)")
+    cache.add_argument("--rate", type=int, default=CacheSettings.sample_rate, help="training sample rate (Hz)")
+    cache.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
