@@ -98,7 +98,9 @@ def run_with_garbled_ranking(tmp_path_factory) -> Path:
     from trainer.run import RunOptions, create_run
 
     folder = tmp_path_factory.mktemp("garbled")
-    run = create_run(RunOptions(dataset=target_voice_slice(folder / "data", 6), out=folder / "run", preset="test", epochs=2))
+    run = create_run(
+        RunOptions(dataset=target_voice_slice(folder / "data", 6), out=folder / "run", preset="test", epochs=2)
+    )
     (run / "last.ckpt").write_bytes(b"a resume checkpoint")
     (run / "checkpoints").mkdir()
     (run / "checkpoints" / "best.json").write_text("{garbled", encoding="utf-8")

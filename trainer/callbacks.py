@@ -25,7 +25,8 @@ import numpy as np
 import torch
 from lightning.pytorch.plugins.io import CheckpointIO, TorchCheckpointIO
 
-from trainer.checkpoints import BestK, CheckpointWriter
+from trainer.checkpoint_writer import CheckpointWriter
+from trainer.checkpoints import BestK
 from trainer.event_log import EventLog
 from trainer.events import Checkpoint, Epoch, Eta, Finish, Preview, Progress, RunStart, Stage
 

@@ -22,7 +22,6 @@ from typing import Any
 
 from engines.files import write_text
 from trainer.checkpoint_writer import CheckpointError, CheckpointWriter
-from trainer.checkpoint_writer import remove_stale_temps as remove_stale_temps  # trainer/run.py imports it from here
 
 
 class BestK:

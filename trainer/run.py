@@ -159,7 +159,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
     from engines.phonemes import Phonemizer
     from engines.voice import load_config
     from trainer.callbacks import CheckpointCallback, EventsCallback, PreviewCallback, Timing, WriterCheckpointIO
-    from trainer.checkpoints import CheckpointWriter
+    from trainer.checkpoint_writer import CheckpointWriter
     from trainer.event_log import EventLog
     from trainer.system import VitsSystem
 
@@ -225,7 +225,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
 
 def _clean(run_dir: Path) -> None:
     """Remove what an earlier session left: half-written checkpoint temps and a stop request."""
-    from trainer.checkpoints import remove_stale_temps
+    from trainer.checkpoint_writer import remove_stale_temps
 
     for folder in (run_dir, run_dir / "checkpoints"):
         if folder.exists():

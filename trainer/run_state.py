@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trainer.checkpoints import CheckpointError, RankedCheckpoint, ranked_checkpoints
+from trainer.checkpoint_writer import CheckpointError
+from trainer.checkpoints import RankedCheckpoint, ranked_checkpoints
 from trainer.event_log import EventTail
 from trainer.events import (
     Checkpoint,
