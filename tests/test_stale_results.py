@@ -202,6 +202,7 @@ def test_remote_test_result_goes_when_the_url_changes(qtbot, speech_server):
     panel.url.setText(speech_server.url)
     task = panel.test()
     panel.url.setText("http://127.0.0.1:9")
+    assert task.is_dropped() and panel.test_button.isEnabled()  # the slot dropped it: Test again at once
     qtbot.waitUntil(lambda: not task.is_running(), timeout=10_000)
     qtbot.wait(100)
     assert panel.status.text() == "" and not panel.speaks_piper()

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QL
 
 from engines.remote.settings import RESPONSE_FORMATS, RemoteSettings
 from studio.state import Workspace
-from studio.workers import Task
+from studio.workers import Task, TaskSlot
 
 KEY_VARIABLES = ("VOICE_STUDIO_API_KEY", "OPENAI_API_KEY")
 """Environment variables the key field starts from (keys are never written to the settings file)."""
@@ -57,7 +57,10 @@ class RemotePanel(QGroupBox):
         self.status.setWordWrap(True)
         self._piper_models: set[str] = set()
         self.generation = 0
-        """Counts URL and key changes: a result is shown only if none happened since it was asked for."""
+        """Counts URL and key changes: an error of a request made before one is not shown (the Synthesize
+        page's speaking errors too)."""
+        self._tests = TaskSlot()
+        """The running Test: a change of URL or key (or another Test) drops it and its late result."""
         self.url.textChanged.connect(self._forget_server)
         self.api_key.textChanged.connect(self._forget_server)
         for box in (self.model, self.voice, self.response_format):
@@ -128,6 +131,7 @@ class RemotePanel(QGroupBox):
 
     def _forget_server(self) -> None:
         self.generation += 1
+        self._tests.drop()
         self._piper_models = set()
         self.status.setText("")
         self.server_changed.emit()
@@ -143,7 +147,6 @@ class RemotePanel(QGroupBox):
         self.status.setStyleSheet("")
         self.status.setText(f"Asking {settings.url} …")
         self.test_button.setEnabled(False)
-        generation = self.generation
 
         def work(cancel: threading.Event):
             from engines.remote.engine import RemoteEngine
@@ -158,10 +161,11 @@ class RemotePanel(QGroupBox):
                 engine.close()
 
         task = Task(work, self)
-        task.done.connect(lambda result: self._on_tested(result) if generation == self.generation else None)
-        task.failed.connect(lambda exc: self.show_error(str(exc), generation))
-        task.ended.connect(lambda: self.test_button.setEnabled(True))
-        return task.start()
+        task.done.connect(self._on_tested)
+        task.failed.connect(lambda exc: self.show_error(str(exc)))
+        for end in (task.ended, task.dropped):
+            end.connect(lambda: self.test_button.setEnabled(True))
+        return self._tests.start(task)
 
     def _on_tested(self, result) -> None:
         models, model, voices = result
