@@ -98,3 +98,11 @@ def test_cli_export_of_a_run_folder_takes_the_best_ranked_checkpoint(run_dir, tm
     (run_dir / "checkpoints" / "best.json").unlink()
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "no ranked checkpoint" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_folder_that_is_not_a_run_is_named_as_such(tmp_path):
+    """export FOLDER on a plain folder says it is not a run folder (it said "no ranked checkpoint yet")."""
+    from trainer.checkpoints import CheckpointError, best_checkpoint
+
+    with pytest.raises(CheckpointError, match="not a run folder"):
+        best_checkpoint(tmp_path)

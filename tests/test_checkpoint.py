@@ -103,7 +103,9 @@ def test_truncated_checkpoint_is_a_clear_error(piper_ckpt, tmp_path):
     assert err.value.path == cut
 
 
-@pytest.mark.parametrize("content", [b"junk", bytes(range(256)) * 3, b"PK\x03\x04 not really a zip"])
+@pytest.mark.parametrize(
+    "content", [b"junk", bytes(range(256)) * 3, b"PK\x03\x04 not really a zip", b"hello world " * 100]
+)
 def test_junk_named_ckpt_is_a_clear_error(tmp_path, content):
     """Bytes that are no torch file at all (torch's legacy loader raises odd errors on them) are named as such."""
     path = tmp_path / "junk.ckpt"
@@ -111,6 +113,8 @@ def test_junk_named_ckpt_is_a_clear_error(tmp_path, content):
     with pytest.raises(VoiceError, match="cannot read the checkpoint") as err:
         read_checkpoint(path)
     assert err.value.path == path
+    ending = str(err.value).split("(truncated or not a torch file)")[1]
+    assert ending in ("", ": its pickle is not one torch writes"), ending  # not the loader's "101"
 
 
 def test_num_symbols_disagreeing_with_weights_is_named(piper_ckpt, tmp_path):

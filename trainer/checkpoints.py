@@ -121,8 +121,13 @@ def best_checkpoint(run_dir: Path | str) -> RankedCheckpoint:
     """The checkpoint a run ranks first (lowest val_mel): what Export voice and ``export RUN_DIR`` take.
 
     Raises:
-        CheckpointError: the run has no ranked checkpoint on disk yet (names the folder).
+        CheckpointError: the folder is not a run (no ``training.json``), or the run has no ranked checkpoint on
+            disk yet (names the folder).
     """
+    from trainer.run_file import TRAINING_FILE
+
+    if not (Path(run_dir) / TRAINING_FILE).is_file():
+        raise CheckpointError(f"{run_dir}: not a run folder (no {TRAINING_FILE}); give a run folder or a .ckpt")
     ranked = ranked_checkpoints(run_dir)
     if not ranked:
         raise CheckpointError(f"{run_dir}: no ranked checkpoint yet (checkpoints/{BEST_INDEX} lists none on disk)")

@@ -82,8 +82,9 @@ def load_safely(path: Path) -> Any:
             message = f"refused: the checkpoint holds objects that are not plain data ({blocked[0]})"
             raise VoiceError(path, message) from None
         raise VoiceError(path, f"{UNREADABLE}: its pickle is not one torch writes") from None
-    except Exception as exc:  # noqa: BLE001 - torch's legacy loader raises KeyError, struct.error, ... on junk
-        raise VoiceError(path, f"{UNREADABLE}: {_first_line(exc)}") from None
+    except Exception:  # noqa: BLE001 - torch's legacy loader raises KeyError, struct.error, ... on junk
+        # the loader's own words ("101", "pop from empty list", "unpack requires a buffer") mean nothing here
+        raise VoiceError(path, UNREADABLE) from None
 
 
 def _load(torch, path: Path):
@@ -94,7 +95,3 @@ def _load(torch, path: Path):
         if "mmap" not in str(exc):  # legacy (non-zip) files cannot be mapped; anything else is an error
             raise
         return torch.load(path, map_location="cpu", weights_only=True)
-
-
-def _first_line(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
