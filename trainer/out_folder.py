@@ -47,17 +47,30 @@ def check_replaceable(
     check_folder_path(out, what)
     real = out.resolve()
     for path in protected:
-        source = Path(path).resolve()
-        if source == real or real in source.parents or source in real.parents:
+        how = _relation(real, Path(path).resolve())
+        if how:
+            said = (
+                f"the {what} is made from this folder"
+                if how == "is"
+                else f"{how} {path}, which the {what} is made from"
+            )
             raise OutFolderError(
-                f"{out}: would replace {path} (what it is built from) or a folder holding it; "
-                f"choose a new or empty folder outside it as the {what}"
+                f"{out}: {said}, so it may not be replaced; choose a new or empty folder outside it as the {what}"
             )
     if out.is_dir() and any(out.iterdir()) and not ours(out):
         raise OutFolderError(
             f"{out}: holds files voice-studio did not write there; choose a new or empty folder as the {what}"
         )
     return out
+
+
+def _relation(out: Path, source: Path) -> str:
+    """How resolved ``out`` lies to resolved ``source``: ``is``, ``holds``, ``lies in``, or ``""`` (apart)."""
+    if out == source:
+        return "is"
+    if out in source.parents:
+        return "holds"
+    return "lies in" if source in out.parents else ""
 
 
 @contextmanager
