@@ -106,11 +106,15 @@ def test_run_that_never_started_can_be_started_again(cards, tmp_path):
     """A run folder with no epoch and no checkpoint (its start failed) is replaced, saying so; a started run is
     not; the dataset inside it is never replaced."""
     from trainer.preprocess import build_cache
-    from trainer.run import RunOptions, create_run
+    from trainer.run import RunOptions, create_run, fit
     from trainer.starts import RunError
 
     cache = build_cache(cards, tmp_path / "cache", workers=1)
     run = create_run(RunOptions(dataset=cache, out=tmp_path / "tr", preset="test"))  # fit never ran
+    with pytest.raises(
+        RunError, match=f"nothing to resume yet .no last.ckpt.: it never started; start it again with train --out {run}"
+    ):
+        fit(run, resume=True)
     messages = tmp_path / "echo.txt"
     with messages.open("w") as echo:
         assert create_run(RunOptions(dataset=cache, out=run, preset="test", epochs=3), echo) == run

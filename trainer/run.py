@@ -295,9 +295,10 @@ def _apply_start(document: RunDocument, system, data, phonemizer, log, accelerat
 def _check_resumable(run_dir: Path, epochs: int) -> None:
     from trainer.run_state import load_run
 
-    if not (run_dir / "last.ckpt").exists():
-        raise RunError(f"{run_dir}: nothing to resume yet (no last.ckpt)")
     state = load_run(run_dir)
+    if not (run_dir / "last.ckpt").exists():
+        again = f": it never started; start it again with train --out {run_dir}" if state.never_started else ""
+        raise RunError(f"{run_dir}: nothing to resume yet (no last.ckpt){again}")
     if state.status == "done" and state.epochs_done >= epochs:
         raise RunError(f"{run_dir}: the run finished all its {epochs} epochs; give --epochs N (more) to train on")
 
