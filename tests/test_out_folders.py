@@ -89,9 +89,7 @@ def test_out_that_is_a_file_is_one_line(cards, capsys, tmp_path, command):
     wav = tmp_path / "a.wav"
     wav.write_bytes(b"RIFF")
     code, err = _dataset(capsys, command, cards.folder, "--out", wav)
-    assert code == 2 and err.startswith(
-        f"voice-studio: error: {wav}: is a file, not a folder; give a new or empty folder"
-    )
+    assert code == 2 and err.startswith(f"voice-studio: error: {wav}: is a file, not a folder; give a folder")
     code, err = _dataset(capsys, command, cards.folder, "--out", wav / "sub")
     assert code == 2 and err.startswith(f"voice-studio: error: {wav / 'sub'}: lies under {wav}, a file, not a folder")
     assert wav.read_bytes() == b"RIFF"
@@ -137,7 +135,7 @@ def test_train_out_that_is_a_file_or_holds_other_files(cards, tmp_path):
     result = _train("--dataset", cards.folder, "--out", wav, "--preset", "test")
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        f"voice-studio: error: {wav}: is a file, not a folder; give a new or empty folder as the run folder (--out)"
+        f"voice-studio: error: {wav}: is a file, not a folder; give a folder as the run folder (--out)"
     )
     mine = tmp_path / "mine"
     mine.mkdir()
@@ -154,3 +152,15 @@ def test_train_on_a_missing_gpu_writes_no_run_folder(cards, tmp_path):
     assert result.returncode == 2
     assert result.stderr.strip() == "voice-studio: error: CUDA was requested but no CUDA GPU is available to torch"
     assert not (tmp_path / "tr").exists()
+
+
+@pytest.mark.parametrize("command", ["import", "slice"])
+def test_project_that_is_a_file_is_one_line(capsys, tmp_path, command):
+    """``dataset import/slice --project a.wav``: one line naming the file, not ``[Errno 20] Not a directory``."""
+    wav = tmp_path / "a.wav"
+    wav.write_bytes(b"RIFF")
+    code, err = _dataset(capsys, command, "--project", wav, tmp_path)
+    assert (
+        code == 2 and err == f"voice-studio: error: {wav}: is a file, not a folder; give a folder as the project folder"
+    )
+    assert wav.read_bytes() == b"RIFF"

@@ -16,17 +16,20 @@ def rank_zero() -> bool:
     return os.environ.get("LOCAL_RANK", "0") == "0" and os.environ.get("NODE_RANK", "0") == "0"
 
 
-def check_device(device: str, precision: str = "auto") -> bool:
+def check_device(device: str, precision: str = "auto", devices: int = 1) -> bool:
     """Whether the run trains on CUDA; checked before a run folder is written, and again when it trains.
 
     Raises:
-        RunError: CUDA asked for but absent, or fp16 autocast asked for on the CPU.
+        RunError: CUDA asked for but absent, more DDP processes than CUDA GPUs, or fp16 autocast on the CPU.
     """
     import torch
 
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise RunError("CUDA was requested but no CUDA GPU is available to torch")
     cuda = torch.cuda.is_available() and device != "cpu"
+    if cuda and devices > torch.cuda.device_count():
+        count = torch.cuda.device_count()
+        raise RunError(f"--devices {devices}: torch sees {count} CUDA GPU(s); give at most {count}, or --device cpu")
     if not cuda and precision == "16-mixed":
         raise RunError("precision 16-mixed needs a CUDA GPU; on the CPU use 32-true or bf16-mixed")
     return cuda

@@ -31,7 +31,7 @@ def check_folder_path(out: Path, what: str = "output folder") -> None:
     for path in (out, *out.parents):
         if path.exists() and not path.is_dir():
             where = "is a file" if path == out else f"lies under {path}, a file"
-            raise OutFolderError(f"{out}: {where}, not a folder; give a new or empty folder as the {what}")
+            raise OutFolderError(f"{out}: {where}, not a folder; give a folder as the {what}")
 
 
 def check_replaceable(

@@ -64,7 +64,7 @@ def create_run(options: RunOptions, echo=None) -> Path:
         raise RunError(f"precision {options.precision!r}: use auto, {', '.join(PRECISIONS)}")
     if not Path(options.dataset).is_dir():
         raise RunError(f"{options.dataset}: no such dataset folder")
-    check_device(options.device, options.precision)  # before the folder is written: a failed start leaves none
+    check_device(options.device, options.precision, options.devices)  # before the folder is written
     if is_run(out):  # one that never started (_check_out): made again from scratch
         print(f"replacing {out}, a run that never started", file=echo)
         shutil.rmtree(out)
