@@ -259,3 +259,23 @@ def test_import_of_the_target_voice_shows_progress_can_be_cancelled_and_resumes(
     clips = json.loads((tmp_path / "project" / "manifest.json").read_text(encoding="utf-8"))["clips"]
     assert sorted(c["id"] for c in clips) == sorted(names) and page.model.rowCount() == 240
     assert len({c["source"] for c in clips}) == 240 and all(c["status"] == "ok" for c in clips)
+
+
+def test_export_and_cache_refuse_a_folder_they_did_not_write(page, qtbot, tmp_path):
+    """Export… into a folder of the user's and Build training cache… inside the project say why, delete nothing."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    page.export_to(mine)
+    _wait(qtbot, page)
+    assert page.hint.text() == (
+        f"Exporting failed: {mine}: holds files voice-studio did not write there; "
+        "choose a new or empty folder as the export folder"
+    )
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+    page.build_cache(tmp_path / "project" / "cache")
+    _wait(qtbot, page)
+    assert page.hint.text().startswith(
+        f"Building the training cache failed: {tmp_path / 'project' / 'cache'}: lies in {tmp_path / 'project'}, "
+    )
+    assert page.model.rowCount() == 5 and not (tmp_path / "project" / "cache").exists()

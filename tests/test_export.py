@@ -142,3 +142,20 @@ def test_cli_exports_and_speaks_a_checkpoint(tmp_path, make_tiny_checkpoint):
         assert soundfile.info(str(wav)).samplerate == 16000
     result = _cli("say", "Hi.", "--voice", str(ckpt), "-o", str(tmp_path / "x.wav"))
     assert result.returncode == 2 and "--engine torch" in result.stderr
+
+
+def test_export_over_its_own_source_is_refused(tmp_path, make_tiny_checkpoint, capsys):
+    """``export V.onnx -o V.onnx`` (by any spelling of the path) leaves the original as it was: one line, exit 2."""
+    from studio.cli import main
+    from trainer.export import export_voice
+
+    voice, _ = export_voice(make_tiny_checkpoint(tmp_path / "tiny.ckpt"), tmp_path / "v.onnx")
+    before = voice.read_bytes()
+    (tmp_path / "sub").mkdir()
+    for output in (voice, tmp_path / "sub" / ".." / "v.onnx"):
+        assert main(["export", str(voice), "-o", str(output)]) == 2
+        assert capsys.readouterr().err.strip() == (
+            f"voice-studio: error: {output}: is the voice being exported, which stays as it is; "
+            "give another output file"
+        )
+    assert voice.read_bytes() == before

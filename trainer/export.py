@@ -130,10 +130,14 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
 
     Raises:
         VoiceError: unreadable source or a config that does not fit it.
+        ValueError: ``onnx_path`` (or its ``.json``) is the source itself (an original is never replaced).
     """
     from engines.model_fit import check_num_symbols
 
     source = Path(source)
+    target = Path(onnx_path)
+    if source.resolve() in (target.resolve(), target.with_name(target.name + ".json").resolve()):
+        raise ValueError(f"{target}: is the voice being exported, which stays as it is; give another output file")
     if source.suffix.lower() == ".ckpt":
         from engines.torch.vits.checkpoint import load_generator, voice_config_for
 

@@ -16,6 +16,25 @@ def rank_zero() -> bool:
     return os.environ.get("LOCAL_RANK", "0") == "0" and os.environ.get("NODE_RANK", "0") == "0"
 
 
+def check_device(device: str, precision: str = "auto", devices: int = 1) -> bool:
+    """Whether the run trains on CUDA; checked before a run folder is written, and again when it trains.
+
+    Raises:
+        RunError: CUDA asked for but absent, more DDP processes than CUDA GPUs, or fp16 autocast on the CPU.
+    """
+    import torch
+
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise RunError("CUDA was requested but no CUDA GPU is available to torch")
+    cuda = torch.cuda.is_available() and device != "cpu"
+    if cuda and devices > torch.cuda.device_count():
+        count = torch.cuda.device_count()
+        raise RunError(f"--devices {devices}: torch sees {count} CUDA GPU(s); give at most {count}, or --device cpu")
+    if not cuda and precision == "16-mixed":
+        raise RunError("precision 16-mixed needs a CUDA GPU; on the CPU use 32-true or bf16-mixed")
+    return cuda
+
+
 def hardware(device: str, config: TrainingConfig, precision: str = "auto") -> tuple[str, str, int]:
     """Lightning accelerator, precision and batch size: bf16 autocast and TF32 on CUDA, float32 on the CPU,
     unless ``precision`` names one.
@@ -25,12 +44,8 @@ def hardware(device: str, config: TrainingConfig, precision: str = "auto") -> tu
     """
     import torch
 
-    cuda = torch.cuda.is_available() and device != "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise RunError("CUDA was requested but no CUDA GPU is available to torch")
+    cuda = check_device(device, precision)
     if not cuda:
-        if precision == "16-mixed":
-            raise RunError("precision 16-mixed needs a CUDA GPU; on the CPU use 32-true or bf16-mixed")
         return "cpu", "32-true" if precision == "auto" else precision, config.batch_size or 8
     torch.backends.cuda.matmul.allow_tf32 = True
     torch.backends.cudnn.allow_tf32 = True

@@ -29,8 +29,9 @@ from typing import Any, cast
 
 from engines.files import write_text
 from trainer.events import ErrorEvent, WarningEvent
-from trainer.hardware import hardware, rank_zero
+from trainer.hardware import check_device, hardware, rank_zero
 from trainer.options import DEVICES, PRECISIONS, RunOptions
+from trainer.out_folder import check_folder_path, check_replaceable
 from trainer.presets import TrainingConfig, preset
 from trainer.run_file import RunDocument, is_run, read_run, write_run
 from trainer.run_state import STOP_FILE
@@ -43,24 +44,30 @@ def create_run(options: RunOptions, echo=None) -> Path:
     """Prepare the run folder (cache, training.json, config.json); returns it.
 
     A folder this call created is removed again if preparing fails, so a failed
-    command leaves nothing behind; the preset, dataset and start are checked first.
+    command leaves nothing behind; the preset, dataset, start and device are checked first. A run
+    folder whose start failed before any epoch (no checkpoint) is replaced, saying so.
 
     Raises:
-        RunError: the folder already holds a run, an unusable dataset or start point.
+        RunError: the folder already holds a run that started, an unusable dataset or start point, or a device
+            this machine lacks (all checked before the folder is written).
+        OutFolderError: ``out`` is a file, a folder holding other files, or the dataset (or in or around it).
         ValueError: an unknown preset.
     """
     echo = echo or sys.stderr  # progress lines: stderr as it is now, not as it was at import
     out = Path(options.out)
     if not rank_zero() and is_run(out):
         return out  # a DDP worker process re-running the command: rank 0 made the run
-    if is_run(out):
-        raise RunError(f"{out} already holds a run: resume it with --resume, or choose another --out")
+    _check_out(out, Path(options.dataset))
     preset(options.preset)  # an unknown preset fails before any work
     resolve_start(options.start)
     if options.precision not in ("auto", *PRECISIONS):
         raise RunError(f"precision {options.precision!r}: use auto, {', '.join(PRECISIONS)}")
     if not Path(options.dataset).is_dir():
         raise RunError(f"{options.dataset}: no such dataset folder")
+    check_device(options.device, options.precision, options.devices)  # before the folder is written
+    if is_run(out):  # one that never started (_check_out): made again from scratch
+        print(f"replacing {out}, a run that never started", file=echo)
+        shutil.rmtree(out)
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     try:
@@ -70,6 +77,21 @@ def create_run(options: RunOptions, echo=None) -> Path:
             shutil.rmtree(out, ignore_errors=True)
         raise
     return out
+
+
+def _check_out(out: Path, dataset: Path) -> None:
+    """``out`` may become the run folder: absent, empty, or a run that never started (no epoch, no
+    checkpoint); never a file, the dataset, inside it or holding it.
+
+    Raises:
+        RunError: ``out`` holds a run that started. OutFolderError: any other reason, naming ``out``.
+    """
+    from trainer.run_state import load_run
+
+    check_folder_path(out, "run folder (--out)")
+    if is_run(out) and not load_run(out).never_started:
+        raise RunError(f"{out} already holds a run: resume it with --resume, or choose another --out")
+    check_replaceable(out, is_run, [dataset], "run folder (--out)")
 
 
 def _prepare(out: Path, options: RunOptions, echo) -> None:
@@ -273,9 +295,10 @@ def _apply_start(document: RunDocument, system, data, phonemizer, log, accelerat
 def _check_resumable(run_dir: Path, epochs: int) -> None:
     from trainer.run_state import load_run
 
-    if not (run_dir / "last.ckpt").exists():
-        raise RunError(f"{run_dir}: nothing to resume yet (no last.ckpt)")
     state = load_run(run_dir)
+    if not (run_dir / "last.ckpt").exists():
+        again = f": it never started; start it again with train --out {run_dir}" if state.never_started else ""
+        raise RunError(f"{run_dir}: nothing to resume yet (no last.ckpt){again}")
     if state.status == "done" and state.epochs_done >= epochs:
         raise RunError(f"{run_dir}: the run finished all its {epochs} epochs; give --epochs N (more) to train on")
 

@@ -102,6 +102,13 @@ class RunState:
         return (self.folder / "last.ckpt").is_file() and self.status != "done"
 
     @property
+    def never_started(self) -> bool:
+        """True for a run whose start failed before any epoch: no epoch event, no checkpoint of any kind."""
+        checkpoints = self.folder / "checkpoints"
+        saved = (self.folder / "last.ckpt").exists() or (checkpoints.is_dir() and any(checkpoints.iterdir()))
+        return not self.epochs and not saved
+
+    @property
     def epochs_done(self) -> int:
         """Epochs completed (the highest epoch index seen, plus one)."""
         return max(self.epochs) + 1 if self.epochs else 0

@@ -20,6 +20,7 @@ from trainer.dataset.analysis import ClipAnalysis
 from trainer.dataset.fixes import resample
 from trainer.dataset.health import ClipRecord, check
 from trainer.dataset.project import DatasetProject
+from trainer.out_folder import holds_only, replace_folder
 
 DEFAULT_RATE = 22050
 WHY_LEFT_OUT = {
@@ -112,20 +113,42 @@ def trainable(project: DatasetProject) -> list:
     return selection(project)[0]
 
 
+def project_inputs(project: DatasetProject) -> list[Path]:
+    """What an export or a cache of ``project`` reads, which no output may replace or hold: the project folder
+    and its source recordings."""
+    return [Path(project.folder), *{Path(c.source) for c in project.clips.values() if c.source}]
+
+
+def is_export(folder: Path) -> bool:
+    """Whether ``folder`` is an earlier :func:`export_piper` (``metadata.csv`` and ``wavs/``, nothing else)."""
+    return (folder / "metadata.csv").is_file() and holds_only(folder, {"metadata.csv", "wavs"})
+
+
 def export_piper(project: DatasetProject, out_dir: Path | str, rate: int = DEFAULT_RATE) -> ExportResult:
     """Write ``out_dir/metadata.csv`` and ``out_dir/wavs/ID.wav`` (PCM 16-bit, ``rate`` Hz, mono).
 
+    The export is written beside ``out_dir`` and replaces it whole (``trainer.out_folder.replace_folder``):
+    ``out_dir`` must be absent, empty or an earlier export, and never the project, a source, or hold them.
+
     Raises:
         NothingToTrain: no clip can be exported (nothing is written; the message counts why).
+        OutFolderError: ``out_dir`` may not be replaced (checked before any work; nothing is written).
     """
-    from trainer.dataset.probe import load
-
-    out = Path(out_dir)
     chosen, skipped = selection(project)
     if not chosen:
         raise nothing_to_train(project)
-    (out / "wavs").mkdir(parents=True, exist_ok=True)
-    result, lines = ExportResult(skipped=skipped), []
+    result = ExportResult(skipped=skipped)
+    with replace_folder(out_dir, is_export, project_inputs(project), "export folder") as staging:
+        _write_export(project, chosen, staging, rate, result)
+    return result
+
+
+def _write_export(project: DatasetProject, chosen: list, out: Path, rate: int, result: ExportResult) -> None:
+    """Write the ``chosen`` clips' WAVs and ``metadata.csv`` into ``out``, listing them in ``result.written``."""
+    from trainer.dataset.probe import load
+
+    (out / "wavs").mkdir()
+    lines = []
     multi = len({c.speaker for c in chosen if c.speaker}) > 1  # then every chosen clip has one (no_speaker)
     for clip in chosen:
         audio, info = load(project.clip_path(clip.id))
@@ -134,4 +157,3 @@ def export_piper(project: DatasetProject, out_dir: Path | str, rate: int = DEFAU
         lines.append(f"{clip.id}|{clip.speaker or ''}|{text}" if multi else f"{clip.id}|{text}")
         result.written.append(clip.id)
     write_text(out / "metadata.csv", "\n".join(lines) + "\n")
-    return result

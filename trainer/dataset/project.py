@@ -32,6 +32,7 @@ from trainer.dataset import jobs
 from trainer.dataset.manifest import ClipEntry, NotAProject, read_manifest, write_manifest
 from trainer.dataset.sources import SourceClip, scan
 from trainer.dataset.workers import run_jobs
+from trainer.out_folder import check_folder_path
 from trainer.tasks import Cancelled, TaskState
 
 BATCH = 32
@@ -58,12 +59,14 @@ class DatasetProject:
 
     Raises:
         NotAProject: (opening) ``folder`` has no ``manifest.json``.
+        OutFolderError: (creating) ``folder`` is a file or lies under one.
         MetadataError: a manifest that cannot be read (names the file and field).
     """
 
     def __init__(self, folder: Path | str, *, create: bool = False) -> None:
         self.folder = Path(folder)
         if create:
+            check_folder_path(self.folder, "project folder")  # a file there is named, not an OS error
             (self.folder / "clips").mkdir(parents=True, exist_ok=True)
         elif not self.manifest_path.is_file():
             raise NotAProject(self.folder)

@@ -5,20 +5,21 @@ Clips are the ones ``export_piper`` writes, preprocessed in worker processes
 soxr (no trimming here: trimming is a dataset fix the user sees), texts become
 phoneme_ids and audio a spectrogram (``trainer.preprocess.features``). The folder
 (``trainer.preprocess.cache``) is built beside its destination and swapped in
-whole, so a crash or a cancel never leaves a half-written cache where a good one was.
+whole (``trainer.out_folder.replace_folder``), so a crash or a cancel never leaves a half-written
+cache where a good one was; the destination must be absent, empty or an earlier cache, and never
+the project, its sources, or a folder holding them.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
+from trainer.out_folder import holds_only, replace_folder
 from trainer.preprocess.cache import CACHE_VERSION, FILES, CacheSettings, Utterance
 from trainer.preprocess.features import map_digest, spectrogram, training_phoneme_ids
 from trainer.tasks import Cancelled, TaskState
@@ -44,12 +45,14 @@ def build_cache(
         ``out_dir``.
     Raises:
         Cancelled: ``state`` was cancelled; nothing is written (a cache already in ``out_dir`` stays).
+        OutFolderError: ``out_dir`` is a file, holds files that are not an earlier cache, or is (or holds, or
+            lies in) the project or a source recording; checked before any work.
         ValueError: no clip is trainable (``trainer.dataset.export.NothingToTrain``, saying why), or PyTorch
             is missing.
     """
     import importlib.util
 
-    from trainer.dataset.export import nothing_to_train, trainable
+    from trainer.dataset.export import nothing_to_train, project_inputs, trainable
 
     if importlib.util.find_spec("torch") is None:
         raise ValueError("building the training cache needs PyTorch: pip install torch")
@@ -59,15 +62,15 @@ def build_cache(
     if not clips:
         raise nothing_to_train(project)
     work = [(str(project.clip_path(c.id)), c.text, project.target_config, settings) for c in clips]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with replace_folder(out, is_cache, project_inputs(project), "training cache folder") as staging:
         utterances = _write_arrays(staging, clips, work, workers, TaskState.of(state, progress))
         _write_manifest(staging, utterances, settings, project.target_config)
-        _swap_in(staging, out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return out
+
+
+def is_cache(folder: Path) -> bool:
+    """Whether ``folder`` is a training cache we wrote (``cache.json`` and the array files, nothing else)."""
+    return (folder / "cache.json").is_file() and holds_only(folder, {"cache.json", *(n for n, _ in FILES.values())})
 
 
 def _write_arrays(staging: Path, clips, work, workers, state: TaskState) -> list[Utterance]:
@@ -111,18 +114,6 @@ def _write_manifest(staging: Path, utterances: list[Utterance], settings: CacheS
         "utterances": [asdict(u) for u in utterances],
     }
     (staging / "cache.json").write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
-
-
-def _swap_in(staging: Path, out: Path) -> None:
-    """Replace ``out`` with ``staging``: the old cache is moved aside first and removed last."""
-    aside = None
-    if out.exists():
-        aside = out.with_name(f".{out.name}.old")
-        shutil.rmtree(aside, ignore_errors=True)
-        out.rename(aside)
-    staging.rename(out)
-    if aside is not None:
-        shutil.rmtree(aside, ignore_errors=True)
 
 
 def preprocess_clip(job) -> dict[str, np.ndarray]:
