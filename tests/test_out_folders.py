@@ -83,6 +83,18 @@ def test_out_with_other_files_is_refused_and_ours_is_replaced_whole(cards, capsy
     assert _files(out) == first and sorted(p.name for p in tmp_path.iterdir()) == ["mine", "out"]
 
 
+def test_a_users_own_piper_folder_is_not_taken_for_an_earlier_export(cards, capsys, tmp_path):
+    """A folder of the exported layout (metadata.csv + wavs/) that our export did not write is refused, not
+    replaced: only a folder with the export's mark is ours."""
+    theirs = tmp_path / "theirs"
+    (theirs / "wavs").mkdir(parents=True)
+    (theirs / "metadata.csv").write_text("a|A line of theirs.\n")
+    (theirs / "wavs" / "a.wav").write_bytes(b"RIFF theirs")
+    code, err = _dataset(capsys, "export", cards.folder, "--out", theirs)
+    assert code == 2 and "did not write" in err
+    assert _files(theirs) == ["metadata.csv", "wavs", "wavs/a.wav"]
+
+
 @pytest.mark.parametrize("command", ["cache", "export"])
 def test_out_that_is_a_file_is_one_line(cards, capsys, tmp_path, command):
     """``--out a.wav`` (an existing file) or a folder under it: one line naming it, not an OS error."""

@@ -119,9 +119,15 @@ def project_inputs(project: DatasetProject) -> list[Path]:
     return [Path(project.folder), *{Path(c.source) for c in project.clips.values() if c.source}]
 
 
+EXPORT_MARK = ".voice-studio-export"
+"""The file :func:`export_piper` writes beside ``metadata.csv``: it tells our export from a user's own Piper
+folder of the same layout, which an export must never replace (Piper's tools ignore the file)."""
+
+
 def is_export(folder: Path) -> bool:
-    """Whether ``folder`` is an earlier :func:`export_piper` (``metadata.csv`` and ``wavs/``, nothing else)."""
-    return (folder / "metadata.csv").is_file() and holds_only(folder, {"metadata.csv", "wavs"})
+    """Whether ``folder`` is an earlier :func:`export_piper` (its mark, ``metadata.csv`` and ``wavs/``, nothing
+    else); a user's own ``metadata.csv`` + ``wavs/`` folder is not."""
+    return (folder / EXPORT_MARK).is_file() and holds_only(folder, {EXPORT_MARK, "metadata.csv", "wavs"})
 
 
 def export_piper(project: DatasetProject, out_dir: Path | str, rate: int = DEFAULT_RATE) -> ExportResult:
@@ -157,3 +163,4 @@ def _write_export(project: DatasetProject, chosen: list, out: Path, rate: int, r
         lines.append(f"{clip.id}|{clip.speaker or ''}|{text}" if multi else f"{clip.id}|{text}")
         result.written.append(clip.id)
     write_text(out / "metadata.csv", "\n".join(lines) + "\n")
+    write_text(out / EXPORT_MARK, f"written by voice-studio dataset export from {project.folder}\n")
