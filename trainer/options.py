@@ -87,7 +87,8 @@ class RunOptions:
         ),
     )
     batch_size: int | None = field(
-        default=None, metadata=_flag("--batch-size", "utterances per step, at least 1 (default: from free memory)", low=1)
+        default=None,
+        metadata=_flag("--batch-size", "utterances per step, at least 1 (default: from free memory)", low=1),
     )
     device: str = field(
         default="auto",

@@ -11,7 +11,6 @@ import sys
 from studio.cli.dataset_parser import NO_RECOGNIZER
 from studio.cli.dataset_parser import add_parser as add_parser  # studio.cli calls dataset.add_parser
 
-
 MARKDOWN = (".md", ".markdown", ".txt")
 """``dataset report -o`` extensions written as Markdown."""
 HTML = (".html", ".htm")

@@ -33,8 +33,12 @@ def _add_making(dsub: argparse._SubParsersAction) -> None:
     cut = dsub.add_parser("slice", help="cut long recordings into utterances with draft transcripts")
     cut.add_argument("sources", nargs="+", type=Path, help="long recordings")
     cut.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
-    cut.add_argument("--min", type=positive_float, default=SliceOptions.min_s, help="shortest utterance, seconds of speech")
-    cut.add_argument("--max", type=positive_float, default=SliceOptions.max_s, help="longest utterance, seconds of speech")
+    cut.add_argument(
+        "--min", type=positive_float, default=SliceOptions.min_s, help="shortest utterance, seconds of speech"
+    )
+    cut.add_argument(
+        "--max", type=positive_float, default=SliceOptions.max_s, help="longest utterance, seconds of speech"
+    )
     cut.add_argument(
         "--recognizer",
         default="pocketsphinx",

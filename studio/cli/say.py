@@ -58,7 +58,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     say.add_argument("--length-scale", type=positive_float, help="phoneme durations x this (> 1 is slower)")
     say.add_argument("--noise-scale", type=non_negative_float, help="generator noise (0 is deterministic)")
     say.add_argument("--noise-w", type=non_negative_float, help="duration noise (0 is deterministic)")
-    say.add_argument("--sentence-silence", type=non_negative_float, default=0.0, help="extra seconds of silence between sentences")
+    say.add_argument(
+        "--sentence-silence", type=non_negative_float, default=0.0, help="extra seconds of silence between sentences"
+    )
     say.add_argument("--quiet", action="store_true", help="print no timing")
     _add_remote_arguments(say)
 
@@ -74,7 +76,7 @@ def _add_remote_arguments(say: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--format",
         choices=RESPONSE_FORMATS,
-        help=f"audio format (default: {DEFAULT_FORMAT}; pcm and wav play as they stream; opus where the server offers it)",
+        help=f"audio format (default: {DEFAULT_FORMAT}; pcm and wav play as they stream; opus where offered)",
     )
     group.add_argument("--sse", action="store_true", help="ask for server-sent events (stream_format: sse)")
     group.add_argument(

@@ -40,7 +40,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     serve.add_argument("--device", default="auto", help="torch engine device: auto, cpu, cuda, cuda:N")
     serve.add_argument("--workers", type=positive_int, default=2, help="requests synthesized at once (at least 1)")
-    serve.add_argument("--queue", type=non_negative_int, default=16, help="requests that may wait (0: none); more are answered 503")
+    serve.add_argument(
+        "--queue", type=non_negative_int, default=16, help="requests that may wait (0: none); more are answered 503"
+    )
     serve.add_argument(
         "--max-chars",
         type=positive_int,

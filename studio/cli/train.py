@@ -33,8 +33,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.device and args.device.startswith("cuda:"):  # as the Train page does: GPU N becomes the only one
         os.environ.update(device_environment(args.device))  # before torch is imported
-        print(f"training on GPU {args.device[5:]} only (CUDA_VISIBLE_DEVICES); the run records --device cuda",
-              file=sys.stderr)
+        print(
+            f"training on GPU {args.device[5:]} only (CUDA_VISIBLE_DEVICES); the run records --device cuda",
+            file=sys.stderr,
+        )
         args.device = "cuda"
     from trainer.resume import REFUSED, resume_settings
     from trainer.run import create_run, fit
