@@ -15,7 +15,6 @@ import soundfile
 from trainer.options import RunOptions
 from trainer.starts import RunError
 
-
 ROOT = Path(__file__).resolve().parents[1]
 """The checkout under test: the subprocesses run in a temporary folder, and import from here."""
 

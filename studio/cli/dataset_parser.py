@@ -85,7 +85,9 @@ def _add_writing(dsub: argparse._SubParsersAction) -> None:
 
     rep = dsub.add_parser("report", help="health report of a project (Markdown, or HTML for a .html file)")
     rep.add_argument("project", type=Path)
-    rep.add_argument("-o", "--output", type=Path, help="write the report to this file (.md or .html)")
+    rep.add_argument(
+        "-o", "--output", type=Path, help="write the report to this file (.md, .markdown, .txt; .html, .htm: HTML)"
+    )
     exp = dsub.add_parser("export", help="write Piper's training layout: metadata.csv + wavs/")
     exp.add_argument("project", type=Path)
     exp.add_argument("--out", type=Path, required=True)
