@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -143,3 +144,16 @@ def test_say_notes_remote_options_without_remote_engine(tmp_path, given):
     result = run_cli("say", "Hi.", "-o", "hi.wav", "--quiet", *given, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert f"note: {given[0]}: only for --engine remote" in result.stderr
+
+
+def test_a_training_json_value_out_of_range_names_the_file(tmp_path):
+    """train --resume on a run whose training.json says devices 0: exit 2 naming the file and the option."""
+    run = tmp_path / "run"
+    run.mkdir()
+    document = {"version": 1, "dataset": "D", "cache": "C", "start": "scratch", "preset": "test", "device": "cpu"}
+    document |= {"workers": 0, "devices": 0, "precision": "auto", "config": {"epochs": 2, "batch_size": None}}
+    (run / "training.json").write_text(json.dumps(document), encoding="utf-8")
+    result = run_cli("train", "--resume", "run", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert f"{Path('run') / 'training.json'}: --devices: 0 is out of range" in result.stderr
+    assert "Traceback" not in result.stderr
