@@ -69,10 +69,10 @@ def test_say_plays_through_the_sound_device(capture):
 
 
 def test_say_nothing_speakable_is_a_clear_error(tmp_path):
-    """Punctuation-only text: exit 1 with a message, and no file."""
+    """Punctuation-only text: exit 2 (a refusal) with a message, and no file."""
     out = tmp_path / "none.wav"
     result = run_cli("say", "?!...", "-o", str(out))
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "nothing to say" in result.stderr
     assert not out.exists()
 

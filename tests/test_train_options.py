@@ -148,3 +148,17 @@ def test_the_train_pages_choices_are_the_options_the_trainer_parses(qtbot, tmp_p
     setup.dataset.setText("")
     with pytest.raises(ValueError, match="Choose a dataset first"):
         setup.options(tmp_path / "runs")
+
+
+def test_the_train_pages_epochs_box_has_the_parsers_range(qtbot):
+    """The epochs box offers exactly what RunOptions and `train --epochs` accept (1..MAX_EPOCHS)."""
+    from studio.widgets.train_setup import TrainSetup
+    from trainer.options import MAX_EPOCHS, bounds
+
+    setup = TrainSetup()
+    qtbot.addWidget(setup)
+    assert (setup.epochs.minimum(), setup.epochs.maximum()) == bounds("epochs") == (1, MAX_EPOCHS)
+    args = _parse(["--epochs", str(MAX_EPOCHS)])
+    assert args.epochs == MAX_EPOCHS
+    with pytest.raises(SystemExit):
+        _parse(["--epochs", str(MAX_EPOCHS + 1)])

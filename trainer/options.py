@@ -23,8 +23,32 @@ DEVICES = ("auto", "cpu", "cuda")
 """What ``--device`` takes; the Train page may also choose one GPU, ``cuda:N`` (see ``RunOptions.environment``)."""
 
 
-def _flag(name: str, help: str, choices: tuple[str, ...] | None = None) -> dict[str, Any]:
-    return {"flag": name, "help": help, "choices": choices}
+MAX_EPOCHS = 100_000
+"""Most epochs a run may ask for (the Train page's epochs box goes this far too)."""
+
+
+def _flag(
+    name: str, help: str, choices: tuple[str, ...] | None = None, *, low: int | None = None, high: int | None = None
+) -> dict[str, Any]:
+    """A field's ``metadata``: its flag, help, and the choices or the range ``[low, high]`` of its values."""
+    return {"flag": name, "help": help, "choices": choices, "low": low, "high": high}
+
+
+def device_environment(device: str) -> dict[str, str]:
+    """Environment of a trainer process for ``device``: ``cuda:N`` makes GPU N the only one it sees."""
+    return {"CUDA_VISIBLE_DEVICES": device.split(":", 1)[1]} if device.startswith("cuda:") else {}
+
+
+def check_device(device: str) -> str:
+    """``device`` if it is one of ``DEVICES`` or ``cuda:N`` (N a GPU index).
+
+    Raises:
+        ValueError: anything else, naming what is accepted.
+    """
+    index = device.removeprefix("cuda:")
+    if device in DEVICES or (index != device and index.isdigit()):
+        return device
+    raise ValueError(f"'{device}' is not a device: use {', '.join(DEVICES)} or cuda:N (GPU N)")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,17 +79,26 @@ class RunOptions:
     preset: str = field(default="medium", metadata=_flag("--preset", "default: medium", PRESETS))
     epochs: int | None = field(
         default=None,
-        metadata=_flag("--epochs", "epochs to train (default: the preset's); with --resume: train on to N"),
+        metadata=_flag(
+            "--epochs",
+            f"epochs to train, 1-{MAX_EPOCHS} (default: the preset's); with --resume: train on to N",
+            low=1,
+            high=MAX_EPOCHS,
+        ),
     )
     batch_size: int | None = field(
-        default=None, metadata=_flag("--batch-size", "utterances per step (default: from free memory)")
+        default=None,
+        metadata=_flag("--batch-size", "utterances per step, at least 1 (default: from free memory)", low=1),
     )
-    device: str = field(default="auto", metadata=_flag("--device", "default: auto; also applies on --resume", DEVICES))
+    device: str = field(
+        default="auto",
+        metadata=_flag("--device", "auto (default), cpu, cuda or cuda:N (GPU N only); also applies on --resume"),
+    )
     workers: int = field(
-        default=0, metadata=_flag("--workers", "data-loading worker processes (default: 0); applies on --resume")
+        default=0, metadata=_flag("--workers", "data-loading worker processes (default: 0); applies on --resume", low=0)
     )
     devices: int = field(
-        default=1, metadata=_flag("--devices", "DDP processes: GPUs, or CPU processes (gloo); default: 1")
+        default=1, metadata=_flag("--devices", "DDP processes: GPUs, or CPU processes (gloo); default: 1", low=1)
     )
     precision: str = field(
         default="auto",
@@ -75,6 +108,20 @@ class RunOptions:
             ("auto", *PRECISIONS),
         ),
     )
+
+    def __post_init__(self) -> None:
+        """Refuse a value out of its field's range, or a device not in ``DEVICES``/``cuda:N``.
+
+        Raises:
+            RunError: naming the field's flag and the range.
+        """
+        from trainer.starts import RunError
+
+        for spec in fields(self):
+            try:
+                check_value(spec.name, getattr(self, spec.name))
+            except ValueError as exc:
+                raise RunError(f"{spec.metadata['flag']}: {exc}") from None
 
     def to_argv(self) -> list[str]:
         """The flags of ``voice-studio train`` that ask for exactly these options (``None`` ones left out).
@@ -91,9 +138,7 @@ class RunOptions:
 
     def environment(self) -> dict[str, str]:
         """Environment of the trainer process: ``cuda:N`` makes GPU N the only one it sees."""
-        if self.device.startswith("cuda:"):
-            return {"CUDA_VISIBLE_DEVICES": self.device.split(":", 1)[1]}
-        return {}
+        return device_environment(self.device)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RunOptions:
@@ -120,13 +165,56 @@ def flag(name: str) -> str:
     return _FIELDS[name].metadata["flag"]
 
 
+def check_value(name: str, value: Any) -> Any:
+    """``value`` of ``RunOptions`` field ``name`` if it is within the field's range (``None``: not given).
+
+    Raises:
+        ValueError: out of the range in the field's metadata, or (``device``) not a device.
+    """
+    meta = _FIELDS[name].metadata
+    low, high = meta["low"], meta["high"]
+    if value is None or (low is None and high is None and name != "device"):
+        return value
+    if name == "device":
+        return check_device(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        limits = f"from {low} to {high}" if high is not None else f"at least {low}"
+        raise ValueError(f"{value} is out of range: give a number {limits}")
+    return value
+
+
+def bounds(name: str) -> tuple[int | None, int | None]:
+    """``(low, high)`` of a ``RunOptions`` field's values (``None``: no bound), e.g. for a spin box."""
+    return _FIELDS[name].metadata["low"], _FIELDS[name].metadata["high"]
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add a flag per ``RunOptions`` field (default ``None``, so a resume sees what was given)."""
+    """Add a flag per ``RunOptions`` field (default ``None``, so a resume sees what was given); values are
+    checked against the field's range while parsing (argparse's error names the flag, exit 2)."""
     hints = typing.get_type_hints(RunOptions)
     for spec in fields(RunOptions):
         kind = next((a for a in typing.get_args(hints[spec.name]) if a is not type(None)), hints[spec.name])
         meta = spec.metadata
-        parser.add_argument(meta["flag"], dest=spec.name, type=kind, choices=meta["choices"], help=meta["help"])
+        parser.add_argument(
+            meta["flag"], dest=spec.name, type=_checked(spec.name, kind), choices=meta["choices"], help=meta["help"]
+        )
+
+
+def _checked(name: str, kind: type):
+    """An argparse type: ``kind(text)`` passed through :func:`check_value` (errors become argparse's)."""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not {'an integer' if kind is int else 'valid'}") from None
+        try:
+            return check_value(name, value)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def run_name(start: str, preset: str, when: float | None = None) -> str:

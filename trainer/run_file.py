@@ -85,13 +85,16 @@ def read_run(folder: Path | str) -> RunDocument:
     config = _field(raw, path, "config", dict[str, Any])
     hints = typing.get_type_hints(RunOptions)
     values = {name: _field(raw, path, name, hints[name], fallback=OPTIONAL.get(name)) for name in STORED}
-    options = RunOptions(
-        dataset=Path(_field(raw, path, "dataset", str)),
-        out=folder,
-        epochs=_field(config, path, "epochs", int, "config.epochs"),
-        batch_size=_field(config, path, "batch_size", int | None, "config.batch_size"),
-        **values,
-    )
+    try:
+        options = RunOptions(
+            dataset=Path(_field(raw, path, "dataset", str)),
+            out=folder,
+            epochs=_field(config, path, "epochs", int, "config.epochs"),
+            batch_size=_field(config, path, "batch_size", int | None, "config.batch_size"),
+            **values,
+        )
+    except RunError as exc:  # a value out of its range (RunOptions names the option)
+        raise RunError(f"{path}: {exc}") from None
     conversions = _field(raw, path, "conversions", list[str]) if "conversions" in raw else []
     return RunDocument(
         options=options, cache=Path(_field(raw, path, "cache", str)), config=config, conversions=conversions

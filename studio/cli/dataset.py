@@ -11,6 +11,11 @@ import sys
 from studio.cli.dataset_parser import NO_RECOGNIZER
 from studio.cli.dataset_parser import add_parser as add_parser  # studio.cli calls dataset.add_parser
 
+MARKDOWN = (".md", ".markdown", ".txt")
+"""``dataset report -o`` extensions written as Markdown."""
+HTML = (".html", ".htm")
+"""``dataset report -o`` extensions written as HTML."""
+
 
 def _progress(verb: str):
     """``progress(done, total)`` for the terminal: one line rewritten in place on a TTY; in a log, a line
@@ -34,9 +39,10 @@ def run(args: argparse.Namespace) -> int:
     from trainer.dataset.curation import speaker_name
     from trainer.dataset.project import DatasetProject
 
-    if args.dataset_command in ("import", "slice"):  # the two that make projects
+    if args.dataset_command in ("import", "slice"):  # the two that make projects: every input checked first
         if args.speaker is not None:
-            args.speaker = speaker_name(args.speaker)  # refused before any work
+            args.speaker = speaker_name(args.speaker)
+        _check_sources(args)
         project = DatasetProject.create(args.project)
     else:
         project = DatasetProject(args.project)
@@ -54,6 +60,42 @@ def run(args: argparse.Namespace) -> int:
     return command(project, args)
 
 
+def _check_sources(args: argparse.Namespace) -> None:
+    """Refuse, before a project folder is made, what ``import``/``slice`` could not use: a missing source,
+    a folder or file with no recording for ``import``, bad slicing bounds or a recognizer not installed.
+
+    Raises:
+        ValueError: naming the path or option. RecognizerError: the recognizer is not installed.
+    """
+    from trainer.dataset.metadata import AUDIO_SUFFIXES
+
+    for source in args.sources:
+        if not source.exists():
+            raise ValueError(f"{source}: no such file or folder")
+    if args.dataset_command == "slice":
+        _check_slicing(args)
+        return
+    reads = f"import reads {', '.join(AUDIO_SUFFIXES)} recordings, metadata.csv files and .zip archives"
+    for source in args.sources:
+        if source.is_dir() and not any(p.suffix.lower() in AUDIO_SUFFIXES for p in source.rglob("*")):
+            raise ValueError(f"{source}: no recordings found there ({reads})")
+        if source.is_file() and source.suffix.lower() not in (*AUDIO_SUFFIXES, ".zip", ".csv"):
+            raise ValueError(f"{source}: not a recording ({reads})")
+
+
+def _check_slicing(args: argparse.Namespace) -> None:
+    """``--min``/``--max`` and ``--recognizer`` of ``slice``, checked before any work."""
+    from trainer.dataset.recognizers import BACKENDS, RecognizerError, available
+    from trainer.dataset.slicing import SliceOptions
+
+    try:
+        SliceOptions(min_s=args.min, max_s=args.max)
+    except ValueError as exc:
+        raise ValueError(f"dataset slice: --min {args.min:g} must be less than --max {args.max:g}") from exc
+    if args.recognizer != NO_RECOGNIZER and args.recognizer not in available():
+        raise RecognizerError(f"the {args.recognizer} recognizer is not installed: {BACKENDS[args.recognizer][1]}")
+
+
 def _import(project, args) -> int:
     result = project.import_sources(args.sources, args.workers, _progress("analysed"))
     for problem in result.problems:
@@ -64,6 +106,8 @@ def _import(project, args) -> int:
         f"{len(result.added)} clips added, {result.unchanged} already present, {len(result.failed)} failed",
         file=sys.stderr,
     )
+    if not (result.added or result.unchanged or result.failed):
+        print(f"no recordings found in {', '.join(map(str, args.sources))}", file=sys.stderr)
     _name_speaker(project, result.added, args.speaker)
     _print_blocked(project, result.added)
     return 0 if result.added or result.unchanged else 1
@@ -185,7 +229,7 @@ def _fix(project, args) -> int:
     if not ok:
         raise ValueError(f"{project.folder}: no clip to fix: its {len(project.clips)} clips are unreadable or excluded")
     fixed = project.apply_fixes(
-        resample_to=(args.rate or DEFAULT_RATE) if resample else None,
+        resample_to=(DEFAULT_RATE if args.rate is None else args.rate) if resample else None,
         trim=args.all or args.trim,
         normalize=args.all or args.normalize,
     )
@@ -198,9 +242,9 @@ def _report(project, args) -> int:
     from trainer.dataset.report import build_report, to_html, to_markdown
 
     if args.output:
-        check_output_path(args.output)  # Markdown, or HTML for a .html file
+        check_output_path(args.output, (*MARKDOWN, *HTML), "report")
     report = build_report(project)
-    text = to_html(report) if args.output and args.output.suffix.lower() in (".html", ".htm") else to_markdown(report)
+    text = to_html(report) if args.output and args.output.suffix.lower() in HTML else to_markdown(report)
     if args.output:
         write_text(args.output, text)
     else:

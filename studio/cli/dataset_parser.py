@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from studio.cli.arg_types import SAMPLE_RATES_TEXT, positive_float, positive_int, sample_rate
+
 NO_RECOGNIZER = "none"
 """``dataset slice --recognizer`` value for no draft transcripts."""
 
@@ -26,13 +28,17 @@ def _add_making(dsub: argparse._SubParsersAction) -> None:
     imp = dsub.add_parser("import", help="import recordings (folders, files, zip archives) into a project")
     imp.add_argument("sources", nargs="+", type=Path)
     imp.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
-    imp.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    imp.add_argument("--workers", type=positive_int, default=None, help="worker processes (default: one per core)")
     imp.add_argument("--speaker", help="speaker of the new clips whose metadata names none")
     cut = dsub.add_parser("slice", help="cut long recordings into utterances with draft transcripts")
     cut.add_argument("sources", nargs="+", type=Path, help="long recordings")
     cut.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
-    cut.add_argument("--min", type=float, default=SliceOptions.min_s, help="shortest utterance, seconds of speech")
-    cut.add_argument("--max", type=float, default=SliceOptions.max_s, help="longest utterance, seconds of speech")
+    cut.add_argument(
+        "--min", type=positive_float, default=SliceOptions.min_s, help="shortest utterance, seconds of speech"
+    )
+    cut.add_argument(
+        "--max", type=positive_float, default=SliceOptions.max_s, help="longest utterance, seconds of speech"
+    )
     cut.add_argument(
         "--recognizer",
         default="pocketsphinx",
@@ -40,7 +46,7 @@ def _add_making(dsub: argparse._SubParsersAction) -> None:
         help=f"recognizer of the draft transcripts (default: %(default)s, bundled English; {NO_RECOGNIZER}: no drafts)",
     )
     cut.add_argument("--model", help="model for faster-whisper (a folder or a name such as small.en)")
-    cut.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    cut.add_argument("--workers", type=positive_int, default=None, help="worker processes (default: one per core)")
     cut.add_argument("--speaker", help="speaker of the new clips (a multi-speaker project needs one per clip)")
 
 
@@ -68,8 +74,8 @@ def _add_editing(dsub: argparse._SubParsersAction) -> None:
     loudness = f"{DEFAULT_TARGET_LUFS:g} LUFS, peaks <= {DEFAULT_PEAK_DBFS:g} dBFS"
     fix.add_argument("--normalize", action="store_true", help=f"normalize loudness to {loudness}")
     fix.add_argument("--resample", action="store_true", help="resample to --rate")
-    rate_help = f"target sample rate of --resample and --all (Hz; default {DEFAULT_RATE})"
-    fix.add_argument("--rate", type=int, help=rate_help)
+    rate_help = f"target sample rate of --resample and --all (Hz: {SAMPLE_RATES_TEXT}; default {DEFAULT_RATE})"
+    fix.add_argument("--rate", type=sample_rate, help=rate_help)
 
 
 def _add_writing(dsub: argparse._SubParsersAction) -> None:
@@ -79,13 +85,19 @@ def _add_writing(dsub: argparse._SubParsersAction) -> None:
 
     rep = dsub.add_parser("report", help="health report of a project (Markdown, or HTML for a .html file)")
     rep.add_argument("project", type=Path)
-    rep.add_argument("-o", "--output", type=Path, help="write the report to this file (.md or .html)")
+    rep.add_argument(
+        "-o", "--output", type=Path, help="write the report to this file (.md, .markdown, .txt; .html, .htm: HTML)"
+    )
     exp = dsub.add_parser("export", help="write Piper's training layout: metadata.csv + wavs/")
     exp.add_argument("project", type=Path)
     exp.add_argument("--out", type=Path, required=True, help="new, empty, or an earlier export (replaced whole)")
-    exp.add_argument("--rate", type=int, default=DEFAULT_RATE, help="sample rate of the exported WAVs (Hz)")
+    exp.add_argument(
+        "--rate", type=sample_rate, default=DEFAULT_RATE, help=f"sample rate of the WAVs (Hz: {SAMPLE_RATES_TEXT})"
+    )
     cache = dsub.add_parser("cache", help="build the trainer's preprocessed cache (phoneme_ids, audio, spectrograms)")
     cache.add_argument("project", type=Path)
     cache.add_argument("--out", type=Path, required=True, help="new, empty, or an earlier cache (replaced whole)")
-    cache.add_argument("--rate", type=int, default=CacheSettings.sample_rate, help="training sample rate (Hz)")
-    cache.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    cache.add_argument(
+        "--rate", type=sample_rate, default=CacheSettings.sample_rate, help=f"training rate (Hz: {SAMPLE_RATES_TEXT})"
+    )
+    cache.add_argument("--workers", type=positive_int, default=None, help="worker processes (default: one per core)")

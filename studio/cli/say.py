@@ -14,10 +14,18 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from studio.cli.arg_types import bounded, non_negative_float, positive_float
 from studio.cli.serve import API_KEY_ENV
 
 if TYPE_CHECKING:
     from engines.base import Engine, StreamStats, SynthesisOptions
+
+
+REMOTE_OPTIONS = ("url", "api_key", "model", "format", "sse", "pcm_rate")
+"""``say``'s options only ``--engine remote`` uses (their parser default is ``None``/``False``, so one given
+to a local engine is pointed out)."""
+DEFAULT_MODEL, DEFAULT_FORMAT = "tts-1", "pcm"
+"""``--model`` and ``--format`` when not given."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -47,10 +55,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     say.add_argument("--device", default="auto", help="torch engine device: auto, cpu, cuda, cuda:N")
     say.add_argument("--speaker", help="speaker name or id of a multi-speaker voice (default: its default speaker)")
-    say.add_argument("--length-scale", type=float, help="phoneme durations x this (> 1 is slower)")
-    say.add_argument("--noise-scale", type=float, help="generator noise (0 is deterministic)")
-    say.add_argument("--noise-w", type=float, help="duration noise (0 is deterministic)")
-    say.add_argument("--sentence-silence", type=float, default=0.0, help="extra seconds of silence between sentences")
+    say.add_argument("--length-scale", type=positive_float, help="phoneme durations x this (> 1 is slower)")
+    say.add_argument("--noise-scale", type=non_negative_float, help="generator noise (0 is deterministic)")
+    say.add_argument("--noise-w", type=non_negative_float, help="duration noise (0 is deterministic)")
+    say.add_argument(
+        "--sentence-silence", type=non_negative_float, default=0.0, help="extra seconds of silence between sentences"
+    )
     say.add_argument("--quiet", action="store_true", help="print no timing")
     _add_remote_arguments(say)
 
@@ -62,15 +72,18 @@ def _add_remote_arguments(say: argparse.ArgumentParser) -> None:
     group = say.add_argument_group("remote engine (--engine remote)")
     group.add_argument("--url", help="base URL of an OpenAI-compatible speech server")
     group.add_argument("--api-key", help=f"bearer key (default: ${API_KEY_ENV}, then $OPENAI_API_KEY)")
-    group.add_argument("--model", default="tts-1", help="the server's model (a Voice Studio server: a voice name)")
+    group.add_argument("--model", help=f"the server's model (default: {DEFAULT_MODEL}; ours: a voice name)")
     group.add_argument(
         "--format",
-        default="pcm",
         choices=RESPONSE_FORMATS,
-        help="audio format (pcm and wav play as they stream; opus where the server offers it)",
+        help=f"audio format (default: {DEFAULT_FORMAT}; pcm and wav play as they stream; opus where offered)",
     )
     group.add_argument("--sse", action="store_true", help="ask for server-sent events (stream_format: sse)")
-    group.add_argument("--pcm-rate", type=int, default=OPENAI_PCM_RATE, help="Hz of pcm when the server does not say")
+    group.add_argument(
+        "--pcm-rate",
+        type=bounded(int, 8000, 96000),
+        help=f"Hz of pcm when the server does not say (8000-96000; default: {OPENAI_PCM_RATE})",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -119,9 +132,9 @@ def run(args: argparse.Namespace) -> int:
     if player is not None:
         player.close()
         player.wait()
-    if stats.audio_s == 0:
+    if stats.audio_s == 0:  # a refusal, as for any bad input
         print("voice-studio: error: nothing to say: the text has no speakable words", file=sys.stderr)
-        return 1
+        return 2
     if args.output is not None and not streaming:
         audio.write_audio(args.output, audio.concat(chunks), engine.sample_rate)
     _report(args, engine, stats)
@@ -183,6 +196,9 @@ def _local_engine(args: argparse.Namespace) -> tuple[object, int | None]:
             f"voice-studio: note: --device is for the torch engine; the {args.engine} engine runs on the CPU",
             file=sys.stderr,
         )
+    unused = ["--" + name.replace("_", "-") for name in REMOTE_OPTIONS if getattr(args, name) not in (None, False)]
+    if unused:
+        print(f"voice-studio: note: {', '.join(unused)}: only for --engine remote; not used", file=sys.stderr)
     kwargs = {"device": args.device} if args.engine == "torch" else {}
     return registry.create_engine(args.engine, voice, **kwargs), speaker
 
@@ -200,19 +216,21 @@ def remote_engine(args: argparse.Namespace):
         ValueError: no ``--url``, or a bad setting.
     """
     from engines.remote.engine import RemoteEngine
-    from engines.remote.settings import RemoteSettings
+    from engines.remote.settings import OPENAI_PCM_RATE, RemoteSettings
 
     if not args.url:
         raise ValueError("--engine remote needs --url (the server's address)")
+    if args.device != "auto":
+        print("voice-studio: note: --device is for the torch engine; the server chooses its own", file=sys.stderr)
     key = args.api_key or os.environ.get(API_KEY_ENV) or os.environ.get("OPENAI_API_KEY") or None
     settings = RemoteSettings(
         url=args.url,
         api_key=key,
-        model=args.model,
+        model=args.model or DEFAULT_MODEL,
         voice=args.voice or "default",
-        response_format=args.format,
+        response_format=args.format or DEFAULT_FORMAT,
         stream_format="sse" if args.sse else None,
-        sample_rate=args.pcm_rate,
+        sample_rate=args.pcm_rate or OPENAI_PCM_RATE,
         # Piper-only options ask for Piper's settings (an OpenAI server refuses unknown fields, ours takes them)
         piper_params=args.noise_scale is not None or args.noise_w is not None or bool(args.sentence_silence),
     )

@@ -12,6 +12,8 @@ import argparse
 import os
 import sys
 
+from studio.cli.arg_types import non_negative_int, port, positive_int
+
 API_KEY_ENV = "VOICE_STUDIO_API_KEY"
 """Environment variable read for ``--api-key`` (keeps the key out of the process list)."""
 
@@ -27,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (anything but loopback needs a key)")
-    serve.add_argument("--port", type=int, default=5050, help="port (0 picks a free one)")
+    serve.add_argument("--port", type=port, default=5050, help="port, 0-65535 (0 picks a free one)")
     serve.add_argument("--api-key", help=f"require 'Authorization: Bearer KEY' (or set ${API_KEY_ENV})")
     serve.add_argument("--voice", action="append", help="voice name, NAME.onnx or .ckpt; repeat for several")
     serve.add_argument(
@@ -37,11 +39,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="synthesis engine (onnx if none is given); repeat to serve both: models ENGINE/VOICE pick one",
     )
     serve.add_argument("--device", default="auto", help="torch engine device: auto, cpu, cuda, cuda:N")
-    serve.add_argument("--workers", type=int, default=2, help="requests synthesized at once")
-    serve.add_argument("--queue", type=int, default=16, help="requests that may wait; more are answered 503")
+    serve.add_argument("--workers", type=positive_int, default=2, help="requests synthesized at once (at least 1)")
+    serve.add_argument(
+        "--queue", type=non_negative_int, default=16, help="requests that may wait (0: none); more are answered 503"
+    )
     serve.add_argument(
         "--max-chars",
-        type=int,
+        type=positive_int,
         default=20_000,
         help="longest input accepted (longer: 413); any input is synthesized in pieces of at most 400 phoneme_ids, "
         "so this bounds a request's time and whole-response size, not the engine's memory",

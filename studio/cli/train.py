@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -28,7 +29,15 @@ def run(args: argparse.Namespace) -> int:
     Raises:
         RunError: a new run without --dataset/--out, or a resume given options it cannot apply.
     """
-    from trainer.options import RunOptions, given
+    from trainer.options import RunOptions, device_environment, given
+
+    if args.device and args.device.startswith("cuda:"):  # as the Train page does: GPU N becomes the only one
+        os.environ.update(device_environment(args.device))  # before torch is imported
+        print(
+            f"training on GPU {args.device[5:]} only (CUDA_VISIBLE_DEVICES); the run records --device cuda",
+            file=sys.stderr,
+        )
+        args.device = "cuda"
     from trainer.resume import REFUSED, resume_settings
     from trainer.run import create_run, fit
 

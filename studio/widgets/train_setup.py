@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.workers import Task
-from trainer.options import RunOptions, run_name
+from trainer.options import MAX_EPOCHS, RunOptions, bounds, run_name
 from trainer.preflight import Finding
 from trainer.presets import PRESETS, preset
 
@@ -56,7 +56,8 @@ class TrainSetup(QGroupBox):
         self.start.addItem("en_US-joe-medium (embedded voice)", "joe")
         self.start.addItem("From scratch", "scratch")
         self.epochs = QSpinBox()
-        self.epochs.setRange(1, 100_000)
+        low, high = bounds("epochs")  # RunOptions' range, as the CLI's
+        self.epochs.setRange(low or 1, high or MAX_EPOCHS)
         self.epochs.setValue(1000)
         self.preset = QComboBox()
         self.preset.addItems(PRESETS)
