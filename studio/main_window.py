@@ -104,6 +104,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.dataset_page.shutdown()  # its job cancelled (what it finished is kept); an edited transcript saved
         self.synthesize_page.stop()
+        self.synthesize_page.remote_panel.shutdown()
         self.train_page.shutdown()
         super().closeEvent(event)
 

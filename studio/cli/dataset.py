@@ -34,6 +34,7 @@ def _task(verb: str):
     Ctrl+C cancels it (the work stops at its next item, keeping what it finished, and raises ``Cancelled``);
     a second Ctrl+C stops at once."""
     import signal
+    import threading
 
     from trainer.tasks import TaskState
 
@@ -44,7 +45,8 @@ def _task(verb: str):
         print("cancelling: stopping after the items in progress; Ctrl+C again to stop now", file=sys.stderr)
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
-    signal.signal(signal.SIGINT, first)
+    if threading.current_thread() is threading.main_thread():  # only there can a handler be set (run restores it)
+        signal.signal(signal.SIGINT, first)
     return state
 
 
@@ -56,13 +58,19 @@ def _late(state, what: str) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run one ``dataset`` subcommand; returns the exit status (130 when Ctrl+C cancelled the work, whose
     message says what was kept)."""
+    import signal
+
     from trainer.tasks import Cancelled
 
+    previous = signal.getsignal(signal.SIGINT)
     try:
         return _run(args)
     except Cancelled as exc:
         print(exc, file=sys.stderr)
         return 130
+    finally:
+        if signal.getsignal(signal.SIGINT) is not previous:  # set by _task, in the main thread
+            signal.signal(signal.SIGINT, previous)
 
 
 def _run(args: argparse.Namespace) -> int:
