@@ -102,8 +102,9 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Added {', '.join(v.name for v in added)}", 8000)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
-        self.dataset_page.save_edits_now()  # an edited transcript is saved, not dropped
+        self.dataset_page.shutdown()  # its job cancelled (what it finished is kept); an edited transcript saved
         self.synthesize_page.stop()
+        self.synthesize_page.remote_panel.shutdown()
         self.train_page.shutdown()
         super().closeEvent(event)
 

@@ -25,13 +25,22 @@ if TYPE_CHECKING:
 
 @dataclass
 class Line:
-    """One spoken line: its text, voice and audio (float32 ``[N]``)."""
+    """One spoken line: its text, voice and audio (float32 ``[N]``).
+
+    ``stopped``: Stop cut it short, so ``audio`` is only the part synthesized before it (not the whole text).
+    """
 
     text: str
     voice: str
     sample_rate: int
     audio: np.ndarray = field(repr=False)
     stats: StreamStats = field(default_factory=StreamStats)
+    stopped: bool = False
+
+    @property
+    def seconds(self) -> float:
+        """Length of ``audio``, seconds."""
+        return len(self.audio) / self.sample_rate if self.sample_rate else 0.0
 
 
 class Take:
@@ -57,11 +66,12 @@ class Take:
         self.stats.add(chunk)
         return first
 
-    def line(self) -> Line | None:
-        """The line of every chunk so far (float32 ``[N]``), or ``None`` before the first."""
+    def line(self, stopped: bool = False) -> Line | None:
+        """The line of every chunk so far (float32 ``[N]``), or ``None`` before the first; ``stopped``: Stop cut
+        it short (see :attr:`Line.stopped`)."""
         if not self._audio:
             return None
-        return Line(self.text, self.voice, self.sample_rate, concat(self._audio), self.stats)
+        return Line(self.text, self.voice, self.sample_rate, concat(self._audio), self.stats, stopped=stopped)
 
     def timing(self) -> str:
         """Time to first audio, RTF and duration, named by voice (the chosen one may have changed since)."""

@@ -279,3 +279,75 @@ def test_export_and_cache_refuse_a_folder_they_did_not_write(page, qtbot, tmp_pa
         f"Building the training cache failed: {tmp_path / 'project' / 'cache'}: lies in {tmp_path / 'project'}, "
     )
     assert page.model.rowCount() == 5 and not (tmp_path / "project" / "cache").exists()
+
+
+def _manifest_ids(folder) -> list[str]:
+    import json
+
+    return [c["id"] for c in json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["clips"]]
+
+
+def test_closing_the_window_cancels_the_import_and_keeps_what_was_measured(qtbot, tmp_path):
+    """Close (title-bar X) at "Importing n / 240": the window goes within a few seconds (not when the import
+    would have ended), the import stops, and the clips measured until then are in the manifest, files and all."""
+    import time
+
+    from studio.main_window import MainWindow
+    from studio.settings import Settings
+    from trainer.dataset.project import VAD_GROUP
+    from trainer.dataset.workers import worker_count
+
+    window = MainWindow(Settings(), runs_root=tmp_path / "runs")
+    qtbot.addWidget(window)
+    page = window.dataset_page
+    page.project_dir = tmp_path / "project"
+    page.import_paths([shared_path("corpus", "target-voice")])
+    qtbot.waitUntil(lambda: page.job_progress.bar.value() > 0, timeout=60_000)
+    started, shown = time.monotonic(), page.job_progress.bar.value()
+    window.close()
+    closed_s = time.monotonic() - started
+    kept = _manifest_ids(tmp_path / "project")
+    print(f"closed in {closed_s:.2f} s at {shown} / 240, {len(kept)} clips kept")
+    assert closed_s < 3.0 and 0 < len(kept) < 200
+    assert VAD_GROUP <= 8 and len(kept) - shown <= VAD_GROUP * worker_count(None, 240)  # at most a group a worker
+    assert all((tmp_path / "project" / "clips" / f"{i}.wav").exists() for i in kept)
+    assert not page.jobs.task or not page.jobs.task.is_running()
+
+
+def test_closing_the_page_cancels_a_fix_in_progress(page, qtbot, tmp_path):
+    """The sibling: a Fix job (resample + trim + normalize) is cancelled the same way, its finished clips kept."""
+    import time
+
+    page.select(list(page.project().clips))
+    task = page.fix_selected(trim=True, normalize=True, resample=True)
+    started = time.monotonic()
+    page.shutdown()
+    assert time.monotonic() - started < 3.0 and not task.is_running() and task.state.is_cancelled()
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=10_000)
+    assert page.hint.text().startswith("Fixes cancelled: ") or page.hint.text().startswith("Cancel came after")
+
+
+def test_a_cancel_after_the_work_finished_is_said(qtbot, tmp_path):
+    """Cancel pressed when the import had already finished (its result not yet shown): the status line says the
+    Cancel came too late and that every clip was added, not a plain summary as if nothing was asked."""
+    from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
+
+    page = DatasetPage(Workspace(dataset_project=tmp_path / "project"))
+    qtbot.addWidget(page)
+    task = page.import_paths([shared_path("corpus", "real-speech", "cards")])
+    assert task.join(60)  # finished; its result waits in the event queue
+    qtbot.mouseClick(page.job_progress.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=10_000)
+    expected = "Cancel came after importing had finished: 5 clips added, 0 already present, 0 failed"
+    assert page.hint.text() == expected and page.model.rowCount() == 5
+
+
+def test_a_late_cancel_of_a_fix_is_said(page, qtbot):
+    """The sibling: Cancel after a fix had finished says so too."""
+    page.select(["001", "002"])
+    task = page.fix_selected(normalize=True)
+    assert task.join(60)
+    qtbot.mouseClick(page.job_progress.cancel_button, Qt.MouseButton.LeftButton)
+    _wait(qtbot, page)
+    assert page.hint.text() == "Cancel came after fixing had finished: Fixed 2 clips"

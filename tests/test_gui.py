@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 import pytest
+import soundfile
 from PySide6.QtCore import QElapsedTimer, QMimeData, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent
 
@@ -304,3 +305,41 @@ def test_dataset_page_imports_a_folder_and_exports(window, qtbot, tmp_path):
     qtbot.waitUntil(lambda: not page.is_busy(), timeout=60_000)
     assert len((tmp_path / "out" / "metadata.csv").read_text(encoding="utf-8").splitlines()) == 5
     assert soundfile.info(str(tmp_path / "out" / "wavs" / "001.wav")).samplerate == 22050
+
+
+def test_stopped_line_says_so_in_status_history_and_save(page, qtbot, capture, tmp_path, monkeypatch):
+    """Esc 0.3 s into a long paragraph: the status says it stopped and how many seconds were kept (not
+    "Speaking…" for good), History marks the line as stopped, and Save WAV saves that part and says it is partial."""
+    import re
+
+    from studio.widgets import speak_bar
+
+    count = page.history.count()
+    page.text_edit.setPlainText(LONG_TEXT)
+    page.speak()
+    qtbot.waitUntil(lambda: page.waveform.points > 0, timeout=20_000)
+    qtbot.wait(300)
+    qtbot.keyClick(page.text_edit, Qt.Key.Key_Escape)
+    assert not page.stop_button.isEnabled() and page.status.text() == "Stopped"
+    qtbot.waitUntil(lambda: page.history.count() == count + 1, timeout=20_000)
+    line = page.last_line
+    assert line is not None and line.stopped
+    assert page.status.text() == f"Stopped after {line.seconds:.1f} s of audio"
+    assert page.history.item(0).text().endswith(f"(stopped after {line.seconds:.1f} s)")
+    path = tmp_path / "stopped.wav"
+    monkeypatch.setattr(speak_bar.QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
+    with qtbot.waitSignal(page.message, timeout=5_000) as said:
+        qtbot.mouseClick(page.bar.save_button, Qt.MouseButton.LeftButton)
+    assert re.fullmatch(rf"Saved {re.escape(str(path))} \(partial: the {line.seconds:.1f} s .*\)", said.args[0])
+    assert soundfile.info(str(path)).frames == len(line.audio)
+
+
+def test_stop_during_a_replay_says_stopped(page, qtbot, capture):
+    """The sibling: Stop during a History replay (of a minute of audio) changes the status too."""
+    from studio.speaking import Line
+
+    page.replay(Line("a long line", "en_US-joe-medium", 22050, np.full(60 * 22050, 0.01, dtype=np.float32)))
+    qtbot.waitUntil(lambda: page._lines.speaking.playback is not None, timeout=5_000)
+    assert page.is_speaking()
+    qtbot.mouseClick(page.stop_button, Qt.MouseButton.LeftButton)
+    assert page.status.text() == "Stopped" and not page.is_speaking()

@@ -74,7 +74,8 @@ def test_absurd_samples_are_found_at_import_and_kept_out(imported):
 
     project, stderr = imported
     assert all(clip.status == "ok" for clip in project.clips.values()) and len(project.clips) == 7
-    assert "4 clips have blocking findings" in stderr and "dataset report" in stderr
+    assert "4 of the 7 clips added now have blocking findings (4 of the project's 7 clips" in stderr
+    assert "dataset report" in stderr
     kinds = _findings(project)
     assert kinds["big"]["out_of_range"] and kinds["four"]["out_of_range"]
     assert "clipped" not in kinds["four"]  # samples over full scale are not cut off: out_of_range says it all
@@ -282,3 +283,21 @@ def test_a_run_names_the_clips_its_cache_leaves_out(imported):
     _echo_left_out(imported[0], echo)
     said = echo.getvalue()
     assert said.startswith("4 of 7 clips left out: ") and "2 holding NaN or infinite samples" in said, said
+
+
+def test_a_resumed_import_counts_the_blocking_clips_it_added_and_the_projects(tmp_path):
+    """Import two blocked clips, then the folder with two more: the summary counts the 2 added now and the
+    project's 4, not "2 clips have blocking findings" as if that were all of them."""
+    audio, rate, text = _speech()
+    variants = _variants(audio)
+    src = tmp_path / "src"
+    src.mkdir()
+    folder = tmp_path / "p"
+    command = [sys.executable, "-m", "studio", "dataset", "import", str(src), "--project", str(folder)]
+    for names in (("big", "nan", "ok"), ("inf", "four")):
+        for name in names:
+            soundfile.write(str(src / f"{name}.wav"), variants[name], rate, subtype="FLOAT")
+            (src / f"{name}.txt").write_text(text, encoding="utf-8")
+        result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+    assert "2 of the 2 clips added now have blocking findings (4 of the project's 5 clips in all;" in result.stderr

@@ -113,3 +113,24 @@ def test_recognizer_errors_are_clear():
     else:
         with pytest.raises(recognizers.RecognizerError, match="pip install faster-whisper"):
             recognizers.create("faster-whisper")
+
+
+def test_slicing_status_names_the_recording_its_length_and_when_cancel_applies(tmp_path):
+    """A recording is sliced in one piece (no progress within it): the status says which one, how long it is,
+    and that a Cancel waits for it; with two recordings, each gets its line (the sibling)."""
+    import soundfile
+
+    from trainer.tasks import TaskState
+
+    source = shared_path("corpus", "real-speech", "long", "two_cities.wav")
+    audio, rate = soundfile.read(str(source), dtype="float32")
+    part = tmp_path / "part.wav"
+    soundfile.write(str(part), audio[: 12 * rate], rate)
+    said: list[str] = []
+    project = DatasetProject.create(tmp_path / "sliced")
+    project.slice_recordings([source, part], recognizer=None, workers=1, state=TaskState(status=said.append))
+    after = "a Cancel takes effect after the recordings in progress"
+    assert said == [
+        f"Slicing and transcribing 0 / 2: now two_cities.wav ({len(audio) / rate / 60:.1f} min of audio); {after}",
+        f"Slicing and transcribing 1 / 2: now part.wav (0.2 min of audio); {after}",
+    ]

@@ -34,8 +34,51 @@ def _progress(verb: str):
     return show
 
 
+def _task(verb: str):
+    """A ``trainer.tasks.TaskState`` for long work: progress on the terminal (:func:`_progress`), and the first
+    Ctrl+C cancels it (the work stops at its next item, keeping what it finished, and raises ``Cancelled``);
+    a second Ctrl+C stops at once."""
+    import signal
+    import threading
+
+    from trainer.tasks import TaskState
+
+    state = TaskState(progress=_progress(verb))
+
+    def first(signum, frame) -> None:
+        state.cancel()
+        print("cancelling: stopping after the items in progress; Ctrl+C again to stop now", file=sys.stderr)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    if threading.current_thread() is threading.main_thread():  # only there can a handler be set (run restores it)
+        signal.signal(signal.SIGINT, first)
+    return state
+
+
+def _late(state, what: str) -> str:
+    """``""``, or a note that a Ctrl+C came after ``what`` had finished (it stopped nothing)."""
+    return f"Cancel came after {what} finished: " if state.is_cancelled() else ""
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run one ``dataset`` subcommand; returns the exit status."""
+    """Run one ``dataset`` subcommand; returns the exit status (130 when Ctrl+C cancelled the work, whose
+    message says what was kept)."""
+    import signal
+
+    from trainer.tasks import Cancelled
+
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        return _run(args)
+    except Cancelled as exc:
+        print(exc, file=sys.stderr)
+        return 130
+    finally:
+        if signal.getsignal(signal.SIGINT) is not previous:  # set by _task, in the main thread
+            signal.signal(signal.SIGINT, previous)
+
+
+def _run(args: argparse.Namespace) -> int:
     from trainer.dataset.curation import speaker_name
     from trainer.dataset.project import DatasetProject
 
@@ -97,13 +140,15 @@ def _check_slicing(args: argparse.Namespace) -> None:
 
 
 def _import(project, args) -> int:
-    result = project.import_sources(args.sources, args.workers, _progress("analysed"))
+    state = _task("analysed")
+    result = project.import_sources(args.sources, args.workers, state=state)
     for problem in result.problems:
         print(f"skipped: {problem}", file=sys.stderr)
     for clip_id in result.failed:
         print(f"failed: {project.clips[clip_id].error}", file=sys.stderr)
     print(
-        f"{len(result.added)} clips added, {result.unchanged} already present, {len(result.failed)} failed",
+        f"{_late(state, 'the import')}{len(result.added)} clips added, {result.unchanged} already present, "
+        f"{len(result.failed)} failed",
         file=sys.stderr,
     )
     if not (result.added or result.unchanged or result.failed):
@@ -133,17 +178,19 @@ def _note_new_speaker(project, name: str, clip_ids: set[str]) -> None:
 
 
 def _print_blocked(project, clip_ids: list[str]) -> None:
-    """Name the new clips the trainer would skip (NaN samples, peaks over full scale, no speech...)."""
+    """Name the new clips the trainer would skip (NaN samples, peaks over full scale, no speech...), and count
+    them apart from the project's (a resumed import added only some of its clips)."""
     from trainer.dataset.export import records
     from trainer.dataset.health import check
 
-    added = set(clip_ids)
-    blocked = {f.clip_id: f for f in check(records(project)) if f.blocking and f.clip_id in added}
+    every = {f.clip_id: f for f in check(records(project)) if f.blocking}
+    blocked = {clip_id: every[clip_id] for clip_id in clip_ids if clip_id in every}
     for finding in blocked.values():
         print(f"problem: {finding.clip_id}: {finding.kind}: {finding.message}", file=sys.stderr)
     if blocked:
         print(
-            f"{len(blocked)} clips have blocking findings (left out of export and the training cache): "
+            f"{len(blocked)} of the {len(clip_ids)} clips added now have blocking findings ({len(every)} of the "
+            f"project's {len(project.clips)} clips in all; left out of export and the training cache): "
             f"see 'voice-studio dataset report {project.folder}'",
             file=sys.stderr,
         )
@@ -154,7 +201,8 @@ def _slice(project, args) -> int:
 
     recognizer = None if args.recognizer == NO_RECOGNIZER else args.recognizer
     options = SliceOptions(min_s=args.min, max_s=args.max)
-    result = project.slice_recordings(args.sources, options, recognizer, args.model, args.workers, _progress("sliced"))
+    state = _task("sliced")
+    result = project.slice_recordings(args.sources, options, recognizer, args.model, args.workers, state=state)
     for problem in result.problems:
         print(f"failed: {problem}", file=sys.stderr)
     _name_speaker(project, result.added, args.speaker)
@@ -162,7 +210,8 @@ def _slice(project, args) -> int:
         clip = project.clips[clip_id]
         print(f"{clip_id}\t{clip.span[0]:.2f}-{clip.span[1]:.2f} s\t{clip.text or ''}")
     print(
-        f"{len(result.added)} utterances added (drafts: confirm with 'voice-studio dataset confirm'), "
+        f"{_late(state, 'the slicing')}{len(result.added)} utterances added "
+        "(drafts: confirm with 'voice-studio dataset confirm'), "
         f"{result.unchanged} recordings already sliced",
         file=sys.stderr,
     )
@@ -228,12 +277,14 @@ def _fix(project, args) -> int:
     ok = [c.id for c in project.clips.values() if c.status == "ok"]
     if not ok:
         raise ValueError(f"{project.folder}: no clip to fix: its {len(project.clips)} clips are unreadable or excluded")
+    state = _task("fixed")
     fixed = project.apply_fixes(
         resample_to=(DEFAULT_RATE if args.rate is None else args.rate) if resample else None,
         trim=args.all or args.trim,
         normalize=args.all or args.normalize,
+        state=state,
     )
-    print(f"fixed {len(fixed)} clips", file=sys.stderr)
+    print(f"{_late(state, 'the fixes')}fixed {len(fixed)} clips", file=sys.stderr)
     return 0
 
 
@@ -268,6 +319,7 @@ def _cache(project, args) -> int:
 
     for clip_id, reason in selection(project)[1].items():
         print(f"left out {clip_id}: {reason}", file=sys.stderr)
-    folder = build_cache(project, args.out, CacheSettings(sample_rate=args.rate), args.workers, _progress("cached"))
-    print(f"wrote the training cache to {folder}", file=sys.stderr)
+    state = _task("cached")
+    folder = build_cache(project, args.out, CacheSettings(sample_rate=args.rate), args.workers, state=state)
+    print(f"{_late(state, 'the cache')}wrote the training cache to {folder}", file=sys.stderr)
     return 0

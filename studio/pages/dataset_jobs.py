@@ -12,7 +12,8 @@ the page's ``TaskSlot``; long ones (import, slicing, fixes, the training cache) 
 Save on leave: a typed text is never dropped. Every job first saves the pending text edits (the
 editor's and those of clips the user has left), so a fix, export or split acts on the text on
 screen; leaving a clip, switching pages or opening another project saves its edit; closing the
-window saves it before the window goes.
+window cancels the running job (it stops at its next item, keeping and saving what it finished), waits
+for it at most ``CLOSE_WAIT_S``, and saves the edits before the window goes.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from studio.workers import Task, TaskSlot
 from trainer.tasks import TaskState
 
 BUSY = "Please wait: the dataset is busy."
+CLOSE_WAIT_S = 10.0
+"""Longest the closing window waits for a cancelled job to stop (it stops within one item: a few clips)."""
 
 if TYPE_CHECKING:  # what the mixins extend: the page (a QWidget) to the type checker, nothing at run time
     _Page = QWidget
@@ -91,7 +94,8 @@ class DatasetJobs(_Page):
         self.hint.setText(f"{label}…")
         task = Task(run, self)
         self.job_progress.follow(task, label, cancellable)
-        task.done.connect(lambda result: self._on_job_done(_joined(saved, describe(result)) or f"{label}: no change"))
+        said = lambda result: _joined(saved, describe(result)) or f"{label}: no change"  # noqa: E731
+        task.done.connect(lambda result: self._on_job_done(_late(task, label, said(result))))
         task.cancelled.connect(lambda exc: self._on_job_done(_joined(saved, str(exc))))
         task.failed.connect(lambda exc: self._on_job_done(f"{label} failed: {exc}"))
         task.ended.connect(self._on_job_ended)
@@ -100,6 +104,12 @@ class DatasetJobs(_Page):
     def cancel_job(self) -> None:
         """Stop the running job at its next item; it keeps what it finished and says so."""
         self.jobs.cancel()
+
+    def shutdown(self, timeout: float = CLOSE_WAIT_S) -> list[str]:
+        """The window is closing: cancel the running job, wait for it at most ``timeout`` seconds (it stops at
+        its next item and saves what it finished), then save the pending text edits; returns the clip ids saved."""
+        self.jobs.cancel()
+        return self.save_edits_now(timeout)
 
     def _on_job_ended(self) -> None:
         self.job_progress.finish()
@@ -146,13 +156,13 @@ class DatasetJobs(_Page):
         self.save_pending()
         super().hideEvent(event)
 
-    def save_edits_now(self) -> list[str]:
-        """Wait for a running job, then save every pending text edit here and now (the window is closing,
-        or another project is opened); returns the clip ids saved. A text that cannot be saved (empty) is
-        reported in ``message``."""
+    def save_edits_now(self, timeout: float | None = None) -> list[str]:
+        """Wait for a running job (at most ``timeout`` seconds; ``None``: until it ends), then save every
+        pending text edit here and now (the window is closing, or another project is opened); returns the
+        clip ids saved. A text that cannot be saved (empty) is reported in ``message``."""
         from trainer.dataset.curation import CurationError, set_text
 
-        self.jobs.join()
+        self.jobs.join(timeout)
         edits = self._take_edits()
         if not edits:
             return []
@@ -163,6 +173,14 @@ class DatasetJobs(_Page):
             except CurationError as exc:
                 self.message.emit(f"Text not saved: {exc}")
         return list(edits)
+
+
+def _late(task: Task, label: str, said: str) -> str:
+    """What a finished job ``said``, with a note when a Cancel came after its work had finished (it stopped
+    nothing: e.g. "Cancel came after importing had finished: 240 clips added, ...")."""
+    if not task.state.is_cancelled():
+        return said
+    return f"Cancel came after {label.lower()} had finished: {said}"
 
 
 def _joined(*parts: str) -> str:

@@ -80,7 +80,7 @@ class SynthesizePage(QWidget):
         self.bar = bar = SpeakBar()
         self.bar.speak.connect(self.speak)
         self.bar.stop.connect(self.stop)
-        self.bar.saved.connect(lambda path: self.message.emit(f"Saved {path}"))
+        self.bar.saved.connect(lambda path: self.message.emit(f"Saved {path}{_partial(self.bar.line)}"))
         self.bar.save_failed.connect(self.show_notice)
         self.speak_button, self.stop_button, self.save_button = bar.speak_button, bar.stop_button, bar.save_button
         self.status = self.bar.status
@@ -244,8 +244,14 @@ class SynthesizePage(QWidget):
         self.status.setText("")
 
     def _on_spoken(self) -> None:
-        """The line spoken last has ended: it is on screen, in the history, and announced (if it has audio)."""
-        line = self._take.line()
+        """The line spoken last has ended: it is on screen, in the history, and announced (if it has audio). A line
+        Stop cut short is kept as a stopped line (its audio is the part synthesized before Stop), and the status
+        says so."""
+        cancel = self._lines.speaking.cancel
+        stopped = cancel is not None and cancel.is_set()
+        line = self._take.line(stopped=stopped)
+        if stopped:
+            self.status.setText(f"Stopped after {line.seconds:.1f} s of audio" if line else "Stopped before any audio")
         if line is None:
             return
         self.bar.show_line(line)
@@ -253,7 +259,10 @@ class SynthesizePage(QWidget):
         self.line_finished.emit(line)
 
     def stop(self) -> None:
-        """Stop synthesis and playing at once; what the stopped line still sends is ignored."""
+        """Stop synthesis and playing at once; what the stopped line still sends is ignored. The status says it
+        stopped (with the seconds of audio kept, once the line has ended)."""
+        if self._lines.active:
+            self.status.setText("Stopped")
         self._lines.stop()
 
     def is_speaking(self) -> bool:
@@ -279,6 +288,9 @@ class SynthesizePage(QWidget):
     def save_wav(self, path: Path, line: Line | None = None) -> Path:
         """Write a line (default: the one on screen, ``last_line``) to a file: 16-bit WAV, or FLAC/OGG by extension.
 
+        A stopped line (``Line.stopped``) saves what was synthesized before Stop, and Save WAV's message says it
+        is partial; speak the text again to save the whole line.
+
         Raises:
             ValueError: nothing spoken yet, or an unsupported path (``engines.audio.check_output_path``).
             OSError: the folder is not writable.
@@ -290,3 +302,10 @@ class SynthesizePage(QWidget):
         self.notice.setText(text)
         if text:
             self.message.emit(text)
+
+
+def _partial(line: Line | None) -> str:
+    """A note for Save WAV's message when the line saved was cut short by Stop."""
+    if line is None or not line.stopped:
+        return ""
+    return f" (partial: the {line.seconds:.1f} s synthesized before Stop; speak again to save the whole line)"

@@ -267,8 +267,9 @@ class TrainPage(TrainActions, QWidget):
         self.buttons["export"].setEnabled(state is not None and not running and state.best_checkpoint is not None)
 
     def shutdown(self, wait_ms: int = 10_000) -> None:
-        """On closing the app: ask a running trainer to stop after its epoch, wait a little, then end it (the run
-        resumes from its last checkpoint)."""
+        """On closing the app: drop a running pre-flight check, ask a running trainer to stop after its epoch, wait
+        a little, then end it (the run resumes from its last checkpoint)."""
+        self._checks.drop()
         if self.process.is_running():
             self.process.stop()
             if not self.process.wait(wait_ms):

@@ -28,6 +28,7 @@ class HistoryList(QListWidget):
         self.itemDoubleClicked.connect(lambda item: self.chosen.emit(item.data(Qt.ItemDataRole.UserRole)))
 
     def _on_added(self, line: Line) -> None:
-        item = QListWidgetItem(f"{line.voice}: {line.text.strip()[:80]}")
+        stopped = f" (stopped after {line.seconds:.1f} s)" if line.stopped else ""
+        item = QListWidgetItem(f"{line.voice}: {line.text.strip()[:80]}{stopped}")
         item.setData(Qt.ItemDataRole.UserRole, line)
         self.insertItem(0, item)

@@ -137,6 +137,10 @@ class RemotePanel(QGroupBox):
         self.server_changed.emit()
         self._write()
 
+    def shutdown(self) -> None:
+        """On closing the app: drop a running connection test (its result would reach no one)."""
+        self._tests.drop()
+
     def test(self) -> Task | None:
         """Fetch the server's models and the chosen model's voices in the background."""
         try:

@@ -50,7 +50,17 @@ def worker_pool(workers: int | None, jobs_count: int) -> ProcessPoolExecutor:
         workers: processes wanted; ``None`` means one per core.
         jobs_count: jobs to run (no more processes than jobs).
     """
-    return ProcessPoolExecutor(max_workers=worker_count(workers, jobs_count), mp_context=_context())
+    return ProcessPoolExecutor(
+        max_workers=worker_count(workers, jobs_count), mp_context=_context(), initializer=_ignore_ctrl_c
+    )
+
+
+def _ignore_ctrl_c() -> None:
+    """Workers ignore SIGINT (a terminal's Ctrl+C reaches the whole process group): the caller decides, through
+    its ``TaskState``, whether the jobs stop; a worker killed mid-job would break the pool and lose its work."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def worker_count(workers: int | None, jobs_count: int) -> int:
@@ -82,9 +92,19 @@ def run_jobs(
                     wait([f for f in futures[index:] if not f.done()], return_when=FIRST_COMPLETED)
                     _hand_out(pool, fn, items, futures, index, count, state)
                 yield index, futures[index].result()
+        except KeyboardInterrupt:  # a second Ctrl+C: stop now, the jobs in flight too
+            _stop_now(pool)
+            raise
         finally:
             for future in futures:  # the caller stopped early (an error): the others are not started
                 future.cancel()
+
+
+def _stop_now(pool: ProcessPoolExecutor) -> None:
+    """End the pool's worker processes at once (their jobs in flight are lost; what they wrote is atomic)."""
+    for process in list(getattr(pool, "_processes", {}).values()):  # the executor keeps no public handle
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _hand_out(pool, fn, items: list, futures: list[Future], first: int, count: int, state: TaskState | None) -> None:
