@@ -141,7 +141,7 @@ class EngineConformance:
         cancel.set()
         start = time.perf_counter()
         assert spoken(engine, LONG, cancel=cancel) == []
-        assert time.perf_counter() - start < 0.5
+        assert time.perf_counter() - start < 2.0  # at once: a model run (4.6 s on the torch engine) was the bug
 
     def test_cancel_during_the_stream_stops_it_and_the_engine_speaks_again(self, engine, heard):
         """A cancel set after the first chunk: no further chunk; the engine's next request is whole and the same."""

@@ -84,5 +84,5 @@ def test_second_ctrl_c_stops_at_once(tmp_path):
     started = time.monotonic()
     rest = process.stderr.read()
     assert process.wait(timeout=60) == 130, rest
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < 5.0  # at once: not after the groups in flight (a loaded CI machine gets slack)
     assert "Ctrl+C again to stop now" in rest and len(_clips(project)) < 240
