@@ -309,7 +309,9 @@ def test_closing_the_window_cancels_the_import_and_keeps_what_was_measured(qtbot
     kept = _manifest_ids(tmp_path / "project")
     print(f"closed in {closed_s:.2f} s at {shown} / 240, {len(kept)} clips kept")
     assert 0 < len(kept) < 200  # the import stopped (not timed: the clips kept say it, whatever the load)
-    assert VAD_GROUP <= 8 and len(kept) - shown <= VAD_GROUP * worker_count(None, 240)  # at most a group a worker
+    # at most the groups in flight (one a worker) beyond the bar, and the bar may lag by a group a worker (its
+    # progress signals were still queued when the window closed)
+    assert VAD_GROUP <= 8 and len(kept) - shown <= 2 * VAD_GROUP * worker_count(None, 240)
     assert all((tmp_path / "project" / "clips" / f"{i}.wav").exists() for i in kept)
     assert not page.jobs.task or not page.jobs.task.is_running()
 
