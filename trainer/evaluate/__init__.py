@@ -1,4 +1,5 @@
 """Comparing voices: what the Compare page and ``voice-studio compare`` stand on, without Qt.
 
+- ``runs``: runs compared as wholes (val_mel and epoch-time curves, total and per-epoch time).
 - ``listening``: blind listening tests (pairwise, ABX, MUSHRA), their ratings on disk and their statistics.
 """
