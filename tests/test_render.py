@@ -75,6 +75,8 @@ def test_seeds_decide_the_noise_and_noise_zero_ignores_them(joe_candidate, tmp_p
     assert a.shape != b.shape or not np.array_equal(a, b)
     quiet = [render(joe_candidate, LINE, RenderSettings.noiseless(seed=s), tmp_path / str(s)).audio for s in (1, 2)]
     np.testing.assert_array_equal(quiet[0], quiet[1])
+    shared = render(joe_candidate, LINE, RenderSettings.noiseless(seed=2), tmp_path / "1")
+    assert shared.cached  # without noise the seed is not part of the key
 
 
 def test_seeded_onnx_engines_draw_the_same_noise(joe):
@@ -142,3 +144,26 @@ def test_bad_candidates_are_refused(joe_candidate, tmp_path):
         Candidate(label="x", model_path=tmp_path / "notes.txt")
     with pytest.raises(RenderError, match="distinct labels"):
         render_all([joe_candidate, joe_candidate], ["One."], RenderSettings(), tmp_path)
+
+
+def test_checkpoints_render_on_torch_under_the_same_seed(make_tiny_checkpoint, tmp_path):
+    import torch
+
+    first = Candidate(label="a", model_path=make_tiny_checkpoint(tmp_path / "a.ckpt"))
+    assert first.engine == "torch"
+    torch.manual_seed(11)
+    expected = torch.rand(1)
+    torch.manual_seed(11)
+    pool = EnginePool()
+    one = render(first, LINE, RenderSettings(seed=1), tmp_path / "c1", pool).audio
+    same = render(first, LINE, RenderSettings(seed=1), tmp_path / "c2", pool).audio
+    other = render(first, LINE, RenderSettings(seed=2), tmp_path / "c3", pool).audio
+    np.testing.assert_array_equal(one, same)
+    assert one.shape != other.shape or not np.array_equal(one, other)
+    assert torch.rand(1) == expected  # the caller's generator is untouched (fork_rng)
+    second = make_tiny_checkpoint(tmp_path / "b.ckpt")
+    state = torch.load(second, weights_only=False)
+    state["state_dict"] = {k: v + 0.01 * torch.randn_like(v) for k, v in state["state_dict"].items()}
+    torch.save(state, second)
+    changed = render(Candidate(label="b", model_path=second), LINE, RenderSettings(seed=1), tmp_path / "c4").audio
+    assert changed.shape != one.shape or not np.array_equal(changed, one)

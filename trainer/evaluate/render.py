@@ -205,8 +205,8 @@ def _synthesize(candidate, voice, text, settings, pool, state) -> np.ndarray:
         return _speak(pool.fresh("onnx", voice, seed=settings.seed), text, options, state)
     import torch
 
-    engine = pool.get(candidate.engine, voice)
-    with torch.random.fork_rng():
+    with torch.random.fork_rng():  # loading the engine draws too (weight init before the checkpoint's weights)
+        engine = pool.get(candidate.engine, voice)
         torch.manual_seed(settings.seed)
         return _speak(engine, text, options, state)
 
