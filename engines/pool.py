@@ -91,15 +91,14 @@ class EnginePool:
         self._idle_queue(self.key(name, voice)).put(engine)
 
     def fresh(self, name: str, voice: Voice, **kwargs) -> Engine:
-        """A new ``name`` engine of ``voice`` made with ``kwargs`` (e.g. an ONNX ``seed``) that the pool does not keep.
+        """A new ``name`` engine of ``voice`` made with ``kwargs`` (e.g. an ONNX ``seed``), for one use.
+
+        The pool keeps no reference to it (nor lists it in :meth:`loaded`), so it is freed when the caller drops it.
 
         Raises:
             EngineError, VoiceError: from making the engine.
         """
-        engine = self._make(name, voice, **kwargs)
-        with self._lock:
-            self._made.append((name, engine))
-        return engine
+        return self._make(name, voice, **kwargs)
 
     def loaded(self) -> list[tuple[str, Engine]]:
         """``(engine name, engine)`` of every engine made so far, in order."""

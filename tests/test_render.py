@@ -67,6 +67,10 @@ def test_same_settings_give_the_same_samples_and_the_second_comes_from_the_cache
     again = render(joe_candidate, LINE, RenderSettings(seed=3), tmp_path, pool)
     assert not again.cached and spy.calls == 2
     np.testing.assert_array_equal(first.audio, again.audio)
+    first.path.write_bytes(b"not a wav")  # damaged: rendered again and replaced
+    repaired = render(joe_candidate, LINE, RenderSettings(seed=3), tmp_path, pool)
+    assert not repaired.cached and spy.calls == 3
+    np.testing.assert_array_equal(first.audio, render(joe_candidate, LINE, RenderSettings(seed=3), tmp_path).audio)
 
 
 def test_seeds_decide_the_noise_and_noise_zero_ignores_them(joe_candidate, tmp_path):

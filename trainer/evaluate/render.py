@@ -176,6 +176,9 @@ def render(
 ) -> Rendered:
     """``text`` spoken by ``candidate``: read from ``cache_dir`` when rendered before, else synthesized and cached.
 
+    A cache file that cannot be read is replaced by a new render. With noise on, a torch render seeds the
+    process-wide torch generator (inside ``fork_rng``), so two torch renders must not run at once.
+
     Raises:
         RenderError: the text has nothing to speak.
         VoiceError, EngineError: the candidate cannot be loaded or spoken.
@@ -185,8 +188,11 @@ def render(
 
     path = Path(cache_dir) / f"{cache_key(candidate, text, settings)}.wav"
     if path.is_file():
-        audio, rate = soundfile.read(path, dtype="float32")
-        return Rendered(audio=audio, sample_rate=rate, path=path, cached=True)
+        try:
+            audio, rate = soundfile.read(path, dtype="float32")
+            return Rendered(audio=audio, sample_rate=rate, path=path, cached=True)
+        except soundfile.LibsndfileError:  # damaged from outside (writes are atomic): render it again
+            pass
     voice = candidate.voice()
     audio = _synthesize(candidate, voice, clean_text(text), settings, pool or EnginePool(), state)
     if audio.size == 0:
