@@ -23,14 +23,15 @@ from engines.voice import Voice
 
 Key = tuple[str, Path]
 """``(engine name, absolute model path)``: one voice file spoken by one engine."""
-Maker = Callable[[str, Voice], Engine]
-"""Makes an engine by registry name for a voice (default: ``engines.registry.create_engine``)."""
+Maker = Callable[..., Engine]
+"""Makes an engine by registry name for a voice, with the engine's keyword arguments
+(default: ``engines.registry.create_engine``)."""
 
 
-def _create(name: str, voice: Voice) -> Engine:
+def _create(name: str, voice: Voice, **kwargs) -> Engine:
     from engines.registry import create_engine
 
-    return create_engine(name, voice)
+    return create_engine(name, voice, **kwargs)
 
 
 class EnginePool:
@@ -88,6 +89,16 @@ class EnginePool:
     def checkin(self, name: str, voice: Voice, engine: Engine) -> None:
         """Hand back an engine from :meth:`checkout`; the next checkout of its key reuses it."""
         self._idle_queue(self.key(name, voice)).put(engine)
+
+    def fresh(self, name: str, voice: Voice, **kwargs) -> Engine:
+        """A new ``name`` engine of ``voice`` made with ``kwargs`` (e.g. an ONNX ``seed``), for one use.
+
+        The pool keeps no reference to it (nor lists it in :meth:`loaded`), so it is freed when the caller drops it.
+
+        Raises:
+            EngineError, VoiceError: from making the engine.
+        """
+        return self._make(name, voice, **kwargs)
 
     def loaded(self) -> list[tuple[str, Engine]]:
         """``(engine name, engine)`` of every engine made so far, in order."""

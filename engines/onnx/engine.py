@@ -68,6 +68,10 @@ class OnnxEngine(LocalEngine):
             ``False`` not at all (one chunk per sentence).
         plan: chunk sizes and context.
         providers: ONNX Runtime execution providers (default: CPU).
+        seed: seeds the graph's own noise (the ``RandomNormalLike`` nodes of the duration predictor and the
+            prior): a new engine with the same seed draws the same noise, request after request (each run
+            advances the generator, so one engine's second request differs from its first). ``None``: ONNX
+            Runtime's random seed.
 
     Raises:
         VoiceError: the model is unreadable or its config belongs to another model.
@@ -84,6 +88,7 @@ class OnnxEngine(LocalEngine):
         split: bool | str = True,
         plan: ChunkPlan | None = None,
         providers: list[str] | None = None,
+        seed: int | None = None,
     ) -> None:
         try:
             import onnxruntime  # noqa: F401
@@ -93,6 +98,8 @@ class OnnxEngine(LocalEngine):
         options = session_options(threads)
         self._providers = providers or ["CPUExecutionProvider"]
         model = load_model(voice.model_path)
+        if seed is not None:
+            seed_random_ops(model, seed)
         self.graph = analyze(model)
         check_config(self.graph, voice.config, voice.model_path)
         self.mode = self._build(model, options, split)
@@ -215,6 +222,23 @@ class OnnxEngine(LocalEngine):
             feeds = {_cut_at(self.graph.z_p): latent.frames, _cut_at(self.graph.y_mask): latent.mask}
             z = self._flow.run({**latent.speaker, **feeds})[0]
         return _audio(self._decoder.run({**latent.speaker, _cut_at(self.graph.z): z})[0])
+
+
+RANDOM_OPS = ("RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike")
+
+
+def seed_random_ops(model, seed: int) -> int:
+    """Set the ``seed`` attribute (ONNX spec: a float) of every random node of ``model`` in place; returns how many."""
+    import onnx
+
+    count = 0
+    for node in model.graph.node:
+        if node.op_type in RANDOM_OPS:
+            kept = [a for a in node.attribute if a.name != "seed"]
+            del node.attribute[:]
+            node.attribute.extend([*kept, onnx.helper.make_attribute("seed", float(seed))])
+            count += 1
+    return count
 
 
 def _cut_at(tensor: str | None) -> str:

@@ -1,5 +1,11 @@
 """Comparing voices: what the Compare page and ``voice-studio compare`` stand on, without Qt.
 
+- ``render``: candidates (a checkpoint or an ONNX voice) rendering the same lines under identical noise
+  (:class:`~trainer.evaluate.render.Candidate`, :class:`~trainer.evaluate.render.RenderSettings`,
+  :func:`~trainer.evaluate.render.render`, :func:`~trainer.evaluate.render.render_all`), cached on disk by
+  (model and config hashes, cleaned text, settings), so reopening a comparison is instant.
 - ``runs``: runs compared as wholes (val_mel and epoch-time curves, total and per-epoch time).
 - ``listening``: blind listening tests (pairwise, ABX, MUSHRA), their ratings on disk and their statistics.
+
+Neither torch nor onnxruntime is imported until something is rendered.
 """
