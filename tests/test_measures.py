@@ -78,7 +78,11 @@ def test_speaking_rate_halves_at_twice_the_length_scale(say, joe):
     from engines.phonemes import Phonemizer
 
     phonemizer = Phonemizer(joe.config)
-    normal = measures.phoneme_rate(phonemizer, TEXT, say(TEXT, 1.0), joe.sample_rate)
+    spoken = say(TEXT, 1.0)
+    normal = measures.phoneme_rate(phonemizer, TEXT, spoken, joe.sample_rate)
+    pause = np.zeros(joe.sample_rate, dtype=np.float32)  # leading and trailing silence do not count
+    padded = measures.phoneme_rate(phonemizer, TEXT, np.concatenate([pause, spoken, pause]), joe.sample_rate)
+    assert padded == pytest.approx(normal, rel=0.02)
     slow = measures.phoneme_rate(phonemizer, TEXT, say(TEXT, 2.0), joe.sample_rate)
     assert 8.0 < normal < 20.0, normal
     assert 0.4 < slow / normal < 0.65, (normal, slow)
