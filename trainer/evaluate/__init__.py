@@ -6,6 +6,7 @@
   (model and config hashes, cleaned text, settings), so reopening a comparison is instant.
 - ``runs``: runs compared as wholes (val_mel and epoch-time curves, total and per-epoch time).
 - ``listening``: blind listening tests (pairwise, ABX, MUSHRA), their ratings on disk and their statistics.
+- ``measures``: objective measures of synthesized speech (MCD and F0 error after DTW, speaking rate, WER).
 
-Neither torch nor onnxruntime is imported until something is rendered.
+Neither torch nor onnxruntime (nor the measures' libraries) is imported until something is rendered or scored.
 """

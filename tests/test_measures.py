@@ -1,0 +1,99 @@
+"""Objective measures (trainer.evaluate.measures) on real recordings and the real default voice."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from trainer.evaluate import measures
+
+LIBRIVOX = Path("/work/shared/corpus/real-speech/librivox")
+TEXT = "The quick brown fox jumps over the lazy dog."
+
+
+def _clip(stem: str) -> tuple[np.ndarray, int]:
+    audio, rate = sf.read(LIBRIVOX / f"sense_and_sensibility_01_austen_64kb-{stem}.wav", dtype="float32")
+    return audio, rate
+
+
+@pytest.fixture(scope="module")
+def say(joe):
+    """Speak a text with the default voice, noise 0, at a length_scale: float32 [N] at joe.sample_rate."""
+    from engines.base import SynthesisOptions
+    from engines.registry import create_engine
+
+    engine = create_engine("onnx", joe)
+
+    def speak(text: str, length_scale: float = 1.0) -> np.ndarray:
+        options = SynthesisOptions(noise_scale=0.0, noise_w=0.0, length_scale=length_scale)
+        return np.concatenate([c.audio for c in engine.synthesize(text, options)])
+
+    return speak
+
+
+def test_identical_audio_has_no_distortion_and_no_f0_error():
+    audio, rate = _clip("0880")
+    assert measures.mel_cepstral_distortion(audio, rate, audio, rate) == pytest.approx(0.0, abs=1e-9)
+    assert measures.f0_rmse(audio, rate, audio, rate) == pytest.approx((0.0, 0.0), abs=1e-9)
+
+
+def test_time_stretched_clip_is_near_after_dtw_and_another_sentence_is_far():
+    import librosa
+
+    audio, rate = _clip("0880")
+    other, other_rate = _clip("0930")
+    stretched = librosa.effects.time_stretch(audio, rate=1 / 1.2)
+    near = measures.mel_cepstral_distortion(audio, rate, stretched, rate)
+    far = measures.mel_cepstral_distortion(audio, rate, other, other_rate)
+    assert near < 0.6 * far, (near, far)
+
+
+def test_slower_synthesis_is_near_the_same_sentence_across_sample_rates(say, joe):
+    import soxr
+
+    reference = say(TEXT)
+    slower = soxr.resample(say(TEXT, 1.2), joe.sample_rate, 16000)  # another rate: resampled inside
+    human, human_rate = _clip("0880")
+    near = measures.mel_cepstral_distortion(reference, joe.sample_rate, slower, 16000)
+    far = measures.mel_cepstral_distortion(reference, joe.sample_rate, human, human_rate)
+    assert near < 0.6 * far, (near, far)
+
+
+def test_higher_pitch_shows_as_a_positive_mean_f0_gap(say, joe):
+    import librosa
+
+    reference = say(TEXT)
+    higher = librosa.effects.pitch_shift(reference, sr=joe.sample_rate, n_steps=2)
+    _, gap = measures.f0_rmse(reference, joe.sample_rate, higher, joe.sample_rate)
+    _, own_gap = measures.f0_rmse(higher, joe.sample_rate, reference, joe.sample_rate)
+    assert gap > 5.0 and own_gap == pytest.approx(-gap), (gap, own_gap)
+
+
+def test_default_voice_is_intelligible_to_pocketsphinx(say, joe):
+    assert measures.word_error_rate(say(TEXT), joe.sample_rate, TEXT.upper()) <= 0.5
+
+
+def test_speaking_rate_halves_at_twice_the_length_scale(say, joe):
+    from engines.phonemes import Phonemizer
+
+    phonemizer = Phonemizer(joe.config)
+    spoken = say(TEXT, 1.0)
+    normal = measures.phoneme_rate(phonemizer, TEXT, spoken, joe.sample_rate)
+    pause = np.zeros(joe.sample_rate, dtype=np.float32)  # leading and trailing silence do not count
+    padded = measures.phoneme_rate(phonemizer, TEXT, np.concatenate([pause, spoken, pause]), joe.sample_rate)
+    assert padded == pytest.approx(normal, rel=0.02)
+    slow = measures.phoneme_rate(phonemizer, TEXT, say(TEXT, 2.0), joe.sample_rate)
+    assert 8.0 < normal < 20.0, normal
+    assert 0.4 < slow / normal < 0.65, (normal, slow)
+    assert measures.speaking_rate(30, 2.0) == 15.0
+
+
+def test_unscorable_input_raises_a_measure_error():
+    audio, rate = _clip("0880")
+    with pytest.raises(measures.MeasureError, match="silent"):
+        measures.mel_cepstral_distortion(audio, rate, np.zeros(rate, dtype=np.float32), rate)
+    with pytest.raises(measures.MeasureError, match="no words"):
+        measures.word_error_rate(audio, rate, " .,! ")
+    with pytest.raises(measures.MeasureError, match="duration"):
+        measures.speaking_rate(10, 0.0)
