@@ -39,8 +39,9 @@ def device_environment(device: str) -> dict[str, str]:
     return {"CUDA_VISIBLE_DEVICES": device.split(":", 1)[1]} if device.startswith("cuda:") else {}
 
 
-def check_device(device: str) -> str:
-    """``device`` if it is one of ``DEVICES`` or ``cuda:N`` (N a GPU index).
+def device_name(device: str) -> str:
+    """``device`` if it is spelled as one of ``DEVICES`` or ``cuda:N`` (N a GPU index); whether that device is
+    present is ``trainer.hardware.check_device``'s question.
 
     Raises:
         ValueError: anything else, naming what is accepted.
@@ -176,7 +177,7 @@ def check_value(name: str, value: Any) -> Any:
     if value is None or (low is None and high is None and name != "device"):
         return value
     if name == "device":
-        return check_device(value)
+        return device_name(value)
     if (low is not None and value < low) or (high is not None and value > high):
         limits = f"from {low} to {high}" if high is not None else f"at least {low}"
         raise ValueError(f"{value} is out of range: give a number {limits}")
