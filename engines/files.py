@@ -1,7 +1,8 @@
-"""Writing files so that a crash never leaves a half-written file where a good one was."""
+"""Writing files so that a crash never leaves a half-written file where a good one was; a file's digest."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import shutil
@@ -84,3 +85,12 @@ def temp_beside(path: Path) -> Path:
 def is_temp(path: Path) -> bool:
     """True for a file :func:`temp_beside` made (left behind only by a process that was killed)."""
     return path.name.startswith(".") and path.name.endswith(".part")
+
+
+def sha256_file(path: Path | str) -> str:
+    """Hex SHA-256 of a file's bytes, read in 1 MiB blocks. Raises ``OSError``."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -22,12 +22,12 @@ than clips; the work itself is in ``trainer.dataset.jobs``).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engines.files import sha256_file
 from trainer.dataset import jobs
 from trainer.dataset.manifest import ClipEntry, NotAProject, read_manifest, write_manifest
 from trainer.dataset.sources import SourceClip, scan
@@ -137,7 +137,7 @@ class DatasetProject:
         known = {(c.source, c.source_sha256) for c in self.clips.values()}
         todo: list[tuple[str, SourceClip, str]] = []
         for clip in found.clips:
-            digest = _sha256(clip.audio)
+            digest = sha256_file(clip.audio)
             if (str(clip.audio), digest) in known:
                 result.unchanged += 1
             else:
@@ -223,7 +223,7 @@ class DatasetProject:
         digests: list[str] = []
         bases: set[str] = set()
         for path in map(Path, paths):
-            digest = _sha256(path)
+            digest = sha256_file(path)
             if (str(path), digest) in known:
                 result.unchanged += 1
                 continue
@@ -324,14 +324,6 @@ def _groups(work: list, workers: int | None) -> list[list]:
     per_worker = 4 * (workers or os.cpu_count() or 1)
     size = max(1, min(VAD_GROUP, -(-len(work) // per_worker)))
     return [work[i : i + size] for i in range(0, len(work), size)]
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _default_voice_config() -> Path:

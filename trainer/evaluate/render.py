@@ -21,7 +21,7 @@ import numpy as np
 from engines.base import Engine, SynthesisOptions, VoiceError
 from engines.cleaning import clean_text
 from engines.errors import VoiceStudioError
-from engines.files import atomic_path
+from engines.files import atomic_path, sha256_file
 from engines.pool import EnginePool
 from engines.voice import Voice, config_path_for
 from trainer.tasks import Cancelled, TaskState
@@ -137,11 +137,7 @@ def file_sha256(path: Path) -> str:
     stat = path.stat()
     memo = (path, stat.st_size, stat.st_mtime_ns)
     if memo not in _HASHES:
-        digest = hashlib.sha256()
-        with path.open("rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                digest.update(block)
-        _HASHES[memo] = digest.hexdigest()
+        _HASHES[memo] = sha256_file(path)
     return _HASHES[memo]
 
 
