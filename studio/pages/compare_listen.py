@@ -1,0 +1,325 @@
+"""The Compare page's Listen tab: render every line by every checked candidate, then listen and switch.
+
+Rendering runs off the GUI thread (``trainer.evaluate.render.render_all`` in a ``studio.workers.Task``,
+cached under ``studio.comparison.render_cache_dir``), with progress and Cancel (what finished is kept).
+Keys, while the tab has focus: 1–9 switch candidate at the same playback position, R plays the line's
+reference recording, Space plays or stops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engines.errors import VoiceStudioError
+from engines.pool import EnginePool
+from studio.comparison import Comparison, render_cache_dir
+from studio.pages.compare_sources import CandidatesBox, LinesBox, SettingsBox
+from studio.state import VoiceLibrary, Workspace
+from studio.widgets.clip_player import ClipPlayer
+from studio.widgets.clip_view import ClipView
+from studio.widgets.task_progress import TaskProgress
+from studio.workers import Task, TaskSlot
+from trainer.tasks import Cancelled
+
+
+class ListenTab(QWidget):
+    """Pickers on the left; the line list, the current clip's waveform and mel, and the candidate buttons."""
+
+    def __init__(
+        self,
+        comparison: Comparison,
+        workspace: Workspace,
+        library: VoiceLibrary,
+        pool: EnginePool,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.comparison, self.workspace, self.pool = comparison, workspace, pool
+        self.cache_dir = render_cache_dir()
+        self.candidates_box = CandidatesBox(workspace, library)
+        self.lines_box = LinesBox(workspace)
+        self.settings_box = SettingsBox()
+        self.render_button = QPushButton("Render")
+        self.render_button.clicked.connect(self.start_render)
+        self.progress = TaskProgress()
+        self.line_list = QListWidget()
+        self.view = ClipView()
+        self.buttons = QButtonGroup(self)
+        self.buttons_row = QHBoxLayout()
+        self.status = QLabel("Check candidates, choose lines, then Render")
+        self.status.setWordWrap(True)
+        self.player = ClipPlayer(self)
+        self.slot = TaskSlot()
+        self.current = 0
+        """Index of the candidate shown and played."""
+        self._layout()
+        self._connect()
+        self.lines_box.load_previews()
+
+    def _layout(self) -> None:
+        keys = QLabel("Keys: 1–9 candidate (same position) · R reference recording · Space play/stop")
+        buttons = QWidget()
+        buttons.setLayout(self.buttons_row)
+        splitter = QSplitter()
+        splitter.addWidget(
+            _column((self.candidates_box, 2), (self.lines_box, 1), self.settings_box, self.render_button)
+        )
+        splitter.addWidget(_column((self.line_list, 1), (self.view, 2), buttons, keys))
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([360, 800])
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status)
+
+    def _connect(self) -> None:
+        self.candidates_box.selection_changed.connect(self._on_selection)
+        for source in (self.candidates_box, self.lines_box):
+            source.message.connect(self.status.setText)
+        self.lines_box.lines_chosen.connect(self.comparison.set_lines)
+        box = self.settings_box
+        for signal in (box.seed.valueChanged, box.noiseless.toggled, box.length_scale.valueChanged):
+            signal.connect(lambda *_: self.comparison.set_settings(box.settings()))
+        self.comparison.events.changed.connect(self._on_changed)
+        self.comparison.events.rendered_changed.connect(self._on_rendered_changed)
+        self.progress.cancel_requested.connect(self.slot.cancel)
+        self.line_list.currentRowChanged.connect(self._on_line)
+        self.view.seek_requested.connect(self.seek)
+        self.player.position_changed.connect(self.view.set_position)
+        keys: dict[str, Callable[[], None]] = {"R": self.play_reference, "Space": self.toggle_play}
+        keys.update({str(n): partial(self.select_candidate, n - 1) for n in range(1, 10)})
+        for key, slot in keys.items():
+            QShortcut(QKeySequence(key), self, slot, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+
+    # --- what is compared -------------------------------------------------
+    def open_run(self, run_dir: Path) -> Task | None:
+        """Check a run's ranked checkpoints and start voice (listed if need be), take its held-out clips as the
+        lines, and render (instant when cached); returns the render task, or ``None`` when nothing could start."""
+        from trainer.checkpoints import ranked_checkpoints
+
+        self.candidates_box.add_run(Path(run_dir))
+        files = {r.path.absolute() for r in ranked_checkpoints(run_dir)}
+        files |= {e.candidate.model_path.absolute() for e in self.candidates_box.entries() if _is_start(e, run_dir)}
+        self.candidates_box.check_only(files)
+        self.lines_box.load_held_out(Path(run_dir))
+        return self.start_render()
+
+    def _on_selection(self) -> None:
+        entries = self.candidates_box.entries(checked_only=True)
+        runs = {e.run for e in entries}
+        run = runs.pop() if len(runs) == 1 else None
+        self.comparison.set_candidates([e.candidate for e in entries], run=run)
+
+    def _on_changed(self, _comparison: Comparison) -> None:
+        """Selection or settings changed: the renders are gone, and so is a render of the old selection."""
+        if self.slot.busy():
+            self.slot.drop()
+            self.progress.finish()
+            self.status.setText("Render stopped: the selection changed")
+        self.player.stop()
+        self.current = min(self.current, max(0, len(self.comparison.candidates) - 1))
+        self._fill_lines()
+        self._fill_buttons()
+        self._show()
+
+    def _fill_lines(self) -> None:
+        row = max(0, self.line_list.currentRow())
+        self.line_list.blockSignals(True)
+        self.line_list.clear()
+        for line in self.comparison.lines:
+            mark = "  ♪" if line.reference is not None else ""
+            self.line_list.addItem(f"{line.name}{mark}  —  {line.text}")
+        self.line_list.setCurrentRow(min(row, self.line_list.count() - 1))
+        self.line_list.blockSignals(False)
+
+    def _fill_buttons(self) -> None:
+        for button in self.buttons.buttons():
+            self.buttons.removeButton(button)
+            button.deleteLater()
+        for index, candidate in enumerate(self.comparison.candidates):
+            button = QPushButton(f"{index + 1}  {candidate.label}" if index < 9 else candidate.label)
+            button.setCheckable(True)
+            button.setChecked(index == self.current)
+            button.clicked.connect(lambda _checked=False, i=index: self.select_candidate(i))
+            self.buttons.addButton(button, index)
+            self.buttons_row.addWidget(button)
+
+    # --- rendering --------------------------------------------------------
+    def start_render(self) -> Task | None:
+        """Render every line by every checked candidate off the GUI thread; returns the task (or ``None`` with a
+        status saying why nothing started)."""
+        if self.lines_box.source_key() == "typed" and not self._take_typed():
+            return None
+        comparison = self.comparison
+        candidates, lines, settings = comparison.candidates, comparison.lines, comparison.settings
+        if not candidates or not lines:
+            self.status.setText("Nothing to render: check at least one candidate and choose lines")
+            return None
+        texts, cache_dir, pool = [line.text for line in lines], self.cache_dir, self.pool
+        task = Task(lambda state: _render(candidates, texts, settings, cache_dir, state, pool), self)
+        task.done.connect(self._on_render_done)
+        task.cancelled.connect(self._on_render_cancelled)
+        task.failed.connect(lambda exc: self.status.setText(f"Render failed: {_reason(exc)}"))
+        task.ended.connect(self.progress.finish)
+        self.progress.follow(task, "Rendering", cancellable=True)
+        self.status.setText(f"Rendering {len(texts)} lines by {len(candidates)} candidates…")
+        return self.slot.start(task)
+
+    def _take_typed(self) -> bool:
+        try:
+            self.comparison.set_lines(self.lines_box.typed())
+        except VoiceStudioError as exc:
+            self.status.setText(str(exc))
+            return False
+        return True
+
+    def _on_render_done(self, renders: dict) -> None:
+        self.comparison.add_rendered(renders)
+        cached = sum(r.cached for r in renders.values())
+        self.status.setText(f"Rendered {len(renders)} clips ({cached} from the cache)")
+
+    def _on_render_cancelled(self, exc: Cancelled) -> None:
+        self.comparison.add_rendered(exc.partial or {})
+        self.status.setText(f"{str(exc)[:1].upper()}{str(exc)[1:]}")
+
+    def _on_rendered_changed(self, _renders: dict) -> None:
+        self._show()
+
+    # --- listening --------------------------------------------------------
+    def clip(self, candidate: int | None = None, line: int | None = None) -> tuple[np.ndarray, int] | None:
+        """The render of candidate and line (default: the current ones) as ``(audio [N] float32, Hz)``, or None."""
+        candidates, row = self.comparison.candidates, self.line_list.currentRow() if line is None else line
+        index = self.current if candidate is None else candidate
+        if row < 0 or index >= len(candidates):
+            return None
+        rendered = self.comparison.rendered.get((candidates[index].label, row))
+        return None if rendered is None else (rendered.audio, rendered.sample_rate)
+
+    def select_candidate(self, index: int) -> None:
+        """Show candidate ``index`` (0-based) and, when playing, go on with it from the same position."""
+        candidates = self.comparison.candidates
+        if index >= len(candidates):
+            self.status.setText(f"There is no candidate {index + 1}")
+            return
+        self.current = index
+        button = self.buttons.button(index)
+        if button is not None:
+            button.setChecked(True)
+        self._show()
+        clip = self.clip()
+        if clip is None:
+            self.player.stop()
+            return
+        try:
+            self.player.switch(*clip)
+        except VoiceStudioError as exc:
+            self.status.setText(str(exc))
+
+    def toggle_play(self) -> None:
+        """Space: stop, or play the current clip from where it stopped (from the start once at its end)."""
+        if self.player.is_playing():
+            self.player.stop()
+            return
+        clip = self.clip()
+        if clip is None:
+            self.status.setText("Nothing to play: render this line first")
+            return
+        self.player.switch(*clip)
+        start = self.player.position_s()
+        self._play(*clip, start if start < self.player.duration_s() else 0.0)
+
+    def play_reference(self) -> None:
+        """R: play the current line's recording from its start, or say there is none."""
+        row, lines = self.line_list.currentRow(), self.comparison.lines
+        if row < 0:
+            self.status.setText("Choose a line first")
+            return
+        try:
+            reference = lines[row].reference_audio() if lines[row].reference is not None else None
+        except (VoiceStudioError, OSError) as exc:
+            self.status.setText(f"Cannot read the reference recording: {exc}")
+            return
+        if reference is None:
+            self.status.setText(f"{lines[row].name} has no reference recording")
+            return
+        self.view.set_clip(reference[0], reference[1], f"Reference recording — {lines[row].name}")
+        self._play(reference[0], reference[1], 0.0)
+
+    def seek(self, seconds: float) -> None:
+        """Move the play position (playing or not) to ``seconds``."""
+        self.player.seek(seconds)
+
+    def _play(self, audio: np.ndarray, rate: int, start_s: float) -> None:
+        try:
+            self.player.play(audio, rate, start_s=start_s)
+        except VoiceStudioError as exc:
+            self.status.setText(str(exc))
+
+    def _on_line(self, _row: int) -> None:
+        self.player.stop()
+        self._show()
+        clip = self.clip()
+        if clip is not None:
+            self.player.switch(*clip)
+        self.player.seek(0.0)
+
+    def _show(self) -> None:
+        candidates, row = self.comparison.candidates, self.line_list.currentRow()
+        if not candidates or row < 0:
+            self.view.set_clip(None, 22050, "No clip: check candidates and choose lines")
+            return
+        clip, label = self.clip(), candidates[min(self.current, len(candidates) - 1)].label
+        title = f"{self.current + 1} · {label} — {self.comparison.lines[row].name}"
+        if clip is None:
+            self.view.set_clip(None, 22050, f"{title} (not rendered yet)")
+        else:
+            self.view.set_clip(clip[0], clip[1], title)
+
+    def shutdown(self) -> None:
+        """Stop playing and drop a running render (what it finished is cached)."""
+        self.player.stop()
+        self.slot.drop()
+
+
+def _column(*parts: QWidget | tuple[QWidget, int]) -> QWidget:
+    """A widget holding ``parts`` one under the other (``(widget, stretch)`` or a widget)."""
+    column = QWidget()
+    layout = QVBoxLayout(column)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for part in parts:
+        widget, stretch = part if isinstance(part, tuple) else (part, 0)
+        layout.addWidget(widget, stretch)
+    return column
+
+
+def _render(candidates, texts, settings, cache_dir, state, pool) -> dict:
+    from trainer.evaluate.render import render_all
+
+    return render_all(candidates, texts, settings, cache_dir, state, pool)
+
+
+def _is_start(entry, run_dir: Path) -> bool:
+    """The run's start voice, as ``run_candidates`` labels it."""
+    return entry.run == Path(run_dir) and entry.candidate.label.startswith("start")
+
+
+def _reason(exc: BaseException) -> str:
+    """One readable line for a failure (ours carry their own words; others are named by their type)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return text if isinstance(exc, VoiceStudioError) else f"{type(exc).__name__}: {text}"
