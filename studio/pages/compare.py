@@ -15,7 +15,6 @@ from engines.pool import EnginePool
 from studio.comparison import Comparison
 from studio.pages.compare_listen import ListenTab
 from studio.state import VoiceLibrary, Workspace
-from studio.workers import Task
 
 
 class ComparePage(QWidget):
@@ -41,11 +40,11 @@ class ComparePage(QWidget):
         """Append a tab; returns its index."""
         return self.tabs.addTab(widget, title)
 
-    def open_run(self, run_dir: Path) -> Task | None:
+    def open_run(self, run_dir: Path) -> None:
         """Show the Listen tab with the run's ranked checkpoints and start voice checked, its held-out clips as the
-        lines, and their renders started (instant when cached); returns the render task, if one started."""
+        lines (read off the GUI thread), then their renders (instant when cached)."""
         self.tabs.setCurrentWidget(self.listen)
-        return self.listen.open_run(Path(run_dir))
+        self.listen.open_run(Path(run_dir))
 
     def shutdown(self) -> None:
         """Stop playing and drop a running render (the finished renders are cached)."""

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from engines.errors import VoiceStudioError
 from engines.pool import EnginePool
 from studio.comparison import Comparison, render_cache_dir
-from studio.pages.compare_sources import CandidatesBox, LinesBox, SettingsBox
+from studio.pages.compare_sources import CandidatesBox, LinesBox, SettingsBox, reason
 from studio.state import VoiceLibrary, Workspace
 from studio.widgets.clip_player import ClipPlayer
 from studio.widgets.clip_view import ClipView
@@ -68,9 +68,10 @@ class ListenTab(QWidget):
         self.slot = TaskSlot()
         self.current = 0
         """Index of the candidate shown and played."""
+        self._render_when_lines = False
+        """Set by :meth:`open_run`: render as soon as the run's held-out lines are read."""
         self._layout()
         self._connect()
-        self.lines_box.load_previews()
 
     def _layout(self) -> None:
         keys = QLabel("Keys: 1–9 candidate (same position) · R reference recording · Space play/stop")
@@ -90,9 +91,9 @@ class ListenTab(QWidget):
 
     def _connect(self) -> None:
         self.candidates_box.selection_changed.connect(self._on_selection)
-        for source in (self.candidates_box, self.lines_box):
-            source.message.connect(self.status.setText)
-        self.lines_box.lines_chosen.connect(self.comparison.set_lines)
+        self.candidates_box.message.connect(self.status.setText)
+        self.lines_box.message.connect(self._on_lines_failed)
+        self.lines_box.lines_chosen.connect(self._on_lines)
         box = self.settings_box
         for signal in (box.seed.valueChanged, box.noiseless.toggled, box.length_scale.valueChanged):
             signal.connect(lambda *_: self.comparison.set_settings(box.settings()))
@@ -108,17 +109,38 @@ class ListenTab(QWidget):
             QShortcut(QKeySequence(key), self, slot, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
 
     # --- what is compared -------------------------------------------------
-    def open_run(self, run_dir: Path) -> Task | None:
-        """Check a run's ranked checkpoints and start voice (listed if need be), take its held-out clips as the
-        lines, and render (instant when cached); returns the render task, or ``None`` when nothing could start."""
+    def open_run(self, run_dir: Path) -> None:
+        """Check a run's ranked checkpoints and start voice (listed if need be), read its held-out clips as the
+        lines, then render (instant when cached). A failure is a status line."""
         from trainer.checkpoints import ranked_checkpoints
 
-        self.candidates_box.add_run(Path(run_dir))
-        files = {r.path.absolute() for r in ranked_checkpoints(run_dir)}
-        files |= {e.candidate.model_path.absolute() for e in self.candidates_box.entries() if _is_start(e, run_dir)}
-        self.candidates_box.check_only(files)
-        self.lines_box.load_held_out(Path(run_dir))
-        return self.start_render()
+        run_dir = Path(run_dir)
+        self.candidates_box.add_run(run_dir)
+        try:
+            files = {r.path.absolute() for r in ranked_checkpoints(run_dir)}
+        except VoiceStudioError as exc:
+            self.status.setText(str(exc))
+            return
+        starts = [e for e in self.candidates_box.entries() if _is_start(e, run_dir)]
+        self.candidates_box.check_only(files | {e.candidate.model_path.absolute() for e in starts})
+        self._render_when_lines = True
+        self.lines_box.load_held_out(run_dir)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """Shown the first time with no lines chosen: read the run previews' lines (off the GUI thread)."""
+        super().showEvent(event)
+        if not self.comparison.lines and not self.lines_box.slot.busy():
+            self.lines_box.load_previews()
+
+    def _on_lines(self, lines: list) -> None:
+        self.comparison.set_lines(lines)
+        if self._render_when_lines:
+            self._render_when_lines = False
+            self.start_render()
+
+    def _on_lines_failed(self, text: str) -> None:
+        self._render_when_lines = False
+        self.status.setText(text)
 
     def _on_selection(self) -> None:
         entries = self.candidates_box.entries(checked_only=True)
@@ -175,7 +197,7 @@ class ListenTab(QWidget):
         task = Task(lambda state: _render(candidates, texts, settings, cache_dir, state, pool), self)
         task.done.connect(self._on_render_done)
         task.cancelled.connect(self._on_render_cancelled)
-        task.failed.connect(lambda exc: self.status.setText(f"Render failed: {_reason(exc)}"))
+        task.failed.connect(lambda exc: self.status.setText(f"Render failed: {reason(exc)}"))
         task.ended.connect(self.progress.finish)
         self.progress.follow(task, "Rendering", cancellable=True)
         self.status.setText(f"Rendering {len(texts)} lines by {len(candidates)} candidates…")
@@ -316,10 +338,8 @@ def _render(candidates, texts, settings, cache_dir, state, pool) -> dict:
 
 def _is_start(entry, run_dir: Path) -> bool:
     """The run's start voice, as ``run_candidates`` labels it."""
-    return entry.run == Path(run_dir) and entry.candidate.label.startswith("start")
-
-
-def _reason(exc: BaseException) -> str:
-    """One readable line for a failure (ours carry their own words; others are named by their type)."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return text if isinstance(exc, VoiceStudioError) else f"{type(exc).__name__}: {text}"
+    return (
+        entry.run is not None
+        and entry.run.absolute() == run_dir.absolute()
+        and entry.candidate.label.startswith("start")
+    )

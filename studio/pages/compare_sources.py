@@ -6,6 +6,7 @@ so opening the studio stays light.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +32,15 @@ from PySide6.QtWidgets import (
 from engines.errors import VoiceStudioError
 from studio.comparison import unique_label
 from studio.state import VoiceLibrary, Workspace
+from studio.workers import Task, TaskSlot
 from trainer.evaluate.render import Candidate, RenderSettings
+
+
+def reason(exc: BaseException) -> str:
+    """One readable line for a failure: ours carry their own words; others are named by their type."""
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else ""
+    return text if isinstance(exc, VoiceStudioError) else f"{type(exc).__name__}: {text}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -215,6 +224,7 @@ class LinesBox(QGroupBox):
         self.text.setVisible(False)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
+        self.slot = TaskSlot()
         row = QHBoxLayout()
         row.addWidget(self.source, 1)
         row.addWidget(self.choose)
@@ -232,37 +242,36 @@ class LinesBox(QGroupBox):
 
         return typed_lines(self.text.toPlainText())
 
-    def load_previews(self) -> None:
-        """Choose the run previews' lines."""
+    def load_previews(self) -> Task:
+        """Choose the run previews' lines (read off the GUI thread: their module loads torch)."""
         from trainer.evaluate.lines import preview_lines
 
-        self._set_source("previews")
-        self._chosen(preview_lines(), "the run previews' lines")
+        return self._load("previews", preview_lines, "the run previews' lines")
 
-    def load_held_out(self, folder: Path) -> None:
+    def load_held_out(self, folder: Path) -> Task:
         """Choose the held-out clips of a run folder or dataset project (their recordings are the references)."""
         from trainer.evaluate.lines import held_out_lines
 
-        self._set_source("held_out")
-        self._load(lambda: held_out_lines(Path(folder)), f"held-out clips of {Path(folder).name}")
+        return self._load("held_out", lambda: held_out_lines(Path(folder)), f"held-out clips of {Path(folder).name}")
 
-    def load_file(self, path: Path) -> None:
+    def load_file(self, path: Path) -> Task:
         """Choose the lines of a text file or an LJSpeech ``metadata.csv``."""
         from trainer.evaluate.lines import read_lines_file
 
-        self._set_source("file")
-        self._load(lambda: read_lines_file(Path(path)), Path(path).name)
+        return self._load("file", lambda: read_lines_file(Path(path)), Path(path).name)
 
-    def _load(self, read, what: str) -> None:
-        try:
-            lines = read()
-        except (VoiceStudioError, OSError) as exc:
-            self.message.emit(f"Cannot read the lines: {exc}")
-            return
-        if not lines:
-            self.message.emit(f"No lines in {what}")
-            return
-        self._chosen(lines, what)
+    def _load(self, source: str, read: Callable[[], list], what: str) -> Task:
+        """Read lines on a worker thread; ``lines_chosen`` once read, ``message`` if not."""
+        self._set_source(source)
+        self.summary.setText(f"Reading {what}…")
+        task = Task(lambda _state: read(), self)
+        task.done.connect(lambda lines: self._chosen(lines, what))
+        task.failed.connect(lambda exc: self._failed(f"Cannot read {what}: {reason(exc)}"))
+        return self.slot.start(task)
+
+    def _failed(self, text: str) -> None:
+        self.summary.setText(text)
+        self.message.emit(text)
 
     def _chosen(self, lines: list, what: str) -> None:
         with_reference = sum(line.reference is not None for line in lines)
