@@ -1,0 +1,168 @@
+"""The Compare page's Listen tab driven as a user drives it: a tiny run's checkpoints rendered on its held-out
+lines (real torch engine), keys that switch candidates at the same position, the reference recording played
+through the real audio output (ALSA captured to a file), Qt offscreen."""
+
+from __future__ import annotations
+
+import gc
+import json
+
+import numpy as np
+import pytest
+from conftest import target_voice_slice
+from PySide6.QtCore import Qt
+
+from studio.comparison import Comparison, compare_dir
+from trainer.evaluate.render import Candidate
+
+pytest.importorskip("lightning")
+pytestmark = pytest.mark.gui
+
+RANKING = [[0.71, "best-epoch=0001-val_mel=0.7100.ckpt"], [0.95, "best-epoch=0000-val_mel=0.9500.ckpt"]]
+
+
+@pytest.fixture(scope="module")
+def prepared_run(tmp_path_factory):
+    """A run prepared on 40 target-voice clips (two held out) from joe; not trained."""
+    from trainer.options import RunOptions
+    from trainer.run import create_run
+
+    folder = target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", 40)
+    out = tmp_path_factory.mktemp("runs") / "tune"
+    return create_run(RunOptions(dataset=folder, out=out, start="joe", preset="test", epochs=2))
+
+
+@pytest.fixture
+def run(prepared_run, make_tiny_checkpoint):
+    """The prepared run with two ranked tiny checkpoints of different weights."""
+    (prepared_run / "checkpoints").mkdir(exist_ok=True)
+    for seed, (_, name) in enumerate(RANKING):
+        make_tiny_checkpoint(prepared_run / "checkpoints" / name, seed=seed)
+    (prepared_run / "checkpoints" / "best.json").write_text(json.dumps({"metric": "val_mel", "ranking": RANKING}))
+    return prepared_run
+
+
+@pytest.fixture
+def page(qtbot, tmp_path):
+    from engines.pool import EnginePool
+    from studio.pages.compare import ComparePage
+    from studio.state import VoiceLibrary, Workspace
+
+    workspace = Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices")
+    page = ComparePage(workspace, VoiceLibrary(), EnginePool())
+    qtbot.addWidget(page)
+    page.resize(1200, 800)
+    page.show()
+    qtbot.waitExposed(page)
+    page.activateWindow()
+    yield page
+    page.shutdown()
+    page.listen.slot.join(30)
+    gc.collect()
+
+
+def _played(capture) -> np.ndarray:
+    """What the device received, without the silence PortAudio primes it with."""
+    played = capture.samples()
+    return played[np.argmax(played != 0) :]
+
+
+def _render(listen, qtbot) -> None:
+    task = listen.start_render()
+    assert task is not None, listen.status.text()
+    qtbot.waitUntil(lambda: not listen.slot.busy(), timeout=120_000)
+    assert listen.comparison.missing() == 0, listen.status.text()
+
+
+def test_two_checkpoints_render_then_keys_switch_at_the_same_position_and_r_plays_the_reference(
+    page, qtbot, run, capture
+):
+    listen = page.listen
+    listen.candidates_box.add_run(run)
+    first, second = (run / "checkpoints" / name for _, name in RANKING)
+    listen.candidates_box.check_only({first.absolute(), second.absolute()})
+    assert [c.model_path for c in page.comparison.candidates] == [first, second]
+    qtbot.waitUntil(lambda: not listen.lines_box.slot.busy(), timeout=120_000)  # the previews, read at first show
+    with qtbot.waitSignal(listen.lines_box.lines_chosen, timeout=120_000):
+        listen.lines_box.load_held_out(run)
+    assert len(page.comparison.lines) >= 2
+    assert all(line.reference is not None for line in page.comparison.lines)
+    _render(listen, qtbot)
+    labels = [c.label for c in page.comparison.candidates]
+    assert [b.text() for b in listen.buttons.buttons()] == [f"1  {labels[0]}", f"2  {labels[1]}"]
+
+    listen.line_list.setFocus()
+    listen.line_list.setCurrentRow(1)
+    one, two = (page.comparison.rendered[(label, 1)] for label in labels)
+    assert not np.array_equal(one.audio, two.audio)  # two checkpoints: different audio
+    assert np.array_equal(listen.view.audio, one.audio) and listen.view.title.text().startswith("1 ·")
+    assert listen.view.image.image.shape[0] == 80  # the mel spectrogram beside the waveform
+
+    listen.seek(0.25)
+    qtbot.keyClick(listen.line_list, Qt.Key.Key_2)
+    assert listen.current == 1 and np.array_equal(listen.view.audio, two.audio)
+    assert listen.player.position_s() == pytest.approx(0.25, abs=1 / two.sample_rate)  # the same position, in 2
+    capture.reset()
+    qtbot.keyClick(listen.line_list, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: not listen.player.is_playing(), timeout=10_000)
+    start = round(0.25 * two.sample_rate)
+    expected = two.audio[start:] * listen.player.gain(two.audio, two.sample_rate)
+    np.testing.assert_allclose(_played(capture)[: len(expected)], np.clip(expected, -1, 1), atol=1e-6)
+
+    capture.reset()
+    qtbot.keyClick(listen.line_list, Qt.Key.Key_R)
+    qtbot.waitUntil(lambda: not listen.player.is_playing(), timeout=20_000)
+    reference, rate = page.comparison.lines[1].reference_audio()
+    played = _played(capture)
+    assert abs(len(played) - len(reference)) < 0.1 * rate and listen.view.title.text().startswith("Reference")
+    assert "no reference" not in listen.status.text()
+
+
+def test_r_without_a_recording_says_so_and_nothing_plays(page, qtbot, capture, joe):
+    """Typed lines have no recording: R says so in the status line and plays nothing."""
+    listen = page.listen
+    listen.candidates_box.add([Candidate(label="joe", model_path=joe.model_path)])
+    listen.lines_box._set_source("typed")
+    listen.lines_box.text.setPlainText("A typed line.")
+    _render(listen, qtbot)
+    capture.reset()
+    listen.line_list.setFocus()
+    qtbot.keyClick(listen.line_list, Qt.Key.Key_R)
+    assert listen.status.text() == "line 1 has no reference recording"
+    qtbot.wait(200)
+    assert len(capture.samples()) == 0
+
+
+def test_open_run_checks_the_ranked_checkpoints_and_start_voice_and_renders_its_held_out_lines(page, qtbot, run):
+    listen = page.listen
+    qtbot.waitUntil(lambda: not listen.lines_box.slot.busy(), timeout=120_000)  # the previews, read at first show
+    with qtbot.waitSignal(listen.lines_box.lines_chosen, timeout=120_000):
+        page.open_run(run)
+    assert listen.slot.busy()  # rendering as soon as the held-out lines are read
+    qtbot.waitUntil(lambda: not listen.slot.busy(), timeout=180_000)
+    assert [c.label for c in page.comparison.candidates] == [
+        "epoch 2 · val_mel 0.7100",
+        "epoch 1 · val_mel 0.9500",
+        "start: joe",
+    ]
+    assert page.comparison.missing() == 0, listen.status.text()
+    assert page.comparison.folder() == run.absolute()
+    again = listen.start_render()  # the same selection again: every clip from the cache
+    qtbot.waitUntil(lambda: not listen.slot.busy(), timeout=30_000)
+    assert again is not None and f"({len(page.comparison.rendered)} from the cache)" in listen.status.text()
+
+
+def test_comparison_folder_is_the_run_for_one_runs_candidates_else_a_hash_folder(run, joe, tmp_path):
+    from trainer.evaluate.lines import run_candidates
+
+    comparison = Comparison()
+    comparison.set_candidates(run_candidates(run), run=run)
+    assert comparison.folder() == run.absolute()
+    comparison.set_candidates([c for c in run_candidates(run) if c.model_path.suffix == ".ckpt"])
+    assert comparison.folder() == run.absolute()  # found from the files' own folder
+    loose = [Candidate(label="joe", model_path=joe.model_path), *run_candidates(run)[:1]]
+    comparison.set_candidates(loose)
+    folder = comparison.folder()
+    assert folder.parent == compare_dir() and len(folder.name) == 12
+    comparison.set_candidates(reversed(loose))
+    assert comparison.folder() == folder  # the same files in another order: the same folder
