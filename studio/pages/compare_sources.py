@@ -112,7 +112,7 @@ class CandidatesBox(QGroupBox):
                 continue
             label = unique_label(candidate.label, {e.candidate.label for e in self.entries()})
             entry = Entry(candidate=Candidate(label=label, model_path=candidate.model_path), run=run)
-            item = QListWidgetItem(f"{label}  —  {candidate.model_path.name}")
+            item = QListWidgetItem(label)
             item.setToolTip(str(candidate.model_path))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
