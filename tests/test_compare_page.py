@@ -122,8 +122,7 @@ def test_r_without_a_recording_says_so_and_nothing_plays(page, qtbot, capture, j
     """Typed lines have no recording: R says so in the status line and plays nothing."""
     listen = page.listen
     listen.candidates_box.add([Candidate(label="joe", model_path=joe.model_path)])
-    listen.lines_box._set_source("typed")
-    listen.lines_box.text.setPlainText("A typed line.")
+    listen.lines_box.choose_typed("A typed line.")
     _render(listen, qtbot)
     capture.reset()
     listen.line_list.setFocus()
@@ -166,3 +165,21 @@ def test_comparison_folder_is_the_run_for_one_runs_candidates_else_a_hash_folder
     assert folder.parent == compare_dir() and len(folder.name) == 12
     comparison.set_candidates(reversed(loose))
     assert comparison.folder() == folder  # the same files in another order: the same folder
+
+
+def test_a_voice_that_cannot_render_is_a_status_line(page, qtbot, tmp_path):
+    """A broken .onnx among the candidates: Render ends with one readable line naming the file, no traceback;
+    a file that is no voice at all is refused when added, by name."""
+    listen = page.listen
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a model")
+    listen.candidates_box.add_files([broken, tmp_path / "notes.txt"])
+    assert "notes.txt" in listen.status.text() and "candidate is a .ckpt checkpoint or an .onnx voice" in (
+        listen.status.text()
+    )
+    assert [c.label for c in page.comparison.candidates] == ["broken"]
+    listen.lines_box.choose_typed("One line.")
+    listen.start_render()
+    qtbot.waitUntil(lambda: not listen.slot.busy(), timeout=60_000)
+    assert listen.status.text().startswith("Render failed: ") and "broken.onnx" in listen.status.text()
+    assert "Traceback" not in listen.status.text() and "\n" not in listen.status.text()

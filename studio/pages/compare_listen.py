@@ -78,9 +78,7 @@ class ListenTab(QWidget):
         buttons = QWidget()
         buttons.setLayout(self.buttons_row)
         splitter = QSplitter()
-        splitter.addWidget(
-            _column((self.candidates_box, 1), self.lines_box, self.settings_box, self.render_button)
-        )
+        splitter.addWidget(_column((self.candidates_box, 1), self.lines_box, self.settings_box, self.render_button))
         splitter.addWidget(_column((self.line_list, 1), (self.view, 3), buttons, keys))
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([360, 800])

@@ -225,6 +225,7 @@ class LinesBox(QGroupBox):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.slot = TaskSlot()
+        self._source, self._loading = "previews", "previews"
         row = QHBoxLayout()
         row.addWidget(self.source, 1)
         row.addWidget(self.choose)
@@ -262,6 +263,7 @@ class LinesBox(QGroupBox):
 
     def _load(self, source: str, read: Callable[[], list], what: str) -> Task:
         """Read lines on a worker thread; ``lines_chosen`` once read, ``message`` if not."""
+        self._loading = source
         self._set_source(source)
         self.summary.setText(f"Reading {what}…")
         task = Task(lambda _state: read(), self)
@@ -279,28 +281,42 @@ class LinesBox(QGroupBox):
         self.summary.setText(f"{len(lines)} lines: {what}{extra}")
         self.lines_chosen.emit(lines)
 
+    def choose_typed(self, text: str | None = None) -> None:
+        """Take the typed text as the source (read when Render is pressed); ``text`` replaces what is typed."""
+        self._set_source("typed")
+        if text is not None:
+            self.text.setPlainText(text)
+        self.summary.setText("The typed lines are rendered when you press Render")
+        self.text.setFocus()
+
     def _set_source(self, key: str) -> None:
+        """Show ``key`` as the source; lines still being read from another source will not arrive."""
+        if self.slot.busy() and key != self._loading:
+            self.slot.drop()
+        self._source = key
         self.source.setCurrentIndex(self.source.findData(key))
         self.text.setVisible(key == "typed")
         self.choose.setVisible(key in ("held_out", "file"))
 
     def _on_source(self, _index: int) -> None:
         key = self.source_key()
-        self._set_source(key)
         if key == "previews":
             self.load_previews()
         elif key == "typed":
-            self.summary.setText("The typed lines are rendered when you press Render")
-            self.text.setFocus()
+            self.choose_typed()
         elif key == "held_out":
             start = str(self.workspace.runs_dir)
             folder = QFileDialog.getExistingDirectory(self, "Held-out clips of a run or dataset project", start)
-            if folder:
-                self.load_held_out(Path(folder))
+            if not folder:
+                self._set_source(self._source)  # cancelled: the source shown stays the one in use
+                return
+            self.load_held_out(Path(folder))
         else:
             path, _ = QFileDialog.getOpenFileName(self, "Lines file", "", "Text or metadata (*.txt *.csv);;All (*)")
-            if path:
-                self.load_file(Path(path))
+            if not path:
+                self._set_source(self._source)
+                return
+            self.load_file(Path(path))
 
 
 class SettingsBox(QGroupBox):
