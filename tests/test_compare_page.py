@@ -183,3 +183,42 @@ def test_a_voice_that_cannot_render_is_a_status_line(page, qtbot, tmp_path):
     qtbot.waitUntil(lambda: not listen.slot.busy(), timeout=60_000)
     assert listen.status.text().startswith("Render failed: ") and "broken.onnx" in listen.status.text()
     assert "Traceback" not in listen.status.text() and "\n" not in listen.status.text()
+
+
+NO_DEVICE_SCRIPT = """
+import sys
+from PySide6.QtWidgets import QApplication
+from engines.pool import EnginePool
+from engines.registry import default_voice
+from studio.pages.compare import ComparePage
+from studio.state import VoiceLibrary, Workspace
+from trainer.evaluate.render import Candidate
+
+app = QApplication([])
+page = ComparePage(Workspace(runs_dir=sys.argv[1]), VoiceLibrary(), EnginePool())
+listen = page.listen
+listen.candidates_box.add([Candidate(label="joe", model_path=default_voice().model_path)])
+listen.lines_box.choose_typed("Hello.")
+listen.start_render().join(120)
+app.processEvents()
+listen.toggle_play()
+print("status:", listen.status.text())
+"""
+
+
+def test_no_output_device_is_a_status_line(tmp_path):
+    """With no sound device, Space says so in the status line (the render is there; nothing crashes)."""
+    import os
+    import subprocess
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the no-device setup uses an ALSA config")
+    conf = tmp_path / "no-device.conf"
+    conf.write_text("pcm.!default { type hw card 77 }\nctl.!default { type hw card 77 }\n")
+    env = {**os.environ, "ALSA_CONFIG_PATH": str(conf), "QT_QPA_PLATFORM": "offscreen"}
+    result = subprocess.run(
+        [sys.executable, "-c", NO_DEVICE_SCRIPT, str(tmp_path)], capture_output=True, text=True, timeout=180, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert "status: Cannot play audio: " in result.stdout and "Traceback" not in result.stdout + result.stderr

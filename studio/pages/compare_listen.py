@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (
 from engines.errors import VoiceStudioError
 from engines.pool import EnginePool
 from studio.comparison import Comparison, render_cache_dir
-from studio.pages.compare_sources import CandidatesBox, LinesBox, SettingsBox, reason
+from studio.pages.compare_lines import LinesBox
+from studio.pages.compare_sources import CandidatesBox, SettingsBox, reason
 from studio.state import VoiceLibrary, Workspace
 from studio.widgets.clip_player import ClipPlayer
 from studio.widgets.clip_view import ClipView
