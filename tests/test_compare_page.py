@@ -123,6 +123,8 @@ def test_r_without_a_recording_says_so_and_nothing_plays(page, qtbot, capture, j
     listen = page.listen
     listen.candidates_box.add([Candidate(label="joe", model_path=joe.model_path)])
     listen.lines_box.choose_typed("A typed line.")
+    qtbot.keyClicks(listen.lines_box.text, " 2R ")  # typing in the page: text, not shortcuts
+    assert listen.lines_box.text.toPlainText() == "A typed line. 2R " and listen.current == 0
     _render(listen, qtbot)
     capture.reset()
     listen.line_list.setFocus()

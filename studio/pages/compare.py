@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from engines.pool import EnginePool
@@ -45,6 +46,20 @@ class ComparePage(QWidget):
         lines (read off the GUI thread), then their renders (instant when cached)."""
         self.tabs.setCurrentWidget(self.listen)
         self.listen.open_run(Path(run_dir))
+
+    def rendered_audio(self, label: str, line: int) -> tuple[np.ndarray, int] | None:
+        """The render of line ``line`` by candidate ``label``: ``(float32 [N], Hz)``, or ``None`` before it is
+        rendered (what a blind test's ``get_audio`` asks)."""
+        rendered = self.comparison.rendered.get((label, line))
+        return None if rendered is None else (rendered.audio, rendered.sample_rate)
+
+    def play(self, audio: np.ndarray, rate: int) -> None:
+        """Play a clip through the page's player (loudness-matched); no output device is a status line."""
+        self.listen.play_clip(audio, rate)
+
+    def stop(self) -> None:
+        """Stop playing."""
+        self.listen.player.stop()
 
     def shutdown(self) -> None:
         """Stop playing and drop a running render (the finished renders are cached)."""

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -123,6 +124,7 @@ class LinesBox(QGroupBox):
         self._set_source("typed")
         if text is not None:
             self.text.setPlainText(text)
+            self.text.moveCursor(QTextCursor.MoveOperation.End)
         self.summary.setText("The typed lines are rendered when you press Render")
         self.text.setFocus()
 

@@ -263,7 +263,7 @@ class ListenTab(QWidget):
             return
         self.player.switch(*clip)
         start = self.player.position_s()
-        self._play(*clip, start if start < self.player.duration_s() else 0.0)
+        self.play_clip(*clip, start if start < self.player.duration_s() else 0.0)
 
     def play_reference(self) -> None:
         """R: play the current line's recording from its start, or say there is none."""
@@ -280,13 +280,14 @@ class ListenTab(QWidget):
             self.status.setText(f"{lines[row].name} has no reference recording")
             return
         self.view.set_clip(reference[0], reference[1], f"Reference recording — {lines[row].name}")
-        self._play(reference[0], reference[1], 0.0)
+        self.play_clip(reference[0], reference[1], 0.0)
 
     def seek(self, seconds: float) -> None:
         """Move the play position (playing or not) to ``seconds``."""
         self.player.seek(seconds)
 
-    def _play(self, audio: np.ndarray, rate: int, start_s: float) -> None:
+    def play_clip(self, audio: np.ndarray, rate: int, start_s: float = 0.0) -> None:
+        """Play ``audio`` (float32 ``[N]``, ``rate`` Hz) from ``start_s``; a missing output device is a status line."""
         try:
             self.player.play(audio, rate, start_s=start_s)
         except VoiceStudioError as exc:
