@@ -224,3 +224,23 @@ def test_no_output_device_is_a_status_line(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "status: Cannot play audio: " in result.stdout and "Traceback" not in result.stdout + result.stderr
+
+
+def test_cancel_keeps_the_finished_renders(page, qtbot, joe):
+    """Cancel during a render of 12 lines: the renders finished so far are kept and shown, and the status says
+    how many; rendering again takes those from the cache."""
+    listen = page.listen
+    listen.candidates_box.add([Candidate(label="joe", model_path=joe.model_path)])
+    listen.lines_box.choose_typed("\n".join(f"This is test line number {n}." for n in range(1, 13)))
+    task = listen.start_render()
+    qtbot.waitUntil(lambda: listen.progress.bar.value() >= 1, timeout=60_000)
+    assert listen.progress.text.text().startswith("Rendering ") and " / 12" in listen.progress.text.text()
+    listen.progress.cancel_button.click()
+    qtbot.waitUntil(lambda: not listen.slot.busy(), timeout=60_000)
+    kept = len(page.comparison.rendered)
+    assert 1 <= kept < 12 and task.state.is_cancelled()
+    assert listen.status.text() == f"Rendering cancelled: kept {kept} of 12"
+    listen.line_list.setCurrentRow(0)
+    assert listen.view.audio is not None
+    _render(listen, qtbot)
+    assert f"({kept} from the cache)" in listen.status.text()
