@@ -1,7 +1,7 @@
 """The Compare page's Listen tab: render every line by every checked candidate, then listen and switch.
 
-Rendering runs off the GUI thread (``trainer.evaluate.render.render_all`` in a ``studio.workers.Task``,
-cached under ``studio.comparison.render_cache_dir``), with progress and Cancel (what finished is kept).
+Rendering runs off the GUI thread (``studio.pages.compare_render.Renderer``), with progress and Cancel
+(what finished is kept).
 Keys, while the tab has focus: 1–9 switch candidate at the same playback position, R plays the line's
 reference recording, Space plays or stops.
 """
@@ -28,15 +28,15 @@ from PySide6.QtWidgets import (
 
 from engines.errors import VoiceStudioError
 from engines.pool import EnginePool
-from studio.comparison import Comparison, render_cache_dir
+from studio.comparison import Comparison
 from studio.pages.compare_lines import LinesBox
-from studio.pages.compare_sources import CandidatesBox, SettingsBox, reason
+from studio.pages.compare_render import Renderer
+from studio.pages.compare_sources import CandidatesBox, SettingsBox
 from studio.state import VoiceLibrary, Workspace
 from studio.widgets.clip_player import ClipPlayer
 from studio.widgets.clip_view import ClipView
 from studio.widgets.task_progress import TaskProgress
-from studio.workers import Task, TaskSlot
-from trainer.tasks import Cancelled
+from studio.workers import Task
 
 
 class ListenTab(QWidget):
@@ -52,7 +52,6 @@ class ListenTab(QWidget):
     ) -> None:
         super().__init__(parent)
         self.comparison, self.workspace, self.pool = comparison, workspace, pool
-        self.cache_dir = render_cache_dir()
         self.candidates_box = CandidatesBox(workspace, library)
         self.lines_box = LinesBox(workspace)
         self.settings_box = SettingsBox()
@@ -66,7 +65,8 @@ class ListenTab(QWidget):
         self.status = QLabel("Check candidates, choose lines, then Render")
         self.status.setWordWrap(True)
         self.player = ClipPlayer(self)
-        self.slot = TaskSlot()
+        self.renderer = Renderer(comparison, pool, self.progress, self)
+        self.slot = self.renderer.slot
         self.current = 0
         """Index of the candidate shown and played."""
         self._render_when_lines = False
@@ -98,7 +98,7 @@ class ListenTab(QWidget):
             signal.connect(lambda *_: self.comparison.set_settings(box.settings()))
         self.comparison.events.changed.connect(self._on_changed)
         self.comparison.events.rendered_changed.connect(self._on_rendered_changed)
-        self.progress.cancel_requested.connect(self.slot.cancel)
+        self.renderer.message.connect(self.status.setText)
         self.line_list.currentRowChanged.connect(self._on_line)
         self.view.seek_requested.connect(self.seek)
         self.player.position_changed.connect(self.view.set_position)
@@ -149,9 +149,7 @@ class ListenTab(QWidget):
 
     def _on_changed(self, _comparison: Comparison) -> None:
         """Selection or settings changed: the renders are gone, and so is a render of the old selection."""
-        if self.slot.busy():
-            self.slot.drop()
-            self.progress.finish()
+        if self.renderer.drop():
             self.status.setText("Render stopped: the selection changed")
         self.player.stop()
         self.current = min(self.current, max(0, len(self.comparison.candidates) - 1))
@@ -183,24 +181,11 @@ class ListenTab(QWidget):
 
     # --- rendering --------------------------------------------------------
     def start_render(self) -> Task | None:
-        """Render every line by every checked candidate off the GUI thread; returns the task (or ``None`` with a
-        status saying why nothing started)."""
+        """Render every line by every checked candidate off the GUI thread (typed lines are taken as shown now);
+        returns the task, or ``None`` with a status saying why nothing started."""
         if self.lines_box.source_key() == "typed" and not self._take_typed():
             return None
-        comparison = self.comparison
-        candidates, lines, settings = comparison.candidates, comparison.lines, comparison.settings
-        if not candidates or not lines:
-            self.status.setText("Nothing to render: check at least one candidate and choose lines")
-            return None
-        texts, cache_dir, pool = [line.text for line in lines], self.cache_dir, self.pool
-        task = Task(lambda state: _render(candidates, texts, settings, cache_dir, state, pool), self)
-        task.done.connect(self._on_render_done)
-        task.cancelled.connect(self._on_render_cancelled)
-        task.failed.connect(lambda exc: self.status.setText(f"Render failed: {reason(exc)}"))
-        task.ended.connect(self.progress.finish)
-        self.progress.follow(task, "Rendering", cancellable=True)
-        self.status.setText(f"Rendering {len(texts)} lines by {len(candidates)} candidates…")
-        return self.slot.start(task)
+        return self.renderer.start()
 
     def _take_typed(self) -> bool:
         try:
@@ -209,15 +194,6 @@ class ListenTab(QWidget):
             self.status.setText(str(exc))
             return False
         return True
-
-    def _on_render_done(self, renders: dict) -> None:
-        self.comparison.add_rendered(renders)
-        cached = sum(r.cached for r in renders.values())
-        self.status.setText(f"Rendered {len(renders)} clips ({cached} from the cache)")
-
-    def _on_render_cancelled(self, exc: Cancelled) -> None:
-        self.comparison.add_rendered(exc.partial or {})
-        self.status.setText(f"{str(exc)[:1].upper()}{str(exc)[1:]}")
 
     def _on_rendered_changed(self, _renders: dict) -> None:
         self._show()
@@ -316,7 +292,7 @@ class ListenTab(QWidget):
     def shutdown(self) -> None:
         """Stop playing and drop a running render (what it finished is cached)."""
         self.player.stop()
-        self.slot.drop()
+        self.renderer.drop()
 
 
 def _column(*parts: QWidget | tuple[QWidget, int]) -> QWidget:
@@ -328,12 +304,6 @@ def _column(*parts: QWidget | tuple[QWidget, int]) -> QWidget:
         widget, stretch = part if isinstance(part, tuple) else (part, 0)
         layout.addWidget(widget, stretch)
     return column
-
-
-def _render(candidates, texts, settings, cache_dir, state, pool) -> dict:
-    from trainer.evaluate.render import render_all
-
-    return render_all(candidates, texts, settings, cache_dir, state, pool)
 
 
 def _is_start(entry, run_dir: Path) -> bool:
