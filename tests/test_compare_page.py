@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from conftest import target_voice_slice
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from studio.comparison import Comparison, compare_dir
 from trainer.evaluate.render import Candidate
@@ -55,6 +56,7 @@ def page(qtbot, tmp_path):
     page.show()
     qtbot.waitExposed(page)
     page.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is page, timeout=5_000)  # shortcuts need an active window
     yield page
     page.shutdown()
     page.listen.slot.join(30)
@@ -244,3 +246,33 @@ def test_cancel_keeps_the_finished_renders(page, qtbot, joe):
     assert listen.view.audio is not None
     _render(listen, qtbot)
     assert f"({kept} from the cache)" in listen.status.text()
+
+
+def test_keys_act_only_while_the_listen_tab_has_focus(qtbot, tmp_path):
+    """1–9, R and Space belong to the Listen tab: pressed in another widget of the window they do nothing (the
+    Dataset page's Space, a typed digit elsewhere)."""
+    from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
+
+    from engines.pool import EnginePool
+    from studio.pages.compare import ComparePage
+    from studio.state import VoiceLibrary, Workspace
+
+    window = QWidget()
+    elsewhere = QPushButton("elsewhere")
+    page = ComparePage(Workspace(runs_dir=tmp_path), VoiceLibrary(), EnginePool())
+    layout = QHBoxLayout(window)
+    layout.addWidget(elsewhere)
+    layout.addWidget(page)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5_000)
+    page.listen.status.setText("-")
+    elsewhere.setFocus()
+    qtbot.keyClick(elsewhere, Qt.Key.Key_3)
+    assert page.listen.status.text() == "-"
+    page.listen.line_list.setFocus()
+    qtbot.keyClick(page.listen.line_list, Qt.Key.Key_3)
+    assert page.listen.status.text() == "There is no candidate 3"
+    page.shutdown()

@@ -105,7 +105,9 @@ class ListenTab(QWidget):
         keys: dict[str, Callable[[], None]] = {"R": self.play_reference, "Space": self.toggle_play}
         keys.update({str(n): partial(self.select_candidate, n - 1) for n in range(1, 10)})
         for key, slot in keys.items():
-            QShortcut(QKeySequence(key), self, slot, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut = QShortcut(QKeySequence(key), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)  # only while the tab has focus
+            shortcut.activated.connect(slot)
 
     # --- what is compared -------------------------------------------------
     def open_run(self, run_dir: Path) -> None:
