@@ -93,10 +93,13 @@ class Comparison:
         return self._settings
 
     def set_candidates(self, candidates: Iterable[Candidate], run: Path | None = None) -> None:
-        """Replace the candidates (a file listed already is left out; a label taken already gets " (2)", " (3)"…)."""
+        """Replace the candidates (a file listed already is left out; a label taken already gets " (2)", " (3)"…);
+        nothing happens (the renders stay) when they are the ones compared already."""
+        before = (self._candidates, self._runs)
         self._candidates, self._runs = [], {}
         self._add(candidates, run)
-        self._changed()
+        if (self._candidates, self._runs) != before:
+            self._changed()
 
     def add_candidates(self, candidates: Iterable[Candidate], run: Path | None = None) -> list[Candidate]:
         """Append candidates whose files are not listed yet (labels made distinct); returns those added."""
@@ -112,9 +115,11 @@ class Comparison:
         self._changed()
 
     def set_lines(self, lines: Iterable[Line]) -> None:
-        """Replace the lines."""
-        self._lines = list(lines)
-        self._changed()
+        """Replace the lines (nothing happens when they are the same)."""
+        lines = list(lines)
+        if lines != self._lines:
+            self._lines = lines
+            self._changed()
 
     def set_settings(self, settings: RenderSettings) -> None:
         """Replace the render settings (nothing happens when they are the same)."""

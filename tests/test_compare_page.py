@@ -167,8 +167,16 @@ def test_comparison_folder_is_the_run_for_one_runs_candidates_else_a_hash_folder
     comparison.set_candidates(loose)
     folder = comparison.folder()
     assert folder.parent == compare_dir() and len(folder.name) == 12
+    changes = []
+    comparison.events.changed.connect(changes.append)
+    comparison.set_candidates(loose)
+    assert changes == []  # the same selection: nothing changes (renders kept)
     comparison.set_candidates(reversed(loose))
-    assert comparison.folder() == folder  # the same files in another order: the same folder
+    assert comparison.folder() == folder and len(changes) == 1  # the same files in another order: the same folder
+    copy = tmp_path / "joe.onnx"
+    copy.write_bytes(b"")
+    comparison.set_candidates([*loose, Candidate(label="joe", model_path=copy), loose[0]])
+    assert [c.label for c in comparison.candidates] == ["joe", loose[1].label, "joe (2)"]  # each file once
 
 
 def test_a_voice_that_cannot_render_is_a_status_line(page, qtbot, tmp_path):
