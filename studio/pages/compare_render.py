@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from engines.pool import EnginePool
 from studio.comparison import Comparison, render_cache_dir
 from studio.pages.compare_sources import reason
+from studio.widgets.clip_view import mel_db
 from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task, TaskSlot
 from trainer.evaluate.render import render_all
@@ -38,7 +40,7 @@ class Renderer(QObject):
             self.message.emit("Nothing to render: check at least one candidate and choose lines")
             return None
         texts, cache_dir, pool = [line.text for line in lines], self.cache_dir, self.pool
-        task = Task(lambda state: render_all(candidates, texts, settings, cache_dir, state, pool), self)
+        task = Task(lambda state: _render(candidates, texts, settings, cache_dir, state, pool), self)
         task.done.connect(self._on_done)
         task.cancelled.connect(self._on_cancelled)
         task.failed.connect(lambda exc: self.message.emit(f"Render failed: {reason(exc)}"))
@@ -64,3 +66,14 @@ class Renderer(QObject):
         self.comparison.add_rendered(exc.partial or {})
         text = str(exc)
         self.message.emit(text[:1].upper() + text[1:])
+
+
+def _render(candidates, texts, settings, cache_dir, state, pool) -> dict:
+    """``render_all``, then librosa's first mel spectrogram (about 2 s of imports and compiling) on this thread,
+    so showing the first clip does not stall the window."""
+    renders = render_all(candidates, texts, settings, cache_dir, state, pool)
+    try:
+        mel_db(np.zeros(4096, np.float32), 22050)
+    except ImportError:  # no librosa: the view says so
+        pass
+    return renders
