@@ -132,13 +132,21 @@ def distinct_labels(candidates: list[Candidate]) -> list[Candidate]:
 
     from trainer.evaluate.render import Candidate
 
-    seen: set[Path] = set()
-    unique = [c for c in candidates if not (c.model_path.resolve() in seen or seen.add(c.model_path.resolve()))]
+    first: dict[Path, Candidate] = {}
+    for candidate in candidates:
+        first.setdefault(candidate.model_path.resolve(), candidate)
+    unique = list(first.values())
     counts = Counter(c.label for c in unique)
     return [
-        c if counts[c.label] == 1 else Candidate(label=f"{c.model_path.parent.name}/{c.label}", model_path=c.model_path)
+        c if counts[c.label] == 1 else Candidate(label=f"{_folder(c)}/{c.label}", model_path=c.model_path)
         for c in unique
     ]
+
+
+def _folder(candidate: Candidate) -> str:
+    """The name of the folder a candidate comes from: its run's for a ranked checkpoint (``RUN/checkpoints/``)."""
+    parent = candidate.model_path.parent
+    return parent.parent.name if parent.name == "checkpoints" else parent.name
 
 
 def _lines(args: argparse.Namespace) -> list[Line]:
