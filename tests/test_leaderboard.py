@@ -4,6 +4,7 @@ lines with their recordings, served from the cache the second time; CSV round tr
 from __future__ import annotations
 
 import dataclasses
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -94,6 +95,24 @@ def test_a_line_that_fails_a_measure_is_left_out_and_counted(board, tmp_path):
     one_line = score(candidates[:1], lines[:1], RenderSettings(seed=1), cache)[0]
     assert row.mcd_db == pytest.approx(one_line.mcd_db) and row.f0_rmse_hz == pytest.approx(one_line.f0_rmse_hz)
     assert row.missing["mcd_db"].startswith("1 of 2 lines not measured (reference audio is empty or silent")
+
+
+def test_without_resemblyzer_similarity_says_how_to_install_it_and_is_measured_once_installed(
+    board, tmp_path, monkeypatch
+):
+    """resemblyzer missing: similarity is None with the install hint and nothing is cached; installed: measured."""
+    from trainer.evaluate.similarity import MISSING
+
+    candidates, lines, cache, _, _ = board
+    audio, rate = lines[0].reference_audio()
+    sf.write(tmp_path / "quieter.wav", audio * 0.5, rate)  # another reference file: scored afresh
+    line = dataclasses.replace(lines[0], reference=tmp_path / "quieter.wav")
+    monkeypatch.setitem(sys.modules, "resemblyzer", None)  # as if not installed: the import fails
+    (row,) = score(candidates[:1], [line], RenderSettings(seed=1), cache)
+    assert row.similarity is None and row.missing["similarity"] == MISSING and row.mcd_db is not None
+    monkeypatch.undo()
+    (again,) = score(candidates[:1], [line], RenderSettings(seed=1), cache)
+    assert again.similarity is not None and "similarity" not in again.missing
 
 
 def test_lines_without_references_leave_reference_measures_missing_with_the_reason(board):
