@@ -53,7 +53,7 @@ def test_compare_prints_the_table_and_writes_the_csv(tmp_path, joe):
         ("{tmp}/missing.ckpt", "{tmp}/missing.ckpt: no such candidate (not a .ckpt, an .onnx voice"),
         ("{tmp}/notes.txt", "{tmp}/notes.txt: a candidate is a .ckpt checkpoint or an .onnx voice"),
         ("{tmp}", "{tmp}: not a run folder (no training.json)"),
-        ("nobody", "nobody"),
+        ("nobody", "nobody: no voice named 'nobody'"),
     ],
 )
 def test_a_bad_candidate_is_one_line_and_exit_2(tmp_path, candidate, message):
