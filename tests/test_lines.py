@@ -1,0 +1,119 @@
+"""What the Compare page and ``voice-studio compare`` speak and who speaks it: typed lines, lines files, the
+clips a run held out (with their recordings), and a run's candidates."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+from conftest import target_voice_slice
+
+from trainer.evaluate.lines import (
+    LinesError,
+    held_out_lines,
+    preview_lines,
+    read_lines_file,
+    run_candidates,
+    typed_lines,
+)
+
+pytest.importorskip("torch")
+
+
+@pytest.fixture(scope="module")
+def new_run(tmp_path_factory):
+    """A run prepared (cache, training.json) on 24 target-voice clips, started from joe; not trained."""
+    from trainer.options import RunOptions
+    from trainer.run import create_run
+
+    folder = target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", 24)
+    out = tmp_path_factory.mktemp("runs") / "tune"
+    return create_run(RunOptions(dataset=folder, out=out, start="joe", preset="test", epochs=2))
+
+
+def test_typed_text_gives_one_line_per_line_and_blank_text_is_refused():
+    lines = typed_lines("Hello there.\n\n  Second line \n")
+    assert [(x.name, x.text, x.reference) for x in lines] == [
+        ("line 1", "Hello there.", None),
+        ("line 2", "Second line", None),
+    ]
+    with pytest.raises(LinesError, match="no line"):
+        typed_lines(" \n\t\n")
+    assert len(preview_lines()) >= 3 and all(x.text and x.reference is None for x in preview_lines())
+
+
+def test_a_metadata_file_gives_its_recordings_as_references(tmp_path):
+    (tmp_path / "wavs").mkdir()
+    tone = 0.3 * np.sin(np.linspace(0, 400 * np.pi, 8000, dtype=np.float32))
+    soundfile.write(tmp_path / "wavs" / "a1.wav", np.stack([tone, tone], axis=1), 16000)
+    (tmp_path / "metadata.csv").write_text("a1|First line.\nb2|speaker|Second line.\n", encoding="utf-8")
+    first, second = read_lines_file(tmp_path / "metadata.csv")
+    assert (first.name, first.text, first.reference) == ("a1", "First line.", tmp_path / "wavs" / "a1.wav")
+    audio, rate = first.reference_audio()
+    assert rate == 16000 and audio.shape == (8000,) and np.allclose(audio, tone, atol=1e-4)
+    assert (second.name, second.text, second.reference, second.reference_audio()) == ("b2", "Second line.", None, None)
+
+
+def test_plain_files_and_bad_files_name_what_is_wrong(tmp_path):
+    plain = tmp_path / "lines.txt"
+    plain.write_text("# my lines\nOne.\n\nTwo.\n", encoding="utf-8")
+    assert [x.text for x in read_lines_file(plain)] == ["One.", "Two."]
+    bad = tmp_path / "metadata.csv"
+    bad.write_text("a|ok\n|no id\n", encoding="utf-8")
+    with pytest.raises(LinesError, match=r"metadata\.csv:2"):
+        read_lines_file(bad)
+    with pytest.raises(LinesError, match="cannot read"):
+        read_lines_file(tmp_path / "missing.txt")
+    (tmp_path / "latin.txt").write_bytes("caf\xe9\n".encode("latin-1"))
+    with pytest.raises(LinesError, match="latin.txt"):
+        read_lines_file(tmp_path / "latin.txt")
+
+
+def test_a_run_holds_out_what_its_validation_loader_sees(new_run):
+    from trainer.presets import TrainingConfig
+    from trainer.run import _data
+    from trainer.run_file import read_run
+
+    document = read_run(new_run)
+    config = TrainingConfig.from_dict(document.config)
+    data = _data(document, config, 2)
+    validation = [data.val_set.cache.utterances[i].id for i in data.val_set.indices]
+    lines = held_out_lines(new_run, limit=None)
+    assert [x.name for x in lines] == validation and validation
+    for line in lines:
+        audio, rate = line.reference_audio()
+        assert line.reference.is_file() and rate > 0 and audio.size > rate // 2
+    assert len(held_out_lines(new_run, limit=1)) == 1
+
+
+def test_run_candidates_rank_checkpoints_then_last_export_and_start(new_run, make_tiny_checkpoint, tmp_path):
+    folder = new_run / "checkpoints"
+    folder.mkdir(exist_ok=True)
+    ranking = [[0.71, "best-epoch=0001-val_mel=0.7100.ckpt"], [0.95, "best-epoch=0000-val_mel=0.9500.ckpt"]]
+    for _, name in ranking:
+        make_tiny_checkpoint(folder / name)
+    (folder / "best.json").write_text(json.dumps({"metric": "val_mel", "ranking": ranking}))
+    make_tiny_checkpoint(new_run / "last.ckpt")
+    voices = tmp_path / "voices"
+    voices.mkdir()
+    (voices / f"{new_run.name}.onnx").write_bytes(b"not read here")
+    found = run_candidates(new_run, voices)
+    assert [c.label for c in found] == [
+        "epoch 2 · val_mel 0.7100",
+        "epoch 1 · val_mel 0.9500",
+        "last",
+        "export",
+        "start: joe",
+    ]
+    assert found[0].model_path == folder / ranking[0][1] and found[-1].model_path.suffix == ".onnx"
+    assert [c.label for c in run_candidates(new_run)][-2:] == ["last", "start: joe"]
+
+
+def test_folders_that_are_neither_runs_nor_projects_are_named(tmp_path):
+    with pytest.raises(LinesError, match=str(tmp_path.name)):
+        held_out_lines(tmp_path)
+    with pytest.raises(LinesError, match="not a run"):
+        run_candidates(Path(tmp_path))

@@ -1,0 +1,223 @@
+"""What to compare: the lines candidates speak, and the candidates a run offers.
+
+Lines come from the run previews' lines, typed text, a lines file (plain text or an LJSpeech
+``metadata.csv`` whose recordings become references) or the clips a run holds out for validation (with
+their recordings as references). A run offers its ranked checkpoints, its last checkpoint, its export
+and the voice it started from.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engines.errors import VoiceStudioError
+from trainer.evaluate.render import Candidate
+
+AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
+"""Recording file types looked for beside an LJSpeech ``metadata.csv`` (in ``wavs/``)."""
+
+
+class LinesError(VoiceStudioError, ValueError):
+    """Lines or candidates that cannot be read (names the file or folder and why)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Line:
+    """One line to speak.
+
+    Attributes:
+        name: shown beside the line: a clip id (``target_0231``) or ``line 3``.
+        text: what the candidates speak.
+        reference: the recording of this text (a held-out clip), or ``None``.
+    """
+
+    name: str
+    text: str
+    reference: Path | None = None
+
+    def reference_audio(self) -> tuple[np.ndarray, int] | None:
+        """The reference as float32 mono ``[N]`` and its rate in Hz (channels averaged); ``None`` without one.
+
+        Raises:
+            trainer.dataset.probe.ClipError: the recording cannot be read (names the file).
+        """
+        if self.reference is None:
+            return None
+        from trainer.dataset.probe import load
+
+        audio, info = load(self.reference)
+        return audio.mean(axis=1).astype(np.float32), info.sample_rate
+
+
+def preview_lines() -> list[Line]:
+    """The lines a run's previews speak (``trainer.callbacks.PREVIEW_LINES``), without references."""
+    from trainer.callbacks import PREVIEW_LINES
+
+    return [Line(name=f"preview {n}", text=text) for n, text in enumerate(PREVIEW_LINES, start=1)]
+
+
+def typed_lines(text: str) -> list[Line]:
+    """One line per non-empty line of ``text`` (``line 1``, ``line 2``…).
+
+    Raises:
+        LinesError: nothing but blank lines.
+    """
+    texts = [t.strip() for t in text.splitlines() if t.strip()]
+    if not texts:
+        raise LinesError("no line to speak: type at least one line of text")
+    return [Line(name=f"line {n}", text=t) for n, t in enumerate(texts, start=1)]
+
+
+def read_lines_file(path: Path | str) -> list[Line]:
+    """Lines from a file: an LJSpeech ``metadata.csv`` (``id|text`` or ``id|speaker|text``; ``wavs/ID.*`` beside
+    it become the references) or plain text, one line each (``#`` comments skipped).
+
+    Raises:
+        LinesError: the file cannot be read, is not UTF-8, or holds no line (names the file and line).
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LinesError(f"{path}: cannot read lines ({exc})") from None
+    rows = [r for r in text.splitlines() if r.strip() and not r.lstrip().startswith("#")]
+    if not rows:
+        raise LinesError(f"{path}: no line to speak in the file")
+    if path.name.lower() == "metadata.csv" or all("|" in r for r in rows):
+        return _metadata_lines(path, rows)
+    return [Line(name=f"line {n}", text=r.strip()) for n, r in enumerate(rows, start=1)]
+
+
+def _metadata_lines(path: Path, rows: list[str]) -> list[Line]:
+    """``id|text`` / ``id|speaker|text`` rows; references from ``wavs/`` beside the file where present."""
+    lines = []
+    for number, fields in enumerate(csv.reader(rows, delimiter="|", quoting=csv.QUOTE_NONE), start=1):
+        if len(fields) < 2 or not fields[0].strip() or not fields[-1].strip():
+            raise LinesError(f"{path}:{number}: expected id|text, got {'|'.join(fields)!r}")
+        clip_id = fields[0].strip()
+        lines.append(Line(name=clip_id, text=fields[-1].strip(), reference=_recording(path.parent, clip_id)))
+    return lines
+
+
+def _recording(folder: Path, clip_id: str) -> Path | None:
+    """``folder/wavs/ID.wav`` (or another audio suffix, or the bare id), else ``None``."""
+    for candidate in (folder / "wavs" / clip_id, *(folder / "wavs" / f"{clip_id}{s}" for s in AUDIO_SUFFIXES)):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def held_out_lines(folder: Path | str, limit: int | None = 10) -> list[Line]:
+    """The clips held out for validation, with their recordings as references, at most ``limit``.
+
+    For a run folder: exactly the clips its training held out (the split of ``trainer.datamodule.split`` over
+    the run's cache with the run's config). For a dataset project: the clips a run of the default preset would
+    hold out, over the project's included clips (a run also leaves out clips shorter than one segment, so its
+    split can differ when the project has such clips).
+
+    Raises:
+        LinesError: the folder is neither a run nor a dataset project, or holds nothing to hold out.
+    """
+    folder = Path(folder)
+    from trainer.run_file import is_run
+
+    if is_run(folder):
+        lines = _run_held_out(folder)
+    elif (folder / "manifest.json").is_file():
+        lines = _project_held_out(folder)
+    else:
+        raise LinesError(f"{folder}: neither a run folder (training.json) nor a dataset project (manifest.json)")
+    if not lines:
+        raise LinesError(f"{folder}: no clip is held out (a dataset needs at least two usable clips)")
+    return lines[:limit] if limit is not None else lines
+
+
+def _run_held_out(run_dir: Path) -> list[Line]:
+    """The run's validation clips; references from its dataset project where it has one."""
+    from trainer.datamodule import split
+    from trainer.preprocess import PreprocessedCache
+    from trainer.presets import TrainingConfig
+    from trainer.run_file import read_run
+
+    document = read_run(run_dir)
+    config = TrainingConfig.from_dict(document.config)
+    cache = PreprocessedCache(document.cache)
+    usable = [u for u in cache.utterances if u.spec[1] >= config.segment_frames]  # as CacheDataModule.setup
+    _, val = split(len(usable), config.val_fraction, config.max_val, config.seed)
+    project = _project_of(document.options.dataset, run_dir)
+    return [_clip_line(usable[i].id, usable[i].text, project) for i in val]
+
+
+def _project_of(dataset: Path, run_dir: Path):
+    """The dataset project a run was built from: the dataset itself, or ``run/dataset`` for a Piper folder."""
+    from trainer.dataset.project import DatasetProject
+
+    for folder in (Path(dataset), run_dir / "dataset"):
+        if (folder / "manifest.json").is_file():
+            return DatasetProject(folder)
+    return None
+
+
+def _clip_line(clip_id: str, text: str, project) -> Line:
+    reference = project.clip_path(clip_id) if project is not None else None
+    return Line(name=clip_id, text=text, reference=reference if reference and reference.is_file() else None)
+
+
+def _project_held_out(folder: Path) -> list[Line]:
+    from trainer.datamodule import split
+    from trainer.dataset.project import DatasetProject
+    from trainer.presets import TrainingConfig
+
+    project = DatasetProject(folder)
+    clips = [c for c in project.clips.values() if c.status == "ok" and c.text]
+    defaults = TrainingConfig.from_dict({})
+    _, val = split(len(clips), defaults.val_fraction, defaults.max_val, defaults.seed)
+    return [_clip_line(clips[i].id, clips[i].text or "", project) for i in val]
+
+
+def run_candidates(run_dir: Path | str, voices_dir: Path | str | None = None) -> list[Candidate]:
+    """What a run offers to compare: its ranked checkpoints (best first, ``epoch 3 · val_mel 0.6120``), its
+    last checkpoint (``last``), its export ``voices_dir/<run name>.onnx`` (``export``) and its start voice
+    (``start: joe``; none from scratch).
+
+    Raises:
+        LinesError: not a run folder, or a run with no checkpoint yet.
+        trainer.checkpoints.CheckpointError: an unreadable ranking.
+    """
+    from trainer.checkpoints import ranked_checkpoints
+    from trainer.run_file import is_run, read_run
+
+    run_dir = Path(run_dir)
+    if not is_run(run_dir):
+        raise LinesError(f"{run_dir}: not a run folder (no training.json)")
+    found = [
+        Candidate(label=f"epoch {c.epoch + 1} · {c.metric} {c.value:.4f}", model_path=c.path)
+        for c in ranked_checkpoints(run_dir)
+    ]
+    if (run_dir / "last.ckpt").is_file():
+        found.append(Candidate(label="last", model_path=run_dir / "last.ckpt"))
+    if not found:
+        raise LinesError(f"{run_dir}: the run has no checkpoint yet")
+    export = Path(voices_dir) / f"{run_dir.name}.onnx" if voices_dir is not None else None
+    if export is not None and export.is_file():
+        found.append(Candidate(label="export", model_path=export))
+    start = _start_candidate(read_run(run_dir).options.start)
+    return found + ([start] if start else [])
+
+
+def _start_candidate(start: str) -> Candidate | None:
+    """The voice a run started from, or ``None`` (scratch, or a start no longer on disk)."""
+    from trainer.starts import RunError, resolve_start
+
+    try:
+        _, path = resolve_start(start)
+    except RunError:
+        return None
+    if path is None:
+        return None
+    name = start if path != Path(start) else path.name.removesuffix(".onnx").removesuffix(".ckpt")
+    return Candidate(label=f"start: {name}", model_path=path)
