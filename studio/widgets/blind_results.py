@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QTableWidgetItem, QVBoxLayout, QWidget
 
+from studio.widgets.tables import read_only_table
 from trainer.evaluate.listening import MUSHRA_CONTROLS, ListeningTest, Standing
 
 STANDING_COLUMNS = ("candidate", "pairwise wins", "win rate", "95% CI (Wilson)", "MUSHRA mean", "MUSHRA 95% ±")
@@ -22,9 +23,9 @@ class BlindResults(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.standings = _table(STANDING_COLUMNS)
+        self.standings = read_only_table(STANDING_COLUMNS)
         self.abx = QLabel("")
-        self.by_line = _table(())
+        self.by_line = read_only_table(())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(QLabel("<b>Pairwise win rates and MUSHRA scores</b>"))
@@ -83,11 +84,3 @@ def _mushra_cells(mean: tuple[float, float, int] | None) -> list[str]:
         return ["—", "—"]
     value, half, n = mean
     return [f"{value:.1f} (n={n})", "—" if math.isinf(half) else f"{half:.1f}"]
-
-
-def _table(headers: tuple[str, ...]) -> QTableWidget:
-    table = QTableWidget(0, len(headers))
-    table.setHorizontalHeaderLabels(list(headers))
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.verticalHeader().setVisible(False)
-    return table

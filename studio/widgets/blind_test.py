@@ -16,7 +16,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -25,10 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engines.files import write_text
 from studio.widgets.blind_results import BlindResults
 from studio.widgets.mushra_box import MushraBox
 from studio.widgets.pair_trial import PairView
+from studio.widgets.tables import export_text
 from trainer.evaluate.listening import ANCHOR, HIDDEN_REFERENCE, ListeningTest, Rating, lowpass_anchor
 from trainer.evaluate.trials import MODES, Trial, open_test, plan_trials, replace_rating, trial_rating
 
@@ -210,16 +209,9 @@ class BlindTestPanel(QWidget):
         """Write the ratings as CSV (real names; after the reveal) to ``path``, asked for when ``None``."""
         if self.test is None:
             return None
+        start = str(self.ratings_path.with_suffix(".csv")) if self.ratings_path else "ratings.csv"
+        path = export_text(self, self.status, self.test.to_csv(), title="Export ratings", start=start, path=path)
         if path is None:
-            start = str(self.ratings_path.with_suffix(".csv")) if self.ratings_path else "ratings.csv"
-            chosen, _ = QFileDialog.getSaveFileName(self, "Export ratings", start, "CSV (*.csv)")
-            if not chosen:
-                return None
-            path = Path(chosen)
-        try:
-            write_text(path, self.test.to_csv())
-        except OSError as exc:
-            self.status.setText(f"Could not write {path}: {exc}")
             return None
         self.status.setText(f"Exported {len(self.test.ratings)} ratings to {path}.")
         return path

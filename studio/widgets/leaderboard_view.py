@@ -11,18 +11,15 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from engines.files import write_text
+from studio.widgets.tables import export_text, read_only_table
 from trainer.evaluate.leaderboard import COLUMNS, Column, Row, to_csv
 
 SORT_KEY = Qt.ItemDataRole.UserRole
@@ -86,14 +83,11 @@ class LeaderboardView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.rows: list[Row] = []
-        self.table = QTableWidget(0, len(COLUMNS))
+        self.table = read_only_table([c.title() for c in COLUMNS])
         for index, column in enumerate(COLUMNS):
             header = QTableWidgetItem(column.title())
             header.setToolTip(better_text(column))
             self.table.setHorizontalHeaderItem(index, header)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.verticalHeader().setVisible(False)
         self.table.setSortingEnabled(True)
         self.score_button, self.export_button = QPushButton("Score"), QPushButton("Export CSV…")
         self.score_button.setToolTip("Render every line by every candidate (cached) and measure them")
@@ -131,15 +125,9 @@ class LeaderboardView(QWidget):
         if not self.rows:
             self.status.setText("Nothing to export: score the candidates first.")
             return None
+        title, start = "Export the leaderboard", "leaderboard.csv"
+        path = export_text(self, self.status, to_csv(self.rows), title=title, start=start, path=path)
         if path is None:
-            chosen, _ = QFileDialog.getSaveFileName(self, "Export the leaderboard", "leaderboard.csv", "CSV (*.csv)")
-            if not chosen:
-                return None
-            path = Path(chosen)
-        try:
-            write_text(path, to_csv(self.rows))
-        except OSError as exc:
-            self.status.setText(f"Could not write {path}: {exc}")
             return None
         self.status.setText(f"Exported {len(self.rows)} row(s) to {path}.")
         return path

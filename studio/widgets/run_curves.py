@@ -10,18 +10,17 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from studio.widgets.runs_table import duration
+from studio.widgets.tables import read_only_table
 from trainer.evaluate.runs import RunCurves, compare_runs
 
 RUN_COLOURS = ((59, 130, 246), (239, 68, 68), (16, 185, 129), (245, 158, 11), (139, 92, 246), (236, 72, 153))
@@ -49,11 +48,7 @@ class RunCurvesView(QWidget):
         }
         self.legend = pg.LegendItem()
         self.chart.addItem(self.legend, row=0, col=1, rowspan=2)  # beside the plots, never over a curve
-        self.table = QTableWidget(0, len(TABLE_COLUMNS))
-        self.table.setHorizontalHeaderLabels(TABLE_COLUMNS)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
+        self.table = read_only_table(TABLE_COLUMNS)
         self.table.setMaximumHeight(160)
         self.add_button, self.remove_button = QPushButton("Add run…"), QPushButton("Remove")
         self.add_button.clicked.connect(lambda: self.add_run())
