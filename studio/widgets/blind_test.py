@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -82,6 +83,7 @@ class BlindTestPanel(QWidget):
         self.mushra.play_requested.connect(self._play_name)
         self.mushra.scores_changed.connect(self._on_scores)
         self.views = QStackedWidget()
+        self.views.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.views.addWidget(self.pair)
         self.views.addWidget(self.mushra)
         self.buttons = {key: QPushButton(text) for key, text in BUTTONS}
@@ -111,6 +113,7 @@ class BlindTestPanel(QWidget):
         layout.addLayout(nav)
         layout.addWidget(self.status)
         layout.addWidget(self.results, 1)
+        layout.addStretch(0)  # takes the room while the results are hidden
         return layout
 
     # --- the test ------------------------------------------------------------------------------

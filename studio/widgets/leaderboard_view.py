@@ -88,6 +88,9 @@ class LeaderboardView(QWidget):
             header = QTableWidgetItem(column.title())
             header.setToolTip(better_text(column))
             self.table.setHorizontalHeaderItem(index, header)
+        self.table.horizontalHeader().setSortIndicator(
+            -1, Qt.SortOrder.AscendingOrder
+        )  # the order given, until a click
         self.table.setSortingEnabled(True)
         self.score_button, self.export_button = QPushButton("Score"), QPushButton("Export CSV…")
         self.score_button.setToolTip("Render every line by every candidate (cached) and measure them")

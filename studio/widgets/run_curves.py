@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from studio.widgets.runs_table import duration
 from studio.widgets.tables import read_only_table
+from studio.widgets.train_charts import integer_epochs
 from trainer.evaluate.runs import RunCurves, compare_runs
 
 RUN_COLOURS = ((59, 130, 246), (239, 68, 68), (16, 185, 129), (245, 158, 11), (139, 92, 246), (236, 72, 153))
@@ -47,7 +49,8 @@ class RunCurvesView(QWidget):
             "epoch_s": self.chart.addPlot(row=1, col=0),
         }
         self.legend = pg.LegendItem()
-        self.chart.addItem(self.legend, row=0, col=1, rowspan=2)  # beside the plots, never over a curve
+        self.legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.chart.addItem(self.legend, row=0, col=1)  # beside the plots, never over a curve
         self.table = read_only_table(TABLE_COLUMNS)
         self.table.setMaximumHeight(160)
         self.add_button, self.remove_button = QPushButton("Add run…"), QPushButton("Remove")
@@ -122,6 +125,9 @@ class RunCurvesView(QWidget):
             plot.clear()
         self.legend.clear()
         self.lines = [self._draw_run(i, c) for i, c in enumerate(self.curves)]
+        last = max((c.epochs[-1] for c in self.curves if c.epochs), default=0)
+        for plot in self.plots.values():
+            integer_epochs(plot, last)
         self._fill_table()
         empty = [c.name for c in self.curves if not c.epochs]
         self.status.setText(
