@@ -193,3 +193,16 @@ def test_mushra_only_on_lines_with_a_reference_and_the_anchor_is_low_passed(qtbo
 
     bare = _panel(qtbot, harness, tmp_path / "bare.json", references=(False, False))
     assert bare.trials["mushra"] == [] and not bare.mode.model().item(2).isEnabled()
+
+
+def test_keys_reach_the_trial_after_clicks(qtbot, tmp_path, recordings):
+    """Buttons take no focus (a click leaves the keys with the panel) and choosing a mode gives the focus
+    back to the panel, so the combo box's search does not swallow A, B, X, 1 and 2."""
+    from PySide6.QtWidgets import QPushButton
+
+    panel = _panel(qtbot, Harness(recordings), tmp_path / "ratings.json")
+    assert all(b.focusPolicy() == Qt.FocusPolicy.NoFocus for b in panel.findChildren(QPushButton))
+    panel.mode.setFocus()
+    assert panel.focusWidget() is panel.mode
+    panel.mode.setCurrentIndex(1)
+    assert panel.focusWidget() is panel

@@ -72,7 +72,7 @@ class BlindTestPanel(QWidget):
         self.mode = QComboBox()
         for kind in MODES:
             self.mode.addItem(MODE_NAMES[kind], kind)
-        self.mode.currentIndexChanged.connect(lambda _i: self._show_trial())
+        self.mode.currentIndexChanged.connect(self._on_mode)
         self.progress, self.line_label, self.status = QLabel(""), QLabel(""), QLabel("")
         self.line_label.setWordWrap(True)
         self.status.setWordWrap(True)
@@ -97,6 +97,13 @@ class BlindTestPanel(QWidget):
             self.buttons[key].clicked.connect(handler)
         self.results = BlindResults()
         self.setLayout(self._layout())
+        for button in self.findChildren(QPushButton):  # clicking one leaves the keys with the panel
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+
+    def _on_mode(self) -> None:
+        self.stop()
+        self._show_trial()
+        self.setFocus()  # the keys go to the trial, not to the combo box's search
 
     def _layout(self) -> QVBoxLayout:
         top, nav = QHBoxLayout(), QHBoxLayout()

@@ -54,6 +54,7 @@ class MushraBox(QWidget):
 
     def _add_slot(self, i: int, score: float | None) -> None:
         play = QPushButton(f"Play {slot_letter(i)}")
+        play.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         play.clicked.connect(lambda: self.play_requested.emit(self.order[i]))
         slider = QSlider(Qt.Orientation.Vertical)
         slider.setRange(0, 100)
