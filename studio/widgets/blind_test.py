@@ -34,6 +34,8 @@ from trainer.evaluate.trials import MODES, Trial, open_test, plan_trials, replac
 
 REFERENCE = "<reference>"
 """What ``get_audio`` is asked for to get a line's reference recording."""
+RATINGS_FILE = "blind-test.json"
+"""The ratings file's name in the folder where a comparison is kept (``Comparison.folder()``)."""
 MODE_NAMES = {"pairwise": "Pairwise preference", "abx": "ABX", "mushra": "MUSHRA (0–100, with reference)"}
 
 GetAudio = Callable[[str, int], "tuple[np.ndarray, int] | None"]
