@@ -8,6 +8,7 @@ Keys: A/B/X play, R the reference (MUSHRA), Space stops, 1/2 choose, Enter goes 
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from pathlib import Path
 
@@ -244,7 +245,7 @@ class BlindTestPanel(QWidget):
             self.line_label.setText("Choose candidates and lines, then rate here." if self.test is None else "")
             return
         text = self.lines[trial.line]
-        self.line_label.setText(f"<b>Line {trial.line + 1}</b>: {_escape(text)}")
+        self.line_label.setText(f"<b>Line {trial.line + 1}</b>: {html.escape(text)}")
         given = trial_rating(self.test, trial, text) if self.test else None
         if trial.kind == "mushra":
             self.views.setCurrentWidget(self.mushra)
@@ -320,10 +321,6 @@ BUTTONS = (
     ("reveal", "Reveal"),
     ("export", "Export CSV…"),
 )
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _enable_item(combo: QComboBox, index: int, enabled: bool) -> None:
