@@ -141,14 +141,24 @@ def test_keyboard_rates_and_ratings_persist(qtbot, tmp_path, recordings):
 
 
 def test_ratings_of_other_candidates_are_kept_aside(qtbot, tmp_path, recordings):
-    """A ratings file for another choice of candidates is renamed, not overwritten, and the status says so."""
+    """A ratings file for another choice of candidates is set aside, not overwritten (the status says so);
+    choosing those candidates again reopens it, with its ratings."""
+    from trainer.evaluate.listening import Rating
+
     path = tmp_path / "ratings.json"
     other = ListeningTest(["a.onnx", "b.onnx"])
+    other.rate(Rating(kind="pairwise", line=LINES[0], a="a.onnx", b="b.onnx", choice="b.onnx"))
     other.save(path)
     panel = _panel(qtbot, Harness(recordings), path)
     kept = [p for p in tmp_path.iterdir() if p.name.startswith("ratings.") and p != path]
-    assert len(kept) == 1 and ListeningTest.load(kept[0]).candidates == ["a.onnx", "b.onnx"]
+    assert len(kept) == 1 and ListeningTest.load(kept[0]).ratings == other.ratings
     assert kept[0].name in panel.status.text() and ListeningTest.load(path).candidates == CANDIDATES
+    qtbot.keyClick(panel, Qt.Key.Key_1)
+    panel.start(["b.onnx", "a.onnx"], LINES, [False, False], path)
+    assert panel.test.ratings == other.ratings and panel.test.seed == other.seed
+    panel.start(CANDIDATES, LINES, [True, False], path)
+    assert len(panel.test.ratings) == 1 and panel.test.ratings[0].kind == "pairwise"
+    assert panel.test.candidates == CANDIDATES and "Reopened 1 rating(s)" in panel.status.text()
 
 
 def test_exported_csv_round_trips(qtbot, tmp_path, recordings, monkeypatch):

@@ -88,29 +88,49 @@ def replace_rating(test: ListeningTest, trial: Trial, line_text: str, rating: Ra
 
 
 def open_test(candidates: list[str], path: Path) -> tuple[ListeningTest, str]:
-    """The test saved at ``path`` when it is of these candidates (in any order), else a new one, saved there.
+    """The test of these candidates (in any order): the one saved at ``path``, else one set aside earlier
+    beside it (moved back to ``path``), else a new one saved there.
 
-    A file there for other candidates, or unreadable, is first renamed (``NAME.YYYYmmdd-HHMMSS.json``), never
-    overwritten. Returns the test and a notice for the user ('' if none).
+    A file at ``path`` for other candidates, or unreadable, is first set aside (``NAME.YYYYmmdd-HHMMSS.json``),
+    never overwritten, so choosing those candidates again reopens it. Returns the test and a notice for the
+    user ('' if none).
 
     Raises:
         OSError: the folder cannot be made or written.
     """
     notice = ""
     if path.exists():
-        try:
-            saved = ListeningTest.load(path)
-            if set(saved.candidates) == set(candidates):
-                return saved, f"Reopened {len(saved.ratings)} rating(s) from {path}."
-            reason = "were for other candidates"
-        except RatingsError as exc:
-            reason = f"could not be read ({exc})"
+        saved, reason = _load(path)
+        if saved is not None and set(saved.candidates) == set(candidates):
+            return saved, f"Reopened {len(saved.ratings)} rating(s) from {path}."
         kept = _set_aside(path)
-        notice = f"The ratings in {path} {reason}; they are kept as {kept.name}, and a new test begins."
+        notice = f"The ratings in {path} {reason}; they are kept as {kept.name}. "
+    earlier = _aside_for(candidates, path)
+    if earlier is not None:
+        earlier.rename(path)
+        test = ListeningTest.load(path)
+        return test, notice + f"Reopened {len(test.ratings)} rating(s) of these candidates from {earlier.name}."
     test = ListeningTest(list(candidates))
     path.parent.mkdir(parents=True, exist_ok=True)
     test.save(path)
-    return test, notice
+    return test, notice + ("A new test begins." if notice else "")
+
+
+def _load(path: Path) -> tuple[ListeningTest | None, str]:
+    """The test in ``path`` and '', or ``None`` and why it is not this test."""
+    try:
+        return ListeningTest.load(path), "were for other candidates"
+    except RatingsError as exc:
+        return None, f"could not be read ({exc})"
+
+
+def _aside_for(candidates: list[str], path: Path) -> Path | None:
+    """The newest file set aside beside ``path`` that holds a test of these candidates, or ``None``."""
+    for kept in sorted(path.parent.glob(f"{path.stem}.*{path.suffix}"), key=lambda p: p.stat().st_mtime, reverse=True):
+        saved, _ = _load(kept)
+        if saved is not None and set(saved.candidates) == set(candidates):
+            return kept
+    return None
 
 
 def _set_aside(path: Path) -> Path:
