@@ -34,6 +34,10 @@ class MeasureError(VoiceStudioError, ValueError):
     """Audio or text a measure cannot score (empty, silent, no voiced frames, empty text)."""
 
 
+class MeasureUnavailable(MeasureError):
+    """A measure whose package is not installed (the message says what to install); nothing was scored."""
+
+
 def _at_rate(audio: np.ndarray, rate: int, name: str) -> np.ndarray:
     """``audio`` float ``[N]`` at ``rate`` Hz -> float64 ``[M]`` at ``RATE``; raises MeasureError when empty."""
     import soxr
