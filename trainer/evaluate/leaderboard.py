@@ -18,7 +18,7 @@ from pathlib import Path
 from engines.pool import EnginePool
 from trainer.evaluate.board import COLUMNS, Column, Row, read_csv, table, to_csv
 from trainer.evaluate.lines import Line
-from trainer.evaluate.render import Candidate, Rendered, RenderSettings, render_all
+from trainer.evaluate.render import Candidate, Rendered, RenderError, RenderSettings, render_all
 from trainer.evaluate.scores import Scores
 from trainer.evaluate.scoring import NO_REFERENCE, Scorer
 from trainer.tasks import Cancelled, TaskState
@@ -103,14 +103,14 @@ def score(
         VoiceError, EngineError: a candidate cannot be loaded or spoken.
         Cancelled: ``state`` was cancelled; no row is returned (renders and scores done so far stay cached).
     """
-    from trainer.evaluate.render import RenderError
-
     if not lines:
         raise RenderError("nothing to score: no line")
     state = TaskState.of(state)
     total = 2 * len(candidates) * len(lines)
+    state.status(f"rendering {len(lines)} lines by {len(candidates)} candidates")
     renders = _render(candidates, lines, settings, Path(cache_dir), state, pool, total)
     scorer = Scorer(lines, Path(cache_dir))
+    state.status("measuring the renders")
     rows: list[Row] = []
     for candidate in candidates:
         per_line = []

@@ -107,10 +107,21 @@ def render_scores(clip: Clip, text: str, reference: Clip | None, phonemizer, rec
     scores.measure(("dnsmos_sig", "dnsmos_bak", "dnsmos_ovrl"), lambda: _dnsmos(quality.dnsmos(audio, rate)))
     scores.measure(("wer",), lambda: _wer(audio, rate, text, recognizer))
     if reference is not None:
-        ref, ref_rate = reference
-        scores.measure(("mcd_db",), lambda: measures.mel_cepstral_distortion(ref, ref_rate, audio, rate))
-        scores.measure(("f0_rmse_hz", "f0_gap_hz"), lambda: measures.f0_rmse(ref, ref_rate, audio, rate))
+        _against(scores, reference, clip)
     return scores
+
+
+def _against(scores: Scores, reference: Clip, clip: Clip) -> None:
+    """MCD and F0 error of ``clip`` to ``reference``, from one WORLD analysis and DTW (``measures.align``)."""
+    from trainer.evaluate import measures
+
+    try:
+        aligned = measures.align(*reference, *clip)
+    except MeasureError as exc:
+        scores.errors.update(dict.fromkeys(("mcd_db", "f0_rmse_hz", "f0_gap_hz"), str(exc)))
+        return
+    scores.measure(("mcd_db",), lambda: measures.mcd_of(aligned))
+    scores.measure(("f0_rmse_hz", "f0_gap_hz"), lambda: measures.f0_error_of(aligned))
 
 
 def _dnsmos(result) -> tuple[float, float, float]:
