@@ -155,7 +155,7 @@ def piper_voice(joe):
     return PiperVoice.load(joe.model_path)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def make_tiny_checkpoint():
     """Writes a Lightning-style Piper checkpoint of a tiny generator at a path (16 kHz, 256 symbols), its weights
     drawn from ``seed``.

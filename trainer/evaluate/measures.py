@@ -12,6 +12,7 @@ imported inside the functions, so importing this module costs nothing.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -32,6 +33,10 @@ _NOT_PHONEMES = set(" \t\n.,;:!?-—…\"'()ˈˌːˑ")
 
 class MeasureError(VoiceStudioError, ValueError):
     """Audio or text a measure cannot score (empty, silent, no voiced frames, empty text)."""
+
+
+class MeasureUnavailable(MeasureError):
+    """A measure whose package is not installed (the message says what to install); nothing was scored."""
 
 
 def _at_rate(audio: np.ndarray, rate: int, name: str) -> np.ndarray:
@@ -60,10 +65,32 @@ def _world(audio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return f0, mcep
 
 
-def _aligned(reference, rate_ref, synthesized, rate_syn):
-    """WORLD features of both signals and their DTW path: (f0_ref, mc_ref, f0_syn, mc_syn, i ``[P]``, j ``[P]``).
+@dataclass(frozen=True)
+class Aligned:
+    """WORLD features of a reference and a synthesized signal and their DTW path (what MCD and F0 error use).
+
+    Attributes:
+        f0_ref, f0_syn: F0 per frame, Hz, 0 where unvoiced, ``[T_ref]`` / ``[T_syn]``.
+        mc_ref, mc_syn: mel-cepstra ``[T, 25]``.
+        i, j: the DTW path, frame indices into the reference and the synthesized signal, ``[P]`` each.
+    """
+
+    f0_ref: np.ndarray
+    mc_ref: np.ndarray
+    f0_syn: np.ndarray
+    mc_syn: np.ndarray
+    i: np.ndarray
+    j: np.ndarray
+
+
+def align(reference: np.ndarray, rate_ref: int, synthesized: np.ndarray, rate_syn: int) -> Aligned:
+    """WORLD analysis of both signals (float32 ``[N]`` mono, rates in Hz) and their DTW path, for
+    :func:`mcd_of` and :func:`f0_error_of` (one analysis for both).
 
     The path minimises the Euclidean distance of c1..c24 (``librosa.sequence.dtw``).
+
+    Raises:
+        MeasureError: either signal is empty or silent.
     """
     import librosa
 
@@ -71,7 +98,7 @@ def _aligned(reference, rate_ref, synthesized, rate_syn):
     f0_syn, mc_syn = _world(_at_rate(synthesized, rate_syn, "synthesized"))
     _, path = librosa.sequence.dtw(X=mc_ref[:, 1:].T, Y=mc_syn[:, 1:].T, metric="euclidean")
     path = path[::-1]
-    return f0_ref, mc_ref, f0_syn, mc_syn, path[:, 0], path[:, 1]
+    return Aligned(f0_ref, mc_ref, f0_syn, mc_syn, path[:, 0], path[:, 1])
 
 
 def mel_cepstral_distortion(reference: np.ndarray, rate_ref: int, synthesized: np.ndarray, rate_syn: int) -> float:
@@ -84,8 +111,12 @@ def mel_cepstral_distortion(reference: np.ndarray, rate_ref: int, synthesized: n
     Raises:
         MeasureError: either signal is empty or silent.
     """
-    _, mc_ref, _, mc_syn, i, j = _aligned(reference, rate_ref, synthesized, rate_syn)
-    diff = mc_ref[i, 1:] - mc_syn[j, 1:]
+    return mcd_of(align(reference, rate_ref, synthesized, rate_syn))
+
+
+def mcd_of(aligned: Aligned) -> float:
+    """:func:`mel_cepstral_distortion` of signals already aligned, dB."""
+    diff = aligned.mc_ref[aligned.i, 1:] - aligned.mc_syn[aligned.j, 1:]
     per_frame = (10.0 / math.log(10.0)) * np.sqrt(2.0 * np.sum(diff**2, axis=1))
     return float(np.mean(per_frame))
 
@@ -100,12 +131,18 @@ def f0_rmse(reference: np.ndarray, rate_ref: int, synthesized: np.ndarray, rate_
     Raises:
         MeasureError: either signal is empty or silent, or no aligned frame is voiced in both.
     """
-    f0_ref, _, f0_syn, _, i, j = _aligned(reference, rate_ref, synthesized, rate_syn)
-    a, b = f0_ref[i], f0_syn[j]
+    return f0_error_of(align(reference, rate_ref, synthesized, rate_syn))
+
+
+def f0_error_of(aligned: Aligned) -> tuple[float, float]:
+    """:func:`f0_rmse` of signals already aligned: (RMSE Hz, mean-F0 gap Hz). Raises MeasureError (no frame
+    voiced in both)."""
+    a, b = aligned.f0_ref[aligned.i], aligned.f0_syn[aligned.j]
     both = (a > 0) & (b > 0)
     if not np.any(both):
         raise MeasureError("no frame is voiced in both the reference and the synthesized audio")
     rmse = float(np.sqrt(np.mean((a[both] - b[both]) ** 2)))
+    f0_syn, f0_ref = aligned.f0_syn, aligned.f0_ref
     return rmse, float(np.mean(f0_syn[f0_syn > 0]) - np.mean(f0_ref[f0_ref > 0]))
 
 

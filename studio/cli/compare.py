@@ -1,0 +1,166 @@
+"""``voice-studio compare``: the Compare page's leaderboard from the command line (no Qt).
+
+    voice-studio compare RUN_DIR --dataset RUN_DIR --csv board.csv
+    voice-studio compare joe voice.onnx best.ckpt --lines metadata.csv [--noise-off] [--limit 10]
+    voice-studio compare joe other.onnx --text "The first line.
+    The second line."
+
+Every line is rendered by every candidate (cached on disk) and measured (cached too); the table is printed
+on standard output, progress on standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from studio.cli.arg_types import non_negative_int, positive_float, positive_int
+
+if TYPE_CHECKING:
+    from trainer.evaluate.lines import Line
+    from trainer.evaluate.render import Candidate, RenderSettings
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add ``compare`` to the CLI's subparsers."""
+    compare = sub.add_parser("compare", help="score voices and checkpoints on the same lines (the leaderboard)")
+    compare.add_argument(
+        "candidates",
+        nargs="+",
+        metavar="CANDIDATE",
+        help="a Piper .ckpt, an .onnx voice, a voice name (joe) or a run folder (its ranked checkpoints, last, "
+        "export and start voice)",
+    )
+    lines = compare.add_mutually_exclusive_group(required=True)
+    lines.add_argument(
+        "--lines",
+        type=Path,
+        help="a text file, one line each, or an LJSpeech metadata.csv (its wavs/ are the references)",
+    )
+    lines.add_argument(
+        "--dataset",
+        type=Path,
+        metavar="PROJECT_OR_RUN",
+        help="a run folder or dataset project: its held-out clips, with their recordings",
+    )
+    lines.add_argument("--text", help="lines to speak, one per line of text (no references)")
+    compare.add_argument("--csv", type=Path, help="also write the leaderboard as CSV")
+    noise = compare.add_mutually_exclusive_group()
+    noise.add_argument(
+        "--seed", type=non_negative_int, default=0, help="noise seed shared by every render (default: 0)"
+    )
+    noise.add_argument("--noise-off", action="store_true", help="noise_scale = noise_w = 0 (no noise)")
+    compare.add_argument("--length-scale", type=positive_float, help="phoneme durations x this (> 1 is slower)")
+    compare.add_argument(
+        "--limit",
+        type=positive_int,
+        help="at most this many lines (default: 10 held-out clips, every line of --lines or --text)",
+    )
+    compare.add_argument(
+        "--cache", type=Path, help="render and score cache (default: the user data folder's compare/cache)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score the candidates, print the table, write ``--csv``.
+
+    Raises:
+        ValueError: a candidate that is no file, run folder or voice name; a bad ``--csv`` path;
+            LinesError: unreadable lines. VoiceError, EngineError, RenderError: a candidate that cannot speak.
+    """
+    import signal
+
+    from engines.files import check_output_path, write_text
+    from engines.onnx.session import use_shared_thread_pool
+    from studio.cli.dataset import _task
+    from trainer.evaluate.leaderboard import score, table, to_csv
+    from trainer.tasks import Cancelled
+
+    if args.csv is not None:
+        check_output_path(args.csv, (".csv",), "leaderboard file")  # before any work
+    candidates = distinct_labels([c for spec in args.candidates for c in resolve_candidate(spec)])
+    lines = _lines(args)
+    use_shared_thread_pool()
+    previous = signal.getsignal(signal.SIGINT)
+    try:  # the first Ctrl+C cancels (_task), the second stops at once
+        rows = score(candidates, lines, _settings(args), args.cache or default_cache(), _task("scoring"))
+    except Cancelled as exc:
+        print(exc, file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    print(table(rows))
+    if args.csv is not None:
+        write_text(args.csv, to_csv(rows))
+        print(f"wrote {args.csv}", file=sys.stderr)
+    return 0
+
+
+def default_cache() -> Path:
+    """``<user data>/compare/cache``: renders and their scores, shared by the Compare page and this command."""
+    from engines.registry import user_data_dir
+
+    return user_data_dir() / "compare" / "cache"
+
+
+def resolve_candidate(spec: str) -> list[Candidate]:
+    """The candidates ``spec`` names: a run folder's (``run_candidates``), a model file, or a voice by name.
+
+    Raises:
+        ValueError: nothing by that name (LinesError and RenderError are ValueErrors too).
+        VoiceError: a voice name that no voice has.
+    """
+    from engines import registry
+    from trainer.evaluate.lines import run_candidates
+    from trainer.evaluate.render import Candidate
+
+    path = Path(spec)
+    if path.is_dir():
+        return run_candidates(path, registry.user_voice_dir())
+    if path.is_file():
+        return [Candidate(label=path.name, model_path=path)]
+    if registry.is_voice_name(spec):
+        return [Candidate(label=spec, model_path=registry.find_voice(spec).model_path)]
+    raise ValueError(f"{spec}: no such candidate (not a .ckpt, an .onnx voice, a run folder or a voice name)")
+
+
+def distinct_labels(candidates: list[Candidate]) -> list[Candidate]:
+    """``candidates`` with repeated labels told apart by their folder (``run-a/last``), the same file once."""
+    from collections import Counter
+
+    from trainer.evaluate.render import Candidate
+
+    first: dict[Path, Candidate] = {}
+    for candidate in candidates:
+        first.setdefault(candidate.model_path.resolve(), candidate)
+    unique = list(first.values())
+    counts = Counter(c.label for c in unique)
+    return [
+        c if counts[c.label] == 1 else Candidate(label=f"{_folder(c)}/{c.label}", model_path=c.model_path)
+        for c in unique
+    ]
+
+
+def _folder(candidate: Candidate) -> str:
+    """The name of the folder a candidate comes from: its run's for a ranked checkpoint (``RUN/checkpoints/``)."""
+    parent = candidate.model_path.parent
+    return parent.parent.name if parent.name == "checkpoints" else parent.name
+
+
+def _lines(args: argparse.Namespace) -> list[Line]:
+    from trainer.evaluate.lines import held_out_lines, read_lines_file, typed_lines
+
+    if args.dataset is not None:
+        return held_out_lines(args.dataset, args.limit or 10)
+    lines = read_lines_file(args.lines) if args.lines is not None else typed_lines(args.text)
+    return lines[: args.limit] if args.limit else lines
+
+
+def _settings(args: argparse.Namespace) -> RenderSettings:
+    from trainer.evaluate.render import RenderSettings
+
+    if args.noise_off:
+        return RenderSettings.noiseless(length_scale=args.length_scale)
+    return RenderSettings(length_scale=args.length_scale, seed=args.seed)

@@ -1,0 +1,332 @@
+"""The blind test: pairwise preference, ABX and MUSHRA trials under hidden letters, kept on disk, revealed
+on request.
+
+The panel draws a ``trainer.evaluate.listening.ListeningTest`` and the trials of
+``trainer.evaluate.trials``; it saves the test (atomically) after every rating and reopens it on start.
+Keys: A/B/X play, R the reference (MUSHRA), Space stops, 1/2 choose, Enter goes to the next trial.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeyEvent, QStandardItemModel
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.widgets.blind_results import BlindResults
+from studio.widgets.mushra_box import MushraBox
+from studio.widgets.pair_trial import PairView
+from studio.widgets.tables import export_text
+from trainer.evaluate.listening import ANCHOR, HIDDEN_REFERENCE, ListeningTest, Rating, lowpass_anchor
+from trainer.evaluate.trials import MODES, Trial, open_test, plan_trials, replace_rating, trial_rating
+
+REFERENCE = "<reference>"
+"""What ``get_audio`` is asked for to get a line's reference recording."""
+RATINGS_FILE = "blind-test.json"
+"""The ratings file's name in the folder where a comparison is kept (``Comparison.folder()``)."""
+MODE_NAMES = {"pairwise": "Pairwise preference", "abx": "ABX", "mushra": "MUSHRA (0–100, with reference)"}
+
+GetAudio = Callable[[str, int], "tuple[np.ndarray, int] | None"]
+
+
+class BlindTestPanel(QWidget):
+    """Blind trials of candidates on lines, their ratings kept in ``ratings_path``, and the reveal.
+
+    Args:
+        get_audio: ``(candidate label, line index) -> (float32 [N], Hz)`` or ``None`` when not rendered;
+            ``(REFERENCE, i)`` gives line ``i``'s recording.
+        play: plays ``(audio, rate)``; stop: stops it.
+    """
+
+    def __init__(
+        self,
+        get_audio: GetAudio,
+        play: Callable[[np.ndarray, int], None],
+        stop: Callable[[], None],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.get_audio, self.play, self.stop = get_audio, play, stop
+        self.test: ListeningTest | None = None
+        self.lines: list[str] = []
+        self.references: list[bool] = []
+        self.ratings_path: Path | None = None
+        self.trials: dict[str, list[Trial]] = {}
+        self.index: dict[str, int] = {}
+        self._anchors: dict[int, tuple[np.ndarray, int]] = {}
+        self._build()
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._show_trial()
+
+    def _build(self) -> None:
+        self.mode = QComboBox()
+        for kind in MODES:
+            self.mode.addItem(MODE_NAMES[kind], kind)
+        self.mode.currentIndexChanged.connect(self._on_mode)
+        self.progress, self.line_label, self.status = QLabel(""), QLabel(""), QLabel("")
+        self.line_label.setWordWrap(True)
+        self.status.setWordWrap(True)
+        self.pair = PairView()
+        self.pair.play_requested.connect(self._play_side)
+        self.pair.chosen.connect(self.choose)
+        self.mushra = MushraBox()
+        self.mushra.play_requested.connect(self._play_name)
+        self.mushra.scores_changed.connect(self._on_scores)
+        self.views = QStackedWidget()
+        self.views.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.views.addWidget(self.pair)
+        self.views.addWidget(self.mushra)
+        self.buttons = {key: QPushButton(text) for key, text in BUTTONS}
+        for key, handler in (
+            ("previous", lambda: self.step(-1)),
+            ("next", lambda: self.step(1)),
+            ("stop", lambda: self.stop()),
+            ("reveal", self.reveal),
+            ("export", lambda: self.export_csv()),
+        ):
+            self.buttons[key].clicked.connect(handler)
+        self.results = BlindResults()
+        self.setLayout(self._layout())
+        for button in self.findChildren(QPushButton):  # clicking one leaves the keys with the panel
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+
+    def _on_mode(self) -> None:
+        self.stop()
+        self._show_trial()
+        self.setFocus()  # the keys go to the trial, not to the combo box's search
+
+    def _layout(self) -> QVBoxLayout:
+        top, nav = QHBoxLayout(), QHBoxLayout()
+        top.addWidget(self.mode)
+        top.addWidget(self.progress, 1)
+        for key in ("reveal", "export"):
+            top.addWidget(self.buttons[key])
+        for key in ("previous", "stop", "next"):
+            nav.addWidget(self.buttons[key])
+        layout = QVBoxLayout()
+        layout.addLayout(top)
+        layout.addWidget(self.line_label)
+        layout.addWidget(self.views)
+        layout.addLayout(nav)
+        layout.addWidget(self.status)
+        layout.addWidget(self.results, 1)
+        layout.addStretch(0)  # takes the room while the results are hidden
+        return layout
+
+    # --- the test ------------------------------------------------------------------------------
+    def start(self, candidates: list[str], lines: list[str], references: list[bool], ratings_path: Path) -> None:
+        """Begin (or reopen, from ``ratings_path``) a blind test of ``candidates`` on ``lines``; ``references[i]``
+        says whether line ``i`` has a recording (MUSHRA trials are made only for those).
+
+        A file there for other candidates, or unreadable, is kept under a new name (the status says which).
+
+        Raises:
+            ValueError: fewer than two distinct candidates, or ``references`` not one per line.
+        """
+        if len(references) != len(lines):
+            raise ValueError(f"{len(references)} reference flags for {len(lines)} lines")
+        self.ratings_path = Path(ratings_path)
+        self.lines, self.references, self._anchors = list(lines), list(references), {}
+        self.test, notice = open_test(candidates, self.ratings_path)
+        self.trials = {kind: plan_trials(self.test, kind, self.references) for kind in MODES}
+        self.index = {kind: self._first_unrated(kind) for kind in MODES}
+        _enable_item(self.mode, MODES.index("mushra"), bool(self.trials["mushra"]))
+        if not self.trials["mushra"] and self.kind == "mushra":
+            self.mode.setCurrentIndex(0)
+        self._show_trial()
+        self.status.setText(notice)
+
+    @property
+    def kind(self) -> str:
+        """The trial kind chosen: ``pairwise``, ``abx`` or ``mushra``."""
+        return str(self.mode.currentData())
+
+    def current(self) -> Trial | None:
+        """The trial shown, or ``None`` (no test, or no trial of this kind)."""
+        trials = self.trials.get(self.kind, [])
+        return trials[self.index[self.kind]] if trials else None
+
+    def _first_unrated(self, kind: str) -> int:
+        assert self.test is not None
+        trials = self.trials[kind]
+        return next((i for i, t in enumerate(trials) if trial_rating(self.test, t, self.lines[t.line]) is None), 0)
+
+    def choose(self, side: int) -> None:
+        """Answer the pairwise or ABX trial shown: side 1 (A) or 2 (B); saved at once."""
+        trial = self.current()
+        if trial is None or trial.kind == "mushra":
+            return
+        pick = trial.a if side == 1 else trial.b
+        rating = Rating(kind=trial.kind, line=self.lines[trial.line], a=trial.a, b=trial.b, choice=pick, truth=trial.x)
+        self._record(trial, rating)
+
+    def _on_scores(self) -> None:
+        trial, scores = self.current(), self.mushra.scores()
+        if trial is not None and scores is not None:
+            self._record(trial, Rating(kind="mushra", line=self.lines[trial.line], scores=scores))
+        elif trial is not None:
+            self.status.setText(f"Set the {self.mushra.unrated()} other slider(s) to save this trial.")
+
+    def _record(self, trial: Trial, rating: Rating) -> None:
+        assert self.test is not None and self.ratings_path is not None
+        replace_rating(self.test, trial, self.lines[trial.line], rating)
+        self._save("Saved.")
+
+    def _save(self, done: str) -> None:
+        assert self.test is not None and self.ratings_path is not None
+        try:
+            self.test.save(self.ratings_path)
+        except OSError as exc:
+            self.status.setText(f"Could not save the ratings to {self.ratings_path}: {exc}")
+            return
+        self.status.setText(f"{done} ({self.ratings_path.name})")
+        self._show_progress()
+        if self.test.revealed:
+            self.results.show_test(self.test, self.lines)
+
+    def step(self, delta: int) -> None:
+        """Go to the next (``1``) or previous (``-1``) trial of the kind shown."""
+        trials = self.trials.get(self.kind, [])
+        if not trials:
+            return
+        if delta > 0 and self.kind == "mushra" and 0 < self.mushra.unrated() < len(self.mushra.order):
+            self.status.setText(f"Set the {self.mushra.unrated()} other slider(s) first (or set none to skip).")
+            return
+        self.stop()
+        self.index[self.kind] = (self.index[self.kind] + delta) % len(trials)
+        self._show_trial()
+        self.status.setText("")
+
+    def reveal(self) -> None:
+        """Show the real names and the results (win rates, ABX accuracy, MUSHRA means, per line)."""
+        if self.test is None:
+            return
+        self.test.reveal()
+        self._save("Revealed.")
+        self._show_trial()
+
+    def export_csv(self, path: Path | None = None) -> Path | None:
+        """Write the ratings as CSV (real names; after the reveal) to ``path``, asked for when ``None``."""
+        if self.test is None:
+            return None
+        start = str(self.ratings_path.with_suffix(".csv")) if self.ratings_path else "ratings.csv"
+        path = export_text(self, self.status, self.test.to_csv(), title="Export ratings", start=start, path=path)
+        if path is None:
+            return None
+        self.status.setText(f"Exported {len(self.test.ratings)} ratings to {path}.")
+        return path
+
+    # --- drawing ------------------------------------------------------------------------------
+    def _show_trial(self) -> None:
+        trial = self.current()
+        revealed = self.test is not None and self.test.revealed
+        self.buttons["reveal"].setEnabled(self.test is not None and not revealed)
+        self.buttons["export"].setEnabled(revealed)
+        self.results.setVisible(revealed)
+        if revealed:
+            assert self.test is not None
+            self.results.show_test(self.test, self.lines)
+        self._show_progress()
+        self.views.setEnabled(trial is not None)
+        if trial is None:
+            self.line_label.setText("Choose candidates and lines, then rate here." if self.test is None else "")
+            return
+        text = self.lines[trial.line]
+        self.line_label.setText(f"<b>Line {trial.line + 1}</b>: {html.escape(text)}")
+        given = trial_rating(self.test, trial, text) if self.test else None
+        if trial.kind == "mushra":
+            self.views.setCurrentWidget(self.mushra)
+            self.mushra.set_trial(trial.order, given.scores if given else None)
+        else:
+            self.views.setCurrentWidget(self.pair)
+            self.pair.set_trial(trial.kind, 0 if given is None else 1 + (given.choice == trial.b))
+
+    def _show_progress(self) -> None:
+        trials = self.trials.get(self.kind, [])
+        if self.test is None or not trials:
+            none = "Nothing to rate: MUSHRA needs lines with a reference recording." if self.test else ""
+            self.progress.setText(none)
+            return
+        rated = sum(trial_rating(self.test, t, self.lines[t.line]) is not None for t in trials)
+        self.progress.setText(f"Trial {self.index[self.kind] + 1} of {len(trials)} · {rated} rated")
+
+    # --- playing ------------------------------------------------------------------------------
+    def _play_side(self, side: str) -> None:
+        trial = self.current()
+        if trial is not None:
+            self._play_name({"A": trial.a, "B": trial.b, "X": trial.x}[side], side)
+
+    def _play_name(self, name: str, shown: str = "") -> None:
+        trial = self.current()
+        if trial is None:
+            return
+        found = self._audio(name, trial.line)
+        if found is None:
+            what = "The reference" if name in (REFERENCE, "reference", HIDDEN_REFERENCE, ANCHOR) else shown or "It"
+            self.status.setText(f"{what} has no audio for line {trial.line + 1} yet: render it on the Listen tab.")
+            return
+        self.play(*found)
+
+    def _audio(self, name: str, line: int) -> tuple[np.ndarray, int] | None:
+        if name in ("reference", HIDDEN_REFERENCE):
+            return self.get_audio(REFERENCE, line)
+        if name == ANCHOR:
+            if line not in self._anchors:
+                reference = self.get_audio(REFERENCE, line)
+                if reference is None:
+                    return None
+                self._anchors[line] = (lowpass_anchor(reference[0], reference[1]), reference[1])
+            return self._anchors[line]
+        return self.get_audio(name, line)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        key, trial = event.key(), self.current()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.step(1)
+        elif key == Qt.Key.Key_Space:
+            self.stop()
+        elif trial is not None and trial.kind != "mushra" and key in (Qt.Key.Key_1, Qt.Key.Key_2):
+            self.choose(1 if key == Qt.Key.Key_1 else 2)
+        elif trial is not None and trial.kind == "mushra" and key == Qt.Key.Key_R:
+            self._play_name("reference")
+        elif trial is not None and Qt.Key.Key_A <= key <= Qt.Key.Key_Z:
+            self._play_letter(chr(key), trial)
+        else:
+            super().keyPressEvent(event)
+
+    def _play_letter(self, letter: str, trial: Trial) -> None:
+        if trial.kind == "mushra":
+            self.mushra.play_letter(letter)
+        elif letter in ("A", "B") or (letter == "X" and trial.kind == "abx"):
+            self._play_side(letter)
+
+
+BUTTONS = (
+    ("previous", "◀ Previous"),
+    ("stop", "Stop (Space)"),
+    ("next", "Next (Enter) ▶"),
+    ("reveal", "Reveal"),
+    ("export", "Export CSV…"),
+)
+
+
+def _enable_item(combo: QComboBox, index: int, enabled: bool) -> None:
+    """Grey out (or restore) one item of a combo box."""
+    model = combo.model()
+    assert isinstance(model, QStandardItemModel)
+    item = model.item(index)
+    if item is not None:
+        item.setEnabled(enabled)

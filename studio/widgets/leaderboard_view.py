@@ -1,0 +1,159 @@
+"""The leaderboard: one row of objective measures per candidate (``trainer.evaluate.leaderboard.Row``), sortable
+by value, the best of each column in bold, "—" where a measure is missing (the reason as tooltip), CSV export.
+
+The rows are measured outside Qt (``trainer.evaluate.leaderboard.score``); "Score" asks the page to do it.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.widgets.tables import export_text, read_only_table
+from trainer.evaluate.leaderboard import COLUMNS, Column, Row, to_csv
+
+SORT_KEY = Qt.ItemDataRole.UserRole
+"""Item data role of a cell's number (``None`` when not measured), by which the column sorts."""
+
+
+def better_text(column: Column) -> str:
+    """What the header's tooltip says about a column: which way is better."""
+    if column.better == "closer":
+        target = next((c.header for c in COLUMNS if c.field == column.closer_to), "0") if column.closer_to else "0"
+        return f"closer to {target} is better"
+    return f"{column.better} is better" if column.better else "not ranked"
+
+
+def best_rows(rows: list[Row], column: Column) -> set[int]:
+    """Indices of the rows with the best value of ``column`` (ties all count); empty for an unranked column.
+
+    ``lower``/``higher``: the least/greatest value; ``closer``: the least distance to the row's ``closer_to``
+    field (or to 0), rows without that field left out.
+    """
+    scored = {}
+    for i, row in enumerate(rows):
+        value = getattr(row, column.field)
+        if column.better not in ("lower", "higher", "closer") or not isinstance(value, (int, float)):
+            continue
+        if column.better == "closer":
+            target = getattr(row, column.closer_to) if column.closer_to else 0.0
+            if target is None:
+                continue
+            value = abs(value - target)
+        scored[i] = -value if column.better == "higher" else value
+    if not scored:
+        return set()
+    best = min(scored.values())
+    return {i for i, v in scored.items() if math.isclose(v, best, rel_tol=1e-12, abs_tol=1e-12)}
+
+
+class NumberItem(QTableWidgetItem):
+    """A cell that sorts by its number; a missing one sorts last whichever the direction."""
+
+    def __lt__(self, other: QTableWidgetItem) -> bool:
+        mine, theirs = self.data(SORT_KEY), other.data(SORT_KEY)
+        if mine is not None and theirs is not None:
+            return float(mine) < float(theirs)
+        if mine is None and theirs is None:
+            return False
+        table = self.tableWidget()
+        descending = table is not None and table.horizontalHeader().sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+        return (mine is None) == descending  # the missing one is greatest ascending, least descending: last
+
+
+class LeaderboardView(QWidget):
+    """The leaderboard table with "Score" and "Export CSV…".
+
+    Signals:
+        score_requested(): the user asks for the candidates to be (re)scored.
+    """
+
+    score_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[Row] = []
+        self.table = read_only_table([c.title() for c in COLUMNS])
+        for index, column in enumerate(COLUMNS):
+            header = QTableWidgetItem(column.title())
+            header.setToolTip(better_text(column))
+            self.table.setHorizontalHeaderItem(index, header)
+        self.table.horizontalHeader().setSortIndicator(
+            -1, Qt.SortOrder.AscendingOrder
+        )  # the order given, until a click
+        self.table.setSortingEnabled(True)
+        self.score_button, self.export_button = QPushButton("Score"), QPushButton("Export CSV…")
+        self.score_button.setToolTip("Render every line by every candidate (cached) and measure them")
+        self.score_button.clicked.connect(self.score_requested)
+        self.export_button.clicked.connect(lambda: self.export_csv())
+        self.status = QLabel("Press Score to measure the candidates.")
+        self.status.setWordWrap(True)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.score_button)
+        buttons.addWidget(self.export_button)
+        buttons.addWidget(self.status, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(buttons)
+        layout.addWidget(self.table, 1)
+        self.set_rows([])
+
+    def set_rows(self, rows: list[Row]) -> None:
+        """Show ``rows`` (the sort the user chose is kept), the best of each ranked column in bold."""
+        self.rows = list(rows)
+        self.table.setSortingEnabled(False)  # filling a sorted table moves rows under the writer
+        self.table.setRowCount(len(self.rows))
+        best = [best_rows(self.rows, column) for column in COLUMNS]
+        for r, row in enumerate(self.rows):
+            for c, column in enumerate(COLUMNS):
+                self.table.setItem(r, c, _cell(row, column, r in best[c]))
+        self.table.setSortingEnabled(True)
+        self.table.resizeColumnsToContents()
+        self.export_button.setEnabled(bool(self.rows))
+        if self.rows:
+            self.status.setText(f"{len(self.rows)} candidate(s). Bold: the best of a column; hover a heading.")
+
+    def export_csv(self, path: Path | None = None) -> Path | None:
+        """Write the rows as CSV (``trainer.evaluate.leaderboard.to_csv``, atomically) to ``path``, asked for when
+        ``None``; returns the path written, or ``None``."""
+        if not self.rows:
+            self.status.setText("Nothing to export: score the candidates first.")
+            return None
+        title, start = "Export the leaderboard", "leaderboard.csv"
+        path = export_text(self, self.status, to_csv(self.rows), title=title, start=start, path=path)
+        if path is None:
+            return None
+        self.status.setText(f"Exported {len(self.rows)} row(s) to {path}.")
+        return path
+
+
+def _cell(row: Row, column: Column, best: bool) -> QTableWidgetItem:
+    """One cell: its text, its number for sorting, bold when best, why it is missing as tooltip."""
+    value = getattr(row, column.field)
+    if column.field == "label":
+        item = QTableWidgetItem(row.label)
+        item.setToolTip(str(row.model_path))
+        return item
+    item = NumberItem(column.text(row))
+    item.setData(SORT_KEY, None if value is None else float(value))
+    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    reason = row.missing.get(column.field, "")
+    if value is None:
+        item.setToolTip(reason or "not measured")
+    elif reason:
+        item.setToolTip(reason)
+    if best:
+        font = item.font()
+        font.setBold(True)
+        item.setFont(font)
+        item.setToolTip(" · ".join(filter(None, (f"best ({better_text(column)})", reason))))
+    return item

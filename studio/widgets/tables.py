@@ -1,0 +1,40 @@
+"""Small helpers shared by the Compare page's tables: a read-only row table, and exporting text to a file
+the user picks (written atomically)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLabel, QTableWidget, QWidget
+
+from engines.files import write_text
+
+
+def read_only_table(headers: Sequence[str]) -> QTableWidget:
+    """A table of ``headers`` that selects whole rows, is not editable and shows no row numbers."""
+    table = QTableWidget(0, len(headers))
+    table.setHorizontalHeaderLabels(list(headers))
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.verticalHeader().setVisible(False)
+    return table
+
+
+def export_text(
+    parent: QWidget, status: QLabel, text: str, *, title: str, start: str, path: Path | None
+) -> Path | None:
+    """Write ``text`` to ``path`` (asked for with a CSV save dialog titled ``title``, starting at ``start``,
+    when ``None``), atomically; ``status`` says what happened. Returns the path written, or ``None`` (cancelled
+    or not writable)."""
+    if path is None:
+        chosen, _ = QFileDialog.getSaveFileName(parent, title, start, "CSV (*.csv)")
+        if not chosen:
+            return None
+        path = Path(chosen)
+    try:
+        write_text(path, text)
+    except OSError as exc:
+        status.setText(f"Could not write {path}: {exc}")
+        return None
+    return path

@@ -1,0 +1,218 @@
+"""The blind test panel (Qt offscreen): hidden letters until Reveal, keyboard rating, ratings kept on disk,
+CSV export, MUSHRA with hidden reference and 3.5 kHz anchor on lines with a recording."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import soundfile as sf
+from conftest import shared_path
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QFileDialog, QLabel, QTableWidget, QWidget
+
+from trainer.evaluate.listening import ANCHOR, HIDDEN_REFERENCE, ListeningTest
+
+pytestmark = pytest.mark.gui
+
+CANDIDATES = ["epoch 3 · val_mel 0.6120", "last.ckpt", "start: joe"]
+LINES = ["The quick brown fox.", "A second sentence to rate."]
+
+
+@pytest.fixture(scope="module")
+def recordings():
+    """Two target-voice recordings (32 kHz), float32 mono."""
+    folder = shared_path("corpus", "target-voice")
+    ids = [row.split("|")[0] for row in (folder / "metadata.csv").read_text().splitlines()[:2]]
+    return [sf.read(folder / "wavs" / f"{clip}.flac", dtype="float32") for clip in ids]
+
+
+class Harness:
+    """What the page gives the panel: audio per (candidate, line), and play/stop that record their calls."""
+
+    def __init__(self, recordings) -> None:
+        self.audio = {
+            (c, i): (audio * (0.2 + 0.2 * k), rate)
+            for k, c in enumerate(CANDIDATES)
+            for i, (audio, rate) in enumerate(recordings)
+        }
+        self.recordings = recordings
+        self.played: list[tuple[np.ndarray, int]] = []
+        self.stops = 0
+
+    def get_audio(self, name, line):
+        from studio.widgets.blind_test import REFERENCE
+
+        return self.recordings[line] if name == REFERENCE else self.audio.get((name, line))
+
+    def play(self, audio, rate):
+        self.played.append((audio, rate))
+
+    def stop(self):
+        self.stops += 1
+
+
+def _panel(qtbot, harness, path, references=(True, False)):
+    from studio.widgets.blind_test import BlindTestPanel
+
+    panel = BlindTestPanel(harness.get_audio, harness.play, harness.stop)
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.start(CANDIDATES, LINES, list(references), path)
+    return panel
+
+
+def _visible_texts(panel: QWidget) -> list[str]:
+    texts = [panel.windowTitle(), panel.toolTip()]
+    for w in panel.findChildren(QWidget):
+        if not w.isVisibleTo(panel):
+            continue
+        texts.append(w.toolTip())
+        if isinstance(w, (QLabel, QAbstractButton)):
+            texts.append(w.text())
+        elif isinstance(w, QComboBox):
+            texts += [w.itemText(i) for i in range(w.count())]
+        elif isinstance(w, QTableWidget):
+            texts += [w.horizontalHeaderItem(c).text() for c in range(w.columnCount()) if w.horizontalHeaderItem(c)]
+            texts += [w.item(r, c).text() for r in range(w.rowCount()) for c in range(w.columnCount()) if w.item(r, c)]
+    return texts
+
+
+def _named(panel) -> set[str]:
+    joined = "\n".join(_visible_texts(panel))
+    return {c for c in CANDIDATES if c in joined}
+
+
+def _audio_of(harness, candidate, line):
+    return harness.audio[(candidate, line)][0]
+
+
+def test_labels_stay_hidden_until_reveal(qtbot, tmp_path, recordings):
+    """Before Reveal no candidate's label is in any visible text of the panel (rating every kind); after it,
+    each is, with its win rate."""
+    harness = Harness(recordings)
+    panel = _panel(qtbot, harness, tmp_path / "ratings.json")
+    for mode in range(3):
+        panel.mode.setCurrentIndex(mode)
+        for key in (Qt.Key.Key_A, Qt.Key.Key_B, Qt.Key.Key_X, Qt.Key.Key_1, Qt.Key.Key_Return):
+            qtbot.keyClick(panel, key)
+            assert _named(panel) == set()
+    for slider in panel.mushra.sliders:
+        slider.setValue(50)
+        assert _named(panel) == set()
+    assert not panel.results.isVisibleTo(panel) and not panel.buttons["export"].isEnabled()
+    panel.buttons["reveal"].click()
+    assert _named(panel) == set(CANDIDATES)
+    assert panel.results.standings.rowCount() == len(CANDIDATES) + 2  # and the hidden reference and anchor
+    assert json.loads((tmp_path / "ratings.json").read_text())["revealed"] is True
+
+
+def test_keyboard_rates_and_ratings_persist(qtbot, tmp_path, recordings):
+    """A plays A's audio, X plays X's, 1/2 record a choice (saved at once), Enter moves on; a new panel on
+    the same file has the same ratings, letters and trials, and opens at the first unrated trial."""
+    harness, path = Harness(recordings), tmp_path / "run" / "ratings.json"
+    panel = _panel(qtbot, harness, path)
+    trial = panel.current()
+    qtbot.keyClick(panel, Qt.Key.Key_A)
+    assert harness.played[-1][0] is _audio_of(harness, trial.a, trial.line)
+    qtbot.keyClick(panel, Qt.Key.Key_2)
+    (rating,) = panel.test.ratings
+    assert (rating.kind, rating.choice, rating.line) == ("pairwise", trial.b, LINES[trial.line])
+    qtbot.keyClick(panel, Qt.Key.Key_1)  # a changed answer replaces the first
+    assert [r.choice for r in panel.test.ratings] == [trial.a]
+    qtbot.keyClick(panel, Qt.Key.Key_Return)
+    assert panel.current() != trial and "Trial 2 of 6 · 1 rated" in panel.progress.text()
+
+    panel.mode.setCurrentIndex(1)  # ABX
+    abx = panel.current()
+    qtbot.keyClick(panel, Qt.Key.Key_X)
+    assert harness.played[-1][0] is _audio_of(harness, abx.x, abx.line)
+    qtbot.keyClick(panel, Qt.Key.Key_2)
+    assert panel.test.ratings[-1].truth == abx.x and panel.test.ratings[-1].choice == abx.b
+
+    saved = ListeningTest.load(path)
+    assert saved.ratings == panel.test.ratings
+    again = _panel(qtbot, harness, path)
+    assert again.test.ratings == panel.test.ratings
+    assert [again.test.letter(c) for c in CANDIDATES] == [panel.test.letter(c) for c in CANDIDATES]
+    assert again.current() == panel.trials["pairwise"][1]  # the first unrated
+    assert "Reopened 2 rating(s)" in again.status.text()
+
+
+def test_ratings_of_other_candidates_are_kept_aside(qtbot, tmp_path, recordings):
+    """A ratings file for another choice of candidates is set aside, not overwritten (the status says so);
+    choosing those candidates again reopens it, with its ratings."""
+    from trainer.evaluate.listening import Rating
+
+    path = tmp_path / "ratings.json"
+    other = ListeningTest(["a.onnx", "b.onnx"])
+    other.rate(Rating(kind="pairwise", line=LINES[0], a="a.onnx", b="b.onnx", choice="b.onnx"))
+    other.save(path)
+    panel = _panel(qtbot, Harness(recordings), path)
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("ratings.") and p != path]
+    assert len(kept) == 1 and ListeningTest.load(kept[0]).ratings == other.ratings
+    assert kept[0].name in panel.status.text() and ListeningTest.load(path).candidates == CANDIDATES
+    qtbot.keyClick(panel, Qt.Key.Key_1)
+    panel.start(["b.onnx", "a.onnx"], LINES, [False, False], path)
+    assert panel.test.ratings == other.ratings and panel.test.seed == other.seed
+    panel.start(CANDIDATES, LINES, [True, False], path)
+    assert len(panel.test.ratings) == 1 and panel.test.ratings[0].kind == "pairwise"
+    assert panel.test.candidates == CANDIDATES and "Reopened 1 rating(s)" in panel.status.text()
+
+
+def test_exported_csv_round_trips(qtbot, tmp_path, recordings, monkeypatch):
+    """Export CSV… (after Reveal) writes every rating with real labels; read_csv gives them back."""
+    panel = _panel(qtbot, Harness(recordings), tmp_path / "ratings.json")
+    for key in (Qt.Key.Key_1, Qt.Key.Key_Return, Qt.Key.Key_2, Qt.Key.Key_Return):
+        qtbot.keyClick(panel, key)
+    panel.mode.setCurrentIndex(2)
+    for value, slider in enumerate(panel.mushra.sliders):
+        slider.setValue(10 * value + 5)
+    panel.reveal()
+    out = tmp_path / "export.csv"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "CSV (*.csv)"))
+    panel.buttons["export"].click()
+    ratings = panel.test.read_csv(out.read_text(), out)
+    assert len(ratings) == 3 and ratings == panel.test.ratings
+    assert ratings[-1].scores.keys() == {*CANDIDATES, HIDDEN_REFERENCE, ANCHOR}
+
+
+def _energy_above(audio, rate, hz):
+    spectrum = np.abs(np.fft.rfft(audio)) ** 2
+    return spectrum[np.fft.rfftfreq(len(audio), 1 / rate) > hz].sum()
+
+
+def test_mushra_only_on_lines_with_a_reference_and_the_anchor_is_low_passed(qtbot, tmp_path, recordings):
+    """MUSHRA trials only for lines with a recording (none: the mode is greyed out); the hidden reference
+    plays the recording, the anchor the recording with almost no energy above 3.5 kHz."""
+    harness = Harness(recordings)
+    panel = _panel(qtbot, harness, tmp_path / "ratings.json", references=(False, True))
+    assert [t.line for t in panel.trials["mushra"]] == [1]
+    panel.mode.setCurrentIndex(2)
+    order = panel.mushra.order
+    assert set(order) == {*CANDIDATES, HIDDEN_REFERENCE, ANCHOR}
+    reference, rate = recordings[1]
+    qtbot.keyClick(panel, Qt.Key(Qt.Key.Key_A.value + order.index(HIDDEN_REFERENCE)))
+    assert harness.played[-1][0] is reference
+    qtbot.keyClick(panel, Qt.Key(Qt.Key.Key_A.value + order.index(ANCHOR)))
+    anchor, anchor_rate = harness.played[-1]
+    assert anchor_rate == rate and anchor.shape == reference.shape
+    assert _energy_above(anchor, rate, 4000) < 0.01 * _energy_above(reference, rate, 4000)
+    assert _energy_above(anchor, rate, 0) > 0.5 * _energy_above(reference, rate, 0)
+
+    bare = _panel(qtbot, harness, tmp_path / "bare.json", references=(False, False))
+    assert bare.trials["mushra"] == [] and not bare.mode.model().item(2).isEnabled()
+
+
+def test_keys_reach_the_trial_after_clicks(qtbot, tmp_path, recordings):
+    """Buttons take no focus (a click leaves the keys with the panel) and choosing a mode gives the focus
+    back to the panel, so the combo box's search does not swallow A, B, X, 1 and 2."""
+    from PySide6.QtWidgets import QPushButton
+
+    panel = _panel(qtbot, Harness(recordings), tmp_path / "ratings.json")
+    assert all(b.focusPolicy() == Qt.FocusPolicy.NoFocus for b in panel.findChildren(QPushButton))
+    panel.mode.setFocus()
+    assert panel.focusWidget() is panel.mode
+    panel.mode.setCurrentIndex(1)
+    assert panel.focusWidget() is panel

@@ -1,0 +1,83 @@
+"""``voice-studio compare``: the leaderboard printed and written as CSV; bad candidates are one line, exit 2."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from studio.cli.compare import distinct_labels, resolve_candidate
+from trainer.evaluate.leaderboard import read_csv
+
+
+def compare(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "studio", "compare", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=os.environ.copy(),
+    )
+
+
+def test_compare_prints_the_table_and_writes_the_csv(tmp_path, joe):
+    """joe on a typed line: a header and a row on stdout, the same row in the CSV, progress on stderr."""
+    pytest.importorskip("jiwer")
+    out = tmp_path / "board.csv"
+    result = compare(
+        "joe",
+        "--text",
+        "Who left the garden gate open?",
+        "--noise-off",
+        "--cache",
+        str(tmp_path / "c"),
+        "--csv",
+        str(out),
+    )
+    assert result.returncode == 0, result.stderr
+    header, row = result.stdout.splitlines()[:2]
+    assert header.split()[:2] == ["candidate", "val_mel"] and row.split()[0] == "joe"
+    assert "MCD: no line has a reference recording" in result.stdout
+    assert "scoring 2/2" in result.stderr and f"wrote {out}" in result.stderr
+    (written,) = read_csv(out.read_text(encoding="utf-8"))
+    assert written.label == "joe" and written.model_path == joe.model_path
+    assert written.wer is not None and written.dnsmos_ovrl is not None and written.mcd_db is None
+    assert f"{written.wer:.2f}" in row.split()
+
+
+@pytest.mark.parametrize(
+    ("candidate", "message"),
+    [
+        ("{tmp}/missing.ckpt", "{tmp}/missing.ckpt: no such candidate (not a .ckpt, an .onnx voice"),
+        ("{tmp}/notes.txt", "{tmp}/notes.txt: a candidate is a .ckpt checkpoint or an .onnx voice"),
+        ("{tmp}", "{tmp}: not a run folder (no training.json)"),
+        ("nobody", "nobody: no voice named 'nobody'"),
+    ],
+)
+def test_a_bad_candidate_is_one_line_and_exit_2(tmp_path, candidate, message):
+    """A missing file, a text file, a plain folder or an unknown voice name: one line naming it, exit 2."""
+    (tmp_path / "notes.txt").write_text("not a voice")
+    result = compare(candidate.format(tmp=tmp_path), "--text", "Hello.", "--cache", str(tmp_path / "c"))
+    assert result.returncode == 2 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("voice-studio: error: ") and message.format(tmp=tmp_path) in line, line
+
+
+def test_a_csv_into_a_missing_folder_is_refused_before_any_work(tmp_path):
+    """--csv into a folder that does not exist: exit 2 naming it, nothing rendered."""
+    result = compare("joe", "--text", "Hello.", "--cache", str(tmp_path / "c"), "--csv", str(tmp_path / "no/b.csv"))
+    assert result.returncode == 2 and "does not exist" in result.stderr
+    assert not (tmp_path / "c").exists()
+
+
+def test_candidates_resolve_names_and_files_and_repeated_labels_get_their_folder(tmp_path, joe, make_tiny_checkpoint):
+    """A voice name is its model; two last.ckpt are told apart by their run folder; a file named twice is once."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = make_tiny_checkpoint(tmp_path / "a" / "last.ckpt"), make_tiny_checkpoint(tmp_path / "b" / "last.ckpt")
+    (named,) = resolve_candidate("joe")
+    assert (named.label, named.model_path) == ("joe", joe.model_path)
+    found = distinct_labels([*resolve_candidate(str(a)), *resolve_candidate(str(b)), *resolve_candidate(str(a))])
+    assert [(c.label, c.model_path) for c in found] == [("a/last.ckpt", a), ("b/last.ckpt", b)]

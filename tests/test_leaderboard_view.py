@@ -1,0 +1,86 @@
+"""The leaderboard table (Qt offscreen): numeric sort with missing values last, the best per column in bold,
+"—" with the reason as tooltip, headings with units and which way is better, CSV export, Score."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
+
+from trainer.evaluate.leaderboard import COLUMNS, Row, read_csv
+
+pytestmark = pytest.mark.gui
+
+ROWS = [
+    Row(label="epoch 9", model_path=Path("/runs/a/best-epoch=0008.ckpt"), val_mel=9.0, similarity=0.71,
+        f0_gap_hz=-12.0, rate_pps=14.0, dataset_rate_pps=12.0, missing={"wer": "no pocketsphinx model"}),
+    Row(label="epoch 10", model_path=Path("/runs/a/best-epoch=0009.ckpt"), val_mel=10.0, similarity=0.83,
+        f0_gap_hz=3.0, rate_pps=11.5, dataset_rate_pps=12.0, wer=0.25),
+    Row(label="start: joe", model_path=Path("/voices/joe.onnx"), val_mel=None, similarity=0.42, f0_gap_hz=-40.0,
+        rate_pps=13.0, dataset_rate_pps=12.0, wer=0.5, missing={"val_mel": "an ONNX voice keeps no val_mel"}),
+]  # fmt: skip
+
+
+def _view(qtbot, rows=ROWS):
+    from studio.widgets.leaderboard_view import LeaderboardView
+
+    view = LeaderboardView()
+    qtbot.addWidget(view)
+    view.set_rows(rows)
+    return view
+
+
+def _column(name):
+    return next(i for i, c in enumerate(COLUMNS) if c.field == name)
+
+
+def _labels(view):
+    return [view.table.item(r, 0).text() for r in range(view.table.rowCount())]
+
+
+def test_sorts_by_number_with_missing_last(qtbot):
+    """Rows come in the order given; val_mel sorts 9 before 10 (not as text), the missing one last in either
+    direction."""
+    view = _view(qtbot)
+    assert _labels(view) == [row.label for row in ROWS]  # as given, until a heading is clicked
+    view.table.sortItems(_column("val_mel"), Qt.SortOrder.AscendingOrder)
+    assert _labels(view) == ["epoch 9", "epoch 10", "start: joe"]
+    view.table.horizontalHeader().setSortIndicator(_column("val_mel"), Qt.SortOrder.DescendingOrder)
+    assert _labels(view) == ["epoch 10", "epoch 9", "start: joe"]
+    view.table.sortItems(_column("similarity"), Qt.SortOrder.DescendingOrder)
+    assert _labels(view) == ["epoch 10", "epoch 9", "start: joe"]
+
+
+def test_best_marked_missing_explained_headers_with_units(qtbot):
+    """Bold: lowest val_mel and WER, highest similarity, F0 gap closest to 0 and rate closest to the
+    dataset's; a missing value reads "—" with its reason; headings carry units and which way is better."""
+    view = _view(qtbot)
+    bold = {
+        COLUMNS[c].field: [_labels(view)[r] for r in range(3) if view.table.item(r, c).font().bold()]
+        for c in range(len(COLUMNS))
+    }
+    assert bold["val_mel"] == ["epoch 9"] and bold["similarity"] == ["epoch 10"] and bold["wer"] == ["epoch 10"]
+    assert bold["f0_gap_hz"] == ["epoch 10"] and bold["rate_pps"] == ["epoch 10"]
+    assert bold["label"] == [] and bold["dataset_rate_pps"] == [] and bold["mcd_db"] == []
+    joe, epoch9 = _labels(view).index("start: joe"), _labels(view).index("epoch 9")
+    val_mel = view.table.item(joe, _column("val_mel"))
+    assert val_mel.text() == "—" and val_mel.toolTip() == "an ONNX voice keeps no val_mel"
+    assert view.table.item(epoch9, _column("wer")).toolTip() == "no pocketsphinx model"
+    header = view.table.horizontalHeaderItem(_column("f0_rmse_hz"))
+    assert header.text() == "F0 RMSE (Hz)" and header.toolTip() == "lower is better"
+    assert view.table.horizontalHeaderItem(_column("rate_pps")).toolTip() == "closer to dataset rate is better"
+
+
+def test_export_round_trips_and_score_asks(qtbot, tmp_path, monkeypatch):
+    """Export CSV… writes rows that read_csv gives back unchanged; Score emits score_requested."""
+    view = _view(qtbot)
+    out = tmp_path / "board.csv"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "CSV (*.csv)"))
+    view.export_button.click()
+    assert read_csv(out.read_text()) == ROWS and str(out) in view.status.text()
+    with qtbot.waitSignal(view.score_requested, timeout=1000):
+        view.score_button.click()
+    empty = _view(qtbot, [])
+    assert not empty.export_button.isEnabled()

@@ -1,0 +1,171 @@
+"""The leaderboard's rows and columns, as text and CSV (no measuring here: ``trainer.evaluate.leaderboard``).
+
+The CSV has one column per :data:`COLUMNS` field (its ``field`` name as header, empty for ``None``), the model
+path, and ``missing``: the reasons as a JSON object, so :func:`read_csv` gives back the same rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engines.errors import VoiceStudioError
+
+
+class BoardError(VoiceStudioError, ValueError):
+    """A leaderboard CSV that cannot be read back (names the row and field)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the leaderboard.
+
+    Attributes:
+        field: the :class:`Row` attribute shown.
+        header: its heading; unit: its unit ("" for none).
+        better: ``lower``, ``higher``, ``closer`` (to the field ``closer_to``, or to 0 when that is empty),
+            or "" (not ranked).
+        fmt: ``str.format`` pattern of a value.
+        closer_to: for ``closer``: the field it should be close to ("" for 0).
+    """
+
+    field: str
+    header: str
+    unit: str
+    better: str
+    fmt: str
+    closer_to: str = ""
+
+    def title(self) -> str:
+        """The heading with its unit: ``MCD (dB)``."""
+        return f"{self.header} ({self.unit})" if self.unit else self.header
+
+    def text(self, row: Row) -> str:
+        """The cell of ``row``: the value formatted, or ``—`` when not measured."""
+        value = getattr(row, self.field)
+        return "—" if value is None else self.fmt.format(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Row:
+    """One candidate's measures; ``None`` is not measured and ``missing[field]`` says why. A field measured on
+    only some lines also has a ``missing`` entry (how many lines failed, and the first reason).
+
+    Attributes:
+        label, model_path: the candidate.
+        val_mel: the validation mel L1 loss when the checkpoint was saved (lower is better).
+        mcd_db: mel-cepstral distortion to the references after DTW, dB (lower is better).
+        f0_rmse_hz: F0 RMSE to the references over frames voiced in both, Hz (lower is better).
+        f0_gap_hz: mean F0 minus the references' mean F0, Hz (closer to 0 is better).
+        similarity: cosine of the speaker embeddings of all renders and all references (higher is better).
+        dnsmos_sig, dnsmos_bak, dnsmos_ovrl: DNSMOS P.835 MOS, 1-5 (higher is better).
+        wer: word error rate of the pocketsphinx round trip, 0 is perfect (lower is better).
+        rate_pps: speaking rate, phonemes per second; dataset_rate_pps: the references' (closer is better).
+    """
+
+    label: str
+    model_path: Path
+    val_mel: float | None = None
+    mcd_db: float | None = None
+    f0_rmse_hz: float | None = None
+    f0_gap_hz: float | None = None
+    similarity: float | None = None
+    dnsmos_sig: float | None = None
+    dnsmos_bak: float | None = None
+    dnsmos_ovrl: float | None = None
+    wer: float | None = None
+    rate_pps: float | None = None
+    dataset_rate_pps: float | None = None
+    missing: dict[str, str] = field(default_factory=dict)
+
+
+COLUMNS: list[Column] = [
+    Column("label", "candidate", "", "", "{}"),
+    Column("val_mel", "val_mel", "", "lower", "{:.4f}"),
+    Column("mcd_db", "MCD", "dB", "lower", "{:.2f}"),
+    Column("f0_rmse_hz", "F0 RMSE", "Hz", "lower", "{:.1f}"),
+    Column("f0_gap_hz", "F0 gap", "Hz", "closer", "{:+.1f}"),
+    Column("similarity", "similarity", "", "higher", "{:.3f}"),
+    Column("dnsmos_sig", "SIG", "MOS", "higher", "{:.2f}"),
+    Column("dnsmos_bak", "BAK", "MOS", "higher", "{:.2f}"),
+    Column("dnsmos_ovrl", "OVRL", "MOS", "higher", "{:.2f}"),
+    Column("wer", "WER", "", "lower", "{:.2f}"),
+    Column("rate_pps", "rate", "ph/s", "closer", "{:.1f}", closer_to="dataset_rate_pps"),
+    Column("dataset_rate_pps", "dataset rate", "ph/s", "", "{:.1f}"),
+]
+"""The table's columns, in order (the label first). ``better`` is ``lower``, ``higher``, ``closer`` (to the
+field ``closer_to``, or to 0) or empty (not ranked)."""
+
+FLOAT_FIELDS = [c.field for c in COLUMNS[1:]]
+"""The Row fields that hold a measure (float or None)."""
+
+
+def table(rows: list[Row]) -> str:
+    """The rows as a plain-text table (one line per candidate, columns aligned), then why values are missing."""
+    cells = [[c.title() for c in COLUMNS]] + [[c.text(row) for c in COLUMNS] for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS))]
+    text = ["  ".join(_aligned(line, widths)) for line in cells]
+    notes = _notes(rows)
+    return "\n".join([*text, *([""] if notes else []), *notes])
+
+
+def _aligned(cells: list[str], widths: list[int]) -> list[str]:
+    """The label left-aligned, the numbers right-aligned, each to its column's width."""
+    return [cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(cells, widths, strict=True))]
+
+
+def _notes(rows: list[Row]) -> list[str]:
+    """``header: reason`` for every missing value, once per distinct reason (which candidates, when not all)."""
+    headers = {c.field: c.header for c in COLUMNS}
+    seen: dict[tuple[str, str], list[str]] = {}
+    for row in rows:
+        for name, reason in row.missing.items():
+            seen.setdefault((headers.get(name, name), reason), []).append(row.label)
+    return [
+        f"{header}: {reason}" + ("" if len(labels) == len(rows) else f" ({', '.join(labels)})")
+        for (header, reason), labels in seen.items()
+    ]
+
+
+def to_csv(rows: list[Row]) -> str:
+    """The rows as CSV text: ``label``, the measures, ``model_path`` and ``missing`` (JSON)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["label", *FLOAT_FIELDS, "model_path", "missing"])
+    for row in rows:
+        values = ["" if getattr(row, f) is None else repr(float(getattr(row, f))) for f in FLOAT_FIELDS]
+        writer.writerow([row.label, *values, str(row.model_path), json.dumps(row.missing, ensure_ascii=False)])
+    return out.getvalue()
+
+
+def read_csv(text: str) -> list[Row]:
+    """Rows from :func:`to_csv` text.
+
+    Raises:
+        BoardError: a missing column, a value that is not a number, or ``missing`` that is not a JSON object
+            (names the row and column).
+    """
+    reader = csv.DictReader(io.StringIO(text))
+    needed = {"label", "model_path", "missing", *FLOAT_FIELDS}
+    if reader.fieldnames is None or not needed <= set(reader.fieldnames):
+        raise BoardError(f"not a leaderboard CSV: expected the columns {', '.join(sorted(needed))}")
+    return [_row(record, number) for number, record in enumerate(reader, start=2)]
+
+
+def _row(record: dict[str, str], number: int) -> Row:
+    values: dict[str, float | None] = {}
+    for name in FLOAT_FIELDS:
+        try:
+            values[name] = float(record[name]) if record[name] else None
+        except ValueError:
+            raise BoardError(f"line {number}, {name}: {record[name]!r} is not a number") from None
+    try:
+        missing = json.loads(record["missing"] or "{}")
+    except ValueError:
+        missing = None
+    if not isinstance(missing, dict):
+        raise BoardError(f"line {number}, missing: not a JSON object of reasons")
+    return Row(label=record["label"], model_path=Path(record["model_path"]), missing=missing, **values)

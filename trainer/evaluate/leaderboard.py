@@ -1,0 +1,179 @@
+"""The leaderboard: one row of objective measures per candidate, as the Compare page and ``voice-studio compare``
+show it.
+
+:func:`score` renders every line by every candidate (``trainer.evaluate.render.render_all``, cached) and
+measures each render (``trainer.evaluate.scores``, cached beside the render), then averages per candidate:
+val_mel at save time, MCD and F0 error against the lines' reference recordings, speaker similarity of all
+renders to all references, DNSMOS P.835, WER of an ASR round trip and the speaking rate against the
+references'. A measure that fails on one line is left out of that candidate's mean and counted in
+``Row.missing``; one that could not be measured at all is ``None`` with the reason there.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+from engines.pool import EnginePool
+from trainer.evaluate.board import COLUMNS, Column, Row, read_csv, table, to_csv
+from trainer.evaluate.lines import Line
+from trainer.evaluate.render import Candidate, Rendered, RenderError, RenderSettings, render_all
+from trainer.evaluate.scores import Scores
+from trainer.evaluate.scoring import NO_REFERENCE, Scorer
+from trainer.tasks import Cancelled, TaskState
+
+__all__ = ["COLUMNS", "Column", "Row", "read_csv", "score", "table", "to_csv", "val_mel_at_save"]
+
+
+SOURCES = {
+    "dnsmos_sig": ("dnsmos_sig", False),
+    "dnsmos_bak": ("dnsmos_bak", False),
+    "dnsmos_ovrl": ("dnsmos_ovrl", False),
+    "wer": ("wer", False),
+    "rate_pps": ("rate_pps", False),
+    "mcd_db": ("mcd_db", True),
+    "f0_rmse_hz": ("f0_rmse_hz", True),
+    "f0_gap_hz": ("f0_gap_hz", True),
+    "dataset_rate_pps": ("reference_rate_pps", True),
+}
+"""Row field -> (the per-render score averaged into it, whether only lines with a reference count)."""
+
+
+def val_mel_at_save(model_path: Path) -> float | None:
+    """The val_mel a checkpoint was saved with, or None where nothing tells it (an ONNX voice).
+
+    Looked up in order: the file name (``best-epoch=E-val_mel=V.ckpt``); the checkpoint's Lightning callback
+    state (a ``ModelCheckpoint`` monitoring val_mel); the run's events (``events.jsonl`` of the run folder the
+    checkpoint is in) at the checkpoint's epoch.
+    """
+    model_path = Path(model_path)
+    found = re.search(r"val_mel=(\d+(?:\.\d+)?)", model_path.name)
+    if found:
+        return float(found.group(1))
+    if model_path.suffix.lower() != ".ckpt":
+        return None
+    from engines.base import VoiceError
+    from engines.torch.vits.safe_load import load_safely
+
+    try:
+        checkpoint = load_safely(model_path)
+    except (VoiceError, ImportError, OSError):
+        return None
+    return _monitored_val_mel(checkpoint) or _val_mel_of_epoch(model_path, checkpoint.get("epoch"))
+
+
+def _monitored_val_mel(checkpoint: dict) -> float | None:
+    """``current_score`` of a ModelCheckpoint callback that monitors val_mel, in a Lightning checkpoint."""
+    for key, state in (checkpoint.get("callbacks") or {}).items():
+        if isinstance(state, dict) and "val_mel" in str(key) and state.get("current_score") is not None:
+            value = float(state["current_score"])
+            return value if math.isfinite(value) else None
+    return None
+
+
+def _val_mel_of_epoch(model_path: Path, epoch: int | None) -> float | None:
+    """val_mel of ``epoch`` in the events of the run holding ``model_path`` (``last.ckpt`` or ``checkpoints/``)."""
+    from trainer.run_file import is_run
+    from trainer.run_state import load_run
+
+    if epoch is None:
+        return None
+    for folder in (model_path.parent, model_path.parent.parent):
+        if is_run(folder):
+            event = load_run(folder).epochs.get(int(epoch))
+            return event.losses.get("val_mel") if event is not None else None
+    return None
+
+
+def score(
+    candidates: list[Candidate],
+    lines: list[Line],
+    settings: RenderSettings,
+    cache_dir: Path,
+    state: TaskState | None = None,
+    pool: EnginePool | None = None,
+) -> list[Row]:
+    """One row per candidate (in order): every line rendered (cached) and measured (cached), then averaged.
+
+    Progress counts renders and then scorings (``2 × candidates × lines`` in all).
+
+    Raises:
+        RenderError: no line, two candidates with one label, or a line with nothing to speak.
+        VoiceError, EngineError: a candidate cannot be loaded or spoken.
+        Cancelled: ``state`` was cancelled; no row is returned (renders and scores done so far stay cached).
+    """
+    if not lines:
+        raise RenderError("nothing to score: no line")
+    state = TaskState.of(state)
+    total = 2 * len(candidates) * len(lines)
+    state.status(f"rendering {len(lines)} lines by {len(candidates)} candidates")
+    renders = _render(candidates, lines, settings, Path(cache_dir), state, pool, total)
+    scorer = Scorer(lines, Path(cache_dir))
+    state.status("measuring the renders")
+    rows: list[Row] = []
+    for candidate in candidates:
+        per_line = []
+        for index in range(len(lines)):
+            if state.is_cancelled():
+                raise Cancelled("scoring cancelled; no row kept (renders and scores so far stay cached)")
+            per_line.append(scorer.render_scores(candidate, index, renders[(candidate.label, index)]))
+            state.progress(total // 2 + len(rows) * len(lines) + index + 1, total)
+        rows.append(_row(candidate, lines, per_line, scorer))
+    return rows
+
+
+class _RenderPhase(TaskState):
+    """The first half of :func:`score`'s progress: render_all's counts, cancelled with the outer state."""
+
+    def __init__(self, outer: TaskState, total: int) -> None:
+        super().__init__(progress=lambda done, _: outer.progress(done, total), status=outer.status)
+        self._outer = outer
+
+    def is_set(self) -> bool:
+        return self._outer.is_set() or super().is_set()
+
+
+def _render(candidates, lines, settings, cache_dir, state, pool, total) -> dict[tuple[str, int], Rendered]:
+    try:
+        texts = [line.text for line in lines]
+        return render_all(candidates, texts, settings, cache_dir, _RenderPhase(state, total), pool)
+    except Cancelled as exc:
+        raise Cancelled(f"scoring cancelled; no row kept ({exc})", done=exc.done, total=total) from None
+
+
+def _row(candidate: Candidate, lines: list[Line], per_line: list[Scores], scorer) -> Row:
+    """Average a candidate's per-line scores into its row."""
+    values: dict[str, float | None] = {}
+    missing: dict[str, str] = {}
+    has_reference = [line.reference is not None for line in lines]
+    for name, (key, needs_reference) in SOURCES.items():
+        used = [s for s, ref in zip(per_line, has_reference, strict=True) if ref or not needs_reference]
+        values[name], reason = _mean(key, used)
+        if reason:
+            missing[name] = reason
+    values["similarity"], reason = scorer.similarity(per_line)
+    if reason:
+        missing["similarity"] = reason
+    values["val_mel"] = val_mel_at_save(candidate.model_path)
+    if values["val_mel"] is None:
+        missing["val_mel"] = _no_val_mel(candidate)
+    return Row(label=candidate.label, model_path=candidate.model_path, missing=missing, **values)
+
+
+def _no_val_mel(candidate: Candidate) -> str:
+    if candidate.engine == "onnx":
+        return "an ONNX voice does not keep the val_mel it was saved with"
+    return "neither the checkpoint, its file name nor its run's events tell its val_mel"
+
+
+def _mean(name: str, scores: list[Scores]) -> tuple[float | None, str | None]:
+    """The mean of ``name`` over ``scores`` (one per line) and, when some or all lines lack it, why."""
+    if not scores:
+        return None, NO_REFERENCE
+    measured = [float(s.values[name]) for s in scores if name in s.values]
+    errors = [s.errors.get(name) or s.unavailable.get(name) or "not measured" for s in scores if name not in s.values]
+    if not measured:
+        return None, errors[0]
+    mean = sum(measured) / len(measured)
+    return mean, f"{len(errors)} of {len(scores)} lines not measured ({errors[0]})" if errors else None
