@@ -30,8 +30,12 @@ def compare_dir() -> Path:
 
 
 def render_cache_dir() -> Path:
-    """``<user data>/compare/renders``: the render cache (``trainer.evaluate.render``) of the Compare page."""
-    return compare_dir() / "renders"
+    """The render cache (``trainer.evaluate.render``) the Compare page shares with ``voice-studio compare``:
+    ``studio.cli.compare.default_cache()``, ``<user data>/compare/cache``, where the leaderboard's scores are kept
+    beside the renders."""
+    from studio.cli.compare import default_cache
+
+    return default_cache()
 
 
 def run_folder_of(model_path: Path) -> Path | None:
