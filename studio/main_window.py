@@ -10,8 +10,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QHBoxLayout, QListWidget, QMainWindow, QStackedWidget, QWidget
 
+from studio.pages.compare import ComparePage
 from studio.pages.dataset import DatasetPage
-from studio.pages.placeholder import ComingPage
 from studio.pages.synthesize import SynthesizePage
 from studio.pages.train import TrainPage
 from studio.settings import Settings
@@ -41,6 +41,7 @@ class MainWindow(QMainWindow):
         self.synthesize_page.add_voice_files(found.checkpoints)
         self.dataset_page = DatasetPage(self.state.workspace)
         self.train_page = TrainPage(self.state.workspace, self.state.library)
+        self.compare_page = ComparePage(self.state.workspace, self.state.library, self.state.engines)
         for page in (self.dataset_page, self.synthesize_page, self.train_page):
             page.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.synthesize_page.checkpoint_added.connect(lambda v: self.statusBar().showMessage(f"Added {v.name}", 8000))
@@ -50,9 +51,7 @@ class MainWindow(QMainWindow):
         pages = {
             "Dataset": self.dataset_page,
             "Train": self.train_page,
-            "Compare": ComingPage(
-                "Compare", "Blind A/B listening and a leaderboard of objective metrics per checkpoint. Coming soon."
-            ),
+            "Compare": self.compare_page,
             "Synthesize": self.synthesize_page,
         }
         self.nav = QListWidget()
@@ -106,6 +105,7 @@ class MainWindow(QMainWindow):
         self.synthesize_page.stop()
         self.synthesize_page.remote_panel.shutdown()
         self.train_page.shutdown()
+        self.compare_page.shutdown()
         super().closeEvent(event)
 
 

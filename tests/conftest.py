@@ -157,15 +157,16 @@ def piper_voice(joe):
 
 @pytest.fixture(scope="session")
 def make_tiny_checkpoint():
-    """Writes a Lightning-style Piper checkpoint of a tiny generator at a path (16 kHz, 256 symbols).
+    """Writes a Lightning-style Piper checkpoint of a tiny generator at a path (16 kHz, 256 symbols), its weights
+    drawn from ``seed``.
 
     256 symbols fit Piper's default phoneme map, so the checkpoint speaks without a config.json.
     """
     torch = pytest.importorskip("torch")
     from engines.torch.vits import Synthesizer, VitsConfig
 
-    def make(path: Path) -> Path:
-        torch.manual_seed(7)
+    def make(path: Path, seed: int = 7) -> Path:
+        torch.manual_seed(seed)
         config = VitsConfig.preset(
             "low",
             num_symbols=256,

@@ -1,0 +1,215 @@
+"""The Listen tab's pickers of candidates and of render settings (the lines: ``compare_lines``).
+
+``trainer.evaluate.lines`` is imported inside the actions, so opening the studio stays light.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engines.errors import VoiceStudioError
+from studio.comparison import unique_label
+from studio.state import VoiceLibrary, Workspace
+from trainer.evaluate.render import Candidate, RenderSettings
+
+
+def reason(exc: BaseException) -> str:
+    """One readable line for a failure: ours carry their own words; others are named by their type."""
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else ""
+    return text if isinstance(exc, VoiceStudioError) else f"{type(exc).__name__}: {text}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Entry:
+    """A listed candidate and the run it was added from (``None``: a loose voice file)."""
+
+    candidate: Candidate
+    run: Path | None = None
+
+
+class CandidatesBox(QGroupBox):
+    """A checkable list of candidates: the checked ones are compared.
+
+    Signals:
+        selection_changed(): an entry was added, removed, checked or unchecked.
+        message(str): a readable line about what failed (a run that cannot be read).
+    """
+
+    selection_changed = Signal()
+    message = Signal(str)
+
+    def __init__(self, workspace: Workspace, library: VoiceLibrary, parent: QWidget | None = None) -> None:
+        super().__init__("Candidates", parent)
+        self.workspace, self.library = workspace, library
+        self.list = QListWidget()
+        self.list.itemChanged.connect(lambda _item: self.selection_changed.emit())
+        self.add_run_button = QPushButton("Add run…")
+        self.add_run_button.clicked.connect(self._choose_run)
+        self.add_file_button = QPushButton("Add voice file…")
+        self.add_file_button.clicked.connect(self._choose_files)
+        self.voices = QComboBox()
+        self.add_voice_button = QPushButton("Add")
+        self.add_voice_button.clicked.connect(self._add_library_voice)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.clicked.connect(self.remove_selected)
+        library.events.changed.connect(self._on_library_changed)
+        self._on_library_changed(library.voices)
+        self._layout()
+
+    def _layout(self) -> None:
+        files = QHBoxLayout()
+        for button in (self.add_run_button, self.add_file_button, self.remove_button):
+            files.addWidget(button)
+        voices = QHBoxLayout()
+        voices.addWidget(QLabel("Voice:"))
+        voices.addWidget(self.voices, 1)
+        voices.addWidget(self.add_voice_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(files)
+        layout.addLayout(voices)
+
+    def entries(self, checked_only: bool = False) -> list[Entry]:
+        """The listed entries in order (only the checked ones with ``checked_only``)."""
+        items = [self.list.item(i) for i in range(self.list.count())]
+        return [
+            item.data(Qt.ItemDataRole.UserRole)
+            for item in items
+            if not checked_only or item.checkState() == Qt.CheckState.Checked
+        ]
+
+    def add(self, candidates: list[Candidate], run: Path | None = None, checked: bool = True) -> list[Candidate]:
+        """List ``candidates`` whose files are not listed yet (a taken label gets " (2)"…); returns those listed."""
+        files = {e.candidate.model_path.absolute() for e in self.entries()}
+        added = []
+        self.list.blockSignals(True)
+        for candidate in candidates:
+            if candidate.model_path.absolute() in files:
+                continue
+            label = unique_label(candidate.label, {e.candidate.label for e in self.entries()})
+            entry = Entry(candidate=Candidate(label=label, model_path=candidate.model_path), run=run)
+            item = QListWidgetItem(label)
+            item.setToolTip(str(candidate.model_path))
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+            item.setData(Qt.ItemDataRole.UserRole, entry)
+            self.list.addItem(item)
+            files.add(candidate.model_path.absolute())
+            added.append(entry.candidate)
+        self.list.blockSignals(False)
+        self.selection_changed.emit()
+        return added
+
+    def check_only(self, files: set[Path]) -> None:
+        """Check the entries of ``files`` and uncheck every other."""
+        self.list.blockSignals(True)
+        for i in range(self.list.count()):
+            item = self.list.item(i)
+            chosen = item.data(Qt.ItemDataRole.UserRole).candidate.model_path.absolute() in files
+            item.setCheckState(Qt.CheckState.Checked if chosen else Qt.CheckState.Unchecked)
+        self.list.blockSignals(False)
+        self.selection_changed.emit()
+
+    def add_run(self, run_dir: Path) -> list[Candidate]:
+        """List a run's candidates (``trainer.evaluate.lines.run_candidates``); a failure is a ``message``."""
+        from trainer.evaluate.lines import run_candidates
+
+        try:
+            candidates = run_candidates(Path(run_dir), self.workspace.voices_dir)
+        except (VoiceStudioError, OSError) as exc:
+            self.message.emit(f"Cannot read the run {run_dir}: {exc}")
+            return []
+        if not candidates:
+            self.message.emit(f"{run_dir}: the run has no checkpoint to compare yet")
+            return []
+        return self.add(candidates, run=Path(run_dir))
+
+    def add_files(self, paths: list[Path]) -> list[Candidate]:
+        """List ``.ckpt``/``.onnx`` files as candidates, each labelled by its file name; others are a ``message``."""
+        candidates, refused = [], []
+        for path in map(Path, paths):
+            try:
+                candidates.append(Candidate(label=path.stem, model_path=path))
+            except VoiceStudioError as exc:
+                refused.append(str(exc))
+        if refused:
+            self.message.emit("; ".join(refused))
+        return self.add(candidates)
+
+    def remove_selected(self) -> None:
+        """Take the selected entries out of the list."""
+        for item in self.list.selectedItems():
+            self.list.takeItem(self.list.row(item))
+        self.selection_changed.emit()
+
+    def _choose_run(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a training run", str(self.workspace.runs_dir))
+        if folder:
+            self.add_run(Path(folder))
+
+    def _choose_files(self) -> None:
+        start = str(self.workspace.voices_dir)
+        paths, _ = QFileDialog.getOpenFileNames(self, "Add voice files", start, "Voices (*.onnx *.ckpt)")
+        if paths:
+            self.add_files([Path(p) for p in paths])
+
+    def _add_library_voice(self) -> None:
+        voice = self.voices.currentData()
+        if voice is not None:
+            self.add([Candidate(label=voice.name, model_path=voice.model_path)])
+
+    def _on_library_changed(self, voices: list) -> None:
+        self.voices.clear()
+        for voice in voices:
+            self.voices.addItem(voice.name, voice)
+        self.add_voice_button.setEnabled(bool(voices))
+
+
+class SettingsBox(QGroupBox):
+    """Seed or "Noise 0", and length_scale (0 shows "voice's own": each voice's default)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Settings", parent)
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2**31 - 1)
+        self.noiseless = QCheckBox("Noise 0")
+        self.noiseless.setToolTip("noise_scale = noise_w = 0: no noise, the same audio whatever the seed")
+        self.noiseless.toggled.connect(lambda on: self.seed.setEnabled(not on))
+        self.length_scale = QDoubleSpinBox()
+        self.length_scale.setRange(0.0, 3.0)
+        self.length_scale.setSingleStep(0.05)
+        self.length_scale.setSpecialValueText("voice's own")
+        self.length_scale.setValue(0.0)
+        form = QFormLayout(self)
+        seed_row = QHBoxLayout()
+        seed_row.addWidget(self.seed, 1)
+        seed_row.addWidget(self.noiseless)
+        form.addRow("Seed", seed_row)
+        form.addRow("length_scale", self.length_scale)
+
+    def settings(self) -> RenderSettings:
+        """The settings as shown."""
+        length = self.length_scale.value() or None
+        if self.noiseless.isChecked():
+            return RenderSettings.noiseless(length_scale=length)
+        return RenderSettings(length_scale=length, seed=self.seed.value())

@@ -1,0 +1,112 @@
+"""One clip shown two ways side by side: its waveform and its mel spectrogram (pyqtgraph), with a play cursor.
+
+Both plots use the application palette (no black background); the spectrogram's colours run from the
+palette's base colour through its highlight to its text colour. A click in either plot asks to seek there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Signal
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from studio.widgets.waveform import WaveformView
+
+N_FFT = 1024
+HOP_LENGTH = 256
+N_MELS = 80
+TOP_DB = 80.0
+"""Mel spectrogram settings: 1024-sample FFT, hop_length 256, 80 mel bands, shown over the top 80 dB."""
+
+
+def mel_db(audio: np.ndarray, rate: int) -> np.ndarray:
+    """Mel power spectrogram in dB relative to its maximum, float32 ``[N_MELS, frames]`` (``librosa``).
+
+    Raises:
+        ImportError: librosa is not installed (the ``compare`` extra).
+    """
+    import librosa
+
+    samples = np.asarray(audio, dtype=np.float32)
+    power = librosa.feature.melspectrogram(
+        y=samples, sr=rate, n_fft=N_FFT, hop_length=HOP_LENGTH, n_mels=N_MELS, fmax=rate / 2
+    )
+    return librosa.power_to_db(power, ref=np.max, top_db=TOP_DB).astype(np.float32)
+
+
+def palette_colormap(palette: QPalette) -> pg.ColorMap:
+    """base → highlight → text of ``palette``: quiet parts blend into the page, loud parts stand out."""
+    roles = (QPalette.ColorRole.Base, QPalette.ColorRole.Highlight, QPalette.ColorRole.Text)
+    colors = [QColor(palette.color(role)) for role in roles]
+    return pg.ColorMap([0.0, 0.6, 1.0], [(c.red(), c.green(), c.blue()) for c in colors])
+
+
+class ClipView(QWidget):
+    """Title, then waveform | mel spectrogram of one clip, with a cursor at the play position.
+
+    Signals:
+        seek_requested(float): the user clicked a plot at this many seconds.
+    """
+
+    seek_requested = Signal(float)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel("No clip")
+        self.waveform = WaveformView()
+        self.mel = pg.PlotWidget(background=None)
+        self.mel.setMouseEnabled(x=False, y=False)
+        self.mel.hideButtons()
+        self.mel.setLabel("bottom", "time", units="s")
+        self.mel.setLabel("left", "mel band")
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setColorMap(palette_colormap(self.palette()))
+        self.mel.addItem(self.image)
+        pen = pg.mkPen(self.palette().color(QPalette.ColorRole.Text), width=1)
+        self.cursors = [pg.InfiniteLine(0.0, pen=pen) for _ in range(2)]
+        for plot, cursor in zip((self.waveform, self.mel), self.cursors, strict=True):
+            plot.addItem(cursor)
+            plot.scene().sigMouseClicked.connect(lambda event, p=plot: self._clicked(p, event))
+        plots = QHBoxLayout()
+        plots.addWidget(self.waveform, 1)
+        plots.addWidget(self.mel, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addLayout(plots, 1)
+        self.audio: np.ndarray | None = None
+        self.sample_rate = 22050
+
+    def set_clip(self, audio: np.ndarray | None, rate: int, title: str) -> None:
+        """Show ``audio`` (mono float32 ``[N]`` at ``rate`` Hz), or nothing (``None``), under ``title``."""
+        self.title.setText(title)
+        self.audio, self.sample_rate = audio, rate
+        if audio is None or len(audio) == 0:
+            self.waveform.clear_audio(rate)
+            self.image.clear()
+            return
+        self.waveform.set_audio(audio, rate)
+        duration = len(audio) / rate
+        self.waveform.setXRange(0, duration, padding=0)
+        try:
+            spectrogram = mel_db(audio, rate)
+        except ImportError:
+            self.title.setText(f"{title} — the mel spectrogram needs librosa (pip install 'voice-studio[compare]')")
+            self.image.clear()
+            return
+        self.image.setImage(spectrogram, levels=(-TOP_DB, 0.0))
+        self.image.setRect(QRectF(0.0, 0.0, duration, N_MELS))
+        self.mel.setRange(xRange=(0, duration), yRange=(0, N_MELS), padding=0)
+
+    def set_position(self, seconds: float) -> None:
+        """Move the play cursor to ``seconds``."""
+        for cursor in self.cursors:
+            cursor.setValue(seconds)
+
+    def _clicked(self, plot: pg.PlotWidget, event) -> None:
+        if self.audio is None:
+            return
+        seconds = plot.getPlotItem().vb.mapSceneToView(event.scenePos()).x()
+        self.seek_requested.emit(float(min(max(0.0, seconds), len(self.audio) / self.sample_rate)))
