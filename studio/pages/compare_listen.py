@@ -185,9 +185,13 @@ class ListenTab(QWidget):
     def start_render(self) -> Task | None:
         """Render every line by every checked candidate off the GUI thread (typed lines are taken as shown now);
         returns the task, or ``None`` with a status saying why nothing started."""
-        if self.lines_box.source_key() == "typed" and not self._take_typed():
+        if not self.take_typed_lines():
             return None
         return self.renderer.start()
+
+    def take_typed_lines(self) -> bool:
+        """Where the lines are typed, take them as shown now; ``False`` (and a status line) when they are empty."""
+        return self.lines_box.source_key() != "typed" or self._take_typed()
 
     def _take_typed(self) -> bool:
         try:
