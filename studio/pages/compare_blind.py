@@ -1,6 +1,7 @@
 """The Compare page's Blind test tab: ``studio.widgets.blind_test.BlindTestPanel`` over the comparison's renders.
 
-The test (re)starts whenever the renders of the current candidates and lines are complete, with its ratings
+The test (re)starts whenever the renders of the current candidates and lines are complete (once the tab is
+shown, so a selection only passed through leaves no ratings file), with its ratings
 kept in ``Comparison.folder() / RATINGS_FILE`` (reopened from there: ``trainer.evaluate.trials.open_test``);
 until then one line says what to do. The candidates' names stay hidden until the panel's Reveal.
 """
@@ -52,11 +53,14 @@ class BlindTab(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        """Start (or reopen) the test when every line is rendered by every candidate, else show what to do."""
+        """Start (or reopen) the test when every line is rendered by every candidate and the tab is shown, else show
+        what to do."""
         hint = self._what_to_do()
         if hint:
             self._show_hint(hint)
             return
+        if not self.isVisible():
+            return  # started when shown: a selection only passed through makes no ratings file
         labels = [c.label for c in self.comparison.candidates]
         lines = self.comparison.lines
         path = self.comparison.folder() / RATINGS_FILE
@@ -72,6 +76,10 @@ class BlindTab(QWidget):
         self.started = key
         self.hint.setVisible(False)
         self.panel.setVisible(True)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self.refresh()
 
     def _what_to_do(self) -> str:
         """One line saying why no test can run yet, or '' when one can."""
