@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -177,6 +178,9 @@ class ListenTab(QWidget):
             button = QPushButton(f"{index + 1}  {candidate.label}" if index < 9 else candidate.label)
             button.setCheckable(True)
             button.setChecked(index == self.current)
+            button.setToolTip(candidate.label)
+            # many or long labels share the row (clipped) rather than widen the window past the screen
+            button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
             button.clicked.connect(lambda _checked=False, i=index: self.select_candidate(i))
             self.buttons.addButton(button, index)
             self.buttons_row.addWidget(button)
