@@ -158,3 +158,27 @@ def test_compare_checkpoints_render_listen_rate_reveal_export_score_and_reopen(q
     again.compare_page.listen.render_button.click()  # other lines: the saved rows are not theirs
     assert board.view.rows == [] and "press Score" in board.view.status.text()
     _close(again)
+
+
+def test_many_long_labels_or_runs_do_not_widen_the_page_past_the_screen(qtbot, tmp_path):
+    """Nine candidates with long labels share the Listen tab's button row, and runs without epochs listed in the
+    Runs tab's status wrap: the page's minimum width stays that of its empty layout (no window wider than a
+    1400 px screen)."""
+    from engines.pool import EnginePool
+    from studio.pages.compare import ComparePage
+    from studio.state import VoiceLibrary, Workspace
+    from trainer.evaluate.render import Candidate
+
+    page = ComparePage(Workspace(runs_dir=tmp_path), VoiceLibrary(), EnginePool())
+    qtbot.addWidget(page)
+    empty = page.minimumSizeHint().width()
+    long = "a rather long candidate label of a checkpoint"
+    page.comparison.set_candidates(Candidate(label=f"{long} {n}", model_path=tmp_path / f"{n}.ckpt") for n in range(9))
+    assert len(page.listen.buttons.buttons()) == 9 and page.listen.buttons.button(8).toolTip() == f"{long} 8"
+    page.runs.set_runs([tmp_path / f"a run folder with a long name number {n}" for n in range(9)])
+    assert page.runs.status.text().startswith("No epochs yet in: ")
+    page.show()
+    for tab in (page.listen, page.runs):
+        page.tabs.setCurrentWidget(tab)
+        QApplication.processEvents()
+        assert page.minimumSizeHint().width() <= empty < 1000
