@@ -154,9 +154,14 @@ def test_compare_checkpoints_render_listen_rate_reveal_export_score_and_reopen(q
     again.compare_page.tabs.setCurrentWidget(again.compare_page.blind)
     reopened = again.compare_page.blind.panel
     assert reopened.test.ratings == ratings and reopened.test.revealed
-    again.compare_page.listen.lines_box.choose_typed("Another line.")
-    again.compare_page.listen.render_button.click()  # other lines: the saved rows are not theirs
-    assert board.view.rows == [] and "press Score" in board.view.status.text()
+    comparison = again.compare_page.comparison
+    again.compare_page.listen.lines_box.choose_typed("Hello there.")
+    board.view.score_button.click()  # takes the typed line: the saved rows are not its rows
+    assert [line.text for line in comparison.lines] == ["Hello there."] and board.view.rows == []
+    assert again.compare_page.blind.hint.isVisible() and comparison.missing() == 2
+    qtbot.waitUntil(lambda: not board.slot.busy(), timeout=120_000)
+    assert [r.label for r in board.view.rows] == labels and comparison.missing() == 0  # scoring rendered them
+    assert reopened.isVisible() and not again.compare_page.blind.hint.isVisible()
     _close(again)
 
 

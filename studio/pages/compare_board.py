@@ -2,7 +2,7 @@
 thread, and kept beside the comparison.
 
 "Score" runs ``trainer.evaluate.leaderboard.score`` on the comparison's candidates, lines and settings (renders
-from the Listen tab's cache) in a ``studio.workers.Task`` with progress and Cancel, then saves the rows as
+from the Listen tab's cache) in a ``studio.workers.Task`` with progress and Cancel, then hands its renders to the comparison (read back from the cache) and saves the rows as
 ``leaderboard.csv`` in ``Comparison.folder()`` with what was scored beside them (``leaderboard.json``: the
 candidates' files with size and mtime, the lines, the settings). Opening the same comparison again shows the
 saved rows at once; they are shown only while the candidates, their files, the lines and settings are the
@@ -27,6 +27,7 @@ from studio.widgets.leaderboard_view import LeaderboardView
 from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task, TaskSlot
 from trainer.evaluate.leaderboard import Row, read_csv, score, to_csv
+from trainer.evaluate.render import render_all
 
 BOARD_FILE = "leaderboard.csv"
 """The saved rows' file name in ``Comparison.folder()`` (``trainer.evaluate.leaderboard.to_csv``)."""
@@ -72,7 +73,7 @@ def saved_board(folder: Path, key: dict) -> tuple[list[Row] | None, str]:
     except (OSError, ValueError, VoiceStudioError) as exc:
         return None, f"Cannot read the saved leaderboard {path}: {exc}. Press Score to measure again."
     if scored != key:
-        return None, f"The leaderboard saved in {path} is for other candidates, files or lines: press Score."
+        return None, f"The leaderboard saved in {path} is for other candidates, files, lines or settings: press Score."
     return rows, f"From {path} (saved earlier): press Score to measure again."
 
 
@@ -122,8 +123,8 @@ class BoardTab(QWidget):
             self.say("Nothing to score: check candidates and choose lines on the Listen tab.")
             return None
         cache_dir, pool, key = self.cache_dir, self.pool, scored_key(comparison)
-        task = Task(lambda state: score(candidates, lines, settings, cache_dir, state, pool), self)
-        task.done.connect(lambda rows: self._on_scored(rows, key))
+        task = Task(lambda state: _score(candidates, lines, settings, cache_dir, state, pool), self)
+        task.done.connect(lambda result: self._on_scored(*result, key))
         task.cancelled.connect(lambda exc: self.say(_sentence(str(exc))))
         task.failed.connect(lambda exc: self.say(f"Scoring failed: {reason(exc)}"))
         task.ended.connect(self._on_ended)
@@ -132,7 +133,8 @@ class BoardTab(QWidget):
         self.say(f"Scoring {len(candidates)} candidate(s) on {len(lines)} line(s)…")
         return self.slot.start(task)
 
-    def _on_scored(self, rows: list[Row], key: dict) -> None:
+    def _on_scored(self, rows: list[Row], renders: dict, key: dict) -> None:
+        self.comparison.add_rendered(renders)  # the Listen and Blind test tabs have them too
         self.from_file = False
         self.view.set_rows(rows)
         folder = self.comparison.folder()
@@ -174,6 +176,12 @@ class BoardTab(QWidget):
     def shutdown(self) -> None:
         """Drop a running scoring (what it rendered and measured stays cached)."""
         self.slot.drop()
+
+
+def _score(candidates, lines, settings, cache_dir, state, pool) -> tuple[list[Row], dict]:
+    """``score``, then its renders read back from the cache (no engine runs) for the comparison."""
+    rows = score(candidates, lines, settings, cache_dir, state, pool)
+    return rows, render_all(candidates, [line.text for line in lines], settings, cache_dir, None, pool)
 
 
 def _sentence(text: str) -> str:
