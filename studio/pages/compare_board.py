@@ -2,11 +2,11 @@
 thread, and kept beside the comparison.
 
 "Score" runs ``trainer.evaluate.leaderboard.score`` on the comparison's candidates, lines and settings (renders
-from the Listen tab's cache) in a ``studio.workers.Task`` with progress and Cancel, then hands its renders to the comparison (read back from the cache) and saves the rows as
-``leaderboard.csv`` in ``Comparison.folder()`` with what was scored beside them (``leaderboard.json``: the
-candidates' files with size and mtime, the lines, the settings). Opening the same comparison again shows the
-saved rows at once; they are shown only while the candidates, their files, the lines and settings are the
-ones scored.
+from the Listen tab's cache) in a ``studio.workers.Task`` with progress and Cancel, then hands its renders to
+the comparison (read back from the cache) and saves the rows as ``leaderboard.csv`` in ``Comparison.folder()``
+with what was scored beside them (``leaderboard.json``: the candidates' files with size and mtime, the lines,
+the settings). Opening the same comparison again shows the saved rows at once; they are shown only while the
+candidates, their files, the lines and settings are the ones scored.
 """
 
 from __future__ import annotations
