@@ -185,6 +185,18 @@ def make_tiny_checkpoint():
     return make
 
 
+@pytest.fixture(scope="module")
+def prepared_run(tmp_path_factory):
+    """A run prepared on 40 target-voice clips (two held out) from joe, preset ``test``; not trained."""
+    pytest.importorskip("lightning")
+    from trainer.options import RunOptions
+    from trainer.run import create_run
+
+    folder = target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", 40)
+    out = tmp_path_factory.mktemp("runs") / "tune"
+    return create_run(RunOptions(dataset=folder, out=out, start="joe", preset="test", epochs=2))
+
+
 @pytest.fixture(scope="session")
 def trio_voice(tmp_path_factory) -> Path:
     """A tiny 3-speaker voice (speakers ana, ben, cleo; 16 kHz; random weights), ``en_US-trio-low.onnx``."""

@@ -9,7 +9,6 @@ import json
 
 import numpy as np
 import pytest
-from conftest import target_voice_slice
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -20,17 +19,6 @@ pytest.importorskip("lightning")
 pytestmark = pytest.mark.gui
 
 RANKING = [[0.71, "best-epoch=0001-val_mel=0.7100.ckpt"], [0.95, "best-epoch=0000-val_mel=0.9500.ckpt"]]
-
-
-@pytest.fixture(scope="module")
-def prepared_run(tmp_path_factory):
-    """A run prepared on 40 target-voice clips (two held out) from joe; not trained."""
-    from trainer.options import RunOptions
-    from trainer.run import create_run
-
-    folder = target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", 40)
-    out = tmp_path_factory.mktemp("runs") / "tune"
-    return create_run(RunOptions(dataset=folder, out=out, start="joe", preset="test", epochs=2))
 
 
 @pytest.fixture

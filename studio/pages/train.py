@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from engines.voice import Voice
 from studio.pages.train_actions import TrainActions
+from studio.pages.train_board import TrainBoard
 from studio.state import VoiceLibrary, Workspace
 from studio.trainer_process import TrainerProcess
 from studio.widgets.run_view import RunView, following_line, outcome_line
@@ -37,7 +38,7 @@ from trainer.preflight import Finding
 from trainer.run_state import RunState, load_run
 
 
-class TrainPage(TrainActions, QWidget):
+class TrainPage(TrainActions, TrainBoard, QWidget):
     """Setup, Start/Stop/Resume, live charts of the running trainer, and the runs list.
 
     Signals:
@@ -65,6 +66,8 @@ class TrainPage(TrainActions, QWidget):
         """Counts changes of the setup's choices: a resampling's result is used only if none happened since."""
         self._checks = TaskSlot()
         """The running pre-flight check: a change of the choices (or another check) drops it and its findings."""
+        self._board = TaskSlot()
+        """Measuring the shown run's best checkpoint (``TrainBoard``): showing another run drops it."""
         self._start_check: Task | None = None
         """The check Start began (it starts the run when its findings allow)."""
         self._devices_listed = False
@@ -97,6 +100,8 @@ class TrainPage(TrainActions, QWidget):
         self.status.setWordWrap(True)
         self.view = RunView()
         self.view.message.connect(self.message)
+        self.view.best_row.score_requested.connect(self.score_best)
+        self.view.best_row.cancel_requested.connect(self._board.cancel)
         self.runs = RunsTable(self.runs_root)
         self.runs.chosen.connect(self.show_run)
         self.tabs = QTabWidget()
@@ -212,6 +217,7 @@ class TrainPage(TrainActions, QWidget):
         self.state = load_run(folder, with_events=False)  # the process's tail reads them all
         self.view.clear()
         launch()
+        self.show_best_row(score=False)  # hidden while training
         self._draw()
         self.status.setText(text)
         self.tabs.setCurrentIndex(0)
@@ -250,6 +256,7 @@ class TrainPage(TrainActions, QWidget):
         self._update_buttons()
         self.message.emit(self.status.text())
         self.setup.show_message("")
+        self.show_best_row(score=self.state is not None and self.state.status == "done" and code == 0)
 
     def show_run(self, state: RunState) -> None:
         """Show a past run (from the Runs tab) in the live view."""
@@ -260,6 +267,7 @@ class TrainPage(TrainActions, QWidget):
         self._draw()
         self.status.setText(f"{state.folder.name}: {self.state.status}, {self.state.epochs_done} epochs.")
         self._update_buttons()
+        self.show_best_row(score=False)
 
     def _update_buttons(self) -> None:
         running, state = self.process.is_running(), self.state
@@ -280,6 +288,7 @@ class TrainPage(TrainActions, QWidget):
         """On closing the app: drop a running pre-flight check, ask a running trainer to stop after its epoch, wait
         a little, then end it (the run resumes from its last checkpoint)."""
         self._checks.drop()
+        self._board.drop()
         if self.process.is_running():
             self.process.stop()
             if not self.process.wait(wait_ms):

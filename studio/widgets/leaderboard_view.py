@@ -115,7 +115,7 @@ class LeaderboardView(QWidget):
         best = [best_rows(self.rows, column) for column in COLUMNS]
         for r, row in enumerate(self.rows):
             for c, column in enumerate(COLUMNS):
-                self.table.setItem(r, c, _cell(row, column, r in best[c]))
+                self.table.setItem(r, c, leaderboard_cell(row, column, r in best[c]))
         self.table.setSortingEnabled(True)
         self.table.resizeColumnsToContents()
         self.export_button.setEnabled(bool(self.rows))
@@ -136,7 +136,7 @@ class LeaderboardView(QWidget):
         return path
 
 
-def _cell(row: Row, column: Column, best: bool) -> QTableWidgetItem:
+def leaderboard_cell(row: Row, column: Column, best: bool) -> QTableWidgetItem:
     """One cell: its text, its number for sorting, bold when best, why it is missing as tooltip."""
     value = getattr(row, column.field)
     if column.field == "label":

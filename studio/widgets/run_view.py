@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.widgets.best_row import BestRowView
 from studio.widgets.runs_table import duration
 from studio.widgets.train_charts import LOSSES, EpochChart, LossChart
 from studio.workers import Task
@@ -66,6 +67,9 @@ class RunView(QWidget):
         live.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addWidget(self.stats)
+        self.best_row = BestRowView()
+        """The best checkpoint's leaderboard row (the page measures and fills it)."""
+        layout.addWidget(self.best_row)
         layout.addWidget(live, 1)
 
     def clear(self) -> None:

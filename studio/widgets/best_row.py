@@ -1,0 +1,98 @@
+"""The Run tab's leaderboard row of a run's best checkpoint: val_mel and the measures beside it, "Score", and
+the scoring's progress with Cancel.
+
+The cells are the leaderboard's (``studio.widgets.leaderboard_view.leaderboard_cell``): "—" where a measure is
+missing, the reason as tooltip; the page measures the row (``trainer.evaluate.best_row``) and fills it in.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.widgets.leaderboard_view import better_text, leaderboard_cell
+from studio.widgets.tables import read_only_table
+from studio.widgets.task_progress import TaskProgress
+from studio.workers import Task
+from trainer.evaluate.board import COLUMNS, Row
+
+MEASURES = COLUMNS[1:]
+"""The columns shown: the leaderboard's without the label (the caption names the checkpoint)."""
+
+
+class BestRowView(QWidget):
+    """Caption, a one-row table of the leaderboard's measures, "Score" and the scoring's progress.
+
+    Signals:
+        score_requested(): the user asks for the best checkpoint to be measured.
+        cancel_requested(): the user cancels the scoring.
+    """
+
+    score_requested = Signal()
+    cancel_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.caption = QLabel("")
+        self.caption.setWordWrap(True)
+        self.score_button = QPushButton("Score")
+        self.score_button.setToolTip("Render the run's held-out clips with its best checkpoint and measure them")
+        self.score_button.clicked.connect(self.score_requested)
+        self.table = read_only_table([c.title() for c in MEASURES])
+        for index, column in enumerate(MEASURES):
+            header = QTableWidgetItem(column.title())
+            header.setToolTip(better_text(column))
+            self.table.setHorizontalHeaderItem(index, header)
+        self.table.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
+        self.table.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)  # as wide as its columns
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.progress = TaskProgress()
+        self.progress.cancel_requested.connect(self.cancel_requested)
+        top = QHBoxLayout()
+        top.addWidget(self.caption, 1)
+        top.addWidget(self.score_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.table)
+        layout.addWidget(self.progress)
+        self.show_row(None)
+        self.setVisible(False)
+
+    def show_row(self, row: Row | None) -> None:
+        """Fill the table with ``row``'s measures, or empty it (``None``)."""
+        self.row = row
+        self.table.setRowCount(0 if row is None else 1)
+        for c, column in enumerate(MEASURES):
+            if row is not None:
+                self.table.setItem(0, c, leaderboard_cell(row, column, False))
+        self.table.resizeColumnsToContents()
+        self.table.setVisible(row is not None)
+        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
+        self.table.setFixedHeight(height + (self.table.rowHeight(0) if row is not None else 0))
+
+    def text(self, column_field: str) -> str:
+        """The shown text of a measure (``val_mel``, ``mcd_db``…); empty when no row is shown."""
+        index = [c.field for c in MEASURES].index(column_field)
+        item = self.table.item(0, index) if self.row is not None else None
+        return item.text() if item is not None else ""
+
+    def follow(self, task: Task) -> None:
+        """Show ``task``'s progress and Cancel until it ends; Score is off meanwhile."""
+        self.progress.follow(task, "Scoring the best checkpoint:", cancellable=True)
+        self.score_button.setEnabled(False)
+        task.ended.connect(self._ended)
+        task.dropped.connect(self._ended)
+
+    def _ended(self) -> None:
+        self.progress.finish()
+        self.score_button.setEnabled(True)

@@ -1,0 +1,79 @@
+"""A run's best checkpoint on the leaderboard: its row measured on the run's held-out clips, kept in the run folder.
+
+The Train page shows this row beside the run's val_mel. :func:`score_best` measures it
+(``trainer.evaluate.leaderboard.score`` on ``held_out_lines(run)``, the clips' recordings as references, seed 0)
+and writes it to ``<run>/leaderboard-best.csv`` (``to_csv``, atomically); :func:`saved_best_row` reads it back
+while it still describes the run's best checkpoint (the same file, not written since), so reopening a run does
+not measure it again and a resumed run whose best checkpoint changed is measured afresh.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import platform
+from pathlib import Path
+
+from engines.files import write_text
+from trainer.checkpoints import RankedCheckpoint
+from trainer.evaluate.board import BoardError, Row, read_csv, to_csv
+from trainer.tasks import TaskState
+
+BEST_FILE = "leaderboard-best.csv"
+"""The best checkpoint's leaderboard row, in the run folder."""
+
+MEASURE_MODULES = ("pyworld", "pysptk", "librosa", "jiwer", "speechmos", "resemblyzer")
+"""The modules of the ``compare`` extra that the measures import (resemblyzer has no Windows wheels)."""
+
+INSTALL_HINT = "pip install 'voice-studio[compare]'"
+
+
+def missing_measures() -> list[str]:
+    """The ``compare`` extra's modules not installed here (resemblyzer is not expected on Windows)."""
+    wanted = [m for m in MEASURE_MODULES if not (m == "resemblyzer" and platform.system() == "Windows")]
+    return [m for m in wanted if importlib.util.find_spec(m) is None]
+
+
+def not_installed(what: str) -> str:
+    """The one line that says the measures are not installed (``what``: the missing modules) and how to add them."""
+    return f"The leaderboard's measures are not installed ({what}): {INSTALL_HINT}"
+
+
+def best_label(best: RankedCheckpoint) -> str:
+    """The row's label, as the Compare page labels a ranked checkpoint: ``epoch 3 · val_mel 0.6120``."""
+    return f"epoch {best.epoch + 1} · {best.metric} {best.value:.4f}"
+
+
+def saved_best_row(run_dir: Path, best: RankedCheckpoint) -> Row | None:
+    """The row saved in ``run_dir/leaderboard-best.csv`` when it is ``best``'s and was written after ``best``'s
+    file; otherwise (none saved, another checkpoint's, an older or unreadable file) None."""
+    path = Path(run_dir) / BEST_FILE
+    try:
+        rows = read_csv(path.read_text(encoding="utf-8"))
+        fresh = path.stat().st_mtime >= best.path.stat().st_mtime
+    except (OSError, BoardError, UnicodeDecodeError):
+        return None
+    if not fresh or len(rows) != 1 or Path(rows[0].model_path).resolve() != best.path.resolve():
+        return None
+    return rows[0]
+
+
+def score_best(
+    run_dir: Path, best: RankedCheckpoint, cache_dir: Path, limit: int = 10, state: TaskState | None = None
+) -> Row:
+    """Measure ``best`` on at most ``limit`` of the run's held-out clips and save its row in the run folder.
+
+    Renders are cached in ``cache_dir`` (the Compare page's cache, so its Listen tab and leaderboard reuse them).
+
+    Raises:
+        LinesError: the run holds out no clip. VoiceError, EngineError, RenderError: the checkpoint cannot speak.
+        Cancelled: ``state`` was cancelled (nothing saved). OSError: the CSV cannot be written.
+    """
+    from trainer.evaluate.leaderboard import score
+    from trainer.evaluate.lines import held_out_lines
+    from trainer.evaluate.render import Candidate, RenderSettings
+
+    lines = held_out_lines(Path(run_dir), limit=limit)
+    candidate = Candidate(label=best_label(best), model_path=best.path)
+    row = score([candidate], lines, RenderSettings(seed=0), Path(cache_dir), state)[0]
+    write_text(Path(run_dir) / BEST_FILE, to_csv([row]))
+    return row
