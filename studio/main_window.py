@@ -46,6 +46,7 @@ class MainWindow(QMainWindow):
             page.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.synthesize_page.checkpoint_added.connect(lambda v: self.statusBar().showMessage(f"Added {v.name}", 8000))
         self.train_page.voice_exported.connect(lambda path: self.synthesize_page.add_voice_files([path]))
+        self.train_page.compare_requested.connect(self.compare_run)
         self.state.library.events.changed.connect(self._save_settings)
         self.state.workspace.events.remote.connect(self._save_settings)
         pages = {
@@ -74,6 +75,12 @@ class MainWindow(QMainWindow):
     def show_area(self, area: str) -> None:
         """Switch to one of ``AREAS``."""
         self.nav.setCurrentRow(AREAS.index(area))
+
+    def compare_run(self, run_dir: Path) -> None:
+        """Show the Compare page on a run: its ranked checkpoints and held-out clips (the Train page's "Compare
+        checkpoints")."""
+        self.show_area("Compare")
+        self.compare_page.open_run(run_dir)
 
     def _save_settings(self, _change: object = None) -> None:
         """Write the settings from the models (the voices added, the remote fields)."""

@@ -29,12 +29,7 @@ from trainer.checkpoint_writer import CheckpointWriter
 from trainer.checkpoints import BestK
 from trainer.event_log import EventLog
 from trainer.events import Checkpoint, Epoch, Eta, Finish, Preview, Progress, RunStart, Stage
-
-PREVIEW_LINES = (
-    "The quick brown fox jumps over the lazy dog.",
-    "How much wood would a woodchuck chuck, if a woodchuck could chuck wood?",
-    "It was a bright cold day in April, and the clocks were striking thirteen.",
-)
+from trainer.preview_lines import PREVIEW_LINES
 
 
 class Timing:

@@ -1,8 +1,12 @@
 """The Compare page: pick the best checkpoint by ear and by numbers.
 
-Tabs: "Listen" (``studio.pages.compare_listen.ListenTab``: render lines by candidates, switch between them
-at the same position, hear the recordings) and the others put in with :meth:`ComparePage.add_tab`
-(blind test, leaderboard, runs). Every tab shares one ``studio.comparison.Comparison``.
+Tabs, all over one ``studio.comparison.Comparison``:
+
+- "Listen" (``studio.pages.compare_listen.ListenTab``): render lines by candidates, switch between them at the
+  same position, hear the recordings;
+- "Blind test" (``studio.pages.compare_blind.BlindTab``): rate the renders under hidden letters, then reveal;
+- "Leaderboard" (``studio.pages.compare_board.BoardTab``): objective measures per candidate, kept beside the run;
+- "Runs" (``studio.widgets.run_curves.RunCurvesView``): runs' val_mel and epoch-time curves overlaid.
 """
 
 from __future__ import annotations
@@ -12,10 +16,15 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
+from engines.errors import VoiceStudioError
 from engines.pool import EnginePool
 from studio.comparison import Comparison
+from studio.pages.compare_blind import BlindTab
+from studio.pages.compare_board import BoardTab
 from studio.pages.compare_listen import ListenTab
 from studio.state import VoiceLibrary, Workspace
+from studio.widgets.blind_test import REFERENCE
+from studio.widgets.run_curves import RunCurvesView
 
 
 class ComparePage(QWidget):
@@ -25,6 +34,9 @@ class ComparePage(QWidget):
         workspace: where runs and exported voices are (the folders the pickers start in).
         library: the studio's voices, offered as candidates.
         pool: the engines that render (the studio's one pool).
+
+    Attributes:
+        listen, blind, board, runs: the tabs.
     """
 
     def __init__(self, workspace: Workspace, library: VoiceLibrary, pool: EnginePool) -> None:
@@ -32,7 +44,14 @@ class ComparePage(QWidget):
         self.comparison = Comparison()
         self.tabs = QTabWidget()
         self.listen = ListenTab(self.comparison, workspace, library, pool)
-        self.tabs.addTab(self.listen, "Listen")
+        self.blind = BlindTab(self.comparison, self.rendered_audio, self.play, self.stop)
+        cache_dir = self.listen.renderer.cache_dir
+        self.board = BoardTab(self.comparison, pool, cache_dir, take_lines=self.listen.take_typed_lines)
+        self.runs = RunCurvesView()
+        for widget, title in ((self.listen, "Listen"), (self.blind, "Blind test"), (self.board, "Leaderboard")):
+            self.tabs.addTab(widget, title)
+        self.tabs.addTab(self.runs, "Runs")
+        self.tabs.currentChanged.connect(self._on_tab)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -43,24 +62,49 @@ class ComparePage(QWidget):
 
     def open_run(self, run_dir: Path) -> None:
         """Show the Listen tab with the run's ranked checkpoints and start voice checked, its held-out clips as the
-        lines (read off the GUI thread), then their renders (instant when cached)."""
+        lines (read off the GUI thread), then their renders (instant when cached); add the run to the Runs tab
+        (beside those added before)."""
+        run_dir = Path(run_dir).absolute()
         self.tabs.setCurrentWidget(self.listen)
-        self.listen.open_run(Path(run_dir))
+        self.listen.open_run(run_dir)
+        if run_dir not in [folder.absolute() for folder in self.runs.folders]:
+            self.runs.add_run(run_dir)
 
     def rendered_audio(self, label: str, line: int) -> tuple[np.ndarray, int] | None:
         """The render of line ``line`` by candidate ``label``: ``(float32 [N], Hz)``, or ``None`` before it is
-        rendered (what a blind test's ``get_audio`` asks)."""
+        rendered (what a blind test's ``get_audio`` asks). ``label`` ``REFERENCE`` gives the line's recording
+        (``None`` where it has none or it cannot be read)."""
+        if label == REFERENCE:
+            lines = self.comparison.lines
+            if not 0 <= line < len(lines) or lines[line].reference is None:
+                return None
+            try:
+                return lines[line].reference_audio()
+            except (VoiceStudioError, OSError):
+                return None
         rendered = self.comparison.rendered.get((label, line))
         return None if rendered is None else (rendered.audio, rendered.sample_rate)
 
     def play(self, audio: np.ndarray, rate: int) -> None:
-        """Play a clip through the page's player (loudness-matched); no output device is a status line."""
-        self.listen.play_clip(audio, rate)
+        """Play a clip from its start through the page's player (loudness-matched); no output device is a status
+        line, on the Listen tab and the blind test alike."""
+        try:
+            self.listen.player.play(audio, rate, start_s=0.0)
+        except VoiceStudioError as exc:
+            self.listen.status.setText(str(exc))
+            self.blind.panel.status.setText(str(exc))
 
     def stop(self) -> None:
         """Stop playing."""
         self.listen.player.stop()
 
+    def _on_tab(self, _index: int) -> None:
+        """A tab change stops playing; the blind test takes the keys (A/B/X, 1/2, Enter) when shown."""
+        self.stop()
+        if self.tabs.currentWidget() is self.blind and self.blind.panel.isVisible():
+            self.blind.panel.setFocus()
+
     def shutdown(self) -> None:
-        """Stop playing and drop a running render (the finished renders are cached)."""
+        """Stop playing and drop a running render or scoring (the finished renders and scores are cached)."""
         self.listen.shutdown()
+        self.board.shutdown()

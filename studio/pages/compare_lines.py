@@ -116,7 +116,7 @@ class LinesBox(QGroupBox):
     def _chosen(self, lines: list, what: str) -> None:
         with_reference = sum(line.reference is not None for line in lines)
         extra = f", {with_reference} with a recording" if with_reference else ""
-        self.summary.setText(f"{len(lines)} lines: {what}{extra}")
+        self.summary.setText(f"{len(lines)} line{'' if len(lines) == 1 else 's'}: {what}{extra}")
         self.lines_chosen.emit(lines)
 
     def choose_typed(self, text: str | None = None) -> None:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -177,6 +178,9 @@ class ListenTab(QWidget):
             button = QPushButton(f"{index + 1}  {candidate.label}" if index < 9 else candidate.label)
             button.setCheckable(True)
             button.setChecked(index == self.current)
+            button.setToolTip(candidate.label)
+            # many or long labels share the row (clipped) rather than widen the window past the screen
+            button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
             button.clicked.connect(lambda _checked=False, i=index: self.select_candidate(i))
             self.buttons.addButton(button, index)
             self.buttons_row.addWidget(button)
@@ -185,9 +189,13 @@ class ListenTab(QWidget):
     def start_render(self) -> Task | None:
         """Render every line by every checked candidate off the GUI thread (typed lines are taken as shown now);
         returns the task, or ``None`` with a status saying why nothing started."""
-        if self.lines_box.source_key() == "typed" and not self._take_typed():
+        if not self.take_typed_lines():
             return None
         return self.renderer.start()
+
+    def take_typed_lines(self) -> bool:
+        """Where the lines are typed, take them as shown now; ``False`` (and a status line) when they are empty."""
+        return self.lines_box.source_key() != "typed" or self._take_typed()
 
     def _take_typed(self) -> bool:
         try:

@@ -57,6 +57,7 @@ class RunCurvesView(QWidget):
         self.add_button.clicked.connect(lambda: self.add_run())
         self.remove_button.clicked.connect(self.remove_selected)
         self.status = QLabel("Add two or more run folders to compare their curves.")
+        self.status.setWordWrap(True)  # a long list of runs wraps rather than widen the window
         self._style_plots()
         self._layout()
 

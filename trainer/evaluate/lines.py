@@ -54,8 +54,9 @@ class Line:
 
 
 def preview_lines() -> list[Line]:
-    """The lines a run's previews speak (``trainer.callbacks.PREVIEW_LINES``), without references."""
-    from trainer.callbacks import PREVIEW_LINES
+    """The lines a run's previews speak (``trainer.preview_lines.PREVIEW_LINES``), without references; imports
+    neither torch nor Lightning."""
+    from trainer.preview_lines import PREVIEW_LINES
 
     return [Line(name=f"preview {n}", text=text) for n, text in enumerate(PREVIEW_LINES, start=1)]
 

@@ -1,0 +1,188 @@
+"""The Compare page's Leaderboard tab: ``studio.widgets.leaderboard_view.LeaderboardView`` scored off the GUI
+thread, and kept beside the comparison.
+
+"Score" runs ``trainer.evaluate.leaderboard.score`` on the comparison's candidates, lines and settings (renders
+from the Listen tab's cache) in a ``studio.workers.Task`` with progress and Cancel, then hands its renders to
+the comparison (read back from the cache) and saves the rows as ``leaderboard.csv`` in ``Comparison.folder()``
+with what was scored beside them (``leaderboard.json``: the candidates' files with size and mtime, the lines,
+the settings). Opening the same comparison again shows the saved rows at once; they are shown only while the
+candidates, their files, the lines and settings are the ones scored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from engines.errors import VoiceStudioError
+from engines.files import write_text
+from engines.pool import EnginePool
+from studio.comparison import Comparison
+from studio.pages.compare_sources import reason
+from studio.widgets.leaderboard_view import LeaderboardView
+from studio.widgets.task_progress import TaskProgress
+from studio.workers import Task, TaskSlot
+from trainer.evaluate.leaderboard import Row, read_csv, score, to_csv
+from trainer.evaluate.render import render_all
+
+BOARD_FILE = "leaderboard.csv"
+"""The saved rows' file name in ``Comparison.folder()`` (``trainer.evaluate.leaderboard.to_csv``)."""
+SCORED_FILE = "leaderboard.json"
+"""What the saved rows measured (:func:`scored_key`), beside ``BOARD_FILE``."""
+
+
+def scored_key(comparison: Comparison) -> dict:
+    """What a leaderboard of ``comparison`` measures, as JSON data: each candidate's label, file, size and
+    mtime (ns; a rewritten ``last.ckpt`` is another candidate), the lines (text and recording) and the settings."""
+    candidates = []
+    for candidate in comparison.candidates:
+        path = candidate.model_path.absolute()
+        stat = path.stat() if path.exists() else None
+        size, mtime = (stat.st_size, stat.st_mtime_ns) if stat else (None, None)
+        candidates.append({"label": candidate.label, "path": str(path), "size": size, "mtime_ns": mtime})
+    lines = [{"text": line.text, "reference": line.reference and str(line.reference)} for line in comparison.lines]
+    return json.loads(json.dumps({"candidates": candidates, "lines": lines, "settings": asdict(comparison.settings)}))
+
+
+def save_board(folder: Path, rows: list[Row], key: dict) -> Path:
+    """Write ``rows`` to ``folder / BOARD_FILE`` and ``key`` to ``folder / SCORED_FILE`` (each atomically).
+
+    Raises:
+        OSError: the folder cannot be made or written.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    write_text(folder / SCORED_FILE, json.dumps(key, indent=1, ensure_ascii=False))
+    return write_text(folder / BOARD_FILE, to_csv(rows))
+
+
+def saved_board(folder: Path, key: dict) -> tuple[list[Row] | None, str]:
+    """The rows saved in ``folder`` when they measured ``key``, else ``None``; and a line saying which.
+
+    An unreadable file is a line naming it (never an exception).
+    """
+    path = folder / BOARD_FILE
+    if not path.is_file():
+        return None, "Press Score to measure the candidates."
+    try:
+        scored = json.loads((folder / SCORED_FILE).read_text(encoding="utf-8"))
+        rows = read_csv(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, VoiceStudioError) as exc:
+        return None, f"Cannot read the saved leaderboard {path}: {exc}. Press Score to measure again."
+    if scored != key:
+        return None, f"The leaderboard saved in {path} is for other candidates, files, lines or settings: press Score."
+    return rows, f"From {path} (saved earlier): press Score to measure again."
+
+
+class BoardTab(QWidget):
+    """The leaderboard of a :class:`~studio.comparison.Comparison`, its scoring task and its saved file.
+
+    Args:
+        comparison: what is scored. pool: the engines that render. cache_dir: the render cache (the Listen
+            tab's). take_lines: called before scoring to take lines still being typed; ``False`` stops.
+    """
+
+    def __init__(
+        self,
+        comparison: Comparison,
+        pool: EnginePool,
+        cache_dir: Path,
+        take_lines: Callable[[], bool] | None = None,
+    ) -> None:
+        super().__init__()
+        self.comparison, self.pool, self.cache_dir = comparison, pool, Path(cache_dir)
+        self.take_lines = take_lines or (lambda: True)
+        self.view = LeaderboardView()
+        self.progress = TaskProgress()
+        self.slot = TaskSlot()
+        self.progress.cancel_requested.connect(self.slot.cancel)
+        self.view.score_requested.connect(self.start_score)
+        comparison.events.changed.connect(lambda _c: self._on_changed())
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.progress)
+        self.from_file = False
+        """Whether the rows shown were read from ``BOARD_FILE`` rather than scored now."""
+
+    def say(self, text: str) -> None:
+        """One status line under the Score button."""
+        self.view.status.setText(text)
+
+    def start_score(self) -> Task | None:
+        """Score the comparison's candidates on its lines off the GUI thread; ``None`` (and a status line saying
+        why) when there is nothing to score."""
+        if not self.take_lines():
+            self.say("Nothing to score: the typed lines on the Listen tab are empty.")
+            return None
+        comparison = self.comparison
+        candidates, lines, settings = comparison.candidates, comparison.lines, comparison.settings
+        if not candidates or not lines:
+            self.say("Nothing to score: check candidates and choose lines on the Listen tab.")
+            return None
+        cache_dir, pool, key = self.cache_dir, self.pool, scored_key(comparison)
+        task = Task(lambda state: _score(candidates, lines, settings, cache_dir, state, pool), self)
+        task.done.connect(lambda result: self._on_scored(*result, key))
+        task.cancelled.connect(lambda exc: self.say(_sentence(str(exc))))
+        task.failed.connect(lambda exc: self.say(f"Scoring failed: {reason(exc)}"))
+        task.ended.connect(self._on_ended)
+        self.progress.follow(task, "Scoring", cancellable=True)
+        self.view.score_button.setEnabled(False)
+        self.say(f"Scoring {len(candidates)} candidate(s) on {len(lines)} line(s)…")
+        return self.slot.start(task)
+
+    def _on_scored(self, rows: list[Row], renders: dict, key: dict) -> None:
+        self.comparison.add_rendered(renders)  # the Listen and Blind test tabs have them too
+        self.from_file = False
+        self.view.set_rows(rows)
+        folder = self.comparison.folder()
+        try:
+            path = save_board(folder, rows, key)
+        except OSError as exc:
+            self.say(f"Scored {len(rows)} candidate(s), but could not save them in {folder}: {exc}")
+            return
+        self.say(f"Scored {len(rows)} candidate(s); saved as {path}. Bold: the best of a column.")
+
+    def _on_ended(self) -> None:
+        self.progress.finish()
+        self.view.score_button.setEnabled(True)
+
+    def _on_changed(self) -> None:
+        """Other candidates, lines or settings: a running scoring is dropped, the rows with it; saved rows of
+        exactly this comparison show."""
+        stopped = self.slot.busy()
+        if stopped:
+            self.slot.drop()
+            self._on_ended()
+        self.show_saved()
+        if stopped:
+            self.say("Scoring stopped: the selection changed. " + self.view.status.text())
+
+    def show_saved(self) -> None:
+        """Show the rows saved for this comparison (marked as from the file), or none and why."""
+        self.view.set_rows([])
+        self.from_file = False
+        if not self.comparison.candidates or not self.comparison.lines:
+            self.say("Check candidates and choose lines on the Listen tab, then press Score.")
+            return
+        rows, text = saved_board(self.comparison.folder(), scored_key(self.comparison))
+        if rows is not None:
+            self.view.set_rows(rows)
+            self.from_file = True
+        self.say(text)
+
+    def shutdown(self) -> None:
+        """Drop a running scoring (what it rendered and measured stays cached)."""
+        self.slot.drop()
+
+
+def _score(candidates, lines, settings, cache_dir, state, pool) -> tuple[list[Row], dict]:
+    """``score``, then its renders read back from the cache (no engine runs) for the comparison."""
+    rows = score(candidates, lines, settings, cache_dir, state, pool)
+    return rows, render_all(candidates, [line.text for line in lines], settings, cache_dir, None, pool)
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]

@@ -1,0 +1,14 @@
+"""The fixed lines a training run's previews speak (``trainer.callbacks.PreviewCallback``).
+
+Kept apart from ``trainer.callbacks`` (which imports torch and Lightning, about 9 s) so that reading them —
+``trainer.evaluate.lines.preview_lines`` on the Compare page — imports neither.
+"""
+
+from __future__ import annotations
+
+PREVIEW_LINES = (
+    "The quick brown fox jumps over the lazy dog.",
+    "How much wood would a woodchuck chuck, if a woodchuck could chuck wood?",
+    "It was a bright cold day in April, and the clocks were striking thirteen.",
+)
+"""English sentences covering most phonemes (a pangram, a tongue twister, Orwell's 1984 opening line)."""
