@@ -60,7 +60,7 @@ def train(project, out: Path, start: str, epochs: int, device: str) -> tuple[Pat
 
 
 def candidates(run: Path, work: Path, count: int):
-    """joe, the run's ranked checkpoints and the exported best: ``count`` candidates at most, joe first."""
+    """joe, the exported best, the run's ranked checkpoints and its last: ``count`` candidates at most, joe first."""
     from trainer.checkpoints import best_checkpoint
     from trainer.evaluate.lines import run_candidates
     from trainer.evaluate.render import Candidate
@@ -68,7 +68,7 @@ def candidates(run: Path, work: Path, count: int):
 
     offered = run_candidates(run)
     start = [c for c in offered if c.label.startswith("start")]
-    ranked = [c for c in offered if c.label.startswith("epoch")]
+    ranked = [c for c in offered if c.label.startswith("epoch") or c.label == "last"]
     onnx = work / "tuned.onnx"
     if not onnx.exists():
         export_voice(best_checkpoint(run).path, onnx)
