@@ -124,7 +124,7 @@ class BoardTab(QWidget):
             return None
         cache_dir, pool, key = self.cache_dir, self.pool, scored_key(comparison)
         task = Task(lambda state: _score(candidates, lines, settings, cache_dir, state, pool), self)
-        task.done.connect(lambda result: self._on_scored(*result, key))
+        task.done.connect(lambda result: self._on_scored(result[0], result[1], key))
         task.cancelled.connect(lambda exc: self.say(_sentence(str(exc))))
         task.failed.connect(lambda exc: self.say(f"Scoring failed: {reason(exc)}"))
         task.ended.connect(self._on_ended)
