@@ -130,7 +130,7 @@ def test_open_run_checks_the_ranked_checkpoints_and_start_voice_and_renders_its_
     with qtbot.waitSignal(listen.lines_box.lines_chosen, timeout=120_000):
         page.open_run(run)
     # rendered as soon as the held-out lines are read (from the cache when another test rendered them first)
-    qtbot.waitUntil(lambda: page.comparison.rendered and not listen.slot.busy(), timeout=180_000)
+    qtbot.waitUntil(lambda: bool(page.comparison.rendered) and not listen.slot.busy(), timeout=180_000)
     assert [c.label for c in page.comparison.candidates] == [
         "epoch 2 · val_mel 0.7100",
         "epoch 1 · val_mel 0.9500",
