@@ -292,7 +292,7 @@ def test_mushra_is_rated_with_the_keyboard(qtbot, tmp_path, recordings):
     assert box.sliders[1].value() == 35 and box.unrated() == len(box.order) - 1
     qtbot.keyClick(panel, Qt.Key.Key_A)
     qtbot.keyClick(panel, Qt.Key.Key_Down)  # 0 stays 0, but it is set
-    assert box.sliders[0].value() == 0 and box.unrated() == len(box.order) - 2
+    assert box.sliders[0].value() == 0 and box.unrated() == len(box.order) - 2 and box.values[0].text() == "0"
     for i in range(2, len(box.order)):
         qtbot.keyClick(panel, Qt.Key(Qt.Key.Key_A.value + i))
         qtbot.keyClick(panel, Qt.Key.Key_PageUp)

@@ -33,6 +33,7 @@ class MushraBox(QWidget):
         self.order: tuple[str, ...] = ()
         self.sliders: list[QSlider] = []
         self.plays: list[QPushButton] = []
+        self.values: list[QLabel] = []
         self.selected = 0
         self.locked = False
         self._touched: set[int] = set()
@@ -54,7 +55,7 @@ class MushraBox(QWidget):
             widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.deleteLater()
-        self.order, self.sliders, self.plays, self._touched = tuple(order), [], [], set()
+        self.order, self.sliders, self.plays, self.values, self._touched = tuple(order), [], [], [], set()
         for i, name in enumerate(self.order):
             self._add_slot(i, (scores or {}).get(name))
         self.select(0)
@@ -79,6 +80,7 @@ class MushraBox(QWidget):
         slider = self.sliders[self.selected]
         value = min(100, max(0, slider.value() + step))
         if value == slider.value():
+            self.values[self.selected].setText(str(value))  # set where it was (0): shown as set
             self._set(self.selected)
         else:
             slider.setValue(value)  # valueChanged sets it
@@ -104,6 +106,7 @@ class MushraBox(QWidget):
         self._grid.addWidget(value, 2, i, Qt.AlignmentFlag.AlignHCenter)
         self.sliders.append(slider)
         self.plays.append(play)
+        self.values.append(value)
 
     def _set(self, i: int) -> None:
         self._touched.add(i)
