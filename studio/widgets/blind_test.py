@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QKeyEvent, QStandardItemModel
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -27,11 +27,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.widgets.blind_keys import CLOSED, REFERENCE, BlindKeys
 from studio.widgets.blind_results import BlindResults
 from studio.widgets.mushra_box import MushraBox
 from studio.widgets.pair_trial import PairView
 from studio.widgets.tables import export_text
-from trainer.evaluate.listening import ANCHOR, HIDDEN_REFERENCE, ListeningTest, Rating, lowpass_anchor
+from trainer.evaluate.listening import ListeningTest, Rating
 from trainer.evaluate.trials import (
     MODES,
     Trial,
@@ -43,28 +44,15 @@ from trainer.evaluate.trials import (
     trial_rating,
 )
 
-REFERENCE = "<reference>"
-"""What ``get_audio`` is asked for to get a line's reference recording."""
 RATINGS_FILE = "blind-test.json"
 """The ratings file's name in the folder where a comparison is kept (``Comparison.folder()``)."""
 MODE_NAMES = {"pairwise": "Pairwise preference", "abx": "ABX", "mushra": "MUSHRA (0–100, with reference)"}
 
-CLOSED = "Rating is closed: this test is revealed. New test starts another (these ratings are kept aside)."
-MUSHRA_STEPS = {
-    Qt.Key.Key_Up: 5,
-    Qt.Key.Key_Plus: 5,
-    Qt.Key.Key_Equal: 5,
-    Qt.Key.Key_Down: -5,
-    Qt.Key.Key_Minus: -5,
-    Qt.Key.Key_PageUp: 20,
-    Qt.Key.Key_PageDown: -20,
-}
-"""MUSHRA keys: how far each moves the selected slider."""
-
 GetAudio = Callable[[str, int], "tuple[np.ndarray, int] | None"]
+__all__ = ["REFERENCE", "RATINGS_FILE", "BlindTestPanel"]  # REFERENCE: see studio.widgets.blind_keys
 
 
-class BlindTestPanel(QWidget):
+class BlindTestPanel(BlindKeys, QWidget):
     """Blind trials of candidates on lines, their ratings kept in ``ratings_path``, and the reveal.
 
     Args:
@@ -326,64 +314,6 @@ class BlindTestPanel(QWidget):
             return
         rated = sum(trial_rating(self.test, t, self.lines[t.line]) is not None for t in trials)
         self.progress.setText(f"Trial {self.index[self.kind] + 1} of {len(trials)} · {rated} rated")
-
-    # --- playing ------------------------------------------------------------------------------
-    def _play_side(self, side: str) -> None:
-        trial = self.current()
-        if trial is not None:
-            self._play_name({"A": trial.a, "B": trial.b, "X": trial.x}[side], side)
-
-    def _play_name(self, name: str, shown: str = "") -> None:
-        trial = self.current()
-        if trial is None:
-            return
-        found = self._audio(name, trial.line)
-        if found is None:
-            what = "The reference" if name in (REFERENCE, "reference", HIDDEN_REFERENCE, ANCHOR) else shown or "It"
-            self.status.setText(f"{what} has no audio for line {trial.line + 1} yet: render it on the Listen tab.")
-            return
-        self.play(*found)
-
-    def _audio(self, name: str, line: int) -> tuple[np.ndarray, int] | None:
-        if name in ("reference", HIDDEN_REFERENCE):
-            return self.get_audio(REFERENCE, line)
-        if name == ANCHOR:
-            if line not in self._anchors:
-                reference = self.get_audio(REFERENCE, line)
-                if reference is None:
-                    return None
-                self._anchors[line] = (lowpass_anchor(reference[0], reference[1]), reference[1])
-            return self._anchors[line]
-        return self.get_audio(name, line)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
-        key, trial = event.key(), self.current()
-        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self.step(1)
-        elif key == Qt.Key.Key_Space:
-            self.stop()
-        elif trial is not None and trial.kind != "mushra" and key in (Qt.Key.Key_1, Qt.Key.Key_2):
-            self.choose(1 if key == Qt.Key.Key_1 else 2)
-        elif trial is not None and trial.kind == "mushra" and key == Qt.Key.Key_R:
-            self._play_name("reference")
-        elif trial is not None and trial.kind == "mushra" and key in MUSHRA_STEPS:
-            self._nudge(MUSHRA_STEPS[Qt.Key(key)])
-        elif trial is not None and Qt.Key.Key_A <= key <= Qt.Key.Key_Z:
-            self._play_letter(chr(key), trial)
-        else:
-            super().keyPressEvent(event)
-
-    def _nudge(self, step: int) -> None:
-        if self.test is not None and self.test.revealed:
-            self.status.setText(CLOSED)
-            return
-        self.mushra.nudge(step)
-
-    def _play_letter(self, letter: str, trial: Trial) -> None:
-        if trial.kind == "mushra":
-            self.mushra.play_letter(letter)
-        elif letter in ("A", "B") or (letter == "X" and trial.kind == "abx"):
-            self._play_side(letter)
 
 
 BUTTONS = (
