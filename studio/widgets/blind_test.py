@@ -267,7 +267,7 @@ class BlindTestPanel(BlindKeys, QWidget):
         path = export_text(self, self.status, self.test.to_csv(), title="Export ratings", start=start, path=path)
         if path is None:
             return None
-        self.status.setText(f"Exported {len(self.test.ratings)} ratings to {path}.")
+        self.status.setText(f"Exported {counted(len(self.test.ratings), 'rating')} to {path}.")
         return path
 
     # --- drawing ------------------------------------------------------------------------------
