@@ -61,7 +61,7 @@ def _shown(page) -> dict[str, tuple[str, str]]:
 
 
 def test_a_finished_run_is_scored_saved_and_shown_again_without_scoring(page, qtbot, finished):
-    from trainer.evaluate.best_row import BEST_FILE
+    from trainer.evaluate.best_row import BEST_FILE, START_FILE
     from trainer.evaluate.leaderboard import read_csv
     from trainer.run_state import load_run
 
@@ -87,6 +87,11 @@ def test_a_finished_run_is_scored_saved_and_shown_again_without_scoring(page, qt
     assert page.view.best_row.baseline == baseline  # the start voice's saved row, at once
     qtbot.wait(200)
     assert saved.stat().st_mtime_ns == written
+
+    (finished / START_FILE).unlink()  # a run measured before baselines were kept: Score adds it
+    page.show_run(load_run(finished))
+    assert not page._board.busy() and page.view.best_row.baseline is None and _shown(page) == cells
+    assert "start voice's baseline not yet: Score" in page.view.best_row.caption.text()
 
 
 def test_a_changed_best_checkpoint_is_scored_again(page, qtbot, finished, make_tiny_checkpoint):
@@ -143,3 +148,5 @@ def test_double_clicking_the_shown_run_reads_it_again(page, qtbot, finished, mak
     assert table.item(row, 4).text() == "0.6000" and page.state.best_checkpoint.path.name == name
     assert page.view.best_row.row is None and "0.6000" in page.view.best_row.caption.text()
     assert page._board.busy()
+    _wait_scored(page, qtbot)
+    assert _shown(page)["val_mel"][0] == "0.6000"

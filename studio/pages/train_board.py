@@ -51,9 +51,10 @@ class TrainBoard:
         from trainer.evaluate.best_row import saved_best_row, saved_start_row, scored_before
 
         saved = saved_best_row(self.state.folder, best)
-        shown.show_row(saved, saved_start_row(self.state.folder) if saved is not None else None)
+        baseline = saved_start_row(self.state.folder) if saved is not None else None
+        shown.show_row(saved, baseline)
         if saved is not None:
-            shown.caption.setText(_caption(best, MEASURED))
+            shown.caption.setText(_caption(best, MEASURED if baseline is not None else _no_baseline(self.state)))
             return None
         if score or scored_before(self.state.folder):
             return self.score_best()
@@ -98,6 +99,15 @@ MEASURED = "measured on the run's held-out clips, the start voice under it (kept
 def _caption(best: RankedCheckpoint, what: str) -> str:
     """``Best checkpoint: best-epoch=… (epoch 2, val_mel 0.7100) — what``."""
     return f"Best checkpoint: {best.describe()} — {what}"
+
+
+def _no_baseline(state: RunState) -> str:
+    """The caption's end for a saved best row without the start voice's row under it."""
+    from trainer.evaluate.best_row import start_candidate
+
+    if start_candidate(state.folder) is None:
+        return "measured on the run's held-out clips; no baseline: the run started from scratch (or its start is gone)"
+    return "measured on the run's held-out clips; the start voice's baseline not yet: Score measures it"
 
 
 def _failure(best: RankedCheckpoint, exc: Exception) -> str:
