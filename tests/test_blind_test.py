@@ -137,7 +137,7 @@ def test_keyboard_rates_and_ratings_persist(qtbot, tmp_path, recordings):
     assert again.test.ratings == panel.test.ratings
     assert [again.test.letter(c) for c in CANDIDATES] == [panel.test.letter(c) for c in CANDIDATES]
     assert again.current() == panel.trials["pairwise"][1]  # the first unrated
-    assert "Reopened 2 rating(s)" in again.status.text()
+    assert "Reopened 2 ratings of these candidates on these lines" in again.status.text()
 
 
 def test_ratings_of_other_candidates_are_kept_aside(qtbot, tmp_path, recordings):
@@ -158,7 +158,7 @@ def test_ratings_of_other_candidates_are_kept_aside(qtbot, tmp_path, recordings)
     assert panel.test.ratings == other.ratings and panel.test.seed == other.seed
     panel.start(CANDIDATES, LINES, [True, False], path)
     assert len(panel.test.ratings) == 1 and panel.test.ratings[0].kind == "pairwise"
-    assert panel.test.candidates == CANDIDATES and "Reopened 1 rating(s)" in panel.status.text()
+    assert panel.test.candidates == CANDIDATES and "Reopened 1 rating of these" in panel.status.text()
 
 
 def test_exported_csv_round_trips(qtbot, tmp_path, recordings, monkeypatch):
@@ -216,3 +216,129 @@ def test_keys_reach_the_trial_after_clicks(qtbot, tmp_path, recordings):
     assert panel.focusWidget() is panel.mode
     panel.mode.setCurrentIndex(1)
     assert panel.focusWidget() is panel
+
+
+def _rate_pairwise(qtbot, panel, n):
+    panel.mode.setCurrentIndex(0)
+    for _ in range(n):
+        qtbot.keyClick(panel, Qt.Key.Key_1)
+        qtbot.keyClick(panel, Qt.Key.Key_Return)
+
+
+def test_rating_is_closed_after_reveal_until_a_new_test(qtbot, tmp_path, recordings, monkeypatch):
+    """After Reveal, 1/2, the answer buttons and the MUSHRA keys change nothing (in memory or on disk) and a
+    line says so; New test (confirmed) keeps the old file aside and rating works again."""
+    path = tmp_path / "ratings.json"
+    panel = _panel(qtbot, Harness(recordings), path)
+    _rate_pairwise(qtbot, panel, 2)
+    panel.reveal()
+    saved = path.read_text()
+    for key in (Qt.Key.Key_1, Qt.Key.Key_Return, Qt.Key.Key_2):
+        qtbot.keyClick(panel, key)
+    panel.pair.answers.button(2).click()
+    panel.mode.setCurrentIndex(2)
+    for key in (Qt.Key.Key_A, Qt.Key.Key_PageUp, Qt.Key.Key_Up):
+        qtbot.keyClick(panel, key)
+    assert len(panel.test.ratings) == 2 and path.read_text() == saved
+    assert panel.closed.isVisibleTo(panel) and "closed" in panel.status.text()
+    assert all(not s.isEnabled() for s in panel.mushra.sliders)
+
+    from PySide6.QtWidgets import QMessageBox
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.No)
+    panel.buttons["new"].click()
+    assert panel.test.revealed and len(panel.test.ratings) == 2
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    panel.buttons["new"].click()
+    kept = [p for p in tmp_path.iterdir() if p != path]
+    assert len(kept) == 1 and ListeningTest.load(kept[0]).revealed and len(ListeningTest.load(kept[0]).ratings) == 2
+    assert not panel.test.revealed and panel.test.ratings == [] and not panel.closed.isVisibleTo(panel)
+    _rate_pairwise(qtbot, panel, 1)
+    assert len(ListeningTest.load(path).ratings) == 1
+
+
+def test_revealed_results_name_candidates_by_label_only(qtbot, tmp_path, recordings):
+    """The standings and the per-line table show the labels alone: no test letter (trials use A/B as positions)."""
+    panel = _panel(qtbot, Harness(recordings), tmp_path / "ratings.json")
+    _rate_pairwise(qtbot, panel, 3)
+    panel.reveal()
+    shown = {panel.results.standings.item(r, 0).text() for r in range(panel.results.standings.rowCount())}
+    assert shown == {*CANDIDATES, HIDDEN_REFERENCE, ANCHOR} - {HIDDEN_REFERENCE, ANCHOR}
+    by_line = panel.results.by_line
+    assert {by_line.horizontalHeaderItem(c).text() for c in range(1, by_line.columnCount())} == set(CANDIDATES)
+
+
+def _mushra(qtbot, panel):
+    panel.mode.setCurrentIndex(2)
+    return panel.mushra
+
+
+def test_mushra_is_rated_with_the_keyboard(qtbot, tmp_path, recordings):
+    """A letter plays and selects its slider; Up/Down move it by 5, PageUp/PageDown by 20; Down at 0 counts as
+    set; with every slider set by keys the trial is saved. The mode combo takes no focus and ignores the wheel."""
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    harness, path = Harness(recordings), tmp_path / "ratings.json"
+    panel = _panel(qtbot, harness, path)
+    box = _mushra(qtbot, panel)
+    assert panel.mode.focusPolicy() == Qt.FocusPolicy.NoFocus
+    played = len(harness.played)
+    qtbot.keyClick(panel, Qt.Key.Key_B)
+    assert box.selected == 1 and len(harness.played) == played + 1
+    for key in (Qt.Key.Key_PageUp, Qt.Key.Key_PageUp, Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_Down):
+        qtbot.keyClick(panel, key)
+    assert box.sliders[1].value() == 35 and box.unrated() == len(box.order) - 1
+    qtbot.keyClick(panel, Qt.Key.Key_A)
+    qtbot.keyClick(panel, Qt.Key.Key_Down)  # 0 stays 0, but it is set
+    assert box.sliders[0].value() == 0 and box.unrated() == len(box.order) - 2 and box.values[0].text() == "0"
+    for i in range(2, len(box.order)):
+        qtbot.keyClick(panel, Qt.Key(Qt.Key.Key_A.value + i))
+        qtbot.keyClick(panel, Qt.Key.Key_PageUp)
+    (rating,) = ListeningTest.load(path).ratings
+    assert rating.scores[box.order[0]] == 0 and rating.scores[box.order[1]] == 35
+    wheel = QWheelEvent(
+        QPointF(5, 5),
+        QPointF(5, 5),
+        QPoint(0, 0),
+        QPoint(0, -120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(panel.mode, wheel)
+    assert panel.kind == "mushra"
+
+
+def test_pairwise_after_mushra_leaves_no_gap(qtbot, tmp_path, recordings):
+    """Back from MUSHRA's tall sliders, the pairwise trial's stack is only as tall as the pairwise view."""
+    panel = _panel(qtbot, Harness(recordings), tmp_path / "ratings.json")
+    panel.resize(900, 700)
+    _mushra(qtbot, panel)
+    qtbot.waitUntil(lambda: panel.views.height() > 150)
+    panel.mode.setCurrentIndex(0)
+    qtbot.waitUntil(lambda: panel.views.height() <= panel.pair.sizeHint().height() + 10, timeout=2000)
+
+
+def test_results_warn_when_the_hidden_reference_is_rated_below_90(qtbot, tmp_path, recordings):
+    """MUSHRA post-screening (ITU-R BS.1534-3): the hidden reference below 90 in 1 of 1 trials -> a warning."""
+    panel = _panel(qtbot, Harness(recordings), tmp_path / "ratings.json")
+    box = _mushra(qtbot, panel)
+    for i, name in enumerate(box.order):
+        box.sliders[i].setValue(60 if name == HIDDEN_REFERENCE else 40)
+    panel.reveal()
+    assert panel.results.screening.isVisibleTo(panel)
+    assert "below 90 in 1 of 1 MUSHRA trial:" in panel.results.screening.text()
+
+
+def test_reopened_notice_counts_the_ratings_of_these_lines(qtbot, tmp_path, recordings):
+    """Ratings are tied to lines: reopening with other lines says 0 of them are for these lines (as the progress
+    does) and how many are kept for other lines."""
+    path = tmp_path / "ratings.json"
+    panel = _panel(qtbot, Harness(recordings), path)
+    _rate_pairwise(qtbot, panel, 1)
+    panel.start(CANDIDATES, ["Another line.", "And one more."], [False, False], path)
+    assert "Reopened 0 ratings of these candidates on these lines" in panel.status.text()
+    assert "(1 rating of other lines kept in it)" in panel.status.text() and "0 rated" in panel.progress.text()

@@ -1,9 +1,11 @@
 """The Train page's leaderboard row of the shown run's best checkpoint, beside its val_mel.
 
 A mixin of :class:`studio.pages.train.TrainPage` (as ``train_actions`` is): when a run finishes, or on "Score"
-for an opened run, the best checkpoint is measured on the run's held-out clips in a ``studio.workers.TaskSlot``
-task (progress, Cancel) and the row saved in the run folder (``trainer.evaluate.best_row``); opening the run
-again shows the saved row at once, and a best checkpoint that changed since is measured again.
+for an opened run, the best checkpoint (and the start voice, the baseline shown under it) is measured on the
+run's held-out clips in a ``studio.workers.TaskSlot`` task (progress, Cancel) and the rows saved in the run
+folder (``trainer.evaluate.best_row``); opening the run again shows the saved rows at once. A best checkpoint
+that changed since (a resumed run) is measured again at once when the run's best was measured before; the row
+of a checkpoint that is no longer the best is never shown.
 """
 
 from __future__ import annotations
@@ -31,24 +33,30 @@ class TrainBoard:
     board_limit: int = 10
     """At most this many held-out clips are measured."""
     _board: TaskSlot
+    _scoring: object = None
+    """The checkpoint file being measured (while ``_board`` is busy)."""
 
     def show_best_row(self, score: bool) -> Task | None:
-        """Show the shown run's saved row of its best checkpoint; without one, measure it when ``score`` is set
-        (else say that Score measures it). Hidden while training or when no checkpoint is ranked."""
-        self._board.drop()
+        """Show the shown run's saved row of its best checkpoint (and the start voice's under it); without one,
+        measure it when ``score`` is set or the run's (earlier) best was measured before, else say that Score
+        measures it. Hidden while training or when no checkpoint is ranked."""
         best = self.state.best_checkpoint if self.state is not None else None
+        if best is not None and self._board.busy() and self._scoring == best.path:
+            return None  # the same run shown again (a double-click) while its best is being measured
+        self._board.drop()
         shown = self.view.best_row
         shown.setVisible(best is not None and not self.process.is_running())
         if best is None or self.state is None or self.process.is_running():
             return None
-        from trainer.evaluate.best_row import saved_best_row
+        from trainer.evaluate.best_row import saved_best_row, saved_start_row, scored_before
 
         saved = saved_best_row(self.state.folder, best)
-        shown.show_row(saved)
+        baseline = saved_start_row(self.state.folder) if saved is not None else None
+        shown.show_row(saved, baseline)
         if saved is not None:
-            shown.caption.setText(_caption(best, MEASURED))
+            shown.caption.setText(_caption(best, MEASURED if baseline is not None else _no_baseline(self.state)))
             return None
-        if score:
+        if score or scored_before(self.state.folder):
             return self.score_best()
         shown.caption.setText(_caption(best, "not measured yet: Score measures it on the run's held-out clips"))
         return None
@@ -56,7 +64,7 @@ class TrainBoard:
     def score_best(self) -> Task | None:
         """Measure the shown run's best checkpoint in the background (progress, Cancel) and show its row."""
         from studio.cli.compare import default_cache
-        from trainer.evaluate.best_row import missing_measures, not_installed, score_best
+        from trainer.evaluate.best_row import missing_measures, not_installed, score_best, score_start
 
         best = self.state.best_checkpoint if self.state is not None else None
         if best is None or self.state is None or self.process.is_running():
@@ -66,25 +74,40 @@ class TrainBoard:
             shown.caption.setText(not_installed(", ".join(missing)))
             return None
         folder, cache, limit = self.state.folder, default_cache(), self.board_limit
-        task = Task(lambda state: score_best(folder, best, cache, limit, state), cast(QObject, self))
-        task.done.connect(lambda row: self._on_best_scored(best, row))
+
+        def both(state):
+            return score_best(folder, best, cache, limit, state), score_start(folder, cache, limit, state)
+
+        task = Task(both, cast(QObject, self))
+        task.done.connect(lambda rows: self._on_best_scored(best, rows[0], rows[1]))
         task.cancelled.connect(lambda _: shown.caption.setText(_caption(best, "scoring cancelled; press Score")))
         task.failed.connect(lambda exc: shown.caption.setText(_failure(best, exc)))
-        shown.caption.setText(_caption(best, "measuring it on the run's held-out clips…"))
+        shown.show_row(None)  # never the row of a checkpoint that is no longer the best
+        shown.caption.setText(_caption(best, "measuring it (and the start voice) on the run's held-out clips…"))
         shown.follow(task)
+        self._scoring = best.path
         return self._board.start(task)
 
-    def _on_best_scored(self, best: RankedCheckpoint, row: Row) -> None:
-        self.view.best_row.show_row(row)
+    def _on_best_scored(self, best: RankedCheckpoint, row: Row, start: Row | None) -> None:
+        self.view.best_row.show_row(row, start)
         self.view.best_row.caption.setText(_caption(best, MEASURED))
 
 
-MEASURED = "measured on the run's held-out clips (kept in its leaderboard-best.csv)"
+MEASURED = "measured on the run's held-out clips, the start voice under it (kept in its leaderboard-*.csv)"
 
 
 def _caption(best: RankedCheckpoint, what: str) -> str:
     """``Best checkpoint: best-epoch=… (epoch 2, val_mel 0.7100) — what``."""
     return f"Best checkpoint: {best.describe()} — {what}"
+
+
+def _no_baseline(state: RunState) -> str:
+    """The caption's end for a saved best row without the start voice's row under it."""
+    from trainer.evaluate.best_row import start_candidate
+
+    if start_candidate(state.folder) is None:
+        return "measured on the run's held-out clips; no baseline: the run started from scratch (or its start is gone)"
+    return "measured on the run's held-out clips; the start voice's baseline not yet: Score measures it"
 
 
 def _failure(best: RankedCheckpoint, exc: Exception) -> str:

@@ -68,22 +68,27 @@ class BestRowView(QWidget):
         self.show_row(None)
         self.setVisible(False)
 
-    def show_row(self, row: Row | None) -> None:
-        """Fill the table with ``row``'s measures, or empty it (``None``)."""
-        self.row = row
-        self.table.setRowCount(0 if row is None else 1)
-        for c, column in enumerate(MEASURES):
-            if row is not None:
-                self.table.setItem(0, c, leaderboard_cell(row, column, False))
+    def show_row(self, row: Row | None, baseline: Row | None = None) -> None:
+        """Fill the table with ``row``'s measures and, under it, ``baseline``'s (the start voice, measured the
+        same way; labelled by its row header), or empty it (``row`` ``None``)."""
+        self.row, self.baseline = row, baseline if row is not None else None
+        rows = [r for r in (row, self.baseline) if r is not None]
+        self.table.setRowCount(len(rows))
+        self.table.setVerticalHeaderLabels(["best", *(r.label for r in rows[1:])])
+        self.table.verticalHeader().setVisible(len(rows) > 1)
+        for r, shown in enumerate(rows):
+            for c, column in enumerate(MEASURES):
+                self.table.setItem(r, c, leaderboard_cell(shown, column, False))
         self.table.resizeColumnsToContents()
         self.table.setVisible(row is not None)
         height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
-        self.table.setFixedHeight(height + (self.table.rowHeight(0) if row is not None else 0))
+        self.table.setFixedHeight(height + sum(self.table.rowHeight(r) for r in range(len(rows))))
 
-    def text(self, column_field: str) -> str:
-        """The shown text of a measure (``val_mel``, ``mcd_db``…); empty when no row is shown."""
+    def text(self, column_field: str, row: int = 0) -> str:
+        """The shown text of a measure (``val_mel``, ``mcd_db``…) of the best (``row`` 0) or the start voice (1);
+        empty when that row is not shown."""
         index = [c.field for c in MEASURES].index(column_field)
-        item = self.table.item(0, index) if self.row is not None else None
+        item = self.table.item(row, index) if row < self.table.rowCount() else None
         return item.text() if item is not None else ""
 
     def follow(self, task: Task) -> None:

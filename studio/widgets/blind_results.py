@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QLabel, QTableWidgetItem, QVBoxLayout, QWidget
 
 from studio.widgets.tables import read_only_table
 from trainer.evaluate.listening import MUSHRA_CONTROLS, ListeningTest, Standing
+from trainer.evaluate.trials import counted
 
 STANDING_COLUMNS = ("candidate", "pairwise wins", "win rate", "95% CI (Wilson)", "MUSHRA mean", "MUSHRA 95% ±")
 
@@ -25,10 +26,13 @@ class BlindResults(QWidget):
         super().__init__(parent)
         self.standings = read_only_table(STANDING_COLUMNS)
         self.abx = QLabel("")
+        self.screening = QLabel("")
+        self.screening.setWordWrap(True)
         self.by_line = read_only_table(())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(QLabel("<b>Pairwise win rates and MUSHRA scores</b>"))
+        layout.addWidget(QLabel("<b>Pairwise win rates and MUSHRA scores</b> (candidates by their labels)"))
+        layout.addWidget(self.screening)
         layout.addWidget(self.standings, 1)
         layout.addWidget(self.abx)
         layout.addWidget(QLabel("<b>Preferred per line</b> (pairwise trials won)"))
@@ -36,7 +40,7 @@ class BlindResults(QWidget):
 
     def show_test(self, test: ListeningTest, lines: list[str]) -> None:
         """Fill the tables from ``test`` (call after ``test.reveal()``: the names shown are its
-        ``shown_name``)."""
+        ``shown_name``, the labels only) and warn when the listener fails MUSHRA post-screening."""
         self._fill_standings(test)
         right, n, (low, high) = test.abx_accuracy()
         self.abx.setText(
@@ -46,6 +50,14 @@ class BlindResults(QWidget):
             else "ABX: no trials rated."
         )
         self._fill_by_line(test, lines)
+        below, rated = test.reference_screening()
+        self.screening.setText(
+            f"⚠ The hidden reference was rated below 90 in {below} of {counted(rated, 'MUSHRA trial')}: these "
+            "ratings may not be reliable (ITU-R BS.1534-3 post-screening)."
+            if test.reference_unreliable()
+            else ""
+        )
+        self.screening.setVisible(test.reference_unreliable())
 
     def _fill_standings(self, test: ListeningTest) -> None:
         means = test.mushra_means()

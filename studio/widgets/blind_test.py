@@ -13,12 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeyEvent, QStandardItemModel
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QPushButton,
     QSizePolicy,
     QStackedWidget,
@@ -26,23 +27,32 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.widgets.blind_keys import CLOSED, REFERENCE, BlindKeys
 from studio.widgets.blind_results import BlindResults
 from studio.widgets.mushra_box import MushraBox
 from studio.widgets.pair_trial import PairView
 from studio.widgets.tables import export_text
-from trainer.evaluate.listening import ANCHOR, HIDDEN_REFERENCE, ListeningTest, Rating, lowpass_anchor
-from trainer.evaluate.trials import MODES, Trial, open_test, plan_trials, replace_rating, trial_rating
+from trainer.evaluate.listening import ListeningTest, Rating
+from trainer.evaluate.trials import (
+    MODES,
+    Trial,
+    counted,
+    new_test,
+    open_test,
+    plan_trials,
+    replace_rating,
+    trial_rating,
+)
 
-REFERENCE = "<reference>"
-"""What ``get_audio`` is asked for to get a line's reference recording."""
 RATINGS_FILE = "blind-test.json"
 """The ratings file's name in the folder where a comparison is kept (``Comparison.folder()``)."""
 MODE_NAMES = {"pairwise": "Pairwise preference", "abx": "ABX", "mushra": "MUSHRA (0–100, with reference)"}
 
 GetAudio = Callable[[str, int], "tuple[np.ndarray, int] | None"]
+__all__ = ["REFERENCE", "RATINGS_FILE", "BlindTestPanel"]  # REFERENCE: see studio.widgets.blind_keys
 
 
-class BlindTestPanel(QWidget):
+class BlindTestPanel(BlindKeys, QWidget):
     """Blind trials of candidates on lines, their ratings kept in ``ratings_path``, and the reveal.
 
     Args:
@@ -76,7 +86,10 @@ class BlindTestPanel(QWidget):
         for kind in MODES:
             self.mode.addItem(MODE_NAMES[kind], kind)
         self.mode.currentIndexChanged.connect(self._on_mode)
+        self.mode.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab and PageUp/Down never reach it: the trial's keys
+        self.mode.installEventFilter(self)  # nor does the wheel, unless its list is open
         self.progress, self.line_label, self.status = QLabel(""), QLabel(""), QLabel("")
+        self.closed = QLabel(CLOSED)
         self.line_label.setWordWrap(True)
         self.status.setWordWrap(True)
         self.pair = PairView()
@@ -95,6 +108,7 @@ class BlindTestPanel(QWidget):
             ("next", lambda: self.step(1)),
             ("stop", lambda: self.stop()),
             ("reveal", self.reveal),
+            ("new", lambda: self.new_test()),
             ("export", lambda: self.export_csv()),
         ):
             self.buttons[key].clicked.connect(handler)
@@ -102,6 +116,10 @@ class BlindTestPanel(QWidget):
         self.setLayout(self._layout())
         for button in self.findChildren(QPushButton):  # clicking one leaves the keys with the panel
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """The mode combo ignores the wheel (a scroll over it must not switch the test's kind)."""
+        return watched is self.mode and event.type() == QEvent.Type.Wheel
 
     def _on_mode(self) -> None:
         self.stop()
@@ -112,12 +130,13 @@ class BlindTestPanel(QWidget):
         top, nav = QHBoxLayout(), QHBoxLayout()
         top.addWidget(self.mode)
         top.addWidget(self.progress, 1)
-        for key in ("reveal", "export"):
+        for key in ("reveal", "new", "export"):
             top.addWidget(self.buttons[key])
         for key in ("previous", "stop", "next"):
             nav.addWidget(self.buttons[key])
         layout = QVBoxLayout()
         layout.addLayout(top)
+        layout.addWidget(self.closed)
         layout.addWidget(self.line_label)
         layout.addWidget(self.views)
         layout.addLayout(nav)
@@ -140,7 +159,11 @@ class BlindTestPanel(QWidget):
             raise ValueError(f"{len(references)} reference flags for {len(lines)} lines")
         self.ratings_path = Path(ratings_path)
         self.lines, self.references, self._anchors = list(lines), list(references), {}
-        self.test, notice = open_test(candidates, self.ratings_path)
+        self.test, notice = open_test(candidates, self.ratings_path, self.lines)
+        self._plan(notice)
+
+    def _plan(self, notice: str) -> None:
+        assert self.test is not None
         self.trials = {kind: plan_trials(self.test, kind, self.references) for kind in MODES}
         self.index = {kind: self._first_unrated(kind) for kind in MODES}
         _enable_item(self.mode, MODES.index("mushra"), bool(self.trials["mushra"]))
@@ -178,10 +201,13 @@ class BlindTestPanel(QWidget):
         if trial is not None and scores is not None:
             self._record(trial, Rating(kind="mushra", line=self.lines[trial.line], scores=scores))
         elif trial is not None:
-            self.status.setText(f"Set the {self.mushra.unrated()} other slider(s) to save this trial.")
+            self.status.setText(f"Set the {_sliders(self.mushra.unrated())} to save this trial.")
 
     def _record(self, trial: Trial, rating: Rating) -> None:
         assert self.test is not None and self.ratings_path is not None
+        if self.test.revealed:
+            self.status.setText(CLOSED)
+            return
         replace_rating(self.test, trial, self.lines[trial.line], rating)
         self._save("Saved.")
 
@@ -203,7 +229,7 @@ class BlindTestPanel(QWidget):
         if not trials:
             return
         if delta > 0 and self.kind == "mushra" and 0 < self.mushra.unrated() < len(self.mushra.order):
-            self.status.setText(f"Set the {self.mushra.unrated()} other slider(s) first (or set none to skip).")
+            self.status.setText(f"Set the {_sliders(self.mushra.unrated())} first (or set none to skip).")
             return
         self.stop()
         self.index[self.kind] = (self.index[self.kind] + delta) % len(trials)
@@ -218,6 +244,21 @@ class BlindTestPanel(QWidget):
         self._save("Revealed.")
         self._show_trial()
 
+    def new_test(self, confirm: bool = True) -> bool:
+        """Start a new test of the same candidates and lines (new letters, no ratings), after asking when
+        ``confirm``; the old ratings file is kept aside (``trials.new_test``). Returns whether it started."""
+        if self.test is None or self.ratings_path is None:
+            return False
+        if confirm and not _confirmed(self, len(self.test.ratings), self.ratings_path.name):
+            return False
+        try:
+            self.test, notice = new_test(self.test.candidates, self.ratings_path)
+        except OSError as exc:
+            self.status.setText(f"Could not start a new test in {self.ratings_path}: {exc}")
+            return False
+        self._plan(notice)
+        return True
+
     def export_csv(self, path: Path | None = None) -> Path | None:
         """Write the ratings as CSV (real names; after the reveal) to ``path``, asked for when ``None``."""
         if self.test is None:
@@ -226,7 +267,7 @@ class BlindTestPanel(QWidget):
         path = export_text(self, self.status, self.test.to_csv(), title="Export ratings", start=start, path=path)
         if path is None:
             return None
-        self.status.setText(f"Exported {len(self.test.ratings)} ratings to {path}.")
+        self.status.setText(f"Exported {counted(len(self.test.ratings), 'rating')} to {path}.")
         return path
 
     # --- drawing ------------------------------------------------------------------------------
@@ -235,6 +276,10 @@ class BlindTestPanel(QWidget):
         revealed = self.test is not None and self.test.revealed
         self.buttons["reveal"].setEnabled(self.test is not None and not revealed)
         self.buttons["export"].setEnabled(revealed)
+        self.buttons["new"].setEnabled(self.test is not None)
+        self.closed.setVisible(revealed)
+        self.pair.set_locked(revealed)
+        self.mushra.set_locked(revealed)
         self.results.setVisible(revealed)
         if revealed:
             assert self.test is not None
@@ -247,12 +292,19 @@ class BlindTestPanel(QWidget):
         text = self.lines[trial.line]
         self.line_label.setText(f"<b>Line {trial.line + 1}</b>: {html.escape(text)}")
         given = trial_rating(self.test, trial, text) if self.test else None
+        self._show_view(self.mushra if trial.kind == "mushra" else self.pair)
         if trial.kind == "mushra":
-            self.views.setCurrentWidget(self.mushra)
             self.mushra.set_trial(trial.order, given.scores if given else None)
         else:
-            self.views.setCurrentWidget(self.pair)
             self.pair.set_trial(trial.kind, 0 if given is None else 1 + (given.choice == trial.b))
+
+    def _show_view(self, view: QWidget) -> None:
+        """Show ``view``; the hidden one stops counting in the stack's height (no gap under pairwise trials)."""
+        for page in (self.pair, self.mushra):
+            policy = QSizePolicy.Policy.Preferred if page is view else QSizePolicy.Policy.Ignored
+            page.setSizePolicy(policy, policy)
+        self.views.setCurrentWidget(view)
+        self.views.updateGeometry()
 
     def _show_progress(self) -> None:
         trials = self.trials.get(self.kind, [])
@@ -263,62 +315,13 @@ class BlindTestPanel(QWidget):
         rated = sum(trial_rating(self.test, t, self.lines[t.line]) is not None for t in trials)
         self.progress.setText(f"Trial {self.index[self.kind] + 1} of {len(trials)} · {rated} rated")
 
-    # --- playing ------------------------------------------------------------------------------
-    def _play_side(self, side: str) -> None:
-        trial = self.current()
-        if trial is not None:
-            self._play_name({"A": trial.a, "B": trial.b, "X": trial.x}[side], side)
-
-    def _play_name(self, name: str, shown: str = "") -> None:
-        trial = self.current()
-        if trial is None:
-            return
-        found = self._audio(name, trial.line)
-        if found is None:
-            what = "The reference" if name in (REFERENCE, "reference", HIDDEN_REFERENCE, ANCHOR) else shown or "It"
-            self.status.setText(f"{what} has no audio for line {trial.line + 1} yet: render it on the Listen tab.")
-            return
-        self.play(*found)
-
-    def _audio(self, name: str, line: int) -> tuple[np.ndarray, int] | None:
-        if name in ("reference", HIDDEN_REFERENCE):
-            return self.get_audio(REFERENCE, line)
-        if name == ANCHOR:
-            if line not in self._anchors:
-                reference = self.get_audio(REFERENCE, line)
-                if reference is None:
-                    return None
-                self._anchors[line] = (lowpass_anchor(reference[0], reference[1]), reference[1])
-            return self._anchors[line]
-        return self.get_audio(name, line)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
-        key, trial = event.key(), self.current()
-        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self.step(1)
-        elif key == Qt.Key.Key_Space:
-            self.stop()
-        elif trial is not None and trial.kind != "mushra" and key in (Qt.Key.Key_1, Qt.Key.Key_2):
-            self.choose(1 if key == Qt.Key.Key_1 else 2)
-        elif trial is not None and trial.kind == "mushra" and key == Qt.Key.Key_R:
-            self._play_name("reference")
-        elif trial is not None and Qt.Key.Key_A <= key <= Qt.Key.Key_Z:
-            self._play_letter(chr(key), trial)
-        else:
-            super().keyPressEvent(event)
-
-    def _play_letter(self, letter: str, trial: Trial) -> None:
-        if trial.kind == "mushra":
-            self.mushra.play_letter(letter)
-        elif letter in ("A", "B") or (letter == "X" and trial.kind == "abx"):
-            self._play_side(letter)
-
 
 BUTTONS = (
     ("previous", "◀ Previous"),
     ("stop", "Stop (Space)"),
     ("next", "Next (Enter) ▶"),
     ("reveal", "Reveal"),
+    ("new", "New test…"),
     ("export", "Export CSV…"),
 )
 
@@ -330,3 +333,19 @@ def _enable_item(combo: QComboBox, index: int, enabled: bool) -> None:
     item = model.item(index)
     if item is not None:
         item.setEnabled(enabled)
+
+
+def _sliders(n: int) -> str:
+    """``1 other slider``, ``2 other sliders``."""
+    return counted(n, "other slider")
+
+
+def _confirmed(parent: QWidget, ratings: int, name: str) -> bool:
+    """Ask whether to start a new test; the ``ratings`` given so far are kept aside beside ``name``."""
+    answer = QMessageBox.question(
+        parent,
+        "New blind test",
+        f"Start a new test of these candidates? The {counted(ratings, 'rating')} in {name} are kept aside "
+        "under a new name (choosing these candidates later does not reopen them while this test exists).",
+    )
+    return answer == QMessageBox.StandardButton.Yes

@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QSlider, QVBoxLa
 GRADES = ((80, "excellent"), (60, "good"), (40, "fair"), (20, "poor"), (0, "bad"))
 """The continuous quality scale's labels (ITU-R BS.1534-3): lower bound of each band, word."""
 
+KEYS_HINT = "Keys: a letter plays and selects its slider; Up/Down (+/−) move it by 5, PageUp/PageDown by 20."
+
 
 def slot_letter(i: int) -> str:
     """The letter of the ``i``-th slider (``A``, ``B``, ...)."""
@@ -30,6 +32,10 @@ class MushraBox(QWidget):
         super().__init__(parent)
         self.order: tuple[str, ...] = ()
         self.sliders: list[QSlider] = []
+        self.plays: list[QPushButton] = []
+        self.values: list[QLabel] = []
+        self.selected = 0
+        self.locked = False
         self._touched: set[int] = set()
         self.reference = QPushButton("Play reference (R)")
         self.reference.clicked.connect(lambda: self.play_requested.emit("reference"))
@@ -40,6 +46,7 @@ class MushraBox(QWidget):
         layout.addLayout(self._grid)
         scale = " · ".join(f"{low}+ {word}" for low, word in GRADES)
         layout.addWidget(QLabel(f"Rate each against the reference, 0–100 ({scale})."))
+        layout.addWidget(QLabel(KEYS_HINT))
 
     def set_trial(self, order: tuple[str, ...], scores: dict[str, float] | None = None) -> None:
         """Show one slider per name in ``order`` (letters only), set to ``scores`` where given."""
@@ -48,15 +55,42 @@ class MushraBox(QWidget):
             widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.deleteLater()
-        self.order, self.sliders, self._touched = tuple(order), [], set()
+        self.order, self.sliders, self.plays, self.values, self._touched = tuple(order), [], [], [], set()
         for i, name in enumerate(self.order):
             self._add_slot(i, (scores or {}).get(name))
+        self.select(0)
+        self.set_locked(self.locked)
+
+    def set_locked(self, locked: bool) -> None:
+        """Close (``True``) or open the sliders to rating; playing stays possible."""
+        self.locked = locked
+        for slider in self.sliders:
+            slider.setEnabled(not locked)
+
+    def select(self, i: int) -> None:
+        """Make slider ``i`` the one the keys move (its Play button shown bold)."""
+        self.selected = i
+        for j, play in enumerate(self.plays):
+            play.setStyleSheet("font-weight: bold" if j == i else "")
+
+    def nudge(self, step: int) -> None:
+        """Move the selected slider by ``step`` (clamped to 0–100); it counts as set even where it stays (0)."""
+        if self.locked or not self.sliders:
+            return
+        slider = self.sliders[self.selected]
+        value = min(100, max(0, slider.value() + step))
+        if value == slider.value():
+            self.values[self.selected].setText(str(value))  # set where it was (0): shown as set
+            self._set(self.selected)
+        else:
+            slider.setValue(value)  # valueChanged sets it
 
     def _add_slot(self, i: int, score: float | None) -> None:
         play = QPushButton(f"Play {slot_letter(i)}")
         play.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        play.clicked.connect(lambda: self.play_requested.emit(self.order[i]))
+        play.clicked.connect(lambda: self.play_letter(slot_letter(i)))
         slider = QSlider(Qt.Orientation.Vertical)
+        slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys stay with the panel, which moves the selected one
         slider.setRange(0, 100)
         slider.setMinimumHeight(120)
         value = QLabel("–" if score is None else f"{score:.0f}")
@@ -66,10 +100,13 @@ class MushraBox(QWidget):
         slider.valueChanged.connect(lambda v: value.setText(str(v)))
         slider.valueChanged.connect(lambda _v: None if slider.isSliderDown() else self._set(i))
         slider.sliderReleased.connect(lambda: self._set(i))
+        slider.sliderPressed.connect(lambda: self.select(i))
         self._grid.addWidget(play, 0, i)
         self._grid.addWidget(slider, 1, i, Qt.AlignmentFlag.AlignHCenter)
         self._grid.addWidget(value, 2, i, Qt.AlignmentFlag.AlignHCenter)
         self.sliders.append(slider)
+        self.plays.append(play)
+        self.values.append(value)
 
     def _set(self, i: int) -> None:
         self._touched.add(i)
@@ -86,9 +123,10 @@ class MushraBox(QWidget):
         return {name: float(s.value()) for name, s in zip(self.order, self.sliders, strict=True)}
 
     def play_letter(self, letter: str) -> bool:
-        """Ask to play the slider under ``letter``; False when there is none."""
+        """Select the slider under ``letter`` and ask to play it; False when there is none."""
         i = ord(letter) - ord("A")
         if not 0 <= i < len(self.order):
             return False
+        self.select(i)
         self.play_requested.emit(self.order[i])
         return True

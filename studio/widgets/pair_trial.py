@@ -44,6 +44,11 @@ class PairView(QWidget):
             self.answers.addButton(answer, number)
             grid.addWidget(answer, 2, column)
 
+    def set_locked(self, locked: bool) -> None:
+        """Close (``True``) or open the answers; playing stays possible."""
+        for number in (1, 2):
+            self.answers.button(number).setEnabled(not locked)
+
     def set_trial(self, kind: str, answer: int) -> None:
         """Show a ``pairwise`` or ``abx`` trial with ``answer`` (0 none, 1 or 2) checked."""
         question, first, second = QUESTIONS[kind]

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from studio.widgets.train_charts import EpochChart
-from trainer.run_state import RunState, list_runs
+from trainer.run_state import RunState, list_runs, load_run
 
 COLUMNS = ("run", "status", "epochs", "train time", "best val_mel", "start", "preset")
 
@@ -46,6 +46,7 @@ class RunsTable(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.itemSelectionChanged.connect(self._on_selection)
+        self.table.cellDoubleClicked.connect(self.reopen)
         self.compare = EpochChart()
         self.compare.setTitle("Select two runs to compare their epoch times")
         layout = QVBoxLayout(self)
@@ -58,24 +59,36 @@ class RunsTable(QWidget):
         self.runs = list_runs(self.root)
         self.table.setRowCount(len(self.runs))
         for row, run in enumerate(self.runs):
-            best = run.best_val_mel
-            status = run.status
-            if status == "running" and run.folder != live:
-                status = "interrupted"
-            values = (
-                run.folder.name,
-                status,
-                f"{run.epochs_done} / {run.epochs_total}",
-                duration(run.train_seconds),
-                "—" if best is None else f"{best:.4f}",
-                Path(run.start).name if run.start else "—",
-                run.preset or "—",
-            )
-            for column, value in enumerate(values):
-                item = QTableWidgetItem(value)
-                item.setData(Qt.ItemDataRole.UserRole, row)
-                self.table.setItem(row, column, item)
+            self._fill_row(row, run, live)
         self.table.resizeColumnsToContents()
+
+    def reopen(self, row: int) -> None:
+        """Read run ``row`` again from its folder (a trainer outside the studio may have resumed it), redraw its
+        row and emit ``chosen`` with it, even when it is the run already selected (a double-click)."""
+        if not 0 <= row < len(self.runs):
+            return
+        self.runs[row] = load_run(self.runs[row].folder)
+        self._fill_row(row, self.runs[row], None)
+        self.chosen.emit(self.runs[row])
+
+    def _fill_row(self, row: int, run: RunState, live: Path | None) -> None:
+        best = run.best_val_mel
+        status = run.status
+        if status == "running" and run.folder != live:
+            status = "interrupted"
+        values = (
+            run.folder.name,
+            status,
+            f"{run.epochs_done} / {run.epochs_total}",
+            duration(run.train_seconds),
+            "—" if best is None else f"{best:.4f}",
+            Path(run.start).name if run.start else "—",
+            run.preset or "—",
+        )
+        for column, value in enumerate(values):
+            item = QTableWidgetItem(value)
+            item.setData(Qt.ItemDataRole.UserRole, row)
+            self.table.setItem(row, column, item)
 
     def selected(self) -> list[RunState]:
         """The selected runs, in table order."""

@@ -13,13 +13,17 @@ import importlib.util
 import platform
 from pathlib import Path
 
+from engines.errors import VoiceStudioError
 from engines.files import write_text
 from trainer.checkpoints import RankedCheckpoint
 from trainer.evaluate.board import BoardError, Row, read_csv, to_csv
+from trainer.evaluate.render import Candidate
 from trainer.tasks import TaskState
 
 BEST_FILE = "leaderboard-best.csv"
 """The best checkpoint's leaderboard row, in the run folder."""
+START_FILE = "leaderboard-start.csv"
+"""The start voice's row (the baseline), measured the same way, in the run folder."""
 
 MEASURE_MODULES = ("pyworld", "pysptk", "librosa", "jiwer", "speechmos", "resemblyzer")
 """The modules of the ``compare`` extra that the measures import (resemblyzer has no Windows wheels)."""
@@ -46,13 +50,40 @@ def best_label(best: RankedCheckpoint) -> str:
 def saved_best_row(run_dir: Path, best: RankedCheckpoint) -> Row | None:
     """The row saved in ``run_dir/leaderboard-best.csv`` when it is ``best``'s and was written after ``best``'s
     file; otherwise (none saved, another checkpoint's, an older or unreadable file) None."""
-    path = Path(run_dir) / BEST_FILE
+    return _saved_row(Path(run_dir) / BEST_FILE, best.path)
+
+
+def scored_before(run_dir: Path) -> bool:
+    """Whether a best checkpoint of this run was measured before (its row file exists, fresh or not): a run
+    whose best changed since is then measured again without asking."""
+    return (Path(run_dir) / BEST_FILE).is_file()
+
+
+def start_candidate(run_dir: Path) -> Candidate | None:
+    """The run's start voice as the Compare page offers it (``start: joe``), or ``None`` (from scratch, or gone)."""
+    from trainer.evaluate.lines import LinesError, run_candidates
+
+    try:
+        found = run_candidates(Path(run_dir))
+    except (LinesError, OSError, VoiceStudioError):
+        return None
+    return next((c for c in found if c.label.startswith("start: ")), None)
+
+
+def saved_start_row(run_dir: Path) -> Row | None:
+    """The start voice's row saved in ``run_dir/leaderboard-start.csv`` while it is that voice's, else None."""
+    start = start_candidate(run_dir)
+    return None if start is None else _saved_row(Path(run_dir) / START_FILE, start.model_path)
+
+
+def _saved_row(path: Path, model: Path) -> Row | None:
+    """The one row in ``path`` when it is ``model``'s and written after ``model`` was; else None."""
     try:
         rows = read_csv(path.read_text(encoding="utf-8"))
-        fresh = path.stat().st_mtime >= best.path.stat().st_mtime
+        fresh = path.stat().st_mtime >= model.stat().st_mtime
     except (OSError, BoardError, UnicodeDecodeError):
         return None
-    if not fresh or len(rows) != 1 or Path(rows[0].model_path).resolve() != best.path.resolve():
+    if not fresh or len(rows) != 1 or Path(rows[0].model_path).resolve() != model.resolve():
         return None
     return rows[0]
 
@@ -70,10 +101,32 @@ def score_best(
     """
     from trainer.evaluate.leaderboard import score
     from trainer.evaluate.lines import held_out_lines
-    from trainer.evaluate.render import Candidate, RenderSettings
+    from trainer.evaluate.render import RenderSettings
 
     lines = held_out_lines(Path(run_dir), limit=limit)
     candidate = Candidate(label=best_label(best), model_path=best.path)
     row = score([candidate], lines, RenderSettings(seed=0), Path(cache_dir), state)[0]
     write_text(Path(run_dir) / BEST_FILE, to_csv([row]))
+    return row
+
+
+def score_start(run_dir: Path, cache_dir: Path, limit: int = 10, state: TaskState | None = None) -> Row | None:
+    """The start voice's row on the same clips, scored as :func:`score_best` scores the best (seed 0, the same
+    cache) and saved in ``<run>/leaderboard-start.csv``; the saved one while it is still that voice's. ``None``
+    when the run started from scratch (or its start voice is gone).
+
+    Raises:
+        as :func:`score_best`.
+    """
+    from trainer.evaluate.leaderboard import score
+    from trainer.evaluate.lines import held_out_lines
+    from trainer.evaluate.render import RenderSettings
+
+    saved = saved_start_row(Path(run_dir))
+    start = start_candidate(Path(run_dir))
+    if saved is not None or start is None:
+        return saved
+    lines = held_out_lines(Path(run_dir), limit=limit)
+    row = score([start], lines, RenderSettings(seed=0), Path(cache_dir), state)[0]
+    write_text(Path(run_dir) / START_FILE, to_csv([row]))
     return row

@@ -44,6 +44,10 @@ ANCHOR = "anchor 3.5 kHz"
 """MUSHRA score key of the low anchor: the recording low-pass filtered at 3.5 kHz (ITU-R BS.1534-3)."""
 MUSHRA_CONTROLS = (HIDDEN_REFERENCE, ANCHOR)
 """Score keys a MUSHRA rating may hold besides the test's candidates (for screening listeners)."""
+SCREEN_REFERENCE_BELOW = 90.0
+SCREEN_SHARE = 0.15
+"""ITU-R BS.1534-3 post-screening: a listener who rates the hidden reference below 90 on more than 15% of the
+trials is excluded (here: the results say so)."""
 ANCHOR_CUTOFF_HZ = 3500.0
 """Cut-off of the MUSHRA low anchor (ITU-R BS.1534-3: "low-pass filtered version of the original
 signal with a cut-off frequency of 3.5 kHz")."""
@@ -146,9 +150,9 @@ class ListeningTest:
         return next(c for c, shown in self._letters.items() if shown == letter)
 
     def shown_name(self, candidate: str) -> str:
-        """What the page may show: the letter until :meth:`reveal`, then the real label too."""
-        letter = self.letter(candidate)
-        return f"{letter}: {candidate}" if self.revealed else letter
+        """What the page may show: the test's letter until :meth:`reveal`, then the real label only (trials
+        show letters as positions A/B within each trial, so a revealed letter would mislead)."""
+        return candidate if self.revealed else self.letter(candidate)
 
     def rate(self, rating: Rating) -> None:
         """Add one answer (its candidates must be in the test)."""
@@ -196,6 +200,18 @@ class ListeningTest:
             for candidate, score in r.scores.items():
                 scores.setdefault(candidate, []).append(score)
         return {c: _mean_interval(v) for c, v in scores.items()}
+
+    def reference_screening(self) -> tuple[int, int]:
+        """MUSHRA post-screening (ITU-R BS.1534-3, 4.1.2): ``(trials where the hidden reference was rated below
+        ``SCREEN_REFERENCE_BELOW``, MUSHRA trials that rated it)``."""
+        rated = [r.scores[HIDDEN_REFERENCE] for r in self.ratings if HIDDEN_REFERENCE in r.scores]
+        return sum(score < SCREEN_REFERENCE_BELOW for score in rated), len(rated)
+
+    def reference_unreliable(self) -> bool:
+        """True when the hidden reference was rated below 90 on more than 15% of MUSHRA trials (ITU-R BS.1534-3's
+        post-screening: such a listener's ratings may not be reliable)."""
+        below, rated = self.reference_screening()
+        return rated > 0 and below > SCREEN_SHARE * rated
 
     # --- files -----------------------------------------------------------------------------------
     def save(self, path: Path | str) -> Path:

@@ -87,13 +87,29 @@ def replace_rating(test: ListeningTest, trial: Trial, line_text: str, rating: Ra
     test.rate(rating)
 
 
-def open_test(candidates: list[str], path: Path) -> tuple[ListeningTest, str]:
+def counted(n: int, noun: str) -> str:
+    """``1 rating``, ``2 ratings`` (``noun`` singular, plural with an ``s``)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def reopened(test: ListeningTest, lines: list[str], where: str) -> str:
+    """The notice for a reopened test: how many of its ratings are for ``lines`` (the ones the trials show),
+    and how many are kept for other lines."""
+    shown = set(lines)
+    here = sum(r.line in shown for r in test.ratings)
+    other = len(test.ratings) - here
+    rest = f" ({counted(other, 'rating')} of other lines kept in it)" if other else ""
+    return f"Reopened {counted(here, 'rating')} of these candidates on these lines from {where}{rest}."
+
+
+def open_test(candidates: list[str], path: Path, lines: list[str] | None = None) -> tuple[ListeningTest, str]:
     """The test of these candidates (in any order): the one saved at ``path``, else one set aside earlier
     beside it (moved back to ``path``), else a new one saved there.
 
     A file at ``path`` for other candidates, or unreadable, is first set aside (``NAME.YYYYmmdd-HHMMSS.json``),
     never overwritten, so choosing those candidates again reopens it. Returns the test and a notice for the
-    user ('' if none).
+    user ('' if none), which counts the ratings of ``lines`` (ratings are tied to their line's text; default:
+    every rating's line).
 
     Raises:
         OSError: the folder cannot be made or written.
@@ -102,14 +118,36 @@ def open_test(candidates: list[str], path: Path) -> tuple[ListeningTest, str]:
     if path.exists():
         saved, reason = _load(path)
         if saved is not None and set(saved.candidates) == set(candidates):
-            return saved, f"Reopened {len(saved.ratings)} rating(s) from {path}."
+            return saved, reopened(saved, _lines_of(saved, lines), path.name)
         kept = _set_aside(path)
         notice = f"The ratings in {path} {reason}; they are kept as {kept.name}. "
     earlier = _aside_for(candidates, path)
     if earlier is not None:
         earlier.rename(path)
         test = ListeningTest.load(path)
-        return test, notice + f"Reopened {len(test.ratings)} rating(s) of these candidates from {earlier.name}."
+        return test, notice + reopened(test, _lines_of(test, lines), earlier.name)
+    return _fresh(candidates, path, notice)
+
+
+def new_test(candidates: list[str], path: Path) -> tuple[ListeningTest, str]:
+    """Start over: the test at ``path`` (if any) is set aside as ``open_test`` does for other candidates, and a
+    new test of ``candidates`` (new letters and trials, no ratings) is saved there. Returns it and a notice.
+
+    Raises:
+        OSError: the file cannot be renamed or written.
+    """
+    notice = ""
+    if path.exists():
+        notice = f"The earlier ratings are kept as {_set_aside(path).name}. "
+    test, _ = _fresh(candidates, path, "")
+    return test, notice + "A new test begins: new letters, no ratings."
+
+
+def _lines_of(test: ListeningTest, lines: list[str] | None) -> list[str]:
+    return [r.line for r in test.ratings] if lines is None else lines
+
+
+def _fresh(candidates: list[str], path: Path, notice: str) -> tuple[ListeningTest, str]:
     test = ListeningTest(list(candidates))
     path.parent.mkdir(parents=True, exist_ok=True)
     test.save(path)
