@@ -64,6 +64,8 @@ class Row:
         dnsmos_sig, dnsmos_bak, dnsmos_ovrl: DNSMOS P.835 MOS, 1-5 (higher is better).
         wer: word error rate of the pocketsphinx round trip, 0 is perfect (lower is better).
         rate_pps: speaking rate, phonemes per second; dataset_rate_pps: the references' (closer is better).
+        failed: why the candidate could not be rendered (one line naming its file; then every measure is
+            ``None``), or ``None`` when it was.
     """
 
     label: str
@@ -80,6 +82,7 @@ class Row:
     rate_pps: float | None = None
     dataset_rate_pps: float | None = None
     missing: dict[str, str] = field(default_factory=dict)
+    failed: str | None = None
 
 
 COLUMNS: list[Column] = [
@@ -121,23 +124,26 @@ def _notes(rows: list[Row]) -> list[str]:
     """``header: reason`` for every missing value, once per distinct reason (which candidates, when not all)."""
     headers = {c.field: c.header for c in COLUMNS}
     seen: dict[tuple[str, str], list[str]] = {}
+    failed = [f"{row.label}: not rendered: {row.failed}" for row in rows if row.failed]
     for row in rows:
         for name, reason in row.missing.items():
             seen.setdefault((headers.get(name, name), reason), []).append(row.label)
-    return [
+    return failed + [
         f"{header}: {reason}" + ("" if len(labels) == len(rows) else f" ({', '.join(labels)})")
         for (header, reason), labels in seen.items()
     ]
 
 
 def to_csv(rows: list[Row]) -> str:
-    """The rows as CSV text: ``label``, the measures, ``model_path`` and ``missing`` (JSON)."""
+    """The rows as CSV text: ``label``, the measures, ``model_path``, ``missing`` (JSON) and ``failed`` (empty for
+    a candidate that was rendered)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["label", *FLOAT_FIELDS, "model_path", "missing"])
+    writer.writerow(["label", *FLOAT_FIELDS, "model_path", "missing", "failed"])
     for row in rows:
         values = ["" if getattr(row, f) is None else repr(float(getattr(row, f))) for f in FLOAT_FIELDS]
-        writer.writerow([row.label, *values, str(row.model_path), json.dumps(row.missing, ensure_ascii=False)])
+        missing = json.dumps(row.missing, ensure_ascii=False)
+        writer.writerow([row.label, *values, str(row.model_path), missing, row.failed or ""])
     return out.getvalue()
 
 
@@ -168,4 +174,5 @@ def _row(record: dict[str, str], number: int) -> Row:
         missing = None
     if not isinstance(missing, dict):
         raise BoardError(f"line {number}, missing: not a JSON object of reasons")
-    return Row(label=record["label"], model_path=Path(record["model_path"]), missing=missing, **values)
+    failed = record.get("failed") or None  # CSVs written before the column have none
+    return Row(label=record["label"], model_path=Path(record["model_path"]), missing=missing, failed=failed, **values)
