@@ -73,6 +73,37 @@ def test_a_csv_into_a_missing_folder_is_refused_before_any_work(tmp_path):
     assert not (tmp_path / "c").exists()
 
 
+@pytest.mark.parametrize(
+    ("csv", "message"),
+    [
+        ("/proc/x.csv", "/proc/x.csv: cannot write in folder /proc: "),
+        ("{tmp}/somefile/x.csv", "{tmp}/somefile/x.csv: {tmp}/somefile is a file, not a folder"),
+    ],
+)
+def test_a_csv_that_cannot_be_written_is_refused_before_any_work(tmp_path, csv, message):
+    """--csv into a folder we cannot write in, or under a file: one line naming the CSV (no temporary name)."""
+    (tmp_path / "somefile").write_text("")
+    result = compare("joe", "--text", "Hello.", "--cache", str(tmp_path / "c"), "--csv", csv.format(tmp=tmp_path))
+    assert result.returncode == 2 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert message.format(tmp=tmp_path) in line and ".part" not in line, line
+    assert not (tmp_path / "c").exists()
+
+
+def test_an_atomic_write_that_fails_names_the_file_not_its_temporary_copy(tmp_path):
+    """Creating the temporary file fails (/proc) or replacing fails (the target is a folder): the target is named."""
+    from engines.files import write_text
+
+    with pytest.raises(OSError) as refused:
+        write_text("/proc/x.csv", "a")
+    assert refused.value.filename == "/proc/x.csv" and ".part" not in str(refused.value)
+    (tmp_path / "board.csv").mkdir()
+    with pytest.raises(IsADirectoryError) as replaced:
+        write_text(tmp_path / "board.csv", "a")
+    assert replaced.value.filename == str(tmp_path / "board.csv") and ".part" not in str(replaced.value)
+    assert [p.name for p in tmp_path.iterdir()] == ["board.csv"]
+
+
 def test_candidates_resolve_names_and_files_and_repeated_labels_get_their_folder(tmp_path, joe, make_tiny_checkpoint):
     """A voice name is its model; two last.ckpt are told apart by their run folder; a file named twice is once."""
     (tmp_path / "a").mkdir()

@@ -55,6 +55,16 @@ def test_a_metadata_file_gives_its_recordings_as_references(tmp_path):
     audio, rate = first.reference_audio()
     assert rate == 16000 and audio.shape == (8000,) and np.allclose(audio, tone, atol=1e-4)
     assert (second.name, second.text, second.reference, second.reference_audio()) == ("b2", "Second line.", None, None)
+    assert second.no_reference == f"no recording b2.wav in {tmp_path / 'wavs'} or {tmp_path}" and not first.no_reference
+
+
+def test_recordings_beside_the_metadata_file_are_references_too(tmp_path):
+    """No wavs/ folder: ID.wav beside metadata.csv (as the corpus's cards/) is the reference."""
+    tone = 0.3 * np.sin(np.linspace(0, 400 * np.pi, 8000, dtype=np.float32))
+    soundfile.write(tmp_path / "a1.flac", tone, 16000)
+    (tmp_path / "metadata.csv").write_text("a1|First line.\n", encoding="utf-8")
+    (line,) = read_lines_file(tmp_path / "metadata.csv")
+    assert line.reference == tmp_path / "a1.flac" and line.reference_audio()[1] == 16000
 
 
 def test_plain_files_and_bad_files_name_what_is_wrong(tmp_path):

@@ -153,10 +153,20 @@ def _row(candidate: Candidate, lines: list[Line], per_line: list[Scores], scorer
     values["similarity"], reason = scorer.similarity(per_line)
     if reason:
         missing["similarity"] = reason
+    missing = _expected_reference(missing, lines)
     values["val_mel"] = val_mel_at_save(candidate.model_path)
     if values["val_mel"] is None:
         missing["val_mel"] = _no_val_mel(candidate)
     return Row(label=candidate.label, model_path=candidate.model_path, missing=missing, failed=None, **values)
+
+
+def _expected_reference(missing: dict[str, str], lines: list[Line]) -> dict[str, str]:
+    """``missing`` where a metadata.csv's recordings were not found: "no reference" says which file was looked for."""
+    expected = next((line.no_reference for line in lines if line.no_reference), "")
+    if not expected:
+        return missing
+    specific = f"no line has a reference recording ({expected})"
+    return {name: specific if why == NO_REFERENCE else why for name, why in missing.items()}
 
 
 def _no_val_mel(candidate: Candidate) -> str:
