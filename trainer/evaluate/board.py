@@ -106,13 +106,35 @@ FLOAT_FIELDS = [c.field for c in COLUMNS[1:]]
 """The Row fields that hold a measure (float or None)."""
 
 
+MEANINGS = (
+    "WER is the fraction of the line's words the recognizer got wrong (0 is perfect; it can exceed 1). "
+    "F0 gap is the renders' mean F0 minus the recordings' (negative: lower than the recordings)."
+)
+"""What the table's less obvious numbers mean (printed under it by :func:`table`)."""
+
+
+def legend() -> list[str]:
+    """Lines that say which way is better per column (from :data:`COLUMNS`), then :data:`MEANINGS`."""
+    headers = {c.field: c.header for c in COLUMNS}
+    ways = []
+    for better in ("lower", "higher", "closer"):
+        named = [
+            c.header + (f" (to the {headers[c.closer_to]})" if c.closer_to else " (to 0)" if better == "closer" else "")
+            for c in COLUMNS
+            if c.better == better
+        ]
+        ways.append(f"{better} is better: {', '.join(named)}")
+    return ["; ".join(ways) + ".", MEANINGS]
+
+
 def table(rows: list[Row]) -> str:
-    """The rows as a plain-text table (one line per candidate, columns aligned), then why values are missing."""
+    """The rows as a plain-text table (one line per candidate, columns aligned), the :func:`legend`, then why
+    values are missing."""
     cells = [[c.title() for c in COLUMNS]] + [[c.text(row) for c in COLUMNS] for row in rows]
     widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS))]
     text = ["  ".join(_aligned(line, widths)) for line in cells]
     notes = _notes(rows)
-    return "\n".join([*text, *([""] if notes else []), *notes])
+    return "\n".join([*text, "", *legend(), *([""] if notes else []), *notes])
 
 
 def _aligned(cells: list[str], widths: list[int]) -> list[str]:
@@ -141,10 +163,17 @@ def to_csv(rows: list[Row]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["label", *FLOAT_FIELDS, "model_path", "missing", "failed"])
     for row in rows:
-        values = ["" if getattr(row, f) is None else repr(float(getattr(row, f))) for f in FLOAT_FIELDS]
+        values = [_csv_value(f, getattr(row, f)) for f in FLOAT_FIELDS]
         missing = json.dumps(row.missing, ensure_ascii=False)
         writer.writerow([row.label, *values, str(row.model_path), missing, row.failed or ""])
     return out.getvalue()
+
+
+def _csv_value(name: str, value: float | None) -> str:
+    """A measure as CSV text: empty for None; val_mel to 4 decimals as the table shows it; others in full."""
+    if value is None:
+        return ""
+    return f"{value:.4f}" if name == "val_mel" else repr(float(value))
 
 
 def read_csv(text: str) -> list[Row]:

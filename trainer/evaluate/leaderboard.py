@@ -43,24 +43,35 @@ SOURCES = {
 def val_mel_at_save(model_path: Path) -> float | None:
     """The val_mel a checkpoint was saved with, or None where nothing tells it (an ONNX voice).
 
-    Looked up in order: the file name (``best-epoch=E-val_mel=V.ckpt``); the checkpoint's Lightning callback
-    state (a ``ModelCheckpoint`` monitoring val_mel); the run's events (``events.jsonl`` of the run folder the
-    checkpoint is in) at the checkpoint's epoch.
+    Looked up in order, precise values first: the checkpoint's own ``val_mel`` (ranked checkpoints saved by
+    ``trainer.callbacks`` since it was added); its Lightning callback state (a ``ModelCheckpoint`` monitoring
+    val_mel); the run's events (``events.jsonl`` of the run folder the checkpoint is in) at the checkpoint's
+    epoch; last, the file name (``best-epoch=E-val_mel=V.ckpt``, rounded to 4 decimals).
     """
     model_path = Path(model_path)
     found = re.search(r"val_mel=(\d+(?:\.\d+)?)", model_path.name)
-    if found:
-        return float(found.group(1))
+    named = float(found.group(1)) if found else None
     if model_path.suffix.lower() != ".ckpt":
-        return None
+        return named
     from engines.base import VoiceError
     from engines.torch.vits.safe_load import load_safely
 
     try:
         checkpoint = load_safely(model_path)
     except (VoiceError, ImportError, OSError):
-        return None
-    return _monitored_val_mel(checkpoint) or _val_mel_of_epoch(model_path, checkpoint.get("epoch"))
+        return named
+    for value in (
+        _finite(checkpoint.get("val_mel")),
+        _monitored_val_mel(checkpoint),
+        _val_mel_of_epoch(model_path, checkpoint.get("epoch")),
+    ):
+        if value is not None:
+            return value
+    return named
+
+
+def _finite(value) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
 
 
 def _monitored_val_mel(checkpoint: dict) -> float | None:

@@ -217,6 +217,35 @@ def run_candidates(run_dir: Path | str, voices_dir: Path | str | None = None) ->
     return found + ([start] if start else [])
 
 
+def run_of(model_path: Path | str) -> Path | None:
+    """The run folder a checkpoint belongs to (``RUN/checkpoints/*.ckpt`` or ``RUN/last.ckpt``), else ``None``."""
+    from trainer.run_file import is_run
+
+    path = Path(model_path)
+    if path.suffix.lower() != ".ckpt":
+        return None
+    run = path.parent.parent if path.parent.name == "checkpoints" else path.parent
+    return run if is_run(run) else None
+
+
+def file_candidate(model_path: Path | str) -> Candidate:
+    """A model file as a candidate, labelled as its run labels it (``epoch 2 · val_mel 0.6171``, ``last``) when
+    it is one of a run's checkpoints, else by its file name."""
+    from trainer.checkpoints import CheckpointError
+
+    path = Path(model_path)
+    run = run_of(path)
+    if run is not None:
+        try:
+            offered = run_candidates(run)
+        except (LinesError, CheckpointError):  # an unreadable ranking: the file name still tells it
+            offered = []
+        for candidate in offered:
+            if candidate.model_path.resolve() == path.resolve():
+                return Candidate(label=candidate.label, model_path=path)
+    return Candidate(label=path.name, model_path=path)
+
+
 def _start_candidate(start: str) -> Candidate | None:
     """The voice a run started from, or ``None`` (scratch, or a start no longer on disk)."""
     from trainer.starts import RunError, resolve_start
