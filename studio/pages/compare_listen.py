@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QSplitter,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -35,7 +36,7 @@ from studio.pages.compare_render import Renderer
 from studio.pages.compare_sources import CandidatesBox, SettingsBox
 from studio.state import VoiceLibrary, Workspace
 from studio.widgets.clip_player import ClipPlayer
-from studio.widgets.clip_view import ClipView
+from studio.widgets.clip_view import ClipView, warm_librosa
 from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task
 
@@ -72,6 +73,8 @@ class ListenTab(QWidget):
         """Index of the candidate shown and played."""
         self._render_when_lines = False
         """Set by :meth:`open_run`: render as soon as the run's held-out lines are read."""
+        self._warm: Task | None = None
+        """librosa imported on a worker when the tab is first shown (the first mel then draws at once)."""
         self._layout()
         self._connect()
 
@@ -88,6 +91,9 @@ class ListenTab(QWidget):
         layout.addWidget(splitter, 1)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
+        policy = self.progress.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)  # the row is kept: nothing above it moves when a render starts
+        self.progress.setSizePolicy(policy)
 
     def _connect(self) -> None:
         self.candidates_box.selection_changed.connect(self._on_selection)
@@ -117,20 +123,23 @@ class ListenTab(QWidget):
         from trainer.checkpoints import ranked_checkpoints
 
         run_dir = Path(run_dir)
-        self.candidates_box.add_run(run_dir)
+        candidates = self.candidates_box.add_run(run_dir)
         try:
             files = {r.path.absolute() for r in ranked_checkpoints(run_dir)}
         except VoiceStudioError as exc:
             self.status.setText(str(exc))
             return
-        starts = [e for e in self.candidates_box.entries() if _is_start(e, run_dir)]
-        self.candidates_box.check_only(files | {e.candidate.model_path.absolute() for e in starts})
+        starts = {c.model_path.absolute() for c in candidates if c.label.startswith("start")}
+        self.candidates_box.check_only(files | starts)
         self._render_when_lines = True
         self.lines_box.load_held_out(run_dir)
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
-        """Shown the first time with no lines chosen: read the run previews' lines (off the GUI thread)."""
+        """Shown the first time: import librosa on a worker; with no lines chosen, read the run previews' lines
+        (off the GUI thread)."""
         super().showEvent(event)
+        if self._warm is None:
+            self._warm = warm_librosa()
         if not self.comparison.lines and not self.lines_box.slot.busy():
             self.lines_box.load_previews()
 
@@ -141,7 +150,9 @@ class ListenTab(QWidget):
             self.start_render()
 
     def _on_lines_failed(self, text: str) -> None:
+        """A source that failed or holds nothing: no lines (not those of the source before), and why."""
         self._render_when_lines = False
+        self.comparison.set_lines([])
         self.status.setText(text)
 
     def _on_selection(self) -> None:
@@ -151,9 +162,14 @@ class ListenTab(QWidget):
         self.comparison.set_candidates([e.candidate for e in entries], run=run)
 
     def _on_changed(self, _comparison: Comparison) -> None:
-        """Selection or settings changed: the renders are gone, and so is a render of the old selection."""
-        if self.renderer.drop():
-            self.status.setText("Render stopped: the selection changed")
+        """Selection or settings changed: renders no longer selected are gone, and so is a render of the old
+        selection; the status says what is rendered now."""
+        stopped = self.renderer.drop()
+        total = len(self.comparison.candidates) * len(self.comparison.lines)
+        done = total - self.comparison.missing()
+        now = f"{done} of {total} clips rendered" + ("" if done == total else ": press Render for the others")
+        now = now if total else "Check candidates, choose lines, then Render"
+        self.status.setText(f"Render stopped: the selection changed. {now}" if stopped else now)
         self.player.stop()
         self.current = min(self.current, max(0, len(self.comparison.candidates) - 1))
         self._fill_lines()
@@ -175,12 +191,9 @@ class ListenTab(QWidget):
             self.buttons.removeButton(button)
             button.deleteLater()
         for index, candidate in enumerate(self.comparison.candidates):
-            button = QPushButton(f"{index + 1}  {candidate.label}" if index < 9 else candidate.label)
+            button = KeyButton(str(index + 1) if index < 9 else "", candidate.label)
             button.setCheckable(True)
             button.setChecked(index == self.current)
-            button.setToolTip(candidate.label)
-            # many or long labels share the row (clipped) rather than widen the window past the screen
-            button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
             button.clicked.connect(lambda _checked=False, i=index: self.select_candidate(i))
             self.buttons.addButton(button, index)
             self.buttons_row.addWidget(button)
@@ -305,6 +318,28 @@ class ListenTab(QWidget):
         self.renderer.drop()
 
 
+class KeyButton(QPushButton):
+    """A candidate's button: its key number, then its label elided on the right to fit (many or long labels share
+    the row rather than widen the window past the screen); the whole label is the tooltip."""
+
+    def __init__(self, key: str, label: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.key, self.label = key, label
+        self.setToolTip(label)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self._elide()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        prefix, metrics = (f"{self.key}  " if self.key else ""), self.fontMetrics()
+        margin = 2 * self.style().pixelMetric(QStyle.PixelMetric.PM_ButtonMargin) + metrics.averageCharWidth()
+        room = max(0, self.width() - margin - metrics.horizontalAdvance(prefix))
+        self.setText(prefix + metrics.elidedText(self.label, Qt.TextElideMode.ElideRight, room))
+
+
 def _column(*parts: QWidget | tuple[QWidget, int]) -> QWidget:
     """A widget holding ``parts`` one under the other (``(widget, stretch)`` or a widget)."""
     column = QWidget()
@@ -314,12 +349,3 @@ def _column(*parts: QWidget | tuple[QWidget, int]) -> QWidget:
         widget, stretch = part if isinstance(part, tuple) else (part, 0)
         layout.addWidget(widget, stretch)
     return column
-
-
-def _is_start(entry, run_dir: Path) -> bool:
-    """The run's start voice, as ``run_candidates`` labels it."""
-    return (
-        entry.run is not None
-        and entry.run.absolute() == run_dir.absolute()
-        and entry.candidate.label.startswith("start")
-    )
