@@ -434,6 +434,9 @@ def test_candidate_buttons_elide_on_the_right_and_keep_their_key(page, qtbot, tm
             assert button.text().startswith(f"{index + 1}  ") and button.text().endswith("…"), button.text()
             assert button.fontMetrics().horizontalAdvance(button.text()) <= button.width()
             assert button.toolTip() == f"{long} {index}"
+    page.comparison.set_candidates(Candidate(label=f"v{n}", model_path=tmp_path / f"{n}.onnx") for n in range(3))
+    row = page.listen.buttons_row  # the old buttons leave the row at once, not when their deletion comes round
+    assert [row.itemAt(i).widget().text() for i in range(row.count())] == ["1  v0", "2  v1", "3  v2"]
 
 
 def test_empty_plots_show_a_placeholder_and_the_render_button_stays_put(page, qtbot, tmp_path):

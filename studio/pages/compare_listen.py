@@ -189,6 +189,8 @@ class ListenTab(QWidget):
     def _fill_buttons(self) -> None:
         for button in self.buttons.buttons():
             self.buttons.removeButton(button)
+            self.buttons_row.removeWidget(button)  # out of the row now, not when the deletion comes round
+            button.hide()
             button.deleteLater()
         for index, candidate in enumerate(self.comparison.candidates):
             button = KeyButton(str(index + 1) if index < 9 else "", candidate.label)
