@@ -36,7 +36,7 @@ from studio.pages.compare_render import Renderer
 from studio.pages.compare_sources import CandidatesBox, SettingsBox
 from studio.state import VoiceLibrary, Workspace
 from studio.widgets.clip_player import ClipPlayer
-from studio.widgets.clip_view import ClipView, warm_librosa
+from studio.widgets.clip_view import ClipView, warm_mel
 from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task
 
@@ -74,7 +74,7 @@ class ListenTab(QWidget):
         self._render_when_lines = False
         """Set by :meth:`open_run`: render as soon as the run's held-out lines are read."""
         self._warm: Task | None = None
-        """librosa imported on a worker when the tab is first shown (the first mel then draws at once)."""
+        """librosa and pyloudnorm imported on a worker when the tab is first shown (no wait on first draw or play)."""
         self._layout()
         self._connect()
 
@@ -139,7 +139,7 @@ class ListenTab(QWidget):
         (off the GUI thread)."""
         super().showEvent(event)
         if self._warm is None:
-            self._warm = warm_librosa()
+            self._warm = Task(_warm_up, self).start()
         if not self.comparison.lines and not self.lines_box.slot.busy():
             self.lines_box.load_previews()
 
@@ -340,6 +340,16 @@ class KeyButton(QPushButton):
         margin = 2 * self.style().pixelMetric(QStyle.PixelMetric.PM_ButtonMargin) + metrics.averageCharWidth()
         room = max(0, self.width() - margin - metrics.horizontalAdvance(prefix))
         self.setText(prefix + metrics.elidedText(self.label, Qt.TextElideMode.ElideRight, room))
+
+
+def _warm_up(_state) -> None:
+    """What the GUI thread would otherwise wait for on the first clip: librosa's first mel spectrogram (about 2 s)
+    and pyloudnorm's import (scipy, about 1 s), done on a worker thread."""
+    warm_mel()
+    try:
+        import pyloudnorm  # noqa: F401 - imported for its side effect: loaded before the first play
+    except ImportError:  # the player says so when it plays
+        pass
 
 
 def _column(*parts: QWidget | tuple[QWidget, int]) -> QWidget:

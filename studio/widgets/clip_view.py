@@ -136,14 +136,9 @@ class ClipView(QWidget):
         self.seek_requested.emit(float(min(max(0.0, seconds), len(self.audio) / self.sample_rate)))
 
 
-def warm_librosa() -> Task:
-    """Import librosa and compile its first mel spectrogram on a worker thread (about 2 s once per process), so the
-    first clip shown draws at once; an ImportError is left for :class:`ClipView` to report."""
-    task = Task(lambda _state: _warm())
-    return task.start()
-
-
-def _warm() -> None:
+def warm_mel() -> None:
+    """Import librosa and compile its first mel spectrogram (about 2 s once per process; call it on a worker
+    thread, so the first clip shown draws at once); an ImportError is left for :class:`ClipView` to report."""
     try:
         mel_db(np.zeros(4096, np.float32), 22050)
     except ImportError:
