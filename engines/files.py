@@ -20,7 +20,8 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
     file it points to is replaced, and the link stays.
 
     Raises:
-        OSError: the folder is not writable.
+        OSError: the folder is not writable, or writing or replacing fails (the message names ``path``, never
+            the temporary file).
     """
     path = Path(path)
     if path.is_symlink():
@@ -31,9 +32,19 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
         if path.exists():
             shutil.copymode(path, tmp)
         os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise _naming(exc, tmp, path) from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _naming(exc: OSError, tmp: Path, path: Path) -> OSError:
+    """``exc`` naming ``path`` where it named the temporary file ``tmp`` (the user never sees a ``.part``)."""
+    if str(tmp) not in (str(exc.filename), str(exc.filename2)) or exc.errno is None:
+        return exc
+    return type(exc)(exc.errno, exc.strerror, str(path))
 
 
 def write_text(path: Path | str, text: str) -> Path:
@@ -46,7 +57,8 @@ def write_text(path: Path | str, text: str) -> Path:
 
 def check_output_path(path: Path | str, suffixes: tuple[str, ...] = (), kind: str = "file") -> Path:
     """Check, before any work is done, that a file can be written at ``path``: not a folder, its folder
-    exists, its extension one of ``suffixes`` (any when empty; ``kind`` names the file in the message).
+    exists (and is not a file) and lets us create a file (one is made and removed), its extension one of
+    ``suffixes`` (any when empty; ``kind`` names the file in the message).
 
     Raises:
         ValueError: naming the path and what is wrong.
@@ -56,8 +68,15 @@ def check_output_path(path: Path | str, suffixes: tuple[str, ...] = (), kind: st
         raise ValueError(f"{path}: is a folder; give a file name such as {path / ('NAME' + ''.join(suffixes[:1]))}")
     if suffixes and path.suffix.lower() not in suffixes:
         raise ValueError(f"{path}: unsupported {kind} type '{path.suffix}'; use one of {', '.join(suffixes)}")
+    if path.parent.exists() and not path.parent.is_dir():
+        raise ValueError(f"{path}: {path.parent} is a file, not a folder")
     if not path.parent.is_dir():
         raise ValueError(f"{path}: folder {path.parent} does not exist")
+    try:  # what writing it will do (engines.files.atomic_path): a temporary file beside it
+        temp_beside(path).unlink()
+    except OSError as exc:
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise ValueError(f"{path}: cannot write in folder {path.parent}: {reason}") from None
     return path
 
 
@@ -68,7 +87,7 @@ def temp_beside(path: Path) -> Path:
     Raises:
         FileExistsError: no free name after 100 tries.
         FileNotFoundError: the folder does not exist (the message names ``path`` and its folder).
-        OSError: the folder is not writable.
+        OSError: the folder is not writable (the message names ``path``, not the temporary file).
     """
     if not path.parent.is_dir():
         raise FileNotFoundError(f"{path}: folder {path.parent} does not exist")
@@ -79,6 +98,8 @@ def temp_beside(path: Path) -> Path:
             return tmp
         except FileExistsError:
             continue
+        except OSError as exc:  # named by the file wanted, not the temporary one
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     raise FileExistsError(f"cannot create a temporary file beside {path}")
 
 

@@ -40,7 +40,8 @@ def test_compare_prints_the_table_and_writes_the_csv(tmp_path, joe):
     header, row = result.stdout.splitlines()[:2]
     assert header.split()[:2] == ["candidate", "val_mel"] and row.split()[0] == "joe"
     assert "MCD: no line has a reference recording" in result.stdout
-    assert "scoring 2/2" in result.stderr and f"wrote {out}" in result.stderr
+    assert "rendering 1/1" in result.stderr and "scoring 1/1" in result.stderr and f"wrote {out}" in result.stderr
+    assert "scoring 0/" not in result.stderr
     (written,) = read_csv(out.read_text(encoding="utf-8"))
     assert written.label == "joe" and written.model_path == joe.model_path
     assert written.wer is not None and written.dnsmos_ovrl is not None and written.mcd_db is None
@@ -72,6 +73,37 @@ def test_a_csv_into_a_missing_folder_is_refused_before_any_work(tmp_path):
     assert not (tmp_path / "c").exists()
 
 
+@pytest.mark.parametrize(
+    ("csv", "message"),
+    [
+        ("/proc/x.csv", "/proc/x.csv: cannot write in folder /proc: "),
+        ("{tmp}/somefile/x.csv", "{tmp}/somefile/x.csv: {tmp}/somefile is a file, not a folder"),
+    ],
+)
+def test_a_csv_that_cannot_be_written_is_refused_before_any_work(tmp_path, csv, message):
+    """--csv into a folder we cannot write in, or under a file: one line naming the CSV (no temporary name)."""
+    (tmp_path / "somefile").write_text("")
+    result = compare("joe", "--text", "Hello.", "--cache", str(tmp_path / "c"), "--csv", csv.format(tmp=tmp_path))
+    assert result.returncode == 2 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert message.format(tmp=tmp_path) in line and ".part" not in line, line
+    assert not (tmp_path / "c").exists()
+
+
+def test_an_atomic_write_that_fails_names_the_file_not_its_temporary_copy(tmp_path):
+    """Creating the temporary file fails (/proc) or replacing fails (the target is a folder): the target is named."""
+    from engines.files import write_text
+
+    with pytest.raises(OSError) as refused:
+        write_text("/proc/x.csv", "a")
+    assert refused.value.filename == "/proc/x.csv" and ".part" not in str(refused.value)
+    (tmp_path / "board.csv").mkdir()
+    with pytest.raises(IsADirectoryError) as replaced:
+        write_text(tmp_path / "board.csv", "a")
+    assert replaced.value.filename == str(tmp_path / "board.csv") and ".part" not in str(replaced.value)
+    assert [p.name for p in tmp_path.iterdir()] == ["board.csv"]
+
+
 def test_candidates_resolve_names_and_files_and_repeated_labels_get_their_folder(tmp_path, joe, make_tiny_checkpoint):
     """A voice name is its model; two last.ckpt are told apart by their run folder; a file named twice is once."""
     (tmp_path / "a").mkdir()
@@ -81,3 +113,51 @@ def test_candidates_resolve_names_and_files_and_repeated_labels_get_their_folder
     assert (named.label, named.model_path) == ("joe", joe.model_path)
     found = distinct_labels([*resolve_candidate(str(a)), *resolve_candidate(str(b)), *resolve_candidate(str(a))])
     assert [(c.label, c.model_path) for c in found] == [("a/last.ckpt", a), ("b/last.ckpt", b)]
+
+
+def _not_a_piper_voice(folder, joe):
+    """An ONNX model y = sigmoid(x) with joe's config beside it: a valid graph without Piper's inputs."""
+    import shutil
+
+    import onnx
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])
+    graph = helper.make_graph([helper.make_node("Sigmoid", ["x"], ["y"])], "sigmoid", [x], [y])
+    path = folder / "sigmoid.onnx"
+    onnx.save(helper.make_model(graph), str(path))
+    from engines.voice import config_path_for
+
+    shutil.copy(config_path_for(joe.model_path), folder / "sigmoid.onnx.json")
+    return path
+
+
+@pytest.mark.parametrize("command", ["say", "compare"])
+def test_a_graph_that_is_not_a_piper_voice_is_one_line_and_exit_2(tmp_path, joe, command):
+    """say and compare load a non-Piper ONNX graph: one line naming the file and Piper's inputs, exit 2."""
+    model = _not_a_piper_voice(tmp_path, joe)
+    args = ["--voice", str(model), "-o", str(tmp_path / "o.wav"), "Hello."] if command == "say" else [str(model)]
+    extra = [] if command == "say" else ["--text", "Hello.", "--cache", str(tmp_path / "c")]
+    result = subprocess.run(
+        [sys.executable, "-m", "studio", command, *args, *extra], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 2, result.stderr
+    (line,) = [line for line in result.stderr.splitlines() if not line.startswith("rendering")]
+    assert line.startswith(f"voice-studio: error: {model}: not a Piper voice") and "input_lengths" in line, line
+
+
+def test_a_candidate_that_cannot_be_rendered_does_not_sink_the_others(tmp_path, joe):
+    """A non-Piper graph beside joe: joe is scored, the other's row is empty and says why (table and CSV)."""
+    pytest.importorskip("jiwer")
+    model, out = _not_a_piper_voice(tmp_path, joe), tmp_path / "board.csv"
+    result = compare(
+        str(model), "joe", "--text", "Hello there.", "--noise-off", "--cache", str(tmp_path / "c"), "--csv", str(out)
+    )
+    assert result.returncode == 0, result.stderr
+    assert f"sigmoid.onnx: not rendered: {model}: not a Piper voice" in result.stdout
+    assert "rendering 2/2" in result.stderr and "scoring 1/1" in result.stderr
+    failed, scored = read_csv(out.read_text(encoding="utf-8"))
+    assert failed.label == "sigmoid.onnx" and "not a Piper voice" in (failed.failed or "")
+    assert failed.dnsmos_ovrl is None and failed.wer is None
+    assert scored.label == "joe" and scored.failed is None and scored.dnsmos_ovrl is not None

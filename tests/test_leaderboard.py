@@ -60,7 +60,7 @@ def test_one_row_per_candidate_with_the_measures_filled(board):
         assert row.dataset_rate_pps == joe.dataset_rate_pps  # the references' own rate: the same for both
     assert 0.0 <= joe.wer <= 0.5 and 1.0 <= joe.dnsmos_ovrl <= 5.0 and 0.0 < joe.similarity < 1.0
     assert tiny.dnsmos_ovrl < joe.dnsmos_ovrl and tiny.wer > joe.wer  # random weights speak noise
-    assert seen[-1] == (8, 8) and [d for d, _ in seen] == sorted(d for d, _ in seen)  # renders then scores
+    assert seen == [(d, 4) for d in range(5)] + [(d, 4) for d in range(1, 5)]  # 4 renders, then 4 scorings
 
 
 def test_the_second_score_comes_from_the_cache(board):
@@ -81,6 +81,8 @@ def test_the_csv_round_trips_and_the_table_shows_every_row_and_reason(board):
     assert text.splitlines()[0].split()[:3] == ["candidate", "val_mel", "MCD"]
     assert [line.split()[0] for line in text.splitlines()[1:3]] == ["joe", "tiny"]
     assert "val_mel: an ONNX voice" in text
+    assert "lower is better: val_mel, MCD, F0 RMSE, WER; higher is better: similarity" in text
+    assert "it can exceed 1" in text and "(negative: lower than the recordings)" in text
     with pytest.raises(BoardError, match="line 2, wer: 'abc' is not a number"):
         read_csv(to_csv(rows).replace(f",{rows[0].wer!r},", ",abc,", 1))
 
@@ -162,3 +164,16 @@ def test_rows_are_keyword_only_with_nothing_measured_by_default():
     row = Row(label="x", model_path=Path("x.onnx"))
     assert all(getattr(row, f) is None for f in MEASURES) and row.missing == {}
     assert read_csv(to_csv([row])) == [row]
+
+
+def test_val_mel_comes_precise_from_the_checkpoint_before_its_file_name(tmp_path, make_tiny_checkpoint):
+    """A ranked checkpoint keeps its val_mel in full (the name rounds it); table and CSV show 4 decimals."""
+    import torch
+
+    path = make_tiny_checkpoint(tmp_path / "best-epoch=0001-val_mel=0.6171.ckpt")
+    checkpoint = torch.load(path, weights_only=True)
+    checkpoint["val_mel"] = 0.6171204447746277
+    torch.save(checkpoint, path)
+    assert val_mel_at_save(path) == 0.6171204447746277
+    row = Row(label="x", model_path=path, val_mel=val_mel_at_save(path))
+    assert ",0.6171," in to_csv([row]) and "0.6171 " in table([row]).splitlines()[1] + " "

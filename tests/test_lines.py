@@ -13,6 +13,7 @@ from conftest import target_voice_slice
 
 from trainer.evaluate.lines import (
     LinesError,
+    file_candidate,
     held_out_lines,
     preview_lines,
     read_lines_file,
@@ -55,6 +56,16 @@ def test_a_metadata_file_gives_its_recordings_as_references(tmp_path):
     audio, rate = first.reference_audio()
     assert rate == 16000 and audio.shape == (8000,) and np.allclose(audio, tone, atol=1e-4)
     assert (second.name, second.text, second.reference, second.reference_audio()) == ("b2", "Second line.", None, None)
+    assert second.no_reference == f"no recording b2.wav in {tmp_path / 'wavs'} or {tmp_path}" and not first.no_reference
+
+
+def test_recordings_beside_the_metadata_file_are_references_too(tmp_path):
+    """No wavs/ folder: ID.wav beside metadata.csv (as the corpus's cards/) is the reference."""
+    tone = 0.3 * np.sin(np.linspace(0, 400 * np.pi, 8000, dtype=np.float32))
+    soundfile.write(tmp_path / "a1.flac", tone, 16000)
+    (tmp_path / "metadata.csv").write_text("a1|First line.\n", encoding="utf-8")
+    (line,) = read_lines_file(tmp_path / "metadata.csv")
+    assert line.reference == tmp_path / "a1.flac" and line.reference_audio()[1] == 16000
 
 
 def test_plain_files_and_bad_files_name_what_is_wrong(tmp_path):
@@ -117,3 +128,28 @@ def test_folders_that_are_neither_runs_nor_projects_are_named(tmp_path):
         held_out_lines(tmp_path)
     with pytest.raises(LinesError, match="not a run"):
         run_candidates(Path(tmp_path))
+
+
+def test_a_checkpoint_of_a_run_is_labelled_as_the_run_labels_it(new_run, make_tiny_checkpoint, tmp_path):
+    """A ranked .ckpt or last.ckpt given as a file gets its run's label; candidates of two runs get the run's name."""
+    import shutil
+
+    from studio.cli.compare import by_run, resolve_candidate
+
+    folder = new_run / "checkpoints"
+    folder.mkdir(exist_ok=True)
+    ranking = [[0.6171204447746277, "best-epoch=0001-val_mel=0.6171.ckpt"]]
+    ranked = make_tiny_checkpoint(folder / ranking[0][1])
+    (folder / "best.json").write_text(json.dumps({"metric": "val_mel", "ranking": ranking}))
+    last = make_tiny_checkpoint(new_run / "last.ckpt")
+    assert file_candidate(ranked).label == "epoch 2 · val_mel 0.6171" == resolve_candidate(str(ranked))[0].label
+    assert file_candidate(last).label == "last" == resolve_candidate(str(last))[0].label
+    loose = make_tiny_checkpoint(tmp_path / "best-epoch=0001-val_mel=0.6171.ckpt")
+    assert file_candidate(loose).label == loose.name
+    other = tmp_path / "other"
+    shutil.copytree(new_run, other)
+    one_run = by_run([(str(new_run), run_candidates(new_run)), (str(loose), [file_candidate(loose)])])
+    assert [c.label for c in one_run][:2] == ["epoch 2 · val_mel 0.6171", "last"]
+    other_last = str(other / "last.ckpt")
+    two_runs = by_run([(str(new_run), run_candidates(new_run)), (other_last, resolve_candidate(other_last))])
+    assert [c.label for c in two_runs] == ["tune/epoch 2 · val_mel 0.6171", "tune/last", "start: joe", "other/last"]

@@ -98,3 +98,24 @@ def test_unscorable_input_raises_a_measure_error():
         measures.word_error_rate(audio, rate, " .,! ")
     with pytest.raises(measures.MeasureError, match="duration"):
         measures.speaking_rate(10, 0.0)
+
+
+def test_a_transcript_does_not_depend_on_the_clips_transcribed_before():
+    """The recognizer the leaderboard and the slicer share: the same clip after other clips gives the same text."""
+    import soxr
+
+    from trainer.dataset import recognizers
+
+    audio, rate = _clip("0870")
+    speech = soxr.resample(audio, rate, recognizers.RATE)
+    cards = shared_path("corpus", "real-speech", "cards")
+    card, card_rate = sf.read(cards / "001.wav", dtype="float32")
+    quiet_card = 0.05 * soxr.resample(card, card_rate, recognizers.RATE)
+    first = recognizers.create("pocketsphinx")
+    alone = first.transcribe(speech)
+    after = recognizers.create("pocketsphinx")
+    assert after.transcribe(quiet_card)
+    assert after.transcribe(speech) == alone
+    text = "but mister john dashwood would have been at leisure"
+    wers = [measures.word_error_rate(speech, recognizers.RATE, text, first) for _ in range(2)]
+    assert wers[0] == wers[1] == measures.word_error_rate(speech, recognizers.RATE, text, after)

@@ -213,7 +213,8 @@ class CheckpointCallback(L.Callback):
         epoch = trainer.current_epoch
         val_mel = trainer.callback_metrics.get("val_mel")
         if trainer.is_global_zero and val_mel is not None:
-            path = self.best.consider(epoch, float(val_mel), generator_checkpoint(module, epoch, trainer.global_step))
+            state = generator_checkpoint(module, epoch, trainer.global_step, float(val_mel))
+            path = self.best.consider(epoch, float(val_mel), state)
             if path is not None:
                 self.events.emit(Checkpoint(epoch=epoch, path=str(path), role="best"))
         stopping = self._stop_requested(trainer)
@@ -238,9 +239,11 @@ class CheckpointCallback(L.Callback):
         self.writer.flush()
 
 
-def generator_checkpoint(module, epoch: int, step: int) -> dict:
-    """A small Piper-style checkpoint with the generator only (``model_g.*``) and the hyperparameters."""
+def generator_checkpoint(module, epoch: int, step: int, val_mel: float | None = None) -> dict:
+    """A small Piper-style checkpoint with the generator only (``model_g.*``) and the hyperparameters; with
+    ``val_mel``, the validation loss it was saved at (full precision; the file name rounds it)."""
     return {
+        **({"val_mel": val_mel} if val_mel is not None else {}),
         "epoch": epoch,
         "global_step": step,
         "state_dict": {f"model_g.{k}": v for k, v in module.model_g.state_dict().items()},

@@ -31,6 +31,7 @@ class GraphInfo:
 
     Attributes:
         inputs: graph input names.
+        outputs: graph output names.
         embedding_rows: rows of the phoneme embedding (must equal num_symbols).
         speaker_rows: rows of the speaker embedding, or ``None`` without ``sid``.
         upsample: product of the decoder's transposed-convolution strides
@@ -42,6 +43,7 @@ class GraphInfo:
     """
 
     inputs: list[str]
+    outputs: list[str] = field(default_factory=list)
     embedding_rows: int | None = None
     speaker_rows: int | None = None
     upsample: int | None = None
@@ -72,7 +74,7 @@ def analyze(model) -> GraphInfo:
     """Find the embeddings, the upsampling factor and the cut tensors of a VITS graph."""
     graph = model.graph
     inits = {t.name: list(t.dims) for t in graph.initializer}
-    info = GraphInfo(inputs=[i.name for i in graph.input])
+    info = GraphInfo(inputs=[i.name for i in graph.input], outputs=[o.name for o in graph.output])
     producers = {out: node for node in graph.node for out in node.output}
     strides, ceils = [], []
     for node in graph.node:
@@ -164,12 +166,35 @@ def _speaker_only(graph, tensor: str) -> bool:
     return needed == {"sid"}
 
 
-def check_config(info: GraphInfo, config: VoiceConfig, model_path: Path) -> None:
-    """Check that a config belongs to this model.
+PIPER_INPUTS = ("input", "input_lengths", "scales")
+"""Inputs every Piper voice's graph takes (``sid`` too where it has several speakers); its output is ``output``."""
+
+
+def check_interface(info: GraphInfo, model_path: Path) -> None:
+    """Check that a graph has a Piper voice's inputs and output (and no other inputs).
 
     Raises:
-        VoiceError: naming the config file and the field that disagrees with the model.
+        VoiceError: naming the model file, the inputs and outputs it has and those a Piper voice has.
     """
+    missing = [name for name in PIPER_INPUTS if name not in info.inputs]
+    extra = [name for name in info.inputs if name not in (*PIPER_INPUTS, "sid")]
+    if missing or extra or "output" not in info.outputs:
+        raise VoiceError(
+            model_path,
+            f"not a Piper voice: its graph takes {', '.join(info.inputs) or 'nothing'} and gives "
+            f"{', '.join(info.outputs) or 'nothing'}; a Piper voice takes {', '.join(PIPER_INPUTS)} (and sid) "
+            "and gives output",
+        )
+
+
+def check_config(info: GraphInfo, config: VoiceConfig, model_path: Path) -> None:
+    """Check that a graph is a Piper voice's (:func:`check_interface`) and that a config belongs to it.
+
+    Raises:
+        VoiceError: naming the model file when the graph is not a Piper voice's, or the config file and
+            the field that disagrees with the model.
+    """
+    check_interface(info, model_path)
     check_model_fits(
         config,
         model_path.name,

@@ -80,12 +80,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.csv is not None:
         check_output_path(args.csv, (".csv",), "leaderboard file")  # before any work
-    candidates = distinct_labels([c for spec in args.candidates for c in resolve_candidate(spec)])
+    candidates = distinct_labels(by_run([(spec, resolve_candidate(spec)) for spec in args.candidates]))
     lines = _lines(args)
     use_shared_thread_pool()
     previous = signal.getsignal(signal.SIGINT)
     try:  # the first Ctrl+C cancels (_task), the second stops at once
-        rows = score(candidates, lines, _settings(args), args.cache or default_cache(), _task("scoring"))
+        rows = score(candidates, lines, _settings(args), args.cache or default_cache(), _task("rendering", phased=True))
     except Cancelled as exc:
         print(exc, file=sys.stderr)
         return 130
@@ -106,24 +106,52 @@ def default_cache() -> Path:
 
 
 def resolve_candidate(spec: str) -> list[Candidate]:
-    """The candidates ``spec`` names: a run folder's (``run_candidates``), a model file, or a voice by name.
+    """The candidates ``spec`` names: a run folder's (``run_candidates``), a model file (labelled as its run
+    labels it where it is one of a run's checkpoints: ``file_candidate``), or a voice by name.
 
     Raises:
         ValueError: nothing by that name (LinesError and RenderError are ValueErrors too).
         VoiceError: a voice name that no voice has.
     """
     from engines import registry
-    from trainer.evaluate.lines import run_candidates
+    from trainer.evaluate.lines import file_candidate, run_candidates
     from trainer.evaluate.render import Candidate
 
     path = Path(spec)
     if path.is_dir():
         return run_candidates(path, registry.user_voice_dir())
     if path.is_file():
-        return [Candidate(label=path.name, model_path=path)]
+        return [file_candidate(path)]
     if registry.is_voice_name(spec):
         return [Candidate(label=spec, model_path=registry.find_voice(spec).model_path)]
     raise ValueError(f"{spec}: no such candidate (not a .ckpt, an .onnx voice, a run folder or a voice name)")
+
+
+def by_run(resolved: list[tuple[str, list[Candidate]]]) -> list[Candidate]:
+    """The candidates of ``(spec, its candidates)``; when they come from two or more runs (a run folder, or a
+    checkpoint in one), each run's candidates are prefixed with its folder name (``run-a/last``), but for the
+    voice a run started from, which is not the run's."""
+    from trainer.evaluate.lines import run_of
+    from trainer.run_file import is_run
+
+    def run_name(spec: str) -> str | None:
+        path = Path(spec)
+        run = path if path.is_dir() and is_run(path) else run_of(path) if path.is_file() else None
+        return run.name if run is not None else None
+
+    named = [(run_name(spec), candidates) for spec, candidates in resolved]
+    if len({name for name, _ in named if name}) < 2:
+        return [c for _, candidates in named for c in candidates]
+    return [_prefixed(name, c) for name, candidates in named for c in candidates]
+
+
+def _prefixed(run: str | None, candidate: Candidate) -> Candidate:
+    """``candidate`` labelled ``RUN/label`` when it is one of run ``run``'s own (not its start voice)."""
+    from trainer.evaluate.render import Candidate
+
+    if run is None or candidate.label.startswith("start: "):
+        return candidate
+    return Candidate(label=f"{run}/{candidate.label}", model_path=candidate.model_path)
 
 
 def distinct_labels(candidates: list[Candidate]) -> list[Candidate]:

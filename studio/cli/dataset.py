@@ -34,16 +34,22 @@ def _progress(verb: str):
     return show
 
 
-def _task(verb: str):
+def _task(verb: str, phased: bool = False):
     """A ``trainer.tasks.TaskState`` for long work: progress on the terminal (:func:`_progress`), and the first
     Ctrl+C cancels it (the work stops at its next item, keeping what it finished, and raises ``Cancelled``);
-    a second Ctrl+C stops at once."""
+    a second Ctrl+C stops at once. ``phased``: the first word of each status line (``rendering``, ``scoring``)
+    becomes the verb of the progress shown after it."""
     import signal
     import threading
 
     from trainer.tasks import TaskState
 
-    state = TaskState(progress=_progress(verb))
+    shown = {"progress": _progress(verb)}
+
+    def phase(text: str) -> None:
+        shown["progress"] = _progress(text.split()[0] if text.split() else verb)
+
+    state = TaskState(progress=lambda done, total: shown["progress"](done, total), status=phase if phased else None)
 
     def first(signum, frame) -> None:
         state.cancel()

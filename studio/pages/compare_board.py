@@ -181,7 +181,8 @@ class BoardTab(QWidget):
 def _score(candidates, lines, settings, cache_dir, state, pool) -> tuple[list[Row], dict]:
     """``score``, then its renders read back from the cache (no engine runs) for the comparison."""
     rows = score(candidates, lines, settings, cache_dir, state, pool)
-    return rows, render_all(candidates, [line.text for line in lines], settings, cache_dir, None, pool)
+    texts = [line.text for line in lines]  # a candidate that failed (Row.failed) has no renders
+    return rows, render_all(candidates, texts, settings, cache_dir, None, pool, failed={})
 
 
 def _sentence(text: str) -> str:

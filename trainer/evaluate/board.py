@@ -64,6 +64,8 @@ class Row:
         dnsmos_sig, dnsmos_bak, dnsmos_ovrl: DNSMOS P.835 MOS, 1-5 (higher is better).
         wer: word error rate of the pocketsphinx round trip, 0 is perfect (lower is better).
         rate_pps: speaking rate, phonemes per second; dataset_rate_pps: the references' (closer is better).
+        failed: why the candidate could not be rendered (one line naming its file; then every measure is
+            ``None``), or ``None`` when it was.
     """
 
     label: str
@@ -80,6 +82,7 @@ class Row:
     rate_pps: float | None = None
     dataset_rate_pps: float | None = None
     missing: dict[str, str] = field(default_factory=dict)
+    failed: str | None = None
 
 
 COLUMNS: list[Column] = [
@@ -103,13 +106,35 @@ FLOAT_FIELDS = [c.field for c in COLUMNS[1:]]
 """The Row fields that hold a measure (float or None)."""
 
 
+MEANINGS = (
+    "WER is the fraction of the line's words the recognizer got wrong (0 is perfect; it can exceed 1). "
+    "F0 gap is the renders' mean F0 minus the recordings' (negative: lower than the recordings)."
+)
+"""What the table's less obvious numbers mean (printed under it by :func:`table`)."""
+
+
+def legend() -> list[str]:
+    """Lines that say which way is better per column (from :data:`COLUMNS`), then :data:`MEANINGS`."""
+    headers = {c.field: c.header for c in COLUMNS}
+    ways = []
+    for better in ("lower", "higher", "closer"):
+        named = [
+            c.header + (f" (to the {headers[c.closer_to]})" if c.closer_to else " (to 0)" if better == "closer" else "")
+            for c in COLUMNS
+            if c.better == better
+        ]
+        ways.append(f"{better} is better: {', '.join(named)}")
+    return ["; ".join(ways) + ".", MEANINGS]
+
+
 def table(rows: list[Row]) -> str:
-    """The rows as a plain-text table (one line per candidate, columns aligned), then why values are missing."""
+    """The rows as a plain-text table (one line per candidate, columns aligned), the :func:`legend`, then why
+    values are missing."""
     cells = [[c.title() for c in COLUMNS]] + [[c.text(row) for c in COLUMNS] for row in rows]
     widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS))]
     text = ["  ".join(_aligned(line, widths)) for line in cells]
     notes = _notes(rows)
-    return "\n".join([*text, *([""] if notes else []), *notes])
+    return "\n".join([*text, "", *legend(), *([""] if notes else []), *notes])
 
 
 def _aligned(cells: list[str], widths: list[int]) -> list[str]:
@@ -121,24 +146,34 @@ def _notes(rows: list[Row]) -> list[str]:
     """``header: reason`` for every missing value, once per distinct reason (which candidates, when not all)."""
     headers = {c.field: c.header for c in COLUMNS}
     seen: dict[tuple[str, str], list[str]] = {}
+    failed = [f"{row.label}: not rendered: {row.failed}" for row in rows if row.failed]
     for row in rows:
         for name, reason in row.missing.items():
             seen.setdefault((headers.get(name, name), reason), []).append(row.label)
-    return [
+    return failed + [
         f"{header}: {reason}" + ("" if len(labels) == len(rows) else f" ({', '.join(labels)})")
         for (header, reason), labels in seen.items()
     ]
 
 
 def to_csv(rows: list[Row]) -> str:
-    """The rows as CSV text: ``label``, the measures, ``model_path`` and ``missing`` (JSON)."""
+    """The rows as CSV text: ``label``, the measures, ``model_path``, ``missing`` (JSON) and ``failed`` (empty for
+    a candidate that was rendered)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["label", *FLOAT_FIELDS, "model_path", "missing"])
+    writer.writerow(["label", *FLOAT_FIELDS, "model_path", "missing", "failed"])
     for row in rows:
-        values = ["" if getattr(row, f) is None else repr(float(getattr(row, f))) for f in FLOAT_FIELDS]
-        writer.writerow([row.label, *values, str(row.model_path), json.dumps(row.missing, ensure_ascii=False)])
+        values = [_csv_value(f, getattr(row, f)) for f in FLOAT_FIELDS]
+        missing = json.dumps(row.missing, ensure_ascii=False)
+        writer.writerow([row.label, *values, str(row.model_path), missing, row.failed or ""])
     return out.getvalue()
+
+
+def _csv_value(name: str, value: float | None) -> str:
+    """A measure as CSV text: empty for None; val_mel to 4 decimals as the table shows it; others in full."""
+    if value is None:
+        return ""
+    return f"{value:.4f}" if name == "val_mel" else repr(float(value))
 
 
 def read_csv(text: str) -> list[Row]:
@@ -168,4 +203,5 @@ def _row(record: dict[str, str], number: int) -> Row:
         missing = None
     if not isinstance(missing, dict):
         raise BoardError(f"line {number}, missing: not a JSON object of reasons")
-    return Row(label=record["label"], model_path=Path(record["model_path"]), missing=missing, **values)
+    failed = record.get("failed") or None  # CSVs written before the column have none
+    return Row(label=record["label"], model_path=Path(record["model_path"]), missing=missing, failed=failed, **values)

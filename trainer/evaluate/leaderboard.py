@@ -43,24 +43,35 @@ SOURCES = {
 def val_mel_at_save(model_path: Path) -> float | None:
     """The val_mel a checkpoint was saved with, or None where nothing tells it (an ONNX voice).
 
-    Looked up in order: the file name (``best-epoch=E-val_mel=V.ckpt``); the checkpoint's Lightning callback
-    state (a ``ModelCheckpoint`` monitoring val_mel); the run's events (``events.jsonl`` of the run folder the
-    checkpoint is in) at the checkpoint's epoch.
+    Looked up in order, precise values first: the checkpoint's own ``val_mel`` (ranked checkpoints saved by
+    ``trainer.callbacks`` since it was added); its Lightning callback state (a ``ModelCheckpoint`` monitoring
+    val_mel); the run's events (``events.jsonl`` of the run folder the checkpoint is in) at the checkpoint's
+    epoch; last, the file name (``best-epoch=E-val_mel=V.ckpt``, rounded to 4 decimals).
     """
     model_path = Path(model_path)
     found = re.search(r"val_mel=(\d+(?:\.\d+)?)", model_path.name)
-    if found:
-        return float(found.group(1))
+    named = float(found.group(1)) if found else None
     if model_path.suffix.lower() != ".ckpt":
-        return None
+        return named
     from engines.base import VoiceError
     from engines.torch.vits.safe_load import load_safely
 
     try:
         checkpoint = load_safely(model_path)
     except (VoiceError, ImportError, OSError):
-        return None
-    return _monitored_val_mel(checkpoint) or _val_mel_of_epoch(model_path, checkpoint.get("epoch"))
+        return named
+    for value in (
+        _finite(checkpoint.get("val_mel")),
+        _monitored_val_mel(checkpoint),
+        _val_mel_of_epoch(model_path, checkpoint.get("epoch")),
+    ):
+        if value is not None:
+            return value
+    return named
+
+
+def _finite(value) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
 
 
 def _monitored_val_mel(checkpoint: dict) -> float | None:
@@ -96,50 +107,48 @@ def score(
 ) -> list[Row]:
     """One row per candidate (in order): every line rendered (cached) and measured (cached), then averaged.
 
-    Progress counts renders and then scorings (``2 × candidates × lines`` in all).
+    A candidate that cannot be loaded or spoken does not stop the others: its row has every measure ``None`` and
+    ``Row.failed`` says why. Status says ``rendering ...`` then ``scoring ...``; progress counts the renders
+    (candidates x lines), then the scorings (rendered candidates x lines).
 
     Raises:
-        RenderError: no line, two candidates with one label, or a line with nothing to speak.
-        VoiceError, EngineError: a candidate cannot be loaded or spoken.
+        RenderError: no line, two candidates with one label, a line with nothing to speak, or no candidate
+            could be rendered (with every reason).
         Cancelled: ``state`` was cancelled; no row is returned (renders and scores done so far stay cached).
     """
     if not lines:
         raise RenderError("nothing to score: no line")
     state = TaskState.of(state)
-    total = 2 * len(candidates) * len(lines)
     state.status(f"rendering {len(lines)} lines by {len(candidates)} candidates")
-    renders = _render(candidates, lines, settings, Path(cache_dir), state, pool, total)
+    failed: dict[str, str] = {}
+    renders = _render(candidates, lines, settings, Path(cache_dir), state, pool, failed)
+    if len(failed) == len(candidates):
+        raise RenderError("; ".join(failed.values()))
     scorer = Scorer(lines, Path(cache_dir))
-    state.status("measuring the renders")
+    state.status("scoring the renders")
+    total, done = (len(candidates) - len(failed)) * len(lines), 0
     rows: list[Row] = []
     for candidate in candidates:
+        if candidate.label in failed:
+            rows.append(Row(label=candidate.label, model_path=candidate.model_path, failed=failed[candidate.label]))
+            continue
         per_line = []
         for index in range(len(lines)):
             if state.is_cancelled():
                 raise Cancelled("scoring cancelled; no row kept (renders and scores so far stay cached)")
             per_line.append(scorer.render_scores(candidate, index, renders[(candidate.label, index)]))
-            state.progress(total // 2 + len(rows) * len(lines) + index + 1, total)
+            done += 1
+            state.progress(done, total)
         rows.append(_row(candidate, lines, per_line, scorer))
     return rows
 
 
-class _RenderPhase(TaskState):
-    """The first half of :func:`score`'s progress: render_all's counts, cancelled with the outer state."""
-
-    def __init__(self, outer: TaskState, total: int) -> None:
-        super().__init__(progress=lambda done, _: outer.progress(done, total), status=outer.status)
-        self._outer = outer
-
-    def is_set(self) -> bool:
-        return self._outer.is_set() or super().is_set()
-
-
-def _render(candidates, lines, settings, cache_dir, state, pool, total) -> dict[tuple[str, int], Rendered]:
+def _render(candidates, lines, settings, cache_dir, state, pool, failed) -> dict[tuple[str, int], Rendered]:
     try:
         texts = [line.text for line in lines]
-        return render_all(candidates, texts, settings, cache_dir, _RenderPhase(state, total), pool)
+        return render_all(candidates, texts, settings, cache_dir, state, pool, failed=failed)
     except Cancelled as exc:
-        raise Cancelled(f"scoring cancelled; no row kept ({exc})", done=exc.done, total=total) from None
+        raise Cancelled(f"scoring cancelled; no row kept ({exc})", done=exc.done, total=exc.total) from None
 
 
 def _row(candidate: Candidate, lines: list[Line], per_line: list[Scores], scorer) -> Row:
@@ -155,10 +164,20 @@ def _row(candidate: Candidate, lines: list[Line], per_line: list[Scores], scorer
     values["similarity"], reason = scorer.similarity(per_line)
     if reason:
         missing["similarity"] = reason
+    missing = _expected_reference(missing, lines)
     values["val_mel"] = val_mel_at_save(candidate.model_path)
     if values["val_mel"] is None:
         missing["val_mel"] = _no_val_mel(candidate)
-    return Row(label=candidate.label, model_path=candidate.model_path, missing=missing, **values)
+    return Row(label=candidate.label, model_path=candidate.model_path, missing=missing, failed=None, **values)
+
+
+def _expected_reference(missing: dict[str, str], lines: list[Line]) -> dict[str, str]:
+    """``missing`` where a metadata.csv's recordings were not found: "no reference" says which file was looked for."""
+    expected = next((line.no_reference for line in lines if line.no_reference), "")
+    if not expected:
+        return missing
+    specific = f"no line has a reference recording ({expected})"
+    return {name: specific if why == NO_REFERENCE else why for name, why in missing.items()}
 
 
 def _no_val_mel(candidate: Candidate) -> str:

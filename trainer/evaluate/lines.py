@@ -18,7 +18,7 @@ from engines.errors import VoiceStudioError
 from trainer.evaluate.render import Candidate
 
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
-"""Recording file types looked for beside an LJSpeech ``metadata.csv`` (in ``wavs/``)."""
+"""Recording file types looked for beside an LJSpeech ``metadata.csv`` (in ``wavs/``, else beside it)."""
 
 
 class LinesError(VoiceStudioError, ValueError):
@@ -33,11 +33,14 @@ class Line:
         name: shown beside the line: a clip id (``target_0231``) or ``line 3``.
         text: what the candidates speak.
         reference: the recording of this text (a held-out clip), or ``None``.
+        no_reference: without a reference where one was looked for (a ``metadata.csv`` row), which files were
+            expected; else "".
     """
 
     name: str
     text: str
     reference: Path | None = None
+    no_reference: str = ""
 
     def reference_audio(self) -> tuple[np.ndarray, int] | None:
         """The reference as float32 mono ``[N]`` and its rate in Hz (channels averaged); ``None`` without one.
@@ -75,7 +78,7 @@ def typed_lines(text: str) -> list[Line]:
 
 def read_lines_file(path: Path | str) -> list[Line]:
     """Lines from a file: an LJSpeech ``metadata.csv`` (``id|text`` or ``id|speaker|text``; ``wavs/ID.*`` beside
-    it become the references) or plain text, one line each (``#`` comments skipped).
+    it, or ``ID.*`` beside it, become the references) or plain text, one line each (``#`` comments skipped).
 
     Raises:
         LinesError: the file cannot be read, is not UTF-8, or holds no line (names the file and line).
@@ -94,21 +97,25 @@ def read_lines_file(path: Path | str) -> list[Line]:
 
 
 def _metadata_lines(path: Path, rows: list[str]) -> list[Line]:
-    """``id|text`` / ``id|speaker|text`` rows; references from ``wavs/`` beside the file where present."""
+    """``id|text`` / ``id|speaker|text`` rows; references from ``wavs/`` beside the file, or beside it."""
     lines = []
     for number, fields in enumerate(csv.reader(rows, delimiter="|", quoting=csv.QUOTE_NONE), start=1):
         if len(fields) < 2 or not fields[0].strip() or not fields[-1].strip():
             raise LinesError(f"{path}:{number}: expected id|text, got {'|'.join(fields)!r}")
         clip_id = fields[0].strip()
-        lines.append(Line(name=clip_id, text=fields[-1].strip(), reference=_recording(path.parent, clip_id)))
+        reference = _recording(path.parent, clip_id)
+        expected = "" if reference else f"no recording {clip_id}.wav in {path.parent / 'wavs'} or {path.parent}"
+        lines.append(Line(name=clip_id, text=fields[-1].strip(), reference=reference, no_reference=expected))
     return lines
 
 
 def _recording(folder: Path, clip_id: str) -> Path | None:
-    """``folder/wavs/ID.wav`` (or another audio suffix, or the bare id), else ``None``."""
-    for candidate in (folder / "wavs" / clip_id, *(folder / "wavs" / f"{clip_id}{s}" for s in AUDIO_SUFFIXES)):
-        if candidate.is_file():
-            return candidate
+    """``folder/wavs/ID.wav`` (or another audio suffix, or the bare id), else the same beside the metadata
+    (``folder/ID.wav``), else ``None``."""
+    for where in (folder / "wavs", folder):
+        for candidate in (where / clip_id, *(where / f"{clip_id}{s}" for s in AUDIO_SUFFIXES)):
+            if candidate.is_file():
+                return candidate
     return None
 
 
@@ -208,6 +215,35 @@ def run_candidates(run_dir: Path | str, voices_dir: Path | str | None = None) ->
         found.append(Candidate(label="export", model_path=export))
     start = _start_candidate(read_run(run_dir).options.start)
     return found + ([start] if start else [])
+
+
+def run_of(model_path: Path | str) -> Path | None:
+    """The run folder a checkpoint belongs to (``RUN/checkpoints/*.ckpt`` or ``RUN/last.ckpt``), else ``None``."""
+    from trainer.run_file import is_run
+
+    path = Path(model_path)
+    if path.suffix.lower() != ".ckpt":
+        return None
+    run = path.parent.parent if path.parent.name == "checkpoints" else path.parent
+    return run if is_run(run) else None
+
+
+def file_candidate(model_path: Path | str) -> Candidate:
+    """A model file as a candidate, labelled as its run labels it (``epoch 2 · val_mel 0.6171``, ``last``) when
+    it is one of a run's checkpoints, else by its file name."""
+    from trainer.checkpoints import CheckpointError
+
+    path = Path(model_path)
+    run = run_of(path)
+    if run is not None:
+        try:
+            offered = run_candidates(run)
+        except (LinesError, CheckpointError):  # an unreadable ranking: the file name still tells it
+            offered = []
+        for candidate in offered:
+            if candidate.model_path.resolve() == path.resolve():
+                return Candidate(label=candidate.label, model_path=path)
+    return Candidate(label=path.name, model_path=path)
 
 
 def _start_candidate(start: str) -> Candidate | None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engines.base import Engine, SynthesisOptions, VoiceError
+from engines.base import Engine, EngineError, SynthesisOptions, VoiceError
 from engines.cleaning import clean_text
 from engines.errors import VoiceStudioError
 from engines.files import atomic_path, sha256_file
@@ -228,13 +228,21 @@ def render_all(
     cache_dir: Path,
     state: TaskState | None = None,
     pool: EnginePool | None = None,
+    *,
+    failed: dict[str, str] | None = None,
 ) -> dict[tuple[str, int], Rendered]:
-    """Every line by every candidate, by ``(candidate label, line index)``; reports ``state.progress(done, total)``.
+    """Every line by every candidate, by ``(candidate label, line index)``; reports ``state.progress(done, total)``
+    (``total`` = candidates x lines; a failed candidate's lines count as done).
+
+    Args:
+        failed: when given, a candidate that cannot be loaded or spoken (``VoiceError``/``EngineError``) does not
+            stop the others: its reason (one line, naming the file) is put in ``failed[label]`` and none of its
+            lines is in the result. When ``None``, that error is raised.
 
     Raises:
         Cancelled: ``state`` was cancelled; ``partial`` holds the finished renders (all cached on disk).
         RenderError: two candidates share a label; or as :func:`render`.
-        VoiceError, EngineError: as :func:`render`.
+        VoiceError, EngineError: as :func:`render` (only without ``failed``).
     """
     if len({c.label for c in candidates}) < len(candidates):
         raise RenderError("candidates need distinct labels")
@@ -243,14 +251,25 @@ def render_all(
     done: dict[tuple[str, int], Rendered] = {}
     total = len(candidates) * len(lines)
     state.progress(0, total)
-    for candidate in candidates:
-        for index, line in enumerate(lines):
-            try:
-                if state.is_cancelled():
-                    raise Cancelled("cancelled before this render")
-                done[(candidate.label, index)] = render(candidate, line, settings, cache_dir, pool, state)
-            except Cancelled as exc:
-                message = f"rendering cancelled: kept {len(done)} of {total}"
-                raise Cancelled(message, done=len(done), total=total, partial=done) from exc
-            state.progress(len(done), total)
+    for number, candidate in enumerate(candidates):
+        try:
+            _render_lines(candidate, lines, settings, cache_dir, pool, state, done, number * len(lines), total)
+        except (VoiceError, EngineError) as exc:
+            if failed is None:
+                raise
+            failed[candidate.label] = str(exc)
+            state.progress((number + 1) * len(lines), total)
     return done
+
+
+def _render_lines(candidate, lines, settings, cache_dir, pool, state, done, before: int, total: int) -> None:
+    """One candidate's renders into ``done``; progress counts from ``before`` (the lines of earlier candidates)."""
+    for index, line in enumerate(lines):
+        try:
+            if state.is_cancelled():
+                raise Cancelled("cancelled before this render")
+            done[(candidate.label, index)] = render(candidate, line, settings, cache_dir, pool, state)
+        except Cancelled as exc:
+            message = f"rendering cancelled: kept {len(done)} of {total}"
+            raise Cancelled(message, done=len(done), total=total, partial=done) from exc
+        state.progress(before + index + 1, total)
