@@ -168,9 +168,10 @@ def test_comparison_folder_is_the_run_for_one_runs_candidates_else_a_hash_folder
     assert [c.label for c in comparison.candidates] == ["joe", loose[1].label, "joe (2)"]  # each file once
 
 
-def test_a_voice_that_cannot_render_is_a_status_line(page, qtbot, tmp_path):
-    """A broken .onnx among the candidates: Render ends with one readable line naming the file, no traceback;
-    a file that is no voice at all is refused when added, by name."""
+def test_a_voice_that_cannot_render_is_a_status_line_and_the_others_render(page, qtbot, tmp_path, joe):
+    """A broken .onnx among the candidates: the others (joe, after it) are still rendered; the status says in one
+    readable line naming the file why it failed, its button is marked with the reason as tooltip; a file that is
+    no voice at all is refused when added, by name."""
     listen = page.listen
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not a model")
@@ -179,11 +180,17 @@ def test_a_voice_that_cannot_render_is_a_status_line(page, qtbot, tmp_path):
         listen.status.text()
     )
     assert [c.label for c in page.comparison.candidates] == ["broken"]
+    listen.candidates_box.add([Candidate(label="joe", model_path=joe.model_path)])
     listen.lines_box.choose_typed("One line.")
     listen.start_render()
     qtbot.waitUntil(lambda: not listen.slot.busy(), timeout=60_000)
-    assert listen.status.text().startswith("Render failed: ") and "broken.onnx" in listen.status.text()
-    assert "Traceback" not in listen.status.text() and "\n" not in listen.status.text()
+    assert set(page.comparison.rendered) == {("joe", 0)}
+    status = listen.status.text()
+    assert status.startswith("Rendered 1 clips") and "cannot render broken: " in status and "broken.onnx" in status
+    assert "Traceback" not in status and "\n" not in status
+    button = listen.buttons.button(0)
+    assert button.text().startswith("1  ⚠ broken") and "broken.onnx" in button.toolTip()
+    assert "cannot be rendered" in listen.view.title.text()
 
 
 NO_DEVICE_SCRIPT = """

@@ -21,9 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QPushButton,
-    QSizePolicy,
     QSplitter,
-    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -37,6 +35,7 @@ from studio.pages.compare_sources import CandidatesBox, SettingsBox
 from studio.state import VoiceLibrary, Workspace
 from studio.widgets.clip_player import ClipPlayer
 from studio.widgets.clip_view import ClipView, warm_mel
+from studio.widgets.key_button import KeyButton
 from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task
 
@@ -106,6 +105,7 @@ class ListenTab(QWidget):
         self.comparison.events.changed.connect(self._on_changed)
         self.comparison.events.rendered_changed.connect(self._on_rendered_changed)
         self.renderer.message.connect(self.status.setText)
+        self.renderer.candidate_failed.connect(self._on_candidate_failed)
         self.line_list.currentRowChanged.connect(self._on_line)
         self.view.seek_requested.connect(self.seek)
         self.player.position_changed.connect(self.view.set_position)
@@ -193,7 +193,8 @@ class ListenTab(QWidget):
             button.hide()
             button.deleteLater()
         for index, candidate in enumerate(self.comparison.candidates):
-            button = KeyButton(str(index + 1) if index < 9 else "", candidate.label)
+            failed = self.renderer.failed.get(candidate.label)
+            button = KeyButton(str(index + 1) if index < 9 else "", candidate.label, failed)
             button.setCheckable(True)
             button.setChecked(index == self.current)
             button.clicked.connect(lambda _checked=False, i=index: self.select_candidate(i))
@@ -219,6 +220,11 @@ class ListenTab(QWidget):
             self.status.setText(str(exc))
             return False
         return True
+
+    def _on_candidate_failed(self, _label: str, _why: str) -> None:
+        """A candidate cannot be rendered: its button is marked (tooltip: why), and so is its clip's title."""
+        self._fill_buttons()
+        self._show()
 
     def _on_rendered_changed(self, _renders: dict) -> None:
         self._show()
@@ -309,8 +315,11 @@ class ListenTab(QWidget):
             return
         clip, label = self.clip(), candidates[min(self.current, len(candidates) - 1)].label
         title = f"{self.current + 1} · {label} — {self.comparison.lines[row].name}"
+        failed = self.renderer.failed.get(candidates[min(self.current, len(candidates) - 1)].label)
         if clip is None:
-            self.view.set_clip(None, 22050, f"{title} (not rendered yet)")
+            self.view.set_clip(
+                None, 22050, f"{title} (cannot be rendered: {failed})" if failed else f"{title} (not rendered yet)"
+            )
         else:
             self.view.set_clip(clip[0], clip[1], title)
 
@@ -318,28 +327,6 @@ class ListenTab(QWidget):
         """Stop playing and drop a running render (what it finished is cached)."""
         self.player.stop()
         self.renderer.drop()
-
-
-class KeyButton(QPushButton):
-    """A candidate's button: its key number, then its label elided on the right to fit (many or long labels share
-    the row rather than widen the window past the screen); the whole label is the tooltip."""
-
-    def __init__(self, key: str, label: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.key, self.label = key, label
-        self.setToolTip(label)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        self._elide()
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        prefix, metrics = (f"{self.key}  " if self.key else ""), self.fontMetrics()
-        margin = 2 * self.style().pixelMetric(QStyle.PixelMetric.PM_ButtonMargin) + metrics.averageCharWidth()
-        room = max(0, self.width() - margin - metrics.horizontalAdvance(prefix))
-        self.setText(prefix + metrics.elidedText(self.label, Qt.TextElideMode.ElideRight, room))
 
 
 def _warm_up(_state) -> None:

@@ -1,6 +1,7 @@
 """Rendering a comparison on a worker thread: every line by every candidate, cached, with progress and Cancel.
 
-Each clip reaches the comparison as soon as it is rendered (the view updates clip by clip).
+Each clip reaches the comparison as soon as it is rendered (the view updates clip by clip). A candidate that
+cannot be loaded or spoken does not stop the others: its reason is kept in :attr:`Renderer.failed` and said.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from collections.abc import Iterator
 
 from PySide6.QtCore import QObject, Signal
 
+from engines.base import EngineError, VoiceError
 from engines.pool import EnginePool
 from studio.comparison import Comparison, render_cache_dir
 from studio.pages.compare_sources import reason
@@ -26,9 +28,11 @@ class Renderer(QObject):
 
     Signals:
         message(str): one readable line: what started, what was rendered or kept, or why it failed.
+        candidate_failed(str, str): a candidate's label and why it cannot be rendered (its other lines are skipped).
     """
 
     message = Signal(str)
+    candidate_failed = Signal(str, str)
 
     def __init__(self, comparison: Comparison, pool: EnginePool, progress: TaskProgress, parent: QObject) -> None:
         super().__init__(parent)
@@ -37,6 +41,8 @@ class Renderer(QObject):
         self.slot = TaskSlot()
         self.counts = {"rendered": 0, "cached": 0, "total": 0}
         """What the running (or last) render delivered."""
+        self.failed: dict[str, str] = {}
+        """Why each candidate of the running (or last) render that could not be rendered failed, by label."""
         progress.cancel_requested.connect(self.slot.cancel)
 
     def start(self) -> Task | None:
@@ -47,6 +53,7 @@ class Renderer(QObject):
             return None
         texts, cache_dir, pool = [line.text for line in lines], self.cache_dir, self.pool
         self.counts = {"rendered": 0, "cached": 0, "total": len(texts) * len(candidates)}
+        self.failed = {}
         task = Task(lambda state: _render(candidates, texts, settings, cache_dir, state, pool), self)
         task.partial.connect(self._on_clip)
         task.done.connect(lambda _none: self._on_ended(cancelled=False))
@@ -66,8 +73,12 @@ class Renderer(QObject):
         self.progress.finish()
         return True
 
-    def _on_clip(self, clip: tuple[tuple[str, int], Rendered]) -> None:
+    def _on_clip(self, clip: tuple[tuple[str, int], Rendered | BaseException]) -> None:
         key, rendered = clip
+        if isinstance(rendered, BaseException):
+            self.failed[key[0]] = reason(rendered)
+            self.candidate_failed.emit(key[0], self.failed[key[0]])
+            return
         self.counts["rendered"] += 1
         self.counts["cached"] += rendered.cached
         self.comparison.add_rendered({key: rendered})
@@ -76,26 +87,36 @@ class Renderer(QObject):
         return f"kept {self.counts['rendered']} of {self.counts['total']}"
 
     def _on_ended(self, cancelled: bool) -> None:
+        failures = "".join(f"; cannot render {label}: {why}" for label, why in self.failed.items())
         if cancelled:
-            self.message.emit(f"Rendering cancelled: {self._kept()}")
+            self.message.emit(f"Rendering cancelled: {self._kept()}{failures}")
         else:
-            self.message.emit(f"Rendered {self.counts['rendered']} clips ({self.counts['cached']} from the cache)")
+            done = f"Rendered {self.counts['rendered']} clips ({self.counts['cached']} from the cache)"
+            self.message.emit(done + failures)
 
 
-def _render(candidates, texts, settings, cache_dir, state, pool) -> Iterator[tuple[tuple[str, int], Rendered]]:
-    """Each ``((candidate label, line index), Rendered)`` as it is rendered; ``state.progress(done, total)``.
+def _render(
+    candidates, texts, settings, cache_dir, state, pool
+) -> Iterator[tuple[tuple[str, int], Rendered | BaseException]]:
+    """Each ``((candidate label, line index), Rendered)`` as it is rendered, and for a candidate that cannot be
+    loaded or spoken one ``((label, -1), VoiceError | EngineError)`` instead of its lines (the others go on);
+    ``state.progress(done, total)``, a failed candidate's lines counted as done (as ``render_all`` does).
 
     Raises:
         Cancelled: ``state`` was cancelled during a synthesis.
-        RenderError, VoiceError, EngineError: as ``trainer.evaluate.render.render``.
+        RenderError: as ``trainer.evaluate.render.render`` (a line with nothing to speak).
     """
     total = len(candidates) * len(texts)
     state.progress(0, total)
-    done = 0
-    for candidate in candidates:
+    for number, candidate in enumerate(candidates):
         for index, text in enumerate(texts):
             if state.is_cancelled():
                 raise Cancelled("cancelled before this render")
-            yield (candidate.label, index), render(candidate, text, settings, cache_dir, pool, state)
-            done += 1
-            state.progress(done, total)
+            try:
+                rendered = render(candidate, text, settings, cache_dir, pool, state)
+            except (VoiceError, EngineError) as exc:
+                yield (candidate.label, -1), exc
+                break
+            yield (candidate.label, index), rendered
+            state.progress(number * len(texts) + index + 1, total)
+        state.progress((number + 1) * len(texts), total)
