@@ -1,7 +1,9 @@
 """What the Compare page compares, without Qt: candidates, lines, render settings and the renders so far.
 
 A :class:`Comparison` is a model in the manner of ``studio.state``: views observe its
-``events`` (``changed`` when the selection or settings change, which clears the renders;
+``events`` (``changed`` when the selection or settings change: the renders of (candidate file, line) pairs still
+selected (the same file, the same text) are kept under their new labels and line indexes, unless the
+settings changed;
 ``rendered_changed`` when renders arrive). :meth:`Comparison.folder` is where ratings and the
 leaderboard of this selection are kept: the run folder when every candidate comes from one run,
 else a folder under the user data folder named by a short hash of the candidate files.
@@ -58,7 +60,7 @@ def unique_label(label: str, taken: set[str]) -> str:
 
 
 class ComparisonEvents:
-    """``changed(Comparison)``: the candidates, lines or settings changed (renders cleared);
+    """``changed(Comparison)``: the candidates, lines or settings changed (renders no longer selected dropped);
     ``rendered_changed(dict)``: renders were added (the whole ``rendered`` dict)."""
 
     def __init__(self) -> None:
@@ -103,33 +105,35 @@ class Comparison:
         self._candidates, self._runs = [], {}
         self._add(candidates, run)
         if (self._candidates, self._runs) != before:
-            self._changed()
+            self._changed(before[0], self._lines)
 
     def add_candidates(self, candidates: Iterable[Candidate], run: Path | None = None) -> list[Candidate]:
         """Append candidates whose files are not listed yet (labels made distinct); returns those added."""
+        before = list(self._candidates)
         added = self._add(candidates, run)
         if added:
-            self._changed()
+            self._changed(before, self._lines)
         return added
 
     def remove_candidates(self, labels: Iterable[str]) -> None:
         """Take out the candidates of ``labels``."""
-        gone = set(labels)
+        gone, before = set(labels), self._candidates
         self._candidates = [c for c in self._candidates if c.label not in gone]
-        self._changed()
+        self._changed(before, self._lines)
 
     def set_lines(self, lines: Iterable[Line]) -> None:
         """Replace the lines (nothing happens when they are the same)."""
         lines = list(lines)
         if lines != self._lines:
-            self._lines = lines
-            self._changed()
+            before, self._lines = self._lines, lines
+            self._changed(self._candidates, before)
 
     def set_settings(self, settings: RenderSettings) -> None:
         """Replace the render settings (nothing happens when they are the same)."""
         if settings != self._settings:
             self._settings = settings
-            self._changed()
+            self.rendered = {}
+            self._changed(self._candidates, self._lines)
 
     def add_rendered(self, renders: dict[tuple[str, int], Rendered]) -> None:
         """Keep renders of the current selection; emits ``rendered_changed``."""
@@ -160,6 +164,22 @@ class Comparison:
             added.append(candidate)
         return added
 
-    def _changed(self) -> None:
-        self.rendered = {}
+    def _changed(self, candidates: list[Candidate], lines: list[Line]) -> None:
+        """Keep the renders of pairs still selected (``candidates`` and ``lines``: the selection before), then
+        emit ``changed``."""
+        self.rendered = self._kept(candidates, lines)
         self.events.changed.emit(self)
+
+    def _kept(self, candidates: list[Candidate], lines: list[Line]) -> dict[tuple[str, int], Rendered]:
+        """``rendered`` keyed anew: the same model file's new label, every new index of the same text (a render
+        depends on the candidate file, the text and the settings only)."""
+        label_of = {c.model_path.absolute(): c.label for c in self._candidates}
+        old_path = {c.label: c.model_path.absolute() for c in candidates}
+        kept = {}
+        for (label, index), rendered in self.rendered.items():
+            new_label = label_of.get(old_path.get(label))  # type: ignore[arg-type]
+            text = lines[index].text if index < len(lines) else None
+            for new_index, line in enumerate(self._lines):
+                if new_label is not None and line.text == text:
+                    kept[(new_label, new_index)] = rendered
+        return kept

@@ -86,6 +86,7 @@ def test_two_checkpoints_render_then_keys_switch_at_the_same_position_and_r_play
     one, two = (page.comparison.rendered[(label, 1)] for label in labels)
     assert not np.array_equal(one.audio, two.audio)  # two checkpoints: different audio
     assert np.array_equal(listen.view.audio, one.audio) and listen.view.title.text().startswith("1 ·")
+    qtbot.waitUntil(lambda: listen.view.image.image is not None, timeout=30_000)  # drawn off the GUI thread
     assert listen.view.image.image.shape[0] == 80  # the mel spectrogram beside the waveform
 
     listen.seek(0.25)
@@ -167,9 +168,10 @@ def test_comparison_folder_is_the_run_for_one_runs_candidates_else_a_hash_folder
     assert [c.label for c in comparison.candidates] == ["joe", loose[1].label, "joe (2)"]  # each file once
 
 
-def test_a_voice_that_cannot_render_is_a_status_line(page, qtbot, tmp_path):
-    """A broken .onnx among the candidates: Render ends with one readable line naming the file, no traceback;
-    a file that is no voice at all is refused when added, by name."""
+def test_a_voice_that_cannot_render_is_a_status_line_and_the_others_render(page, qtbot, tmp_path, joe):
+    """A broken .onnx among the candidates: the others (joe, after it) are still rendered; the status says in one
+    readable line naming the file why it failed, its button is marked with the reason as tooltip; a file that is
+    no voice at all is refused when added, by name."""
     listen = page.listen
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not a model")
@@ -178,11 +180,17 @@ def test_a_voice_that_cannot_render_is_a_status_line(page, qtbot, tmp_path):
         listen.status.text()
     )
     assert [c.label for c in page.comparison.candidates] == ["broken"]
+    listen.candidates_box.add([Candidate(label="joe", model_path=joe.model_path)])
     listen.lines_box.choose_typed("One line.")
     listen.start_render()
     qtbot.waitUntil(lambda: not listen.slot.busy(), timeout=60_000)
-    assert listen.status.text().startswith("Render failed: ") and "broken.onnx" in listen.status.text()
-    assert "Traceback" not in listen.status.text() and "\n" not in listen.status.text()
+    assert set(page.comparison.rendered) == {("joe", 0)}
+    status = listen.status.text()
+    assert status.startswith("Rendered 1 clips") and "cannot render broken: " in status and "broken.onnx" in status
+    assert "Traceback" not in status and "\n" not in status
+    button = listen.buttons.button(0)
+    assert button.text().startswith("1  ⚠ broken") and "broken.onnx" in button.toolTip()
+    assert "cannot be rendered" in listen.view.title.text()
 
 
 NO_DEVICE_SCRIPT = """
@@ -272,3 +280,180 @@ def test_keys_act_only_while_the_listen_tab_has_focus(qtbot, tmp_path):
     qtbot.keyClick(page.listen.line_list, Qt.Key.Key_3)
     assert page.listen.status.text() == "There is no candidate 3"
     page.shutdown()
+
+
+def _clips(page, tmp_path, texts, label="joe"):
+    """Typed lines ``texts`` (the second with a recording), and renders of them made here (a 0.5 s tone each)."""
+    import soundfile
+
+    from trainer.evaluate.lines import Line
+    from trainer.evaluate.render import Rendered
+
+    rate = 22050
+    tone = (0.3 * np.sin(np.arange(rate // 2) * 2 * np.pi * 220 / rate)).astype(np.float32)
+    soundfile.write(tmp_path / "ref.wav", tone, rate)
+    lines = [
+        Line(name=f"line {n}", text=t, reference=tmp_path / "ref.wav" if n == 2 else None)
+        for n, t in enumerate(texts, start=1)
+    ]
+    page.comparison.set_lines(lines)
+    page.comparison.add_rendered(
+        {
+            (label, i): Rendered(audio=tone, sample_rate=rate, path=tmp_path / "x.wav", cached=True)
+            for i in range(len(lines))
+        }
+    )
+
+
+def test_a_line_and_the_reference_draw_their_mel_off_the_gui_thread(page, qtbot, joe, tmp_path, monkeypatch):
+    """Selecting a line (and R, the reference recording) computes the mel spectrogram on a worker thread, showing
+    "drawing…" until it arrives: librosa is never imported or run on the GUI thread."""
+    import threading
+
+    import studio.widgets.clip_view as clip_view
+
+    threads, real = [], clip_view.mel_db
+    monkeypatch.setattr(
+        clip_view, "mel_db", lambda audio, rate: threads.append(threading.current_thread()) or real(audio, rate)
+    )
+    listen = page.listen
+    qtbot.waitUntil(lambda: not listen.lines_box.slot.busy(), timeout=120_000)
+    listen.candidates_box.add([Candidate(label="joe", model_path=joe.model_path)])
+    _clips(page, tmp_path, ["One.", "Two."])
+    with qtbot.waitSignal(listen.view.mel_drawn, timeout=30_000):
+        listen.line_list.setCurrentRow(1)
+        assert listen.view.mel.getPlotItem().titleLabel.text == "drawing…"
+    assert listen.view.image.image.shape[0] == 80
+    listen.line_list.setFocus()
+    with qtbot.waitSignal(listen.view.mel_drawn, timeout=30_000):
+        qtbot.keyClick(listen.line_list, Qt.Key.Key_R)
+        assert listen.view.title.text().startswith("Reference")
+    listen.player.stop()
+    assert len(threads) >= 2 and threading.main_thread() not in threads  # the line, the reference (and the warm-up)
+
+
+def test_renders_of_pairs_still_selected_are_kept_and_the_status_says_what_is_rendered(page, qtbot, joe, tmp_path):
+    """A line added to the typed text keeps the other lines' renders (under their indexes) and the status counts
+    the clips rendered now; a changed setting drops them all."""
+    listen = page.listen
+    qtbot.waitUntil(lambda: not listen.lines_box.slot.busy(), timeout=120_000)
+    listen.candidates_box.add([Candidate(label="joe", model_path=joe.model_path)])
+    _clips(page, tmp_path, ["One.", "Two."])
+    listen.lines_box.choose_typed("Zero.\nOne.\nTwo.")
+    assert [line.text for line in page.comparison.lines] == ["Zero.", "One.", "Two."]
+    assert set(page.comparison.rendered) == {("joe", 1), ("joe", 2)}
+    assert listen.status.text() == "2 of 3 clips rendered: press Render for the others"
+    listen.settings_box.seed.setValue(7)
+    assert page.comparison.rendered == {} and listen.status.text().startswith("0 of 3 clips rendered")
+
+
+def test_each_render_shows_as_it_finishes(page, qtbot, joe):
+    """Three lines by joe: the comparison (and the view) gets each clip as it is rendered, not all at the end."""
+    listen = page.listen
+    qtbot.waitUntil(lambda: not listen.lines_box.slot.busy(), timeout=120_000)
+    listen.candidates_box.add([Candidate(label="joe", model_path=joe.model_path)])
+    listen.lines_box.choose_typed("First one.\nSecond one.\nThird one.")
+    counts = []
+    page.comparison.events.rendered_changed.connect(lambda renders: counts.append(len(renders)))
+    _render(listen, qtbot)
+    assert counts == [1, 2, 3] and listen.status.text().startswith("Rendered 3 clips")
+
+
+def test_comparison_keeps_a_candidates_renders_under_its_new_label(tmp_path):
+    from trainer.evaluate.render import Rendered
+
+    comparison = Comparison()
+    a, b = (Candidate(label=n, model_path=tmp_path / f"{n}.onnx") for n in "ab")
+    comparison.set_candidates([a, b])
+    comparison.set_lines([__import__("trainer.evaluate.lines", fromlist=["Line"]).Line(name="l", text="Hi.")])
+    clip = Rendered(audio=np.zeros(4, np.float32), sample_rate=22050, path=tmp_path / "c.wav", cached=True)
+    comparison.add_rendered({("a", 0): clip, ("b", 0): clip})
+    comparison.set_candidates([Candidate(label="run · b", model_path=b.model_path)])
+    assert comparison.rendered == {("run · b", 0): clip}
+
+
+def test_an_empty_lines_file_or_empty_typed_text_clears_the_lines(page, qtbot, tmp_path):
+    """A lines file with no line leaves no lines (not the typed ones before) and says why; choosing Typed text
+    (empty) drops the lines of the file before: what is listed is the source shown."""
+    listen = page.listen
+    qtbot.waitUntil(lambda: not listen.lines_box.slot.busy(), timeout=120_000)
+    listen.lines_box.choose_typed("Typed one.\nTyped two.")
+    assert listen.line_list.count() == 2
+    (tmp_path / "empty.txt").write_text("# nothing\n")
+    with qtbot.waitSignal(listen.lines_box.message, timeout=30_000):
+        listen.lines_box.load_file(tmp_path / "empty.txt")
+    assert page.comparison.lines == [] and listen.line_list.count() == 0
+    assert listen.lines_box.source.currentText() == "Lines file…" and "empty.txt" in listen.status.text()
+    (tmp_path / "two.txt").write_text("File one.\nFile two.\n")
+    with qtbot.waitSignal(listen.lines_box.lines_chosen, timeout=30_000):
+        listen.lines_box.load_file(tmp_path / "two.txt")
+    assert listen.line_list.count() == 2
+    listen.lines_box.text.clear()
+    listen.lines_box.choose_typed()
+    assert page.comparison.lines == [] and listen.line_list.count() == 0
+    assert listen.start_render() is None
+
+
+def test_a_voice_listed_again_says_already_listed_and_is_checked(page, qtbot, joe, tmp_path):
+    listen, box = page.listen, page.listen.candidates_box
+    box.add([Candidate(label="joe", model_path=joe.model_path)])
+    box.list.item(0).setCheckState(Qt.CheckState.Unchecked)
+    assert page.comparison.candidates == []
+    box.add([Candidate(label="joe", model_path=joe.model_path)])  # the library voice's Add
+    assert box.list.count() == 1 and listen.status.text() == "Already listed: joe (checked)"
+    assert [c.label for c in page.comparison.candidates] == ["joe"]
+    box.list.item(0).setCheckState(Qt.CheckState.Unchecked)
+    box.add_files([joe.model_path])  # Add voice file… of the same file
+    assert box.list.count() == 1 and [c.label for c in page.comparison.candidates] == ["joe"]
+    assert listen.status.text() == "Already listed: joe (checked)"
+
+
+def test_open_run_again_checks_exactly_that_runs_candidates_named_by_run(page, qtbot, run, tmp_path):
+    """ "Compare checkpoints" of a second run: its ranked checkpoints and the start voice (listed already by the
+    first run) are checked, the first run's unchecked, nothing listed twice, labels name the run."""
+    import shutil
+
+    listen, box = page.listen, page.listen.candidates_box
+    qtbot.waitUntil(lambda: not listen.lines_box.slot.busy(), timeout=120_000)
+    other = shutil.copytree(run, tmp_path / "tune-b")
+    for folder in (run, other):
+        page.open_run(folder)
+        listen._render_when_lines = False  # the renders are not what this test is about
+    qtbot.waitUntil(lambda: not listen.lines_box.slot.busy(), timeout=120_000)
+    files = [e.candidate.model_path.absolute() for e in box.entries()]
+    assert len(files) == len(set(files))
+    checked = {e.candidate.model_path.absolute(): e.candidate.label for e in box.entries(checked_only=True)}
+    ranked = {(other / "checkpoints" / name).absolute() for _, name in RANKING}
+    starts = {e.candidate.model_path.absolute() for e in box.entries() if "start: " in e.candidate.label}
+    assert len(starts) == 1 and set(checked) == ranked | starts
+    assert all(checked[f].startswith("tune-b · epoch") for f in ranked)
+    assert not any("(2)" in e.candidate.label for e in box.entries())
+    assert any(e.candidate.label.startswith(f"{run.name} · epoch") for e in box.entries())
+
+
+def test_candidate_buttons_elide_on_the_right_and_keep_their_key(page, qtbot, tmp_path):
+    long = "epoch 12 · val_mel 0.61712345 · a long checkpoint label"
+    page.comparison.set_candidates(Candidate(label=f"{long} {n}", model_path=tmp_path / f"{n}.ckpt") for n in range(7))
+    for width in (1200, 800):
+        page.resize(width, 800)
+        QApplication.processEvents()
+        for index, button in enumerate(page.listen.buttons.buttons()):
+            assert button.text().startswith(f"{index + 1}  ") and button.text().endswith("…"), button.text()
+            assert button.fontMetrics().horizontalAdvance(button.text()) <= button.width()
+            assert button.toolTip() == f"{long} {index}"
+    page.comparison.set_candidates(Candidate(label=f"v{n}", model_path=tmp_path / f"{n}.onnx") for n in range(3))
+    row = page.listen.buttons_row  # the old buttons leave the row at once, not when their deletion comes round
+    assert [row.itemAt(i).widget().text() for i in range(row.count())] == ["1  v0", "2  v1", "3  v2"]
+
+
+def test_empty_plots_show_a_placeholder_and_the_render_button_stays_put(page, qtbot, tmp_path):
+    listen = page.listen
+    view = listen.view
+    assert view.stack.currentWidget() is view.placeholder
+    for plot, side in ((view.mel, "left"), (view.mel, "bottom"), (view.waveform, "bottom")):
+        axis = plot.getPlotItem().getAxis(side)
+        assert not axis.autoSIPrefix and axis.labelUnits == ""
+    before = listen.render_button.mapTo(listen, listen.render_button.rect().topLeft())
+    listen.progress.setVisible(True)
+    QApplication.processEvents()
+    assert listen.render_button.mapTo(listen, listen.render_button.rect().topLeft()) == before

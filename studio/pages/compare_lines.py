@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engines.errors import VoiceStudioError
 from studio.pages.compare_sources import reason
 from studio.state import Workspace
 from studio.workers import Task, TaskSlot
@@ -60,6 +61,7 @@ class LinesBox(QGroupBox):
         self.text.setPlaceholderText("One line to render per line of text")
         self.text.setMaximumHeight(80)
         self.text.setVisible(False)
+        self.text.textChanged.connect(self._typed_changed)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.slot = TaskSlot()
@@ -114,19 +116,35 @@ class LinesBox(QGroupBox):
         self.message.emit(text)
 
     def _chosen(self, lines: list, what: str) -> None:
+        if not lines:
+            self._failed(f"No line to speak in {what}")
+            return
         with_reference = sum(line.reference is not None for line in lines)
         extra = f", {with_reference} with a recording" if with_reference else ""
         self.summary.setText(f"{len(lines)} line{'' if len(lines) == 1 else 's'}: {what}{extra}")
         self.lines_chosen.emit(lines)
 
     def choose_typed(self, text: str | None = None) -> None:
-        """Take the typed text as the source (read when Render is pressed); ``text`` replaces what is typed."""
+        """Take the typed text as the source: its lines are chosen now and again as it is edited (none while it is
+        empty); ``text`` replaces what is typed."""
         self._set_source("typed")
         if text is not None:
-            self.text.setPlainText(text)
+            self.text.setPlainText(text)  # chooses its lines (textChanged)
             self.text.moveCursor(QTextCursor.MoveOperation.End)
-        self.summary.setText("The typed lines are rendered when you press Render")
+        else:
+            self._typed_changed()
         self.text.setFocus()
+
+    def _typed_changed(self) -> None:
+        """The typed text changed while it is the source: its lines are the lines (none while it is empty)."""
+        if self._source != "typed":
+            return
+        try:
+            lines = self.typed()
+        except VoiceStudioError:
+            lines = []
+        self.summary.setText(f"{len(lines)} typed line{'' if len(lines) == 1 else 's'}" if lines else "Type lines")
+        self.lines_chosen.emit(lines)
 
     def _set_source(self, key: str) -> None:
         """Show ``key`` as the source; lines still being read from another source will not arrive."""

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QPushButton,
-    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -35,7 +34,8 @@ from studio.pages.compare_render import Renderer
 from studio.pages.compare_sources import CandidatesBox, SettingsBox
 from studio.state import VoiceLibrary, Workspace
 from studio.widgets.clip_player import ClipPlayer
-from studio.widgets.clip_view import ClipView
+from studio.widgets.clip_view import ClipView, warm_mel
+from studio.widgets.key_button import KeyButton
 from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task
 
@@ -72,6 +72,8 @@ class ListenTab(QWidget):
         """Index of the candidate shown and played."""
         self._render_when_lines = False
         """Set by :meth:`open_run`: render as soon as the run's held-out lines are read."""
+        self._warm: Task | None = None
+        """librosa and pyloudnorm imported on a worker when the tab is first shown (no wait on first draw or play)."""
         self._layout()
         self._connect()
 
@@ -88,6 +90,9 @@ class ListenTab(QWidget):
         layout.addWidget(splitter, 1)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
+        policy = self.progress.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)  # the row is kept: nothing above it moves when a render starts
+        self.progress.setSizePolicy(policy)
 
     def _connect(self) -> None:
         self.candidates_box.selection_changed.connect(self._on_selection)
@@ -100,6 +105,7 @@ class ListenTab(QWidget):
         self.comparison.events.changed.connect(self._on_changed)
         self.comparison.events.rendered_changed.connect(self._on_rendered_changed)
         self.renderer.message.connect(self.status.setText)
+        self.renderer.candidate_failed.connect(self._on_candidate_failed)
         self.line_list.currentRowChanged.connect(self._on_line)
         self.view.seek_requested.connect(self.seek)
         self.player.position_changed.connect(self.view.set_position)
@@ -117,20 +123,23 @@ class ListenTab(QWidget):
         from trainer.checkpoints import ranked_checkpoints
 
         run_dir = Path(run_dir)
-        self.candidates_box.add_run(run_dir)
+        candidates = self.candidates_box.add_run(run_dir)
         try:
             files = {r.path.absolute() for r in ranked_checkpoints(run_dir)}
         except VoiceStudioError as exc:
             self.status.setText(str(exc))
             return
-        starts = [e for e in self.candidates_box.entries() if _is_start(e, run_dir)]
-        self.candidates_box.check_only(files | {e.candidate.model_path.absolute() for e in starts})
+        starts = {c.model_path.absolute() for c in candidates if c.label.startswith("start")}
+        self.candidates_box.check_only(files | starts)
         self._render_when_lines = True
         self.lines_box.load_held_out(run_dir)
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
-        """Shown the first time with no lines chosen: read the run previews' lines (off the GUI thread)."""
+        """Shown the first time: import librosa on a worker; with no lines chosen, read the run previews' lines
+        (off the GUI thread)."""
         super().showEvent(event)
+        if self._warm is None:
+            self._warm = Task(_warm_up, self).start()
         if not self.comparison.lines and not self.lines_box.slot.busy():
             self.lines_box.load_previews()
 
@@ -141,7 +150,9 @@ class ListenTab(QWidget):
             self.start_render()
 
     def _on_lines_failed(self, text: str) -> None:
+        """A source that failed or holds nothing: no lines (not those of the source before), and why."""
         self._render_when_lines = False
+        self.comparison.set_lines([])
         self.status.setText(text)
 
     def _on_selection(self) -> None:
@@ -151,9 +162,14 @@ class ListenTab(QWidget):
         self.comparison.set_candidates([e.candidate for e in entries], run=run)
 
     def _on_changed(self, _comparison: Comparison) -> None:
-        """Selection or settings changed: the renders are gone, and so is a render of the old selection."""
-        if self.renderer.drop():
-            self.status.setText("Render stopped: the selection changed")
+        """Selection or settings changed: renders no longer selected are gone, and so is a render of the old
+        selection; the status says what is rendered now."""
+        stopped = self.renderer.drop()
+        total = len(self.comparison.candidates) * len(self.comparison.lines)
+        done = total - self.comparison.missing()
+        now = f"{done} of {total} clips rendered" + ("" if done == total else ": press Render for the others")
+        now = now if total else "Check candidates, choose lines, then Render"
+        self.status.setText(f"Render stopped: the selection changed. {now}" if stopped else now)
         self.player.stop()
         self.current = min(self.current, max(0, len(self.comparison.candidates) - 1))
         self._fill_lines()
@@ -173,14 +189,14 @@ class ListenTab(QWidget):
     def _fill_buttons(self) -> None:
         for button in self.buttons.buttons():
             self.buttons.removeButton(button)
+            self.buttons_row.removeWidget(button)  # out of the row now, not when the deletion comes round
+            button.hide()
             button.deleteLater()
         for index, candidate in enumerate(self.comparison.candidates):
-            button = QPushButton(f"{index + 1}  {candidate.label}" if index < 9 else candidate.label)
+            failed = self.renderer.failed.get(candidate.label)
+            button = KeyButton(str(index + 1) if index < 9 else "", candidate.label, failed)
             button.setCheckable(True)
             button.setChecked(index == self.current)
-            button.setToolTip(candidate.label)
-            # many or long labels share the row (clipped) rather than widen the window past the screen
-            button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
             button.clicked.connect(lambda _checked=False, i=index: self.select_candidate(i))
             self.buttons.addButton(button, index)
             self.buttons_row.addWidget(button)
@@ -204,6 +220,11 @@ class ListenTab(QWidget):
             self.status.setText(str(exc))
             return False
         return True
+
+    def _on_candidate_failed(self, _label: str, _why: str) -> None:
+        """A candidate cannot be rendered: its button is marked (tooltip: why), and so is its clip's title."""
+        self._fill_buttons()
+        self._show()
 
     def _on_rendered_changed(self, _renders: dict) -> None:
         self._show()
@@ -294,8 +315,11 @@ class ListenTab(QWidget):
             return
         clip, label = self.clip(), candidates[min(self.current, len(candidates) - 1)].label
         title = f"{self.current + 1} · {label} — {self.comparison.lines[row].name}"
+        failed = self.renderer.failed.get(candidates[min(self.current, len(candidates) - 1)].label)
         if clip is None:
-            self.view.set_clip(None, 22050, f"{title} (not rendered yet)")
+            self.view.set_clip(
+                None, 22050, f"{title} (cannot be rendered: {failed})" if failed else f"{title} (not rendered yet)"
+            )
         else:
             self.view.set_clip(clip[0], clip[1], title)
 
@@ -303,6 +327,16 @@ class ListenTab(QWidget):
         """Stop playing and drop a running render (what it finished is cached)."""
         self.player.stop()
         self.renderer.drop()
+
+
+def _warm_up(_state) -> None:
+    """What the GUI thread would otherwise wait for on the first clip: librosa's first mel spectrogram (about 2 s)
+    and pyloudnorm's import (scipy, about 1 s), done on a worker thread."""
+    warm_mel()
+    try:
+        import pyloudnorm  # noqa: F401 - imported for its side effect: loaded before the first play
+    except ImportError:  # the player says so when it plays
+        pass
 
 
 def _column(*parts: QWidget | tuple[QWidget, int]) -> QWidget:
@@ -314,12 +348,3 @@ def _column(*parts: QWidget | tuple[QWidget, int]) -> QWidget:
         widget, stretch = part if isinstance(part, tuple) else (part, 0)
         layout.addWidget(widget, stretch)
     return column
-
-
-def _is_start(entry, run_dir: Path) -> bool:
-    """The run's start voice, as ``run_candidates`` labels it."""
-    return (
-        entry.run is not None
-        and entry.run.absolute() == run_dir.absolute()
-        and entry.candidate.label.startswith("start")
-    )

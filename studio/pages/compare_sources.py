@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -41,10 +41,12 @@ def reason(exc: BaseException) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class Entry:
-    """A listed candidate and the run it was added from (``None``: a loose voice file)."""
+    """A listed candidate (its label as listed) and the run it was added from (``None``: a loose voice file);
+    ``base``: its label without the run's name (which the list adds while it holds two or more runs)."""
 
     candidate: Candidate
     run: Path | None = None
+    base: str = ""
 
 
 class CandidatesBox(QGroupBox):
@@ -98,27 +100,58 @@ class CandidatesBox(QGroupBox):
             if not checked_only or item.checkState() == Qt.CheckState.Checked
         ]
 
-    def add(self, candidates: list[Candidate], run: Path | None = None, checked: bool = True) -> list[Candidate]:
-        """List ``candidates`` whose files are not listed yet (a taken label gets " (2)"…); returns those listed."""
-        files = {e.candidate.model_path.absolute() for e in self.entries()}
-        added = []
+    def add(
+        self,
+        candidates: list[Candidate],
+        run: Path | None = None,
+        checked: bool = True,
+        quiet: bool = False,
+        notes: tuple[str, ...] = (),
+    ) -> list[Candidate]:
+        """List ``candidates`` whose files are not listed yet; a file listed already is the same entry, checked
+        (with ``checked``) and, unless ``quiet``, named in a ``message`` ("already listed"). Returns those listed
+        now. ``notes`` (what was refused) lead that ``message``, said after the selection changed. While the list
+        holds two or more runs' candidates, their labels start with the run's name."""
+        listed = {e.candidate.model_path.absolute(): i for i, e in enumerate(self.entries())}
+        added, again = [], []
         self.list.blockSignals(True)
         for candidate in candidates:
-            if candidate.model_path.absolute() in files:
+            path = candidate.model_path.absolute()
+            if path in listed:
+                again.append(self.list.item(listed[path]))
                 continue
-            label = unique_label(candidate.label, {e.candidate.label for e in self.entries()})
-            entry = Entry(candidate=Candidate(label=label, model_path=candidate.model_path), run=run)
-            item = QListWidgetItem(label)
+            entry = Entry(candidate=candidate, run=Path(run).absolute() if run else None, base=candidate.label)
+            item = QListWidgetItem(candidate.label)
             item.setToolTip(str(candidate.model_path))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
             item.setData(Qt.ItemDataRole.UserRole, entry)
             self.list.addItem(item)
-            files.add(candidate.model_path.absolute())
-            added.append(entry.candidate)
+            listed[path] = self.list.count() - 1
+            added.append(item)
+        for item in added + (again if checked else []):
+            item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+        self._relabel()
         self.list.blockSignals(False)
         self.selection_changed.emit()
-        return added
+        said = list(notes)
+        if again and not quiet:
+            said.append(f"Already listed: {', '.join(item.text() for item in again)}" + " (checked)" * checked)
+        if said:
+            self.message.emit("; ".join(said))
+        return [item.data(Qt.ItemDataRole.UserRole).candidate for item in added]
+
+    def _relabel(self) -> None:
+        """Labels as listed: the run's name first while two or more runs are listed, then made distinct."""
+        items = [self.list.item(i) for i in range(self.list.count())]
+        runs = {item.data(Qt.ItemDataRole.UserRole).run for item in items} - {None}
+        taken: set[str] = set()
+        for item in items:
+            entry = item.data(Qt.ItemDataRole.UserRole)
+            base = entry.base or entry.candidate.label
+            label = unique_label(f"{entry.run.name} · {base}" if len(runs) > 1 and entry.run else base, taken)
+            taken.add(label)
+            item.setText(label)
+            item.setData(Qt.ItemDataRole.UserRole, replace(entry, candidate=replace(entry.candidate, label=label)))
 
     def check_only(self, files: set[Path]) -> None:
         """Check the entries of ``files`` and uncheck every other."""
@@ -131,7 +164,8 @@ class CandidatesBox(QGroupBox):
         self.selection_changed.emit()
 
     def add_run(self, run_dir: Path) -> list[Candidate]:
-        """List a run's candidates (``trainer.evaluate.lines.run_candidates``); a failure is a ``message``."""
+        """List a run's candidates (``trainer.evaluate.lines.run_candidates``; those listed already stay one entry,
+        checked); returns all of them, as ``run_candidates`` labels them. A failure is a ``message``."""
         from trainer.evaluate.lines import run_candidates
 
         try:
@@ -142,7 +176,8 @@ class CandidatesBox(QGroupBox):
         if not candidates:
             self.message.emit(f"{run_dir}: the run has no checkpoint to compare yet")
             return []
-        return self.add(candidates, run=Path(run_dir))
+        self.add(candidates, run=Path(run_dir), quiet=True)
+        return candidates
 
     def add_files(self, paths: list[Path]) -> list[Candidate]:
         """List ``.ckpt``/``.onnx`` files as candidates, each labelled by its file name; others are a ``message``."""
@@ -152,14 +187,15 @@ class CandidatesBox(QGroupBox):
                 candidates.append(Candidate(label=path.stem, model_path=path))
             except VoiceStudioError as exc:
                 refused.append(str(exc))
-        if refused:
-            self.message.emit("; ".join(refused))
-        return self.add(candidates)
+        return self.add(candidates, notes=tuple(refused))
 
     def remove_selected(self) -> None:
         """Take the selected entries out of the list."""
+        self.list.blockSignals(True)
         for item in self.list.selectedItems():
             self.list.takeItem(self.list.row(item))
+        self._relabel()
+        self.list.blockSignals(False)
         self.selection_changed.emit()
 
     def _choose_run(self) -> None:

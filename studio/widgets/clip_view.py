@@ -1,5 +1,7 @@
 """One clip shown two ways side by side: its waveform and its mel spectrogram (pyqtgraph), with a play cursor.
 
+The mel spectrogram is computed on a worker thread (librosa's first import and compile take seconds):
+"drawing…" shows until it arrives. Without audio the plots give way to a placeholder line.
 Both plots use the application palette (no black background); the spectrogram's colours run from the
 palette's base colour through its highlight to its text colour. A click in either plot asks to seek there.
 """
@@ -8,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Signal
+from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from studio.widgets.waveform import WaveformView
+from studio.workers import Task, TaskSlot
 
 N_FFT = 1024
 HOP_LENGTH = 256
@@ -48,9 +51,11 @@ class ClipView(QWidget):
 
     Signals:
         seek_requested(float): the user clicked a plot at this many seconds.
+        mel_drawn(): the mel spectrogram of the clip shown arrived (or cannot be drawn) and is on screen.
     """
 
     seek_requested = Signal(float)
+    mel_drawn = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -59,8 +64,8 @@ class ClipView(QWidget):
         self.mel = pg.PlotWidget(background=None)
         self.mel.setMouseEnabled(x=False, y=False)
         self.mel.hideButtons()
-        self.mel.setLabel("bottom", "time", units="s")
-        self.mel.setLabel("left", "mel band")
+        _plain_axes(self.mel, left="mel band")
+        _plain_axes(self.waveform)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setColorMap(palette_colormap(self.palette()))
         self.mel.addItem(self.image)
@@ -69,36 +74,55 @@ class ClipView(QWidget):
         for plot, cursor in zip((self.waveform, self.mel), self.cursors, strict=True):
             plot.addItem(cursor)
             plot.scene().sigMouseClicked.connect(lambda event, p=plot: self._clicked(p, event))
-        plots = QHBoxLayout()
-        plots.addWidget(self.waveform, 1)
-        plots.addWidget(self.mel, 1)
+        self.placeholder = QLabel("No audio yet")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.placeholder)
+        self.stack.addWidget(_row(self.waveform, self.mel))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
-        layout.addLayout(plots, 1)
+        layout.addWidget(self.stack, 1)
         self.audio: np.ndarray | None = None
         self.sample_rate = 22050
+        self.mel_slot = TaskSlot()
+        """The mel spectrogram being computed for the clip shown (a newer clip drops it)."""
 
     def set_clip(self, audio: np.ndarray | None, rate: int, title: str) -> None:
-        """Show ``audio`` (mono float32 ``[N]`` at ``rate`` Hz), or nothing (``None``), under ``title``."""
+        """Show ``audio`` (mono float32 ``[N]`` at ``rate`` Hz), or the placeholder (``None``), under ``title``;
+        the mel spectrogram follows from a worker thread (``mel_drawn``)."""
         self.title.setText(title)
         self.audio, self.sample_rate = audio, rate
+        self.mel_slot.drop()
+        self.image.clear()
         if audio is None or len(audio) == 0:
             self.waveform.clear_audio(rate)
-            self.image.clear()
+            self.stack.setCurrentWidget(self.placeholder)
             return
+        self.stack.setCurrentIndex(1)
         self.waveform.set_audio(audio, rate)
         duration = len(audio) / rate
         self.waveform.setXRange(0, duration, padding=0)
-        try:
-            spectrogram = mel_db(audio, rate)
-        except ImportError:
-            self.title.setText(f"{title} — the mel spectrogram needs librosa (pip install 'voice-studio[compare]')")
-            self.image.clear()
-            return
+        self.mel.setRange(xRange=(0, duration), yRange=(0, N_MELS), padding=0)
+        self.mel.setTitle("drawing…")
+        task = Task(lambda _state: mel_db(audio, rate), self)
+        task.done.connect(lambda spectrogram: self._show_mel(spectrogram, duration))
+        task.failed.connect(lambda exc: self._mel_failed(exc, title))
+        self.mel_slot.start(task)
+
+    def _show_mel(self, spectrogram: np.ndarray, duration: float) -> None:
+        self.mel.setTitle(None)
         self.image.setImage(spectrogram, levels=(-TOP_DB, 0.0))
         self.image.setRect(QRectF(0.0, 0.0, duration, N_MELS))
-        self.mel.setRange(xRange=(0, duration), yRange=(0, N_MELS), padding=0)
+        self.mel_drawn.emit()
+
+    def _mel_failed(self, exc: BaseException, title: str) -> None:
+        self.mel.setTitle(None)
+        if isinstance(exc, ImportError):
+            self.title.setText(f"{title} — the mel spectrogram needs librosa (pip install 'voice-studio[compare]')")
+        else:
+            self.title.setText(f"{title} — no mel spectrogram: {type(exc).__name__}: {exc}")
+        self.mel_drawn.emit()
 
     def set_position(self, seconds: float) -> None:
         """Move the play cursor to ``seconds``."""
@@ -110,3 +134,32 @@ class ClipView(QWidget):
             return
         seconds = plot.getPlotItem().vb.mapSceneToView(event.scenePos()).x()
         self.seek_requested.emit(float(min(max(0.0, seconds), len(self.audio) / self.sample_rate)))
+
+
+def warm_mel() -> None:
+    """Import librosa and compile its first mel spectrogram (about 2 s once per process; call it on a worker
+    thread, so the first clip shown draws at once); an ImportError is left for :class:`ClipView` to report."""
+    try:
+        mel_db(np.zeros(4096, np.float32), 22050)
+    except ImportError:
+        pass
+
+
+def _plain_axes(plot: pg.PlotWidget, left: str | None = None) -> None:
+    """Axes labelled in plain units (seconds, mel bands): no SI prefix (ms, x0.001) whatever the range."""
+    item = plot.getPlotItem()
+    for name, text in (("bottom", "time (s)"), ("left", left)):
+        axis = item.getAxis(name)
+        axis.enableAutoSIPrefix(False)
+        if text:
+            axis.setLabel(text, units="")
+
+
+def _row(*widgets: QWidget) -> QWidget:
+    """``widgets`` side by side, equal widths."""
+    row = QWidget()
+    layout = QHBoxLayout(row)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for widget in widgets:
+        layout.addWidget(widget, 1)
+    return row
