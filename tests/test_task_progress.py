@@ -1,4 +1,4 @@
-"""The shared progress line: elapsed ticks, the time left comes from the current phase's rate only, unknown is hidden."""
+"""The shared progress line: elapsed ticks; the time left comes from the current phase's rate only, or is hidden."""
 
 from __future__ import annotations
 
