@@ -206,11 +206,15 @@ def _slice(project, args) -> int:
     from trainer.dataset.slicing import SliceOptions
 
     recognizer = None if args.recognizer == NO_RECOGNIZER else args.recognizer
-    options = SliceOptions(min_s=args.min, max_s=args.max)
+    options = SliceOptions(min_s=args.min, max_s=args.max, min_pause_s=args.min_pause)
     state = _task("sliced")
-    result = project.slice_recordings(args.sources, options, recognizer, args.model, args.workers, state=state)
+    result = project.slice_recordings(
+        args.sources, options, recognizer, args.model, args.workers, language=args.language, state=state
+    )
     for problem in result.problems:
         print(f"failed: {problem}", file=sys.stderr)
+    for note in result.notes:
+        print(f"warning: {note}", file=sys.stderr)
     _name_speaker(project, result.added, args.speaker)
     for clip_id in result.added:
         clip = project.clips[clip_id]
