@@ -134,7 +134,7 @@ def _check_sources(args: argparse.Namespace) -> None:
 
 def _check_slicing(args: argparse.Namespace) -> None:
     """``--min``/``--max`` and ``--recognizer`` of ``slice``, checked before any work."""
-    from trainer.dataset.recognizers import BACKENDS, RecognizerError, available
+    from trainer.dataset.recognizers import BACKENDS, RecognizerError, available, check
     from trainer.dataset.slicing import SliceOptions
 
     try:
@@ -143,6 +143,8 @@ def _check_slicing(args: argparse.Namespace) -> None:
         raise ValueError(f"dataset slice: --min {args.min:g} must be less than --max {args.max:g}") from exc
     if args.recognizer != NO_RECOGNIZER and args.recognizer not in available():
         raise RecognizerError(f"the {args.recognizer} recognizer is not installed: {BACKENDS[args.recognizer][1]}")
+    if args.recognizer != NO_RECOGNIZER and args.language is not None:
+        check(args.recognizer, args.model or "-", args.language)  # a language the back-end has; the model comes later
 
 
 def _import(project, args) -> int:
