@@ -23,6 +23,7 @@ than clips; the work itself is in ``trainer.dataset.jobs``).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,9 @@ from trainer.out_folder import check_folder_path
 from trainer.tasks import Cancelled, TaskState
 
 BATCH = 32
-"""Clips per manifest write."""
+"""Clips per manifest write (or fewer: see ``SAVE_EVERY_S``)."""
+SAVE_EVERY_S = 1.0
+"""Longest time, s, between manifest writes while clips come in: the Dataset page shows them as they arrive."""
 VAD_GROUP = 8
 """Most clips one worker job reads and measures together (``trainer.dataset.jobs.process_group``). Small, so a
 Cancel stops within one group per worker and keeps no more than that. Measured on the 240-clip target-voice import,
@@ -252,6 +255,7 @@ class DatasetProject:
         groups, done, total = _groups(work, workers), result.unchanged, result.unchanged + len(todo)
         firsts = [sum(len(g) for g in groups[:i]) for i in range(len(groups))]
         state.progress(done, total)
+        saved = time.monotonic()
         try:
             for index, outcomes in run_jobs(jobs.process_group, groups, workers, state):
                 for (clip_id, clip, digest), outcome in zip(todo[firsts[index] :], outcomes, strict=False):
@@ -259,8 +263,9 @@ class DatasetProject:
                     self.clips[clip_id] = entry
                     (result.failed if entry.status == "error" else result.added).append(clip_id)
                     done += 1
-                    if done % BATCH == 0:
+                    if done % BATCH == 0 or time.monotonic() - saved >= SAVE_EVERY_S:
                         self.save()
+                        saved = time.monotonic()
                     state.progress(done, total)
         finally:
             self.save()  # whatever was measured stays recorded, even when the import is interrupted
