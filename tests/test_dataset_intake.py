@@ -13,7 +13,10 @@ from PySide6.QtCore import Qt
 
 pytestmark = pytest.mark.gui
 
-LONG = shared_path("corpus", "real-speech", "long", "two_cities.wav")
+
+def _long():
+    """The 44 s reading of the shared corpus."""
+    return shared_path("corpus", "real-speech", "long", "two_cities.wav")
 
 
 @pytest.fixture
@@ -135,7 +138,7 @@ def test_slicing_options_reach_the_slicer(qtbot, tmp_path):
         qtbot.addWidget(page)
         options, drafting = _options(max_s)
         assert options.max_s == max_s and drafting.recognizer is None
-        page.slice_paths([LONG], options, drafting)
+        page.slice_paths([_long()], options, drafting)
         _wait(qtbot, page)
         spans = _spans(page)
         counts[max_s] = len(spans)
@@ -154,7 +157,7 @@ def test_slicing_moves_can_be_cancelled_and_keeps_and_selects_its_drafts(page, q
     statuses: list[str] = []
     shown = page.job_progress
     shown.bar.valueChanged.connect(values.append)
-    task = page.slice_paths([LONG], SliceOptions(min_s=1.0, max_s=4.0))
+    task = page.slice_paths([_long()], SliceOptions(min_s=1.0, max_s=4.0))
     task.status.connect(statuses.append)
     qtbot.waitUntil(lambda: any(s.startswith("Recognising draft 3 of") for s in statuses), timeout=180_000)
     assert re.search(r" · \d+ of \d+ s of audio$", statuses[-1]) and shown.bar.maximum() > 30
@@ -179,7 +182,7 @@ def test_new_drafts_are_selected_and_scrolled_to(qtbot, tmp_path):
     page.import_paths([shared_path("corpus", "real-speech", "cards")])
     _wait(qtbot, page)
     page.select(["001"])
-    page.slice_paths([LONG], *_options(3.0))
+    page.slice_paths([_long()], *_options(3.0))
     _wait(qtbot, page)
     new = [i for i in page.project().clips if i.startswith("two_cities_")]
     assert len(new) >= 8 and sorted(page.selected_ids()) == sorted(new)
@@ -216,7 +219,7 @@ def test_speaker_check_warns_for_another_speaker_only(tmp_path):
     except ImportError:
         assert check_speaker(project, same).note == f"speaker check skipped: {MISSING}"
         return
-    ok, other = check_speaker(project, same), check_speaker(project, LONG)
+    ok, other = check_speaker(project, same), check_speaker(project, _long())
     print(f"similarity: same speaker {ok.similarity:.3f}, another {other.similarity:.3f}")
     assert not ok.differs and ok.note == ""
     assert other.differs and "the speaker of two_cities.wav may differ from the dataset's" in other.note
