@@ -110,6 +110,10 @@ def test_new_project_makes_an_empty_project(page, tmp_path):
     (tmp_path / "busy" / "x.txt").write_text("mine")
     page.new_project(tmp_path / "busy")
     assert "holds other files" in page.hint.text() and page.project_dir == folder
+    page.start_folders.picked(tmp_path / "busy" / "x.txt")  # a file picked: its folder is where dialogs open next
+    assert page.start_folders.start(page.project_dir) == tmp_path / "busy"
+    page.open_project(tmp_path / "other")  # another project: its folder (or the nearest that exists), not the pick
+    assert page.start_folders.start(page.project_dir) == tmp_path
 
 
 def _options(max_s: float):
