@@ -134,7 +134,8 @@ def _draft(project, drafts: list, drafting: Drafting, workers, state: TaskState,
         _report(state, made, len(drafts), done_s, total_s)
     if made < len(drafts):
         kept = f"{count(len(result.added), 'draft')} of {len(drafts)} kept" if result.added else "no draft was made"
-        raise Cancelled(f"Slicing cancelled: {kept}", done=made, total=len(drafts), partial=result)
+        warnings = "".join(f"; warning: {note}" for note in result.notes)  # said even when cut short
+        raise Cancelled(f"Slicing cancelled: {kept}{warnings}", done=made, total=len(drafts), partial=result)
 
 
 def _report(state: TaskState, made: int, drafts: int, done_s: float, total_s: float) -> None:
