@@ -76,6 +76,7 @@ class DatasetPage(DatasetActions, QWidget):
     def _build(self) -> None:
         self.folder_label = QLabel()
         self.hint = QLabel(HINT)
+        self.hint.setWordWrap(True)  # a long result (a slicing warning, a layout hint) is read in full
         self.job_progress = TaskProgress()
         self.job_progress.cancel_requested.connect(self.cancel_job)
         self.buttons = {
