@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engines.files import sha256_file
 from engines.words import count
@@ -26,6 +27,9 @@ from trainer.dataset.manifest import ClipEntry
 from trainer.dataset.slicing import SliceOptions
 from trainer.dataset.workers import run_jobs
 from trainer.tasks import Cancelled, TaskState
+
+if TYPE_CHECKING:
+    from trainer.dataset.project import DatasetProject, ImportResult
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,7 +51,14 @@ class Recording:
     base: str
 
 
-def slice_into(project, paths: list, options: SliceOptions, drafting: Drafting, workers, state: TaskState):
+def slice_into(
+    project: DatasetProject,
+    paths: list,
+    options: SliceOptions,
+    drafting: Drafting,
+    workers: int | None,
+    state: TaskState,
+) -> ImportResult:
     """Slice ``paths`` into ``project`` (a ``DatasetProject``); returns its ``ImportResult`` (``notes``: speaker
     warnings). See the module docstring.
 
