@@ -115,9 +115,9 @@ def test_recognizer_errors_are_clear():
             recognizers.create("faster-whisper")
 
 
-def test_slicing_status_names_the_recording_its_length_and_when_cancel_applies(tmp_path):
-    """A recording is sliced in one piece (no progress within it): the status says which one, how long it is,
-    and that a Cancel waits for it; with two recordings, each gets its line (the sibling)."""
+def test_slicing_reports_progress_within_a_recording(tmp_path):
+    """Progress counts seconds of audio drafted across the recordings (it moves within one recording), and the
+    status says which draft of how many; two recordings (the sibling) share one count."""
     import soundfile
 
     from trainer.tasks import TaskState
@@ -127,10 +127,14 @@ def test_slicing_status_names_the_recording_its_length_and_when_cancel_applies(t
     part = tmp_path / "part.wav"
     soundfile.write(str(part), audio[: 12 * rate], rate)
     said: list[str] = []
+    progress: list[tuple[int, int]] = []
     project = DatasetProject.create(tmp_path / "sliced")
-    project.slice_recordings([source, part], recognizer=None, workers=1, state=TaskState(status=said.append))
-    after = "a Cancel takes effect after the recordings in progress"
-    assert said == [
-        f"Slicing and transcribing 0 / 2: now two_cities.wav ({len(audio) / rate / 60:.1f} min of audio); {after}",
-        f"Slicing and transcribing 1 / 2: now part.wav (0.2 min of audio); {after}",
-    ]
+    state = TaskState(status=said.append, progress=lambda done, total: progress.append((done, total)))
+    result = project.slice_recordings([source, part], recognizer=None, workers=1, state=state)
+    drafts = len(result.added)
+    assert said[0] == "Finding the pauses in two_cities.wav, part.wav…"
+    recognising = [s for s in said if s.startswith("Recognising")]
+    assert len(recognising) == drafts and recognising[0].startswith(f"Recognising draft 1 of {drafts} · 0 of ")
+    total = progress[0][1]
+    assert 40 < total < 56 and progress[-1] == (total, total)
+    assert [d for d, _ in progress] == sorted(d for d, _ in progress) and len({d for d, _ in progress}) > drafts / 2

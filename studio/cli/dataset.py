@@ -134,7 +134,7 @@ def _check_sources(args: argparse.Namespace) -> None:
 
 def _check_slicing(args: argparse.Namespace) -> None:
     """``--min``/``--max`` and ``--recognizer`` of ``slice``, checked before any work."""
-    from trainer.dataset.recognizers import BACKENDS, RecognizerError, available
+    from trainer.dataset.recognizers import BACKENDS, RecognizerError, available, check
     from trainer.dataset.slicing import SliceOptions
 
     try:
@@ -143,6 +143,8 @@ def _check_slicing(args: argparse.Namespace) -> None:
         raise ValueError(f"dataset slice: --min {args.min:g} must be less than --max {args.max:g}") from exc
     if args.recognizer != NO_RECOGNIZER and args.recognizer not in available():
         raise RecognizerError(f"the {args.recognizer} recognizer is not installed: {BACKENDS[args.recognizer][1]}")
+    if args.recognizer != NO_RECOGNIZER and args.language is not None:
+        check(args.recognizer, args.model or "-", args.language)  # a language the back-end has; the model comes later
 
 
 def _import(project, args) -> int:
@@ -206,11 +208,15 @@ def _slice(project, args) -> int:
     from trainer.dataset.slicing import SliceOptions
 
     recognizer = None if args.recognizer == NO_RECOGNIZER else args.recognizer
-    options = SliceOptions(min_s=args.min, max_s=args.max)
+    options = SliceOptions(min_s=args.min, max_s=args.max, min_pause_s=args.min_pause)
     state = _task("sliced")
-    result = project.slice_recordings(args.sources, options, recognizer, args.model, args.workers, state=state)
+    result = project.slice_recordings(
+        args.sources, options, recognizer, args.model, args.workers, language=args.language, state=state
+    )
     for problem in result.problems:
         print(f"failed: {problem}", file=sys.stderr)
+    for note in result.notes:
+        print(f"warning: {note}", file=sys.stderr)
     _name_speaker(project, result.added, args.speaker)
     for clip_id in result.added:
         clip = project.clips[clip_id]

@@ -45,7 +45,14 @@ def _add_making(dsub: argparse._SubParsersAction) -> None:
         choices=(*BACKENDS, NO_RECOGNIZER),
         help=f"recognizer of the draft transcripts (default: %(default)s, bundled English; {NO_RECOGNIZER}: no drafts)",
     )
+    cut.add_argument(
+        "--min-pause",
+        type=positive_float,
+        default=SliceOptions.min_pause_s,
+        help="shortest pause to cut at, seconds (shorter ones are bridged)",
+    )
     cut.add_argument("--model", help="model for faster-whisper (a folder or a name such as small.en)")
+    cut.add_argument("--language", help="language of the drafts (pocketsphinx: en-us; faster-whisper: e.g. de)")
     cut.add_argument("--workers", type=positive_int, default=None, help="worker processes (default: one per core)")
     cut.add_argument("--speaker", help="speaker of the new clips (a multi-speaker project needs one per clip)")
 

@@ -31,6 +31,7 @@ from studio.state import Workspace
 from studio.widgets.clip_editor import ClipEditor
 from studio.widgets.clip_table import ClipTable, rows
 from studio.widgets.histograms import HistogramPanel
+from studio.widgets.recordings_picker import StartFolders
 from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task, TaskSlot
 
@@ -63,6 +64,11 @@ class DatasetPage(DatasetActions, QWidget):
         self._unsaved: dict[str, str] = {}
         """Text edits of clips the user has left, not saved yet: ``{clip id: text}`` (see ``save_pending``)."""
         self.jobs = TaskSlot()
+        self.start_folders = StartFolders()
+        """Where the page's file dialogs open (``studio.widgets.recordings_picker.StartFolders``)."""
+        self._rows_timer = QTimer(self)
+        self._rows_timer.setSingleShot(True)
+        self._rows_timer.timeout.connect(self._show_rows_so_far)
         self._build()
         self.refresh()
 
@@ -70,10 +76,12 @@ class DatasetPage(DatasetActions, QWidget):
     def _build(self) -> None:
         self.folder_label = QLabel()
         self.hint = QLabel(HINT)
+        self.hint.setWordWrap(True)  # a long result (a slicing warning, a layout hint) is read in full
         self.job_progress = TaskProgress()
         self.job_progress.cancel_requested.connect(self.cancel_job)
         self.buttons = {
             "open": self._button("Open project…", self._on_open_clicked),
+            "new": self._button("New project…", self._on_new_project_clicked),
             "add": self._button("Add recordings…", self._on_add_clicked),
             "slice": self._button("Slice long recording…", self._on_slice_clicked),
             "export": self._button("Export for Piper…", self._on_export_clicked),
@@ -99,7 +107,7 @@ class DatasetPage(DatasetActions, QWidget):
         self.tabs.addTab(self._report_tab(), "Report")
         top = QHBoxLayout()
         top.addWidget(self.folder_label, 1)
-        for name in ("open", "add", "slice", "export", "cache"):
+        for name in ("open", "new", "add", "slice", "export", "cache"):
             top.addWidget(self.buttons[name])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -243,7 +251,8 @@ class DatasetPage(DatasetActions, QWidget):
         return result.phonemes, result.num_phoneme_ids, result.missing
 
     def _on_open_clicked(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Dataset project folder", str(self.project_dir))
+        start = self.start_folders.start(self.project_dir)
+        folder = QFileDialog.getExistingDirectory(self, "Dataset project folder", str(start))
         if folder:
             self.open_project(Path(folder))
 
@@ -252,6 +261,7 @@ class DatasetPage(DatasetActions, QWidget):
         histograms, the clip in the editor) goes with it. Its unsaved text edits are saved first."""
         self.save_edits_now()  # the edits belong to the project being left
         self.project_dir = Path(folder)
+        self.start_folders.forget()  # dialogs open in this project's folder now
         self._phonemizer = None
         self.hint.setText(HINT if self.has_project() else f"{self.project_dir}: {NO_PROJECT}")
         self.refresh()

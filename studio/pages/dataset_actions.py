@@ -9,54 +9,142 @@ page's ``selected_ids``, ``has_project`` and ``_project``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from studio.pages.dataset_jobs import BUSY, DatasetJobs
+from studio.widgets.recordings_picker import StartFolders
 from studio.workers import Task
 
 TARGET_RATE = 22050
 """Piper's usual training sample rate, Hz: the Resample fix's target."""
+ROWS_EVERY_MS = 1000
+"""While import or slicing runs, the table shows the clips measured so far at most this often, ms."""
 
 
 class DatasetActions(DatasetJobs):
     """Background jobs of the Dataset page (import, slicing, fixes, edits, export, cache, report)."""
 
+    start_folders: StartFolders
+    _rows_timer: QTimer
+    model: Any
+    if TYPE_CHECKING:  # the page's, named here for the type checker
+
+        def select(self, clip_ids: list[str]) -> None: ...
+        def open_project(self, folder: Path) -> None: ...
+
     # --- import and slicing -----------------------------------------------------
     def _on_add_clicked(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Folder of recordings")
-        if folder:
-            self.import_paths([Path(folder)])
+        from studio.widgets.recordings_picker import RecordingsPicker
+
+        picker = RecordingsPicker(self, self.start_folders.start(self.project_dir))
+        picker.exec()
+        if paths := picker.chosen():
+            self.start_folders.picked(paths[0])
+            self.import_paths(paths)
 
     def import_paths(self, paths: list[Path]) -> Task | None:
-        """Import recordings in the background; the table fills when it is done."""
+        """Import recordings (files, folders, zip archives, metadata.csv) in the background; the table shows the
+        clips as they are measured (reloaded at most every ``ROWS_EVERY_MS``), and in full when it is done."""
+        from engines.words import count
 
         def describe(r) -> str:
-            text = f"{len(r.added)} clips added, {r.unchanged} already present, {len(r.failed)} failed"
-            return text + (f"; {len(r.problems)} problems (see the report)" if r.problems else "")
+            text = f"{count(len(r.added), 'clip')} added, {r.unchanged} already present, {len(r.failed)} failed"
+            if r.problems and not r.added and not r.unchanged:  # nothing came in: say why, not only how many
+                more = f" (and {count(len(r.problems) - 1, 'more problem')})" if len(r.problems) > 1 else ""
+                return f"{text}: {r.problems[0]}{more}"
+            return text + (f"; {count(len(r.problems), 'problem')} (see the report)" if r.problems else "")
 
-        return self.run_job(
+        task = self.run_job(
             "Importing", lambda p, state: p.import_sources(paths, state=state), describe, create=True, cancellable=True
         )
+        if task is not None:
+            task.progress.connect(lambda *_: self._rows_soon())
+        return task
+
+    def _rows_soon(self) -> None:
+        """Show the clips measured so far within ``ROWS_EVERY_MS`` (not on every progress report)."""
+        if not self._rows_timer.isActive():
+            self._rows_timer.start(ROWS_EVERY_MS)
+
+    def _show_rows_so_far(self) -> None:
+        """The clips in the manifest now, while a job adds them (health findings come when it ends)."""
+        from studio.widgets.clip_table import rows
+        from trainer.dataset.project import DatasetProject
+
+        if self._busy and self.has_project():
+            self.model.set_rows(rows(DatasetProject(self.project_dir), []))
+
+    def _on_new_project_clicked(self) -> None:
+        start = self.start_folders.start(self.project_dir)
+        title = "New dataset project: choose or create an empty folder"
+        folder = QFileDialog.getExistingDirectory(self, title, str(start))
+        if folder:
+            self.new_project(Path(folder))
+
+    def new_project(self, folder: Path) -> None:
+        """Make ``folder`` (new or empty) a dataset project with no clips and show it; an existing project is
+        opened instead, and a folder holding other files is refused (both said in the hint)."""
+        from trainer.dataset.project import DatasetProject
+        from trainer.out_folder import OutFolderError
+
+        if (folder / "manifest.json").is_file():
+            self.open_project(folder)
+            self.hint.setText(f"{folder} is already a dataset project: opened it")
+            return
+        if folder.is_dir() and any(folder.iterdir()):
+            self.hint.setText(f"{folder}: holds other files; choose a new or empty folder for a new project")
+            return
+        try:
+            DatasetProject.create(folder).save()
+        except (OutFolderError, OSError) as exc:
+            self.hint.setText(f"Cannot make a project in {folder}: {exc}")
+            return
+        self.open_project(folder)
+        self.hint.setText(f"New project {folder}: add recordings (drop them here) or slice a long recording")
 
     def _on_slice_clicked(self) -> None:
-        kinds = "Audio (*.wav *.flac *.ogg *.mp3)"
-        files, _ = QFileDialog.getOpenFileNames(self, "Long recordings to slice", "", kinds)
-        if files:
-            self.slice_paths([Path(f) for f in files])
+        from studio.widgets.slice_options import SliceOptionsDialog
 
-    def slice_paths(self, paths: list[Path]) -> Task | None:
-        """Slice long recordings into draft clips in the background (PocketSphinx drafts)."""
-        return self.run_job(
-            "Slicing and transcribing",
-            lambda p, state: p.slice_recordings(paths, state=state),
-            lambda r: (
-                f"{len(r.added)} utterances added as drafts: check each text, then Confirm texts"
-                + (f"; failed: {'; '.join(r.problems)}" if r.problems else "")
-            ),
-            create=True,
-            cancellable=True,
-        )
+        kinds = "Audio (*.wav *.flac *.ogg *.mp3)"
+        start = str(self.start_folders.start(self.project_dir))
+        files, _ = QFileDialog.getOpenFileNames(self, "Long recordings to slice", start, kinds)
+        if not files:
+            return
+        self.start_folders.picked(Path(files[0]))
+        dialog = SliceOptionsDialog(self)
+        if dialog.exec():
+            self.slice_paths([Path(f) for f in files], dialog.options(), dialog.drafting())
+
+    def slice_paths(self, paths: list[Path], options=None, drafting=None) -> Task | None:
+        """Slice long recordings into draft clips in the background (``trainer.dataset.slicing_run``: ``options``
+        a ``SliceOptions``, ``drafting`` a ``Drafting``; default PocketSphinx drafts). The new drafts are
+        selected and scrolled to when it ends, the kept ones too after a Cancel."""
+        from engines.words import count
+        from trainer.dataset.slicing_run import Drafting
+
+        drafting = drafting or Drafting()
+
+        def work(project, state):
+            return project.slice_recordings(
+                paths, options, drafting.recognizer, drafting.model, language=drafting.language, state=state
+            )
+
+        def describe(r) -> str:
+            what = "drafts: check each text, then Confirm texts" if drafting.recognizer else "clips: type their texts"
+            text = f"{count(len(r.added), 'utterance')} added as {what}" if r.added else "No utterance added"
+            if r.unchanged:
+                text += f"; {count(r.unchanged, 'recording')} already sliced"
+            return "; ".join([text, *(f"failed: {p}" for p in r.problems), *(f"warning: {n}" for n in r.notes)])
+
+        task = self.run_job("Slicing", work, describe, create=True, cancellable=True)
+        if task is not None:
+            task.progress.connect(lambda *_: self._rows_soon())
+            task.done.connect(lambda r: self.select(r.added))  # after the page's reload (connected first)
+            task.cancelled.connect(lambda exc: self.select(exc.partial.added if exc.partial else []))
+        return task
 
     # --- fixes and edits --------------------------------------------------------
     def fix_selected(self, trim: bool = False, normalize: bool = False, resample: bool = False) -> Task | None:
@@ -159,8 +247,10 @@ class DatasetActions(DatasetJobs):
     def _on_export_clicked(self) -> None:
         if self._refuse_without_project():
             return
-        folder = QFileDialog.getExistingDirectory(self, "Export Piper training data to")
+        start = str(self.start_folders.start(self.project_dir))
+        folder = QFileDialog.getExistingDirectory(self, "Export Piper training data to", start)
         if folder:
+            self.start_folders.picked(Path(folder))
             self.export_to(Path(folder))
 
     def export_to(self, out_dir: Path, rate: int = TARGET_RATE) -> Task | None:
@@ -192,7 +282,8 @@ class DatasetActions(DatasetJobs):
         )
 
     def _on_save_report_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save report", "report.html", "HTML (*.html);;Markdown (*.md)")
+        start = str(self.start_folders.start(self.project_dir) / "report.html")
+        path, _ = QFileDialog.getSaveFileName(self, "Save report", start, "HTML (*.html);;Markdown (*.md)")
         if path:
             self.save_report(Path(path))
 

@@ -1,34 +1,75 @@
-"""A running task's progress: a determinate bar, a status line ("Importing 120 / 800 — 14 s left") and Cancel.
+"""A running task's progress: a determinate bar, a status line and Cancel.
 
-It follows a ``studio.workers.Task``'s ``progress(done, total)`` and ``status(text)``
-signals; until the first progress arrives the bar is indeterminate.
+The line reads ``Importing 120 / 800 · elapsed 12 s · 14 s left``: the step ``n / m`` the task reported last,
+the time since it started (ticking every half second, whether or not the task reports anything), and the
+time left, estimated from the current phase's rate only (:class:`PhaseRate`) and left out while unknown. A
+status line the task reports (``status(text)``) takes the place of ``label n / m`` until its next progress.
+It follows a ``studio.workers.Task``'s ``progress(done, total)`` and ``status(text)`` signals; until the first
+progress arrives the bar is indeterminate.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from studio.workers import Task
 
+TICK_MS = 500
+"""How often the elapsed time is redrawn, ms."""
+MIN_WINDOW_S = 1.0
+"""Shortest span, s, a rate is taken over: below it (a burst of cached items) the time left is not shown."""
+
 
 def remaining_s(done: int, total: int, first: tuple[int, float], now: float) -> float | None:
-    """Seconds left, from the mean rate since the first progress report.
-
-    ``first`` is ``(done, time)`` of the first report (``time.monotonic()`` seconds): the
-    work done before it (clips an earlier import kept, the start-up of the worker
-    processes) does not count, so the rate is items per second of this run's own
-    work, ``(done - first_done) / (now - first_time)``, and what is left takes
-    ``(total - done) / rate``. A mean over the whole run (not the last few items)
-    keeps the estimate steady when results arrive in bursts (a worker returns a
-    group of clips at once). ``None`` until there is a rate to go on.
-    """
+    """Seconds left, from the mean rate since ``first = (done, time.monotonic())``: ``(total - done) / rate``
+    with ``rate = (done - first_done) / (now - first_time)`` items per second; ``None`` until there is a rate."""
     items, seconds = done - first[0], now - first[1]
     if items <= 0 or seconds <= 0:
         return None
     return max(0, total - done) * seconds / items
+
+
+class PhaseRate:
+    """Time left of a task from the rate of its current phase only (Qt-free; times in ``time.monotonic()`` s).
+
+    A phase starts at the first report and again whenever ``total`` changes or ``done`` goes back (a task that
+    speaks, then fits; renders, then scores): an earlier phase's rate says nothing of this one's. Within a
+    phase the rate is taken over its second half, from the last report at or before ``start + (now - start) / 2``
+    to now, so items that came at once from a cache at its start stop counting as the phase goes on, while a
+    span of at least half the phase keeps the figure steady when results arrive in bursts. The time left is
+    ``None`` (not shown) until that span is at least ``MIN_WINDOW_S`` long and holds an item.
+    """
+
+    def __init__(self) -> None:
+        self.total = -1
+        self.reports: list[tuple[int, float]] = []
+        """``(done, time)`` of the current phase's reports; the first is its baseline."""
+
+    def report(self, done: int, total: int, now: float) -> None:
+        """One progress report: ``done`` of ``total`` items at ``now``."""
+        if total != self.total or not self.reports or done < self.reports[-1][0]:
+            self.total, self.reports = total, []
+        self.reports.append((done, now))
+
+    def new_phase(self) -> None:
+        """The task moved to another kind of work: the next report is the new phase's baseline."""
+        self.total, self.reports = -1, []
+
+    def remaining_s(self, now: float) -> float | None:
+        """Seconds left of the current phase, or ``None`` while unknown."""
+        if not self.reports:
+            return None
+        start = self.reports[0][1]
+        middle = start + (now - start) / 2
+        ref = max((r for r in self.reports if r[1] <= middle), key=lambda r: r[1], default=self.reports[0])
+        done = self.reports[-1][0]
+        if now - ref[1] < MIN_WINDOW_S or done - ref[0] <= 0:
+            return None
+        return remaining_s(done, self.total, ref, now)
 
 
 def duration_text(seconds: float) -> str:
@@ -43,6 +84,9 @@ def duration_text(seconds: float) -> str:
 
 class TaskProgress(QWidget):
     """Bar, status line and Cancel button of one running task (hidden while none runs).
+
+    Attributes:
+        clock: the time source (``time.monotonic``; a test may give its own).
 
     Signals:
         cancel_requested(): the Cancel button was pressed (the owner cancels the task).
@@ -61,41 +105,68 @@ class TaskProgress(QWidget):
         layout.addWidget(self.bar, 1)
         layout.addWidget(self.text, 2)
         layout.addWidget(self.cancel_button)
-        self._label, self._cancelling = "", ""
-        self._first: tuple[int, float] | None = None
-        """``(done, time.monotonic())`` of the first progress report."""
+        self.clock: Callable[[], float] = time.monotonic
+        self._label, self._head, self._cancelling = "", "", ""
+        self._started = 0.0
+        self._rate = PhaseRate()
+        self._step: tuple[int, int] | None = None
+        self._timer = QTimer(self)
+        self._timer.setInterval(TICK_MS)
+        self._timer.timeout.connect(self._redraw)
         self.setVisible(False)
 
     def follow(self, task: Task, label: str, cancellable: bool) -> None:
-        """Show ``task``'s progress as ``label done / total — left``; Cancel only where the work can stop."""
-        self._label, self._first, self._cancelling = label, None, ""
+        """Show ``task``'s progress as ``label done / total · elapsed · left``; Cancel only where the work can stop."""
+        self._label, self._head, self._cancelling = label, f"{label}…", ""
+        self._started, self._rate, self._step = self.clock(), PhaseRate(), None
         self.bar.setRange(0, 0)  # indeterminate until the first report
-        self.text.setText(f"{label}…")
         self.cancel_button.setVisible(cancellable)
         self.cancel_button.setEnabled(True)
         task.progress.connect(self.show_progress)
-        task.status.connect(self.text.setText)
+        task.status.connect(self.show_status)
+        self._timer.start()
+        self._redraw()
         self.setVisible(True)
 
     def show_progress(self, done: int, total: int) -> None:
-        """One progress report: the bar's value and the status line with the time left."""
-        now = time.monotonic()
-        if self._first is None:
-            self._first = (done, now)
+        """One progress report: the bar's value, ``label done / total`` and the time left."""
+        self._rate.report(done, total, self.clock())
+        self._step = (done, total)
         self.bar.setRange(0, max(1, total))
         self.bar.setValue(done)
-        left = remaining_s(done, total, self._first, now)
-        text = f"{self._label} {done} / {total}"
-        if left is not None and done < total:
-            text += f" — {duration_text(left)} left"
-        self.text.setText(text + self._cancelling)
+        self._head = f"{self._label} {done} / {total}"
+        self._redraw()
+
+    def show_status(self, text: str) -> None:
+        """A line the task reports about what it does now; it replaces ``label n / m`` until the next progress."""
+        self._head = text
+        self._redraw()
+
+    def new_phase(self) -> None:
+        """The task moved to another kind of work: the time left is estimated afresh (hidden until known)."""
+        self._rate.new_phase()
+        self._redraw()
+
+    def remaining(self) -> float | None:
+        """Seconds left as shown now, or ``None`` while unknown or finished."""
+        if self._step is None or self._step[0] >= self._step[1]:
+            return None
+        return self._rate.remaining_s(self.clock())
 
     def finish(self) -> None:
-        """The task ended: hide."""
+        """The task ended: stop the clock and hide."""
+        self._timer.stop()
         self.setVisible(False)
+
+    def _redraw(self) -> None:
+        parts = [self._head, f"elapsed {duration_text(self.clock() - self._started)}"]
+        left = self.remaining()
+        if left is not None:
+            parts.append(f"{duration_text(left)} left")
+        self.text.setText(" · ".join(parts) + self._cancelling)
 
     def _on_cancel_clicked(self) -> None:
         self.cancel_button.setEnabled(False)
         self._cancelling = " — cancelling, keeping what is finished…"
-        self.text.setText(self.text.text() + self._cancelling)
+        self._redraw()
         self.cancel_requested.emit()

@@ -167,38 +167,57 @@ def remeasure(job: tuple[str, str | None, str]) -> dict[str, Any]:
     return {"analysis": measure(mono, info.sample_rate, text, voice_config), "audio_sha256": audio_digest(mono)}
 
 
-def slice_recording(job) -> dict[str, Any]:
-    """Slice one long recording and write each utterance as a curated copy.
-
-    ``job``: ``(source, clips_dir, base_id, options, recognizer, model, voice_config)``;
-    returns ``{"error": message}`` or ``{"clips": [manifest fields...]}`` where each
-    clip's text is the recognizer's draft.
-    """
-    from trainer.dataset import recognizers
+def find_utterances(job: tuple[str, Any]) -> dict[str, Any]:
+    """Where to cut one long recording: ``(source, options)`` -> ``{"spans": [[start_s, end_s], ...],
+    "duration_s": s}`` (``trainer.dataset.slicing.find_spans``), or ``{"error": message}`` naming the file."""
     from trainer.dataset.analysis import without_corrupt
     from trainer.dataset.fixes import downmix
     from trainer.dataset.probe import ClipError, load
-    from trainer.dataset.slicing import slice_audio
+    from trainer.dataset.slicing import find_spans
 
-    source, clips_dir, base_id, options, recognizer_name, model, voice_config = job
+    source, options = job
     try:
         audio, info = load(source)
-        recognizer = recognizers.create(recognizer_name, model) if recognizer_name else None
-    except (ClipError, recognizers.RecognizerError) as exc:
+    except ClipError as exc:
         return {"error": str(exc)}
-    mono, rate = downmix(audio), info.sample_rate
-    clips, heard = [], without_corrupt(mono)  # pauses found without spikes; the pieces keep them, to be named
-    for n, utterance in enumerate(slice_audio(heard, rate, options, recognizer, vad()), start=1):
-        piece = mono[int(utterance.start_s * rate) : int(utterance.end_s * rate)]
-        clip_id = f"{base_id}_{n:03d}"
-        write_float_wav(Path(clips_dir) / f"{clip_id}.wav", piece, rate)
-        clips.append(
-            {
-                "id": clip_id,
-                "text": utterance.text or None,
-                "span": [round(utterance.start_s, 3), round(utterance.end_s, 3)],
-                "analysis": measure(piece, rate, utterance.text or None, voice_config),
-                "audio_sha256": audio_digest(piece),
-            }
-        )
-    return {"clips": clips}
+    heard = without_corrupt(downmix(audio))  # pauses found without spikes; the pieces keep them, to be named
+    spans = find_spans(heard, info.sample_rate, options, vad())
+    return {"spans": [list(span) for span in spans], "duration_s": len(heard) / info.sample_rate}
+
+
+_RECOGNIZERS: dict[tuple, Any] = {}
+
+
+def draft_clip(job: tuple) -> dict[str, Any]:
+    """Cut one utterance from a recording, draft its text and write its curated copy.
+
+    ``job``: ``(source, target, clip_id, (start_s, end_s), (recognizer, model, language), voice_config)``;
+    returns the clip's manifest fields, or ``{"error": message}``. The recognizer (``None``: no draft) is
+    loaded once per worker process.
+    """
+    import soundfile
+    import soxr
+
+    from trainer.dataset import recognizers
+    from trainer.dataset.analysis import without_corrupt
+    from trainer.dataset.fixes import downmix
+
+    source, target, clip_id, (start_s, end_s), how, voice_config = job
+    try:
+        if how[0] and how not in _RECOGNIZERS:
+            _RECOGNIZERS[how] = recognizers.create(*how)
+        rate = soundfile.info(source).samplerate
+        audio, _ = soundfile.read(source, start=int(start_s * rate), stop=int(end_s * rate), dtype="float32")
+    except (recognizers.RecognizerError, RuntimeError, OSError) as exc:
+        return {"error": f"{source}: {exc}"}
+    piece = downmix(audio)
+    heard = soxr.resample(without_corrupt(piece), rate, recognizers.RATE)
+    text = _RECOGNIZERS[how].transcribe(heard) if how[0] else ""
+    write_float_wav(Path(target), piece, rate)
+    return {
+        "id": clip_id,
+        "text": text or None,
+        "span": [round(start_s, 3), round(end_s, 3)],
+        "analysis": measure(piece, rate, text or None, voice_config),
+        "audio_sha256": audio_digest(piece),
+    }

@@ -23,6 +23,7 @@ than clips; the work itself is in ``trainer.dataset.jobs``).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,9 @@ from trainer.out_folder import check_folder_path
 from trainer.tasks import Cancelled, TaskState
 
 BATCH = 32
-"""Clips per manifest write."""
+"""Clips per manifest write (or fewer: see ``SAVE_EVERY_S``)."""
+SAVE_EVERY_S = 1.0
+"""Longest time, s, between manifest writes while clips come in: the Dataset page shows them as they arrive."""
 VAD_GROUP = 8
 """Most clips one worker job reads and measures together (``trainer.dataset.jobs.process_group``). Small, so a
 Cancel stops within one group per worker and keeps no more than that. Measured on the 240-clip target-voice import,
@@ -47,12 +50,14 @@ so no throughput cost shows above the noise."""
 
 @dataclass
 class ImportResult:
-    """What an import did: clips added, skipped as already present, failed, and problems met while scanning."""
+    """What an import did: clips added, skipped as already present, failed, problems met while scanning, notes."""
 
     added: list[str] = field(default_factory=list)
     unchanged: int = 0
     failed: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """Warnings that stop nothing (slicing: the recording's speaker may differ from the dataset's)."""
 
 
 class DatasetProject:
@@ -203,50 +208,25 @@ class DatasetProject:
         workers: int | None = None,
         progress: Callable[[int, int], None] | None = None,
         *,
+        language: str | None = None,
         state: TaskState | None = None,
     ) -> ImportResult:
-        """Cut long recordings into utterance clips with draft texts (``trainer.dataset.slicing``).
+        """Cut long recordings into utterance clips with draft texts (``trainer.dataset.slicing_run``).
 
-        Each recording is sliced in a worker process; its clips are named
-        ``STEM_001``... and stay unreviewed until their text is confirmed. A
-        recording already sliced (same path and content) is skipped.
-        ``progress(done, total)`` (or ``state.progress``) counts recordings.
+        ``recognizer``/``model``/``language`` choose the drafts (``trainer.dataset.recognizers``; ``None``:
+        no drafts). Clips are named ``STEM_001``... and stay unreviewed until their text is confirmed; a
+        recording already sliced (same path and content) is skipped. ``progress(done, total)`` (or
+        ``state.progress``) counts seconds of audio drafted; ``notes`` of the result hold speaker warnings.
 
         Raises:
-            Cancelled: ``state`` was cancelled; the recordings sliced until then are in the manifest.
+            Cancelled: ``state`` was cancelled; the drafts made until then are in the manifest.
         """
         from trainer.dataset.slicing import SliceOptions
+        from trainer.dataset.slicing_run import Drafting, slice_into
 
-        options = options or SliceOptions()
-        result, known = ImportResult(), {(c.source, c.source_sha256) for c in self.clips.values()}
-        todo: list[tuple] = []
-        digests: list[str] = []
-        bases: set[str] = set()
-        for path in map(Path, paths):
-            digest = sha256_file(path)
-            if (str(path), digest) in known:
-                result.unchanged += 1
-                continue
-            base = self._slice_base(path, bases)
-            bases.add(base)
-            todo.append((str(path), str(self.folder / "clips"), base, options, recognizer, model, self.target_config))
-            digests.append(digest)
-        if not todo:
-            return result
-        state, done = TaskState.of(state, progress), 0
-        state.progress(0, len(todo))
-        state.status(_slicing_status(todo, done))
-        for index, outcome in run_jobs(jobs.slice_recording, todo, workers, state):
-            self._add_slices(todo[index][0], digests[index], outcome, result, recognizer)
-            self.save()
-            done += 1
-            state.progress(done, len(todo))
-            if done < len(todo):
-                state.status(_slicing_status(todo, done))
-        if done < len(todo):
-            message = f"Slicing cancelled: {done} of {len(todo)} recordings sliced and kept"
-            raise Cancelled(message, done=done, total=len(todo), partial=result)
-        return result
+        drafting = Drafting(recognizer=recognizer, model=model, language=language)
+        state = TaskState.of(state, progress)
+        return slice_into(self, list(paths), options or SliceOptions(), drafting, workers, state)
 
     def _slice_base(self, path: Path, taken: set[str]) -> str:
         """A name prefix for a recording's slices that no clip id starts with."""
@@ -256,16 +236,6 @@ class DatasetProject:
             n += 1
             candidate = f"{base}-{n}"
         return candidate
-
-    def _add_slices(self, source: str, digest: str, outcome: dict, result: ImportResult, recognizer) -> None:
-        if "error" in outcome:
-            result.problems.append(f"{source}: {outcome['error']}")
-            return
-        origin = f"draft ({recognizer})" if recognizer else ""
-        for clip in outcome["clips"]:
-            entry = ClipEntry(source=source, source_sha256=digest, text_origin=origin, reviewed=False, **clip)
-            self.clips[entry.id] = entry
-            result.added.append(entry.id)
 
     def _new_id(self, clip: SourceClip, taken: set[str]) -> str:
         base = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in clip.audio.stem) or "clip"
@@ -285,6 +255,7 @@ class DatasetProject:
         groups, done, total = _groups(work, workers), result.unchanged, result.unchanged + len(todo)
         firsts = [sum(len(g) for g in groups[:i]) for i in range(len(groups))]
         state.progress(done, total)
+        saved = time.monotonic()
         try:
             for index, outcomes in run_jobs(jobs.process_group, groups, workers, state):
                 for (clip_id, clip, digest), outcome in zip(todo[firsts[index] :], outcomes, strict=False):
@@ -292,30 +263,15 @@ class DatasetProject:
                     self.clips[clip_id] = entry
                     (result.failed if entry.status == "error" else result.added).append(clip_id)
                     done += 1
-                    if done % BATCH == 0:
+                    if done % BATCH == 0 or time.monotonic() - saved >= SAVE_EVERY_S:
                         self.save()
+                        saved = time.monotonic()
                     state.progress(done, total)
         finally:
             self.save()  # whatever was measured stays recorded, even when the import is interrupted
         if done < total:
             message = f"Import cancelled: {done} of {total} clips kept; import again to go on"
             raise Cancelled(message, done=done, total=total, partial=result)
-
-
-def _slicing_status(todo: list[tuple], done: int) -> str:
-    """What slicing does now: a recording is sliced in one piece (no progress within it), so say which one,
-    how long it is, and that a Cancel waits for it."""
-    import soundfile
-
-    source = Path(todo[done][0])
-    try:
-        length = f"{soundfile.info(str(source)).duration / 60:.1f} min of audio"
-    except (RuntimeError, OSError):  # unreadable: the worker reports it
-        length = "length unknown"
-    return (
-        f"Slicing and transcribing {done} / {len(todo)}: now {source.name} ({length}); "
-        "a Cancel takes effect after the recordings in progress"
-    )
 
 
 def _groups(work: list, workers: int | None) -> list[list]:

@@ -14,6 +14,7 @@ hint, and loaded only when asked for:
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -50,22 +51,51 @@ def available() -> list[str]:
     return [name for name, (module, _) in BACKENDS.items() if importlib.util.find_spec(module) is not None]
 
 
-def create(name: str = "pocketsphinx", model: str | None = None) -> Recognizer:
-    """A recognizer by back-end name.
+def languages(name: str) -> list[str]:
+    """The languages a back-end can draft in, as its owners name them (empty when it is not installed).
+
+    ``pocketsphinx``: the acoustic models its package bundles (``pocketsphinx.get_model_path()``: ``en-us``);
+    ``faster-whisper``: Whisper's language codes (``faster_whisper.tokenizer._LANGUAGE_CODES``).
+    """
+    if name not in available():
+        return []
+    if name == "pocketsphinx":
+        import pocketsphinx
+
+        bundled = Path(pocketsphinx.get_model_path())
+        return sorted(p.name for p in bundled.iterdir() if p.is_dir())
+    from faster_whisper.tokenizer import _LANGUAGE_CODES
+
+    return sorted(_LANGUAGE_CODES)
+
+
+def create(name: str = "pocketsphinx", model: str | None = None, language: str | None = None) -> Recognizer:
+    """A recognizer by back-end name, drafting in ``language`` (one of :func:`languages`; ``None``: its default).
 
     Raises:
-        RecognizerError: unknown name, package missing (with the install hint), or no model given
-            where one is needed.
+        RecognizerError: unknown name, package missing (with the install hint), a language the back-end does not
+            have, or no model given where one is needed.
+    """
+    check(name, model, language)
+    if name == "pocketsphinx":
+        return PocketSphinx(language or "en-us")
+    return FasterWhisper(str(model), language)
+
+
+def check(name: str, model: str | None = None, language: str | None = None) -> None:
+    """Raise what :func:`create` would for these choices, without loading anything (a few ms).
+
+    Raises:
+        RecognizerError: as :func:`create`.
     """
     if name not in BACKENDS:
         raise RecognizerError(f"unknown recognizer {name!r}; choose one of: {', '.join(BACKENDS)}")
     if name not in available():
         raise RecognizerError(f"the {name} recognizer is not installed: {BACKENDS[name][1]}")
-    if name == "pocketsphinx":
-        return PocketSphinx()
-    if not model:
+    if language is not None and language not in languages(name):
+        raise RecognizerError(f"the {name} recognizer has no {language!r} model; it has: {', '.join(languages(name))}")
+    if name == "faster-whisper" and not model:
         raise RecognizerError("faster-whisper needs a model: a folder or a model name (e.g. --model small.en)")
-    return FasterWhisper(model)
 
 
 def _int16_bytes(audio: np.ndarray) -> bytes:
@@ -83,10 +113,14 @@ class PocketSphinx:
 
     name = "pocketsphinx"
 
-    def __init__(self) -> None:
-        from pocketsphinx import Decoder
+    def __init__(self, language: str = "en-us") -> None:
+        import pocketsphinx
 
-        self._decoder = Decoder(samprate=RATE, loglevel="FATAL")
+        if language == "en-us":  # the package's default model (its dictionary and language model included)
+            self._decoder = pocketsphinx.Decoder(samprate=RATE, loglevel="FATAL")
+        else:
+            hmm = Path(pocketsphinx.get_model_path()) / language
+            self._decoder = pocketsphinx.Decoder(samprate=RATE, loglevel="FATAL", hmm=str(hmm))
 
     def transcribe(self, audio: np.ndarray) -> str:
         decoder = self._decoder
@@ -103,14 +137,15 @@ class FasterWhisper:
 
     name = "faster-whisper"
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, language: str | None = None) -> None:
         from faster_whisper import WhisperModel
 
+        self._language = language
         try:
             self._model = WhisperModel(model, device="cpu", compute_type="int8")
         except Exception as exc:  # the library raises many kinds for a missing or broken model
             raise RecognizerError(f"faster-whisper could not load model {model!r}: {exc}") from exc
 
     def transcribe(self, audio: np.ndarray) -> str:
-        segments, _ = self._model.transcribe(audio.astype(np.float32), beam_size=1)
+        segments, _ = self._model.transcribe(audio.astype(np.float32), beam_size=1, language=self._language)
         return " ".join(s.text.strip() for s in segments).strip()

@@ -9,12 +9,11 @@ utterance keeps up to ``margin_s`` of the silence around it, never more than hal
 of a pause, so neighbours never overlap.
 
 Silero VAD opens its own ONNX Runtime session: run slicing in a worker process
-(``DatasetProject.slice_recordings`` does), not in the studio's process.
+(``trainer.dataset.jobs.find_utterances`` does), not in the studio's process.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,19 +41,6 @@ class SliceOptions:
     def __post_init__(self) -> None:
         if not 0 < self.min_s < self.max_s:
             raise ValueError(f"need 0 < min_s < max_s, got min_s={self.min_s}, max_s={self.max_s}")
-
-
-@dataclass(frozen=True)
-class Utterance:
-    """One slice: ``start_s``/``end_s`` in the recording (margins included) and its draft text."""
-
-    start_s: float
-    end_s: float
-    text: str = ""
-
-    @property
-    def duration_s(self) -> float:
-        return self.end_s - self.start_s
 
 
 def speech_regions(speech: np.ndarray, min_pause_s: float) -> list[tuple[int, int]]:
@@ -124,38 +110,12 @@ def _with_margins(pieces: list[tuple[int, int]], total_s: float, margin_s: float
     return spans
 
 
-def slice_audio(
-    mono: np.ndarray,
-    sample_rate: int,
-    options: SliceOptions | None = None,
-    recognizer=None,
-    vad=None,
-    progress: Callable[[int, int], None] | None = None,
-) -> list[Utterance]:
-    """Cut a recording into utterances and draft their text.
-
-    Args:
-        mono: float32 ``[N]`` samples.
-        sample_rate: Hz.
-        recognizer: a ``trainer.dataset.recognizers.Recognizer``, or ``None`` for no drafts.
-        vad: a Silero VAD to reuse.
-        progress: ``progress(done, total)`` after each utterance is transcribed.
-    Returns:
-        utterances in time order.
-    """
-    import soxr
-
+def find_spans(
+    mono: np.ndarray, sample_rate: int, options: SliceOptions | None = None, vad=None
+) -> list[tuple[float, float]]:
+    """Where to cut a recording (float32 ``[N]`` at ``sample_rate`` Hz): ``(start_s, end_s)`` of each utterance,
+    margins included, in time order (see the module docstring)."""
     options = options or SliceOptions()
     speech = speech_windows(mono, sample_rate, vad)
     pieces = group(speech_regions(speech, options.min_pause_s), options)
-    spans = _with_margins(pieces, len(mono) / sample_rate, options.margin_s)
-    audio16 = soxr.resample(mono, sample_rate, VAD_RATE) if recognizer and sample_rate != VAD_RATE else mono
-    utterances = []
-    for done, (start, end) in enumerate(spans, start=1):
-        text = ""
-        if recognizer is not None:
-            text = recognizer.transcribe(audio16[int(start * VAD_RATE) : int(end * VAD_RATE)])
-        utterances.append(Utterance(start, end, text))
-        if progress:
-            progress(done, len(spans))
-    return utterances
+    return _with_margins(pieces, len(mono) / sample_rate, options.margin_s)

@@ -54,17 +54,31 @@ def scan(paths: list[Path | str], unpack_dir: Path | None = None) -> Scan:
     result = Scan()
     seen: set[Path] = set()
     for path in map(Path, paths):
-        if path.is_dir():
-            _scan_folder(path, result, seen)
-        elif path.suffix.lower() == ".zip":
-            _scan_zip(path, unpack_dir, result, seen)
-        elif path.suffix.lower() in AUDIO_SUFFIXES:
-            _add(result, seen, _with_sidecar(path))
-        elif path.name.lower().endswith(".csv") and path.is_file():
-            _scan_metadata(path, result, seen)
-        else:
-            result.problems.append(f"{path}: not a folder, zip archive, metadata.csv or recording")
+        before = (len(result.clips), len(result.problems))
+        _scan_path(path, unpack_dir, result, seen)
+        if (len(result.clips), len(result.problems)) == before:
+            result.problems.append(f"{path}: no recordings found; expected {EXPECTED}")
     return result
+
+
+EXPECTED = (
+    "audio files (.wav, .flac, .ogg, .mp3), an LJSpeech folder (metadata.csv beside a wavs/ folder of ID.wav), "
+    "or zip archives of them"
+)
+"""What a scan looks for, as the message of one that finds nothing says it."""
+
+
+def _scan_path(path: Path, unpack_dir: Path | None, result: Scan, seen: set[Path]) -> None:
+    if path.is_dir():
+        _scan_folder(path, result, seen)
+    elif path.suffix.lower() == ".zip":
+        _scan_zip(path, unpack_dir, result, seen)
+    elif path.suffix.lower() in AUDIO_SUFFIXES:
+        _add(result, seen, _with_sidecar(path))
+    elif path.name.lower().endswith(".csv") and path.is_file():
+        _scan_metadata(path, result, seen)
+    else:
+        result.problems.append(f"{path}: not a folder, zip archive, metadata.csv or recording")
 
 
 def _add(result: Scan, seen: set[Path], clip: SourceClip) -> None:
@@ -89,15 +103,22 @@ def _scan_metadata(path: Path, result: Scan, seen: set[Path]) -> None:
         result.problems.append(str(exc))
         return
     result.problems.extend(f"{path}: line {p.line}: {p.message}" for p in metadata.problems)
+    missing = []
     for entry in metadata.entries:
         audio = _find_audio(path.parent, entry.id)
         if audio is None:
-            result.problems.append(
+            missing.append(
                 f"{path}: line {entry.line}: no audio file for '{entry.id}' "
                 f"(looked for {entry.id}.wav in {path.parent / 'wavs'} and {path.parent})"
             )
             continue
         _add(result, seen, SourceClip(audio, entry.text, entry.speaker, f"{path.name}:{entry.line}"))
+    if missing and len(missing) == len(metadata.entries):  # the layout, not a few files: say what was expected
+        missing = [
+            f"{path}: no audio for any of its {len(missing)} lines; expected an LJSpeech folder: "
+            f"{path.parent / 'wavs'} holding ID.wav (or .flac, .ogg, .mp3) for each line's ID, or the audio beside it"
+        ]
+    result.problems.extend(missing)
 
 
 def _find_audio(folder: Path, utterance_id: str) -> Path | None:

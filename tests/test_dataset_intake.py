@@ -1,0 +1,229 @@
+"""Getting audio into a dataset from the Dataset page: the picker, New project, import of files and zips,
+slicing with options, progress, Cancel, drafts selected, and the speaker check."""
+
+from __future__ import annotations
+
+import zipfile
+
+import numpy as np
+import pytest
+import soundfile
+from conftest import shared_path
+from PySide6.QtCore import Qt
+
+pytestmark = pytest.mark.gui
+
+
+def _long():
+    """The 44 s reading of the shared corpus."""
+    return shared_path("corpus", "real-speech", "long", "two_cities.wav")
+
+
+@pytest.fixture
+def page(qtbot, tmp_path):
+    """A Dataset page on a folder that is no project yet."""
+    from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
+
+    widget = DatasetPage(Workspace(dataset_project=tmp_path / "project"))
+    qtbot.addWidget(widget)
+    return widget
+
+
+def _wait(qtbot, page, timeout=180_000) -> None:
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=timeout)
+
+
+def test_picker_takes_files_zips_and_folders(qtbot, tmp_path):
+    """The picker selects several existing files of the importer's kinds, and Open or its button takes a folder."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from studio.widgets.recordings_picker import RecordingsPicker
+
+    picker = RecordingsPicker(None, tmp_path)
+    qtbot.addWidget(picker)
+    assert picker.fileMode() == QFileDialog.FileMode.ExistingFiles
+    assert picker.testOption(QFileDialog.Option.DontUseNativeDialog)
+    assert all(f"*.{kind}" in picker.nameFilters()[0] for kind in ("wav", "flac", "zip", "csv"))
+    assert picker.directory().absolutePath() == str(tmp_path) and picker.folder_button.isVisibleTo(picker)
+    picker.choose_folder()
+    assert picker.chosen() == [tmp_path]
+    (tmp_path / "sub").mkdir()
+    again = RecordingsPicker(None, tmp_path)
+    qtbot.addWidget(again)
+    again.selectFile(str(tmp_path / "sub"))
+    again.accept()
+    assert again.chosen() == [tmp_path / "sub"]
+
+
+def test_a_single_file_and_a_zip_are_imported(page, qtbot, tmp_path):
+    """One recording, then a zip of two, through the page's import: 1 clip, then 3."""
+    cards = shared_path("corpus", "real-speech", "cards")
+    page.import_paths([cards / "001.wav"])
+    _wait(qtbot, page)
+    assert page.model.rowCount() == 1 and page.hint.text().startswith("1 clip added,")
+    archive = tmp_path / "two.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        for name in ("002.wav", "003.wav"):
+            out.write(cards / name, name)
+    page.import_paths([archive])
+    _wait(qtbot, page)
+    assert page.model.rowCount() == 3 and page.hint.text().startswith("2 clips added,")
+
+
+def test_the_table_fills_while_importing(page, qtbot):
+    """Importing the 240-clip corpus: rows appear while the import still runs (not only at its end); Cancel
+    keeps them."""
+    seen: list[int] = []
+    page.import_paths([shared_path("corpus", "target-voice")])
+    qtbot.waitUntil(lambda: page.model.rowCount() > 0, timeout=120_000)
+    seen.append(page.model.rowCount())
+    assert page.is_busy() and seen[0] < 240
+    page.cancel_job()
+    _wait(qtbot, page)
+    assert page.model.rowCount() >= seen[0] and page.hint.text().startswith("Import cancelled: ")
+
+
+def test_an_ljspeech_csv_without_its_audio_says_what_was_expected(page, qtbot, tmp_path):
+    """metadata.csv picked from a folder with no wavs/ (or an empty folder): the hint names the layout expected."""
+    folder = tmp_path / "lj"
+    folder.mkdir()
+    (folder / "metadata.csv").write_text("a|Hello there.\nb|Good night.\n", encoding="utf-8")
+    page.import_paths([folder / "metadata.csv"])
+    _wait(qtbot, page)
+    assert "no audio for any of its 2 lines; expected an LJSpeech folder" in page.hint.text()
+    assert str(folder / "wavs") in page.hint.text()
+    (tmp_path / "empty").mkdir()
+    page.import_paths([tmp_path / "empty"])
+    _wait(qtbot, page)
+    assert "no recordings found; expected audio files" in page.hint.text()
+
+
+def test_new_project_makes_an_empty_project(page, tmp_path):
+    """New project on a new folder writes a manifest with no clips, shows it, and dialogs open there."""
+    folder = tmp_path / "fresh"
+    assert not page.has_project()
+    page.new_project(folder)
+    assert (folder / "manifest.json").is_file() and page.project_dir == folder and page.has_project()
+    assert page.hint.text().startswith(f"New project {folder}") and page.start_folders.start(folder) == folder
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "x.txt").write_text("mine")
+    page.new_project(tmp_path / "busy")
+    assert "holds other files" in page.hint.text() and page.project_dir == folder
+    page.start_folders.picked(tmp_path / "busy" / "x.txt")  # a file picked: its folder is where dialogs open next
+    assert page.start_folders.start(page.project_dir) == tmp_path / "busy"
+    page.open_project(tmp_path / "other")  # another project: its folder (or the nearest that exists), not the pick
+    assert page.start_folders.start(page.project_dir) == tmp_path
+
+
+def _options(max_s: float):
+    """The options dialog with the longest clip set and no drafts: what the page gets from it."""
+    from studio.widgets.slice_options import NO_DRAFTS, SliceOptionsDialog
+
+    dialog = SliceOptionsDialog()
+    dialog.max_s.setValue(max_s)
+    dialog.recognizer.setCurrentIndex(dialog.recognizer.findText(NO_DRAFTS))
+    return dialog.options(), dialog.drafting()
+
+
+def _spans(page) -> list[float]:
+    project = page.project()
+    return [c.span[1] - c.span[0] for c in project.clips.values() if c.span]
+
+
+def test_slicing_options_reach_the_slicer(qtbot, tmp_path):
+    """A shorter longest clip in the options dialog gives more, shorter utterances."""
+    from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
+
+    counts = {}
+    for max_s in (12.0, 4.0):
+        page = DatasetPage(Workspace(dataset_project=tmp_path / f"p{max_s}"))
+        qtbot.addWidget(page)
+        options, drafting = _options(max_s)
+        assert options.max_s == max_s and drafting.recognizer is None
+        page.slice_paths([_long()], options, drafting)
+        _wait(qtbot, page)
+        spans = _spans(page)
+        counts[max_s] = len(spans)
+        assert spans and max(spans) <= max_s + 2 * options.margin_s + 0.05, spans
+    assert counts[4.0] > counts[12.0], counts
+
+
+def test_slicing_moves_can_be_cancelled_and_keeps_and_selects_its_drafts(page, qtbot):
+    """PocketSphinx drafts of two_cities in 4 s clips: the bar and the status move (seconds of audio, draft n of m);
+    Cancel stops it, the drafts made stay, are said, shown and selected."""
+    import re
+
+    from trainer.dataset.slicing import SliceOptions
+
+    values: list[int] = []
+    statuses: list[str] = []
+    shown = page.job_progress
+    shown.bar.valueChanged.connect(values.append)
+    task = page.slice_paths([_long()], SliceOptions(min_s=1.0, max_s=4.0))
+    task.status.connect(statuses.append)
+    qtbot.waitUntil(lambda: any(s.startswith("Recognising draft 3 of") for s in statuses), timeout=180_000)
+    assert re.search(r" · \d+ of \d+ s of audio$", statuses[-1]) and shown.bar.maximum() > 30
+    qtbot.mouseClick(shown.cancel_button, Qt.MouseButton.LeftButton)
+    _wait(qtbot, page)
+    said = re.fullmatch(r"Slicing cancelled: (\d+) drafts? of (\d+) kept", page.hint.text())
+    assert said, page.hint.text()
+    kept, total = int(said[1]), int(said[2])
+    assert 2 <= kept < total and len(set(values)) >= 3 and values == sorted(values)
+    assert page.model.rowCount() == kept and sorted(page.selected_ids()) == sorted(page.project().clips)
+
+
+def test_new_drafts_are_selected_and_scrolled_to(qtbot, tmp_path):
+    """After slicing into a project of 5 clips, the new utterances are the selection and the first is on screen."""
+    from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
+
+    page = DatasetPage(Workspace(dataset_project=tmp_path / "project"))
+    qtbot.addWidget(page)
+    page.resize(900, 400)
+    page.show()
+    page.import_paths([shared_path("corpus", "real-speech", "cards")])
+    _wait(qtbot, page)
+    page.select(["001"])
+    page.slice_paths([_long()], *_options(3.0))
+    _wait(qtbot, page)
+    new = [i for i in page.project().clips if i.startswith("two_cities_")]
+    assert len(new) >= 8 and sorted(page.selected_ids()) == sorted(new)
+    try:  # the cards' speaker is another man: the result warns (or says why it could not check)
+        import resemblyzer  # noqa: F401
+
+        assert "warning: the speaker of two_cities.wav may differ from the dataset's" in page.hint.text()
+    except ImportError:
+        assert "warning: speaker check skipped: speaker similarity needs resemblyzer" in page.hint.text()
+    ids = [page.model.row_id(row) for row in range(page.model.rowCount())]
+    first = page.proxy.mapFromSource(page.model.index(ids.index(sorted(new)[0]), 0))
+    assert page.table.viewport().rect().intersects(page.table.visualRect(first))
+
+
+def _concatenated(paths, out) -> None:
+    parts = [soundfile.read(str(p), dtype="float32") for p in paths]
+    soundfile.write(str(out), np.concatenate([a for a, _ in parts]), parts[0][1])
+
+
+def test_speaker_check_warns_for_another_speaker_only(tmp_path):
+    """A dataset of 3 LibriVox clips: a reading of the same speaker passes; two_cities (another man) is flagged.
+    Where resemblyzer is missing, the check says it was skipped and why."""
+    from trainer.dataset.project import DatasetProject
+    from trainer.dataset.speaker_check import check_speaker
+    from trainer.evaluate.similarity import MISSING
+
+    librivox = sorted(shared_path("corpus", "real-speech", "librivox").glob("*.wav"))
+    project = DatasetProject.create(tmp_path / "p")
+    project.import_sources(librivox[:3], workers=1)
+    same = tmp_path / "same.wav"
+    _concatenated(librivox[3:], same)
+    try:
+        import resemblyzer  # noqa: F401
+    except ImportError:
+        assert check_speaker(project, same).note == f"speaker check skipped: {MISSING}"
+        return
+    ok, other = check_speaker(project, same), check_speaker(project, _long())
+    print(f"similarity: same speaker {ok.similarity:.3f}, another {other.similarity:.3f}")
+    assert not ok.differs and ok.note == ""
+    assert other.differs and "the speaker of two_cities.wav may differ from the dataset's" in other.note

@@ -1,0 +1,82 @@
+"""Does a long recording's speaker sound like the dataset's? Checked before it is sliced into the project.
+
+The measure is the Compare page's speaker similarity (``trainer.evaluate.similarity``: resemblyzer d-vectors,
+cosine): the first ``RECORDING_S`` seconds of the recording against the mean embedding of up to
+``REFERENCE_CLIPS`` of the dataset's clips (reviewed ones first, none from this recording).
+
+``THRESHOLD`` measured on ``../shared/corpus`` (``real-speech/librivox``, ``real-speech/cards``, the 44 s
+``real-speech/long/two_cities.wav`` in 10 s pieces, and 5 clips of ``target-voice``), one clip or piece
+against the mean of others:
+- same speaker (against the other 4 clips or pieces of its set): lowest 0.809 (cards), then 0.840 (librivox),
+  0.878 (target-voice), 0.937 (two_cities); means 0.87-0.95;
+- different speakers (against 3 clips of another set, all 12 pairs of sets): highest 0.735 (librivox vs cards,
+  two real men), then 0.726, 0.627; means 0.41-0.70.
+0.77 lies between the two (0.035 above the highest different pair, 0.04 below the lowest same one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+THRESHOLD = 0.77
+"""Cosine similarity below which the speakers may differ (see the module docstring for the measurements)."""
+REFERENCE_CLIPS = 3
+RECORDING_S = 20.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpeakerCheck:
+    """The outcome: ``similarity`` (``None`` when not measured) and one line for the user (``''``: same speaker
+    or nothing to compare with)."""
+
+    similarity: float | None
+    note: str
+
+    @property
+    def differs(self) -> bool:
+        return self.similarity is not None and self.similarity < THRESHOLD
+
+
+def check_speaker(project, source: Path) -> SpeakerCheck:
+    """Compare ``source``'s speaker with ``project``'s clips (``trainer.dataset.project.DatasetProject``).
+
+    Never raises for a measure that cannot be taken: the note then says the check was skipped and why
+    (resemblyzer missing, a silent clip).
+    """
+    from trainer.evaluate.measures import MeasureError
+    from trainer.evaluate.similarity import cosine, speaker_embedding, utterance_embedding
+
+    references = _references(project, source)
+    if not references:
+        return SpeakerCheck(similarity=None, note="")
+    try:
+        dataset = speaker_embedding([_read(project.clip_path(c.id)) for c in references])
+        similarity = cosine(dataset, utterance_embedding(*_read(source, RECORDING_S)))
+    except MeasureError as exc:  # MeasureUnavailable (no resemblyzer) among them
+        return SpeakerCheck(similarity=None, note=f"speaker check skipped: {exc}")
+    if similarity >= THRESHOLD:
+        return SpeakerCheck(similarity=similarity, note="")
+    note = (
+        f"the speaker of {source.name} may differ from the dataset's (similarity {similarity:.2f} to "
+        f"{len(references)} of its clips, below {THRESHOLD}): listen before confirming, or set their speaker"
+    )
+    return SpeakerCheck(similarity=similarity, note=note)
+
+
+def _references(project, source: Path) -> list:
+    clips = [c for c in project.clips.values() if c.status == "ok" and c.source != str(source)]
+    clips.sort(key=lambda c: not c.reviewed)
+    return clips[:REFERENCE_CLIPS]
+
+
+def _read(path: Path, seconds: float | None = None) -> tuple[np.ndarray, int]:
+    """Mono float32 ``[N]`` samples of ``path`` (its first ``seconds`` only, when given) and the rate, Hz."""
+    import soundfile
+
+    rate = soundfile.info(str(path)).samplerate
+    frames = -1 if seconds is None else int(seconds * rate)
+    audio, _ = soundfile.read(str(path), frames=frames, dtype="float32", always_2d=True)
+    return audio.mean(axis=1), rate
