@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QHBoxLayout, QListWidget, QMainWindow, QStackedWidget, QWidget
 
 from studio.pages.compare import ComparePage
@@ -15,9 +17,11 @@ from studio.pages.dataset import DatasetPage
 from studio.pages.synthesize import SynthesizePage
 from studio.pages.train import TrainPage
 from studio.settings import Settings
+from studio.shortcuts import AREAS, PAGE_KEYS, ShortcutsDialog, page_tooltip
 from studio.state import StudioState, Workspace
 
-AREAS = ("Dataset", "Train", "Compare", "Synthesize")
+MINIMUM_SIZE = (980, 560)
+"""The smallest window (width, height in px): it fits a 1024×640 screen with a window manager's frame."""
 
 
 class MainWindow(QMainWindow):
@@ -31,6 +35,7 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else Settings.load()
         self.setWindowTitle("Voice Studio")
         self.resize(1100, 700)
+        self.setMinimumSize(*MINIMUM_SIZE)
         self.setAcceptDrops(True)
         self.state = StudioState(workspace=Workspace(runs_dir=runs_root))
         found = self.settings.apply(self.state.library, self.state.workspace)
@@ -57,7 +62,9 @@ class MainWindow(QMainWindow):
         }
         self.nav = QListWidget()
         self.nav.addItems(AREAS)
-        self.nav.setFixedWidth(150)
+        for row, area in enumerate(AREAS):
+            self.nav.item(row).setToolTip(page_tooltip(area))
+        self.nav.setFixedWidth(130)
         self.nav.setStyleSheet("QListWidget { font-size: 15px; } QListWidget::item { padding: 10px 8px; }")
         self.stack = QStackedWidget()
         for area in AREAS:
@@ -70,7 +77,27 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.nav)
         layout.addWidget(self.stack, 1)
         self.setCentralWidget(central)
+        self._build_menus()
         self.statusBar().showMessage("Ready")
+
+    def _build_menus(self) -> None:
+        """Go: one action per page (Ctrl+1 … Ctrl+4, anywhere in the window); Help: Keyboard shortcuts…."""
+        go = self.menuBar().addMenu("&Go")
+        for area in AREAS:
+            action = QAction(f"{area} page", self)
+            action.setShortcut(QKeySequence(PAGE_KEYS[area]))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            action.triggered.connect(lambda _checked=False, a=area: self.show_area(a))
+            go.addAction(action)
+        help_menu = self.menuBar().addMenu("&Help")
+        self.shortcuts_action = help_menu.addAction("Keyboard shortcuts…")
+        self.shortcuts_action.triggered.connect(self.show_shortcuts)
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        """Open the list of keyboard shortcuts (Help → Keyboard shortcuts…); returns the dialog shown."""
+        dialog = ShortcutsDialog(self)
+        dialog.show()
+        return dialog
 
     def show_area(self, area: str) -> None:
         """Switch to one of ``AREAS``."""
