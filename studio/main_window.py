@@ -20,9 +20,6 @@ from studio.settings import Settings
 from studio.shortcuts import AREAS, PAGE_KEYS, ShortcutsDialog, page_tooltip
 from studio.state import StudioState, Workspace
 
-MINIMUM_SIZE = (980, 560)
-"""The smallest window (width, height in px): it fits a 1024×640 screen with a window manager's frame."""
-
 
 class MainWindow(QMainWindow):
     """Navigation list on the left, one page per area on the right.
@@ -35,7 +32,6 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else Settings.load()
         self.setWindowTitle("Voice Studio")
         self.resize(1100, 700)
-        self.setMinimumSize(*MINIMUM_SIZE)
         self.setAcceptDrops(True)
         self.state = StudioState(workspace=Workspace(runs_dir=runs_root))
         found = self.settings.apply(self.state.library, self.state.workspace)
