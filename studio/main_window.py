@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QHBoxLayout, QListWidget, QMainWindow, QStackedWidget, QWidget
+from PySide6.QtWidgets import QGraphicsView, QHBoxLayout, QListWidget, QMainWindow, QStackedWidget, QWidget
 
 from studio.pages.compare import ComparePage
 from studio.pages.dataset import DatasetPage
@@ -65,6 +65,7 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         for area in AREAS:
             self.stack.addWidget(pages[area])
+            _plots_out_of_tab_order(pages[area])
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.nav.setCurrentRow(AREAS.index("Synthesize"))
 
@@ -137,6 +138,13 @@ class MainWindow(QMainWindow):
         self.train_page.shutdown()
         self.compare_page.shutdown()
         super().closeEvent(event)
+
+
+def _plots_out_of_tab_order(page: QWidget) -> None:
+    """Charts and waveforms (graphics views) take focus on a click, not on Tab: they have no keys to offer."""
+    for view in page.findChildren(QGraphicsView):
+        if view.focusPolicy() & Qt.FocusPolicy.TabFocus:
+            view.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
 
 
 def _is_voice_drop(path: Path) -> bool:

@@ -104,7 +104,6 @@ class DatasetPage(DatasetActions, QWidget):
         layout.addWidget(self.hint)
         layout.addWidget(self.job_progress)
         layout.addWidget(self.tabs, 1)
-        QShortcut(QKeySequence(Qt.Key.Key_Space), self, self.toggle_play)
 
     def _button(self, text: str, slot) -> QPushButton:
         button = QPushButton(text)
@@ -131,6 +130,8 @@ class DatasetPage(DatasetActions, QWidget):
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         splitter.setSizes([400, 260])
+        space = QShortcut(QKeySequence(Qt.Key.Key_Space), splitter, self.toggle_play)
+        space.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)  # a focused button takes Space as a press
         tab = QWidget()
         layout = QVBoxLayout(tab)
         layout.addWidget(actions)

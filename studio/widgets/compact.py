@@ -17,6 +17,7 @@ def scrolled(widget: QWidget) -> QScrollArea:
     area.setFrameShape(QFrame.Shape.NoFrame)
     area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     area.setMinimumHeight(0)
+    area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the controls inside (the area follows them)
     return area
 
 
