@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QGraphicsView, QHBoxLayout, QListWidget, QMainWindow, QStackedWidget, QWidget
 
@@ -19,6 +19,10 @@ from studio.pages.train import TrainPage
 from studio.settings import Settings
 from studio.shortcuts import AREAS, PAGE_KEYS, ShortcutsDialog, page_tooltip
 from studio.state import StudioState, Workspace
+
+SMALLEST = QSize(960, 580)
+"""The smallest window (px) unless a page needs more: it fits a 1024×640 screen with a window manager's frame.
+Set explicitly because wrapped button rows need more height at a narrow width than the layouts' minimum says."""
 
 
 class MainWindow(QMainWindow):
@@ -75,6 +79,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.stack, 1)
         self.setCentralWidget(central)
         self._build_menus()
+        self.setMinimumSize(self.minimumSizeHint().expandedTo(SMALLEST))
         self.statusBar().showMessage("Ready")
 
     def _build_menus(self) -> None:

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QHeaderView, QPushButton, QVBoxLayout, QWidget
 
-from studio.shortcuts import AREAS
+from studio.main_window import AREAS
 
 pytestmark = pytest.mark.gui
 
@@ -64,12 +64,25 @@ def test_every_page_fits_a_1024x640_screen_unclipped(window, area):
     assert least.width() <= SCREEN[0] - FRAME[0] and least.height() <= SCREEN[1] - FRAME[1], least
     assert window.size().toTuple() == SCREEN  # the window took the size; no page forced it wider
     assert _clipped(window, page) == []
+    window.resize(window.minimumSize())  # the smallest it can be made: still nothing clipped
+    QApplication.processEvents()
+    try:
+        assert _clipped(window, page) == []
+    finally:
+        window.resize(*SCREEN)
 
 
-def test_the_dataset_table_shows_eight_rows_at_640_px(window):
+def test_the_dataset_table_shows_eight_rows_at_640_px_and_at_the_smallest_window(window):
     page = _show(window, "Dataset")
     table = page.table
     assert table.viewport().height() >= 8 * table.verticalHeader().defaultSectionSize()
+    window.resize(window.minimumSize())
+    QApplication.processEvents()
+    try:
+        assert table.viewport().height() >= 8 * table.verticalHeader().defaultSectionSize()
+        assert _clipped(window, page) == []
+    finally:
+        window.resize(*SCREEN)
 
 
 def _tab_chain(start: QWidget, key=Qt.Key.Key_Tab, limit: int = 40) -> list[QWidget]:

@@ -5,18 +5,26 @@ See also ``studio.widgets.flow_layout`` for button rows that wrap.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QScrollArea, QSplitter, QTableView, QWidget
 
 
-def scrolled(widget: QWidget) -> QScrollArea:
-    """``widget`` in a frameless scroll area that scrolls vertically only when it is given less than its height."""
-    area = QScrollArea()
+class _ShortScrollArea(QScrollArea):
+    """A scroll area whose minimum height is what it is given with ``setMinimumHeight`` (it scrolls below that)."""
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(super().minimumSizeHint().width(), self.minimumHeight())
+
+
+def scrolled(widget: QWidget, least: int = 40) -> QScrollArea:
+    """``widget`` in a frameless scroll area that scrolls vertically when given less than its height; a splitter
+    or layout can shrink the area to ``least`` px (less than a scroll area's own minimum)."""
+    area = _ShortScrollArea()
     area.setWidget(widget)
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)
     area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    area.setMinimumHeight(0)
+    area.setMinimumHeight(least)
     area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the controls inside (the area follows them)
     return area
 
