@@ -7,7 +7,7 @@ import gc
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication, QHeaderView, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QHeaderView, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from studio.main_window import AREAS
 
@@ -182,15 +182,16 @@ def test_the_focus_ring_is_drawn_in_the_palette_highlight(qapp, qtbot):
         palette = holder.palette()
         palette.setColor(QPalette.ColorRole.Highlight, QColor(200, 0, 150))  # any palette: its highlight is used
         holder.setPalette(palette)
-        focused, other = QPushButton("Speak"), QPushButton("Stop")
+        button, other, text = QPushButton("Speak"), QPushButton("Stop"), QPlainTextEdit("a line")
         layout = QVBoxLayout(holder)
-        layout.addWidget(focused)
-        layout.addWidget(other)
+        for widget in (button, other, text):
+            layout.addWidget(widget)
         holder.show()
-        focused.setFocus(Qt.FocusReason.TabFocusReason)
-        qtbot.waitUntil(focused.hasFocus, timeout=2000)
-        perimeter = 2 * (focused.width() + focused.height()) - 8
-        assert _ring_pixels(focused, QColor(200, 0, 150)) >= RING_WIDTH * perimeter * 0.9
-        assert _ring_pixels(other, QColor(200, 0, 150)) == 0
+        for focused in (button, text):  # a push button's panel; a text box's frame (not hidden by its viewport)
+            focused.setFocus(Qt.FocusReason.TabFocusReason)
+            qtbot.waitUntil(focused.hasFocus, timeout=2000)
+            perimeter = 2 * (focused.width() + focused.height()) - 8
+            assert _ring_pixels(focused, QColor(200, 0, 150)) >= RING_WIDTH * perimeter * 0.9
+            assert _ring_pixels(other, QColor(200, 0, 150)) == 0
     finally:
         qapp.setStyle(QStyleFactory.create(before))

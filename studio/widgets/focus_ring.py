@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainter, QPalette, QPen
-from PySide6.QtWidgets import QApplication, QFrame, QProxyStyle, QStyle, QStyleOption, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QFrame, QProxyStyle, QStyle, QStyleOption, QWidget
 
 RING_WIDTH = 2
 """The ring's line width (px)."""
@@ -46,6 +46,14 @@ class FocusRingStyle(QProxyStyle):
         framed = getattr(option, "frameShape", QFrame.Shape.NoFrame) != QFrame.Shape.NoFrame
         if element == QStyle.ControlElement.CE_ShapedFrame and framed and widget is not None and widget.hasFocus():
             _ring(option, painter)
+
+    def pixelMetric(self, metric, option: QStyleOption | None = None, widget: QWidget | None = None) -> int:  # noqa: N802
+        """As the base style, but frames are at least ``RING_WIDTH`` px wide so a text box's ring is not covered
+        by its viewport."""
+        value = super().pixelMetric(metric, option, widget)
+        if metric == QStyle.PixelMetric.PM_DefaultFrameWidth and isinstance(widget, QAbstractScrollArea):
+            return max(value, RING_WIDTH)
+        return value
 
 
 def _ring(option: QStyleOption, painter: QPainter) -> None:
