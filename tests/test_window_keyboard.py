@@ -195,3 +195,15 @@ def test_the_focus_ring_is_drawn_in_the_palette_highlight(qapp, qtbot):
             assert _ring_pixels(other, QColor(200, 0, 150)) == 0
     finally:
         qapp.setStyle(QStyleFactory.create(before))
+
+
+def test_a_long_candidate_label_leaves_the_leaderboard_measures_in_view(qtbot, tmp_path):
+    from studio.widgets.leaderboard_view import LABEL_WIDTH, LeaderboardView
+    from trainer.evaluate.leaderboard import Row
+
+    view = LeaderboardView()
+    qtbot.addWidget(view)
+    long = "epoch 12 · val_mel 0.61712345 · " + "a long checkpoint label " * 6
+    view.set_rows([Row(label=f"{long}{n}", model_path=tmp_path / f"{n}.onnx", val_mel=0.5 + n) for n in range(2)])
+    assert view.table.columnWidth(0) == LABEL_WIDTH
+    assert view.table.columnWidth(1) >= view.table.horizontalHeader().sectionSizeHint(1)  # the measures: whole
