@@ -56,5 +56,5 @@ class ShortcutsDialog(QDialog):
 
     def listed(self) -> list[tuple[str, str, str]]:
         """The rows shown: (action, keys, where)."""
-        rows = range(self.table.rowCount())
-        return [tuple(self.table.item(r, c).text() for c in range(3)) for r in rows]  # type: ignore[misc]
+        cells = [[self.table.item(r, c) for c in range(3)] for r in range(self.table.rowCount())]
+        return [(a.text(), b.text(), c.text()) for a, b, c in cells if a and b and c]

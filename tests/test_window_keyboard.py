@@ -175,7 +175,7 @@ def test_the_focus_ring_is_drawn_in_the_palette_highlight(qapp, qtbot):
 
     before = qapp.style().name()
     try:
-        assert isinstance(install_focus_ring(qapp), FocusRingStyle)
+        assert isinstance(install_focus_ring(), FocusRingStyle)
         assert isinstance(qapp.style(), FocusRingStyle)
         holder = QWidget()
         qtbot.addWidget(holder)

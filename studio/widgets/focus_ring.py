@@ -67,11 +67,11 @@ def _ring(option: QStyleOption, painter: QPainter) -> None:
     painter.restore()
 
 
-def install_focus_ring(app: QApplication) -> FocusRingStyle:
-    """Wrap ``app``'s style in :class:`FocusRingStyle` (once); returns the style in use."""
-    current = app.style()
+def install_focus_ring() -> FocusRingStyle:
+    """Wrap the running application's style in :class:`FocusRingStyle` (once); returns the style in use."""
+    current = QApplication.style()
     if isinstance(current, FocusRingStyle):
         return current
     style = FocusRingStyle(current.name())
-    app.setStyle(style)
+    QApplication.setStyle(style)
     return style
