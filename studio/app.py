@@ -17,11 +17,13 @@ def main(argv: list[str] | None = None) -> int:
 
     from engines.onnx.engine import use_shared_thread_pool
     from studio.main_window import MainWindow
+    from studio.widgets.focus_ring import install_focus_ring
 
     use_shared_thread_pool()
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
     app.setApplicationName("Voice Studio")
     app.setOrganizationName("voice-studio")
+    install_focus_ring()  # a visible ring, in the palette's highlight colour, around what has keyboard focus
     # Cyclic garbage may hold Qt widgets, which must be destroyed on the GUI thread: a collection
     # triggered in a worker thread deadlocks in PySide. Automatic collection is off; this collects
     # on a GUI-thread timer instead.

@@ -8,16 +8,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QHBoxLayout, QListWidget, QMainWindow, QStackedWidget, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QGraphicsView, QHBoxLayout, QListWidget, QMainWindow, QStackedWidget, QWidget
 
 from studio.pages.compare import ComparePage
 from studio.pages.dataset import DatasetPage
 from studio.pages.synthesize import SynthesizePage
 from studio.pages.train import TrainPage
 from studio.settings import Settings
+from studio.shortcuts import AREAS, PAGE_KEYS, ShortcutsDialog, page_tooltip
 from studio.state import StudioState, Workspace
 
-AREAS = ("Dataset", "Train", "Compare", "Synthesize")
+SMALLEST = QSize(960, 580)
+"""The smallest window (px) unless a page needs more: it fits a 1024×640 screen with a window manager's frame.
+Set explicitly because wrapped button rows need more height at a narrow width than the layouts' minimum says."""
 
 
 class MainWindow(QMainWindow):
@@ -57,11 +62,14 @@ class MainWindow(QMainWindow):
         }
         self.nav = QListWidget()
         self.nav.addItems(AREAS)
-        self.nav.setFixedWidth(150)
+        for row, area in enumerate(AREAS):
+            self.nav.item(row).setToolTip(page_tooltip(area))
+        self.nav.setFixedWidth(130)
         self.nav.setStyleSheet("QListWidget { font-size: 15px; } QListWidget::item { padding: 10px 8px; }")
         self.stack = QStackedWidget()
         for area in AREAS:
             self.stack.addWidget(pages[area])
+            _plots_out_of_tab_order(pages[area])
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.nav.setCurrentRow(AREAS.index("Synthesize"))
 
@@ -70,7 +78,28 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.nav)
         layout.addWidget(self.stack, 1)
         self.setCentralWidget(central)
+        self._build_menus()
+        self.setMinimumSize(self.minimumSizeHint().expandedTo(SMALLEST))
         self.statusBar().showMessage("Ready")
+
+    def _build_menus(self) -> None:
+        """Go: one action per page (Ctrl+1 … Ctrl+4, anywhere in the window); Help: Keyboard shortcuts…."""
+        go = self.menuBar().addMenu("&Go")
+        for area in AREAS:
+            action = QAction(f"{area} page", self)
+            action.setShortcut(QKeySequence(PAGE_KEYS[area]))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            action.triggered.connect(lambda _checked=False, a=area: self.show_area(a))
+            go.addAction(action)
+        help_menu = self.menuBar().addMenu("&Help")
+        self.shortcuts_action = help_menu.addAction("Keyboard shortcuts…")
+        self.shortcuts_action.triggered.connect(self.show_shortcuts)
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        """Open the list of keyboard shortcuts (Help → Keyboard shortcuts…); returns the dialog shown."""
+        dialog = ShortcutsDialog(self)
+        dialog.show()
+        return dialog
 
     def show_area(self, area: str) -> None:
         """Switch to one of ``AREAS``."""
@@ -114,6 +143,13 @@ class MainWindow(QMainWindow):
         self.train_page.shutdown()
         self.compare_page.shutdown()
         super().closeEvent(event)
+
+
+def _plots_out_of_tab_order(page: QWidget) -> None:
+    """Charts and waveforms (graphics views) take focus on a click, not on Tab: they have no keys to offer."""
+    for view in page.findChildren(QGraphicsView):
+        if view.focusPolicy() & Qt.FocusPolicy.TabFocus:
+            view.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
 
 
 def _is_voice_drop(path: Path) -> bool:

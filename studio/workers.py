@@ -87,7 +87,10 @@ class Task(QObject):
             getattr(self, name).emit(*args)
 
     def _emit(self, name: str, *args: Any) -> None:
-        self._relay.emit(name, args)
+        try:
+            self._relay.emit(name, args)
+        except RuntimeError:  # the Task was deleted (its window closed) while the work ran: nobody to tell
+            self.state.cancel()
 
     def _run(self) -> None:
         try:

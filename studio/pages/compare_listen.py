@@ -79,6 +79,7 @@ class ListenTab(QWidget):
 
     def _layout(self) -> None:
         keys = QLabel("Keys: 1–9 candidate (same position) · R reference recording · Space play/stop")
+        keys.setWordWrap(True)  # a narrow window wraps it rather than widening the page
         buttons = QWidget()
         buttons.setLayout(self.buttons_row)
         splitter = QSplitter()

@@ -16,7 +16,6 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QSplitter,
@@ -30,6 +29,8 @@ from studio.pages.dataset_actions import TARGET_RATE, DatasetActions
 from studio.state import Workspace
 from studio.widgets.clip_editor import ClipEditor
 from studio.widgets.clip_table import ClipTable, rows
+from studio.widgets.compact import keep_rows_visible, scrolled
+from studio.widgets.flow_layout import flow_row
 from studio.widgets.histograms import HistogramPanel
 from studio.widgets.recordings_picker import StartFolders
 from studio.widgets.task_progress import TaskProgress
@@ -105,16 +106,14 @@ class DatasetPage(DatasetActions, QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(self._clips_tab(), "Clips")
         self.tabs.addTab(self._report_tab(), "Report")
-        top = QHBoxLayout()
-        top.addWidget(self.folder_label, 1)
-        for name in ("open", "new", "add", "slice", "export", "cache"):
-            top.addWidget(self.buttons[name])
+        top = flow_row(
+            self.folder_label, *(self.buttons[n] for n in ("open", "new", "add", "slice", "export", "cache"))
+        )
         layout = QVBoxLayout(self)
-        layout.addLayout(top)
+        layout.addWidget(top)
         layout.addWidget(self.hint)
         layout.addWidget(self.job_progress)
         layout.addWidget(self.tabs, 1)
-        QShortcut(QKeySequence(Qt.Key.Key_Space), self, self.toggle_play)
 
     def _button(self, text: str, slot) -> QPushButton:
         button = QPushButton(text)
@@ -132,20 +131,20 @@ class DatasetPage(DatasetActions, QWidget):
         return editor
 
     def _clips_tab(self) -> QWidget:
-        actions = QHBoxLayout()
-        actions.addWidget(self.selection_label)
-        for name in ("trim", "normalize", "resample", "exclude", "include", "confirm", "speaker", "merge"):
-            actions.addWidget(self.buttons[name])
-        actions.addStretch(1)
+        names = ("trim", "normalize", "resample", "exclude", "include", "confirm", "speaker", "merge")
+        actions = flow_row(self.selection_label, *(self.buttons[name] for name in names))  # wraps when narrow
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
-        splitter.addWidget(self.editor)
+        splitter.addWidget(scrolled(self.editor))  # on a short screen the editor scrolls; the table keeps 8 rows
+        keep_rows_visible(self.table, 8)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         splitter.setSizes([400, 260])
+        space = QShortcut(QKeySequence(Qt.Key.Key_Space), splitter, self.toggle_play)
+        space.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)  # a focused button takes Space as a press
         tab = QWidget()
         layout = QVBoxLayout(tab)
-        layout.addLayout(actions)
+        layout.addWidget(actions)
         layout.addWidget(splitter, 1)
         return tab
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -76,6 +76,9 @@ class SynthesizePage(QWidget):
         self.text_edit = QPlainTextEdit()
         self.text_edit.setPlaceholderText("Type a line to speak, then press Ctrl+Enter.")
         self.text_edit.setPlainText(default_line())
+        self.text_edit.setTabChangesFocus(True)  # Tab / Shift+Tab move on; Ctrl+Tab types a tab character
+        tab = QShortcut(QKeySequence("Ctrl+Tab"), self.text_edit, lambda: self.text_edit.insertPlainText("\t"))
+        tab.setContext(Qt.ShortcutContext.WidgetShortcut)
 
         self.bar = bar = SpeakBar()
         self.bar.speak.connect(self.speak)

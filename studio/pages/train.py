@@ -15,7 +15,6 @@ from pathlib import Path
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QTabWidget,
@@ -28,6 +27,8 @@ from studio.pages.train_actions import TrainActions
 from studio.pages.train_board import TrainBoard
 from studio.state import VoiceLibrary, Workspace
 from studio.trainer_process import TrainerProcess
+from studio.widgets.compact import scrolled, stacked
+from studio.widgets.flow_layout import flow_row
 from studio.widgets.run_view import RunView, following_line, outcome_line
 from studio.widgets.runs_table import RunsTable
 from studio.widgets.train_setup import TrainSetup
@@ -92,10 +93,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
             ("compare", self._compare),
         ):
             self.buttons[name].clicked.connect(handler)
-        row = QHBoxLayout()
-        for button in self.buttons.values():
-            row.addWidget(button)
-        row.addStretch(1)
+        row = flow_row(*self.buttons.values())  # wraps when the window is narrow
         self.status = QLabel("Choose a dataset and press Start.")
         self.status.setWordWrap(True)
         self.view = RunView()
@@ -108,11 +106,14 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         self.tabs.addTab(self.view, "Run")
         self.tabs.addTab(self.runs, "Runs")
         self.tabs.currentChanged.connect(lambda index: self.runs.refresh() if index == 1 else None)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.setup)
-        layout.addLayout(row)
-        layout.addWidget(self.status)
-        layout.addWidget(self.tabs, 1)
+        run = QWidget()
+        run_layout = QVBoxLayout(run)
+        run_layout.setContentsMargins(0, 0, 0, 0)
+        run_layout.addWidget(row)
+        run_layout.addWidget(self.status)
+        run_layout.addWidget(self.tabs, 1)
+        layout = QVBoxLayout(self)  # the setup scrolls and its splitter moves, so a short window still has charts
+        layout.addWidget(stacked(scrolled(self.setup), run, self.setup.sizeHint().height()), 1)
         self._update_buttons()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override

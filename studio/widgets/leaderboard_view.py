@@ -57,6 +57,11 @@ def best_rows(rows: list[Row], column: Column) -> set[int]:
     return {i for i, v in scored.items() if math.isclose(v, best, rel_tol=1e-12, abs_tol=1e-12)}
 
 
+LABEL_WIDTH = 260
+"""The widest the candidate column is made (px): a long checkpoint label is elided in the middle, so the
+measures stay in view in a small window (drag the heading's edge to widen it)."""
+
+
 class NumberItem(QTableWidgetItem):
     """A cell that sorts by its number; a missing one sorts last whichever the direction."""
 
@@ -92,6 +97,7 @@ class LeaderboardView(QWidget):
             -1, Qt.SortOrder.AscendingOrder
         )  # the order given, until a click
         self.table.setSortingEnabled(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.score_button, self.export_button = QPushButton("Score"), QPushButton("Export CSV…")
         self.score_button.setToolTip("Render every line by every candidate (cached) and measure them")
         self.score_button.clicked.connect(self.score_requested)
@@ -118,6 +124,7 @@ class LeaderboardView(QWidget):
                 self.table.setItem(r, c, leaderboard_cell(row, column, r in best[c]))
         self.table.setSortingEnabled(True)
         self.table.resizeColumnsToContents()
+        self.table.setColumnWidth(0, min(self.table.columnWidth(0), LABEL_WIDTH))  # a long label is elided
         self.export_button.setEnabled(bool(self.rows))
         if self.rows:
             self.status.setText(f"{len(self.rows)} candidate(s). Bold: the best of a column; hover a heading.")

@@ -60,6 +60,7 @@ class RunView(QWidget):
         side.addTab(self.milestones, "Milestones")
         side.addTab(self.previews, "Previews")
         side.addTab(self.log, "Log")
+        side.setUsesScrollButtons(False)  # its splitter keeps every tab's title in view
         live = QSplitter()
         live.addWidget(charts)
         live.addWidget(side)

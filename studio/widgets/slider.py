@@ -14,6 +14,8 @@ class Slider(QWidget):
         self._step = step
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(round(minimum / step), round(maximum / step))
+        self.slider.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # Tab reaches it; the arrow keys then move it
+        self.setFocusProxy(self.slider)
         self.label = QLabel()
         self.label.setMinimumWidth(40)
         layout = QHBoxLayout(self)

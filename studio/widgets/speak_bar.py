@@ -76,5 +76,6 @@ class SpeakBar(QWidget):
 def _button(text: str, tip: str, slot) -> QPushButton:
     button = QPushButton(text)
     button.setToolTip(tip)
+    button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # in the Tab order on every platform (macOS leaves it out)
     button.clicked.connect(slot)
     return button

@@ -1,0 +1,209 @@
+"""The main window on a 1024×640 screen and from the keyboard (issue 17, finding 3), Qt offscreen."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QHeaderView, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+
+from studio.main_window import AREAS
+
+pytestmark = pytest.mark.gui
+
+SCREEN = (1024, 640)
+"""A small laptop screen (px)."""
+FRAME = (24, 60)
+"""Room left on that screen for a window manager's frame and title bar, and a panel (px)."""
+
+
+@pytest.fixture(scope="module")
+def window(qapp):
+    """One main window, 1024×640, for this module."""
+    from studio.main_window import MainWindow
+    from studio.settings import Settings
+
+    win = MainWindow(Settings())
+    win.resize(*SCREEN)
+    win.show()
+    yield win
+    win.close()
+    win.deleteLater()
+    qapp.processEvents()
+    gc.collect()
+
+
+def _show(window, area: str) -> QWidget:
+    window.show_area(area)
+    window.resize(*SCREEN)
+    QApplication.processEvents()
+    return window.stack.currentWidget()
+
+
+def _clipped(window, page: QWidget) -> list[str]:
+    """Visible widgets of ``page`` given less than they need in either dimension: less than their minimum size
+    hint, or than their size hint where that is smaller (a tab bar's hint counts scroll buttons it does not show).
+    Qt's own parts (``qt_*``) and header views (sized by their table) are left out."""
+    found = []
+    for widget in page.findChildren(QWidget):
+        if not widget.isVisibleTo(window) or widget.objectName().startswith("qt_") or isinstance(widget, QHeaderView):
+            continue
+        need = widget.minimumSizeHint().boundedTo(widget.sizeHint())
+        size = widget.size()
+        if size.width() < need.width() or size.height() < need.height():
+            found.append(f"{type(widget).__name__} {size.toTuple()} < {need.toTuple()}")
+    return found
+
+
+@pytest.mark.parametrize("area", AREAS)
+def test_every_page_fits_a_1024x640_screen_unclipped(window, area):
+    page = _show(window, area)
+    least = window.minimumSizeHint().expandedTo(window.minimumSize())
+    assert least.width() <= SCREEN[0] - FRAME[0] and least.height() <= SCREEN[1] - FRAME[1], least
+    assert window.size().toTuple() == SCREEN  # the window took the size; no page forced it wider
+    assert _clipped(window, page) == []
+    window.resize(window.minimumSize())  # the smallest it can be made: still nothing clipped
+    QApplication.processEvents()
+    try:
+        assert _clipped(window, page) == []
+    finally:
+        window.resize(*SCREEN)
+
+
+def test_the_dataset_table_shows_eight_rows_at_640_px_and_at_the_smallest_window(window):
+    page = _show(window, "Dataset")
+    table = page.table
+    assert table.viewport().height() >= 8 * table.verticalHeader().defaultSectionSize()
+    window.resize(window.minimumSize())
+    QApplication.processEvents()
+    try:
+        assert table.viewport().height() >= 8 * table.verticalHeader().defaultSectionSize()
+        assert _clipped(window, page) == []
+    finally:
+        window.resize(*SCREEN)
+
+
+def _tab_chain(start: QWidget, key=Qt.Key.Key_Tab, limit: int = 40) -> list[QWidget]:
+    """The widgets focused by pressing ``key`` from ``start`` until focus comes back round (or ``limit``)."""
+    from PySide6.QtTest import QTest
+
+    start.setFocus(Qt.FocusReason.OtherFocusReason)
+    QApplication.processEvents()
+    chain = [QApplication.focusWidget()]
+    for _ in range(limit):
+        QTest.keyClick(QApplication.focusWidget(), key)
+        QApplication.processEvents()
+        if QApplication.focusWidget() is chain[0]:
+            break
+        chain.append(QApplication.focusWidget())
+    return chain
+
+
+def test_tab_goes_through_the_synthesize_page_and_out_of_the_text_box(window, qtbot):
+    page = _show(window, "Synthesize")
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=2000)
+    page.stop_button.setEnabled(True)  # as while a line is spoken and once one is on screen
+    page.save_button.setEnabled(True)
+    text = page.text_edit.toPlainText()
+    try:
+        chain = _tab_chain(page.voice_box)
+    finally:
+        page.stop_button.setEnabled(False)
+        page.save_button.setEnabled(False)
+    assert page.text_edit.toPlainText() == text  # Tab typed nothing
+    at = chain.index(page.text_edit)
+    assert chain[at + 1] is page.speak_button  # one Tab leaves the text box
+    sliders = [s.slider for s in (page.speed, page.noise_scale, page.noise_w)]
+    for widget in (page.speak_button, page.stop_button, page.save_button, *sliders):
+        assert widget in chain
+    assert chain.index(page.speak_button) < chain.index(page.stop_button) < chain.index(page.save_button)
+    back = _tab_chain(page.speak_button, Qt.Key.Key_Backtab, limit=1)
+    assert back[1] is page.text_edit  # Shift+Tab comes back into it
+
+
+def test_ctrl_tab_types_a_tab_in_the_text_box(window, qtbot):
+    page = _show(window, "Synthesize")
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=2000)
+    page.text_edit.setPlainText("a")
+    page.text_edit.moveCursor(page.text_edit.textCursor().MoveOperation.End)
+    page.text_edit.setFocus()
+    qtbot.keyClick(page.text_edit, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
+    assert page.text_edit.toPlainText() == "a\t"
+    assert QApplication.focusWidget() is page.text_edit
+
+
+def test_ctrl_digits_show_the_pages_in_navigation_order(window, qtbot):
+    _show(window, "Synthesize")
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=2000)
+    for digit, area in zip((Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3, Qt.Key.Key_4), AREAS, strict=True):
+        qtbot.keyClick(window.nav, digit, Qt.KeyboardModifier.ControlModifier)
+        assert window.nav.currentItem().text() == area
+        assert window.stack.currentIndex() == window.nav.currentRow()
+
+
+def test_help_lists_the_shortcuts_and_the_navigation_tells_its_keys(window, qtbot):
+    menus = {action.text().replace("&", ""): action.menu() for action in window.menuBar().actions()}
+    go_keys = [action.shortcut().toString() for action in menus["Go"].actions()]
+    assert go_keys == ["Ctrl+1", "Ctrl+2", "Ctrl+3", "Ctrl+4"]
+    (help_action,) = [a for a in menus["Help"].actions() if a.text() == "Keyboard shortcuts…"]
+    help_action.trigger()
+    dialogs = [w for w in QApplication.topLevelWidgets() if w.windowTitle() == "Keyboard shortcuts" and w.isVisible()]
+    assert len(dialogs) == 1
+    listed = dialogs[0].listed()
+    keys = {keys for _action, keys, _where in listed}
+    assert set(go_keys) <= keys
+    assert {"Ctrl+Enter", "Esc", "Ctrl+Tab", "1 … 9", "R", "Space", "Tab / Shift+Tab"} <= keys
+    dialogs[0].close()
+    for row, area in enumerate(AREAS):
+        assert window.nav.item(row).toolTip() == f"Show the {area} page ({go_keys[row]})"
+
+
+def _ring_pixels(widget: QWidget, colour: QColor) -> int:
+    image = widget.grab().toImage()
+    return sum(image.pixelColor(x, y) == colour for x in range(image.width()) for y in range(image.height()))
+
+
+def test_the_focus_ring_is_drawn_in_the_palette_highlight(qapp, qtbot):
+    from PySide6.QtWidgets import QStyleFactory
+
+    from studio.widgets.focus_ring import RING_WIDTH, FocusRingStyle, install_focus_ring
+
+    before = qapp.style().name()
+    try:
+        assert isinstance(install_focus_ring(), FocusRingStyle)
+        assert isinstance(qapp.style(), FocusRingStyle)
+        holder = QWidget()
+        qtbot.addWidget(holder)
+        palette = holder.palette()
+        palette.setColor(QPalette.ColorRole.Highlight, QColor(200, 0, 150))  # any palette: its highlight is used
+        holder.setPalette(palette)
+        button, other, text = QPushButton("Speak"), QPushButton("Stop"), QPlainTextEdit("a line")
+        layout = QVBoxLayout(holder)
+        for widget in (button, other, text):
+            layout.addWidget(widget)
+        holder.show()
+        for focused in (button, text):  # a push button's panel; a text box's frame (not hidden by its viewport)
+            focused.setFocus(Qt.FocusReason.TabFocusReason)
+            qtbot.waitUntil(focused.hasFocus, timeout=2000)
+            perimeter = 2 * (focused.width() + focused.height()) - 8
+            assert _ring_pixels(focused, QColor(200, 0, 150)) >= RING_WIDTH * perimeter * 0.9
+            assert _ring_pixels(other, QColor(200, 0, 150)) == 0
+    finally:
+        qapp.setStyle(QStyleFactory.create(before))
+
+
+def test_a_long_candidate_label_leaves_the_leaderboard_measures_in_view(qtbot, tmp_path):
+    from studio.widgets.leaderboard_view import LABEL_WIDTH, LeaderboardView
+    from trainer.evaluate.leaderboard import Row
+
+    view = LeaderboardView()
+    qtbot.addWidget(view)
+    long = "epoch 12 · val_mel 0.61712345 · " + "a long checkpoint label " * 6
+    view.set_rows([Row(label=f"{long}{n}", model_path=tmp_path / f"{n}.onnx", val_mel=0.5 + n) for n in range(2)])
+    assert view.table.columnWidth(0) == LABEL_WIDTH
+    assert view.table.columnWidth(1) >= view.table.horizontalHeader().sectionSizeHint(1)  # the measures: whole
