@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import threading
+import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
@@ -88,15 +89,20 @@ class EnginePicker(QWidget):
         return (lambda: RemoteEngine(settings)), f"{settings.model}/{settings.voice}"
 
     def preloader(self, voice: Voice, kind: str, parent: QObject | None = None) -> Task:
-        """A task (not started) that loads ``voice``'s ``kind`` engine and the audio library; it returns ``""``, or
-        why nothing can be played. The picker names the torch engine's device after it."""
+        """A task (not started) that loads ``voice``'s ``kind`` engine (none for ``remote``) and the audio library;
+        it returns ``(why nothing can be played or "", seconds the engine took to load or None)``. The picker names
+        the torch engine's device after it."""
 
-        def work(cancel: threading.Event) -> str:
+        def work(cancel: threading.Event) -> tuple[str, float | None]:
             from engines.playback import output_available
 
-            self.engine_for(voice, kind)
+            seconds = None
+            if kind != "remote":
+                start = time.perf_counter()
+                self.engine_for(voice, kind)
+                seconds = time.perf_counter() - start
             ok, reason = output_available()
-            return "" if ok else f"Cannot play audio: {reason}. Saving to a WAV file still works."
+            return ("" if ok else f"Cannot play audio: {reason}. Saving to a WAV file still works."), seconds
 
         task = Task(work, parent or self)
         task.ended.connect(self.show_devices)

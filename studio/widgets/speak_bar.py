@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QWi
 
 from engines.audio import write_audio
 from studio.speaking import Line
+from studio.widgets.notices import failed_on
 
 SAVE_FILTER = "WAV audio (*.wav);;FLAC audio (*.flac);;Ogg Vorbis (*.ogg)"
 """The formats ``engines.audio.write_audio`` writes, by extension."""
@@ -67,10 +68,15 @@ class SpeakBar(QWidget):
     def _on_save_clicked(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save audio", "line.wav", SAVE_FILTER)
         if path:
-            try:
-                self.saved.emit(self.save(Path(path)))
-            except (OSError, ValueError) as exc:
-                self.save_failed.emit(f"Could not save {path}: {exc}")
+            self.save_to(Path(path))
+
+    def save_to(self, path: Path) -> None:
+        """Save the line on screen at ``path`` as Save WAV… does: ``saved(path)``, or ``save_failed`` with the
+        reason (the path named once)."""
+        try:
+            self.saved.emit(self.save(path))
+        except (OSError, ValueError) as exc:
+            self.save_failed.emit(failed_on("Could not save", path, exc))
 
 
 def _button(text: str, tip: str, slot) -> QPushButton:
