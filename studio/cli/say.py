@@ -1,6 +1,6 @@
 """``voice-studio say``: speak text, streaming to the speakers or into a file (no Qt).
 
-voice-studio say "Hello." -o hello.wav [--voice V] [--length-scale 1.2] ...
+voice-studio say "Hello." -o hello.wav [--voice V] [--length-scale 1.2] ...   # or .flac, .ogg; -o - streams WAV
 voice-studio say "Hello."          # plays as it streams
 voice-studio say --engine remote --url http://host:5050 --model M --voice V "Hello."
 """
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 REMOTE_OPTIONS = ("url", "api_key", "model", "format", "sse", "pcm_rate")
 """``say``'s options only ``--engine remote`` uses (their parser default is ``None``/``False``, so one given
 to a local engine is pointed out)."""
+SUBTYPE_WORDS = {"PCM_16": "16-bit", "VORBIS": "Vorbis"}
+"""How ``say --help`` names the soundfile subtypes of ``engines.audio.FORMATS``."""
 DEFAULT_MODEL, DEFAULT_FORMAT = "tts-1", "pcm"
 """``--model`` and ``--format`` when not given."""
 
@@ -33,7 +35,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     from engines import audio, registry
     from engines.remote.engine import RemoteEngine
 
-    say = sub.add_parser("say", help="speak text, streaming to the speakers or into a WAV file")
+    files = ", ".join(f"{ext} ({name} {SUBTYPE_WORDS.get(sub, sub)})" for ext, (name, sub) in audio.FORMATS.items())
+    say = sub.add_parser(
+        "say",
+        help="speak text, streaming to the speakers or into an audio file (WAV, FLAC or Ogg Vorbis)",
+        description=f"Speak text: played as it streams, or written with -o. A file's format is its extension: "
+        f"{files}, written whole once synthesized. '-' (standard output), a named pipe or a device get a 16-bit WAV "
+        "streamed as it is synthesized (--raw: headerless s16le PCM at the voice's sample_rate).",
+    )
     say.add_argument("text", help="text to speak; '-' reads standard input")
     say.add_argument(
         "-o",

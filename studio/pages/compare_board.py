@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from engines.errors import VoiceStudioError
 from engines.files import write_text
 from engines.pool import EnginePool
+from engines.words import count
 from studio.comparison import Comparison
 from studio.pages.compare_sources import reason
 from studio.widgets.leaderboard_view import LeaderboardView
@@ -130,7 +131,8 @@ class BoardTab(QWidget):
         task.ended.connect(self._on_ended)
         self.progress.follow(task, "Scoring", cancellable=True)
         self.view.score_button.setEnabled(False)
-        self.say(f"Scoring {len(candidates)} candidate(s) on {len(lines)} line(s)…")
+        task.status.connect(lambda text: self.say(_sentence(text) + "…"))  # the step: rendering, then scoring
+        self.say(f"Scoring {count(len(candidates), 'candidate')} on {count(len(lines), 'line')}…")
         return self.slot.start(task)
 
     def _on_scored(self, rows: list[Row], renders: dict, key: dict) -> None:
@@ -141,9 +143,9 @@ class BoardTab(QWidget):
         try:
             path = save_board(folder, rows, key)
         except OSError as exc:
-            self.say(f"Scored {len(rows)} candidate(s), but could not save them in {folder}: {exc}")
+            self.say(f"Scored {count(len(rows), 'candidate')}, but could not save the rows in {folder}: {exc}")
             return
-        self.say(f"Scored {len(rows)} candidate(s); saved as {path}. Bold: the best of a column.")
+        self.say(f"Scored {count(len(rows), 'candidate')}; saved as {path}. Bold: the best of a column.")
 
     def _on_ended(self) -> None:
         self.progress.finish()
