@@ -39,14 +39,15 @@ class SpeakBar(QWidget):
         self.save_button.setEnabled(False)
         self.status = QLabel("")
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status.setWordWrap(True)  # a long line (voice · engine: load, first audio, RTF) wraps, not widening
         self.line: Line | None = None
         """The finished line on screen (``None``: none, e.g. while one is spoken or after one failed)."""
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         for button in (self.speak_button, self.stop_button, self.save_button):
             row.addWidget(button)
-        row.addStretch(1)
-        row.addWidget(self.status)
+        self.status.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        row.addWidget(self.status, 1)
 
     def show_line(self, line: Line | None) -> None:
         """``line`` is the one on screen, which Save WAV saves (``None``: nothing to save)."""
