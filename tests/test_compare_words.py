@@ -55,3 +55,16 @@ def test_leaderboard_counts_one_candidate_and_one_row(qtbot, tmp_path):
     assert view.status.text().startswith("1 candidate. ")
     view.export_csv(tmp_path / "board.csv")
     assert view.status.text() == f"Exported 1 row to {tmp_path / 'board.csv'}."
+
+
+def test_an_export_to_a_missing_folder_names_the_path_once(qtbot, tmp_path):
+    """The leaderboard's CSV export into a folder that does not exist: one line, the path said once."""
+    from studio.widgets.leaderboard_view import LeaderboardView
+
+    view = LeaderboardView()
+    qtbot.addWidget(view)
+    view.set_rows([Row(label="joe", model_path=Path("/voices/joe.onnx"), similarity=0.5)])
+    target = tmp_path / "missing" / "board.csv"
+    assert view.export_csv(target) is None
+    assert view.status.text().startswith(f"Could not write {target}: ")
+    assert view.status.text().count(str(target)) == 1

@@ -25,6 +25,7 @@ from engines.words import count
 from studio.comparison import Comparison
 from studio.pages.compare_sources import reason
 from studio.widgets.leaderboard_view import LeaderboardView
+from studio.widgets.notices import failed_on
 from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task, TaskSlot
 from trainer.evaluate.leaderboard import Row, read_csv, score, to_csv
@@ -72,7 +73,7 @@ def saved_board(folder: Path, key: dict) -> tuple[list[Row] | None, str]:
         scored = json.loads((folder / SCORED_FILE).read_text(encoding="utf-8"))
         rows = read_csv(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, VoiceStudioError) as exc:
-        return None, f"Cannot read the saved leaderboard {path}: {exc}. Press Score to measure again."
+        return None, f"{failed_on('Cannot read the saved leaderboard', path, exc)}. Press Score to measure again."
     if scored != key:
         return None, f"The leaderboard saved in {path} is for other candidates, files, lines or settings: press Score."
     return rows, f"From {path} (saved earlier): press Score to measure again."

@@ -54,8 +54,11 @@ class Notices(QLabel):
 
 def failed_on(action: str, path: Path | str, exc: Exception) -> str:
     """``"Could not save /x/a.wav: folder /x does not exist"``: ``action`` and ``path`` with ``exc``'s reason,
-    the path said once (errors of ``engines.files`` already begin with the path they are about)."""
-    reason, name = str(exc), str(path)
+    the path said once (errors of ``engines.files`` already begin with the path they are about; an ``OSError``
+    about ``path`` itself gives its ``strerror`` alone)."""
+    name = str(path)
+    own = isinstance(exc, OSError) and exc.strerror and str(exc.filename) == name
+    reason = exc.strerror if own else str(exc)
     if reason.startswith(name):
         reason = reason[len(name) :].lstrip(": ")
     return f"{action} {name}: {reason}"
