@@ -69,6 +69,8 @@ class Take:
         self.text, self.voice, self.engine = text, voice, engine
         self.load_s: float | None = None
         """Seconds the engine took to load before this line (``None``: it was loaded already)."""
+        self.answered_s: float | None = None
+        """Seconds a remote server took to answer (connecting included; ``None``: a local engine)."""
         self.sample_rate = 0
         """Hz of the first chunk (a remote server names its rate only then); 0 before it."""
         self.stats = StreamStats()
@@ -100,6 +102,8 @@ class Take:
         stats = self.stats
         name = named(self.voice, self.engine)
         loaded = f"loaded in {self.load_s:.1f} s · " if self.load_s is not None else ""
+        if self.answered_s is not None:
+            loaded += f"server answered in {self.answered_s:.2f} s · "
         return (
             f"{name}: {loaded}first audio {stats.first_audio_s:.2f} s · RTF {stats.rtf:.3f} · "
             f"{stats.audio_s:.1f} s of audio"
@@ -152,7 +156,8 @@ def speak_and_play(
 
     Kinds: ``chunk`` (an ``AudioChunk``), ``notice`` (``(topic, message)`` for the user, the topic one of
     ``studio.widgets.notices.TOPICS``, e.g. ``device``: no sound device, synthesis goes on without playing),
-    ``synthesized`` (all audio is out; playing may go on). Returns once playing has ended or ``cancel``
+    ``answered`` (a remote server's seconds to answer, ``RemoteEngine.answered_s``), ``synthesized`` (all audio
+    is out; playing may go on). Returns once playing has ended or ``cancel``
     is set.
     """
     from engines.playback import Playback, output_available
@@ -178,6 +183,8 @@ def speak_and_play(
         yield ("notice", ("line", f"Skipped phonemes missing from the voice: {symbols}"))
     if getattr(engine, "notice", ""):  # e.g. a remote server refused the format and another was used
         yield ("notice", ("engine", engine.notice))
+    if getattr(engine, "answered_s", None) is not None:  # a remote server: the wait for its answer
+        yield ("answered", engine.answered_s)
     if not cancel.is_set():
         yield ("synthesized", None)
     if playback is not None:

@@ -158,8 +158,9 @@ def test_engine_voice_and_dataset_project_come_back_in_a_new_window(qtbot, tmp_p
     assert f"{project}: the dataset project shown last is no longer there" in third.synthesize_page.notice.text()
 
 
-def test_remote_test_counts_in_words(qtbot, speech_server):
-    """Test against a server with one voice says "1 model, 1 voice", and its wait shows the seconds."""
+def test_remote_test_counts_in_words_and_a_line_says_when_the_server_answered(qtbot, speech_server):
+    """Test against a server with one voice says "1 model, 1 voice"; a line waits "Waiting for URL…", then its
+    stats give the server's answer time beside time to first audio, and History names the remote engine."""
     from engines.remote.settings import RemoteSettings
     from studio.pages.synthesize import SynthesizePage
     from studio.state import StudioState, Workspace
@@ -174,3 +175,11 @@ def test_remote_test_counts_in_words(qtbot, speech_server):
         qtbot.mouseClick(page.remote_panel.test_button, Qt.MouseButton.LeftButton)
         assert page.remote_panel.status.text() == f"Asking {speech_server.url}…"
     assert page.remote_panel.status.text() == "Connected: 1 model, 1 voice for en_US-joe-medium"
+    seen: list[str] = []
+    _speak(page, qtbot, "Hello from the server.", seen)
+    assert seen[0].startswith(f"Waiting for {speech_server.url}…"), seen
+    line = page.last_line
+    assert line is not None and line.engine == "remote"
+    assert page.status.text().startswith("en_US-joe-medium/default · remote: server answered in ")
+    assert " s · first audio " in page.status.text()
+    assert page.history.item(0).text() == "en_US-joe-medium/default · remote: Hello from the server."

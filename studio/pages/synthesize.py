@@ -273,6 +273,8 @@ class SynthesizePage(QWidget):
             self._take.load_s = value
             self.waiting.stop()
             self.status.setText("Speaking…")
+        elif kind == "answered":
+            self._take.answered_s = value
         elif kind == "notice":
             topic, text = value
             self.show_notice(text, topic)
