@@ -77,9 +77,13 @@ def test_a_wait_over_half_a_second_shows_its_seconds(qtbot):
 
 
 def test_history_names_the_engine_of_each_line(page, qtbot):
-    """The same voice on ONNX and on torch gives two History rows that say which engine spoke."""
+    """The same voice on ONNX and on torch gives two History rows that say which engine spoke; the ONNX engine's
+    first line, too, shows its load time apart."""
     pytest.importorskip("torch")
-    _speak(page, qtbot, "Same words.")
+    seen: list[str] = []
+    _speak(page, qtbot, "Same words.", seen)
+    assert any(text.startswith("Loading ONNX engine for en_US-joe-medium") for text in seen), seen
+    assert page.status.text().startswith("en_US-joe-medium · ONNX: loaded in ")
     page.engine_box.setCurrentIndex(page.engine_box.findData("torch"))
     _speak(page, qtbot, "Same words.")
     rows = [page.history.item(i).text() for i in range(page.history.count())]

@@ -200,13 +200,13 @@ class SynthesizePage(QWidget):
         def loaded(result: tuple[str, float | None]) -> None:
             device, seconds = result
             self.show_notice(device, "device")
-            if loading and self.waiting.text == loading and not self.is_speaking():
+            if self._still_waiting(loading):
                 self.waiting.stop()
                 loaded_text = f"{ENGINE_LABELS[kind]} engine loaded in {seconds or 0:.1f} s"
                 self.status.setText(loaded_text if chosen() else "")
 
         def failed(exc: Exception) -> None:
-            if loading and self.waiting.text == loading and not self.is_speaking():
+            if self._still_waiting(loading):
                 self.waiting.stop()
                 self.status.setText("")
             if chosen():
@@ -216,6 +216,10 @@ class SynthesizePage(QWidget):
         task.done.connect(loaded)
         task.failed.connect(failed)
         return task.start()
+
+    def _still_waiting(self, loading: str) -> bool:
+        """Whether the status still counts the wait of the preload that shows ``loading`` (no line took it over)."""
+        return bool(loading) and self.waiting.is_active() and self.waiting.text == loading and not self.is_speaking()
 
     def _loading_text(self, voice: Voice, kind: str) -> str:
         """What the status says while ``voice``'s ``kind`` engine loads (``""``: loaded already, or remote)."""
