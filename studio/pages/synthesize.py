@@ -190,7 +190,7 @@ class SynthesizePage(QWidget):
         it took.
         """
         voice, kind = self.voice, self.engine_kind()
-        loading = self._loading_text(voice, kind)
+        loading = self.engines.loading_text(voice, kind)
         if loading and not self.is_speaking():
             self.waiting.start(loading)
 
@@ -221,12 +221,6 @@ class SynthesizePage(QWidget):
         """Whether the status still counts the wait of the preload that shows ``loading`` (no line took it over)."""
         return bool(loading) and self.waiting.is_active() and self.waiting.text == loading and not self.is_speaking()
 
-    def _loading_text(self, voice: Voice, kind: str) -> str:
-        """What the status says while ``voice``'s ``kind`` engine loads (``""``: loaded already, or remote)."""
-        if kind == "remote" or self.state.engines.has(kind, voice):
-            return ""
-        return f"Loading {ENGINE_LABELS[kind]} engine for {voice.name}"
-
     # --- speaking -------------------------------------------------------
     def speak(self) -> Task | None:
         """Speak the text box's content; returns the running task (``None`` if nothing to say).
@@ -250,7 +244,7 @@ class SynthesizePage(QWidget):
         self.bar.show_line(None)  # Save WAV saves the line on screen: none until this one is finished
         self.waveform.clear_audio(voice.sample_rate)
         self.notice.clear("engine", "line", "save", "device")  # this line's own notices replace them
-        loading = self._loading_text(voice, kind)
+        loading = self.engines.loading_text(voice, kind)
         if kind == "remote":
             self.waiting.start(f"Waiting for {self.remote_panel.url.text().strip()}")
         else:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QComboBox, QVBoxLayout, QWidget
 from engines.base import Engine
 from engines.pool import EnginePool
 from engines.voice import Voice
+from studio.speaking import ENGINE_LABELS
 from studio.state import Workspace
 from studio.widgets.remote_panel import RemotePanel
 from studio.workers import Task
@@ -73,6 +74,13 @@ class EnginePicker(QWidget):
             EngineError, VoiceError: the engine could not be loaded.
         """
         return self.pool.get(kind, voice)
+
+    def loading_text(self, voice: Voice, kind: str) -> str:
+        """What the status says while ``voice``'s ``kind`` engine loads ("Loading torch engine for joe"; ``""``:
+        loaded already, or ``remote``, which loads nothing)."""
+        if kind == "remote" or self.pool.has(kind, voice):
+            return ""
+        return f"Loading {ENGINE_LABELS[kind]} engine for {voice.name}"
 
     def maker(self, voice: Voice) -> tuple[Callable[[], Engine], str]:
         """``(make_engine, line name)`` for the chosen engine; call on the GUI thread, run ``make_engine`` off it.
