@@ -1,4 +1,4 @@
-"""``voice-studio say --help`` names every output format ``say`` writes (issue 17), run as a user runs it."""
+"""``voice-studio say``: --help names every output format it writes; it reports the engine load time (issue 17)."""
 
 from __future__ import annotations
 
@@ -21,3 +21,18 @@ def test_say_help_lists_every_file_format_and_the_stream():
     assert set(FORMATS) == {".wav", ".flac", ".ogg"}  # a new format must be named above too
     assert "16-bit WAV streamed as it is synthesized" in text and "--raw: headerless s16le PCM" in text
     assert "(WAV, FLAC or Ogg Vorbis)" in _help("--help")
+
+
+def test_say_reports_the_engine_load_time_apart_from_time_to_first_audio(tmp_path):
+    """``say`` on stderr: the ONNX engine's load time is its own number, before time to first audio."""
+    import re
+
+    out = tmp_path / "hi.wav"
+    result = subprocess.run(
+        [sys.executable, "-m", "studio", "say", "Hi there.", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"ONNX engine loaded in \d+\.\d\d s; time to first audio \d+\.\d{3} s", result.stderr)
