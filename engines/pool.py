@@ -72,6 +72,11 @@ class EnginePool:
                     self._made.append((name, engine))
             return self._shared[key]
 
+    def has(self, name: str, voice: Voice) -> bool:
+        """Whether :meth:`get` has the shared ``name`` engine of ``voice`` loaded already (no load to wait for)."""
+        with self._lock:
+            return self.key(name, voice) in self._shared
+
     def checkout(self, name: str, voice: Voice) -> Engine:
         """An idle ``name`` engine of ``voice``, or a new one; it is the caller's until :meth:`checkin`.
 

@@ -44,6 +44,7 @@ class MainWindow(QMainWindow):
         for error in found.errors:
             self.synthesize_page.show_notice(str(error))
         self.synthesize_page.add_voice_files(found.checkpoints)
+        self.synthesize_page.restore(self.settings.last_voice, self.settings.engine)
         self.dataset_page = DatasetPage(self.state.workspace)
         self.train_page = TrainPage(self.state.workspace, self.state.library)
         self.compare_page = ComparePage(self.state.workspace, self.state.library, self.state.engines)
@@ -54,6 +55,9 @@ class MainWindow(QMainWindow):
         self.train_page.compare_requested.connect(self.compare_run)
         self.state.library.events.changed.connect(self._save_settings)
         self.state.workspace.events.remote.connect(self._save_settings)
+        self.state.workspace.events.dataset_project.connect(self._save_settings)
+        self.synthesize_page.picker.voice_changed.connect(self._save_settings)
+        self.synthesize_page.engines.changed.connect(self._save_settings)
         pages = {
             "Dataset": self.dataset_page,
             "Train": self.train_page,
@@ -112,8 +116,12 @@ class MainWindow(QMainWindow):
         self.compare_page.open_run(run_dir)
 
     def _save_settings(self, _change: object = None) -> None:
-        """Write the settings from the models (the voices added, the remote fields)."""
+        """Write the settings from the models (the voices added, the remote fields, the dataset project) and the
+        Synthesize page's voice and engine."""
         self.settings.take(self.state.library, self.state.workspace)
+        if len(self.state.library):
+            self.settings.last_voice = str(self.synthesize_page.voice.model_path)
+        self.settings.engine = self.synthesize_page.engine_kind()
         try:
             self.settings.save()
         except OSError as exc:

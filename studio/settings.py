@@ -1,9 +1,11 @@
 """The studio's settings file: versioned JSON in the user's config folder.
 
 Schema version 2: ``{"version": 2, "voices": [paths of added voices],
-"last_voice": path or null, "remote": {"url", "model", "voice",
+"last_voice": path or null, "engine": "onnx"|"torch"|"remote"|null,
+"dataset_project": path or null, "remote": {"url", "model", "voice",
 "response_format"}}`` (the remote server's fields; API keys are never
-written). Version 1 files are migrated (no ``remote``); unknown versions give
+written). ``engine`` and ``dataset_project`` came later within version 2: a
+file without them reads as null (the defaults). Version 1 files are migrated (no ``remote``); unknown versions give
 defaults, and a damaged file is kept beside as ``settings.json.bad``.
 
 The studio reads the settings into its models (``studio.state``) at start
@@ -38,6 +40,10 @@ class Settings:
     voices: list[str] = field(default_factory=list)
     last_voice: str | None = None
     remote: dict = field(default_factory=dict)
+    engine: str | None = None
+    """The Synthesize page's engine kind chosen last (``onnx``, ``torch``, ``remote``)."""
+    dataset_project: str | None = None
+    """The Dataset page's project folder shown last."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:
@@ -48,7 +54,9 @@ class Settings:
             if raw.get("version") != VERSION:
                 return cls()
             remote = {k: str(v) for k, v in dict(raw.get("remote") or {}).items() if k != "api_key"}
-            return cls([str(v) for v in raw.get("voices", [])], raw.get("last_voice"), remote)
+            voices = [str(v) for v in raw.get("voices", [])]
+            engine, project = raw.get("engine"), raw.get("dataset_project")
+            return cls(voices, raw.get("last_voice"), remote, engine and str(engine), project and str(project))
         except FileNotFoundError:
             return cls()
         except (OSError, ValueError, AttributeError):
@@ -63,11 +71,13 @@ class Settings:
 
     def apply(self, library: VoiceLibrary, workspace: Workspace) -> Found:
         """Read the settings into the models: the embedded, user and added ``.onnx`` voices into ``library``,
-        the remote server's fields into ``workspace.remote``.
+        the remote server's fields into ``workspace.remote``, the dataset project shown last into
+        ``workspace.dataset_project`` (when its folder is still there).
 
         Returns what the caller still has to do or show: ``checkpoints`` (added ``.ckpt`` voices, to read off
         the GUI thread) and ``errors`` (voice files that could not be read; a remote field that is not valid,
-        a ``ValueError`` naming it, while the default remote settings stay).
+        a ``ValueError`` naming it, while the default remote settings stay; a dataset project folder that is
+        gone, a one-line ``ValueError`` naming it, while the default project is shown).
         """
         found = Found(errors=list(library.load(self.voices)))
         found.checkpoints = [Path(p) for p in self.voices if Path(p).suffix.lower() == ".ckpt"]
@@ -75,12 +85,20 @@ class Settings:
             workspace.remote = remote_settings(self.remote)
         except ValueError as exc:
             found.errors.append(ValueError(f"settings: remote {exc}"))
+        if self.dataset_project and Path(self.dataset_project).is_dir():
+            workspace.dataset_project = Path(self.dataset_project)
+        elif self.dataset_project:
+            gone = f"{self.dataset_project}: the dataset project shown last is no longer there; showing the default"
+            found.errors.append(ValueError(gone))
         return found
 
     def take(self, library: VoiceLibrary, workspace: Workspace) -> None:
-        """Set the fields from the models: the voices the user added, the remote fields (never the key)."""
+        """Set the fields from the models: the voices the user added, the remote fields (never the key), the
+        dataset project shown (``last_voice`` and ``engine`` are the Synthesize page's: the window sets them)."""
         self.voices = library.added_paths()
         self.remote = remote_record(workspace.remote)
+        project = workspace.dataset_project  # the default folder is not made until used: not kept until then
+        self.dataset_project = str(project) if project.is_dir() else None
 
 
 def remote_settings(record: dict) -> RemoteSettings:

@@ -9,7 +9,8 @@ of the line being spoken into a :class:`Line`.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,11 @@ from engines.audio import concat
 from engines.base import AudioChunk, EngineError, StreamStats, SynthesisOptions
 
 if TYPE_CHECKING:
+    from engines.base import Engine
     from engines.playback import Playback
+
+ENGINE_LABELS = {"onnx": "ONNX", "torch": "torch", "remote": "remote"}
+"""How the studio names each engine kind in its status lines and History."""
 
 
 @dataclass
@@ -28,6 +33,8 @@ class Line:
     """One spoken line: its text, voice and audio (float32 ``[N]``).
 
     ``stopped``: Stop cut it short, so ``audio`` is only the part synthesized before it (not the whole text).
+    ``engine``: the engine kind that spoke it (``onnx``, ``torch``, ``remote``; ``""``: not known).
+    ``load_s``: seconds spent loading the engine before this line could start (``None``: it was loaded already).
     """
 
     text: str
@@ -36,6 +43,13 @@ class Line:
     audio: np.ndarray = field(repr=False)
     stats: StreamStats = field(default_factory=StreamStats)
     stopped: bool = False
+    engine: str = ""
+    load_s: float | None = None
+
+    @property
+    def label(self) -> str:
+        """The voice and engine that made the line, as History names it: ``en_US-joe-medium · torch``."""
+        return named(self.voice, self.engine)
 
     @property
     def seconds(self) -> float:
@@ -48,10 +62,15 @@ class Take:
 
     Args:
         text: what was typed. voice: the name the line is spoken with (a voice, or ``model/voice`` of a server).
+        engine: the engine kind speaking it (``onnx``, ``torch``, ``remote``).
     """
 
-    def __init__(self, text: str, voice: str) -> None:
-        self.text, self.voice = text, voice
+    def __init__(self, text: str, voice: str, engine: str = "") -> None:
+        self.text, self.voice, self.engine = text, voice, engine
+        self.load_s: float | None = None
+        """Seconds the engine took to load before this line (``None``: it was loaded already)."""
+        self.answered_s: float | None = None
+        """Seconds a remote server took to answer (connecting included; ``None``: a local engine)."""
         self.sample_rate = 0
         """Hz of the first chunk (a remote server names its rate only then); 0 before it."""
         self.stats = StreamStats()
@@ -71,15 +90,29 @@ class Take:
         it short (see :attr:`Line.stopped`)."""
         if not self._audio:
             return None
-        return Line(self.text, self.voice, self.sample_rate, concat(self._audio), self.stats, stopped=stopped)
+        audio = concat(self._audio)
+        return Line(
+            self.text, self.voice, self.sample_rate, audio, self.stats, stopped, engine=self.engine, load_s=self.load_s
+        )
 
     def timing(self) -> str:
-        """Time to first audio, RTF and duration, named by voice (the chosen one may have changed since)."""
+        """Engine load time (when this line had to wait for it), time to first audio (counted from the start of
+        synthesis, after the load), RTF and duration, named by voice and engine (the chosen ones may have changed
+        since): ``joe · torch: loaded in 4.6 s · first audio 0.19 s · RTF 0.120 · 2.1 s of audio``."""
         stats = self.stats
+        name = named(self.voice, self.engine)
+        loaded = f"loaded in {self.load_s:.1f} s · " if self.load_s is not None else ""
+        if self.answered_s is not None:
+            loaded += f"server answered in {self.answered_s:.2f} s · "
         return (
-            f"{self.voice}: first audio {stats.first_audio_s:.2f} s · RTF {stats.rtf:.3f} · "
+            f"{name}: {loaded}first audio {stats.first_audio_s:.2f} s · RTF {stats.rtf:.3f} · "
             f"{stats.audio_s:.1f} s of audio"
         )
+
+
+def named(voice: str, engine: str) -> str:
+    """A voice with the engine that speaks it, as the studio names a line: ``en_US-joe-medium · torch``."""
+    return f"{voice} · {ENGINE_LABELS.get(engine, engine)}" if engine else voice
 
 
 def default_line() -> str:
@@ -121,9 +154,10 @@ def speak_and_play(
 ) -> Iterator[tuple[str, object]]:
     """Synthesize ``text`` and play it as it streams; yields ``(kind, value)`` items.
 
-    Kinds: ``chunk`` (an ``AudioChunk``), ``notice`` (a message for the user, e.g.
-    no sound device: synthesis goes on without playing), ``synthesized`` (all
-    audio is out; playing may go on). Returns once playing has ended or ``cancel``
+    Kinds: ``chunk`` (an ``AudioChunk``), ``notice`` (``(topic, message)`` for the user, the topic one of
+    ``studio.widgets.notices.TOPICS``, e.g. ``device``: no sound device, synthesis goes on without playing),
+    ``answered`` (a remote server's seconds to answer, ``RemoteEngine.answered_s``), ``synthesized`` (all audio
+    is out; playing may go on). Returns once playing has ended or ``cancel``
     is set.
     """
     from engines.playback import Playback, output_available
@@ -131,7 +165,7 @@ def speak_and_play(
     playback = None
     ok, reason = output_available()
     if not ok:
-        yield ("notice", f"Cannot play audio: {reason}. Saving to a WAV file still works.")
+        yield ("notice", ("device", f"Cannot play audio: {reason}. Saving to a WAV file still works."))
     for chunk in engine.synthesize(text, options, cancel):
         if playback is None and ok:  # opened at the first chunk: a remote server names its rate only then
             try:
@@ -139,20 +173,50 @@ def speak_and_play(
                     playback = speaking.playback = None if cancel.is_set() else Playback(chunk.sample_rate)
             except EngineError as exc:
                 ok = False
-                yield ("notice", str(exc))
+                yield ("notice", ("device", str(exc)))
         if playback is not None:
             playback.write(chunk.audio)
         yield ("chunk", chunk)
     report = getattr(engine, "last_report", None)
     if report is not None and report.missing:
         symbols = ", ".join(f"{s!r} ×{n}" for s, n in report.missing.items())
-        yield ("notice", f"Skipped phonemes missing from the voice: {symbols}")
+        yield ("notice", ("line", f"Skipped phonemes missing from the voice: {symbols}"))
     if getattr(engine, "notice", ""):  # e.g. a remote server refused the format and another was used
-        yield ("notice", engine.notice)
+        yield ("notice", ("engine", engine.notice))
+    if getattr(engine, "answered_s", None) is not None:  # a remote server: the wait for its answer
+        yield ("answered", engine.answered_s)
     if not cancel.is_set():
         yield ("synthesized", None)
     if playback is not None:
         _finish(playback, cancel)
+
+
+def load_and_speak(
+    make_engine: Callable[[], Engine],
+    loading: str,
+    text: str,
+    options: SynthesisOptions,
+    speaking: Speaking,
+    cancel: threading.Event,
+) -> Iterator[tuple[str, object]]:
+    """Get the engine (loading it first when ``loading`` is not ``""``), then :func:`speak_and_play`.
+
+    When the engine must load, yields ``("loading", loading)`` before (``loading`` says what, e.g. "Loading torch
+    engine") and ``("loaded", seconds)`` after, so the wait is shown as loading and its time is reported apart
+    from time to first audio; then the items of :func:`speak_and_play`.
+
+    Raises:
+        EngineError, VoiceError: the engine could not be loaded.
+    """
+    if not loading:
+        yield from speak_and_play(make_engine(), text, options, speaking, cancel)
+        return
+    yield ("loading", loading)
+    start = time.perf_counter()
+    engine = make_engine()
+    yield ("loaded", time.perf_counter() - start)
+    if not cancel.is_set():
+        yield from speak_and_play(engine, text, options, speaking, cancel)
 
 
 def replay_and_wait(audio: np.ndarray, sample_rate: int, speaking: Speaking, cancel: threading.Event) -> None:

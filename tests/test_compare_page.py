@@ -186,7 +186,7 @@ def test_a_voice_that_cannot_render_is_a_status_line_and_the_others_render(page,
     qtbot.waitUntil(lambda: not listen.slot.busy(), timeout=60_000)
     assert set(page.comparison.rendered) == {("joe", 0)}
     status = listen.status.text()
-    assert status.startswith("Rendered 1 clips") and "cannot render broken: " in status and "broken.onnx" in status
+    assert status.startswith("Rendered 1 clip (") and "cannot render broken: " in status and "broken.onnx" in status
     assert "Traceback" not in status and "\n" not in status
     button = listen.buttons.button(0)
     assert button.text().startswith("1  ⚠ broken") and "broken.onnx" in button.toolTip()

@@ -154,12 +154,12 @@ def test_typed_entities_are_spoken_as_say_and_the_server_speak_them(page, qtbot,
 
 
 def test_sliders_reach_the_engine(page, qtbot):
-    """The speed slider sets length_scale; noise sliders set noise_scale and noise_w."""
-    page.speed.set_value(1.5)
+    """The speed slider sets length_scale (1 / speed); noise sliders set noise_scale and noise_w."""
+    page.speed.set_value(1.25)
     page.noise_scale.set_value(0.0)
     page.noise_w.set_value(0.25)
     options = page.options()
-    assert (options.length_scale, options.noise_scale, options.noise_w) == pytest.approx((1.5, 0.0, 0.25))
+    assert (options.length_scale, options.noise_scale, options.noise_w) == pytest.approx((0.8, 0.0, 0.25))
     page.reset_button.click()
     assert page.options().length_scale == pytest.approx(1.0)
 

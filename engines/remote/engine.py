@@ -58,6 +58,9 @@ class RemoteEngine:
         self.settings = settings
         self.sample_rate = settings.sample_rate
         self.notice = ""
+        self.answered_s: float | None = None
+        """Seconds from the last request's start to the server's answer (its response headers: connecting,
+        retries and the server's start), ``None`` before one; time to first audio includes it."""
         timeout = httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s)
         self._client = client or httpx.Client(timeout=timeout, follow_redirects=True)
         self._speakers: list[str] = []
@@ -147,7 +150,7 @@ class RemoteEngine:
         settings (``piper_params``); without them ``notice`` says it was not applied.
         """
         options, cancel = options or SynthesisOptions(), cancel or threading.Event()
-        self.notice = ""  # this request's: a refused format, a body in another format than asked
+        self.notice, self.answered_s = "", None  # this request's: a refused format, a body in another format
         if not is_speakable(clean_text(text)):  # the server's rule; an empty stream, as every engine gives
             return
         if options.sentence_silence and not self.settings.piper_params:
@@ -161,6 +164,7 @@ class RemoteEngine:
             if isinstance(response, str):  # the format was refused: try the next one
                 self.notice = response
                 continue
+            self.answered_s = time.perf_counter() - start
             yield from self._stream(response, attempt_format, start, cancel)
             return
         raise EngineError(self.notice)

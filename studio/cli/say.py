@@ -1,6 +1,6 @@
 """``voice-studio say``: speak text, streaming to the speakers or into a file (no Qt).
 
-voice-studio say "Hello." -o hello.wav [--voice V] [--length-scale 1.2] ...
+voice-studio say "Hello." -o hello.wav [--voice V] [--length-scale 1.2] ...   # or .flac, .ogg; -o - streams WAV
 voice-studio say "Hello."          # plays as it streams
 voice-studio say --engine remote --url http://host:5050 --model M --voice V "Hello."
 """
@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 REMOTE_OPTIONS = ("url", "api_key", "model", "format", "sse", "pcm_rate")
 """``say``'s options only ``--engine remote`` uses (their parser default is ``None``/``False``, so one given
 to a local engine is pointed out)."""
+SUBTYPE_WORDS = {"PCM_16": "16-bit", "VORBIS": "Vorbis"}
+"""How ``say --help`` names the soundfile subtypes of ``engines.audio.FORMATS``."""
 DEFAULT_MODEL, DEFAULT_FORMAT = "tts-1", "pcm"
 """``--model`` and ``--format`` when not given."""
 
@@ -33,7 +36,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     from engines import audio, registry
     from engines.remote.engine import RemoteEngine
 
-    say = sub.add_parser("say", help="speak text, streaming to the speakers or into a WAV file")
+    files = ", ".join(f"{ext} ({name} {SUBTYPE_WORDS.get(sub, sub)})" for ext, (name, sub) in audio.FORMATS.items())
+    say = sub.add_parser(
+        "say",
+        help="speak text, streaming to the speakers or into an audio file (WAV, FLAC or Ogg Vorbis)",
+        description=f"Speak text: played as it streams, or written with -o. A file's format is its extension: "
+        f"{files}, written whole once synthesized. '-' (standard output), a named pipe or a device get a 16-bit WAV "
+        "streamed as it is synthesized (--raw: headerless s16le PCM at the voice's sample_rate).",
+    )
     say.add_argument("text", help="text to speak; '-' reads standard input")
     say.add_argument(
         "-o",
@@ -101,11 +111,13 @@ def run(args: argparse.Namespace) -> int:
     if args.raw and args.output is None:
         raise ValueError("--raw writes raw PCM into -o - (standard output), a pipe or a device; give one")
     streaming = args.output is not None and audio_out.check_output(args.output, args.raw)  # before any work
+    started = time.perf_counter()
     if args.engine == "remote":  # the server cleans the text and resolves the speaker
         engine, speaker = remote_engine(args), args.speaker
     else:
         engine, speaker = _local_engine(args)
         text = clean_text(text)
+    load_s = time.perf_counter() - started
     options = _options(args, speaker)
     if args.output is None:
         _check_output_device()
@@ -137,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.output is not None and not streaming:
         audio.write_audio(args.output, audio.concat(chunks), engine.sample_rate)
-    _report(args, engine, stats)
+    _report(args, engine, stats, load_s)
     return 0
 
 
@@ -167,16 +179,27 @@ def _check_output_device() -> None:
         raise NoOutputDevice(f"Cannot play audio: {reason}. Give -o FILE.wav to write a file instead.")
 
 
-def _report(args: argparse.Namespace, engine: Engine, stats: StreamStats) -> None:
-    """The engine's notice, and (unless ``--quiet``) seconds of audio, time to first audio and RTF, on stderr."""
+def _report(args: argparse.Namespace, engine: Engine, stats: StreamStats, load_s: float) -> None:
+    """The engine's notice, and (unless ``--quiet``) seconds of audio, the engine's load time (``load_s``; a remote
+    server: its answer time), time to first audio (from the start of synthesis, after the load) and RTF, on
+    stderr."""
     notice = getattr(engine, "notice", "")  # what the remote engine noticed (e.g. a body in another format)
     if notice:
         print(f"voice-studio: note: {notice}", file=sys.stderr)
-    if not args.quiet:
-        print(
-            f"{stats.audio_s:.2f} s of audio; time to first audio {stats.first_audio_s:.3f} s; RTF {stats.rtf:.3f}",
-            file=sys.stderr,
-        )
+    if args.quiet:
+        return
+    from studio.speaking import ENGINE_LABELS
+
+    answered = getattr(engine, "answered_s", None)
+    if answered is not None:
+        waited = f"server answered in {answered:.3f} s"
+    else:
+        waited = f"{ENGINE_LABELS.get(args.engine, args.engine)} engine loaded in {load_s:.2f} s"
+    print(
+        f"{stats.audio_s:.2f} s of audio; {waited}; time to first audio {stats.first_audio_s:.3f} s; "
+        f"RTF {stats.rtf:.3f}",
+        file=sys.stderr,
+    )
 
 
 def _local_engine(args: argparse.Namespace) -> tuple[object, int | None]:

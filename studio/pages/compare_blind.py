@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from engines.words import count
 from studio.comparison import Comparison
 from studio.widgets.blind_test import RATINGS_FILE, BlindTestPanel
 
@@ -91,7 +92,7 @@ class BlindTab(QWidget):
         missing = self.comparison.missing()
         if missing:
             total = len(candidates) * len(lines)
-            return f"Render on the Listen tab first ({total - missing} of {total} clips rendered)."
+            return f"Render on the Listen tab first ({total - missing} of {count(total, 'clip')} rendered)."
         return ""
 
     def _show_hint(self, text: str) -> None:

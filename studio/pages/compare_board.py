@@ -21,9 +21,11 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from engines.errors import VoiceStudioError
 from engines.files import write_text
 from engines.pool import EnginePool
+from engines.words import count
 from studio.comparison import Comparison
 from studio.pages.compare_sources import reason
 from studio.widgets.leaderboard_view import LeaderboardView
+from studio.widgets.notices import failed_on
 from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task, TaskSlot
 from trainer.evaluate.leaderboard import Row, read_csv, score, to_csv
@@ -71,7 +73,7 @@ def saved_board(folder: Path, key: dict) -> tuple[list[Row] | None, str]:
         scored = json.loads((folder / SCORED_FILE).read_text(encoding="utf-8"))
         rows = read_csv(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, VoiceStudioError) as exc:
-        return None, f"Cannot read the saved leaderboard {path}: {exc}. Press Score to measure again."
+        return None, f"{failed_on('Cannot read the saved leaderboard', path, exc)}. Press Score to measure again."
     if scored != key:
         return None, f"The leaderboard saved in {path} is for other candidates, files, lines or settings: press Score."
     return rows, f"From {path} (saved earlier): press Score to measure again."
@@ -130,7 +132,8 @@ class BoardTab(QWidget):
         task.ended.connect(self._on_ended)
         self.progress.follow(task, "Scoring", cancellable=True)
         self.view.score_button.setEnabled(False)
-        self.say(f"Scoring {len(candidates)} candidate(s) on {len(lines)} line(s)…")
+        task.status.connect(lambda text: self.say(_sentence(text) + "…"))  # the step: rendering, then scoring
+        self.say(f"Scoring {count(len(candidates), 'candidate')} on {count(len(lines), 'line')}…")
         return self.slot.start(task)
 
     def _on_scored(self, rows: list[Row], renders: dict, key: dict) -> None:
@@ -141,9 +144,9 @@ class BoardTab(QWidget):
         try:
             path = save_board(folder, rows, key)
         except OSError as exc:
-            self.say(f"Scored {len(rows)} candidate(s), but could not save them in {folder}: {exc}")
+            self.say(f"Scored {count(len(rows), 'candidate')}, but could not save the rows in {folder}: {exc}")
             return
-        self.say(f"Scored {len(rows)} candidate(s); saved as {path}. Bold: the best of a column.")
+        self.say(f"Scored {count(len(rows), 'candidate')}; saved as {path}. Bold: the best of a column.")
 
     def _on_ended(self) -> None:
         self.progress.finish()

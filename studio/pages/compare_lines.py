@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from engines.errors import VoiceStudioError
+from engines.words import count
 from studio.pages.compare_sources import reason
 from studio.state import Workspace
 from studio.workers import Task, TaskSlot
@@ -121,7 +122,7 @@ class LinesBox(QGroupBox):
             return
         with_reference = sum(line.reference is not None for line in lines)
         extra = f", {with_reference} with a recording" if with_reference else ""
-        self.summary.setText(f"{len(lines)} line{'' if len(lines) == 1 else 's'}: {what}{extra}")
+        self.summary.setText(f"{count(len(lines), 'line')}: {what}{extra}")
         self.lines_chosen.emit(lines)
 
     def choose_typed(self, text: str | None = None) -> None:
@@ -143,7 +144,7 @@ class LinesBox(QGroupBox):
             lines = self.typed()
         except VoiceStudioError:
             lines = []
-        self.summary.setText(f"{len(lines)} typed line{'' if len(lines) == 1 else 's'}" if lines else "Type lines")
+        self.summary.setText(count(len(lines), "typed line") if lines else "Type lines")
         self.lines_chosen.emit(lines)
 
     def _set_source(self, key: str) -> None:

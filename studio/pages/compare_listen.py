@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from engines.errors import VoiceStudioError
 from engines.pool import EnginePool
+from engines.words import count
 from studio.comparison import Comparison
 from studio.pages.compare_lines import LinesBox
 from studio.pages.compare_render import Renderer
@@ -168,7 +169,7 @@ class ListenTab(QWidget):
         stopped = self.renderer.drop()
         total = len(self.comparison.candidates) * len(self.comparison.lines)
         done = total - self.comparison.missing()
-        now = f"{done} of {total} clips rendered" + ("" if done == total else ": press Render for the others")
+        now = f"{done} of {count(total, 'clip')} rendered" + ("" if done == total else ": press Render for the others")
         now = now if total else "Check candidates, choose lines, then Render"
         self.status.setText(f"Render stopped: the selection changed. {now}" if stopped else now)
         self.player.stop()

@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Signal
 
 from engines.base import EngineError, VoiceError
 from engines.pool import EnginePool
+from engines.words import count
 from studio.comparison import Comparison, render_cache_dir
 from studio.pages.compare_sources import reason
 from studio.widgets.task_progress import TaskProgress
@@ -62,7 +63,8 @@ class Renderer(QObject):
         task.ended.connect(lambda: self._on_ended(cancelled=True) if task.state.is_cancelled() else None)
         # a cancel ends a generator without ``cancelled`` when it comes between two clips: ``ended`` says it
         self.progress.follow(task, "Rendering", cancellable=True)
-        self.message.emit(f"Rendering {len(texts)} lines by {len(candidates)} candidates…")
+        task.status.connect(self.message)  # which candidate, n of m
+        self.message.emit(f"Rendering {count(len(texts), 'line')} by {count(len(candidates), 'candidate')}…")
         return self.slot.start(task)
 
     def drop(self) -> bool:
@@ -91,7 +93,7 @@ class Renderer(QObject):
         if cancelled:
             self.message.emit(f"Rendering cancelled: {self._kept()}{failures}")
         else:
-            done = f"Rendered {self.counts['rendered']} clips ({self.counts['cached']} from the cache)"
+            done = f"Rendered {count(self.counts['rendered'], 'clip')} ({self.counts['cached']} from the cache)"
             self.message.emit(done + failures)
 
 
@@ -109,6 +111,7 @@ def _render(
     total = len(candidates) * len(texts)
     state.progress(0, total)
     for number, candidate in enumerate(candidates):
+        state.status(f"Rendering {candidate.label}: candidate {number + 1} of {len(candidates)}…")
         for index, text in enumerate(texts):
             if state.is_cancelled():
                 raise Cancelled("cancelled before this render")

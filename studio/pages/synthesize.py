@@ -26,12 +26,14 @@ from engines.base import AudioChunk, SynthesisOptions
 from engines.cleaning import clean_text
 from engines.voice import Voice
 from studio.line_runner import LineRunner
-from studio.speaking import Line, Take, default_line, replay_and_wait, speak_and_play
+from studio.speaking import ENGINE_LABELS, Line, Take, default_line, load_and_speak, replay_and_wait
 from studio.state import StudioState
 from studio.widgets.engine_picker import EnginePicker
 from studio.widgets.history import HistoryList
+from studio.widgets.notices import Notices
 from studio.widgets.speak_bar import SpeakBar
 from studio.widgets.speaker_picker import SpeakerPicker
+from studio.widgets.ticking import TickingStatus
 from studio.widgets.voice_picker import VoicePicker
 from studio.widgets.voice_settings import VoiceSettings
 from studio.widgets.waveform import WaveformView
@@ -66,7 +68,7 @@ class SynthesizePage(QWidget):
         self.voice_box = self.picker.box
         self.picker.voice_changed.connect(self._on_voice_changed)
         self.picker.checkpoint_added.connect(self.checkpoint_added)
-        self.picker.notice.connect(self.show_notice)
+        self.picker.notice.connect(lambda text: self.show_notice(text, "voice"))
         self.engines = EnginePicker(self.state.engines, self.state.workspace)
         self.engine_box, self.remote_panel = self.engines.box, self.engines.remote_panel
         self.engines.changed.connect(self._on_engine_changed)
@@ -83,10 +85,12 @@ class SynthesizePage(QWidget):
         self.bar = bar = SpeakBar()
         self.bar.speak.connect(self.speak)
         self.bar.stop.connect(self.stop)
-        self.bar.saved.connect(lambda path: self.message.emit(f"Saved {path}{_partial(self.bar.line)}"))
-        self.bar.save_failed.connect(self.show_notice)
+        self.bar.saved.connect(self._on_saved)
+        self.bar.save_failed.connect(lambda text: self.show_notice(text, "save"))
         self.speak_button, self.stop_button, self.save_button = bar.speak_button, bar.stop_button, bar.save_button
         self.status = self.bar.status
+        self.waiting = TickingStatus(self.status)
+        """Counts the seconds of a wait (an engine loading, a server not answering yet) in the status line."""
         for keys, slot in (("Ctrl+Return", self.speak), ("Ctrl+Enter", self.speak), ("Escape", self.stop)):
             QShortcut(QKeySequence(keys), self).activated.connect(slot)
 
@@ -98,9 +102,7 @@ class SynthesizePage(QWidget):
             lambda takes: settings.enable_noise(takes, "This server does not take Piper's noise settings.")
         )
 
-        self.notice = QLabel("")
-        self.notice.setWordWrap(True)
-        self.notice.setStyleSheet("color: #b45309;")
+        self.notice = Notices()
         self.waveform = WaveformView()
         self.history = HistoryList(self.state.lines)
         self.history.chosen.connect(self.replay)
@@ -154,7 +156,16 @@ class SynthesizePage(QWidget):
             self.engines.choose("torch")
         self.speakers.show_voice(voice)
         self.settings.set_defaults(voice.config)
-        self.show_notice("")  # a message about the voice shown until now is not about this one
+        self.notice.clear("voice", "engine", "line")  # about the voice shown until now (and its engine), not this
+
+    def restore(self, voice_path: str | None, engine: str | None) -> None:
+        """Choose the voice of model file ``voice_path`` (when the library has it) and the ``engine`` kind (when
+        offered): what the settings kept from the last session."""
+        voice = self.state.library.find(voice_path) if voice_path else None
+        if voice is not None:
+            self.voice_box.setCurrentIndex(self.voices().index(voice))
+        if engine and self.engine_box.findData(engine) >= 0 and self.voice.model_path.suffix.lower() != ".ckpt":
+            self.engines.choose(engine)
 
     def options(self) -> SynthesisOptions:
         """The request options from the sliders and the speaker picker (a local voice's; a remote server's
@@ -170,52 +181,83 @@ class SynthesizePage(QWidget):
 
     def _on_engine_changed(self) -> None:
         remote = self.engine_kind() == "remote"
-        self.show_notice("")  # a message about the engine chosen until now is not about this one
+        self.notice.clear("engine")  # a message about the engine chosen until now is not about this one
         self.picker.setEnabled(not remote)
         self.speakers.set_local(not remote)
 
     def preload(self) -> Task:
         """Load the selected voice's engine and the audio library in the background.
 
-        The first Speak is then quick, and a missing sound device is reported
-        before anyone presses Speak.
+        The first Speak is then quick, and a missing sound device is reported before anyone presses Speak. While
+        the engine loads the status says so ("Loading ONNX engine…", with the seconds past 0.5 s), then how long
+        it took.
         """
         voice, kind = self.voice, self.engine_kind()
+        loading = self.engines.loading_text(voice, kind)
+        if loading and not self.is_speaking():
+            self.waiting.start(loading)
 
-        def show(text: str) -> None:  # only while the voice and engine it loaded are still the chosen ones
-            if text and self.voice is voice and self.engine_kind() == kind:
-                self.show_notice(text)
+        def chosen() -> bool:  # the voice and engine it loaded are still the chosen ones
+            return self.voice is voice and self.engine_kind() == kind
+
+        def loaded(result: tuple[str, float | None]) -> None:
+            device, seconds = result
+            self.show_notice(device, "device")
+            if self._still_waiting(loading):
+                self.waiting.stop()
+                loaded_text = f"{ENGINE_LABELS[kind]} engine loaded in {seconds or 0:.1f} s"
+                self.status.setText(loaded_text if chosen() else "")
+
+        def failed(exc: Exception) -> None:
+            if self._still_waiting(loading):
+                self.waiting.stop()
+                self.status.setText("")
+            if chosen():
+                self.show_notice(f"{voice.name}: {exc}", "engine")
 
         task = self.engines.preloader(voice, kind)
-        task.done.connect(show)
-        task.failed.connect(lambda exc: show(f"{voice.name}: {exc}"))
+        task.done.connect(loaded)
+        task.failed.connect(failed)
         return task.start()
+
+    def _still_waiting(self, loading: str) -> bool:
+        """Whether the status still counts the wait of the preload that shows ``loading`` (no line took it over)."""
+        return bool(loading) and self.waiting.is_active() and self.waiting.text == loading and not self.is_speaking()
 
     # --- speaking -------------------------------------------------------
     def speak(self) -> Task | None:
-        """Speak the text box's content; returns the running task (``None`` if nothing to say)."""
+        """Speak the text box's content; returns the running task (``None`` if nothing to say).
+
+        An engine that is not loaded yet loads first, said in the status ("Loading torch engine…", with the
+        seconds), and its load time is shown apart from time to first audio.
+        """
         text = self.text_edit.toPlainText()
         if not text.strip():
-            self.show_notice("Nothing to say: type a line first.")
+            self.show_notice("Nothing to say: type a line first.", "line")
             return None
         self.stop()
-        voice, options = self.voice, self.options()
+        voice, options, kind = self.voice, self.options(), self.engine_kind()
         try:
             make_engine, name = self.engines.maker(voice)
         except ValueError as exc:
             self.remote_panel.show_error(str(exc))
             return None
-        spoken = text if self.engine_kind() == "remote" else clean_text(text)  # a server cleans its own input
-        self._take = Take(text, name)
+        spoken = text if kind == "remote" else clean_text(text)  # a server cleans its own input
+        self._take = Take(text, name, kind)
         self.bar.show_line(None)  # Save WAV saves the line on screen: none until this one is finished
         self.waveform.clear_audio(voice.sample_rate)
-        self.show_notice("")
-        self.status.setText("Speaking…")
+        self.notice.clear("engine", "line", "save", "device")  # this line's own notices replace them
+        loading = self.engines.loading_text(voice, kind)
+        if kind == "remote":
+            self.waiting.start(f"Waiting for {self.remote_panel.url.text().strip()}")
+        else:
+            self.waiting.stop()
+            self.status.setText("Speaking…")
         task, _ = self._lines.task(
-            lambda s, cancel: speak_and_play(make_engine(), spoken, options, s, cancel), then=self._on_spoken
+            lambda s, cancel: load_and_speak(make_engine, loading, spoken, options, s, cancel), then=self._on_spoken
         )
         task.partial.connect(self._on_partial)
-        server = self.remote_panel.generation if self.engine_kind() == "remote" else None
+        server = self.remote_panel.generation if kind == "remote" else None
         task.failed.connect(lambda exc: self._on_failed(exc, name, server))
         return self._lines.start(task)
 
@@ -224,26 +266,44 @@ class SynthesizePage(QWidget):
         if kind == "chunk":
             chunk: AudioChunk = value
             if self._take.add(chunk):
-                self.waveform.clear_audio(chunk.sample_rate)
+                self._on_first_chunk(chunk)
             self.waveform.append(chunk.audio)
+        elif kind == "loading":
+            self.waiting.start(value)
+        elif kind == "loaded":
+            self._take.load_s = value
+            self.waiting.stop()
+            self.status.setText("Speaking…")
+        elif kind == "answered":
+            self._take.answered_s = value
         elif kind == "notice":
-            self.show_notice(value)
+            topic, text = value
+            self.show_notice(text, topic)
         elif kind == "synthesized":
             self._show_stats()
+
+    def _on_first_chunk(self, chunk: AudioChunk) -> None:
+        self.waveform.clear_audio(chunk.sample_rate)
+        if self.waiting.is_active():  # a server has answered
+            self.waiting.stop()
+            self.status.setText("Speaking…")
+        if self._take.engine == "remote":
+            self.remote_panel.show_error("")  # it answers: an error it gave before is over
 
     def _show_stats(self) -> None:
         if self._take.stats.audio_s == 0:
             self.status.setText("")
-            self.show_notice("Nothing to say: the text has no speakable words.")
+            self.show_notice("Nothing to say: the text has no speakable words.", "line")
             return
         self.status.setText(self._take.timing())
 
     def _on_failed(self, exc: Exception, name: str, server: int | None) -> None:
         """The line spoken with ``name`` (a remote one: asked of the server ``server``, a remote panel generation)
         failed; the message names it, since the choice may have changed since."""
-        self.show_notice(f"Could not speak with {name}: {exc}")
+        self.show_notice(f"Could not speak with {name}: {exc}", "engine")
         if server is not None:
             self.remote_panel.show_error(str(exc), server)
+        self.waiting.stop()
         self.status.setText("")
 
     def _on_spoken(self) -> None:
@@ -265,6 +325,7 @@ class SynthesizePage(QWidget):
         """Stop synthesis and playing at once; what the stopped line still sends is ignored. The status says it
         stopped (with the seconds of audio kept, once the line has ended)."""
         if self._lines.active:
+            self.waiting.stop()
             self.status.setText("Stopped")
         self._lines.stop()
 
@@ -279,7 +340,7 @@ class SynthesizePage(QWidget):
         self.waveform.set_audio(line.audio, line.sample_rate)
         self.bar.show_line(line)
         task, _ = self._lines.task(lambda s, cancel: replay_and_wait(line.audio, line.sample_rate, s, cancel))
-        task.failed.connect(lambda exc: self.show_notice(str(exc)))
+        task.failed.connect(lambda exc: self.show_notice(str(exc), "device"))
         return self._lines.start(task)
 
     @property
@@ -300,11 +361,16 @@ class SynthesizePage(QWidget):
         """
         return self.bar.save(path, line)
 
-    def show_notice(self, text: str) -> None:
-        """Show (or with ``""`` clear) a message under the buttons."""
-        self.notice.setText(text)
+    def show_notice(self, text: str, about: str = "settings") -> None:
+        """Show (or with ``""`` take away) the notice about ``about`` (``studio.widgets.notices.TOPICS``) under the
+        buttons; it stays until its subject changes (another voice, engine, line or save) or another replaces it."""
+        self.notice.put(about, text)
         if text:
             self.message.emit(text)
+
+    def _on_saved(self, path: Path) -> None:
+        self.notice.clear("save")  # a save that worked ends the error of one that did not
+        self.message.emit(f"Saved {path}{_partial(self.bar.line)}")
 
 
 def _partial(line: Line | None) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import threading
+import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import QComboBox, QVBoxLayout, QWidget
 from engines.base import Engine
 from engines.pool import EnginePool
 from engines.voice import Voice
+from studio.speaking import ENGINE_LABELS
 from studio.state import Workspace
 from studio.widgets.remote_panel import RemotePanel
 from studio.workers import Task
@@ -73,6 +75,13 @@ class EnginePicker(QWidget):
         """
         return self.pool.get(kind, voice)
 
+    def loading_text(self, voice: Voice, kind: str) -> str:
+        """What the status says while ``voice``'s ``kind`` engine loads ("Loading torch engine for joe"; ``""``:
+        loaded already, or ``remote``, which loads nothing)."""
+        if kind == "remote" or self.pool.has(kind, voice):
+            return ""
+        return f"Loading {ENGINE_LABELS[kind]} engine for {voice.name}"
+
     def maker(self, voice: Voice) -> tuple[Callable[[], Engine], str]:
         """``(make_engine, line name)`` for the chosen engine; call on the GUI thread, run ``make_engine`` off it.
 
@@ -88,15 +97,20 @@ class EnginePicker(QWidget):
         return (lambda: RemoteEngine(settings)), f"{settings.model}/{settings.voice}"
 
     def preloader(self, voice: Voice, kind: str, parent: QObject | None = None) -> Task:
-        """A task (not started) that loads ``voice``'s ``kind`` engine and the audio library; it returns ``""``, or
-        why nothing can be played. The picker names the torch engine's device after it."""
+        """A task (not started) that loads ``voice``'s ``kind`` engine (none for ``remote``) and the audio library;
+        it returns ``(why nothing can be played or "", seconds the engine took to load or None)``. The picker names
+        the torch engine's device after it."""
 
-        def work(cancel: threading.Event) -> str:
+        def work(cancel: threading.Event) -> tuple[str, float | None]:
             from engines.playback import output_available
 
-            self.engine_for(voice, kind)
+            seconds = None
+            if kind != "remote":
+                start = time.perf_counter()
+                self.engine_for(voice, kind)
+                seconds = time.perf_counter() - start
             ok, reason = output_available()
-            return "" if ok else f"Cannot play audio: {reason}. Saving to a WAV file still works."
+            return ("" if ok else f"Cannot play audio: {reason}. Saving to a WAV file still works."), seconds
 
         task = Task(work, parent or self)
         task.ended.connect(self.show_devices)

@@ -10,7 +10,8 @@ from studio.state import SpokenLines
 
 
 class HistoryList(QListWidget):
-    """One row per spoken line (``voice: text``), following the model as lines are added.
+    """One row per spoken line (``voice · engine: text``, e.g. ``en_US-joe-medium · torch: Hello``), following the
+    model as lines are added.
 
     Each item keeps its :class:`Line` as ``Qt.ItemDataRole.UserRole`` data.
 
@@ -29,6 +30,6 @@ class HistoryList(QListWidget):
 
     def _on_added(self, line: Line) -> None:
         stopped = f" (stopped after {line.seconds:.1f} s)" if line.stopped else ""
-        item = QListWidgetItem(f"{line.voice}: {line.text.strip()[:80]}{stopped}")
+        item = QListWidgetItem(f"{line.label}: {line.text.strip()[:80]}{stopped}")
         item.setData(Qt.ItemDataRole.UserRole, line)
         self.insertItem(0, item)

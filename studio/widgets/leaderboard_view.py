@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engines.words import count
 from studio.widgets.tables import export_text, read_only_table
 from trainer.evaluate.leaderboard import COLUMNS, Column, Row, to_csv
 
@@ -127,7 +128,7 @@ class LeaderboardView(QWidget):
         self.table.setColumnWidth(0, min(self.table.columnWidth(0), LABEL_WIDTH))  # a long label is elided
         self.export_button.setEnabled(bool(self.rows))
         if self.rows:
-            self.status.setText(f"{len(self.rows)} candidate(s). Bold: the best of a column; hover a heading.")
+            self.status.setText(f"{count(len(self.rows), 'candidate')}. Bold: the best of a column; hover a heading.")
 
     def export_csv(self, path: Path | None = None) -> Path | None:
         """Write the rows as CSV (``trainer.evaluate.leaderboard.to_csv``, atomically) to ``path``, asked for when
@@ -139,7 +140,7 @@ class LeaderboardView(QWidget):
         path = export_text(self, self.status, to_csv(self.rows), title=title, start=start, path=path)
         if path is None:
             return None
-        self.status.setText(f"Exported {len(self.rows)} row(s) to {path}.")
+        self.status.setText(f"Exported {count(len(self.rows), 'row')} to {path}.")
         return path
 
 

@@ -15,7 +15,9 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton
 
 from engines.remote.settings import RESPONSE_FORMATS, RemoteSettings
+from engines.words import count
 from studio.state import Workspace
+from studio.widgets.ticking import TickingStatus
 from studio.workers import Task, TaskSlot
 
 KEY_VARIABLES = ("VOICE_STUDIO_API_KEY", "OPENAI_API_KEY")
@@ -55,6 +57,8 @@ class RemotePanel(QGroupBox):
         self.test_button.clicked.connect(self.test)
         self.status = QLabel("")
         self.status.setWordWrap(True)
+        self._asking = TickingStatus(self.status)
+        """Counts the seconds a Test waits for the server."""
         self._piper_models: set[str] = set()
         self.generation = 0
         """Counts URL and key changes: an error of a request made before one is not shown (the Synthesize
@@ -126,12 +130,14 @@ class RemotePanel(QGroupBox):
         """An error under the fields, in red (``""`` clears it); dropped when ``generation`` (``self.generation``
         when the failed request was made) is not the current one: the fields name another server now."""
         if generation is None or generation == self.generation:
+            self._asking.stop()
             self.status.setStyleSheet("color: #b91c1c;")
             self.status.setText(text)
 
     def _forget_server(self) -> None:
         self.generation += 1
         self._tests.drop()
+        self._asking.stop()
         self._piper_models = set()
         self.status.setText("")
         self.server_changed.emit()
@@ -149,7 +155,7 @@ class RemotePanel(QGroupBox):
             self.show_error(str(exc))
             return None
         self.status.setStyleSheet("")
-        self.status.setText(f"Asking {settings.url} …")
+        self._asking.start(f"Asking {settings.url}")
         self.test_button.setEnabled(False)
 
         def work(cancel: threading.Event):
@@ -169,6 +175,7 @@ class RemotePanel(QGroupBox):
         task.failed.connect(lambda exc: self.show_error(str(exc)))
         for end in (task.ended, task.dropped):
             end.connect(lambda: self.test_button.setEnabled(True))
+        task.ended.connect(self._asking.stop)
         return self._tests.start(task)
 
     def _on_tested(self, result) -> None:
@@ -181,7 +188,10 @@ class RemotePanel(QGroupBox):
         self._quiet = False
         self._write()  # the models found say whether the chosen one takes Piper's noise settings
         self.status.setStyleSheet("color: #15803d;")
-        self.status.setText(f"Connected: {len(ids)} models, {len(voices)} voices for {model or 'the server'}")
+        self._asking.stop()
+        self.status.setText(
+            f"Connected: {count(len(ids), 'model')}, {count(len(voices), 'voice')} for {model or 'the server'}"
+        )
         self.tested.emit(ids)
 
 

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QWi
 
 from engines.audio import write_audio
 from studio.speaking import Line
+from studio.widgets.notices import failed_on
 
 SAVE_FILTER = "WAV audio (*.wav);;FLAC audio (*.flac);;Ogg Vorbis (*.ogg)"
 """The formats ``engines.audio.write_audio`` writes, by extension."""
@@ -38,14 +39,15 @@ class SpeakBar(QWidget):
         self.save_button.setEnabled(False)
         self.status = QLabel("")
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status.setWordWrap(True)  # a long line (voice · engine: load, first audio, RTF) wraps, not widening
         self.line: Line | None = None
         """The finished line on screen (``None``: none, e.g. while one is spoken or after one failed)."""
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         for button in (self.speak_button, self.stop_button, self.save_button):
             row.addWidget(button)
-        row.addStretch(1)
-        row.addWidget(self.status)
+        self.status.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        row.addWidget(self.status, 1)
 
     def show_line(self, line: Line | None) -> None:
         """``line`` is the one on screen, which Save WAV saves (``None``: nothing to save)."""
@@ -67,10 +69,15 @@ class SpeakBar(QWidget):
     def _on_save_clicked(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save audio", "line.wav", SAVE_FILTER)
         if path:
-            try:
-                self.saved.emit(self.save(Path(path)))
-            except (OSError, ValueError) as exc:
-                self.save_failed.emit(f"Could not save {path}: {exc}")
+            self.save_to(Path(path))
+
+    def save_to(self, path: Path) -> None:
+        """Save the line on screen at ``path`` as Save WAV… does: ``saved(path)``, or ``save_failed`` with the
+        reason (the path named once)."""
+        try:
+            self.saved.emit(self.save(path))
+        except (OSError, ValueError) as exc:
+            self.save_failed.emit(failed_on("Could not save", path, exc))
 
 
 def _button(text: str, tip: str, slot) -> QPushButton:

@@ -9,6 +9,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLabel, QTableWidget, QWidget
 
 from engines.files import write_text
+from studio.widgets.notices import failed_on
 
 
 def read_only_table(headers: Sequence[str]) -> QTableWidget:
@@ -35,6 +36,6 @@ def export_text(
     try:
         write_text(path, text)
     except OSError as exc:
-        status.setText(f"Could not write {path}: {exc}")
+        status.setText(failed_on("Could not write", path, exc))
         return None
     return path

@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 from engines.pool import EnginePool
+from engines.words import count
 from trainer.evaluate.board import COLUMNS, Column, Row, read_csv, table, to_csv
 from trainer.evaluate.lines import Line
 from trainer.evaluate.render import Candidate, Rendered, RenderError, RenderSettings, render_all
@@ -108,8 +109,8 @@ def score(
     """One row per candidate (in order): every line rendered (cached) and measured (cached), then averaged.
 
     A candidate that cannot be loaded or spoken does not stop the others: its row has every measure ``None`` and
-    ``Row.failed`` says why. Status says ``rendering ...`` then ``scoring ...``; progress counts the renders
-    (candidates x lines), then the scorings (rendered candidates x lines).
+    ``Row.failed`` says why. Status says ``rendering ... (step 1 of 2)`` then ``scoring ... (step 2 of 2: ...)``;
+    progress counts the renders (candidates x lines), then the scorings (rendered candidates x lines).
 
     Raises:
         RenderError: no line, two candidates with one label, a line with nothing to speak, or no candidate
@@ -119,14 +120,14 @@ def score(
     if not lines:
         raise RenderError("nothing to score: no line")
     state = TaskState.of(state)
-    state.status(f"rendering {len(lines)} lines by {len(candidates)} candidates")
+    state.status(f"rendering {count(len(lines), 'line')} by {count(len(candidates), 'candidate')} (step 1 of 2)")
     failed: dict[str, str] = {}
     renders = _render(candidates, lines, settings, Path(cache_dir), state, pool, failed)
     if len(failed) == len(candidates):
         raise RenderError("; ".join(failed.values()))
     scorer = Scorer(lines, Path(cache_dir))
-    state.status("scoring the renders")
     total, done = (len(candidates) - len(failed)) * len(lines), 0
+    state.status(f"scoring {count(total, 'render')} (step 2 of 2: pitch, speaker, words, quality)")
     rows: list[Row] = []
     for candidate in candidates:
         if candidate.label in failed:

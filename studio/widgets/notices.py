@@ -1,0 +1,64 @@
+"""Notices that belong to what they report on, so each goes when its subject changes and no other does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QLabel, QWidget
+
+TOPICS = ("settings", "device", "voice", "engine", "line", "save")
+"""What a notice can be about, in the order they are shown: the settings file read at start, the sound device,
+the voice chosen, the engine chosen (loading it, a line it failed), the line spoken (nothing to say, phonemes
+skipped), saving a file."""
+
+
+class Notices(QLabel):
+    """A word-wrapped line per subject: :meth:`put` replaces that subject's notice, :meth:`clear` takes some away.
+
+    ``text()`` is every notice shown, one per line, in ``TOPICS`` order.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("", parent)
+        self.setWordWrap(True)
+        self._by_topic: dict[str, str] = {}
+
+    def put(self, topic: str, text: str) -> None:
+        """Show ``text`` as the notice about ``topic`` (one of ``TOPICS``), in place of the one before (``""``:
+        none).
+
+        Raises:
+            ValueError: an unknown topic.
+        """
+        if topic not in TOPICS:
+            raise ValueError(f"unknown notice topic {topic!r}; one of {', '.join(TOPICS)}")
+        if text:
+            self._by_topic[topic] = text
+        else:
+            self._by_topic.pop(topic, None)
+        self._show()
+
+    def clear(self, *topics: str) -> None:
+        """Take away the notices about ``topics`` (all of them when none is given)."""
+        for topic in topics or TOPICS:
+            self._by_topic.pop(topic, None)
+        self._show()
+
+    def about(self, topic: str) -> str:
+        """The notice shown about ``topic`` (``""``: none)."""
+        return self._by_topic.get(topic, "")
+
+    def _show(self) -> None:
+        self.setText("\n".join(self._by_topic[t] for t in TOPICS if t in self._by_topic))
+
+
+def failed_on(action: str, path: Path | str, exc: Exception) -> str:
+    """``"Could not save /x/a.wav: folder /x does not exist"``: ``action`` and ``path`` with ``exc``'s reason,
+    the path said once (errors of ``engines.files`` already begin with the path they are about; an ``OSError``
+    about ``path`` itself gives its ``strerror`` alone)."""
+    name = str(path)
+    own = isinstance(exc, OSError) and exc.strerror and str(exc.filename) == name
+    reason = exc.strerror if own else str(exc)
+    if reason.startswith(name):
+        reason = reason[len(name) :].lstrip(": ")
+    return f"{action} {name}: {reason}"
