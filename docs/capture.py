@@ -29,5 +29,6 @@ def save_framed(window: QWidget, out: Path) -> None:
         window.grab().save(str(out))
         return
     ratio = window.devicePixelRatioF()
-    crop = f"{int(frame.width() * ratio)}x{int(frame.height() * ratio)}+{int(frame.x() * ratio)}+{int(frame.y() * ratio)}"
+    width, height, x, y = (int(v * ratio) for v in (frame.width(), frame.height(), frame.x(), frame.y()))
+    crop = f"{width}x{height}+{x}+{y}"
     subprocess.run(["import", "-window", "root", "-crop", crop, "+repage", str(out)], check=True)

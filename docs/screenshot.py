@@ -1,6 +1,6 @@
 """Regenerate docs/synthesize.png: the Synthesize page mid-line, in a real window.
 
-Run under a display (e.g. ``xvfb-run -s "-screen 0 1280x800x24" .venv/bin/python docs/screenshot.py``).
+Run under a display (``bash docs/screenshots.sh``: Xvfb with openbox, so the title bar shows).
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from capture import save_framed  # docs/capture.py (this script's folder)
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
@@ -38,7 +39,7 @@ def main() -> None:
         page.speak()
 
     def shoot() -> None:
-        window.grab().save(str(out))
+        save_framed(window, out)
         print(f"wrote {out}")
         page.stop()
         app.quit()

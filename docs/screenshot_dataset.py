@@ -1,7 +1,7 @@
 """Regenerate docs/dataset.png: the Dataset page with the target-voice corpus and a sliced long reading.
 
 Run under a display from the project root, with ``../shared`` present
-(e.g. ``xvfb-run -s "-screen 0 1280x800x24" .venv/bin/python docs/screenshot_dataset.py``).
+(``bash docs/screenshots.sh``: Xvfb with openbox, so the title bar shows).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from capture import save_framed  # docs/capture.py (this script's folder)
 from PySide6.QtWidgets import QApplication
 
 from studio.main_window import MainWindow
@@ -39,7 +40,7 @@ def main() -> None:
         app.processEvents()
         task.join(0.05)
     out = Path(__file__).with_name("dataset.png")
-    window.grab().save(str(out))
+    save_framed(window, out)
     print(f"wrote {out}")
 
 

@@ -1,7 +1,7 @@
 """Regenerate docs/train.png: the Train page mid-run (test preset, 48 target-voice clips, from scratch).
 
 Run under a display from the project root, with ``../shared`` present
-(e.g. ``xvfb-run -a -s "-screen 0 1280x800x24" .venv/bin/python docs/screenshot_train.py``).
+(``bash docs/screenshots.sh``: Xvfb with openbox, so the title bar shows).
 It imports the clips into a temporary project, starts a real trainer and grabs
 the window once a few epochs are charted, then ends the trainer.
 """
@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from capture import save_framed  # docs/capture.py (this script's folder)
 from PySide6.QtWidgets import QApplication
 
 from studio.main_window import MainWindow
@@ -63,7 +64,7 @@ def main() -> None:
     page.check()  # show the pre-flight findings of the same setup next to the run
     wait(app, lambda: "Checking" not in page.setup.findings.text(), 60)
     out = Path(__file__).with_name("train.png")
-    window.grab().save(str(out))
+    save_framed(window, out)
     print(f"wrote {out} at epoch {len(page.view.epoch_chart.data)}")
     page.process.kill()
     page.process.wait(10_000)
