@@ -32,6 +32,7 @@ from studio.widgets.run_view import RunView, following_line, outcome_line
 from studio.widgets.runs_table import RunsTable
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task, TaskSlot
+from trainer.event_log import EventTail
 from trainer.events import Event
 from trainer.options import RunOptions
 from trainer.preflight import Finding
@@ -264,6 +265,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
             return
         self.state = load_run(state.folder)
         self.view.clear()
+        self.view.log.add_events(EventTail(state.folder / "events.jsonl").read())  # its log, in words
         self._draw()
         self.status.setText(f"{state.folder.name}: {self.state.status}, {self.state.epochs_done} epochs.")
         self._update_buttons()
