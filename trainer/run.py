@@ -112,6 +112,7 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
     dataset = Path(options.dataset).resolve()
     chosen = replace(options, dataset=dataset, out=out, epochs=config.epochs, batch_size=config.batch_size)
     document = RunDocument(options=chosen, cache=cache_dir.resolve(), config=config.to_dict(), conversions=conversions)
+    voice["training"] = {"preset": options.preset}  # kept by export: a smoke test's voice says it is one
     write_text(out / "config.json", json.dumps(voice, ensure_ascii=False, indent=2))
     write_run(document)
 

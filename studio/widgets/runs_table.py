@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem,
 
 from studio.widgets.train_charts import EpochChart
 from trainer.event_words import duration
+from trainer.presets import ABOUT, SMOKE_TEST, is_smoke_test
 from trainer.run_state import RunState, list_runs, load_run
 
 __all__ = ["RunsTable", "duration"]  # duration: also the Train page's, from trainer.event_words
@@ -75,11 +76,13 @@ class RunsTable(QWidget):
             duration(run.train_seconds),
             "—" if best is None else f"{best:.4f}",
             Path(run.start).name if run.start else "—",
-            run.preset or "—",
+            f"{run.preset} ({SMOKE_TEST})" if is_smoke_test(run.preset) else (run.preset or "—"),
         )
         for column, value in enumerate(values):
             item = QTableWidgetItem(value)
             item.setData(Qt.ItemDataRole.UserRole, row)
+            if is_smoke_test(run.preset):
+                item.setToolTip(f"A smoke test ({ABOUT['test']})")
             self.table.setItem(row, column, item)
 
     def selected(self) -> list[RunState]:
