@@ -127,6 +127,7 @@ def test_playing_a_preview_shows_what_plays_and_stops(view, qtbot, tmp_path, cap
     assert previews.play(item)
     assert previews.now.text() == "Playing Epoch 1 · A line of our own."
     assert item.text().startswith("▶ ") and item.font().bold() and previews.stop.isEnabled()
+    assert previews.progress.isVisibleTo(previews)
     assert previews.progress.maximum() == 1000
     qtbot.waitUntil(lambda: previews.progress.value() > 0 or not previews.stop.isEnabled(), timeout=5_000)
     if previews.stop.isEnabled():

@@ -127,3 +127,5 @@ def test_charts_use_the_app_palette(qtbot):
         graphics = chart.plot_widget if isinstance(chart, LossChart) else chart
         assert graphics.backgroundBrush().color().name() == "#202020"
         assert chart.plot.getAxis("left").textPen().color().name() == "#eeeeee"
+        if isinstance(chart, EpochChart):
+            assert all("#eeeeee" in label.item.toHtml() for _, label in chart.legend.items)

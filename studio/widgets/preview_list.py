@@ -44,6 +44,8 @@ class PreviewList(QWidget):
         super().__init__(parent)
         self.list = QListWidget()
         self.list.setWordWrap(True)
+        self.list.setSpacing(3)
+        self.list.setAlternatingRowColors(True)
         self.list.itemClicked.connect(self.play)
         self.list.itemActivated.connect(self.play)  # Enter on the keyboard
         self.player = ClipPlayer(self)
@@ -53,6 +55,7 @@ class PreviewList(QWidget):
         self.now.setWordWrap(True)
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
+        self.progress.setVisible(False)  # while playing
         self.stop = QPushButton("Stop")
         self.stop.setEnabled(False)
         self.stop.clicked.connect(self.player.stop)
@@ -125,6 +128,7 @@ class PreviewList(QWidget):
 
     def _on_playing(self, playing: bool) -> None:
         self.stop.setEnabled(playing)
+        self.progress.setVisible(playing)
         if not playing:
             self._mark(None)
             self._idle_text()

@@ -81,7 +81,10 @@ class PlotBeside(pg.GraphicsLayoutWidget):
         palette = self.palette()
         self.setBackground(palette.color(QPalette.ColorRole.Base))
         style_plot(self.plot, palette)
-        self.legend.setLabelTextColor(palette.color(QPalette.ColorRole.WindowText))
+        text = palette.color(QPalette.ColorRole.WindowText)
+        self.legend.setLabelTextColor(text)
+        for _, label in self.legend.items:  # pyqtgraph keeps an existing label's colour until its text is set
+            label.setText(label.text, color=text)
         self.setTitle(self._title)
 
     def setTitle(self, title: str) -> None:  # noqa: N802 - as pg.PlotWidget names it
@@ -142,6 +145,7 @@ class EpochChart(PlotBeside):
         shown = any(label.text == "other run" for _, label in self.legend.items)
         if split and not shown:
             self.legend.addItem(self._compare, "other run")
+            self.restyle()
 
 
 class LossChart(QWidget):
@@ -219,6 +223,6 @@ class LossChart(QWidget):
 
     def _on_log(self, on: bool) -> None:
         self.plot.setLogMode(x=False, y=on)
-        self.plot.setLabel("left", "loss (log scale)" if on else "loss")
+        self.plot.setLabel("left", "loss (log)" if on else "loss")
         self._redraw()
         self.plot.enableAutoRange(axis="y")
