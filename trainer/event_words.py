@@ -47,6 +47,8 @@ def _checkpoint(e: Any) -> str:
 
 
 def _eta(e: Any) -> str:
+    if e.seconds_left <= 0:
+        return "That was the last epoch."
     return (
         f"About {duration(e.seconds_left)} left; next preview in {duration(e.next_preview_s)}, "
         f"next checkpoint in {duration(e.next_checkpoint_s)}."
