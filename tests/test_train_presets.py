@@ -109,3 +109,18 @@ def test_a_smoke_test_voice_says_so_in_the_voice_lists(tmp_path):
     assert _label(voice).endswith(", smoke test, not a usable voice)")
     assert start_label(voice) == "smoke (smoke.onnx, smoke test, not a usable voice)"
     assert "smoke test" not in _label(joe) and "smoke test" not in start_label(joe)
+
+
+def test_setup_findings_count_in_words():
+    """The Train setup's findings agree with their numbers ("1 usable clip", "1 clip will be left out")."""
+    from collections import Counter
+
+    from trainer.preflight import DatasetSummary, _clip_findings
+
+    one = _clip_findings(DatasetSummary("piper", 1, Counter(), 2.0, Counter()), 22050, "the voice")
+    assert one[0].message == "The dataset has 1 usable clip; training needs at least 2."
+    few = _clip_findings(DatasetSummary("project", 3, Counter(), 9.0, Counter({"too short": 1})), 22050, "it")
+    assert [f.message for f in few] == [
+        "Only 3 clips: 100 to 2,000 make a good voice.",
+        "1 clip will be left out: 1 × too short.",
+    ]
