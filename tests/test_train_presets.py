@@ -23,18 +23,21 @@ def test_each_preset_explains_itself(setup):
     """Under the picker and as its tooltip: what the preset is for, its generator's size (as counted), its
     epochs, the time to expect."""
     from trainer.preflight import network_size
-    from trainer.presets import ABOUT, PRESETS, preset
+    from trainer.presets import ABOUT, PRESETS, explain, preset
 
     for name in PRESETS:
         setup.preset.setCurrentText(name)
-        assert setup.about.text() == ABOUT[name] and setup.preset.toolTip() == ABOUT[name]
+        assert setup.about.text() == ABOUT[name] and setup.preset.toolTip() == explain(name)
+        assert explain(name).startswith(ABOUT[name]) and "whatever the preset" in explain(name)
         index = setup.preset.findText(name)
-        assert setup.preset.itemData(index, 3) == ABOUT[name]  # Qt.ToolTipRole: each item in the list too
+        assert setup.preset.itemData(index, 3) == explain(name)  # Qt.ToolTipRole: each item in the list too
         millions = network_size(name).generator / 1e6
         assert f"{millions:.2f} M parameters" in ABOUT[name] or f"{millions:.1f} M parameters" in ABOUT[name]
         epochs = preset(name).epochs
         assert f"{epochs:,} epochs" in ABOUT[name] and ("CPU" in ABOUT[name] or "GPU" in ABOUT[name])
-    assert "not usable" in ABOUT["test"]
+    assert "not a usable voice" in ABOUT["test"]
+    line = setup.about.fontMetrics().height()
+    assert setup.about.minimumSizeHint().width() == 0 and setup.about.sizeHint().height() < 2 * line  # one line
 
 
 def test_epochs_follow_the_preset_unless_edited(setup):
@@ -48,7 +51,7 @@ def test_epochs_follow_the_preset_unless_edited(setup):
     setup.epochs.setValue(40)  # the person types their own
     setup.preset.setCurrentText("test")
     assert setup.epochs.value() == 40  # kept, and said so
-    assert "Epochs kept at your 40 (the preset's: 2)" in setup.about.text()
+    assert setup.about.text().startswith("Epochs kept at your 40 (the preset's: 2). Smoke test only")
     assert setup.choices()[2:4] == ("test", 40)
     setup.epochs.setValue(preset("test").epochs)  # back to the preset's own: it follows again
     setup.preset.setCurrentText("medium")
@@ -85,7 +88,7 @@ def test_a_test_preset_run_is_labelled_a_smoke_test(qtbot, tmp_path):
     qtbot.addWidget(page)
     page.runs.refresh()
     rows = {page.runs.table.item(r, 0).text(): page.runs.table.item(r, 6) for r in range(2)}
-    assert rows["smoke"].text() == "test (smoke test, not a usable voice)" and "smoke test" in rows["smoke"].toolTip()
+    assert rows["smoke"].text() == "test (smoke test, not a usable voice)" and "Smoke test only" in rows["smoke"].toolTip()
     assert rows["real"].text() == "medium"
     page.show_run(load_run(smoke))
     assert page.status.text() == "smoke: running, 1 epoch. A smoke test, not a usable voice."

@@ -22,19 +22,27 @@ PRESETS = ("test", *QUALITIES)
 SMOKE_TEST = "smoke test, not a usable voice"
 """How a voice or run of the ``test`` preset is labelled wherever it shows (it only checks the pipeline)."""
 ABOUT = {
-    "test": "Smoke test only: tiny (0.14 M parameters), 2 epochs, a few minutes on a CPU (16 clips: 2.5 min on "
-    "2 shared cores). It checks the dataset and the pipeline; its voice is not usable.",
-    "x-low": "Piper x-low: the smallest voice (7.1 M parameters), 1,000 epochs; fastest to train and to speak. "
-    "Needs a GPU: hours.",
-    "low": "Piper low: 23.7 M parameters, 1,000 epochs. Needs a GPU: hours.",
-    "medium": "Piper medium, the usual choice (23.7 M parameters, as the embedded voice), 1,000 epochs. "
-    "Needs a GPU: hours (on a 2-core CPU one epoch of 240 clips took 6 to 23 min).",
-    "high": "Piper high: the largest voice (36.3 M parameters), 1,000 epochs; slowest to train and to speak. "
-    "Needs a GPU: hours.",
+    "test": "Smoke test only, not a usable voice: 0.14 M parameters, 2 epochs, minutes on a CPU.",
+    "x-low": "The smallest Piper voice: 7.1 M parameters, 1,000 epochs, hours on a GPU.",
+    "low": "Piper low: 23.7 M parameters, 1,000 epochs, hours on a GPU.",
+    "medium": "The usual choice, as the embedded voice: 23.7 M parameters, 1,000 epochs, hours on a GPU.",
+    "high": "The largest Piper voice: 36.3 M parameters, 1,000 epochs, the slowest: hours on a GPU.",
 }
-"""What each preset is for, its generator's size (parameters, ``trainer.preflight.network_size``), its epochs and
-the time to expect (the CPU figure: README, Fine-tuning quality). Starting from a voice, the generator keeps
-that voice's size whatever the preset."""
+"""One line per preset: what it is for, its generator's size (parameters, ``trainer.preflight.network_size``),
+its epochs and the time to expect."""
+DETAILS = {
+    "test": "It checks the dataset and the pipeline end to end: 16 clips took 2.5 min on 2 shared CPU cores.",
+    "x-low": "Fastest to train and to speak; the plainest sound.",
+    "medium": "On a 2-core CPU one epoch of 240 clips took 6 to 23 min (README, Fine-tuning quality).",
+    "high": "Slowest to train and to speak.",
+}
+"""More about a preset, for its tooltip."""
+START_SIZE = "Starting from a voice, the generator keeps that voice's size whatever the preset."
+
+
+def explain(name: str) -> str:
+    """A preset's tooltip: its line (``ABOUT``), its details and how a start voice's size wins."""
+    return " ".join(part for part in (ABOUT[name], DETAILS.get(name, ""), START_SIZE) if part)
 
 
 def is_smoke_test(preset_name: str | None) -> bool:

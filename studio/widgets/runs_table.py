@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem,
 
 from studio.widgets.train_charts import EpochChart
 from trainer.event_words import duration
-from trainer.presets import ABOUT, SMOKE_TEST, is_smoke_test
+from trainer.presets import SMOKE_TEST, explain, is_smoke_test
 from trainer.run_state import RunState, list_runs, load_run
 
 __all__ = ["RunsTable", "duration"]  # duration: also the Train page's, from trainer.event_words
@@ -82,7 +82,7 @@ class RunsTable(QWidget):
             item = QTableWidgetItem(value)
             item.setData(Qt.ItemDataRole.UserRole, row)
             if is_smoke_test(run.preset):
-                item.setToolTip(f"A smoke test ({ABOUT['test']})")
+                item.setToolTip(explain("test"))
             self.table.setItem(row, column, item)
 
     def selected(self) -> list[RunState]:

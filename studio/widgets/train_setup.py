@@ -24,10 +24,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.widgets.elided_label import ElidedLabel
 from studio.workers import Task
 from trainer.options import MAX_EPOCHS, RunOptions, bounds, run_name
 from trainer.preflight import Finding
-from trainer.presets import ABOUT, PRESETS, preset
+from trainer.presets import ABOUT, PRESETS, explain, preset
 
 PRESET_EPOCHS = {name: preset(name).epochs for name in PRESETS}
 """Default epochs per preset, the trainer's (``trainer.presets`` loads without torch)."""
@@ -61,11 +62,10 @@ class TrainSetup(QGroupBox):
         self.preset = QComboBox()
         self.preset.addItems(PRESETS)
         for index, name in enumerate(PRESETS):
-            self.preset.setItemData(index, ABOUT[name], Qt.ItemDataRole.ToolTipRole)
+            self.preset.setItemData(index, explain(name), Qt.ItemDataRole.ToolTipRole)
         self.preset.setCurrentText("medium")
-        self.about = QLabel("")
+        self.about = ElidedLabel()
         """One line under the preset: what it is for, its size, epochs and the time to expect."""
-        self.about.setWordWrap(True)
         self._epochs_edited = False
         """Whether the person typed an epoch count other than the preset's (kept when the preset changes)."""
         self._setting_epochs = False
@@ -108,15 +108,16 @@ class TrainSetup(QGroupBox):
         """Explain the preset; its epochs replace the shown ones unless the person typed their own (then kept,
         and said so)."""
         suggested = PRESET_EPOCHS[name]
-        self.preset.setToolTip(ABOUT[name])
+        self.preset.setToolTip(explain(name))
+        self.about.setToolTip(explain(name))
         kept = self._epochs_edited and self.epochs.value() != suggested
         if not kept:
             self._setting_epochs = True
             self.epochs.setValue(suggested)
             self._setting_epochs = False
             self._epochs_edited = False
-        note = f" Epochs kept at your {self.epochs.value():,} (the preset's: {suggested:,})." if kept else ""
-        self.about.setText(ABOUT[name] + note)
+        note = f"Epochs kept at your {self.epochs.value():,} (the preset's: {suggested:,}). " if kept else ""
+        self.about.setText(note + ABOUT[name])
 
     def _on_epochs_edited(self, value: int) -> None:
         if not self._setting_epochs:
