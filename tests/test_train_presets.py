@@ -88,7 +88,8 @@ def test_a_test_preset_run_is_labelled_a_smoke_test(qtbot, tmp_path):
     qtbot.addWidget(page)
     page.runs.refresh()
     rows = {page.runs.table.item(r, 0).text(): page.runs.table.item(r, 6) for r in range(2)}
-    assert rows["smoke"].text() == "test (smoke test, not a usable voice)" and "Smoke test only" in rows["smoke"].toolTip()
+    assert rows["smoke"].text() == "test (smoke test, not a usable voice)"
+    assert "Smoke test only" in rows["smoke"].toolTip()
     assert rows["real"].text() == "medium"
     page.show_run(load_run(smoke))
     assert page.status.text() == "smoke: running, 1 epoch. A smoke test, not a usable voice."
