@@ -45,7 +45,6 @@ class PreviewList(QWidget):
         self.list = QListWidget()
         self.list.setWordWrap(True)
         self.list.setSpacing(3)
-        self.list.setAlternatingRowColors(True)
         self.list.itemClicked.connect(self.play)
         self.list.itemActivated.connect(self.play)  # Enter on the keyboard
         self.player = ClipPlayer(self)
