@@ -41,7 +41,7 @@ def test_loss_legend_beside_the_plot_not_over_it(qtbot):
     """The legend (checkboxes) never covers the data area, also when the chart is short, and is not cut off."""
     from studio.widgets.train_charts import MIN_HEIGHT, LossChart
 
-    chart = _shown(qtbot, LossChart(), height=MIN_HEIGHT)
+    chart = _shown(qtbot, LossChart(), height=MIN_HEIGHT)  # asked for less than its legend needs: it keeps that
     chart.set_series(SERIES)
     qtbot.wait(50)
     plot_area = _view_box_rect(chart.plot.vb, chart.plot_widget)
@@ -49,7 +49,7 @@ def test_loss_legend_beside_the_plot_not_over_it(qtbot):
     assert plot_area.width() > 100 and not plot_area.intersects(legend)
     for box in [*chart.legend.boxes.values(), chart.legend.log_scale]:  # each fully inside the chart
         assert _global_rect(chart).contains(_global_rect(box)), box.text()
-    assert chart.minimumSizeHint().height() <= MIN_HEIGHT + 10 or chart.minimumHeight() >= MIN_HEIGHT
+    assert MIN_HEIGHT <= chart.minimumHeight() <= MIN_HEIGHT + 60 and chart.height() >= chart.minimumHeight()
 
 
 def test_epoch_chart_legend_beside_the_plot(qtbot):

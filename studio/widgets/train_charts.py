@@ -39,8 +39,9 @@ LOSSES = (
     ("train_disc", (239, 68, 68), False),
 )
 """Loss curves: name, colour, dashed (validation)."""
-MIN_HEIGHT = 150
-"""Pixels below which a chart stops shrinking (its axes, ticks and a few curves still read)."""
+MIN_HEIGHT = 120
+"""Pixels below which a chart stops shrinking (its axes, ticks and a few curves still read); the loss chart also
+keeps its whole legend."""
 
 
 def integer_epochs(plot: pg.PlotWidget | pg.PlotItem, last: int) -> None:
@@ -177,7 +178,7 @@ class LossChart(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot_widget, 1)
         layout.addWidget(self.legend)
-        self.setMinimumHeight(MIN_HEIGHT)
+        self.setMinimumHeight(max(MIN_HEIGHT, self.legend.minimumSizeHint().height()))
         self._ready = True
         self.restyle()
         self._on_log(self.legend.log_scale.isChecked())
