@@ -5,9 +5,9 @@ Every message that states a count uses :func:`count`, so no message reads "1 cli
 
 from __future__ import annotations
 
-IRREGULAR = {"utterance": "utterances", "speech": "speech", "audio": "audio", "person": "people"}
-"""Plurals that a trailing "s" gets wrong or nouns that have none; everything else adds "s" (or "es" after
-s, x, z, ch, sh)."""
+IRREGULAR = {"utterance": "utterances", "speech": "speech", "audio": "audio", "person": "people", "epoch": "epochs"}
+"""Plurals that a trailing "s" gets wrong or nouns that have none ("epoch": its "ch" is a k); everything else adds
+"s" (or "es" after s, x, z, ch, sh)."""
 
 
 def plural(noun: str) -> str:

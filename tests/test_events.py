@@ -79,7 +79,7 @@ def test_log_round_trip_and_echo(tmp_path):
         log.emit(event)
     log.close()
     assert list(read_events(tmp_path / "events.jsonl")) == written
-    assert "epoch 1: 3.5 s" in echo.getvalue() and "mel 1.250" in echo.getvalue()
+    assert "Epoch 1 finished in 3.5 s" in echo.getvalue() and "mel 1.2500" in echo.getvalue()
     assert "max_memory_gib" not in (tmp_path / "events.jsonl").read_text()  # absent on the CPU, as before
 
 

@@ -122,6 +122,12 @@ def test_run_kill_resume_stop_export(window, qtbot, project):
         page.export()
     assert Path(exported.args[0]).is_file()
     qtbot.waitUntil(lambda: page.state.folder.name in window.synthesize_page.voice_names(), timeout=10_000)
+    # a test-preset voice is a smoke test: the export message, its config (kept from the run's) and its label
+    assert "It is a smoke test (test preset)" in page.status.text()
+    assert json.loads(Path(f"{exported.args[0]}.json").read_text())["training"] == {"preset": "test"}
+    picker = window.synthesize_page.picker
+    shown = [picker.box.itemText(i) for i in range(picker.box.count())]
+    assert any(page.state.folder.name in t and "smoke test, not a usable voice" in t for t in shown)
 
 
 def test_a_restarted_studio_lists_the_run_and_offers_resume(window, qtbot, project, tmp_path):

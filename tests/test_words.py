@@ -17,4 +17,5 @@ def test_plural_spelling():
     assert plural("entry") == "entries"
     assert plural("day") == "days"
     assert plural("utterance") == "utterances"
+    assert plural("epoch") == "epochs" and count(6, "epoch") == "6 epochs"  # a hard "ch"
     assert count(2, "voice (ONNX)", "voices (ONNX)") == "2 voices (ONNX)"

@@ -283,7 +283,7 @@ class PreviewCallback(L.Callback):
                 path = write_audio(
                     folder / f"{number}.wav", audio.float().reshape(-1).cpu().numpy(), module.config.sample_rate
                 )
-                self.events.emit(Preview(epoch=epoch, path=str(path)))
+                self.events.emit(Preview(epoch=epoch, path=str(path), text=line))
         finally:
             module.model_g.train(was_training)
         self.timing.add("preview_s", time.perf_counter() - started)

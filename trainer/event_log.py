@@ -12,11 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from trainer.events import Event, EventError, describe, parse_event
+from trainer.event_words import sentence
+from trainer.events import Event, EventError, parse_event
 
 
 class EventLog:
-    """Appends events to a JSON-lines file (flushed line by line), echoing a readable line to ``echo``."""
+    """Appends events to a JSON-lines file (flushed line by line), echoing each in plain words to ``echo``
+    (``trainer.event_words``)."""
 
     def __init__(self, path: Path | str, echo: TextIO | None = None) -> None:
         self.path = Path(path)
@@ -35,7 +37,7 @@ class EventLog:
         self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
         self._file.flush()
         if self._echo is not None:
-            print(describe(event), file=self._echo, flush=True)
+            print(sentence(event), file=self._echo, flush=True)
         return event
 
     def close(self) -> None:

@@ -109,11 +109,12 @@ SPLIT = ("train_s", "val_s", "preview_s", "checkpoint_wait_s")
 
 @dataclass(frozen=True, kw_only=True)
 class Preview(Event):
-    """A preview line spoken with the generator of ``epoch``, written to ``path`` (a WAV)."""
+    """A preview line spoken with the generator of ``epoch``, written to ``path`` (a WAV); ``text``: the line."""
 
     kind: ClassVar[str] = "preview"
     epoch: int
     path: str
+    text: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -151,7 +151,8 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
         model, _ = load_onnx_generator(source, voice.config.num_speakers)
         config = config or voice.config
     check_num_symbols(config, model.config.num_symbols, source.name)
-    keep = {k: v for k, v in config.raw.items() if k in ("language", "dataset", "piper_version", "phoneme_map")}
+    kept = ("language", "dataset", "piper_version", "phoneme_map", "training")  # training: its preset (smoke test?)
+    keep = {k: v for k, v in config.raw.items() if k in kept}
     document = voice_config(
         model,
         dict(config.phoneme_id_map),

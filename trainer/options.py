@@ -77,7 +77,9 @@ class RunOptions:
             "--from", "start point: scratch (default), joe (the embedded voice), a Piper VOICE.onnx, or a Piper .ckpt"
         ),
     )
-    preset: str = field(default="medium", metadata=_flag("--preset", "default: medium", PRESETS))
+    preset: str = field(
+        default="medium", metadata=_flag("--preset", "default: medium; test: a smoke test, not a usable voice", PRESETS)
+    )
     epochs: int | None = field(
         default=None,
         metadata=_flag(

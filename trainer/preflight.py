@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engines.words import count
 from trainer.options import RunOptions
 
 MIN_CLIPS = 2
@@ -118,13 +119,14 @@ def summarize(dataset: Path) -> DatasetSummary:
 def _clip_findings(summary: DatasetSummary, rate: int, who: str) -> list[Finding]:
     findings = []
     if summary.clips < MIN_CLIPS:
-        return [Finding("error", f"The dataset has {summary.clips} usable clips; training needs at least {MIN_CLIPS}.")]
+        usable = count(summary.clips, "usable clip")
+        return [Finding("error", f"The dataset has {usable}; training needs at least {MIN_CLIPS}.")]
     if summary.clips < FEW_CLIPS:
-        findings.append(Finding("warning", f"Only {summary.clips} clips: 100 to 2,000 make a good voice."))
+        findings.append(Finding("warning", f"Only {count(summary.clips, 'clip')}: 100 to 2,000 make a good voice."))
     if summary.skipped:
         reasons = "; ".join(f"{n} × {reason}" for reason, n in summary.skipped.most_common())
         total = sum(summary.skipped.values())
-        findings.append(Finding("warning", f"{total} clips will be left out: {reasons}."))
+        findings.append(Finding("warning", f"{count(total, 'clip')} will be left out: {reasons}."))
     other = {r: n for r, n in summary.rates.items() if r and r != rate}
     if other and summary.kind == "cache":
         findings.append(

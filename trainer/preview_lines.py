@@ -12,3 +12,13 @@ PREVIEW_LINES = (
     "It was a bright cold day in April, and the clocks were striking thirteen.",
 )
 """English sentences covering most phonemes (a pangram, a tongue twister, Orwell's 1984 opening line)."""
+
+
+def preview_text(path: str, text: str | None = None) -> str:
+    """The line a preview WAV speaks: ``text`` when its event names it, else the ``PREVIEW_LINES`` entry its file
+    name numbers (``previews/epoch=0002/1.wav``: the first line, as ``PreviewCallback`` writes them); ``""``
+    for a file named otherwise."""
+    if text:
+        return text
+    stem = path.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".wav")
+    return PREVIEW_LINES[int(stem) - 1] if stem.isdigit() and 0 < int(stem) <= len(PREVIEW_LINES) else ""

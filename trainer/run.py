@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from engines.files import write_text
+from engines.words import count
 from trainer.events import ErrorEvent, WarningEvent
 from trainer.hardware import check_device, hardware, rank_zero
 from trainer.options import DEVICES, PRECISIONS, RunOptions
@@ -112,6 +113,7 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
     dataset = Path(options.dataset).resolve()
     chosen = replace(options, dataset=dataset, out=out, epochs=config.epochs, batch_size=config.batch_size)
     document = RunDocument(options=chosen, cache=cache_dir.resolve(), config=config.to_dict(), conversions=conversions)
+    voice["training"] = {"preset": options.preset}  # kept by export: a smoke test's voice says it is one
     write_text(out / "config.json", json.dumps(voice, ensure_ascii=False, indent=2))
     write_run(document)
 
@@ -148,7 +150,8 @@ def _echo_left_out(project, echo) -> None:
     if kinds:
         reasons = "; ".join(f"{n} {WHY_LEFT_OUT.get(kind, kind)}" for kind, n in kinds.most_common())
         total = sum(kinds.values())
-        print(f"{total} of {len(project.clips)} clips left out: {reasons} (voice-studio dataset report)", file=echo)
+        clips = count(len(project.clips), "clip")
+        print(f"{total} of {clips} left out: {reasons} (voice-studio dataset report)", file=echo)
 
 
 def _voice_config(cache) -> dict:
@@ -200,7 +203,8 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
     system = VitsSystem(config.to_dict())
     log = EventLog(run_dir / "events.jsonl", echo if rank_zero() else None)
     phonemizer = Phonemizer(load_config(run_dir / "config.json"))
-    notes = [f"{len(data.skipped)} utterances shorter than a training segment left out"] if data.skipped else []
+    skipped = count(len(data.skipped), "utterance")
+    notes = [f"{skipped} shorter than a training segment left out"] if data.skipped else []
     if not resume:
         notes += _apply_start(document, system, data, phonemizer, log if rank_zero() else None, accelerator)
     for message in notes if rank_zero() else []:

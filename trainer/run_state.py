@@ -29,6 +29,7 @@ from trainer.events import (
     Stage,
     WarningEvent,
 )
+from trainer.preview_lines import preview_text
 from trainer.run_file import TRAINING_FILE, is_run, read_run
 
 STOP_FILE = "stop.request"
@@ -50,7 +51,8 @@ class RunState:
     epochs: dict[int, Epoch] = field(default_factory=dict)
     progress: Progress | None = None
     eta: Eta | None = None
-    previews: list[tuple[int, str]] = field(default_factory=list)
+    previews: list[tuple[int, str, str]] = field(default_factory=list)
+    """``(epoch from 0, WAV path, the line it speaks)``, in the order written."""
     best: list[tuple[int, str]] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     stage: str = ""
@@ -72,7 +74,7 @@ class RunState:
         elif isinstance(event, Eta):
             self.eta = event
         elif isinstance(event, Preview):
-            self.previews.append((event.epoch, event.path))
+            self.previews.append((event.epoch, event.path, preview_text(event.path, event.text)))
         elif isinstance(event, Checkpoint) and event.role == "best":
             self.best.append((event.epoch, event.path))
         else:

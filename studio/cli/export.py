@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -47,4 +48,8 @@ def run(args: argparse.Namespace) -> int:
         source = best.path
     onnx_path, json_path = export_voice(source, args.output, config, args.espeak_voice)
     print(f"wrote {onnx_path} and {json_path}", file=sys.stderr)
+    from trainer.presets import SMOKE_TEST, smoke_note
+
+    if smoke_note(json.loads(Path(json_path).read_text(encoding="utf-8"))):
+        print(f"note: trained with the test preset: a {SMOKE_TEST}", file=sys.stderr)
     return 0

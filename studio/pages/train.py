@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from engines.voice import Voice
+from engines.words import count
 from studio.pages.train_actions import TrainActions
 from studio.pages.train_board import TrainBoard
 from studio.state import VoiceLibrary, Workspace
@@ -33,9 +34,11 @@ from studio.widgets.run_view import RunView, following_line, outcome_line
 from studio.widgets.runs_table import RunsTable
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task, TaskSlot
+from trainer.event_log import EventTail
 from trainer.events import Event
 from trainer.options import RunOptions
 from trainer.preflight import Finding
+from trainer.presets import SMOKE_TEST, is_smoke_test, smoke_note
 from trainer.run_state import RunState, load_run
 
 
@@ -134,7 +137,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
     def _on_voices_changed(self, voices: list[Voice]) -> None:
         """The library's added voices and checkpoints are starting points (the embedded one is always offered)."""
         starts = [v for v in voices if v.origin != "embedded"]
-        self.setup.set_start_voices([(f"{v.name} ({v.model_path.name})", str(v.model_path)) for v in starts])
+        self.setup.set_start_voices([(start_label(v), str(v.model_path)) for v in starts])
 
     # --- checks and start -------------------------------------------------------
     def _on_setup_changed(self) -> None:
@@ -173,7 +176,9 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         errors = sum(f.blocking for f in findings)
         if not self.process.is_running():
             self.status.setText(
-                f"{CHECKED} {errors} error(s) to fix first." if errors else f"{CHECKED} ready. Press Start to train."
+                f"{CHECKED} {count(errors, 'error')} to fix first."
+                if errors
+                else f"{CHECKED} ready. Press Start to train."
             )
         self._update_buttons()
 
@@ -265,8 +270,12 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
             return
         self.state = load_run(state.folder)
         self.view.clear()
+        self.view.log.add_events(EventTail(state.folder / "events.jsonl").read())  # its log, in words
         self._draw()
-        self.status.setText(f"{state.folder.name}: {self.state.status}, {self.state.epochs_done} epochs.")
+        smoke = f" A {SMOKE_TEST}." if is_smoke_test(self.state.preset) else ""
+        self.status.setText(
+            f"{state.folder.name}: {self.state.status}, {count(self.state.epochs_done, 'epoch')}.{smoke}"
+        )
         self._update_buttons()
         self.show_best_row(score=False)
 
@@ -294,6 +303,11 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
             self.process.stop()
             if not self.process.wait(wait_ms):
                 self.process.kill()
+
+
+def start_label(voice: Voice) -> str:
+    """A starting point as the setup lists it: name, file, and whether it is only a smoke test."""
+    return f"{voice.name} ({voice.model_path.name}{smoke_note(voice.config.raw)})"
 
 
 CHECKED = "Checked:"

@@ -94,7 +94,15 @@ class TrainActions:
         self.view.log.appendPlainText(text)
 
     def _on_exported(self, path, best) -> None:
-        self._say(f"Exported {Path(path).name} from {best.describe()}: it is now among the Synthesize page's voices.")
+        from trainer.presets import is_smoke_test
+
+        smoke = self.state is not None and is_smoke_test(self.state.preset)
+        note = (
+            " It is a smoke test (test preset): it shows the pipeline works, it is not a usable voice." if smoke else ""
+        )
+        self._say(
+            f"Exported {Path(path).name} from {best.describe()}: it is now among the Synthesize page's voices.{note}"
+        )
         self.voice_exported.emit(Path(path))
 
     def _open_folder(self) -> None:

@@ -1,20 +1,14 @@
 """A training run drawn live: speed and ETAs, the epoch-time chart, loss curves, milestones, previews, log.
 
-``show_state`` redraws from a ``trainer.run_state.RunState``; clicking a preview
-plays it off the GUI thread.
+``show_state`` redraws from a ``trainer.run_state.RunState``; a preview plays from its list
+(``studio.widgets.preview_list``), the log follows the newest line (``studio.widgets.run_log``).
 """
 
 from __future__ import annotations
 
-import threading
-from pathlib import Path
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QLabel,
-    QListWidget,
-    QListWidgetItem,
-    QPlainTextEdit,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -24,9 +18,10 @@ from PySide6.QtWidgets import (
 )
 
 from studio.widgets.best_row import BestRowView
+from studio.widgets.preview_list import PreviewList
+from studio.widgets.run_log import RunLog
 from studio.widgets.runs_table import duration
 from studio.widgets.train_charts import LOSSES, EpochChart, LossChart
-from studio.workers import Task
 from trainer.run_state import RunState
 
 
@@ -47,11 +42,9 @@ class RunView(QWidget):
         self.milestones = QTableWidget(0, 2)
         self.milestones.setHorizontalHeaderLabels(("epoch", "wall time"))
         self.milestones.horizontalHeader().setStretchLastSection(True)
-        self.previews = QListWidget()
-        self.previews.itemClicked.connect(self.play_preview)
-        self.log = QPlainTextEdit()
-        self.log.setReadOnly(True)
-        self.log.setMaximumBlockCount(5000)
+        self.previews = PreviewList()
+        self.previews.message.connect(self.message)
+        self.log = RunLog()
 
         charts = QSplitter(Qt.Orientation.Vertical)
         charts.addWidget(self.epoch_chart)
@@ -89,28 +82,7 @@ class RunView(QWidget):
             self.milestones.insertRow(row)
             self.milestones.setItem(row, 0, QTableWidgetItem(f"{epoch:,}"))
             self.milestones.setItem(row, 1, QTableWidgetItem(duration(seconds)))
-        shown = {self.previews.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.previews.count())}
-        for epoch, path in state.previews:
-            if path not in shown:
-                item = QListWidgetItem(f"epoch {epoch + 1}: {Path(path).name}")
-                item.setData(Qt.ItemDataRole.UserRole, path)
-                self.previews.insertItem(0, item)
-
-    def play_preview(self, item: QListWidgetItem) -> Task:
-        """Play a preview WAV (off the GUI thread)."""
-        path = item.data(Qt.ItemDataRole.UserRole)
-
-        def work(cancel: threading.Event):
-            import soundfile
-
-            from studio.speaking import Speaking, replay_and_wait
-
-            audio, rate = soundfile.read(path, dtype="float32")
-            replay_and_wait(audio, rate, Speaking(cancel), cancel)
-
-        task = Task(work, self)
-        task.failed.connect(lambda exc: self.message.emit(f"Cannot play {path}: {exc}"))
-        return task.start()
+        self.previews.add_previews(state.previews)
 
 
 def stats_line(state: RunState) -> str:

@@ -11,20 +11,13 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from studio.widgets.train_charts import EpochChart
+from trainer.event_words import duration
+from trainer.presets import SMOKE_TEST, explain, is_smoke_test
 from trainer.run_state import RunState, list_runs, load_run
 
+__all__ = ["RunsTable", "duration"]  # duration: also the Train page's, from trainer.event_words
+
 COLUMNS = ("run", "status", "epochs", "train time", "best val_mel", "start", "preset")
-
-
-def duration(seconds: float | None) -> str:
-    """``1 h 02 min``, ``3 min 05 s`` or ``12.3 s``; ``—`` for none."""
-    if seconds is None:
-        return "—"
-    if seconds >= 3600:
-        return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
-    if seconds >= 60:
-        return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
-    return f"{seconds:.1f} s"
 
 
 class RunsTable(QWidget):
@@ -83,11 +76,13 @@ class RunsTable(QWidget):
             duration(run.train_seconds),
             "—" if best is None else f"{best:.4f}",
             Path(run.start).name if run.start else "—",
-            run.preset or "—",
+            f"{run.preset} ({SMOKE_TEST})" if is_smoke_test(run.preset) else (run.preset or "—"),
         )
         for column, value in enumerate(values):
             item = QTableWidgetItem(value)
             item.setData(Qt.ItemDataRole.UserRole, row)
+            if is_smoke_test(run.preset):
+                item.setToolTip(explain("test"))
             self.table.setItem(row, column, item)
 
     def selected(self) -> list[RunState]:

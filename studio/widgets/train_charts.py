@@ -1,13 +1,22 @@
 """Training charts (pyqtgraph): the wall time of each epoch split into its parts, and loss curves.
 
-Each chart keeps the data it draws (``data``), which the tests read, and redraws
-from it; it holds no training logic.
+Each chart keeps the data it draws (``data``), which the tests read, and redraws from it; it holds no
+training logic. Legends sit beside the plot, never over the data; backgrounds, axes and text take the
+app palette (light and dark alike); curves carry a symbol per epoch, so a run of one epoch shows its point.
+The loss chart lets each loss be shown or hidden and its y axis be logarithmic (``train_kl`` starts near
+500 while the others are near 1: on a linear axis it flattens them).
 """
 
 from __future__ import annotations
 
-import pyqtgraph as pg
+import math
 
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QWidget
+
+from studio.widgets.loss_legend import LossLegend
 from trainer.events import SPLIT
 
 PARTS = tuple(
@@ -30,9 +39,12 @@ LOSSES = (
     ("train_disc", (239, 68, 68), False),
 )
 """Loss curves: name, colour, dashed (validation)."""
+MIN_HEIGHT = 120
+"""Pixels below which a chart stops shrinking (its axes, ticks and a few curves still read); the loss chart also
+keeps its whole legend."""
 
 
-def integer_epochs(plot: pg.PlotWidget, last: int) -> None:
+def integer_epochs(plot: pg.PlotWidget | pg.PlotItem, last: int) -> None:
     """Ticks on whole epochs only (1, 2, 5, 10, 20, 50... apart, about 10 of them) up to ``last``."""
     spacing = next(s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10**9) if last / s <= 10)
     plot.getAxis("bottom").setTickSpacing(spacing, spacing)
@@ -42,26 +54,80 @@ def integer_epochs(plot: pg.PlotWidget, last: int) -> None:
         plot.enableAutoRange(axis="x")
 
 
-class EpochChart(pg.PlotWidget):
+def style_plot(plot: pg.PlotItem, palette: QPalette) -> None:
+    """Axes, their labels and ticks in the palette's text colour, a faint grid."""
+    text = palette.color(QPalette.ColorRole.WindowText)
+    for side in ("left", "bottom"):
+        axis = plot.getAxis(side)
+        axis.setPen(text)
+        axis.setTextPen(text)
+        axis.setLabel(axis.labelText, units=axis.labelUnits or None, color=text.name())
+    plot.showGrid(x=True, y=True, alpha=0.2)
+
+
+class PlotBeside(pg.GraphicsLayoutWidget):
+    """One plot (``plot``) with a legend (``legend``) in the column beside it, in the app palette."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot = self.addPlot(row=0, col=0)
+        self.legend = pg.LegendItem()
+        self.legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.addItem(self.legend, row=0, col=1)
+        self.setMinimumHeight(MIN_HEIGHT)
+        self._title = ""
+
+    def restyle(self) -> None:
+        """Take the palette's colours (called on a palette change, e.g. a dark theme)."""
+        palette = self.palette()
+        self.setBackground(palette.color(QPalette.ColorRole.Base))
+        style_plot(self.plot, palette)
+        text = palette.color(QPalette.ColorRole.WindowText)
+        self.legend.setLabelTextColor(text)
+        for _, label in self.legend.items:  # pyqtgraph keeps an existing label's colour until its text is set
+            label.setText(label.text, color=text)
+        self.setTitle(self._title)
+
+    def setTitle(self, title: str) -> None:  # noqa: N802 - as pg.PlotWidget names it
+        """A line of text over the plot, in the palette's text colour."""
+        self._title = title
+        colour = self.palette().color(QPalette.ColorRole.WindowText).name()
+        self.plot.setTitle(title or None, color=colour, size="9pt")
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.PaletteChange and getattr(self, "_ready", False):
+            self.restyle()
+        super().changeEvent(event)
+
+
+class EpochChart(PlotBeside):
     """A stacked bar per epoch: train, validation, previews, checkpoint wait (seconds).
 
     ``compare`` draws a second run's total epoch time as a line over the bars.
     """
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setBackground("w")
-        self.setLabel("bottom", "epoch")
-        self.setLabel("left", "seconds")
-        self.addLegend(offset=(-10, 5), brush=pg.mkBrush(255, 255, 255, 210))
+        self.plot.setLabel("bottom", "epoch")
+        self.plot.setLabel("left", "seconds")
         self.data: list[tuple[int, list[float]]] = []
         self._bars = []
         for _, label, colour in PARTS:
-            bars = pg.BarGraphItem(x=[], height=[], width=0.8, brush=pg.mkBrush(colour), name=label)
-            self.addItem(bars)
+            bars = pg.BarGraphItem(x=[], height=[], width=0.8, brush=pg.mkBrush(colour))
+            self.plot.addItem(bars)
+            self.legend.addItem(bars, label)
             self._bars.append(bars)
-        self._compare = self.plot([], [], pen=pg.mkPen((30, 30, 30), width=2, style=pg.QtCore.Qt.PenStyle.DashLine))
-        integer_epochs(self, 0)
+        self._compare = self.plot.plot([], [], symbol="o", symbolSize=6)
+        self._ready = True
+        self.restyle()
+        integer_epochs(self.plot, 0)
+
+    def restyle(self) -> None:
+        """The palette's colours; the compared run's line in the text colour."""
+        super().restyle()
+        text = self.palette().color(QPalette.ColorRole.WindowText)
+        self._compare.setPen(pg.mkPen(text, width=2, style=Qt.PenStyle.DashLine))
+        self._compare.setSymbolBrush(text)
 
     def set_epochs(self, split: list[tuple[int, list[float]]]) -> None:
         """Draw ``[(epoch, [train_s, val_s, preview_s, checkpoint_wait_s])]`` (epochs from 0)."""
@@ -72,32 +138,92 @@ class EpochChart(pg.PlotWidget):
             heights = [parts[index] for _, parts in self.data]
             bars.setOpts(x=xs, y0=list(base), height=heights, width=0.8)
             base = [b + h for b, h in zip(base, heights, strict=True)]
-        integer_epochs(self, max(xs, default=0))
+        integer_epochs(self.plot, max(xs, default=0))
 
     def set_compare(self, split: list[tuple[int, list[float]]]) -> None:
         """Overlay another run's total seconds per epoch (empty list: none)."""
         self._compare.setData([e + 1 for e, _ in split], [sum(parts) for _, parts in split])
+        shown = any(label.text == "other run" for _, label in self.legend.items)
+        if split and not shown:
+            self.legend.addItem(self._compare, "other run")
+            self.restyle()
 
 
-class LossChart(pg.PlotWidget):
-    """Loss curves per epoch, training solid and validation dashed."""
+class LossChart(QWidget):
+    """Loss curves per epoch (training solid, validation dashed, a symbol on each epoch) and beside them a
+    checkable legend: each loss shown or hidden, and a log-scale y axis (on at first).
 
-    def __init__(self, parent=None) -> None:
+    Attributes:
+        plot_widget: the pyqtgraph widget; ``plot`` its ``PlotItem``. legend: the ``LossLegend``.
+        data: ``{name: (epochs, values)}`` as last given.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setBackground("w")
-        self.setLabel("bottom", "epoch")
-        self.setLabel("left", "loss")
-        self.addLegend(offset=(-10, 5), colCount=2, brush=pg.mkBrush(255, 255, 255, 210))
+        self.plot_widget = pg.PlotWidget()
+        self.plot = self.plot_widget.getPlotItem()
+        self.plot.setLabel("bottom", "epoch")
+        self.plot.setLabel("left", "loss")
         self.data: dict[str, tuple[list[int], list[float]]] = {}
-        self._curves = {}
+        self._curves: dict[str, pg.PlotDataItem] = {}
         for name, colour, dashed in LOSSES:
-            style = pg.QtCore.Qt.PenStyle.DashLine if dashed else pg.QtCore.Qt.PenStyle.SolidLine
-            self._curves[name] = self.plot([], [], pen=pg.mkPen(colour, width=2, style=style), name=name)
-        integer_epochs(self, 0)
+            style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
+            self._curves[name] = self.plot.plot(
+                [], [], pen=pg.mkPen(colour, width=2, style=style), symbol="o", symbolSize=6, connect="finite"
+            )
+        self.legend = LossLegend(LOSSES)
+        self.legend.toggled.connect(self._on_toggled)
+        self.legend.log_scale.toggled.connect(self._on_log)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot_widget, 1)
+        layout.addWidget(self.legend)
+        self.setMinimumHeight(max(MIN_HEIGHT, self.legend.minimumSizeHint().height()))
+        self._ready = True
+        self.restyle()
+        self._on_log(self.legend.log_scale.isChecked())
+        integer_epochs(self.plot, 0)
+
+    def curve(self, name: str) -> pg.PlotDataItem:
+        """The curve drawn for loss ``name``."""
+        return self._curves[name]
+
+    def restyle(self) -> None:
+        """Take the palette's colours: background, axes, text; validation symbols hollow (the base colour)."""
+        palette = self.palette()
+        base = palette.color(QPalette.ColorRole.Base)
+        self.plot_widget.setBackground(base)
+        style_plot(self.plot, palette)
+        for name, colour, dashed in LOSSES:
+            self._curves[name].setSymbolPen(pg.mkPen(colour, width=1.5))
+            self._curves[name].setSymbolBrush(base if dashed else QColor(*colour))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.PaletteChange and getattr(self, "_ready", False):
+            self.restyle()
+        super().changeEvent(event)
 
     def set_series(self, series: dict[str, tuple[list[int], list[float]]]) -> None:
         """Draw ``{name: (epochs, values)}`` for the names in ``LOSSES``."""
         self.data = {k: v for k, v in series.items() if k in self._curves}
+        self._redraw()
+        integer_epochs(self.plot, max((max(xs) for xs, _ in self.data.values() if xs), default=0))
+
+    def _redraw(self) -> None:
+        log = self.legend.log_scale.isChecked()
         for name, curve in self._curves.items():
-            curve.setData(*self.data.get(name, ([], [])))
-        integer_epochs(self, max((max(xs) for xs, _ in self.data.values() if xs), default=0))
+            xs, ys = self.data.get(name, ([], []))
+            if log:  # a value <= 0 has no logarithm: a gap there rather than a warning
+                ys = [y if y > 0 else math.nan for y in ys]
+            curve.setData(xs, ys)
+            curve.setVisible(self.legend.shown(name))
+
+    def _on_toggled(self, name: str, shown: bool) -> None:
+        self._curves[name].setVisible(shown)
+        self.plot.enableAutoRange(axis="y")
+
+    def _on_log(self, on: bool) -> None:
+        self.plot.setLogMode(x=False, y=on)
+        self.plot.setLabel("left", "loss (log)" if on else "loss")
+        self._redraw()
+        self.plot.enableAutoRange(axis="y")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -24,10 +24,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.widgets.elided_label import ElidedLabel
 from studio.workers import Task
 from trainer.options import MAX_EPOCHS, RunOptions, bounds, run_name
 from trainer.preflight import Finding
-from trainer.presets import PRESETS, preset
+from trainer.presets import ABOUT, PRESETS, explain, preset
 
 PRESET_EPOCHS = {name: preset(name).epochs for name in PRESETS}
 """Default epochs per preset, the trainer's (``trainer.presets`` loads without torch)."""
@@ -58,11 +59,19 @@ class TrainSetup(QGroupBox):
         self.epochs = QSpinBox()
         low, high = bounds("epochs")  # RunOptions' range, as the CLI's
         self.epochs.setRange(low or 1, high or MAX_EPOCHS)
-        self.epochs.setValue(1000)
         self.preset = QComboBox()
         self.preset.addItems(PRESETS)
+        for index, name in enumerate(PRESETS):
+            self.preset.setItemData(index, explain(name), Qt.ItemDataRole.ToolTipRole)
         self.preset.setCurrentText("medium")
-        self.preset.currentTextChanged.connect(lambda name: self.epochs.setValue(PRESET_EPOCHS[name]))
+        self.about = ElidedLabel()
+        """One line under the preset: what it is for, its size, epochs and the time to expect."""
+        self._epochs_edited = False
+        """Whether the person typed an epoch count other than the preset's (kept when the preset changes)."""
+        self._setting_epochs = False
+        self.epochs.valueChanged.connect(self._on_epochs_edited)
+        self.preset.currentTextChanged.connect(self._on_preset)
+        self._on_preset(self.preset.currentText())
         self.device = QComboBox()
         self.device.addItem("Auto (a GPU if present)", "auto")
         self.device.addItem("CPU", "cpu")
@@ -85,6 +94,7 @@ class TrainSetup(QGroupBox):
         form.addRow("Dataset", dataset_row)
         form.addRow("Start from", self.start)
         form.addRow("Preset", preset_row)
+        form.addRow("", self.about)
         form.addRow("Device", self.device)
         form.addRow(self.findings)  # a row of its own: a wrapped label beside a button loses its lines
         form.addRow(self.resample)
@@ -93,6 +103,26 @@ class TrainSetup(QGroupBox):
         self.preset.currentTextChanged.connect(self._on_changed)
         self.epochs.valueChanged.connect(self._on_changed)
         self.device.currentIndexChanged.connect(self._on_changed)
+
+    def _on_preset(self, name: str) -> None:
+        """Explain the preset; its epochs replace the shown ones unless the person typed their own (then kept,
+        and said so)."""
+        suggested = PRESET_EPOCHS[name]
+        self.preset.setToolTip(explain(name))
+        self.about.setToolTip(explain(name))
+        kept = self._epochs_edited and self.epochs.value() != suggested
+        if not kept:
+            self._setting_epochs = True
+            self.epochs.setValue(suggested)
+            self._setting_epochs = False
+            self._epochs_edited = False
+        note = f"Epochs kept at your {self.epochs.value():,} (the preset's: {suggested:,}). " if kept else ""
+        self.about.setText(note + ABOUT[name])
+
+    def _on_epochs_edited(self, value: int) -> None:
+        if not self._setting_epochs:
+            self._epochs_edited = value != PRESET_EPOCHS[self.preset.currentText()]
+            self.about.setText(ABOUT[self.preset.currentText()])
 
     def choices(self) -> tuple:
         """What the checks depend on, as shown now: ``(dataset text, start, preset, epochs, device)``."""

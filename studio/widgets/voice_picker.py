@@ -120,5 +120,7 @@ class VoicePicker(QWidget):
 
 
 def _label(voice: Voice) -> str:
+    from trainer.presets import smoke_note
+
     origin = {"embedded": "default", "user": "my voices"}.get(voice.origin, "added")
-    return f"{voice.name} ({origin}, {voice.sample_rate} Hz)"
+    return f"{voice.name} ({origin}, {voice.sample_rate} Hz{smoke_note(voice.config.raw)})"

@@ -1,0 +1,48 @@
+"""The Train page's log: one event per line in plain words (``trainer.event_words``), following the newest
+line unless the person scrolled up to read (scrolling back to the end follows again)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+from trainer.event_words import sentence
+from trainer.events import Event
+
+MAX_LINES = 5000
+"""Lines kept; older ones are dropped from the top."""
+
+
+class RunLog(QPlainTextEdit):
+    """Read-only log lines. ``following``: whether new lines scroll it to the end (True until the person
+    scrolls up; True again once they scroll back to the end)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setMaximumBlockCount(MAX_LINES)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.following = True
+        bar = self.verticalScrollBar()
+        bar.rangeChanged.connect(self._on_range)
+        bar.valueChanged.connect(self._on_scrolled)
+
+    def add_events(self, events: Iterable[Event]) -> None:
+        """Append each event as a sentence (a past run's events, read from its file)."""
+        for event in events:
+            self.appendPlainText(sentence(event))
+
+    def _on_range(self, _low: int, high: int) -> None:
+        if self.following:
+            self.verticalScrollBar().setValue(high)
+
+    def _on_scrolled(self, value: int) -> None:
+        self.following = value >= self.verticalScrollBar().maximum()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        """Opening the Log tab shows the newest line (lines added while it was hidden included)."""
+        super().showEvent(event)
+        if self.following:
+            self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())

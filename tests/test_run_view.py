@@ -1,0 +1,148 @@
+"""The Train page's run view (Qt offscreen): the log in plain words, following the newest line; previews
+listed with the line they speak, and playback (what plays, its position, Stop)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import soundfile
+
+from trainer import events
+from trainer.run_state import RunState
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def view(qtbot):
+    from studio.widgets.run_view import RunView
+
+    widget = RunView()
+    qtbot.addWidget(widget)
+    widget.resize(900, 500)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def _epoch(n: int, val_mel: float) -> events.Epoch:
+    return events.Epoch(
+        epoch=n,
+        step=4 * (n + 1),
+        seconds=12.0,
+        train_s=10.5,
+        val_s=1.0,
+        preview_s=0.3,
+        checkpoint_wait_s=0.2,
+        losses={"train_mel": 1.4, "val_mel": val_mel, "train_kl": 480.0},
+        learning_rates={"generator": 2e-4},
+    )
+
+
+def test_known_events_read_as_sentences_unknown_ones_generically(monkeypatch):
+    from trainer.event_words import WORDS, sentence
+
+    assert sentence(_epoch(2, 0.8123)) == (
+        "Epoch 3 finished in 12.0 s (train 10.5 s, validation 1.0 s); val_mel 0.8123."
+    )
+    best = events.Checkpoint(epoch=2, path="/r/checkpoints/best-epoch=0002-val_mel=0.8123.ckpt", role="best")
+    assert sentence(best) == "Checkpoint of epoch 3 saved among the best: best-epoch=0002-val_mel=0.8123.ckpt."
+    resume = events.Checkpoint(epoch=2, path="/r/last.ckpt", role="resume")
+    assert sentence(resume) == "Resume checkpoint saved after epoch 3 (last.ckpt)."
+    preview = events.Preview(epoch=0, path="/r/previews/epoch=0000/2.wav")  # an older run: no text recorded
+    assert sentence(preview) == (
+        "Preview of epoch 1 written: “How much wood would a woodchuck chuck, if a woodchuck could chuck wood?”."
+    )
+    assert sentence(events.Stage(name="stopping", message="stopping: writing the resume checkpoint")) == (
+        "Stopping: writing the resume checkpoint."
+    )
+    assert sentence(events.WarningEvent(message="2 utterances left out")) == "Warning: 2 utterances left out"
+    finish = events.Finish(epochs=1, seconds=75.0, setup_s=20.0, status="stopped")
+    assert sentence(finish) == "Stopped after epoch 1: 1 min 15 s this session (setup 20.0 s). Resume any time."
+    start = events.RunStart(config={}, num_utterances=1, device="cpu", epochs=1, start="scratch", batch_size=4)
+    assert sentence(start) == "Training from scratch on cpu: 1 utterance, 1 epoch, batches of 4."
+    eta = events.Eta(epoch=0, seconds_left=130.0, next_preview_s=65.0, next_checkpoint_s=5.0)
+    assert sentence(eta) == "About 2 min 10 s left; next preview in 1 min 05 s, next checkpoint in 5.0 s."
+    assert sentence(events.Eta(epoch=1, seconds_left=0.0, next_preview_s=0, next_checkpoint_s=0)) == (
+        "That was the last epoch."
+    )
+    for event in (_epoch(0, 1.0), best, preview, finish, start):
+        assert "=" not in sentence(event).replace("epoch=", "").replace("val_mel=", "")
+    recovery = events.Recovery(part="enc_q", metric="mel_l1_vs_voice", value=0.123456)
+    monkeypatch.delitem(WORDS, "recovery")  # a kind without words: its fields, generically
+    assert sentence(recovery) == "recovery: part enc_q, metric mel_l1_vs_voice, value 0.123456"
+
+
+def test_log_follows_the_newest_line_unless_scrolled_up(view, qtbot):
+    """Lines added while the Log tab is hidden: opening it shows the newest. Scrolled up, new lines leave the
+    view where the person is reading; back at the end, it follows again. Past events read as sentences."""
+    log = view.log
+    for n in range(200):
+        log.appendPlainText(f"line {n}")
+    tabs = log.parentWidget().parentWidget()
+    tabs.setCurrentWidget(log)
+    qtbot.wait(20)
+    bar = log.verticalScrollBar()
+    assert bar.maximum() > 0 and bar.value() == bar.maximum()
+    assert log.cursorForPosition(log.viewport().rect().bottomLeft()).block().text() in ("line 198", "line 199")
+    bar.setValue(10)  # the person scrolls up to read
+    for n in range(200, 260):
+        log.appendPlainText(f"line {n}")
+    assert bar.value() == 10
+    bar.setValue(bar.maximum())  # and back to the end
+    log.add_events([_epoch(0, 0.9), events.Checkpoint(epoch=0, path="/r/last.ckpt", role="resume")])
+    assert bar.value() == bar.maximum()
+    lines = log.toPlainText().splitlines()
+    assert lines[-2:] == [
+        "Epoch 1 finished in 12.0 s (train 10.5 s, validation 1.0 s); val_mel 0.9000.",
+        "Resume checkpoint saved after epoch 1 (last.ckpt).",
+    ]
+
+
+def _state_with_previews(tmp_path) -> RunState:
+    state = RunState(tmp_path)
+    rate = 22050
+    tone = (0.2 * np.sin(2 * np.pi * 220 * np.arange(rate) / rate)).astype(np.float32)
+    written = []
+    for number in (1, 2):
+        path = tmp_path / "previews" / "epoch=0000" / f"{number}.wav"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        soundfile.write(path, tone, rate)
+        written.append(path)
+    state.apply(events.Preview(epoch=0, path=str(written[0]), text="A line of our own."))
+    state.apply(events.Preview(epoch=0, path=str(written[1])))  # as older runs wrote them: the text from the name
+    return state
+
+
+def test_previews_list_their_lines(view, tmp_path):
+    view.show_state(_state_with_previews(tmp_path))
+    texts = [view.previews.list.item(i).text() for i in range(view.previews.count())]
+    assert texts == [
+        "Epoch 1 · How much wood would a woodchuck chuck, if a woodchuck could chuck wood?",
+        "Epoch 1 · A line of our own.",
+    ]
+    assert view.previews.now.text() == "2 previews: click one (or press Enter) to play it."
+
+
+def test_playing_a_preview_shows_what_plays_and_stops(view, qtbot, tmp_path, capture):
+    """Clicking a preview plays it: marked as playing, named, its position moving; Stop ends it."""
+    view.show_state(_state_with_previews(tmp_path))
+    previews = view.previews
+    item = previews.list.item(1)
+    assert previews.play(item)
+    assert previews.now.text() == "Playing Epoch 1 · A line of our own."
+    assert item.text().startswith("▶ ") and item.font().bold() and previews.stop.isEnabled()
+    assert previews.progress.isVisibleTo(previews)
+    assert previews.progress.maximum() == 1000
+    qtbot.waitUntil(lambda: previews.progress.value() > 0 or not previews.stop.isEnabled(), timeout=5_000)
+    if previews.stop.isEnabled():
+        assert previews.progress.format().endswith("/ 1.0 s")
+        previews.stop.click()
+    qtbot.waitUntil(lambda: not previews.stop.isEnabled(), timeout=5_000)
+    assert item.text() == "Epoch 1 · A line of our own." and not item.font().bold()
+    assert "click one" in previews.now.text()
+    missing = previews.list.item(0)
+    (tmp_path / "previews" / "epoch=0000" / "2.wav").unlink()
+    with qtbot.waitSignal(view.message) as said:
+        assert not previews.play(missing)
+    assert "Cannot play 2.wav" in said.args[0] and previews.now.text() == said.args[0]

@@ -1,0 +1,130 @@
+"""Train setup presets (Qt offscreen): each explains itself, Epochs follows the preset unless the person typed
+their own; a run or voice of the ``test`` preset is labelled a smoke test wherever it shows."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def setup(qtbot):
+    from studio.widgets.train_setup import TrainSetup
+
+    widget = TrainSetup()
+    qtbot.addWidget(widget)
+    return widget
+
+
+def test_each_preset_explains_itself(setup):
+    """Under the picker and as its tooltip: what the preset is for, its generator's size (as counted), its
+    epochs, the time to expect."""
+    from trainer.preflight import network_size
+    from trainer.presets import ABOUT, PRESETS, explain, preset
+
+    for name in PRESETS:
+        setup.preset.setCurrentText(name)
+        assert setup.about.text() == ABOUT[name] and setup.preset.toolTip() == explain(name)
+        assert explain(name).startswith(ABOUT[name]) and "whatever the preset" in explain(name)
+        index = setup.preset.findText(name)
+        assert setup.preset.itemData(index, 3) == explain(name)  # Qt.ToolTipRole: each item in the list too
+        millions = network_size(name).generator / 1e6
+        assert f"{millions:.2f} M parameters" in ABOUT[name] or f"{millions:.1f} M parameters" in ABOUT[name]
+        epochs = preset(name).epochs
+        assert f"{epochs:,} epochs" in ABOUT[name] and ("CPU" in ABOUT[name] or "GPU" in ABOUT[name])
+    assert "not a usable voice" in ABOUT["test"]
+    line = setup.about.fontMetrics().height()
+    assert setup.about.minimumSizeHint().width() == 0 and setup.about.sizeHint().height() < 2 * line  # one line
+
+
+def test_epochs_follow_the_preset_unless_edited(setup):
+    from trainer.presets import preset
+
+    assert setup.preset.currentText() == "medium" and setup.epochs.value() == preset("medium").epochs
+    setup.preset.setCurrentText("test")
+    assert setup.epochs.value() == preset("test").epochs
+    setup.preset.setCurrentText("high")
+    assert setup.epochs.value() == preset("high").epochs
+    setup.epochs.setValue(40)  # the person types their own
+    setup.preset.setCurrentText("test")
+    assert setup.epochs.value() == 40  # kept, and said so
+    assert setup.about.text().startswith("Epochs kept at your 40 (the preset's: 2). Smoke test only")
+    assert setup.choices()[2:4] == ("test", 40)
+    setup.epochs.setValue(preset("test").epochs)  # back to the preset's own: it follows again
+    setup.preset.setCurrentText("medium")
+    assert setup.epochs.value() == preset("medium").epochs and "kept" not in setup.about.text()
+
+
+def _test_run(folder, preset_name: str):
+    """A run folder as ``voice-studio train --preset PRESET`` leaves it after its first epoch."""
+    from trainer.event_log import EventLog
+    from trainer.events import Epoch
+    from trainer.options import RunOptions
+    from trainer.presets import preset
+    from trainer.run_file import RunDocument, write_run
+
+    options = RunOptions(dataset=folder.parent, out=folder, start="scratch", preset=preset_name, epochs=2)
+    folder.mkdir(parents=True)
+    write_run(RunDocument(options=options, cache=folder / "cache", config=preset(preset_name).to_dict()))
+    log = EventLog(folder / "events.jsonl")
+    split = {"val_s": 0.5, "preview_s": 0.1, "checkpoint_wait_s": 0.1}
+    log.emit(Epoch(epoch=0, step=4, seconds=3.0, train_s=2.3, losses={"val_mel": 1.5}, learning_rates={}, **split))
+    log.close()
+    return folder
+
+
+def test_a_test_preset_run_is_labelled_a_smoke_test(qtbot, tmp_path):
+    """The Runs table's preset column and the status line when the run is shown say smoke test; a medium
+    run's do not."""
+    from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
+    from trainer.run_state import load_run
+
+    smoke, real = _test_run(tmp_path / "runs" / "smoke", "test"), _test_run(tmp_path / "runs" / "real", "medium")
+    page = TrainPage(Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices"), VoiceLibrary())
+    qtbot.addWidget(page)
+    page.runs.refresh()
+    rows = {page.runs.table.item(r, 0).text(): page.runs.table.item(r, 6) for r in range(2)}
+    assert rows["smoke"].text() == "test (smoke test, not a usable voice)"
+    assert "Smoke test only" in rows["smoke"].toolTip()
+    assert rows["real"].text() == "medium"
+    page.show_run(load_run(smoke))
+    assert page.status.text() == "smoke: running, 1 epoch. A smoke test, not a usable voice."
+    page.show_run(load_run(real))
+    assert "smoke" not in page.status.text() and "1 epoch." in page.status.text()
+
+
+def test_a_smoke_test_voice_says_so_in_the_voice_lists(tmp_path):
+    """A voice whose config records the test preset (as a test run's ``config.json`` does and export keeps):
+    the Synthesize page's voice list and the Train page's start list label it."""
+    from engines.registry import find_voice
+    from engines.voice import load_voice
+    from studio.pages.train import start_label
+    from studio.widgets.voice_picker import _label
+
+    joe = find_voice("joe")
+    model = tmp_path / "smoke.onnx"
+    model.symlink_to(joe.model_path)
+    (tmp_path / "smoke.onnx.json").write_text(json.dumps({**joe.config.raw, "training": {"preset": "test"}}))
+    voice = load_voice(model, origin="user")
+    assert _label(voice).endswith(", smoke test, not a usable voice)")
+    assert start_label(voice) == "smoke (smoke.onnx, smoke test, not a usable voice)"
+    assert "smoke test" not in _label(joe) and "smoke test" not in start_label(joe)
+
+
+def test_setup_findings_count_in_words():
+    """The Train setup's findings agree with their numbers ("1 usable clip", "1 clip will be left out")."""
+    from collections import Counter
+
+    from trainer.preflight import DatasetSummary, _clip_findings
+
+    one = _clip_findings(DatasetSummary("piper", 1, Counter(), 2.0, Counter()), 22050, "the voice")
+    assert one[0].message == "The dataset has 1 usable clip; training needs at least 2."
+    few = _clip_findings(DatasetSummary("project", 3, Counter(), 9.0, Counter({"too short": 1})), 22050, "it")
+    assert [f.message for f in few] == [
+        "Only 3 clips: 100 to 2,000 make a good voice.",
+        "1 clip will be left out: 1 × too short.",
+    ]

@@ -1,0 +1,92 @@
+"""A run's events in plain words, one line each: what the terminal echoes and the Train page's log shows.
+
+``WORDS`` maps an event ``kind`` to a function that says it; a kind without an entry is shown
+generically (``kind: field value, …``). Epochs are counted from 1 here, as people count them (the
+records and file names count from 0, as Lightning and Piper's checkpoint names do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from engines.words import count
+from trainer.events import Event
+from trainer.preview_lines import preview_text
+
+
+def duration(seconds: float | None) -> str:
+    """``1 h 02 min``, ``3 min 05 s`` or ``12.3 s``; ``—`` for none."""
+    if seconds is None:
+        return "—"
+    if seconds >= 3600:
+        return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
+    if seconds >= 60:
+        return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
+    return f"{seconds:.1f} s"
+
+
+def _run_start(e: Any) -> str:
+    verb = "Resuming" if e.start == "resume" else f"Training from {Path(e.start).name or e.start}"
+    batch = f", batches of {e.batch_size}" if e.batch_size else ""
+    return f"{verb} on {e.device}: {count(e.num_utterances, 'utterance')}, {count(e.epochs, 'epoch')}{batch}."
+
+
+def _epoch(e: Any) -> str:
+    shown = next((k for k in ("val_mel", "train_mel", *e.losses) if k in e.losses), None)
+    loss = f"; {shown} {e.losses[shown]:.4f}" if shown else ""
+    parts = f"train {duration(e.train_s)}, validation {duration(e.val_s)}"
+    return f"Epoch {e.epoch + 1} finished in {duration(e.seconds)} ({parts}){loss}."
+
+
+def _checkpoint(e: Any) -> str:
+    if e.role == "best":
+        return f"Checkpoint of epoch {e.epoch + 1} saved among the best: {Path(e.path).name}."
+    return f"Resume checkpoint saved after epoch {e.epoch + 1} ({Path(e.path).name})."
+
+
+def _eta(e: Any) -> str:
+    if e.seconds_left <= 0:
+        return "That was the last epoch."
+    return (
+        f"About {duration(e.seconds_left)} left; next preview in {duration(e.next_preview_s)}, "
+        f"next checkpoint in {duration(e.next_checkpoint_s)}."
+    )
+
+
+def _finish(e: Any) -> str:
+    ended = "Finished" if e.status == "done" else "Stopped"
+    return f"{ended} after epoch {e.epochs}: {duration(e.seconds)} this session (setup {duration(e.setup_s)})." + (
+        " Resume any time." if e.status == "stopped" else ""
+    )
+
+
+def _sentence_case(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+WORDS: dict[str, Callable[[Any], str]] = {
+    "run_start": _run_start,
+    "progress": lambda e: f"Epoch {e.epoch + 1}: step {e.step}, {e.items_per_s:.1f} utterances/s.",
+    "epoch": _epoch,
+    "preview": lambda e: f"Preview of epoch {e.epoch + 1} written: “{preview_text(e.path, e.text)}”.",
+    "checkpoint": _checkpoint,
+    "eta": _eta,
+    "stage": lambda e: _sentence_case(e.message) + ("" if e.message.endswith((".", "…")) else "."),
+    "recovery": lambda e: f"Recovered {e.part}: {e.metric.replace('_', ' ')} {e.value:.4g}.",
+    "warning": lambda e: f"Warning: {e.message}",
+    "error": lambda e: f"Error: {e.message}",
+    "finish": _finish,
+}
+"""How each kind of event is said (a new kind: add a line here)."""
+
+
+def sentence(event: Event) -> str:
+    """One line of plain words for ``event``; a kind ``WORDS`` does not know: its fields, generically."""
+    say = WORDS.get(event.kind)
+    if say is not None:
+        return say(event)
+    record = event.to_record()
+    shown = {k: v for k, v in record.items() if k not in ("v", "kind", "time", "config")}
+    return f"{event.kind.replace('_', ' ')}: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in shown.items())
