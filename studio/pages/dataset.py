@@ -142,11 +142,19 @@ class DatasetPage(DatasetActions, QWidget):
         return tab
 
     def _report_tab(self) -> QWidget:
+        """Histograms above the report text, in a splitter the user can drag; the text gets the larger part."""
         save = self._button("Save report…", self._on_save_report_clicked)
+        self.report.setMinimumHeight(120)
+        self.report_splitter = QSplitter(Qt.Orientation.Vertical)
+        self.report_splitter.addWidget(self.histograms)
+        self.report_splitter.addWidget(self.report)
+        self.report_splitter.setStretchFactor(0, 2)
+        self.report_splitter.setStretchFactor(1, 3)
+        self.report_splitter.setChildrenCollapsible(False)
+        self.report_splitter.setSizes([220, 380])
         tab = QWidget()
         layout = QVBoxLayout(tab)
-        layout.addWidget(self.histograms)
-        layout.addWidget(self.report, 1)
+        layout.addWidget(self.report_splitter, 1)
         layout.addWidget(save, 0, Qt.AlignmentFlag.AlignRight)
         return tab
 
@@ -170,7 +178,7 @@ class DatasetPage(DatasetActions, QWidget):
         from trainer.dataset.report import build_report, to_markdown
 
         self.folder_label.setText(f"Project: {self.project_dir}")
-        current = self.editor.clip_id
+        current, selected = self.editor.clip_id, self.selected_ids()
         if not self.has_project():
             self._project = None
             self.model.set_rows([])
@@ -183,8 +191,9 @@ class DatasetPage(DatasetActions, QWidget):
         self.model.set_rows(rows(project, report.findings))
         self.report.setMarkdown(to_markdown(report))
         self.histograms.show_report(report)
-        if current is not None and current in project.clips:
-            self.select([current])
+        kept = [i for i in selected if i in project.clips]  # a fix or edit keeps the clips it acted on selected
+        if kept or (current is not None and current in project.clips):
+            self.select(kept or [current])
         self._on_selection_changed()
 
     def selected_ids(self) -> list[str]:
