@@ -60,6 +60,7 @@ class DatasetPage(DatasetActions, QWidget):
         self._clip_audio: tuple[Any, int] | None = None
         """The current clip's samples (float32 ``[N]``) and sample rate (Hz): what Space plays."""
         self._warmed = False
+        self._cache: Any = None
         self._unsaved: dict[str, str] = {}
         """Text edits of clips the user has left, not saved yet: ``{clip id: text}`` (see ``save_pending``)."""
         self.jobs = TaskSlot()
@@ -70,6 +71,9 @@ class DatasetPage(DatasetActions, QWidget):
     def _build(self) -> None:
         self.folder_label = QLabel()
         self.hint = QLabel(HINT)
+        self.cache_label = QLabel()
+        """The training cache's status (``trainer.preprocess.status``), with a link to open its folder."""
+        self.cache_label.linkActivated.connect(self._open_cache_folder)
         self.job_progress = TaskProgress()
         self.job_progress.cancel_requested.connect(self.cancel_job)
         self.buttons = {
@@ -104,6 +108,7 @@ class DatasetPage(DatasetActions, QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.hint)
+        layout.addWidget(self.cache_label)
         layout.addWidget(self.job_progress)
         layout.addWidget(self.tabs, 1)
         QShortcut(QKeySequence(Qt.Key.Key_Space), self, self.toggle_play)
@@ -184,6 +189,7 @@ class DatasetPage(DatasetActions, QWidget):
             self.model.set_rows([])
             self.report.setMarkdown("No recordings yet.")
             self.histograms.show_nothing()
+            self.cache_label.setText("")
             self._on_selection_changed()
             return
         project = self._project = self.project()
@@ -191,10 +197,27 @@ class DatasetPage(DatasetActions, QWidget):
         self.model.set_rows(rows(project, report.findings))
         self.report.setMarkdown(to_markdown(report))
         self.histograms.show_report(report)
+        self._show_cache_status(project)
         kept = [i for i in selected if i in project.clips]  # a fix or edit keeps the clips it acted on selected
         if kept or (current is not None and current in project.clips):
             self.select(kept or [current])
         self._on_selection_changed()
+
+    def _show_cache_status(self, project) -> None:
+        """Say whether a training cache was built, where, and whether it is up to date (a link opens it)."""
+        import html
+
+        from trainer.preprocess.status import cache_status
+
+        status = self._cache = cache_status(project)
+        text = html.escape(status.describe())
+        self.cache_label.setText(text + (" · <a href='open'>Open folder</a>" if status.built else ""))
+
+    def _open_cache_folder(self, _link: str = "") -> None:
+        from studio.widgets.locations import open_location
+
+        if self._cache.folder is not None:
+            open_location(self, self._cache.folder)
 
     def selected_ids(self) -> list[str]:
         """Ids of the selected rows, in table order."""

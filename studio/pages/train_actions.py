@@ -12,8 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-from PySide6.QtCore import QObject, QUrl, SignalInstance
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtCore import QObject, SignalInstance
 from PySide6.QtWidgets import QLabel
 
 from studio.widgets.run_view import RunView
@@ -99,4 +98,6 @@ class TrainActions:
 
     def _open_folder(self) -> None:
         if self.state is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.state.folder)))
+            from studio.widgets.locations import open_location
+
+            open_location(self, self.state.folder)
