@@ -33,7 +33,7 @@ class HistogramPanel(pg.GraphicsLayoutWidget):
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
         """The app's palette changed (light <-> dark): draw again in the new colours."""
         super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange:
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "note"):  # not from the base constructor
             self._apply_palette()
             if self._report is not None:
                 self.show_report(self._report)
