@@ -57,6 +57,8 @@ def test_every_finding_kind_has_a_sentence_with_its_number_and_fix():
         for number in NUMBERS.get(kind, []):
             assert number in said, (kind, number, said)
         assert any(fix in said for fix in FIXES), (kind, said)
+    one = sentence("out_of_range", {**VALUES["out_of_range"], "samples": 1})
+    assert "1 sample over full scale" in one and "1 samples" not in one
 
 
 def test_checked_findings_carry_the_sentence(tmp_path):

@@ -199,25 +199,11 @@ class DatasetPage(DatasetActions, QWidget):
         self.histograms.show_report(report)
         self._show_cache_status(project)
         kept = [i for i in selected if i in project.clips]  # a fix or edit keeps the clips it acted on selected
-        if kept or (current is not None and current in project.clips):
-            self.select(kept or [current])
+        if not kept and current is not None and current in project.clips:
+            kept = [current]
+        if kept:
+            self.select(kept)
         self._on_selection_changed()
-
-    def _show_cache_status(self, project) -> None:
-        """Say whether a training cache was built, where, and whether it is up to date (a link opens it)."""
-        import html
-
-        from trainer.preprocess.status import cache_status
-
-        status = self._cache = cache_status(project)
-        text = html.escape(status.describe())
-        self.cache_label.setText(text + (" · <a href='open'>Open folder</a>" if status.built else ""))
-
-    def _open_cache_folder(self, _link: str = "") -> None:
-        from studio.widgets.locations import open_location
-
-        if self._cache.folder is not None:
-            open_location(self, self._cache.folder)
 
     def selected_ids(self) -> list[str]:
         """Ids of the selected rows, in table order."""

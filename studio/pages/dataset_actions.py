@@ -9,8 +9,9 @@ page's ``selected_ids``, ``has_project`` and ``_project``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtWidgets import QFileDialog, QInputDialog
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel
 
 from engines.words import count
 from studio.pages.dataset_jobs import BUSY, DatasetJobs
@@ -22,6 +23,9 @@ TARGET_RATE = 22050
 
 class DatasetActions(DatasetJobs):
     """Background jobs of the Dataset page (import, slicing, fixes, edits, export, cache, report)."""
+
+    cache_label: QLabel
+    _cache: Any
 
     # --- import and slicing -----------------------------------------------------
     def _on_add_clicked(self) -> None:
@@ -198,6 +202,22 @@ class DatasetActions(DatasetJobs):
 
         last = cache_status(self.project()).folder
         return last or self.project_dir.parent / f"{self.project_dir.name}-cache"
+
+    def _show_cache_status(self, project) -> None:
+        """Say whether a training cache was built, where, and whether it is up to date (a link opens it)."""
+        import html
+
+        from trainer.preprocess.status import cache_status
+
+        status = self._cache = cache_status(project)
+        text = html.escape(status.describe())
+        self.cache_label.setText(text + (" · <a href='open'>Open folder</a>" if status.built else ""))
+
+    def _open_cache_folder(self, _link: str = "") -> None:
+        from studio.widgets.locations import open_location
+
+        if self._cache.folder is not None:
+            open_location(self, self._cache.folder)
 
     def build_cache(self, out_dir: Path, rate: int = TARGET_RATE) -> Task | None:
         """Preprocess the trainable clips (phoneme_ids, audio, spectrograms) for the trainer, in the background,

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import cast
 
 from PySide6.QtCore import QObject, SignalInstance
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QWidget
 
 from studio.widgets.run_view import RunView
 from studio.widgets.train_setup import TrainSetup
@@ -100,4 +100,4 @@ class TrainActions:
         if self.state is not None:
             from studio.widgets.locations import open_location
 
-            open_location(self, self.state.folder)
+            open_location(cast(QWidget, self), self.state.folder)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from engines.words import count
 from trainer.dataset.analysis import CORRUPT_PEAK, DC_LIMIT
 
 LEFT_OUT = "left out of export and the training cache"
@@ -38,8 +39,13 @@ LABELS = {
 """Finding kind -> a short label (the table's warnings column, the report's headings)."""
 
 
+def _n(n: int, noun: str) -> str:
+    """``engines.words.count`` with thousands separated: "1 sample", "1,234 samples"."""
+    return count(n, noun).replace(str(n), f"{n:,}", 1)
+
+
 def _out_of_range(v: Mapping[str, Any]) -> str:
-    said = f"peak {v['peak']:.4g} ({v['peak_dbfs']:+.1f} dBFS), {v['samples']:,} samples over full scale (1.0)"
+    said = f"peak {v['peak']:.4g} ({v['peak_dbfs']:+.1f} dBFS), {_n(v['samples'], 'sample')} over full scale (1.0)"
     if v["peak"] > CORRUPT_PEAK:
         return (
             f"{said}: corrupt sample values (beyond {CORRUPT_PEAK:g}), not loud audio; {LEFT_OUT}. "
@@ -66,17 +72,21 @@ _SENTENCES: dict[str, Callable[[Mapping[str, Any]], str]] = {
         f"{v['phoneme_ids']} phoneme_ids, {v['phoneme_ids'] - v['limit']} more than the limit of {v['limit']}: "
         "split the clip or exclude it"
     ),
-    "non_finite": lambda v: f"{v['samples']:,} NaN or infinite samples: {LEFT_OUT}. Normalize loudness sets them to 0",
+    "non_finite": lambda v: (
+        f"{_n(v['samples'], 'NaN or infinite sample')}: {LEFT_OUT}. Normalize loudness sets them to 0"
+    ),
     "out_of_range": _out_of_range,
     "dc_offset": lambda v: (
         f"DC offset {v['offset']:+.3f} (mean sample; the limit is ±{DC_LIMIT}): Normalize loudness removes it"
     ),
-    "denormals": lambda v: f"{v['samples']:,} denormal samples (slow arithmetic): Normalize loudness sets them to 0",
+    "denormals": lambda v: (
+        f"{_n(v['samples'], 'denormal sample')} (slow arithmetic): Normalize loudness sets them to 0"
+    ),
     "clipped": lambda v: (
         f"{v['fraction']:.1%} of samples at full scale (clipping): listen, and re-record or exclude it if distorted"
     ),
     "missing_symbols": lambda v: (
-        f"{v['count']} phonemes not in the voice's map ({v['symbols']}): correct the text, or exclude the clip"
+        f"{_n(v['count'], 'phoneme')} not in the voice's map ({v['symbols']}): correct the text, or exclude the clip"
     ),
     "no_speaker": lambda v: (
         f"no speaker, in a project with {v['speakers']} speakers ({v['names']}): {LEFT_OUT}. "

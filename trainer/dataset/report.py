@@ -16,7 +16,7 @@ import numpy as np
 
 from engines.words import count
 from trainer.dataset.export import records
-from trainer.dataset.finding_words import label
+from trainer.dataset.finding_words import LABELS, label
 from trainer.dataset.health import BROKEN_AUDIO, Finding, check
 from trainer.dataset.project import DatasetProject
 
@@ -80,9 +80,11 @@ class Report:
         return f"{count(self.broken, 'clip')} with broken sample values not in the histograms" if self.broken else ""
 
     def by_kind(self) -> dict[str, list[Finding]]:
-        """Findings grouped by kind, kinds in alphabetical order."""
+        """Findings grouped by kind: the kinds the trainer skips first, then warnings, each in the order of
+        ``finding_words.LABELS``."""
+        order = {kind: i for i, kind in enumerate(LABELS)}
         groups: dict[str, list[Finding]] = {}
-        for finding in sorted(self.findings, key=lambda f: f.kind):
+        for finding in sorted(self.findings, key=lambda f: (not f.blocking, order.get(f.kind, len(order)))):
             groups.setdefault(finding.kind, []).append(finding)
         return groups
 
