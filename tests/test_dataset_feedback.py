@@ -179,3 +179,28 @@ def test_cli_counts_and_sentences(tmp_path):
     assert "1 clip added," in result.stderr and "1 clips" not in result.stderr, result.stderr
     assert "problem: quiet: no speech found in its 2.00 s: exclude it" in result.stderr
     assert "1 of the 1 clip added now has blocking findings" in result.stderr
+
+
+def test_train_page_resample_moves_and_says_the_path_once(qtbot, tmp_path):
+    """The Train page's Resample (offered by its checks) shows clips done of all as it works, then checks again
+    with a moving figure; an error naming the folder says it once."""
+    from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
+    from studio.widgets.locations import with_path
+    from trainer.dataset.project import DatasetProject
+
+    project = DatasetProject.create(tmp_path / "project")
+    project.import_sources([shared_path(*CARDS)])
+    page = TrainPage(Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices"), VoiceLibrary())
+    qtbot.addWidget(page)
+    page.setup.dataset.setText(str(project.folder))
+    shown: list[str] = []
+    page.setup.findings.setText = lambda text, real=page.setup.findings.setText: (shown.append(text), real(text))
+    task = page._resample(22050)
+    qtbot.waitUntil(lambda: not task.is_running(), timeout=60_000)
+    qtbot.waitUntil(lambda: "Checking" not in page.setup.findings.text(), timeout=60_000)
+    assert any(f"of {project.folder} to 22,050 Hz: 5 / 5 clips…" in text for text in shown), shown
+    assert {DatasetProject(project.folder).clips[i].analysis["sample_rate"] for i in project.clips} == {22050}
+    error = ValueError(f"{project.folder}: not a dataset project")
+    assert with_path(project.folder, error).count(str(project.folder)) == 1
+    assert with_path(project.folder, ValueError("no such file")) == f"{project.folder}: no such file"

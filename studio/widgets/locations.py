@@ -79,3 +79,10 @@ def choose_folder(parent: QWidget, title: str, start: Path | str) -> Path | None
     """Ask for a folder to write into (existing or new, see :class:`FolderDialog`); ``None`` if cancelled."""
     dialog = FolderDialog(parent, title, start)
     return dialog.chosen() if dialog.exec() == QFileDialog.DialogCode.Accepted else None
+
+
+def with_path(path: Path | str, error: object) -> str:
+    """``error`` as a line that names ``path`` once: as it is when its text already names it (most of our errors
+    start with the file or folder), else ``"PATH: error"``."""
+    text = str(error)
+    return text if str(path) in text else f"{path}: {text}"
