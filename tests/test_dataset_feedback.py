@@ -131,6 +131,16 @@ def test_cache_written_at_the_new_folder_chosen_and_its_status(page, qtbot, tmp_
     assert "out of date (1 clip re-fixed)" in page.cache_label.text()
 
 
+def test_export_to_a_new_folder_typed_in_the_picker(page, qtbot, tmp_path):
+    """The sibling picker: Export for Piper… takes a folder that does not exist yet and writes there."""
+    chosen = tmp_path / "new-export"
+    QTimer.singleShot(300, lambda: _type_folder_and_accept(chosen))
+    qtbot.mouseClick(page.buttons["export"], Qt.MouseButton.LeftButton)
+    _wait(qtbot, page)
+    assert len((chosen / "metadata.csv").read_text(encoding="utf-8").splitlines()) == 5
+    assert page.hint.text() == f"Exported 5 clips to {chosen}; 0 left out (see the report)"
+
+
 def _message(widget) -> QMessageBox:
     from studio.widgets.locations import NO_FILE_MANAGER
 

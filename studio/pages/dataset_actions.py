@@ -171,9 +171,12 @@ class DatasetActions(DatasetJobs):
     def _on_export_clicked(self) -> None:
         if self._refuse_without_project():
             return
-        folder = QFileDialog.getExistingDirectory(self, "Export Piper training data to")
+        from studio.widgets.locations import choose_folder
+
+        start = self.project_dir.parent / f"{self.project_dir.name}-piper"
+        folder = choose_folder(self, "Export Piper training data to (a new or empty folder)", start)
         if folder:
-            self.export_to(Path(folder))
+            self.export_to(folder)
 
     def export_to(self, out_dir: Path, rate: int = TARGET_RATE) -> Task | None:
         """Write Piper's training layout in the background."""
