@@ -65,7 +65,10 @@ def _too_short(v: Mapping[str, Any]) -> str:
 _SENTENCES: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "unreadable": lambda v: f"cannot be read ({v['error']}): replace the recording, or exclude the clip",
     "no_text": lambda v: "no transcript: type what is said, or exclude the clip",
-    "unreviewed": lambda v: "draft text from the recognizer, not confirmed by a person: correct it, then Confirm",
+    "unreviewed": lambda v: (
+        "draft text from the recognizer, not confirmed by a person: correct it, then Confirm it "
+        "(Confirm texts, or voice-studio dataset confirm)"
+    ),
     "silent": lambda v: f"no speech found in its {v['duration_s']:.2f} s: exclude it, or check the recording",
     "too_short": _too_short,
     "too_long": lambda v: (
