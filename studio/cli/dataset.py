@@ -328,9 +328,11 @@ def _cache(project, args) -> int:
     from trainer.dataset.export import selection
     from trainer.preprocess import CacheSettings, build_cache
 
-    for clip_id, reason in selection(project)[1].items():
+    chosen, left_out = selection(project)
+    for clip_id, reason in left_out.items():
         print(f"left out {clip_id}: {reason}", file=sys.stderr)
     state = _task("cached")
     folder = build_cache(project, args.out, CacheSettings(sample_rate=args.rate), args.workers, state=state)
-    print(f"{_late(state, 'the cache')}wrote the training cache to {folder}", file=sys.stderr)
+    said = f"wrote the training cache of {count(len(chosen), 'clip')} to {folder}"
+    print(f"{_late(state, 'the cache')}{said}", file=sys.stderr)
     return 0
