@@ -52,11 +52,11 @@ def test_clips_without_speaker_are_named_and_left_out_of_export_and_cache(mixed,
     folder, plain = mixed
     assert main(["dataset", "report", str(folder)]) == 0
     report = capsys.readouterr().out
-    assert "no speaker in a project with 3 speakers (alice, bob, carol)" in report
+    assert "no speaker, in a project with 3 speakers (alice, bob, carol)" in report
     assert all(clip_id in report for clip_id in plain)
     assert main(["dataset", "export", str(folder), "--out", str(tmp_path / "out")]) == 0
     err = capsys.readouterr().err
-    assert all(f"left out {clip_id}: no speaker in a project with 3 speakers" in err for clip_id in plain)
+    assert all(f"left out {clip_id}: no speaker, in a project with 3 speakers" in err for clip_id in plain)
     lines = (tmp_path / "out" / "metadata.csv").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 6 and {line.split("|")[1] for line in lines} == set(SPEAKERS)
     assert not any(line.split("|")[0] in plain for line in lines)
@@ -186,7 +186,7 @@ def test_dataset_page_shows_speakers_and_sets_them_on_the_selection(mixed, tmp_p
         at = COLUMNS.index(column)
         return {page.model.row_id(r): page.model.index(r, at).data() for r in range(page.model.rowCount())}
 
-    assert [cells("speaker")[i] for i in plain] == ["", ""] and "no_speaker" in cells("warnings")[plain[0]]
+    assert [cells("speaker")[i] for i in plain] == ["", ""] and "no speaker" in cells("warnings")[plain[0]]
     assert sorted(set(cells("speaker").values())) == ["", *SPEAKERS]
     page.select(plain)
     page.set_speaker_selected(" ")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from engines.words import count
 from studio.cli.dataset_parser import NO_RECOGNIZER
 from studio.cli.dataset_parser import add_parser as add_parser  # studio.cli calls dataset.add_parser
 
@@ -155,7 +156,7 @@ def _import(project, args) -> int:
     for clip_id in result.failed:
         print(f"failed: {project.clips[clip_id].error}", file=sys.stderr)
     print(
-        f"{_late(state, 'the import')}{len(result.added)} clips added, {result.unchanged} already present, "
+        f"{_late(state, 'the import')}{count(len(result.added), 'clip')} added, {result.unchanged} already present, "
         f"{len(result.failed)} failed",
         file=sys.stderr,
     )
@@ -174,7 +175,7 @@ def _name_speaker(project, added: list[str], speaker: str | None) -> None:
     unnamed = [i for i in added if not project.clips[i].speaker]
     if speaker and unnamed:
         set_speaker(project, unnamed, speaker)
-        print(f"speaker of {len(unnamed)} new clip{'s' if len(unnamed) != 1 else ''}: {speaker}", file=sys.stderr)
+        print(f"speaker of {count(len(unnamed), 'new clip')}: {speaker}", file=sys.stderr)
         _note_new_speaker(project, speaker, set(unnamed))
 
 
@@ -194,11 +195,12 @@ def _print_blocked(project, clip_ids: list[str]) -> None:
     every = {f.clip_id: f for f in check(records(project)) if f.blocking}
     blocked = {clip_id: every[clip_id] for clip_id in clip_ids if clip_id in every}
     for finding in blocked.values():
-        print(f"problem: {finding.clip_id}: {finding.kind}: {finding.message}", file=sys.stderr)
+        print(f"problem: {finding.clip_id}: {finding.message}", file=sys.stderr)
     if blocked:
         print(
-            f"{len(blocked)} of the {len(clip_ids)} clips added now have blocking findings ({len(every)} of the "
-            f"project's {len(project.clips)} clips in all; left out of export and the training cache): "
+            f"{len(blocked)} of the {count(len(clip_ids), 'clip')} added now {'has' if len(blocked) == 1 else 'have'} "
+            f"blocking findings ({len(every)} of the project's {count(len(project.clips), 'clip')} in all; left out of "
+            "export and the training cache): "
             f"see 'voice-studio dataset report {project.folder}'",
             file=sys.stderr,
         )
@@ -222,9 +224,9 @@ def _slice(project, args) -> int:
         clip = project.clips[clip_id]
         print(f"{clip_id}\t{clip.span[0]:.2f}-{clip.span[1]:.2f} s\t{clip.text or ''}")
     print(
-        f"{_late(state, 'the slicing')}{len(result.added)} utterances added "
+        f"{_late(state, 'the slicing')}{count(len(result.added), 'utterance')} added "
         "(drafts: confirm with 'voice-studio dataset confirm'), "
-        f"{result.unchanged} recordings already sliced",
+        f"{count(result.unchanged, 'recording')} already sliced",
         file=sys.stderr,
     )
     return 0 if result.added or result.unchanged else 1
@@ -241,7 +243,7 @@ def _confirm(project, args) -> int:
             print(f"not confirmed {clip_id}: {why}", file=sys.stderr)
     if not ids:
         print(f"{project.folder}: no draft transcript to confirm", file=sys.stderr)
-    print(f"confirmed {len(done)} transcripts", file=sys.stderr)
+    print(f"confirmed {count(len(done), 'transcript')}", file=sys.stderr)
     return 0 if done else 1
 
 
@@ -269,8 +271,7 @@ def _speaker(project, args) -> int:
     changed = set_speaker(project, ids, name)
     _note_new_speaker(project, name, set(ids))
     print(
-        f"set the speaker of {len(changed)} clip{'s' if len(changed) != 1 else ''} to {name!r} "
-        f"({len(ids) - len(changed)} had it already)",
+        f"set the speaker of {count(len(changed), 'clip')} to {name!r} ({len(ids) - len(changed)} had it already)",
         file=sys.stderr,
     )
     return 0
@@ -280,6 +281,7 @@ def _fix(project, args) -> int:
     """Apply the chosen fixes; a command that chose none, a --rate nothing resamples, or a project with no
     clip to fix is refused (nothing would be done)."""
     from trainer.dataset.export import DEFAULT_RATE
+    from trainer.dataset.fixes import apply_and_describe
 
     resample = args.all or args.resample
     if not (resample or args.trim or args.normalize):
@@ -288,15 +290,18 @@ def _fix(project, args) -> int:
         raise ValueError("dataset fix: --rate applies only with --resample or --all")
     ok = [c.id for c in project.clips.values() if c.status == "ok"]
     if not ok:
-        raise ValueError(f"{project.folder}: no clip to fix: its {len(project.clips)} clips are unreadable or excluded")
+        raise ValueError(
+            f"{project.folder}: no clip to fix: all {count(len(project.clips), 'clip')} unreadable or excluded"
+        )
     state = _task("fixed")
-    fixed = project.apply_fixes(
+    said = apply_and_describe(
+        project,
         resample_to=(DEFAULT_RATE if args.rate is None else args.rate) if resample else None,
         trim=args.all or args.trim,
         normalize=args.all or args.normalize,
         state=state,
     )
-    print(f"{_late(state, 'the fixes')}fixed {len(fixed)} clips", file=sys.stderr)
+    print(f"{_late(state, 'the fixes')}{said}", file=sys.stderr)
     return 0
 
 
@@ -321,7 +326,7 @@ def _export(project, args) -> int:
     result = export_piper(project, args.out, args.rate)
     for clip_id, reason in result.skipped.items():
         print(f"left out {clip_id}: {reason}", file=sys.stderr)
-    print(f"wrote {len(result.written)} clips to {args.out}", file=sys.stderr)
+    print(f"wrote {count(len(result.written), 'clip')} to {args.out}", file=sys.stderr)
     return 0
 
 
@@ -329,9 +334,11 @@ def _cache(project, args) -> int:
     from trainer.dataset.export import selection
     from trainer.preprocess import CacheSettings, build_cache
 
-    for clip_id, reason in selection(project)[1].items():
+    chosen, left_out = selection(project)
+    for clip_id, reason in left_out.items():
         print(f"left out {clip_id}: {reason}", file=sys.stderr)
     state = _task("cached")
     folder = build_cache(project, args.out, CacheSettings(sample_rate=args.rate), args.workers, state=state)
-    print(f"{_late(state, 'the cache')}wrote the training cache to {folder}", file=sys.stderr)
+    said = f"wrote the training cache of {count(len(chosen), 'clip')} to {folder}"
+    print(f"{_late(state, 'the cache')}{said}", file=sys.stderr)
     return 0

@@ -62,6 +62,7 @@ class DatasetPage(DatasetActions, QWidget):
         self._clip_audio: tuple[Any, int] | None = None
         """The current clip's samples (float32 ``[N]``) and sample rate (Hz): what Space plays."""
         self._warmed = False
+        self._cache: Any = None
         self._unsaved: dict[str, str] = {}
         """Text edits of clips the user has left, not saved yet: ``{clip id: text}`` (see ``save_pending``)."""
         self.jobs = TaskSlot()
@@ -78,6 +79,9 @@ class DatasetPage(DatasetActions, QWidget):
         self.folder_label = QLabel()
         self.hint = QLabel(HINT)
         self.hint.setWordWrap(True)  # a long result (a slicing warning, a layout hint) is read in full
+        self.cache_label = QLabel()
+        """The training cache's status (``trainer.preprocess.status``), with a link to open its folder."""
+        self.cache_label.linkActivated.connect(self._open_cache_folder)
         self.job_progress = TaskProgress()
         self.job_progress.cancel_requested.connect(self.cancel_job)
         self.buttons = {
@@ -112,6 +116,7 @@ class DatasetPage(DatasetActions, QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(top)
         layout.addWidget(self.hint)
+        layout.addWidget(self.cache_label)
         layout.addWidget(self.job_progress)
         layout.addWidget(self.tabs, 1)
 
@@ -149,11 +154,19 @@ class DatasetPage(DatasetActions, QWidget):
         return tab
 
     def _report_tab(self) -> QWidget:
+        """Histograms above the report text, in a splitter the user can drag; the text gets the larger part."""
         save = self._button("Save report…", self._on_save_report_clicked)
+        self.report.setMinimumHeight(120)
+        self.report_splitter = QSplitter(Qt.Orientation.Vertical)
+        self.report_splitter.addWidget(self.histograms)
+        self.report_splitter.addWidget(self.report)
+        self.report_splitter.setStretchFactor(0, 2)
+        self.report_splitter.setStretchFactor(1, 3)
+        self.report_splitter.setChildrenCollapsible(False)
+        self.report_splitter.setSizes([220, 380])
         tab = QWidget()
         layout = QVBoxLayout(tab)
-        layout.addWidget(self.histograms)
-        layout.addWidget(self.report, 1)
+        layout.addWidget(self.report_splitter, 1)
         layout.addWidget(save, 0, Qt.AlignmentFlag.AlignRight)
         return tab
 
@@ -177,12 +190,13 @@ class DatasetPage(DatasetActions, QWidget):
         from trainer.dataset.report import build_report, to_markdown
 
         self.folder_label.setText(f"Project: {self.project_dir}")
-        current = self.editor.clip_id
+        current, selected = self.editor.clip_id, self.selected_ids()
         if not self.has_project():
             self._project = None
             self.model.set_rows([])
             self.report.setMarkdown("No recordings yet.")
             self.histograms.show_nothing()
+            self.cache_label.setText("")
             self._on_selection_changed()
             return
         project = self._project = self.project()
@@ -190,8 +204,12 @@ class DatasetPage(DatasetActions, QWidget):
         self.model.set_rows(rows(project, report.findings))
         self.report.setMarkdown(to_markdown(report))
         self.histograms.show_report(report)
-        if current is not None and current in project.clips:
-            self.select([current])
+        self._show_cache_status(project)
+        kept = [i for i in selected if i in project.clips]  # a fix or edit keeps the clips it acted on selected
+        if not kept and current is not None and current in project.clips:
+            kept = [current]
+        if kept:
+            self.select(kept)
         self._on_selection_changed()
 
     def selected_ids(self) -> list[str]:

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QFileDialog, QInputDialog
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel
 
+from engines.words import count
 from studio.pages.dataset_jobs import BUSY, DatasetJobs
 from studio.widgets.recordings_picker import StartFolders
 from studio.workers import Task
@@ -34,6 +35,9 @@ class DatasetActions(DatasetJobs):
 
         def select(self, clip_ids: list[str]) -> None: ...
         def open_project(self, folder: Path) -> None: ...
+
+    cache_label: QLabel
+    _cache: Any
 
     # --- import and slicing -----------------------------------------------------
     def _on_add_clicked(self) -> None:
@@ -148,13 +152,16 @@ class DatasetActions(DatasetJobs):
 
     # --- fixes and edits --------------------------------------------------------
     def fix_selected(self, trim: bool = False, normalize: bool = False, resample: bool = False) -> Task | None:
-        """Apply a fix to the selected clips' curated copies."""
+        """Apply a fix to the selected clips' curated copies; the message says what changed, with counts
+        (``trainer.dataset.fixes.summary``), and the clips stay selected."""
+        from trainer.dataset.fixes import apply_and_describe
+
         ids = self.selected_ids()
         rate = TARGET_RATE if resample else None
         return self.run_job(
-            "Fixing",
-            lambda p, state: p.apply_fixes(ids, resample_to=rate, trim=trim, normalize=normalize, state=state),
-            lambda fixed: f"Fixed {len(fixed)} clips",
+            "Resampling" if resample else "Trimming" if trim else "Normalizing",
+            lambda p, state: apply_and_describe(p, ids, resample_to=rate, trim=trim, normalize=normalize, state=state),
+            lambda said: said,
             cancellable=True,
         )
 
@@ -163,12 +170,14 @@ class DatasetActions(DatasetJobs):
 
         ids = self.selected_ids()
         word = "Excluded" if excluded else "Included"
-        return self.run_job(word, lambda p, _: set_excluded(p, ids, excluded), lambda c: f"{word} {len(c)} clips")
+        return self.run_job(
+            word, lambda p, _: set_excluded(p, ids, excluded), lambda c: f"{word} {count(len(c), 'clip')}"
+        )
 
     def _on_speaker_clicked(self) -> None:
         known = sorted({c.speaker for c in self._project.clips.values() if c.speaker}) if self._project else []
         ids = self.selected_ids()
-        label = f"Speaker of the {len(ids)} selected clips (a new name adds a speaker):"
+        label = f"Speaker of the {count(len(ids), 'selected clip')} (a new name adds a speaker):"
         name, ok = QInputDialog.getItem(self, "Set speaker", label, known, 0, True)
         if ok:
             self.set_speaker_selected(name)
@@ -181,7 +190,7 @@ class DatasetActions(DatasetJobs):
         return self.run_job(
             "Setting the speaker",
             lambda p, _: set_speaker(p, ids, name),
-            lambda c: f"Set the speaker of {len(c)} clips to {name.strip()!r}",
+            lambda c: f"Set the speaker of {count(len(c), 'clip')} to {name.strip()!r}",
         )
 
     def confirm_selected(self) -> Task | None:
@@ -190,7 +199,7 @@ class DatasetActions(DatasetJobs):
     def _confirm(self, ids: list[str]) -> Task | None:
         from trainer.dataset.curation import confirm
 
-        return self.run_job("Confirming", lambda p, _: confirm(p, ids), lambda c: f"Confirmed {len(c)} texts")
+        return self.run_job("Confirming", lambda p, _: confirm(p, ids), lambda c: f"Confirmed {count(len(c), 'text')}")
 
     def confirm_current(self, clip_id: str) -> Task | None:
         """Confirm draft: the text in the editor is the one confirmed (an edit is saved with it)."""
@@ -232,7 +241,9 @@ class DatasetActions(DatasetJobs):
         from trainer.dataset.curation import merge
 
         ids = self.selected_ids()
-        return self.run_job("Merging", lambda p, _: merge(p, ids), lambda new: f"Merged {len(ids)} clips into {new}")
+        return self.run_job(
+            "Merging", lambda p, _: merge(p, ids), lambda new: f"Merged {count(len(ids), 'clip')} into {new}"
+        )
 
     # --- export and report ------------------------------------------------------
     def _refuse_without_project(self) -> bool:
@@ -247,11 +258,16 @@ class DatasetActions(DatasetJobs):
     def _on_export_clicked(self) -> None:
         if self._refuse_without_project():
             return
-        start = str(self.start_folders.start(self.project_dir))
-        folder = QFileDialog.getExistingDirectory(self, "Export Piper training data to", start)
+        from studio.widgets.locations import choose_folder
+
+        base = self.start_folders.start(self.project_dir)
+        base = self.project_dir.parent if base == self.project_dir else base
+        folder = choose_folder(
+            self, "Export Piper training data to (a new or empty folder)", base / f"{self.project_dir.name}-piper"
+        )
         if folder:
-            self.start_folders.picked(Path(folder))
-            self.export_to(Path(folder))
+            self.start_folders.picked(folder.parent)
+            self.export_to(folder)
 
     def export_to(self, out_dir: Path, rate: int = TARGET_RATE) -> Task | None:
         """Write Piper's training layout in the background."""
@@ -260,24 +276,58 @@ class DatasetActions(DatasetJobs):
         return self.run_job(
             "Exporting",
             lambda p, _: export_piper(p, out_dir, rate),
-            lambda r: f"Exported {len(r.written)} clips to {out_dir}; {len(r.skipped)} left out (see the report)",
+            lambda r: (
+                f"Exported {count(len(r.written), 'clip')} to {out_dir}; {len(r.skipped)} left out (see the report)"
+            ),
         )
 
     def _on_cache_clicked(self) -> None:
+        from studio.widgets.locations import choose_folder
+
         if self._refuse_without_project():
             return
-        folder = QFileDialog.getExistingDirectory(self, "Build the training cache in")
+        folder = choose_folder(self, "Build the training cache in (a new or empty folder)", self._cache_start())
         if folder:
-            self.build_cache(Path(folder) / "cache")
+            self.build_cache(folder)
+
+    def _cache_start(self) -> Path:
+        """Where the cache picker starts: the last cache's folder, else ``<project>-cache`` beside the project."""
+        from trainer.preprocess.status import cache_status
+
+        last = cache_status(self.project()).folder
+        return last or self.project_dir.parent / f"{self.project_dir.name}-cache"
+
+    def _show_cache_status(self, project) -> None:
+        """Say whether a training cache was built, where, and whether it is up to date (a link opens it)."""
+        import html
+
+        from trainer.preprocess.status import cache_status
+
+        status = self._cache = cache_status(project)
+        text = html.escape(status.describe())
+        self.cache_label.setText(text + (" · <a href='open'>Open folder</a>" if status.built else ""))
+
+    def _open_cache_folder(self, _link: str = "") -> None:
+        from studio.widgets.locations import open_location
+
+        if self._cache.folder is not None:
+            open_location(self, self._cache.folder)
 
     def build_cache(self, out_dir: Path, rate: int = TARGET_RATE) -> Task | None:
-        """Preprocess the trainable clips (phoneme_ids, audio, spectrograms) for the trainer, in the background."""
+        """Preprocess the trainable clips (phoneme_ids, audio, spectrograms) for the trainer, in the background,
+        into exactly ``out_dir`` (created when missing)."""
         from trainer.preprocess import CacheSettings, build_cache
+
+        def work(p, state):
+            from trainer.dataset.export import trainable
+
+            clips = len(trainable(p))
+            return build_cache(p, out_dir, CacheSettings(sample_rate=rate), state=state), clips
 
         return self.run_job(
             "Building the training cache",
-            lambda p, state: build_cache(p, out_dir, CacheSettings(sample_rate=rate), state=state),
-            lambda folder: f"Training cache written to {folder}",
+            work,
+            lambda done: f"Training cache of {count(done[1], 'clip')} written to {done[0]}",
             cancellable=True,
         )
 

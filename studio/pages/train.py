@@ -158,6 +158,8 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         except ValueError as exc:
             self.setup.show_message(str(exc))
             return None
+        from studio.widgets.locations import with_path
+
         self.setup.show_message("Checking…", "info")
 
         def work(cancel: threading.Event):
@@ -166,9 +168,22 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
             return preflight(options)
 
         task = Task(work, self)
+        self._tick_while(task, "Checking the dataset and the starting voice")  # stops before the result shows
         task.done.connect(lambda findings: self._on_checked(options, findings))
-        task.failed.connect(lambda exc: self.setup.show_message(f"Checks of {options.dataset} failed: {exc}"))
+        task.failed.connect(lambda exc: self.setup.show_message(f"Checks failed: {with_path(options.dataset, exc)}"))
         return self._checks.start(task)
+
+    def _tick_while(self, task: Task, doing: str) -> None:
+        """A moving figure for a wait without steps: ``doing… 2.5 s`` every half second until ``task`` ends."""
+        import time
+
+        from PySide6.QtCore import QTimer
+
+        started, ticker = time.monotonic(), QTimer(task)
+        ticker.timeout.connect(lambda: self.setup.show_message(f"{doing}… {time.monotonic() - started:.1f} s", "info"))
+        for ended in (task.done, task.failed, task.cancelled, task.ended, task.dropped):
+            ended.connect(ticker.stop)
+        ticker.start(500)
 
     def _on_checked(self, options: RunOptions, findings: list[Finding]) -> None:
         self.setup.show_findings(findings)

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-from PySide6.QtCore import QObject, QUrl, SignalInstance
-from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QLabel
+from PySide6.QtCore import QObject, SignalInstance
+from PySide6.QtWidgets import QLabel, QWidget
 
+from engines.words import count
 from studio.widgets.run_view import RunView
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task
@@ -41,23 +41,32 @@ class TrainActions:
 
     def _resample(self, rate: int) -> Task:
         folder = Path(self.setup.dataset.text().strip())  # the offer is cleared when the dataset changes
-        self.setup.show_message(f"Resampling the curated copies of {folder} to {rate:,} Hz…", "info")
+        from studio.widgets.locations import with_path
+
+        doing = f"Resampling the curated copies of {folder} to {rate:,} Hz"
+        self.setup.show_message(f"{doing}…", "info")
         generation = self._generation
 
-        def work(cancel: threading.Event):
+        def work(state):
             from trainer.dataset.project import DatasetProject
 
-            return DatasetProject(folder).apply_fixes(resample_to=rate)
+            return DatasetProject(folder).apply_fixes(resample_to=rate, state=state)
+
+        def moved(done: int, total: int) -> None:  # a moving figure while it works: clips done of all
+            if generation == self._generation:
+                self.setup.show_message(f"{doing}: {done} / {count(total, 'clip')}…", "info")
 
         def ended(error: Exception | None) -> None:
+            said = f"Resampling failed: {with_path(folder, error)}" if error else f"Resampled {folder}"
             if generation != self._generation:  # another dataset is chosen now: its findings are not these
-                self.message.emit(f"Resampling {folder} {'failed: ' + str(error) if error else 'done'}.")
+                self.message.emit(f"{said}.")
             elif error is not None:
-                self.setup.show_message(f"Resampling {folder} failed: {error}")
+                self.setup.show_message(said)
             else:
                 self.check()
 
         task = Task(work, self._page())
+        task.progress.connect(moved)
         task.done.connect(lambda _: ended(None))
         task.failed.connect(ended)
         return task.start()
@@ -107,4 +116,6 @@ class TrainActions:
 
     def _open_folder(self) -> None:
         if self.state is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.state.folder)))
+            from studio.widgets.locations import open_location
+
+            open_location(cast(QWidget, self), self.state.folder)

@@ -10,18 +10,23 @@ from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-COLUMNS = ("id", "text", "speaker", "duration (s)", "status", "warnings")
+COLUMNS = ("id", "text", "speaker", "duration (s)", "status", "warnings", "loudness (LUFS)", "edited")
 DRAFT_COLOR = "#fef3c7"
 """Background of a draft transcript (a recognizer's text no person has confirmed), in the table and the editor."""
 DRAFT_TIP = "Draft from the recognizer: correct it, or Confirm draft"
 DRAFT = len(COLUMNS)
 """Index of a row's draft flag, after its columns."""
+TIPS = DRAFT + 1
+"""Index of a row's tooltips, ``{column: text}``, after its draft flag."""
+EDITED_MARK = "✎"
+"""Starts the edited column of a clip whose audio a fix or an edit changed."""
 
 
 class ClipTableModel(QAbstractTableModel):
-    """Rows of ``(id, text, speaker, duration_s, status, warnings, draft)``; the warnings are the health findings'
-    kinds (a clip without a speaker in a multi-speaker project shows ``no_speaker``), ``draft`` is True for an
-    unreviewed transcript: the row is drawn in ``DRAFT_COLOR``."""
+    """Rows of ``(id, text, speaker, duration_s, status, warnings, loudness_lufs, edited, draft, tips)``; the
+    warnings are the health findings' short labels (``trainer.dataset.finding_words.LABELS``), whose tooltip
+    is their sentences (number and fix); ``edited`` says what fixes changed the audio (tooltip: every edit);
+    ``draft`` is True for an unreviewed transcript: the row is drawn in ``DRAFT_COLOR``."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -48,6 +53,8 @@ class ClipTableModel(QAbstractTableModel):
         row = self._rows[index.row()]
         if role == Qt.ItemDataRole.ToolTipRole and row[DRAFT] and index.column() == 1:
             return f"{row[1]}\n{DRAFT_TIP}"
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() in row[TIPS]:
+            return row[TIPS][index.column()]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             value = row[index.column()]
             return f"{value:.2f}" if isinstance(value, float) else value
@@ -65,24 +72,49 @@ class ClipTableModel(QAbstractTableModel):
 
 def rows(project, findings) -> list[tuple]:
     """The table's rows for a ``trainer.dataset.project.DatasetProject`` and its health ``findings``: an ``ok``
-    clip with a blocking finding shows ``blocked`` (left out of export and the training cache); a draft text is
-    marked for yellow."""
-    kinds: dict[str, list[str]] = {}
+    clip with a blocking finding shows ``blocked`` (left out of export and the training cache); its warnings
+    show as short labels, their sentences in the tooltip; a draft text is marked for yellow."""
+    from trainer.dataset.finding_words import label
+
+    found: dict[str, list] = {}
     blocked = {f.clip_id for f in findings if f.blocking}
     for finding in findings:
-        kinds.setdefault(finding.clip_id, []).append(finding.kind)
-    return [
-        (
-            c.id,
-            c.text or "",
-            c.speaker or "",
-            (c.analysis or {}).get("duration_s", 0.0),
-            "blocked" if c.status == "ok" and c.id in blocked else c.status,
-            ", ".join(kinds.get(c.id, [])),
-            bool(c.text) and not c.reviewed,
+        found.setdefault(finding.clip_id, []).append(finding)
+    warnings, edited = COLUMNS.index("warnings"), COLUMNS.index("edited")
+    out = []
+    for c in project.clips.values():
+        mine = found.get(c.id, [])
+        analysis = c.analysis or {}
+        tips = {warnings: "\n".join(f"• {f.message}" for f in mine), edited: "\n".join(c.edits)}
+        out.append(
+            (
+                c.id,
+                c.text or "",
+                c.speaker or "",
+                analysis.get("duration_s", 0.0),
+                "blocked" if c.status == "ok" and c.id in blocked else c.status,
+                ", ".join(dict.fromkeys(label(f.kind) for f in mine)),
+                analysis.get("loudness_lufs"),
+                audio_edits(c.edits),
+                bool(c.text) and not c.reviewed,
+                {k: v for k, v in tips.items() if v},
+            )
         )
-        for c in project.clips.values()
-    ]
+    return out
+
+
+AUDIO_EDITS = (("trim", "trimmed"), ("normalize", "normalized"), ("resample", "resampled"), ("set ", "repaired"))
+"""Manifest edit prefixes (``trainer.dataset.jobs.fix``, ``curation.trim_clip``) -> the word the table shows."""
+
+
+def audio_edits(edits: list[str]) -> str:
+    """What the edits did to a clip's audio, for the table: ``"✎ trimmed, normalized"``; ``""`` when nothing.
+
+    The words come from ``AUDIO_EDITS`` in the order first done; text, speaker and exclusion edits are not
+    audio edits (the tooltip lists every edit)."""
+    done = [word for edit in edits for prefix, word in AUDIO_EDITS if edit.startswith(prefix)]
+    done += ["repaired"] if any(e.startswith("remove DC") for e in edits) else []
+    return f"{EDITED_MARK} {', '.join(dict.fromkeys(done))}" if done else ""
 
 
 class ClipTable(QTableView):

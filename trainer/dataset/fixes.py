@@ -14,6 +14,8 @@ caller writes results to the curated copy, never to the original.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 DEFAULT_TARGET_LUFS = -23.0
@@ -96,3 +98,48 @@ def normalize_loudness(
     if peak > 0:
         gain_db = min(gain_db, peak_dbfs - 20 * np.log10(peak))
     return (audio * 10 ** (gain_db / 20)).astype(np.float32), float(gain_db)
+
+
+FIX_WORDS = (("trim", "trimmed"), ("normalize", "normalized"), ("resample", "resampled"), ("set ", "repaired"))
+"""Edit prefixes (``trainer.dataset.jobs.fix``) -> what a person reads ("2 clips normalized")."""
+
+
+def summary(new_edits: Mapping[str, list[str]]) -> str:
+    """What a run of fixes changed, with counts: ``{clip id: the edits it just got}`` ->
+    "Fixed 2 clips: 2 normalized (gain -4.1 to +2.0 dB), 1 resampled (44100 -> 22050 Hz); 1 unchanged".
+    """
+    from engines.words import count
+
+    changed = {i: edits for i, edits in new_edits.items() if edits}
+    parts = []
+    for prefix, word in FIX_WORDS:
+        hits = [e for edits in changed.values() for e in edits if e.startswith(prefix)]
+        clips = sum(1 for edits in changed.values() if any(e.startswith(prefix) for e in edits))
+        if clips:
+            parts.append(f"{clips} {word}{_detail(prefix, hits)}")
+    text = f"Fixed {count(len(changed), 'clip')}" + (f": {', '.join(parts)}" if parts else "")
+    unchanged = len(new_edits) - len(changed)
+    return text + (f"; {unchanged} unchanged (nothing to do)" if unchanged else "")
+
+
+def _detail(prefix: str, edits: list[str]) -> str:
+    """The numbers behind one kind of fix: the gain range of normalizations, the rates of resamplings."""
+    if prefix == "normalize":
+        gains = [float(e.split()[1]) for e in edits]
+        low, high = min(gains), max(gains)
+        return f" (gain {low:+.1f} dB)" if low == high else f" (gain {low:+.1f} to {high:+.1f} dB)"
+    if prefix == "resample":
+        return f" ({', '.join(dict.fromkeys(e.removeprefix('resample ') for e in edits))})"
+    return ""
+
+
+def apply_and_describe(project, clip_ids: list[str] | None = None, **fixes) -> str:
+    """``project.apply_fixes(clip_ids, **fixes)`` (a ``trainer.dataset.project.DatasetProject``), then
+    :func:`summary` of what it changed.
+
+    Raises:
+        Cancelled: as ``apply_fixes`` (its message says how many clips were fixed).
+    """
+    before = {c.id: len(c.edits) for c in project.clips.values()}
+    fixed = project.apply_fixes(clip_ids, **fixes)
+    return summary({i: project.clips[i].edits[before[i] :] for i in fixed})

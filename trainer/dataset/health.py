@@ -8,18 +8,20 @@ Speaking-rate outliers use Tukey's fences: below Q1 - 1.5 IQR or above Q3 + 1.5 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from trainer.dataset.analysis import CORRUPT_PEAK, DC_LIMIT, ClipAnalysis
+from trainer.dataset.analysis import DC_LIMIT, ClipAnalysis
+from trainer.dataset.finding_words import sentence
 
 SEGMENT_S = 8192 / 22050
 """Piper's training segment (``segment_size`` 8,192 samples at 22,050 Hz), seconds."""
 MAX_PHONEME_IDS = 400
 CLIPPED_LIMIT = 0.001
 """More than this share of full-scale samples counts as clipping."""
-LEFT_OUT = "left out of export and the training cache"
 BROKEN_AUDIO = frozenset({"non_finite", "out_of_range"})
 """Finding kinds of broken sample values: such a clip's measures are absurd (a 1e30 sample: +562 LUFS)."""
 
@@ -49,12 +51,25 @@ class ClipRecord:
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem with one clip. ``blocking`` findings make the trainer skip the clip."""
+    """One problem with one clip. ``blocking`` findings make the trainer skip the clip.
+
+    Attributes:
+        clip_id, kind: the clip, and what is wrong (a key of ``trainer.dataset.finding_words.LABELS``).
+        message: the sentence a person reads (``finding_words.sentence(kind, values)``).
+        blocking: the trainer skips the clip.
+        values: the numbers found (seconds, counts, limits), by name.
+    """
 
     clip_id: str
     kind: str
     message: str
     blocking: bool = True
+    values: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+def _finding(clip_id: str, kind: str, blocking: bool = True, **values: Any) -> Finding:
+    """A finding whose message is ``finding_words.sentence(kind, values)``."""
+    return Finding(clip_id, kind, sentence(kind, values), blocking, values)
 
 
 def check(
@@ -64,38 +79,32 @@ def check(
     findings = [f for record in records for f in _clip_findings(record, segment_s, max_phoneme_ids)]
     findings += _no_speaker(records)
     findings += _rate_outliers(records)
-    findings += _duplicates(
-        records, lambda r: " ".join((r.text or "").lower().split()) or None, "duplicate_text", "same text as"
-    )
-    findings += _duplicates(records, lambda r: r.audio_hash, "duplicate_audio", "same audio as")
+    findings += _duplicates(records, lambda r: " ".join((r.text or "").lower().split()) or None, "duplicate_text")
+    findings += _duplicates(records, lambda r: r.audio_hash, "duplicate_audio")
     return findings
 
 
 def _clip_findings(record: ClipRecord, segment_s: float, max_ids: int) -> list[Finding]:
     if record.error or record.analysis is None:
-        return [Finding(record.id, "unreadable", record.error or "not analysed")]
+        return [_finding(record.id, "unreadable", error=record.error or "not analysed")]
     a, out = record.analysis, []
     if not record.text:
-        out.append(Finding(record.id, "no_text", "no transcript"))
+        out.append(_finding(record.id, "no_text"))
     elif not record.reviewed:
-        out.append(Finding(record.id, "unreviewed", "draft transcript, not yet confirmed by a person"))
+        out.append(_finding(record.id, "unreviewed"))
     span = a.speech_span_s
     if span is None:
-        out.append(Finding(record.id, "silent", "no speech detected"))
+        out.append(_finding(record.id, "silent", duration_s=a.duration_s))
     elif span < segment_s:
-        out.append(
-            Finding(
-                record.id, "too_short", f"{span:.2f} s of speech, shorter than one training segment ({segment_s:.2f} s)"
-            )
-        )
+        out.append(_finding(record.id, "too_short", span_s=span, segment_s=segment_s))
     if a.num_phoneme_ids is not None and a.num_phoneme_ids > max_ids:
-        out.append(Finding(record.id, "too_long", f"{a.num_phoneme_ids} phoneme_ids, over the limit of {max_ids}"))
+        out.append(_finding(record.id, "too_long", phoneme_ids=a.num_phoneme_ids, limit=max_ids))
     out += _sample_findings(record.id, a)
     if a.clipped_fraction > CLIPPED_LIMIT and not a.over_full_scale:  # over full scale: out_of_range says it
-        out.append(Finding(record.id, "clipped", f"{a.clipped_fraction:.1%} of samples at full scale", False))
+        out.append(_finding(record.id, "clipped", False, fraction=a.clipped_fraction))
     if a.missing_symbols:
-        symbols = ", ".join(f"{s!r} x{n}" for s, n in sorted(a.missing_symbols.items()))
-        out.append(Finding(record.id, "missing_symbols", f"phonemes not in the voice's map: {symbols}", False))
+        symbols = ", ".join(f"{s!r} ×{n}" for s, n in sorted(a.missing_symbols.items()))
+        out.append(_finding(record.id, "missing_symbols", False, count=len(a.missing_symbols), symbols=symbols))
     return out
 
 
@@ -104,24 +113,13 @@ def _sample_findings(clip_id: str, a: ClipAnalysis) -> list[Finding]:
     denormals (warnings). The Normalize loudness fix clears each of them (``trainer.dataset.fixes.repair``)."""
     out = []
     if a.nonfinite_samples:
-        message = f"{a.nonfinite_samples:,} NaN or infinite samples: {LEFT_OUT}; Normalize loudness sets them to 0"
-        out.append(Finding(clip_id, "non_finite", message))
+        out.append(_finding(clip_id, "non_finite", samples=a.nonfinite_samples))
     if a.peak is not None and a.peak > 1.0:
-        message = f"peak {a.peak:.4g} ({a.peak_dbfs:+.1f} dBFS), {a.over_full_scale:,} samples over full scale (1.0)"
-        if a.peak > CORRUPT_PEAK:
-            message += (
-                f": corrupt sample values (beyond {CORRUPT_PEAK:g}), not loud audio; {LEFT_OUT}; "
-                "Normalize loudness sets them to 0 like NaN, then normalizes the rest: listen to the result"
-            )
-        else:
-            message += f"; {LEFT_OUT}; Normalize loudness scales it under -1 dBFS"
-        out.append(Finding(clip_id, "out_of_range", message))
+        out.append(_finding(clip_id, "out_of_range", peak=a.peak, peak_dbfs=a.peak_dbfs, samples=a.over_full_scale))
     if abs(a.dc_offset) > DC_LIMIT:
-        message = f"DC offset {a.dc_offset:+.3f} (mean sample, over +-{DC_LIMIT}); Normalize loudness removes it"
-        out.append(Finding(clip_id, "dc_offset", message, False))
+        out.append(_finding(clip_id, "dc_offset", False, offset=a.dc_offset))
     if a.denormal_samples:
-        message = f"{a.denormal_samples:,} denormal samples (slow arithmetic); Normalize loudness sets them to 0"
-        out.append(Finding(clip_id, "denormals", message, False))
+        out.append(_finding(clip_id, "denormals", False, samples=a.denormal_samples))
     return out
 
 
@@ -137,9 +135,7 @@ def _no_speaker(records: list[ClipRecord]) -> list[Finding]:
     if len(names) < 2:
         return []
     shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-    message = f"no speaker in a project with {len(names)} speakers ({shown}): {LEFT_OUT}; give it one with Set speaker…"
-    message += " (Dataset page) or voice-studio dataset speaker"
-    return [Finding(r.id, "no_speaker", message) for r in records if not r.speaker]
+    return [_finding(r.id, "no_speaker", speakers=len(names), names=shown) for r in records if not r.speaker]
 
 
 def rate_fences(rates: list[float]) -> tuple[float, float] | None:
@@ -161,26 +157,18 @@ def _rate_outliers(records: list[ClipRecord]) -> list[Finding]:
         return []
     low, high = fences
     return [
-        Finding(
-            clip_id,
-            "rate_outlier",
-            f"{rate:.1f} phonemes/s, outside {low:.1f}..{high:.1f} (a wrong transcript or long pauses?)",
-            False,
-        )
+        _finding(clip_id, "rate_outlier", False, rate=rate, low=low, high=high)
         for clip_id, rate in rated
         if not low <= rate <= high
     ]
 
 
-def _duplicates(records, key, kind: str, wording: str) -> list[Finding]:
+def _duplicates(records, key, kind: str) -> list[Finding]:
     groups: dict[str, list[str]] = defaultdict(list)
     for record in records:
         value = key(record)
         if value is not None:
             groups[value].append(record.id)
     return [
-        Finding(clip_id, kind, f"{wording} {ids[0]}", False)
-        for ids in groups.values()
-        if len(ids) > 1
-        for clip_id in ids[1:]
+        _finding(clip_id, kind, False, other=ids[0]) for ids in groups.values() if len(ids) > 1 for clip_id in ids[1:]
     ]

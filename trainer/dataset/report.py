@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engines.words import count
 from trainer.dataset.export import records
+from trainer.dataset.finding_words import LABELS, label
 from trainer.dataset.health import BROKEN_AUDIO, Finding, check
 from trainer.dataset.project import DatasetProject
 
@@ -75,13 +77,14 @@ class Report:
     def not_counted(self) -> str:
         """Says how many clips the histograms leave out, e.g. ``2 clips with broken sample values not in the
         histograms``; empty when none."""
-        n = self.broken
-        return f"{n} clip{'s' if n != 1 else ''} with broken sample values not in the histograms" if n else ""
+        return f"{count(self.broken, 'clip')} with broken sample values not in the histograms" if self.broken else ""
 
     def by_kind(self) -> dict[str, list[Finding]]:
-        """Findings grouped by kind, kinds in alphabetical order."""
+        """Findings grouped by kind: the kinds the trainer skips first, then warnings, each in the order of
+        ``finding_words.LABELS``."""
+        order = {kind: i for i, kind in enumerate(LABELS)}
         groups: dict[str, list[Finding]] = {}
-        for finding in sorted(self.findings, key=lambda f: f.kind):
+        for finding in sorted(self.findings, key=lambda f: (not f.blocking, order.get(f.kind, len(order)))):
             groups.setdefault(finding.kind, []).append(finding)
         return groups
 
@@ -132,8 +135,7 @@ def to_markdown(report: Report) -> str:
     """The report as Markdown."""
     lines = [f"# Dataset report: {report.name}", ""] + [f"- {k}: {v}" for k, v in _totals(report)] + [""]
     for kind, items in report.by_kind().items():
-        marker = "skipped by the trainer" if items[0].blocking else "warning"
-        lines += [f"## {kind} ({len(items)}, {marker})", ""]
+        lines += [f"## {_heading(kind, items)}", ""]
         lines += [f"- `{f.clip_id}`: {f.message}" for f in items] + [""]
     if not report.findings:
         lines += ["No problems found.", ""]
@@ -155,8 +157,7 @@ def to_html(report: Report) -> str:
         "</ul>",
     ]
     for kind, items in report.by_kind().items():
-        marker = "skipped by the trainer" if items[0].blocking else "warning"
-        parts.append(f"<h2>{e(kind)} ({len(items)}, {marker})</h2><ul>")
+        parts.append(f"<h2>{e(_heading(kind, items))}</h2><ul>")
         parts += [f"<li><code>{e(f.clip_id)}</code>: {e(f.message)}</li>" for f in items]
         parts.append("</ul>")
     if not report.findings:
@@ -172,6 +173,12 @@ def to_html(report: Report) -> str:
         parts.append("</table>")
     parts += ["<h2>Phoneme coverage</h2>", f"<p>{e(_coverage_line(report))}</p>", "</body></html>"]
     return "\n".join(parts)
+
+
+def _heading(kind: str, items: list[Finding]) -> str:
+    """A findings section's heading: "Too long: 2 clips, skipped by the trainer"."""
+    marker = "skipped by the trainer" if items[0].blocking else "warnings"
+    return f"{label(kind).capitalize()}: {count(len(items), 'clip')}, {marker}"
 
 
 def _totals(report: Report) -> list[tuple[str, str]]:

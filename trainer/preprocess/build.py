@@ -22,6 +22,7 @@ import numpy as np
 from trainer.out_folder import holds_only, replace_folder
 from trainer.preprocess.cache import CACHE_VERSION, FILES, CacheSettings, Utterance
 from trainer.preprocess.features import map_digest, spectrogram, training_phoneme_ids
+from trainer.preprocess.status import remember
 from trainer.tasks import Cancelled, TaskState
 
 
@@ -42,7 +43,7 @@ def build_cache(
     ``progress(done, total)`` (or ``state.progress``) counts clips.
 
     Returns:
-        ``out_dir``.
+        ``out_dir`` (created when missing), recorded as the project's cache (``trainer.preprocess.status``).
     Raises:
         Cancelled: ``state`` was cancelled; nothing is written (a cache already in ``out_dir`` stays).
         OutFolderError: ``out_dir`` is a file, holds files that are not an earlier cache, or is (or holds, or
@@ -65,6 +66,7 @@ def build_cache(
     with replace_folder(out, is_cache, project_inputs(project), "training cache folder") as staging:
         utterances = _write_arrays(staging, clips, work, workers, TaskState.of(state, progress))
         _write_manifest(staging, utterances, settings, project.target_config)
+    remember(project, out)  # the Dataset page and the CLI say where it is and whether it is up to date
     return out
 
 
