@@ -21,6 +21,10 @@ from studio.shortcuts import AREAS, PAGE_KEYS, ShortcutsDialog, page_tooltip
 from studio.state import StudioState, Workspace
 
 SMALLEST = QSize(960, 580)
+PREFERRED = QSize(1100, 700)
+"""The window's size at start where the screen has room (else :func:`start_size` shrinks it)."""
+FRAME = QSize(16, 60)
+"""Room left for a window manager's frame and title bar (pixels), so a window that fills the screen shows whole."""
 """The smallest window (px) unless a page needs more: it fits a 1024×640 screen with a window manager's frame.
 Set explicitly because wrapped button rows need more height at a narrow width than the layouts' minimum says."""
 
@@ -35,7 +39,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = settings if settings is not None else Settings.load()
         self.setWindowTitle("Voice Studio")
-        self.resize(1100, 700)
+        self.resize(PREFERRED)
         self.setAcceptDrops(True)
         self.state = StudioState(workspace=Workspace(runs_dir=runs_root))
         found = self.settings.apply(self.state.library, self.state.workspace)
@@ -84,6 +88,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self._build_menus()
         self.setMinimumSize(self.minimumSizeHint().expandedTo(SMALLEST))
+        screen = self.screen()
+        if screen is not None:
+            self.resize(start_size(screen.availableGeometry().size(), self.minimumSize()))
         self.statusBar().showMessage("Ready")
 
     def _build_menus(self) -> None:
@@ -162,3 +169,9 @@ def _plots_out_of_tab_order(page: QWidget) -> None:
 
 def _is_voice_drop(path: Path) -> bool:
     return path.suffix.lower() in (".onnx", ".ckpt") or path.is_dir()
+
+
+def start_size(available: QSize, smallest: QSize) -> QSize:
+    """The window's size at start: :data:`PREFERRED` within the screen's ``available`` area less the frame, but
+    never under ``smallest`` (a 1024×640 laptop screen gets 1008×580, not a window whose right side is off it)."""
+    return PREFERRED.boundedTo(available - FRAME).expandedTo(smallest)

@@ -207,3 +207,15 @@ def test_a_long_candidate_label_leaves_the_leaderboard_measures_in_view(qtbot, t
     view.set_rows([Row(label=f"{long}{n}", model_path=tmp_path / f"{n}.onnx", val_mel=0.5 + n) for n in range(2)])
     assert view.table.columnWidth(0) == LABEL_WIDTH
     assert view.table.columnWidth(1) >= view.table.horizontalHeader().sectionSizeHint(1)  # the measures: whole
+
+
+def test_the_window_starts_within_a_small_screen():
+    """On a 1024×640 screen the window starts inside it (less the frame), on a large one at its preferred size."""
+    from PySide6.QtCore import QSize
+
+    from studio.main_window import PREFERRED, SMALLEST, start_size
+
+    small = start_size(QSize(1024, 640), SMALLEST)
+    assert small.width() <= 1024 - 16 and small.height() <= 640 - 40
+    assert small.width() >= SMALLEST.width() and small.height() >= SMALLEST.height()
+    assert start_size(QSize(1920, 1080), SMALLEST) == PREFERRED
