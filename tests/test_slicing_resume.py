@@ -86,6 +86,21 @@ def test_a_resumed_recording_keeps_its_first_cuts_and_says_so(reading, full, tmp
     assert _spans(project) == full
 
 
+def test_an_import_between_takes_no_id_the_resumed_slicing_will_make(reading, full, tmp_path):
+    """A recording named like a draft not made yet (part_00N.wav), imported while the slicing is cut short, gets
+    another id; slicing again still makes that draft, at its cut."""
+    project = DatasetProject.create(tmp_path / "project")
+    with pytest.raises(Cancelled):
+        project.slice_recordings([reading], OPTIONS, recognizer=None, workers=1, state=_cancel_at_draft(2))
+    last = sorted(full)[-1]
+    audio, rate = soundfile.read(str(reading), dtype="float32")
+    soundfile.write(str(tmp_path / f"{last}.wav"), audio[: 2 * rate], rate)
+    imported = project.import_sources([tmp_path / f"{last}.wav"], workers=1).added
+    assert imported == [f"{last}_2"]
+    project.slice_recordings([reading], OPTIONS, recognizer=None, workers=1)
+    assert {i: s for i, s in _spans(project).items() if i != imported[0]} == full
+
+
 def test_a_slicing_killed_before_its_mark_is_finished_on_the_next_run(reading, full, tmp_path):
     """Every draft made but the recording not yet marked sliced (killed between the two writes): slicing again
     drafts nothing, marks it and says it is sliced in full."""

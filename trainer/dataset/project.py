@@ -249,7 +249,9 @@ class DatasetProject:
     def _new_id(self, clip: SourceClip, taken: set[str]) -> str:
         base = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in clip.audio.stem) or "clip"
         candidate, n = base, 1
-        while candidate in self.clips or candidate in taken:
+        # the ids a slicing cut short has still to make (slicing again resumes it) are taken too
+        pending = {p.clip_id(i) for p in self.slicings if not p.complete for i in range(len(p.spans))}
+        while candidate in self.clips or candidate in taken or candidate in pending:
             n += 1
             candidate = f"{base}_{n}"
         return candidate

@@ -92,14 +92,16 @@ def _sort_out(project, paths: list, options: SliceOptions, result) -> tuple[list
     known = {(c.source, c.source_sha256) for c in project.clips.values()}
     resumed: list[SlicePlan] = []
     recordings: list[Recording] = []
+    seen: set[tuple[str, str]] = set()
     for path in map(Path, paths):
         key = (str(path), sha256_file(path))
         plan = plans.get(key)
-        if plan in resumed or any((str(r.path), r.digest) == key for r in recordings):
+        if key in seen:
             continue  # named twice
+        seen.add(key)
         if plan is None and key in known:  # sliced (or imported) before plans were recorded: cuts unknown
             result.unchanged += 1
-            result.earlier.append(f"{path.name} already sliced")
+            result.earlier.append(f"{path.name} already in the project (added, or sliced before cuts were recorded)")
         elif plan is None:
             base = project._slice_base(path, {r.base for r in recordings} | {p.base for p in project.slicings})
             recordings.append(Recording(path=path, digest=key[1], base=base))
