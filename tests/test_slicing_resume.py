@@ -173,9 +173,10 @@ def test_cli_ctrl_c_says_slicing_again_resumes(reading, full, tmp_path):
 
 
 @pytest.mark.gui
-def test_page_slices_again_to_resume_and_then_skips(qtbot, reading, full, tmp_path):
-    """On the Dataset page: Cancel after a few drafts says slicing again resumes; Slice again drafts the rest,
-    says how many were already made and selects the recording's drafts; a third Slice says it is sliced in full."""
+def test_page_slices_again_to_resume_and_then_skips(qtbot, tmp_path):
+    """On the Dataset page, the whole 44 s reading: Cancel after a few PocketSphinx drafts says slicing again
+    resumes; Slice again drafts the rest at the recorded cuts, says how many were already made and selects the
+    recording's drafts; a third Slice says it is sliced in full."""
     from PySide6.QtCore import Qt
 
     from engines.words import count
@@ -183,6 +184,7 @@ def test_page_slices_again_to_resume_and_then_skips(qtbot, reading, full, tmp_pa
     from studio.state import Workspace
     from trainer.dataset.slicing_run import Drafting
 
+    reading = shared_path("corpus", "real-speech", "long", "two_cities.wav")
     page = DatasetPage(Workspace(dataset_project=tmp_path / "project"))
     qtbot.addWidget(page)
     left = Qt.MouseButton.LeftButton
@@ -191,17 +193,19 @@ def test_page_slices_again_to_resume_and_then_skips(qtbot, reading, full, tmp_pa
     task.status.connect(lambda s: s.startswith("Recognising draft 2 of") and qtbot.mouseClick(cancel, left))
     qtbot.waitUntil(lambda: not page.is_busy(), timeout=120_000)
     assert page.hint.text().endswith("kept; slicing again resumes"), page.hint.text()
+    plan = page.project().slicings[0]
+    full = {plan.clip_id(i): [round(s, 3), round(e, 3)] for i, (s, e) in enumerate(plan.spans)}
     kept = page.model.rowCount()
     assert 1 <= kept < len(full)
     page.slice_paths([reading], OPTIONS, Drafting(recognizer=None))
     qtbot.waitUntil(lambda: not page.is_busy(), timeout=120_000)
     assert page.hint.text() == (
         f"{count(len(full) - kept, 'utterance')} added as clips: type their texts; "
-        f"part.wav resumed: {kept} of {len(full)} drafts already made"
+        f"two_cities.wav resumed: {kept} of {len(full)} drafts already made"
     )
     assert page.model.rowCount() == len(full) and sorted(page.selected_ids()) == sorted(full)
     assert _spans(page.project()) == full
     page.slice_paths([reading], OPTIONS, Drafting(recognizer=None))
     qtbot.waitUntil(lambda: not page.is_busy(), timeout=120_000)
-    assert page.hint.text() == f"No utterance added; part.wav already sliced: all {len(full)} drafts made"
+    assert page.hint.text() == f"No utterance added; two_cities.wav already sliced: all {len(full)} drafts made"
     assert page.model.rowCount() == len(full)
