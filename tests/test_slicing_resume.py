@@ -158,11 +158,12 @@ def test_cli_ctrl_c_says_slicing_again_resumes(reading, full, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(Path.cwd())}
     log = tmp_path / "stderr.txt"
     with log.open("w") as stderr:
-        process = subprocess.Popen(_cli(reading, folder, "pocketsphinx"), env=env, stderr=stderr)  # slower drafts
+        cli = _cli(reading, folder, "pocketsphinx")  # slower drafts
+        process = subprocess.Popen(cli, env=env, stderr=stderr, start_new_session=True)
     deadline = time.monotonic() + 120
     while _drafts_on_disk(folder) < 1 and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    process.send_signal(signal.SIGINT)  # to the CLI only, as a terminal's Ctrl+C reaches it first
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal sends Ctrl+C: to the CLI and its workers
     process.wait(timeout=120)
     err = log.read_text()
     assert process.returncode == 130, err
@@ -209,3 +210,22 @@ def test_page_slices_again_to_resume_and_then_skips(qtbot, tmp_path):
     qtbot.waitUntil(lambda: not page.is_busy(), timeout=120_000)
     assert page.hint.text() == f"No utterance added; two_cities.wav already sliced: all {len(full)} drafts made"
     assert page.model.rowCount() == len(full)
+
+
+def test_cli_ctrl_c_import_names_the_kept_clips_speaker(tmp_path):
+    """The sibling: ``dataset import --speaker`` Ctrl+C'd gives the clips it kept the speaker too."""
+    folder = tmp_path / "project"
+    log = tmp_path / "stderr.txt"
+    source = shared_path("corpus", "target-voice")
+    cli = [sys.executable, "-m", "studio", "dataset", "import", str(source), "--project", str(folder)]
+    with log.open("w") as stderr:
+        process = subprocess.Popen(cli + ["--speaker", "bob"], stderr=stderr, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while _drafts_on_disk(folder) < 1 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)
+    process.wait(timeout=120)
+    err = log.read_text()
+    assert process.returncode == 130 and "import again to go on" in err, err
+    clips = DatasetProject(folder).clips.values()
+    assert 0 < len(clips) < 240 and {clip.speaker for clip in clips} == {"bob"}, err
