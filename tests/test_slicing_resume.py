@@ -229,3 +229,27 @@ def test_cli_ctrl_c_import_names_the_kept_clips_speaker(tmp_path):
     assert process.returncode == 130 and "import again to go on" in err, err
     clips = DatasetProject(folder).clips.values()
     assert 0 < len(clips) < 240 and {clip.speaker for clip in clips} == {"bob"}, err
+
+
+@pytest.mark.gui
+def test_studio_closed_mid_slicing_resumes_on_the_next_slice(qtbot, reading, full, tmp_path):
+    """The window closed while slicing (the page's ``shutdown``): the drafts made are kept; a page opened on the
+    project afterwards resumes the recording to the full run's drafts."""
+    from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
+    from trainer.dataset.slicing_run import Drafting
+
+    folder = tmp_path / "project"
+    page = DatasetPage(Workspace(dataset_project=folder))
+    qtbot.addWidget(page)
+    page.slice_paths([reading], OPTIONS, Drafting(recognizer="pocketsphinx"))
+    qtbot.waitUntil(lambda: _drafts_on_disk(folder) >= 1, timeout=120_000)
+    page.shutdown()
+    kept = len(DatasetProject(folder).clips)
+    assert 1 <= kept < len(full)
+    reopened = DatasetPage(Workspace(dataset_project=folder))
+    qtbot.addWidget(reopened)
+    reopened.slice_paths([reading], OPTIONS, Drafting(recognizer=None))
+    qtbot.waitUntil(lambda: not reopened.is_busy(), timeout=120_000)
+    assert f"part.wav resumed: {kept} of {len(full)} drafts already made" in reopened.hint.text()
+    assert _spans(reopened.project()) == full
