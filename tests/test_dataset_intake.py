@@ -167,7 +167,7 @@ def test_slicing_moves_can_be_cancelled_and_keeps_and_selects_its_drafts(page, q
     assert re.search(r" · \d+ of \d+ s of audio$", statuses[-1]) and shown.bar.maximum() > 30
     qtbot.mouseClick(shown.cancel_button, Qt.MouseButton.LeftButton)
     _wait(qtbot, page)
-    said = re.fullmatch(r"Slicing cancelled: (\d+) drafts? of (\d+) kept", page.hint.text())
+    said = re.fullmatch(r"Slicing cancelled: (\d+) drafts? of (\d+) kept; slicing again resumes", page.hint.text())
     assert said, page.hint.text()
     kept, total = int(said[1]), int(said[2])
     assert 2 <= kept < total and len(set(values)) >= 3 and values == sorted(values)

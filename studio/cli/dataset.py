@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from engines.words import count
 from studio.cli.dataset_parser import NO_RECOGNIZER
@@ -150,7 +152,8 @@ def _check_slicing(args: argparse.Namespace) -> None:
 
 def _import(project, args) -> int:
     state = _task("analysed")
-    result = project.import_sources(args.sources, args.workers, state=state)
+    with _naming_kept(project, args.speaker):
+        result = project.import_sources(args.sources, args.workers, state=state)
     for problem in result.problems:
         print(f"skipped: {problem}", file=sys.stderr)
     for clip_id in result.failed:
@@ -165,6 +168,19 @@ def _import(project, args) -> int:
     _name_speaker(project, result.added, args.speaker)
     _print_blocked(project, result.added)
     return 0 if result.added or result.unchanged else 1
+
+
+@contextmanager
+def _naming_kept(project, speaker: str | None) -> Iterator[None]:
+    """On a Ctrl+C'd import or slicing, give the clips it kept the ``--speaker`` name too (:func:`_name_speaker`)."""
+    from trainer.tasks import Cancelled
+
+    try:
+        yield
+    except Cancelled as exc:
+        if exc.partial is not None:
+            _name_speaker(project, exc.partial.added, speaker)
+        raise
 
 
 def _name_speaker(project, added: list[str], speaker: str | None) -> None:
@@ -212,14 +228,17 @@ def _slice(project, args) -> int:
     recognizer = None if args.recognizer == NO_RECOGNIZER else args.recognizer
     options = SliceOptions(min_s=args.min, max_s=args.max, min_pause_s=args.min_pause)
     state = _task("sliced")
-    result = project.slice_recordings(
-        args.sources, options, recognizer, args.model, args.workers, language=args.language, state=state
-    )
+    with _naming_kept(project, args.speaker):
+        result = project.slice_recordings(
+            args.sources, options, recognizer, args.model, args.workers, language=args.language, state=state
+        )
+    for line in result.earlier:
+        print(line, file=sys.stderr)
     for problem in result.problems:
         print(f"failed: {problem}", file=sys.stderr)
     for note in result.notes:
         print(f"warning: {note}", file=sys.stderr)
-    _name_speaker(project, result.added, args.speaker)
+    _name_speaker(project, result.resumed + result.added, args.speaker)
     for clip_id in result.added:
         clip = project.clips[clip_id]
         print(f"{clip_id}\t{clip.span[0]:.2f}-{clip.span[1]:.2f} s\t{clip.text or ''}")

@@ -125,7 +125,8 @@ class DatasetActions(DatasetJobs):
     def slice_paths(self, paths: list[Path], options=None, drafting=None) -> Task | None:
         """Slice long recordings into draft clips in the background (``trainer.dataset.slicing_run``: ``options``
         a ``SliceOptions``, ``drafting`` a ``Drafting``; default PocketSphinx drafts). The new drafts are
-        selected and scrolled to when it ends, the kept ones too after a Cancel."""
+        selected and scrolled to when it ends (with those of a resumed recording made before), the kept ones
+        after a Cancel; slicing a recording again resumes it (``trainer.dataset.slicing_run``)."""
         from engines.words import count
         from trainer.dataset.slicing_run import Drafting
 
@@ -139,14 +140,13 @@ class DatasetActions(DatasetJobs):
         def describe(r) -> str:
             what = "drafts: check each text, then Confirm texts" if drafting.recognizer else "clips: type their texts"
             text = f"{count(len(r.added), 'utterance')} added as {what}" if r.added else "No utterance added"
-            if r.unchanged:
-                text += f"; {count(r.unchanged, 'recording')} already sliced"
-            return "; ".join([text, *(f"failed: {p}" for p in r.problems), *(f"warning: {n}" for n in r.notes)])
+            lines = [*r.earlier, *(f"failed: {p}" for p in r.problems), *(f"warning: {n}" for n in r.notes)]
+            return "; ".join([text, *lines])  # earlier: each recording resumed or already sliced, by name
 
         task = self.run_job("Slicing", work, describe, create=True, cancellable=True)
         if task is not None:
             task.progress.connect(lambda *_: self._rows_soon())
-            task.done.connect(lambda r: self.select(r.added))  # after the page's reload (connected first)
+            task.done.connect(lambda r: self.select(r.resumed + r.added))  # after the page's reload (connected first)
             task.cancelled.connect(lambda exc: self.select(exc.partial.added if exc.partial else []))
         return task
 

@@ -1,9 +1,10 @@
 """A dataset project's manifest: the versioned record of every clip, and reading and writing it.
 
 ``manifest.json`` holds the manifest version, the voice config texts are measured
-against, and one :class:`ClipEntry` per clip (source, hash, text, status,
-measurements, edits). Older versions are brought up to date when read
-(:func:`migrate`); writes are atomic.
+against, one :class:`ClipEntry` per clip (source, hash, text, status,
+measurements, edits) and one :class:`SlicePlan` per long recording sliced or being sliced
+(``slicings``; optional: a version 2 manifest without it has none). Older versions
+are brought up to date when read (:func:`migrate`); writes are atomic.
 """
 
 from __future__ import annotations
@@ -54,6 +55,31 @@ class ClipEntry:
     span: list[float] | None = None
 
 
+@dataclass(kw_only=True)
+class SlicePlan:
+    """Where a long recording is cut (``trainer.dataset.slicing_run``), recorded before its first draft is made.
+
+    Attributes:
+        source, source_sha256: the recording's path and the digest of its bytes.
+        base: its clips' name prefix: the clip of ``spans[n - 1]`` is ``BASE_00n`` (``f"{base}_{n:03d}"``).
+        spans: ``[start_s, end_s]`` of each utterance, in the recording's order.
+        options: the ``trainer.dataset.slicing.SliceOptions`` (as a dict) that found ``spans``.
+        complete: set, in the same atomic manifest write as its last draft, once every utterance has its clip;
+            until then slicing the recording again drafts the utterances that have none.
+    """
+
+    source: str
+    source_sha256: str
+    base: str
+    spans: list[list[float]]
+    options: dict[str, Any] = field(default_factory=dict)
+    complete: bool = False
+
+    def clip_id(self, index: int) -> str:
+        """The id of the clip of ``spans[index]`` (``index`` from 0)."""
+        return f"{self.base}_{index + 1:03d}"
+
+
 def migrate(document: dict[str, Any], path: Path) -> dict[str, Any]:
     """Bring a manifest up to ``MANIFEST_VERSION``; version 1 lacked ``reviewed`` and ``span``.
 
@@ -81,28 +107,36 @@ class NotAProject(MetadataError):
         )
 
 
-def read_manifest(path: Path) -> tuple[str | None, dict[str, ClipEntry]]:
-    """Read ``manifest.json``, migrated to ``MANIFEST_VERSION``: the voice config path (or ``None``), the clips by id.
+def read_manifest(path: Path) -> tuple[str | None, dict[str, ClipEntry], list[SlicePlan]]:
+    """Read ``manifest.json``, migrated to ``MANIFEST_VERSION``: the voice config path (or ``None``), the clips by
+    id, and the slicing plans (:class:`SlicePlan`).
 
     Raises:
         MetadataError: a manifest that cannot be read (names the file and field).
         ValueError: a manifest version this code does not know (:func:`migrate`).
     """
     raw = read_json_object(path, MetadataError)
-    if not isinstance(raw.get("clips", []), list):
-        raise MetadataError(path, "must be a list of clips", "clips")
+    for key in ("clips", "slicings"):
+        if not isinstance(raw.get(key, []), list):
+            raise MetadataError(path, f"must be a list of {key}", key)
     raw = migrate(raw, path)
     if not isinstance(raw.get("voice_config"), str | None):
         raise MetadataError(path, f"must be a path or null, got {raw['voice_config']!r}", "voice_config")
     clips = [record(ClipEntry, c, path, f"clips[{i}]", MetadataError) for i, c in enumerate(raw.get("clips", []))]
-    return raw.get("voice_config"), {c.id: c for c in clips}
+    plans = [record(SlicePlan, p, path, f"slicings[{i}]", MetadataError) for i, p in enumerate(raw.get("slicings", []))]
+    return raw.get("voice_config"), {c.id: c for c in clips}, plans
 
 
-def write_manifest(path: Path, voice_config: str | None, clips: dict[str, ClipEntry]) -> None:
-    """Write ``manifest.json`` atomically at ``MANIFEST_VERSION`` with the clips in their order."""
-    document = {
+def write_manifest(
+    path: Path, voice_config: str | None, clips: dict[str, ClipEntry], slicings: list[SlicePlan] | None = None
+) -> None:
+    """Write ``manifest.json`` atomically at ``MANIFEST_VERSION`` with the clips in their order (and the slicing
+    plans, when there are any)."""
+    document: dict[str, Any] = {
         "version": MANIFEST_VERSION,
         "voice_config": voice_config,
         "clips": [asdict(c) for c in clips.values()],
     }
+    if slicings:
+        document["slicings"] = [asdict(p) for p in slicings]
     write_text(path, json.dumps(document, ensure_ascii=False, indent=1))

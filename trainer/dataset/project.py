@@ -30,7 +30,7 @@ from pathlib import Path
 
 from engines.files import sha256_file
 from trainer.dataset import jobs
-from trainer.dataset.manifest import ClipEntry, NotAProject, read_manifest, write_manifest
+from trainer.dataset.manifest import ClipEntry, NotAProject, SlicePlan, read_manifest, write_manifest
 from trainer.dataset.sources import SourceClip, scan
 from trainer.dataset.workers import run_jobs
 from trainer.out_folder import check_folder_path
@@ -58,6 +58,11 @@ class ImportResult:
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """Warnings that stop nothing (slicing: the recording's speaker may differ from the dataset's)."""
+    earlier: list[str] = field(default_factory=list)
+    """What slicing found done before, one line a recording: ``two_cities.wav resumed: 5 of 12 drafts already
+    made`` or ``two_cities.wav already sliced: all 12 drafts made``."""
+    resumed: list[str] = field(default_factory=list)
+    """Slicing: the drafts an earlier, cut short slicing of the recordings resumed now had made."""
 
 
 class DatasetProject:
@@ -81,6 +86,8 @@ class DatasetProject:
             raise NotAProject(self.folder)
         self.voice_config: str | None = None
         """The Piper ``.onnx.json`` texts are measured against (``None``: the embedded voice's)."""
+        self.slicings: list[SlicePlan] = []
+        """Where each long recording sliced (or being sliced) is cut (``trainer.dataset.slicing_run``)."""
         self.clips: dict[str, ClipEntry] = self._read_manifest()
 
     @classmethod
@@ -104,12 +111,12 @@ class DatasetProject:
     def _read_manifest(self) -> dict[str, ClipEntry]:
         if not self.manifest_path.exists():
             return {}
-        self.voice_config, clips = read_manifest(self.manifest_path)
+        self.voice_config, clips, self.slicings = read_manifest(self.manifest_path)
         return clips
 
     def save(self) -> None:
         """Write the manifest atomically."""
-        write_manifest(self.manifest_path, self.voice_config, self.clips)
+        write_manifest(self.manifest_path, self.voice_config, self.clips, self.slicings)
 
     def import_sources(
         self,
@@ -215,11 +222,13 @@ class DatasetProject:
 
         ``recognizer``/``model``/``language`` choose the drafts (``trainer.dataset.recognizers``; ``None``:
         no drafts). Clips are named ``STEM_001``... and stay unreviewed until their text is confirmed; a
-        recording already sliced (same path and content) is skipped. ``progress(done, total)`` (or
-        ``state.progress``) counts seconds of audio drafted; ``notes`` of the result hold speaker warnings.
+        recording partly sliced (same path and content) is resumed, one completely sliced is skipped (both said
+        in the result's ``earlier``). ``progress(done, total)`` (or ``state.progress``) counts seconds of audio
+        drafted; ``notes`` of the result hold speaker warnings.
 
         Raises:
-            Cancelled: ``state`` was cancelled; the drafts made until then are in the manifest.
+            Cancelled: ``state`` was cancelled; the drafts made until then are in the manifest, and slicing
+                again resumes.
         """
         from trainer.dataset.slicing import SliceOptions
         from trainer.dataset.slicing_run import Drafting, slice_into
@@ -240,7 +249,9 @@ class DatasetProject:
     def _new_id(self, clip: SourceClip, taken: set[str]) -> str:
         base = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in clip.audio.stem) or "clip"
         candidate, n = base, 1
-        while candidate in self.clips or candidate in taken:
+        # the ids a slicing cut short has still to make (slicing again resumes it) are taken too
+        pending = {p.clip_id(i) for p in self.slicings if not p.complete for i in range(len(p.spans))}
+        while candidate in self.clips or candidate in taken or candidate in pending:
             n += 1
             candidate = f"{base}_{n}"
         return candidate

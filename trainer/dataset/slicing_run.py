@@ -10,20 +10,26 @@ Three steps, each reported through the ``trainer.tasks.TaskState``:
    ``state.status("Recognising draft n of m …")``. The manifest is saved after every draft, so a Cancel keeps
    every draft made (those in flight included) and :class:`~trainer.tasks.Cancelled` says how many.
 
-Clips are named ``STEM_001``... and stay unreviewed until their text is confirmed. A recording already sliced
-(same path and content, even in part) is skipped.
+Clips are named ``STEM_001``... and stay unreviewed until their text is confirmed.
+
+Slicing is resumable: once its pauses are found, a recording's cuts are recorded in the manifest
+(``trainer.dataset.manifest.SlicePlan``) before any draft is made, and marked complete in the same atomic
+manifest write as its last draft. Slicing a recording again (same path and content) whose plan is not complete
+(a Cancel, Ctrl+C, the studio closed, a kill, a draft that failed) drafts only the utterances that have no clip
+yet, at the recorded cuts and with the recorded ids, so the drafts are those of one uninterrupted run; a
+complete one is skipped. Each is said in the result's ``earlier``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engines.files import sha256_file
 from engines.words import count
 from trainer.dataset import jobs
-from trainer.dataset.manifest import ClipEntry
+from trainer.dataset.manifest import ClipEntry, SlicePlan
 from trainer.dataset.slicing import SliceOptions
 from trainer.dataset.workers import run_jobs
 from trainer.tasks import Cancelled, TaskState
@@ -60,11 +66,12 @@ def slice_into(
     state: TaskState,
 ) -> ImportResult:
     """Slice ``paths`` into ``project`` (a ``DatasetProject``); returns its ``ImportResult`` (``notes``: speaker
-    warnings). See the module docstring.
+    warnings; ``earlier``: recordings resumed or skipped as already sliced). See the module docstring.
 
     Raises:
         RecognizerError: the recognizer is unknown, not installed, has no such language, or needs a model.
-        Cancelled: ``state`` was cancelled; the drafts made until then are in the manifest (``partial``).
+        Cancelled: ``state`` was cancelled; the drafts made until then are in the manifest (``partial``), and
+            slicing the same recordings again resumes.
     """
     from trainer.dataset import recognizers
     from trainer.dataset.project import ImportResult
@@ -72,53 +79,90 @@ def slice_into(
     if drafting.recognizer:
         recognizers.check(drafting.recognizer, drafting.model, drafting.language)
     result = ImportResult()
-    recordings = _new_recordings(project, paths, result)
-    if not recordings:
-        return result
+    resumed, recordings = _sort_out(project, paths, options, result)
+    plans = _find_pauses(project, recordings, options, workers, state, result) if recordings else []
+    _check_speakers(project, recordings, plans, state, result)
+    _draft(project, resumed + plans, drafting, workers, state, result)
+    return result
+
+
+def _sort_out(project, paths: list, options: SliceOptions, result) -> tuple[list[SlicePlan], list[Recording]]:
+    """The plans to resume, and the recordings never sliced; the others (complete) are skipped and said."""
+    plans = {(p.source, p.source_sha256): p for p in project.slicings}
+    known = {(c.source, c.source_sha256) for c in project.clips.values()}
+    resumed: list[SlicePlan] = []
+    recordings: list[Recording] = []
+    seen: set[tuple[str, str]] = set()
+    for path in map(Path, paths):
+        key = (str(path), sha256_file(path))
+        plan = plans.get(key)
+        if key in seen:
+            continue  # named twice
+        seen.add(key)
+        if plan is None and key in known:  # sliced (or imported) before plans were recorded: cuts unknown
+            result.unchanged += 1
+            result.earlier.append(f"{path.name} already in the project (added, or sliced before cuts were recorded)")
+        elif plan is None:
+            base = project._slice_base(path, {r.base for r in recordings} | {p.base for p in project.slicings})
+            recordings.append(Recording(path=path, digest=key[1], base=base))
+        elif _missing(project, plan):
+            resumed.append(plan)
+            result.earlier.append(_resuming(project, plan, options))
+            result.resumed.extend(i for i in map(plan.clip_id, range(len(plan.spans))) if i in project.clips)
+        else:
+            _finish(project, plan)  # every draft was made, the mark not yet written (killed between the two)
+            result.unchanged += 1
+            result.earlier.append(f"{path.name} already sliced: all {count(len(plan.spans), 'draft')} made")
+    return resumed, recordings
+
+
+def _missing(project, plan: SlicePlan) -> list[int]:
+    """Indexes in ``plan.spans`` of the utterances with no clip yet (none once the plan is complete)."""
+    return [] if plan.complete else [i for i in range(len(plan.spans)) if plan.clip_id(i) not in project.clips]
+
+
+def _finish(project, plan: SlicePlan) -> None:
+    """Mark ``plan`` complete (and save) once every utterance has its clip."""
+    if not plan.complete and not _missing(project, plan):
+        plan.complete = True
+        project.save()
+
+
+def _resuming(project, plan: SlicePlan, options: SliceOptions) -> str:
+    made = len(plan.spans) - len(_missing(project, plan))
+    line = f"{Path(plan.source).name} resumed: {made} of {count(len(plan.spans), 'draft')} already made"
+    if plan.options and plan.options != asdict(options):
+        line += " (cut where its first slicing chose, not with the options given now)"
+    return line
+
+
+def _find_pauses(project, recordings: list[Recording], options, workers, state: TaskState, result) -> list:
+    """A plan for each recording whose pauses were found (``None`` where it could not be read or has no
+    utterance: a problem), recorded in the manifest before any draft is made."""
     state.status(f"Finding the pauses in {', '.join(r.path.name for r in recordings)}…")
     found = dict(run_jobs(jobs.find_utterances, [(str(r.path), options) for r in recordings], workers, state))
     if state.is_cancelled():
         raise Cancelled("Slicing cancelled while finding the pauses: no draft was made", partial=result)
-    drafts = _draft_jobs(project, recordings, found, drafting, result)
-    _check_speakers(project, recordings, found, state, result)
-    _draft(project, drafts, drafting, workers, state, result)
-    return result
-
-
-def _new_recordings(project, paths: list, result) -> list[Recording]:
-    known = {(c.source, c.source_sha256) for c in project.clips.values()}
-    recordings: list[Recording] = []
-    for path in map(Path, paths):
-        digest = sha256_file(path)
-        if (str(path), digest) in known:
-            result.unchanged += 1
-            continue
-        base = project._slice_base(path, {r.base for r in recordings})
-        recordings.append(Recording(path=path, digest=digest, base=base))
-    return recordings
-
-
-def _draft_jobs(project, recordings: list[Recording], found: dict, drafting: Drafting, result) -> list:
-    """``(recording, job)`` for each utterance found; a recording that could not be read is a problem."""
-    how = (drafting.recognizer, drafting.model, drafting.language)
-    drafts = []
+    plans: list = []
     for index, recording in enumerate(recordings):
-        if "error" in found[index]:
-            result.problems.append(f"{recording.path}: {found[index]['error']}")
+        spans = found[index].get("spans")
+        if not spans:
+            result.problems.append(f"{recording.path}: {found[index].get('error', 'no utterance found')}")
+            plans.append(None)
             continue
-        for n, span in enumerate(found[index]["spans"], start=1):
-            clip_id = f"{recording.base}_{n:03d}"
-            target = str(project.clip_path(clip_id))
-            job = (str(recording.path), target, clip_id, tuple(span), how, project.target_config)
-            drafts.append((recording, job))
-    return drafts
+        source, digest, base = str(recording.path), recording.digest, recording.base
+        plans.append(SlicePlan(source=source, source_sha256=digest, base=base, spans=spans, options=asdict(options)))
+    project.slicings.extend(p for p in plans if p)
+    project.save()
+    return plans
 
 
-def _check_speakers(project, recordings: list[Recording], found: dict, state: TaskState, result) -> None:
+def _check_speakers(project, recordings: list[Recording], plans: list, state: TaskState, result) -> None:
+    """The speaker check of each recording sliced for the first time (a resumed one was checked then)."""
     from trainer.dataset.speaker_check import REFERENCE_CLIPS, check_speaker
 
-    for index, recording in enumerate(recordings):
-        if "error" in found[index] or state.is_cancelled() or not project.clips:
+    for recording, plan in zip(recordings, plans, strict=True):
+        if plan is None or state.is_cancelled() or not project.clips:
             continue
         state.status(f"Comparing the speaker of {recording.path.name} with up to {REFERENCE_CLIPS} dataset clips…")
         note = check_speaker(project, recording.path).note
@@ -126,27 +170,45 @@ def _check_speakers(project, recordings: list[Recording], found: dict, state: Ta
             result.notes.append(note)
 
 
-def _draft(project, drafts: list, drafting: Drafting, workers, state: TaskState, result) -> None:
-    spans = [job[3] for _, job in drafts]
+def _draft(project, plans: list, drafting: Drafting, workers, state: TaskState, result) -> None:
+    """Draft every utterance of ``plans`` (``None``: skipped) without a clip; each plan is marked complete with
+    its last draft."""
+    how = (drafting.recognizer, drafting.model, drafting.language)
+    drafts = [(plan, i) for plan in plans if plan for i in _missing(project, plan)]
+    work = [_job(project, plan, i, how) for plan, i in drafts]
+    spans = [job[3] for job in work]
     total_s, done_s, made = sum(e - s for s, e in spans), 0.0, 0
     origin = f"draft ({drafting.recognizer})" if drafting.recognizer else ""
     _report(state, 0, len(drafts), 0.0, total_s)
-    for index, outcome in run_jobs(jobs.draft_clip, [job for _, job in drafts], workers, state):
-        recording, job = drafts[index]
+    for index, outcome in run_jobs(jobs.draft_clip, work, workers, state):
+        plan = drafts[index][0]
         if "error" in outcome:
             result.problems.append(outcome["error"])
         else:
-            source, digest = str(recording.path), recording.digest
-            entry = ClipEntry(source=source, source_sha256=digest, text_origin=origin, reviewed=False, **outcome)
+            entry = ClipEntry(
+                source=plan.source, source_sha256=plan.source_sha256, text_origin=origin, reviewed=False, **outcome
+            )
             project.clips[entry.id] = entry
             result.added.append(entry.id)
-            project.save()
+            plan.complete = not _missing(project, plan)
+            project.save()  # the draft and, with the last one, its recording's mark: one atomic write
         made, done_s = made + 1, done_s + spans[index][1] - spans[index][0]
         _report(state, made, len(drafts), done_s, total_s)
     if made < len(drafts):
         kept = f"{count(len(result.added), 'draft')} of {len(drafts)} kept" if result.added else "no draft was made"
         warnings = "".join(f"; warning: {note}" for note in result.notes)  # said even when cut short
-        raise Cancelled(f"Slicing cancelled: {kept}{warnings}", done=made, total=len(drafts), partial=result)
+        raise Cancelled(
+            f"Slicing cancelled: {kept}; slicing again resumes{warnings}",
+            done=made,
+            total=len(drafts),
+            partial=result,
+        )
+
+
+def _job(project, plan: SlicePlan, index: int, how: tuple) -> tuple:
+    """The ``trainer.dataset.jobs.draft_clip`` job of ``plan.spans[index]``."""
+    clip_id = plan.clip_id(index)
+    return (plan.source, str(project.clip_path(clip_id)), clip_id, tuple(plan.spans[index]), how, project.target_config)
 
 
 def _report(state: TaskState, made: int, drafts: int, done_s: float, total_s: float) -> None:
