@@ -10,10 +10,11 @@ Pre-flight checks, the resample fix and export run off the GUI thread.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -28,8 +29,9 @@ from studio.pages.train_actions import TrainActions
 from studio.pages.train_board import TrainBoard
 from studio.state import VoiceLibrary, Workspace
 from studio.trainer_process import TrainerProcess
-from studio.widgets.run_view import RunView, following_line, outcome_line
-from studio.widgets.runs_table import RunsTable
+from studio.widgets.run_status import following_line
+from studio.widgets.run_view import RunView, outcome_line
+from studio.widgets.runs_table import RunsTable, duration
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task, TaskSlot
 from trainer.events import Event
@@ -72,6 +74,12 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         """The check Start began (it starts the run when its findings allow)."""
         self._devices_listed = False
         self._filled_dataset = ""
+        self._launched = (time.time(), "")
+        """When the shown trainer was launched (Unix seconds) and the status line said then."""
+        self._ticker = QTimer(self)
+        """Every second while a trainer runs: the status and stats lines' clocks move between events."""
+        self._ticker.setInterval(TICK_MS)
+        self._ticker.timeout.connect(self._tick)
         self._build()
         self.setup.resample_requested.connect(self._resample)
         self.setup.changed.connect(self._on_setup_changed)
@@ -217,9 +225,11 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         self.state = load_run(folder, with_events=False)  # the process's tail reads them all
         self.view.clear()
         launch()
+        self._launched = (time.time(), text)
+        self._ticker.start()
         self.show_best_row(score=False)  # hidden while training
-        self._draw()
         self.status.setText(text)
+        self._draw()
         self.tabs.setCurrentIndex(0)
         self._update_buttons()
 
@@ -247,10 +257,22 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
     def _draw(self) -> None:
         if self.state is not None:
             self.view.show_state(self.state)
-            if self.process.is_running() and not self.process.stopping:
-                self.status.setText(following_line(self.state) or self.status.text())
+            self._tick()
+
+    def _tick(self) -> None:
+        """While the trainer runs (and is not stopping): the status line says what it does now, with a clock
+        that moves on between events (before any event: how long since it was launched)."""
+        if self.state is None or not self.process.is_running():
+            self._ticker.stop()
+            return
+        now = time.time()
+        self.view.show_stats(self.state, now)
+        if not self.process.stopping:
+            launched, text = self._launched
+            self.status.setText(following_line(self.state, now) or f"{text} {duration(now - launched)} elapsed")
 
     def _on_process_finished(self, code: int, crashed: bool) -> None:
+        self._ticker.stop()
         self.status.setText(outcome_line(self.state, code, crashed))
         self.runs.refresh()
         self._update_buttons()
@@ -295,6 +317,8 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
                 self.process.kill()
 
 
+TICK_MS = 1000
+"""How often the status line's clock moves while a trainer runs, milliseconds."""
 CHECKED = "Checked:"
 """How the status line names a check's result (cleared when a choice changes)."""
 
