@@ -29,8 +29,7 @@ from studio.pages.train_actions import TrainActions
 from studio.pages.train_board import TrainBoard
 from studio.state import VoiceLibrary, Workspace
 from studio.trainer_process import TrainerProcess
-from studio.widgets.run_status import following_line
-from studio.widgets.run_view import RunView, outcome_line
+from studio.widgets.run_view import RunView, following_line, outcome_line
 from studio.widgets.runs_table import RunsTable, duration
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task, TaskSlot

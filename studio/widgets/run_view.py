@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
 )
 
 from studio.widgets.best_row import BestRowView
-from studio.widgets.run_status import stats_line
 from studio.widgets.runs_table import duration
 from studio.widgets.train_charts import LOSSES, EpochChart, LossChart
 from studio.workers import Task
@@ -78,6 +77,10 @@ class RunView(QWidget):
         self.previews.clear()
         self.log.clear()
 
+    def show_stats(self, state: RunState, now: float | None = None) -> None:
+        """Redraw the stats line only: its elapsed time moves on between events (``now``: Unix seconds)."""
+        self.stats.setText(stats_line(state, now))
+
     def show_state(self, state: RunState) -> None:
         """Redraw everything from ``state``."""
         self.epoch_chart.set_epochs(state.epoch_split())
@@ -96,10 +99,6 @@ class RunView(QWidget):
                 item.setData(Qt.ItemDataRole.UserRole, path)
                 self.previews.insertItem(0, item)
 
-    def show_stats(self, state: RunState, now: float | None = None) -> None:
-        """Redraw the stats line only (its elapsed moves on between events; ``now``: Unix seconds)."""
-        self.stats.setText(stats_line(state, now))
-
     def play_preview(self, item: QListWidgetItem) -> Task:
         """Play a preview WAV (off the GUI thread)."""
         path = item.data(Qt.ItemDataRole.UserRole)
@@ -115,6 +114,20 @@ class RunView(QWidget):
         task = Task(work, self)
         task.failed.connect(lambda exc: self.message.emit(f"Cannot play {path}: {exc}"))
         return task.start()
+
+
+def stats_line(state: RunState, now: float | None = None) -> str:
+    """Epoch, speed, elapsed, ETAs, learning rate and GPU memory, in one line (``studio.widgets.run_status``)."""
+    from studio.widgets.run_status import stats_line as line
+
+    return line(state, now)
+
+
+def following_line(state: RunState, now: float | None = None) -> str:
+    """The status line while a trainer works (``studio.widgets.run_status``)."""
+    from studio.widgets.run_status import following_line as line
+
+    return line(state, now)
 
 
 def outcome_line(state: RunState | None, code: int, crashed: bool) -> str:
