@@ -115,7 +115,9 @@ def test_a_changed_setting_or_dataset_misses_and_a_corrupt_entry_is_ignored(pipe
     assert spoken.count("speak") == 1 and any(r.kind == "stage" and r.cached for r in hit)
     _recover(run, tmp_path / "3.jsonl", cache_home, seed=99)
     assert spoken.count("speak") == 2
-    other = target_voice_slice(tmp_path / "other", 20)  # more clips: other lines come first after the split
+    other = target_voice_slice(tmp_path / "other", 16)  # the same clips, their lines reworded: others are spoken
+    rows = (other / "metadata.csv").read_text(encoding="utf-8").splitlines()
+    (other / "metadata.csv").write_text("".join(f"{row}, said twice.\n" for row in rows), encoding="utf-8")
     other_run = create_run(RunOptions(dataset=other, out=tmp_path / "other-run", start="joe", preset="test"))
     _recover(other_run, tmp_path / "4.jsonl", cache_home)
     assert spoken.count("speak") == 3 and len(list(cache_home.glob("*.pt"))) == 3

@@ -238,12 +238,11 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
             return
         if self.process.stopping:
             self.process.kill()
+            self._ticker.stop()
             self.status.setText("Ending the trainer now; the run resumes from its last checkpoint.")
             return
         self.process.stop()
-        self.status.setText(
-            "Stopping after this epoch: waiting for the checkpoint to be written… (Stop again to end now)"
-        )
+        self._tick()
 
     # --- following ---------------------------------------------------------------
     def _on_records(self, events: list[Event]) -> None:
@@ -259,16 +258,17 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
             self._tick()
 
     def _tick(self) -> None:
-        """While the trainer runs (and is not stopping): the status line says what it does now, with a clock
-        that moves on between events (before any event: how long since it was launched)."""
+        """While the trainer runs: the status line says what it does now (after Stop: that it is stopping, and
+        what it does until then), with a clock that moves on between events (before any event: how long since it
+        was launched)."""
         if self.state is None or not self.process.is_running():
             self._ticker.stop()
             return
         now = time.time()
         self.view.show_stats(self.state, now)
-        if not self.process.stopping:
-            launched, text = self._launched
-            self.status.setText(following_line(self.state, now) or f"{text} {duration(now - launched)} elapsed")
+        launched, text = self._launched
+        doing = following_line(self.state, now) or f"{text} {duration(now - launched)} elapsed"
+        self.status.setText(f"{STOPPING} {doing}" if self.process.stopping else doing)
 
     def _on_process_finished(self, code: int, crashed: bool) -> None:
         self._ticker.stop()
@@ -316,6 +316,8 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
                 self.process.kill()
 
 
+STOPPING = "Stopping after this epoch (Stop again to end now); until then:"
+"""How the status line begins once Stop was pressed (the trainer finishes its epoch and writes its checkpoint)."""
 TICK_MS = 1000
 """How often the status line's clock moves while a trainer runs, milliseconds."""
 CHECKED = "Checked:"
