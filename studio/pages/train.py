@@ -75,6 +75,9 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         self._filled_dataset = ""
         self._launched = (time.time(), "")
         """When the shown trainer was launched (Unix seconds) and the status line said then."""
+        self._said = ""
+        """The trainer's latest output line: before its first event (e.g. preprocessing), what it is doing."""
+        self.process.log.connect(self._on_said)
         self._ticker = QTimer(self)
         """Every second while a trainer runs: the status and stats lines' clocks move between events."""
         self._ticker.setInterval(TICK_MS)
@@ -224,7 +227,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         self.state = load_run(folder, with_events=False)  # the process's tail reads them all
         self.view.clear()
         launch()
-        self._launched = (time.time(), text)
+        self._launched, self._said = (time.time(), text), ""
         self._ticker.start()
         self.show_best_row(score=False)  # hidden while training
         self.status.setText(text)
@@ -267,8 +270,13 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         now = time.time()
         self.view.show_stats(self.state, now)
         launched, text = self._launched
-        doing = following_line(self.state, now) or f"{text} {duration(now - launched)} elapsed"
+        said = f" {self._said[:1].upper()}{self._said[1:]}" if self._said else ""
+        doing = following_line(self.state, now) or f"{text}{said} · {duration(now - launched)} elapsed"
         self.status.setText(f"{STOPPING} {doing}" if self.process.stopping else doing)
+
+    def _on_said(self, line: str) -> None:
+        if line.strip():
+            self._said = line.strip()
 
     def _on_process_finished(self, code: int, crashed: bool) -> None:
         self._ticker.stop()
