@@ -157,11 +157,13 @@ def test_ddp_two_cpu_processes_train_an_epoch_and_write_each_file_once(piper_fol
 
 
 @pytest.mark.filterwarnings("error:Found .* module\\(s\\) in eval mode")
-def test_fine_tune_from_the_default_onnx_voice(piper_folder, tmp_path):
+def test_fine_tune_from_the_default_onnx_voice(piper_folder, tmp_path, monkeypatch):
     """From joe (ONNX): recovery reported, discriminator warmed up first, exported voice speaks in piper-tts."""
     from piper import PiperVoice
 
     from trainer.export import export_voice
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # an empty recovery cache: joe is recovered
 
     run = create_run(RunOptions(dataset=piper_folder, out=tmp_path / "run", start="joe", preset="test", epochs=2))
     config = json.loads((run / "training.json").read_text())["config"]
