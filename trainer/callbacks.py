@@ -72,7 +72,8 @@ class EventsCallback(L.Callback):
 
     Within an epoch: a ``Progress`` record at its start (``batches`` 0; for the session's first epoch a
     ``Stage`` saying what happens before the first step instead), after its first batch, then after a batch
-    whenever ``progress_interval_s`` have passed since the last one, and after its last batch.
+    whenever ``progress_interval_s`` have passed since the last one, and after its last batch; a ``Stage``
+    when validation (then previews and checkpoints) begins.
     """
 
     def __init__(
@@ -122,7 +123,7 @@ class EventsCallback(L.Callback):
             self.events.emit(
                 Stage(
                     name="epoch",
-                    message=f"epoch {epoch + 1}: {loader}, then the first training step (the slowest)",
+                    message=f"epoch {epoch + 1}: {loader}, then the first training step",
                     step=0,
                     steps=total,
                     elapsed_s=0.0,
@@ -159,6 +160,9 @@ class EventsCallback(L.Callback):
 
     def on_validation_start(self, trainer, module) -> None:
         self._val_start = time.perf_counter()
+        if trainer.is_global_zero and not trainer.sanity_checking:
+            message = f"epoch {trainer.current_epoch + 1}: validating, then previews and checkpoints as due"
+            self.events.emit(Stage(name="epoch", message=message, elapsed_s=0.0))
 
     def on_validation_end(self, trainer, module) -> None:
         self.timing.add("val_s", time.perf_counter() - self._val_start)
