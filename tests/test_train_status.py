@@ -8,7 +8,7 @@ import re
 import pytest
 from conftest import target_voice_slice
 
-from trainer.events import Progress, RunStart, Stage
+from trainer.events import Eta, Progress, RunStart, Stage
 from trainer.run_state import RunState
 
 pytestmark = pytest.mark.gui
@@ -50,6 +50,9 @@ def test_status_and_stats_lines_move_on_between_events(qtbot, tmp_path):
     view.show_stats(state, t + 50)
     assert "elapsed 10.0 s" in first and "elapsed 18.0 s" in view.stats.text()
     assert "ETA about 1 min 26 s" in first  # 22 s of this epoch, then two more of 32 s
+    state.apply(Eta(time=t + 60, epoch=0, seconds_left=64.0, next_preview_s=32.0, next_checkpoint_s=32.0))
+    view.show_stats(state, t + 70)
+    assert "ETA 54.0 s · next preview 22.0 s · next checkpoint 22.0 s" in view.stats.text()  # counted down
 
 
 @pytest.fixture

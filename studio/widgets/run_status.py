@@ -43,7 +43,9 @@ def following_line(state: RunState, now: float | None = None) -> str:
     if isinstance(activity, Progress) and activity.epoch >= state.epochs_done:
         return f"Training {name}: epoch {activity.epoch + 1} of {state.epochs_total}, {step_words(activity, now)}"
     if state.epochs:
-        return f"Training {name}: epoch {state.epochs_done} of {state.epochs_total}."
+        ended = state.epochs[max(state.epochs)].time
+        done = f"epoch {state.epochs_done} of {state.epochs_total} finished"
+        return f"Training {name}: {done} · {duration(max(0.0, now - ended))} ago"
     return state.stage
 
 
@@ -73,11 +75,11 @@ def stats_line(state: RunState, now: float | None = None) -> str:
         parts.append(f"{state.num_utterances / last.train_s:.1f} it/s")
     elapsed, left = current_epoch(state, now)
     parts.append(f"elapsed {duration(state.train_seconds + elapsed)}")
-    if state.eta and state.status == "running":
-        eta = state.eta
-        parts.append(f"ETA {duration(eta.seconds_left)}")
-        parts.append(f"next preview {duration(eta.next_preview_s)}")
-        parts.append(f"next checkpoint {duration(eta.next_checkpoint_s)}")
+    if state.eta and state.status == "running":  # counted down from the end of the epoch that said it
+        eta, since = state.eta, max(0.0, now - state.eta.time)
+        parts.append(f"ETA {duration(max(0.0, eta.seconds_left - since))}")
+        parts.append(f"next preview {duration(max(0.0, eta.next_preview_s - since))}")
+        parts.append(f"next checkpoint {duration(max(0.0, eta.next_checkpoint_s - since))}")
     elif left is not None and state.progress is not None:  # the first epoch: from its steps so far
         epochs_after = max(0, state.epochs_total - state.progress.epoch - 1)
         parts.append(f"ETA about {duration(left + (elapsed + left) * epochs_after)} (training steps only)")
