@@ -162,7 +162,7 @@ class EventsCallback(L.Callback):
         self._val_start = time.perf_counter()
         if trainer.is_global_zero and not trainer.sanity_checking:
             message = f"epoch {trainer.current_epoch + 1}: validating, then previews and checkpoints as due"
-            self.events.emit(Stage(name="epoch", message=message, elapsed_s=0.0))
+            self.events.emit(Stage(name="validation", message=message, elapsed_s=0.0))
 
     def on_validation_end(self, trainer, module) -> None:
         self.timing.add("val_s", time.perf_counter() - self._val_start)

@@ -57,9 +57,14 @@ def step_words(progress: Progress, now: float) -> str:
 
 
 def current_epoch(state: RunState, now: float) -> tuple[float, float | None]:
-    """``(elapsed, left)`` seconds of the epoch under way (``(0, None)`` between epochs)."""
-    progress = state.progress
-    if progress is None or progress.epoch < state.epochs_done or state.status != "running":
+    """``(elapsed, left)`` seconds of the epoch under way, from its start stage or its latest step (its
+    validation included); ``(0, None)`` between epochs."""
+    progress, activity = state.progress, state.activity
+    if state.status != "running":
+        return 0.0, None
+    if isinstance(activity, Stage) and activity.name == "epoch":  # before the session's first step
+        return clock(activity, now)[0], None
+    if progress is None or progress.epoch < state.epochs_done:
         return 0.0, None
     return clock(progress, now)
 
@@ -67,7 +72,7 @@ def current_epoch(state: RunState, now: float) -> tuple[float, float | None]:
 def stats_line(state: RunState, now: float | None = None) -> str:
     """Epoch, speed, elapsed (moving on within an epoch), ETAs, learning rate and GPU memory, in one line."""
     now = time.time() if now is None else now
-    parts = [f"epoch {state.epochs_done} / {state.epochs_total}"]
+    parts = [f"epoch {state.epochs_done} / {state.epochs_total}" if state.epochs_total else "no epoch yet"]
     last = state.epochs[max(state.epochs)] if state.epochs else None
     if state.progress and state.progress.items_per_s > 0:
         parts.append(f"{state.progress.items_per_s:.1f} it/s")
