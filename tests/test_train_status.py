@@ -110,3 +110,17 @@ def test_train_page_says_what_a_run_from_joe_does_until_its_first_epoch_ends(win
     assert all(stop for _, _, stop in running)
     epoch = [stats for status, stats, _ in running if "epoch 1 of 1, step" in status]
     assert epoch and any("elapsed 0.0 s" not in stats for stats in epoch)
+
+
+def test_stage_and_progress_records_of_older_trainers_still_read():
+    """The step fields are optional: a record without them parses; one with them keeps them; a mistyped one is
+    refused, naming the field."""
+    from trainer.events import EventError, parse_event
+
+    record = {"v": 1, "kind": "progress", "time": 1.0, "epoch": 0, "step": 20, "batches": 20, "items_per_s": 3}
+    old = parse_event(record)
+    assert old.batches_total is None and old.elapsed_s is None and old.seconds_left is None
+    stage = Stage(name="recovery", message="using the recovered parts prepared 2026-12-01 04:43 (cached)", cached=True)
+    assert parse_event(stage.to_record()) == stage and "step" not in stage.to_record()
+    with pytest.raises(EventError, match="stage: field 'steps' must be an int"):
+        parse_event({**Stage(name="x", message="y").to_record(), "steps": "four"})
