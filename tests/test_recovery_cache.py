@@ -151,3 +151,22 @@ def _apply_start_of(run_dir, events) -> None:
     log = EventLog(events)
     _apply_start(read_run(run_dir), system, data, phonemizer, log, "cpu", "32-true")
     log.close()
+
+
+def test_only_the_newest_entries_are_kept(tmp_path):
+    """Writing a third entry with keep=2 removes the oldest; the newest two still read."""
+    import os
+
+    from trainer.recovery_cache import CachedRecovery, RecoveryKey, entry_path, read_entry, write_entry
+
+    keys = [
+        RecoveryKey(voice_sha256=f"{n:064x}", phoneme_ids=[[1, 2, 3]], recovery_lines=6, recovery_steps=4, seed=1,
+                    sample_rate=22050, device="cpu", precision="32-true")
+        for n in range(3)
+    ]  # fmt: skip
+    for age, key in enumerate(keys):
+        entry = CachedRecovery(state={"enc_q.w": torch.full((4,), float(age))}, mel_l1=1.0, duration_nll=2.0, created=0)
+        path = write_entry(tmp_path, key, entry, keep=2)
+        os.utime(path, (1_000 + age, 1_000 + age))  # written in this order, whatever the clock's resolution
+    assert not entry_path(tmp_path, keys[0]).exists()
+    assert [float(read_entry(tmp_path, k).state["enc_q.w"][0]) for k in keys[1:]] == [1.0, 2.0]

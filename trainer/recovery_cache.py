@@ -6,7 +6,8 @@ voice asks for exactly the same result. An entry is keyed by everything that cha
 spoken, ``recovery_lines``, ``recovery_steps``, ``seed``, ``sample_rate``, the device and
 precision, and :data:`CACHE_VERSION` (raised whenever the recovery's code changes what
 it computes). Entries live in :func:`recovery_cache_dir`, one ``KEY.pt`` each
-(``torch.save`` of plain data, read with ``weights_only=True``), written atomically.
+(``torch.save`` of plain data, read with ``weights_only=True``), written atomically; the
+:data:`KEEP` newest are kept.
 
 ``RunOptions.no_recovery_cache`` (``--no-recovery-cache``) recovers again and leaves
 the cache alone.
@@ -24,6 +25,8 @@ from engines.errors import VoiceStudioError
 
 CACHE_VERSION = 1
 """Part of every key: raise it when ``trainer.recovery`` changes what a recovery computes."""
+KEEP = 8
+"""Entries kept (the most recently written); about 32 MB each for a medium voice."""
 
 
 class RecoveryCacheError(VoiceStudioError, ValueError):
@@ -113,8 +116,9 @@ def read_entry(folder: Path, key: RecoveryKey) -> CachedRecovery | None:
         raise RecoveryCacheError(f"{path}: the recovery cache entry lacks {exc}") from None
 
 
-def write_entry(folder: Path, key: RecoveryKey, entry: CachedRecovery) -> Path:
-    """Store ``entry`` under ``key`` in ``folder`` (created), atomically; returns its path.
+def write_entry(folder: Path, key: RecoveryKey, entry: CachedRecovery, keep: int = KEEP) -> Path:
+    """Store ``entry`` under ``key`` in ``folder`` (created), atomically, keeping the ``keep`` newest entries;
+    returns its path.
 
     Raises:
         OSError: the folder cannot be written (naming the entry).
@@ -134,4 +138,12 @@ def write_entry(folder: Path, key: RecoveryKey, entry: CachedRecovery) -> Path:
     }
     with atomic_path(path) as tmp:
         torch.save(record, tmp)
+    _forget_old(path.parent, keep)
     return path
+
+
+def _forget_old(folder: Path, keep: int) -> None:
+    """Remove all but the ``keep`` most recently written entries of ``folder``."""
+    entries = sorted(folder.glob("*.pt"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in entries[keep:]:
+        old.unlink(missing_ok=True)
