@@ -146,3 +146,16 @@ def test_playing_a_preview_shows_what_plays_and_stops(view, qtbot, tmp_path, cap
     with qtbot.waitSignal(view.message) as said:
         assert not previews.play(missing)
     assert "Cannot play 2.wav" in said.args[0] and previews.now.text() == said.args[0]
+
+
+def test_the_log_keeps_moving_figures_out_but_an_epochs_last_step_in():
+    """Progress once a second and a stage's middle steps go to the status line; the log keeps the ends."""
+    from trainer.event_words import sentence, worth_a_line
+    from trainer.events import Progress, Stage
+
+    middle = Progress(time=0.0, epoch=1, step=7, batches=3, items_per_s=4.0, batches_total=5, elapsed_s=6.0)
+    last = Progress(time=0.0, epoch=1, step=9, batches=5, items_per_s=4.0, batches_total=5, elapsed_s=10.0)
+    assert not worth_a_line(middle) and worth_a_line(last)
+    assert sentence(last) == "Epoch 2: step 5 of 5 in 10.0 s (4.0 utterances/s)."
+    steps = [Stage(time=0.0, name="recovery", message=f"fitting step {i + 1} of 4", step=i, steps=4) for i in range(4)]
+    assert [worth_a_line(s) for s in steps] == [True, False, False, True]

@@ -63,16 +63,34 @@ class WriterCheckpointIO(CheckpointIO):
         Path(path).unlink(missing_ok=True)
 
 
-class EventsCallback(L.Callback):
-    """Writes the run's events; the epoch record is written once validation and the other callbacks are done."""
+PROGRESS_INTERVAL_S = 1.0
+"""Most seconds between two ``Progress`` records within an epoch (each batch's, when batches are slower)."""
 
-    def __init__(self, log: EventLog, timing: Timing, start: str, num_utterances: int, progress_every: int = 20):
+
+class EventsCallback(L.Callback):
+    """Writes the run's events; the epoch record is written once validation and the other callbacks are done.
+
+    Within an epoch: a ``Progress`` record at its start (``batches`` 0; for the session's first epoch a
+    ``Stage`` saying what happens before the first step instead), after its first batch, then after a batch
+    whenever ``progress_interval_s`` have passed since the last one, and after its last batch; a ``Stage``
+    when validation (then previews and checkpoints) begins.
+    """
+
+    def __init__(
+        self,
+        log: EventLog,
+        timing: Timing,
+        start: str,
+        num_utterances: int,
+        progress_interval_s: float = PROGRESS_INTERVAL_S,
+    ):
         self.events, self.timing, self.start, self.num_utterances = log, timing, start, num_utterances
-        self.progress_every = progress_every
+        self.progress_interval_s = progress_interval_s
         self._fit_start = time.perf_counter()
         self._setup_s = 0.0
         self._step_clock: tuple[float, int] = (time.perf_counter(), 0)
         self._epoch_seconds: list[float] = []
+        self._first_epoch = True
 
     def on_fit_start(self, trainer, module) -> None:
         if trainer.is_global_zero:
@@ -96,19 +114,55 @@ class EventsCallback(L.Callback):
             self._setup_s = time.perf_counter() - self._fit_start
         self.timing.reset()
         self._step_clock = (time.perf_counter(), 0)
+        if not trainer.is_global_zero:
+            return
+        epoch, total = trainer.current_epoch, _batches(trainer)
+        if self._first_epoch:  # the data loader starts and the first step warms up: say so
+            workers = getattr(trainer.datamodule, "num_workers", 0)
+            loader = f"starting {workers} data-loading workers" if workers else "loading the first batch"
+            self.events.emit(
+                Stage(
+                    name="epoch",
+                    message=f"epoch {epoch + 1}: {loader}, then the first training step",
+                    step=0,
+                    steps=total,
+                    elapsed_s=0.0,
+                )
+            )
+        else:
+            self.events.emit(
+                Progress(epoch=epoch, step=trainer.global_step, batches=0, items_per_s=0.0, batches_total=total)
+            )
 
     def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx) -> None:
-        if trainer.is_global_zero and (batch_idx + 1) % self.progress_every == 0:
-            started, done = self._step_clock
-            now = time.perf_counter()
-            rate = (batch_idx + 1 - done) * len(batch) / max(now - started, 1e-9)
-            self._step_clock = (now, batch_idx + 1)
-            self.events.emit(
-                Progress(epoch=trainer.current_epoch, step=trainer.global_step, batches=batch_idx + 1, items_per_s=rate)
+        started, done = self._step_clock
+        now = time.perf_counter()
+        total, batches = _batches(trainer), batch_idx + 1
+        due = batches == 1 or batches == total or now - started >= self.progress_interval_s
+        if not (trainer.is_global_zero and due):
+            return
+        self._first_epoch = False
+        rate = (batches - done) * len(batch) / max(now - started, 1e-9)
+        self._step_clock = (now, batches)
+        elapsed = now - self.timing.start
+        left = elapsed / batches * (total - batches) if total else None
+        self.events.emit(
+            Progress(
+                epoch=trainer.current_epoch,
+                step=trainer.global_step,
+                batches=batches,
+                items_per_s=rate,
+                batches_total=total or None,
+                elapsed_s=elapsed,
+                seconds_left=left,
             )
+        )
 
     def on_validation_start(self, trainer, module) -> None:
         self._val_start = time.perf_counter()
+        if trainer.is_global_zero and not trainer.sanity_checking:
+            message = f"epoch {trainer.current_epoch + 1}: validating, then previews and checkpoints as due"
+            self.events.emit(Stage(name="validation", message=message, elapsed_s=0.0))
 
     def on_validation_end(self, trainer, module) -> None:
         self.timing.add("val_s", time.perf_counter() - self._val_start)
@@ -164,6 +218,12 @@ class EventsCallback(L.Callback):
             self.events.emit(
                 Finish(epochs=trainer.current_epoch, seconds=seconds, setup_s=self._setup_s, status=status)
             )
+
+
+def _batches(trainer) -> int:
+    """Training batches in this epoch (0 when the loader cannot tell, e.g. an iterable dataset)."""
+    total = trainer.num_training_batches
+    return int(total) if isinstance(total, int | float) and total != float("inf") else 0
 
 
 def _gpu_memory(device: torch.device) -> float | None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from trainer.event_words import sentence
+from trainer.event_words import sentence, worth_a_line
 from trainer.events import Event, EventError, parse_event
 
 
@@ -36,7 +36,7 @@ class EventLog:
         parse_event(record)
         self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
         self._file.flush()
-        if self._echo is not None:
+        if self._echo is not None and worth_a_line(event):
             print(sentence(event), file=self._echo, flush=True)
         return event
 

@@ -62,13 +62,32 @@ def _finish(e: Any) -> str:
     )
 
 
+def _progress(e: Any) -> str:
+    of = f" of {e.batches_total}" if e.batches_total else ""
+    took = f" in {duration(e.elapsed_s)}" if e.elapsed_s is not None else ""
+    return f"Epoch {e.epoch + 1}: step {e.batches}{of}{took} ({e.items_per_s:.1f} utterances/s)."
+
+
+def worth_a_line(event: Event) -> bool:
+    """Whether the log and the terminal give ``event`` a line. Moving figures (progress within an epoch about
+    once a second, a stage's step n of m) belong to the status line: the log keeps a stage's first and last
+    step (``step`` counts from 0) and an epoch's last progress (older trainers' sparse progress records: all)."""
+    if event.kind == "progress":
+        total = getattr(event, "batches_total", None)
+        return total is None or getattr(event, "batches", 0) == total
+    if event.kind == "stage":
+        step, steps = getattr(event, "step", None), getattr(event, "steps", None)
+        return step is None or steps is None or step == 0 or step >= steps - 1
+    return True
+
+
 def _sentence_case(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
 WORDS: dict[str, Callable[[Any], str]] = {
     "run_start": _run_start,
-    "progress": lambda e: f"Epoch {e.epoch + 1}: step {e.step}, {e.items_per_s:.1f} utterances/s.",
+    "progress": _progress,
     "epoch": _epoch,
     "preview": lambda e: f"Preview of epoch {e.epoch + 1} written: “{preview_text(e.path, e.text)}”.",
     "checkpoint": _checkpoint,

@@ -72,13 +72,19 @@ class RunStart(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Progress(Event):
-    """Within an epoch: ``batches`` done so far, and the speed since the last progress (utterances/s)."""
+    """Within an epoch: ``batches`` done so far of ``batches_total`` (the epoch's training batches), the speed
+    since the last progress (utterances/s; 0 before the first batch), ``elapsed_s`` since the epoch began and
+    ``seconds_left`` of its training batches (estimated from the batches done; absent before the first).
+    ``batches`` 0 marks an epoch's start. The last three fields are absent in records of older trainers."""
 
     kind: ClassVar[str] = "progress"
     epoch: int
     step: int
     batches: int
     items_per_s: float
+    batches_total: int | None = None
+    elapsed_s: float | None = None
+    seconds_left: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -140,11 +146,21 @@ class Eta(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Stage(Event):
-    """A long setup step begins or reports (e.g. ``recovery``, ``stopping``)."""
+    """A long setup step begins or reports (e.g. ``setup``, ``recovery``, ``epoch``, ``stopping``).
+
+    Optional, for a step that counts (absent in records of older trainers): ``step`` done of ``steps`` (the
+    part now under way, e.g. lines spoken), ``elapsed_s`` since the stage began, ``seconds_left`` of that part
+    (estimated from the steps done); ``cached`` True when the stage's result was taken from a cache.
+    """
 
     kind: ClassVar[str] = "stage"
     name: str
     message: str
+    step: int | None = None
+    steps: int | None = None
+    elapsed_s: float | None = None
+    seconds_left: float | None = None
+    cached: bool | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -253,7 +269,10 @@ def describe(event: Event) -> str:
         split = f"train {event.train_s:.1f}, val {event.val_s:.1f}"
         return f"epoch {event.epoch + 1}: {event.seconds:.1f} s ({split}) {losses}"
     if isinstance(event, Progress):
-        return f"epoch {event.epoch + 1} step {event.step}: {event.items_per_s:.1f} it/s"
+        of = f" of {event.batches_total}" if event.batches_total is not None else ""
+        return f"epoch {event.epoch + 1}: step {event.batches}{of}, {event.items_per_s:.1f} it/s"
+    if isinstance(event, Stage):
+        return event.message
     if isinstance(event, Finish):
         seconds = f"{event.seconds:.1f} s this session"
         return f"finished ({event.status}) after epoch {event.epochs}; {seconds}"

@@ -67,6 +67,8 @@ class RunOptions:
         devices: processes of Lightning's DDP strategy (GPUs, or CPU processes over gloo); 1 = no DDP.
         precision: ``auto`` (bf16 autocast on CUDA where supported, else fp16 autocast; float32 on the
             CPU) or one of ``PRECISIONS`` (``bf16-mixed`` also runs on the CPU; ``16-mixed`` needs CUDA).
+        no_recovery_cache: recover an ONNX start's training-only parts again rather than take them from the
+            recovery cache (``trainer.recovery_cache``); a switch on the command line.
     """
 
     dataset: Path = field(metadata=_flag("--dataset", "a training cache, a dataset project, or metadata.csv + wavs/"))
@@ -111,6 +113,13 @@ class RunOptions:
             ("auto", *PRECISIONS),
         ),
     )
+    no_recovery_cache: bool = field(
+        default=False,
+        metadata=_flag(
+            "--no-recovery-cache",
+            "recover an ONNX start's training-only parts again, not from the cache of an earlier run",
+        ),
+    )
 
     def __post_init__(self) -> None:
         """Refuse a value out of its field's range, or a device not in ``DEVICES``/``cuda:N``.
@@ -129,12 +138,15 @@ class RunOptions:
     def to_argv(self) -> list[str]:
         """The flags of ``voice-studio train`` that ask for exactly these options (``None`` ones left out).
 
-        A chosen GPU ``cuda:N`` travels as ``--device cuda`` plus :meth:`environment`.
+        A chosen GPU ``cuda:N`` travels as ``--device cuda`` plus :meth:`environment`; a switch (``bool``) is its
+        flag alone when set.
         """
         argv = []
         for spec in fields(self):
             value = getattr(self, spec.name)
-            if value is not None:
+            if isinstance(value, bool):
+                argv += [spec.metadata["flag"]] if value else []
+            elif value is not None:
                 shown = "cuda" if spec.name == "device" and str(value).startswith("cuda:") else str(value)
                 argv += [spec.metadata["flag"], shown]
         return argv
@@ -198,6 +210,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for spec in fields(RunOptions):
         kind = next((a for a in typing.get_args(hints[spec.name]) if a is not type(None)), hints[spec.name])
         meta = spec.metadata
+        if kind is bool:  # a switch: given or not (None, so a resume sees it was not given)
+            parser.add_argument(meta["flag"], dest=spec.name, action="store_const", const=True, help=meta["help"])
+            continue
         parser.add_argument(
             meta["flag"], dest=spec.name, type=_checked(spec.name, kind), choices=meta["choices"], help=meta["help"]
         )

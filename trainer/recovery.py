@@ -33,7 +33,8 @@ TRAINABLE = ("enc_q.", "dp.post_pre.", "dp.post_proj.", "dp.post_convs.", "dp.po
 """Parameter name prefixes the recovery trains."""
 
 Progress = Callable[[int, int], None]
-"""``progress(done, total)``, called before each line spoken or step taken."""
+"""``progress(done, total)``, called before each line spoken or step taken (``recover`` calls it once more
+with ``done == total`` before checking the fit on the held-out lines)."""
 
 
 @dataclass
@@ -111,6 +112,8 @@ def recover(
             if step in (0, steps - 1):
                 report.posterior_loss.append(float(posterior.detach()))
                 report.duration_loss.append(float(duration.detach()))
+        if progress:
+            progress(steps, steps)
         model.eval()
         report.mel_l1, report.duration_nll = _check(model, check_on, sample_rate)
     finally:

@@ -17,7 +17,7 @@ from trainer.run import extend_run
 from trainer.run_file import RunDocument, read_run, write_run
 from trainer.starts import RunError
 
-REFUSED = ("dataset", "out", "start", "preset", "batch_size", "devices", "precision")
+REFUSED = ("dataset", "out", "start", "preset", "batch_size", "devices", "precision", "no_recovery_cache")
 """``RunOptions`` fields a resume cannot change (it refuses them unless they equal the run's)."""
 
 

@@ -29,14 +29,14 @@ from typing import Any, cast
 
 from engines.files import write_text
 from engines.words import count
-from trainer.events import ErrorEvent, WarningEvent
+from trainer.events import ErrorEvent, Stage, WarningEvent
 from trainer.hardware import check_device, hardware, rank_zero
 from trainer.options import DEVICES, PRECISIONS, RunOptions
 from trainer.out_folder import check_folder_path, check_replaceable
 from trainer.presets import TrainingConfig, preset
 from trainer.run_file import RunDocument, is_run, read_run, write_run
 from trainer.run_state import STOP_FILE
-from trainer.starts import RunError, fit_to_start, load_start, recover_onnx_start, resolve_start, start_rate
+from trainer.starts import RunError, fit_to_start, load_start, resolve_start, start_rate
 
 __all__ = ["DEVICES", "PRECISIONS", "RunError", "RunOptions", "create_run", "extend_run", "fit"]
 
@@ -198,15 +198,21 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
     resolve_start(options.start)  # a start point gone since the run was made is refused, resumed or not
     _clean(run_dir)
     accelerator, precision, batch_size = hardware(options.device, config, options.precision)
-    data = _data(document, config, batch_size)
+    log = EventLog(run_dir / "events.jsonl", echo if rank_zero() else None)
+    if rank_zero():
+        log.emit(Stage(name="setup", message="setting up: reading the training cache and building the model"))
+    try:
+        data = _data(document, config, batch_size)
+    except BaseException:
+        log.close()
+        raise
     L.seed_everything(config.seed, workers=True, verbose=False)
     system = VitsSystem(config.to_dict())
-    log = EventLog(run_dir / "events.jsonl", echo if rank_zero() else None)
     phonemizer = Phonemizer(load_config(run_dir / "config.json"))
     skipped = count(len(data.skipped), "utterance")
     notes = [f"{skipped} shorter than a training segment left out"] if data.skipped else []
     if not resume:
-        notes += _apply_start(document, system, data, phonemizer, log if rank_zero() else None, accelerator)
+        notes += _apply_start(document, system, data, phonemizer, log if rank_zero() else None, accelerator, precision)
     for message in notes if rank_zero() else []:
         log.emit(WarningEvent(message=message))
     timing, writer = Timing(), CheckpointWriter()
@@ -284,15 +290,20 @@ def _data(document: RunDocument, config: TrainingConfig, batch_size: int):
     return data
 
 
-def _apply_start(document: RunDocument, system, data, phonemizer, log, accelerator: str) -> list[str]:
+def _apply_start(document: RunDocument, system, data, phonemizer, log, accelerator: str, precision: str) -> list[str]:
     """Load a new run's start point into ``system``; returns the warnings to emit (conversions, tensors kept
-    fresh)."""
+    fresh). An ONNX start's recovered parts come from the recovery cache unless the run says not to."""
     kind, start_path = resolve_start(document.options.start)
     notes = [f"converting the start: {note}" for note in document.conversions]
     if kind == "ckpt" and start_path is not None:
         notes += load_start(system, start_path)
     if kind == "onnx" and start_path is not None:
-        notes += recover_onnx_start(system, start_path, data, phonemizer, log, accelerator)
+        from trainer.recovery_cache import recovery_cache_dir
+        from trainer.recovery_stage import recover_onnx_start
+
+        options = document.options
+        cache_dir = None if options.no_recovery_cache else recovery_cache_dir()
+        notes += recover_onnx_start(system, start_path, data, phonemizer, log, accelerator, precision, cache_dir)
     return notes
 
 

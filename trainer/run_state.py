@@ -59,6 +59,8 @@ class RunState:
     finish: Finish | None = None
     error: str | None = None
     setup_s: float = 0.0
+    activity: Stage | Progress | None = None
+    """What the trainer is doing now: its latest stage or step progress (``None`` between epochs)."""
 
     def apply(self, event: Event) -> None:
         """Fold one event in."""
@@ -66,11 +68,12 @@ class RunState:
             self.epochs_total, self.device, self.num_utterances = event.epochs, event.device, event.num_utterances
             if event.start != "resume":
                 self.start = event.start
-            self.finish, self.error, self.stage = None, None, ""
+            self.finish, self.error, self.stage, self.activity = None, None, "", None
         elif isinstance(event, Epoch):
             self.epochs[event.epoch] = event
+            self.activity = None
         elif isinstance(event, Progress):
-            self.progress = event
+            self.progress = self.activity = event
         elif isinstance(event, Eta):
             self.eta = event
         elif isinstance(event, Preview):
@@ -83,14 +86,14 @@ class RunState:
     def _apply_outcome(self, event: Event) -> None:
         """Stages, warnings, errors and the finish."""
         if isinstance(event, Stage):
-            self.stage = event.message
+            self.stage, self.activity = event.message, event
             self.messages.append(event.message)
         elif isinstance(event, WarningEvent | ErrorEvent):
             self.messages.append(f"{event.kind}: {event.message}")
             if isinstance(event, ErrorEvent):
                 self.error = event.message
         elif isinstance(event, Finish):
-            self.finish = event
+            self.finish, self.activity = event, None
             self.setup_s += event.setup_s
 
     def apply_all(self, events: Iterable[Event]) -> None:

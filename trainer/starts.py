@@ -4,8 +4,8 @@
   and discriminator), the rest is reported.
 - ONNX voice (``joe`` is the embedded one): the generator takes the voice's size and
   weights; its training-only parts are recovered from the voice itself
-  (``trainer.recovery``) and the fresh discriminators are warmed up before the
-  generator moves.
+  (``trainer.recovery``; the stage: ``trainer.recovery_stage``; kept between runs: ``trainer.recovery_cache``)
+  and the fresh discriminators are warmed up before the generator moves.
 
 A start and a dataset of another shape (speakers, symbols, sample rate, size) are
 converted in a defined way or refused before training: ``trainer.start_shape``.
@@ -13,13 +13,10 @@ converted in a defined way or refused before training: ``trainer.start_shape``.
 
 from __future__ import annotations
 
-import math
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engines.errors import VoiceStudioError
-from trainer.events import Recovery, Stage
 from trainer.presets import TrainingConfig
 
 if TYPE_CHECKING:
@@ -149,44 +146,6 @@ def _start_model(start: str, num_speakers: int) -> VitsConfig:
     return load_onnx_generator(path, num_speakers)[0].config
 
 
-def recover_onnx_start(system, voice_path: Path, data, phonemizer, log, accelerator: str) -> list[str]:
-    """Load an ONNX voice, recover its training-only parts, copy it into the generator where names and
-    shapes match, arm the discriminator warm-up; returns notes on the tensors kept fresh."""
-    import torch
-
-    from engines.torch.vits.onnx_import import load_onnx_generator
-    from engines.voice import load_voice
-    from trainer.preprocess import training_phoneme_ids
-    from trainer.recovery import recover, speak
-
-    config = system.config
-    # recovered as the voice is (its own speakers), then copied where shapes match (trainer.start_shape)
-    imported, _ = load_onnx_generator(voice_path, load_voice(voice_path).config.num_speakers)
-    device = "cuda" if accelerator == "gpu" else "cpu"
-    model = imported.to(device)
-    cache = data.train_set.cache
-    texts = [cache.utterances[i].text for i in data.train_set.indices][: config.recovery_lines]
-    stage = _StageLog(log, "recovery", f"recovering the training-only parts of {voice_path.name}")
-    stage.say(f"{len(texts)} lines to speak, then {config.recovery_steps} fitting steps")
-    torch.manual_seed(config.seed)
-    ids = [training_phoneme_ids(phonemizer, t) for t in texts]
-    examples = speak(model, ids, progress=lambda done, total: stage.every(f"speaking line {done + 1} of {total}"))
-    report = recover(
-        model,
-        examples,
-        config.sample_rate,
-        config.recovery_steps,
-        progress=lambda done, total: stage.every(f"fitting step {done + 1} of {total}"),
-    )
-    notes = copy_matching(system.model_g, imported.to("cpu").state_dict(), voice_path.name, "generator")
-    steps_per_epoch = max(1, len(data.train_set) // data.batch_size)
-    system.d_warmup_left.fill_(min(config.d_warmup_steps, steps_per_epoch))  # at most the first epoch
-    if log is not None:
-        log.emit(Recovery(part="enc_q", metric="mel_l1_vs_voice", value=report.mel_l1))
-        log.emit(Recovery(part="dp", metric="duration_nll", value=report.duration_nll))
-    return notes
-
-
 def load_start(system, checkpoint_path: Path) -> list[str]:
     """Copy a Piper checkpoint's weights into ``system`` where names and shapes match; returns notes on the rest."""
     from engines.torch.vits.checkpoint import read_checkpoint
@@ -206,22 +165,3 @@ def copy_matching(module, weights: dict, source: str, name: str) -> list[str]:
     if not left:
         return []
     return [f"{name}: {len(left)} of {len(own)} tensors not in {source} (kept fresh): {left[:3]}"]
-
-
-class _StageLog:
-    """``stage`` events for one long setup step: its first message, then progress at most every ``interval_s``."""
-
-    def __init__(self, log, name: str, title: str, interval_s: float = 5.0) -> None:
-        self.log, self.name, self.title, self.interval_s = log, name, title, interval_s
-        self._last = -math.inf
-
-    def say(self, detail: str) -> None:
-        """Emit ``TITLE: DETAIL`` now."""
-        self._last = time.monotonic()
-        if self.log is not None:
-            self.log.emit(Stage(name=self.name, message=f"{self.title}: {detail}"))
-
-    def every(self, detail: str) -> None:
-        """Emit ``TITLE: DETAIL`` if ``interval_s`` have passed since the last message."""
-        if time.monotonic() - self._last >= self.interval_s:
-            self.say(detail)

@@ -10,10 +10,11 @@ Pre-flight checks, the resample fix and export run off the GUI thread.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
@@ -31,7 +32,7 @@ from studio.trainer_process import TrainerProcess
 from studio.widgets.compact import scrolled, stacked
 from studio.widgets.flow_layout import flow_row
 from studio.widgets.run_view import RunView, following_line, outcome_line
-from studio.widgets.runs_table import RunsTable
+from studio.widgets.runs_table import RunsTable, duration
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task, TaskSlot
 from trainer.event_log import EventTail
@@ -76,6 +77,15 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         """The check Start began (it starts the run when its findings allow)."""
         self._devices_listed = False
         self._filled_dataset = ""
+        self._launched = (time.time(), "")
+        """When the shown trainer was launched (Unix seconds) and the status line said then."""
+        self._said = ""
+        """The trainer's latest output line: before its first event (e.g. preprocessing), what it is doing."""
+        self.process.log.connect(self._on_said)
+        self._ticker = QTimer(self)
+        """Every second while a trainer runs: the status and stats lines' clocks move between events."""
+        self._ticker.setInterval(TICK_MS)
+        self._ticker.timeout.connect(self._tick)
         self._build()
         self.setup.resample_requested.connect(self._resample)
         self.setup.changed.connect(self._on_setup_changed)
@@ -238,9 +248,11 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         self.state = load_run(folder, with_events=False)  # the process's tail reads them all
         self.view.clear()
         launch()
+        self._launched, self._said = (time.time(), text), ""
+        self._ticker.start()
         self.show_best_row(score=False)  # hidden while training
-        self._draw()
         self.status.setText(text)
+        self._draw()
         self.tabs.setCurrentIndex(0)
         self._update_buttons()
 
@@ -250,12 +262,11 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
             return
         if self.process.stopping:
             self.process.kill()
+            self._ticker.stop()
             self.status.setText("Ending the trainer now; the run resumes from its last checkpoint.")
             return
         self.process.stop()
-        self.status.setText(
-            "Stopping after this epoch: waiting for the checkpoint to be written… (Stop again to end now)"
-        )
+        self._tick()
 
     # --- following ---------------------------------------------------------------
     def _on_records(self, events: list[Event]) -> None:
@@ -268,10 +279,28 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
     def _draw(self) -> None:
         if self.state is not None:
             self.view.show_state(self.state)
-            if self.process.is_running() and not self.process.stopping:
-                self.status.setText(following_line(self.state) or self.status.text())
+            self._tick()
+
+    def _tick(self) -> None:
+        """While the trainer runs: the status line says what it does now (after Stop: that it is stopping, and
+        what it does until then), with a clock that moves on between events (before any event: how long since it
+        was launched)."""
+        if self.state is None or not self.process.is_running():
+            self._ticker.stop()
+            return
+        now = time.time()
+        self.view.show_stats(self.state, now)
+        launched, text = self._launched
+        said = f" {self._said[:1].upper()}{self._said[1:]}" if self._said else ""
+        doing = following_line(self.state, now) or f"{text}{said} · {duration(now - launched)} elapsed"
+        self.status.setText(f"{STOPPING} {doing}" if self.process.stopping else doing)
+
+    def _on_said(self, line: str) -> None:
+        if line.strip():
+            self._said = line.strip()
 
     def _on_process_finished(self, code: int, crashed: bool) -> None:
+        self._ticker.stop()
         self.status.setText(outcome_line(self.state, code, crashed))
         self.runs.refresh()
         self._update_buttons()
@@ -325,6 +354,10 @@ def start_label(voice: Voice) -> str:
     return f"{voice.name} ({voice.model_path.name}{smoke_note(voice.config.raw)})"
 
 
+STOPPING = "Stopping after this epoch (Stop again to end now); until then:"
+"""How the status line begins once Stop was pressed (the trainer finishes its epoch and writes its checkpoint)."""
+TICK_MS = 1000
+"""How often the status line's clock moves while a trainer runs, milliseconds."""
 CHECKED = "Checked:"
 """How the status line names a check's result (cleared when a choice changes)."""
 

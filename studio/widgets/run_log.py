@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from trainer.event_words import sentence
+from trainer.event_words import sentence, worth_a_line
 from trainer.events import Event
 
 MAX_LINES = 5000
@@ -32,7 +32,8 @@ class RunLog(QPlainTextEdit):
     def add_events(self, events: Iterable[Event]) -> None:
         """Append each event as a sentence (a past run's events, read from its file)."""
         for event in events:
-            self.appendPlainText(sentence(event))
+            if worth_a_line(event):
+                self.appendPlainText(sentence(event))
 
     def _on_range(self, _low: int, high: int) -> None:
         if self.following:

@@ -71,11 +71,15 @@ class RunView(QWidget):
         self.previews.clear()
         self.log.clear()
 
+    def show_stats(self, state: RunState, now: float | None = None) -> None:
+        """Redraw the stats line only: its elapsed time moves on between events (``now``: Unix seconds)."""
+        self.stats.setText(stats_line(state, now))
+
     def show_state(self, state: RunState) -> None:
         """Redraw everything from ``state``."""
         self.epoch_chart.set_epochs(state.epoch_split())
         self.loss_chart.set_series({name: state.series(name) for name, _, _ in LOSSES})
-        self.stats.setText(stats_line(state))
+        self.show_stats(state)
         self.milestones.setRowCount(0)
         for epoch, seconds in state.milestones():
             row = self.milestones.rowCount()
@@ -85,33 +89,18 @@ class RunView(QWidget):
         self.previews.add_previews(state.previews)
 
 
-def stats_line(state: RunState) -> str:
-    """Epoch, speed, elapsed, ETAs, learning rate and GPU memory, in one line."""
-    parts = [f"epoch {state.epochs_done} / {state.epochs_total}"]
-    last = state.epochs[max(state.epochs)] if state.epochs else None
-    if state.progress:
-        parts.append(f"{state.progress.items_per_s:.1f} it/s")
-    elif last and last.train_s > 0:  # epochs too short for progress records: the last epoch's rate
-        parts.append(f"{state.num_utterances / last.train_s:.1f} it/s")
-    parts.append(f"elapsed {duration(state.train_seconds)}")
-    if state.eta and state.status == "running":
-        eta = state.eta
-        parts.append(f"ETA {duration(eta.seconds_left)}")
-        parts.append(f"next preview {duration(eta.next_preview_s)}")
-        parts.append(f"next checkpoint {duration(eta.next_checkpoint_s)}")
-    if last:
-        rate = last.learning_rates.get("generator")
-        if rate is not None:
-            parts.append(f"lr {rate:.2e}")
-        parts.append(f"GPU {last.max_memory_gib:.1f} GiB" if last.max_memory_gib is not None else "GPU —")
-    return " · ".join(parts)
+def stats_line(state: RunState, now: float | None = None) -> str:
+    """Epoch, speed, elapsed, ETAs, learning rate and GPU memory, in one line (``studio.widgets.run_status``)."""
+    from studio.widgets.run_status import stats_line as line
+
+    return line(state, now)
 
 
-def following_line(state: RunState) -> str:
-    """The status line while a trainer works: its epoch, or its setup stage (empty before either)."""
-    if state.epochs:
-        return f"Training {state.folder.name}: epoch {state.epochs_done} of {state.epochs_total}."
-    return state.stage
+def following_line(state: RunState, now: float | None = None) -> str:
+    """The status line while a trainer works (``studio.widgets.run_status``)."""
+    from studio.widgets.run_status import following_line as line
+
+    return line(state, now)
 
 
 def outcome_line(state: RunState | None, code: int, crashed: bool) -> str:

@@ -1,0 +1,96 @@
+"""The words and figures of a followed training run: the status line and the stats line (no widgets).
+
+Both take ``now`` (Unix seconds): between two events their clocks move on from the latest
+event's ``elapsed_s`` and ``seconds_left`` (``trainer.events.Stage``/``Progress``), so the
+Train page redraws them every second (``TrainPage``'s ticker) and the figure never freezes
+while the trainer works on a long step.
+"""
+
+from __future__ import annotations
+
+import time
+
+from studio.widgets.runs_table import duration
+from trainer.events import Progress, Stage
+from trainer.run_state import RunState
+
+
+def clock(event: Stage | Progress, now: float) -> tuple[float, float | None]:
+    """``(elapsed, left)`` seconds of what ``event`` reports, at ``now``: its ``elapsed_s`` (0 when absent) plus the
+    time since it was written, and its ``seconds_left`` less that time (never below 0; ``None`` when unknown)."""
+    since = max(0.0, now - event.time)
+    left = None if event.seconds_left is None else max(0.0, event.seconds_left - since)
+    return (event.elapsed_s or 0.0) + since, left
+
+
+def clock_words(event: Stage | Progress, now: float, left_of: str = "") -> str:
+    """``12.0 s elapsed · about 4.0 s left`` (``left_of``, e.g. ``in this epoch``, follows ``left``)."""
+    elapsed, left = clock(event, now)
+    words = f"{duration(elapsed)} elapsed"
+    if left is not None:
+        words += f" · about {duration(left)} left" + (f" {left_of}" if left_of else "")
+    return words
+
+
+def following_line(state: RunState, now: float | None = None) -> str:
+    """The status line while a trainer works: its stage (what, step n of m, elapsed, remaining), its epoch and
+    step in the epoch, or the epochs done (empty before any event)."""
+    now = time.time() if now is None else now
+    activity, name = state.activity, state.folder.name
+    if isinstance(activity, Stage):
+        message = activity.message[:1].upper() + activity.message[1:]
+        return f"{message} · {clock_words(activity, now)}"
+    if isinstance(activity, Progress) and activity.epoch >= state.epochs_done:
+        return f"Training {name}: epoch {activity.epoch + 1} of {state.epochs_total}, {step_words(activity, now)}"
+    if state.epochs:
+        ended = state.epochs[max(state.epochs)].time
+        done = f"epoch {state.epochs_done} of {state.epochs_total} finished"
+        return f"Training {name}: {done} · {duration(max(0.0, now - ended))} ago"
+    return state.stage
+
+
+def step_words(progress: Progress, now: float) -> str:
+    """``step 3 of 5 · 12.0 s elapsed · about 8.0 s left in this epoch`` (``starting`` before the first step)."""
+    of = f" of {progress.batches_total}" if progress.batches_total else ""
+    step = f"step {progress.batches}{of}" if progress.batches else "starting"
+    return f"{step} · {clock_words(progress, now, 'in this epoch')}"
+
+
+def current_epoch(state: RunState, now: float) -> tuple[float, float | None]:
+    """``(elapsed, left)`` seconds of the epoch under way, from its start stage or its latest step (its
+    validation included); ``(0, None)`` between epochs."""
+    progress, activity = state.progress, state.activity
+    if state.status != "running":
+        return 0.0, None
+    if isinstance(activity, Stage) and activity.name == "epoch":  # before the session's first step
+        return clock(activity, now)[0], None
+    if progress is None or progress.epoch < state.epochs_done:
+        return 0.0, None
+    return clock(progress, now)
+
+
+def stats_line(state: RunState, now: float | None = None) -> str:
+    """Epoch, speed, elapsed (moving on within an epoch), ETAs, learning rate and GPU memory, in one line."""
+    now = time.time() if now is None else now
+    parts = [f"epoch {state.epochs_done} / {state.epochs_total}" if state.epochs_total else "no epoch yet"]
+    last = state.epochs[max(state.epochs)] if state.epochs else None
+    if state.progress and state.progress.items_per_s > 0:
+        parts.append(f"{state.progress.items_per_s:.1f} it/s")
+    elif last and last.train_s > 0:  # no step measured yet: the last epoch's rate
+        parts.append(f"{state.num_utterances / last.train_s:.1f} it/s")
+    elapsed, left = current_epoch(state, now)
+    parts.append(f"elapsed {duration(state.train_seconds + elapsed)}")
+    if state.eta and state.status == "running":  # counted down from the end of the epoch that said it
+        eta, since = state.eta, max(0.0, now - state.eta.time)
+        parts.append(f"ETA {duration(max(0.0, eta.seconds_left - since))}")
+        parts.append(f"next preview {duration(max(0.0, eta.next_preview_s - since))}")
+        parts.append(f"next checkpoint {duration(max(0.0, eta.next_checkpoint_s - since))}")
+    elif left is not None and state.progress is not None:  # the first epoch: from its steps so far
+        epochs_after = max(0, state.epochs_total - state.progress.epoch - 1)
+        parts.append(f"ETA about {duration(left + (elapsed + left) * epochs_after)} (training steps only)")
+    if last:
+        rate = last.learning_rates.get("generator")
+        if rate is not None:
+            parts.append(f"lr {rate:.2e}")
+        parts.append(f"GPU {last.max_memory_gib:.1f} GiB" if last.max_memory_gib is not None else "GPU —")
+    return " · ".join(parts)
