@@ -99,3 +99,40 @@ def test_one_selected_run_shows_its_own_epoch_times(qtbot, tmp_path):
     assert "solo" in table.compare._title and "Select two" not in table.compare._title
     table.table.clearSelection()
     assert table.compare.data == []
+
+
+def _drawn(axis) -> list[tuple[str, object]]:
+    """The tick labels pyqtgraph draws (text, rect in the axis's coordinates), as its paint would."""
+    from PySide6.QtGui import QImage, QPainter
+
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        specs = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [(text, rect) for rect, _, text in specs[2]]
+
+
+def test_labels_on_the_end_ticks_are_drawn_inside_the_chart(qtbot):
+    """The reported run's losses (1.28 to 10.7) on a short log axis draw both "1" (the bottom tick; left out
+    before) and "10"; the mel view's "80" at its top is drawn whole inside the widget (clipped before)."""
+    import numpy as np
+
+    from studio.widgets.clip_view import ClipView
+    from studio.widgets.train_charts import LossChart
+
+    chart = _shown(qtbot, LossChart(), width=420, height=130)
+    chart.set_series({"val_mel": ([1, 2], [1.2848, 1.9656]), "train_kl": ([1, 2], [10.74, 7.53])})
+    qtbot.wait(50)
+    assert [text for text, _ in _drawn(chart.plot.getAxis("left"))] == ["1", "10"]
+
+    view = _shown(qtbot, ClipView(), width=700, height=220)
+    with qtbot.waitSignal(view.mel_drawn, timeout=60_000):  # its "drawing…" title gone
+        view.set_clip(np.zeros(22050, np.float32), 22050, "silence")
+    qtbot.wait(50)
+    axis = view.mel.getPlotItem().getAxis("left")
+    drawn = dict(_drawn(axis))
+    assert "80" in drawn, drawn
+    top = axis.mapRectToScene(drawn["80"]).top()
+    assert top >= view.mel.sceneRect().top(), (top, view.mel.sceneRect())

@@ -5,7 +5,8 @@ pyqtgraph's own axis labels minor ticks when it thinks they fit, which jams them
 least :func:`min_gap` pixels apart: on a linear axis 1, 2 or 5 times a power of ten, on a log axis the decades
 (1, 10, 100), or 1-2-5 within a decade when the range holds fewer than two decades, or evenly spaced values
 on a narrower range. It never scales its
-labels by an SI prefix ("x0.001"): the unit is in the axis label.
+labels by an SI prefix ("x0.001"): the unit is in the axis label. A label on the first or last tick is drawn
+(pyqtgraph leaves it out when a grid is on); :func:`room_for_top_tick` keeps one at the top inside the widget.
 """
 
 from __future__ import annotations
@@ -47,6 +48,16 @@ class ReadableAxis(pg.AxisItem):
         """Pixels between two tick labels: two text lines on a vertical axis, about six characters across."""
         metrics = QFontMetricsF(self.style["tickFont"] or QFont())
         return 2.0 * metrics.height() if self.orientation in ("left", "right") else 6.0 * metrics.averageCharWidth()
+
+    def boundingRect(self):  # noqa: N802 - pyqtgraph override
+        """pyqtgraph's, plus half a text line past each end of the axis: a label on the last tick (a decade at
+        the bottom of a log axis, 80 mel bands at the top) is drawn rather than left out (with a grid pyqtgraph
+        gives it no room)."""
+        half = QFontMetricsF(self.style["tickFont"] or QFont()).height() / 2 + 1
+        rect = super().boundingRect()
+        if self.orientation in ("left", "right"):
+            return rect.adjusted(0, -half, 0, half)
+        return rect.adjusted(-half * 2, 0, half * 2, 0)
 
     def tickSpacing(self, minVal: float, maxVal: float, size: float):  # noqa: N802, N803 - pyqtgraph override
         """One level of ticks at the nicest step that keeps labels ``min_gap`` apart."""

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.widgets.axes import readable_axes
+from studio.widgets.axes import readable_axes, room_for_top_tick
 from studio.widgets.runs_table import duration
 from studio.widgets.tables import read_only_table
 from studio.widgets.train_charts import integer_epochs
@@ -88,6 +88,7 @@ class RunCurvesView(QWidget):
                 plot.getAxis(side).setPen(text)
                 plot.getAxis(side).setTextPen(text)
         self.plots["epoch_s"].setXLink(self.plots["val_mel"])
+        room_for_top_tick(self.plots["val_mel"])
         self.legend.setLabelTextColor(text)
 
     # --- runs -----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QWidget
 
-from studio.widgets.axes import ReadableAxis, readable_axes
+from studio.widgets.axes import ReadableAxis, readable_axes, room_for_top_tick
 from studio.widgets.loss_legend import LossLegend
 from trainer.events import SPLIT
 
@@ -78,6 +78,7 @@ class PlotBeside(pg.GraphicsLayoutWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.plot = self.addPlot(row=0, col=0, axisItems=readable_axes(epochs=True))
+        room_for_top_tick(self.plot)
         self.legend = pg.LegendItem()
         self.legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.addItem(self.legend, row=0, col=1)
@@ -171,6 +172,7 @@ class LossChart(QWidget):
         super().__init__(parent)
         self.plot_widget = pg.PlotWidget(axisItems=readable_axes(epochs=True))
         self.plot = self.plot_widget.getPlotItem()
+        room_for_top_tick(self.plot)
         self.plot.setLabel("bottom", "epoch")
         self.plot.setLabel("left", "loss")
         self.data: dict[str, tuple[list[int], list[float]]] = {}
