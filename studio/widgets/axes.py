@@ -45,9 +45,9 @@ class ReadableAxis(pg.AxisItem):
         self.enableAutoSIPrefix(False)
 
     def min_gap(self) -> float:
-        """Pixels between two tick labels: two text lines on a vertical axis, about six characters across."""
+        """Pixels between two tick labels: 1.6 text lines on a vertical axis, about six characters across."""
         metrics = QFontMetricsF(self.style["tickFont"] or QFont())
-        return 2.0 * metrics.height() if self.orientation in ("left", "right") else 6.0 * metrics.averageCharWidth()
+        return 1.6 * metrics.height() if self.orientation in ("left", "right") else 6.0 * metrics.averageCharWidth()
 
     def boundingRect(self):  # noqa: N802 - pyqtgraph override
         """pyqtgraph's, plus half a text line past each end of the axis: a label on the last tick (a decade at
