@@ -50,14 +50,15 @@ class ReadableAxis(pg.AxisItem):
         return 1.6 * metrics.height() if self.orientation in ("left", "right") else 6.0 * metrics.averageCharWidth()
 
     def boundingRect(self):  # noqa: N802 - pyqtgraph override
-        """pyqtgraph's, plus half a text line past each end of the axis: a label on the last tick (a decade at
-        the bottom of a log axis, 80 mel bands at the top) is drawn rather than left out (with a grid pyqtgraph
-        gives it no room)."""
-        half = QFontMetricsF(self.style["tickFont"] or QFont()).height() / 2 + 1
+        """pyqtgraph's, plus half a text line past each end of a vertical axis: a label on the last tick (a
+        decade at the bottom of a log axis, 80 mel bands at the top) is drawn rather than left out (with a grid
+        pyqtgraph gives it no room). A horizontal axis keeps pyqtgraph's: its end label could fall off the widget
+        where no left axis is shown (the waveform)."""
         rect = super().boundingRect()
-        if self.orientation in ("left", "right"):
-            return rect.adjusted(0, -half, 0, half)
-        return rect.adjusted(-half * 2, 0, half * 2, 0)
+        if self.orientation not in ("left", "right"):
+            return rect
+        half = QFontMetricsF(self.style["tickFont"] or QFont()).height() / 2 + 1
+        return rect.adjusted(0, -half, 0, half)
 
     def tickSpacing(self, minVal: float, maxVal: float, size: float):  # noqa: N802, N803 - pyqtgraph override
         """One level of ticks at the nicest step that keeps labels ``min_gap`` apart."""
