@@ -17,6 +17,9 @@ pytest.importorskip("torch")
 # epoch (from 0) -> (val_mel, sample_rate that tells the exported voices apart)
 EPOCHS = {0: (1.3012, 16000), 1: (1.1247, 22050), 2: (1.1885, 24000)}
 
+DESCRIBED = "epoch 2 · val_mel 1.1247 (file best-epoch=0001-val_mel=1.1247.ckpt, whose name counts epochs from 0)"
+"""How the best checkpoint is named in words: epochs counted from 1, its file name from 0."""
+
 
 @pytest.fixture
 def run_dir(tmp_path, make_tiny_checkpoint) -> Path:
@@ -57,7 +60,7 @@ def test_ranking_reads_best_json_not_file_names(run_dir):
 
     best = best_checkpoint(run_dir)
     assert (best.epoch, best.value) == (1, 1.1247)
-    assert best.describe() == "best-epoch=0001-val_mel=1.1247.ckpt (epoch 2, val_mel 1.1247)"
+    assert best.describe() == DESCRIBED
     assert [c.epoch for c in ranked_checkpoints(run_dir)] == [1, 2, 0]
     assert load_run(run_dir).best_val_mel == 1.1247
     best.path.unlink()
@@ -83,7 +86,7 @@ def test_export_voice_takes_the_best_ranked_checkpoint(qtbot, run_dir, tmp_path)
         page.export()
     onnx = Path(exported.args[0])
     assert _exported_rate(onnx) == EPOCHS[1][1]
-    named = "best-epoch=0001-val_mel=1.1247.ckpt (epoch 2, val_mel 1.1247)"
+    named = DESCRIBED
     assert named in page.status.text() and named in page.view.log.toPlainText()
 
 
@@ -93,7 +96,7 @@ def test_cli_export_of_a_run_folder_takes_the_best_ranked_checkpoint(run_dir, tm
     command = [sys.executable, "-m", "studio", "export", str(run_dir), "-o", str(out)]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert "best-epoch=0001-val_mel=1.1247.ckpt (epoch 2, val_mel 1.1247)" in result.stderr
+    assert DESCRIBED in result.stderr
     assert _exported_rate(out) == EPOCHS[1][1]
     (run_dir / "checkpoints" / "best.json").unlink()
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)

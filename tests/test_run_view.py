@@ -46,7 +46,10 @@ def test_known_events_read_as_sentences_unknown_ones_generically(monkeypatch):
         "Epoch 3 finished in 12.0 s (train 10.5 s, validation 1.0 s); val_mel 0.8123."
     )
     best = events.Checkpoint(epoch=2, path="/r/checkpoints/best-epoch=0002-val_mel=0.8123.ckpt", role="best")
-    assert sentence(best) == "Checkpoint of epoch 3 saved among the best: best-epoch=0002-val_mel=0.8123.ckpt."
+    assert sentence(best) == (
+        "Checkpoint after epoch 3 saved among the best "
+        "(file best-epoch=0002-val_mel=0.8123.ckpt, whose name counts epochs from 0)."
+    )
     resume = events.Checkpoint(epoch=2, path="/r/last.ckpt", role="resume")
     assert sentence(resume) == "Resume checkpoint saved after epoch 3 (last.ckpt)."
     preview = events.Preview(epoch=0, path="/r/previews/epoch=0000/2.wav")  # an older run: no text recorded

@@ -77,9 +77,35 @@ class RankedCheckpoint:
     metric: str
     value: float
 
+    def label(self) -> str:
+        """``epoch 2 · val_mel 1.1247``: how the studio names a ranked checkpoint (epochs counted from 1)."""
+        return f"epoch {self.epoch + 1} · {self.metric} {self.value:.4f}"
+
     def describe(self) -> str:
-        """``best-epoch=0001-val_mel=1.1247.ckpt (epoch 2, val_mel 1.1247)``: epochs counted from 1, as shown."""
-        return f"{self.path.name} (epoch {self.epoch + 1}, {self.metric} {self.value:.4f})"
+        """``epoch 2 · val_mel 1.1247 (file best-epoch=0001-val_mel=1.1247.ckpt, whose name counts epochs from 0)``:
+        the words count epochs from 1, as shown everywhere; the file name, kept as Lightning and Piper write it,
+        from 0."""
+        return f"{self.label()} ({named_file(self.path.name)})"
+
+
+FILE_EPOCH = re.compile(r"epoch=(\d+)")
+"""The epoch in a checkpoint's file name (``best-epoch=0001-…``, ``epoch=0001-step=…``), counted from 0."""
+
+
+def named_file(name: str) -> str:
+    """``file best-epoch=0001-….ckpt, whose name counts epochs from 0`` (``file last.ckpt`` for a name without
+    an epoch): how a checkpoint's file is named next to an epoch counted from 1."""
+    return f"file {name}, whose name counts epochs from 0" if FILE_EPOCH.search(name) else f"file {name}"
+
+
+def file_epoch_note(path: Path | str) -> str:
+    """``path`` and, for a name with an epoch, a line saying how it counts (``epoch=0001 is epoch 2``): the
+    tooltip of a checkpoint shown by its label (``epoch 2 · val_mel 0.7100``)."""
+    found = FILE_EPOCH.search(Path(path).name)
+    if found is None:
+        return str(path)
+    number = int(found.group(1))
+    return f"{path}\n(the file name counts epochs from 0: epoch={found.group(1)} is epoch {number + 1})"
 
 
 def _read_ranking(folder: Path) -> tuple[str, list[tuple[float, str]]]:

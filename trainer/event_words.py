@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from engines.words import count
+from trainer.checkpoints import named_file
 from trainer.events import Event
 from trainer.preview_lines import preview_text
 
@@ -42,7 +43,7 @@ def _epoch(e: Any) -> str:
 
 def _checkpoint(e: Any) -> str:
     if e.role == "best":
-        return f"Checkpoint of epoch {e.epoch + 1} saved among the best: {Path(e.path).name}."
+        return f"Checkpoint after epoch {e.epoch + 1} saved among the best ({named_file(Path(e.path).name)})."
     return f"Resume checkpoint saved after epoch {e.epoch + 1} ({Path(e.path).name})."
 
 

@@ -130,9 +130,8 @@ class BoardTab(QWidget):
         task.cancelled.connect(lambda exc: self.say(_sentence(str(exc))))
         task.failed.connect(lambda exc: self.say(f"Scoring failed: {reason(exc)}"))
         task.ended.connect(self._on_ended)
-        self.progress.follow(task, "Scoring", cancellable=True)
+        self.progress.follow(task, "Scoring", cancellable=True, phases=True)  # the step and its n / m, once
         self.view.score_button.setEnabled(False)
-        task.status.connect(lambda text: self.say(_sentence(text) + "…"))  # the step: rendering, then scoring
         self.say(f"Scoring {count(len(candidates), 'candidate')} on {count(len(lines), 'line')}…")
         return self.slot.start(task)
 

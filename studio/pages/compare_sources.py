@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from engines.errors import VoiceStudioError
 from studio.comparison import unique_label
 from studio.state import VoiceLibrary, Workspace
+from trainer.checkpoints import file_epoch_note
 from trainer.evaluate.render import Candidate, RenderSettings
 
 
@@ -122,7 +123,7 @@ class CandidatesBox(QGroupBox):
                 continue
             entry = Entry(candidate=candidate, run=Path(run).absolute() if run else None, base=candidate.label)
             item = QListWidgetItem(candidate.label)
-            item.setToolTip(str(candidate.model_path))
+            item.setToolTip(file_epoch_note(candidate.model_path))  # the label counts epochs from 1, the file from 0
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setData(Qt.ItemDataRole.UserRole, entry)
             self.list.addItem(item)

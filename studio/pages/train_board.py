@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, cast
 from PySide6.QtCore import QObject
 
 from studio.workers import Task, TaskSlot
-from trainer.checkpoints import RankedCheckpoint
+from trainer.checkpoints import RankedCheckpoint, file_epoch_note
 from trainer.evaluate.board import Row
 from trainer.run_state import RunState
 
@@ -46,6 +46,7 @@ class TrainBoard:
         self._board.drop()
         shown = self.view.best_row
         shown.setVisible(best is not None and not self.process.is_running())
+        shown.caption.setToolTip(file_epoch_note(best.path) if best is not None else "")
         if best is None or self.state is None or self.process.is_running():
             return None
         from trainer.evaluate.best_row import saved_best_row, saved_start_row, scored_before
@@ -97,8 +98,8 @@ MEASURED = "measured on the run's held-out clips, the start voice under it (kept
 
 
 def _caption(best: RankedCheckpoint, what: str) -> str:
-    """``Best checkpoint: best-epoch=… (epoch 2, val_mel 0.7100) — what``."""
-    return f"Best checkpoint: {best.describe()} — {what}"
+    """``Best checkpoint: epoch 2 · val_mel 0.7100 — what``; its file (counting epochs from 0) is the tooltip."""
+    return f"Best checkpoint: {best.label()} — {what}"
 
 
 def _no_baseline(state: RunState) -> str:

@@ -93,7 +93,7 @@ class BestRowView(QWidget):
 
     def follow(self, task: Task) -> None:
         """Show ``task``'s progress and Cancel until it ends; Score is off meanwhile."""
-        self.progress.follow(task, "Scoring the best checkpoint:", cancellable=True)
+        self.progress.follow(task, "Scoring the best checkpoint:", cancellable=True, phases=True)
         self.score_button.setEnabled(False)
         task.ended.connect(self._ended)
         task.dropped.connect(self._ended)

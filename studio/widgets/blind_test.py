@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from studio.widgets.blind_keys import CLOSED, REFERENCE, BlindKeys
 from studio.widgets.blind_results import BlindResults
-from studio.widgets.mushra_box import MushraBox
+from studio.widgets.mushra_box import MushraBox, slot_letter
 from studio.widgets.pair_trial import PairView
 from studio.widgets.tables import export_text
 from trainer.evaluate.listening import ListeningTest, Rating
@@ -209,19 +209,52 @@ class BlindTestPanel(BlindKeys, QWidget):
             self.status.setText(CLOSED)
             return
         replace_rating(self.test, trial, self.lines[trial.line], rating)
-        self._save("Saved.")
+        if self._save(f"{self._answer_words()} · saved"):
+            self._mark_answer()
 
-    def _save(self, done: str) -> None:
+    def _save(self, done: str) -> bool:
+        """Write the ratings; the status says ``done (file)`` or why they could not be written."""
         assert self.test is not None and self.ratings_path is not None
         try:
             self.test.save(self.ratings_path)
         except OSError as exc:
             self.status.setText(f"Could not save the ratings to {self.ratings_path}: {exc}")
-            return
+            return False
         self.status.setText(f"{done} ({self.ratings_path.name})")
         self._show_progress()
         if self.test.revealed:
             self.results.show_test(self.test, self.lines)
+        return True
+
+    def _given(self) -> Rating | None:
+        """The rating saved for the trial shown, if any."""
+        trial = self.current()
+        return trial_rating(self.test, trial, self.lines[trial.line]) if trial and self.test else None
+
+    def _answer_words(self) -> str:
+        """``Trial 3: you chose A`` (pairwise), ``…: you chose X is B`` (ABX), ``…: you gave A 80 · B 40``
+        (MUSHRA), or ``Trial 3: not rated yet``."""
+        trial, given = self.current(), self._given()
+        if trial is None:
+            return ""
+        head = f"Trial {self.index[self.kind] + 1}: "
+        if given is None:
+            return head + "not rated yet"
+        if trial.kind == "mushra":
+            scores = given.scores or {}
+            return (
+                head
+                + "you gave "
+                + " · ".join(f"{slot_letter(i)} {scores.get(n, 0):.0f}" for i, n in enumerate(trial.order))
+            )
+        return head + "you chose " + self.pair.answer_text(trial.kind, 1 + (given.choice == trial.b))
+
+    def _mark_answer(self) -> None:
+        """The saved answer of the pairwise or ABX trial shown, checked (a key press does not click the button);
+        a MUSHRA slider marks its value itself once set."""
+        trial, given = self.current(), self._given()
+        if trial is not None and trial.kind != "mushra":
+            self.pair.set_trial(trial.kind, 0 if given is None else 1 + (given.choice == trial.b))
 
     def step(self, delta: int) -> None:
         """Go to the next (``1``) or previous (``-1``) trial of the kind shown."""
@@ -234,7 +267,7 @@ class BlindTestPanel(BlindKeys, QWidget):
         self.stop()
         self.index[self.kind] = (self.index[self.kind] + delta) % len(trials)
         self._show_trial()
-        self.status.setText("")
+        self.status.setText(self._answer_words() + "." if self._given() is not None else "")
 
     def reveal(self) -> None:
         """Show the real names and the results (win rates, ABX accuracy, MUSHRA means, per line)."""

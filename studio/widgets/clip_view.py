@@ -14,6 +14,7 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
+from studio.widgets.axes import readable_axes, room_for_top_tick
 from studio.widgets.waveform import WaveformView
 from studio.workers import Task, TaskSlot
 
@@ -61,7 +62,8 @@ class ClipView(QWidget):
         super().__init__(parent)
         self.title = QLabel("No clip")
         self.waveform = WaveformView()
-        self.mel = pg.PlotWidget(background=None)
+        self.mel = pg.PlotWidget(background=None, axisItems=readable_axes())
+        room_for_top_tick(self.mel.getPlotItem())
         self.mel.setMouseEnabled(x=False, y=False)
         self.mel.hideButtons()
         _plain_axes(self.mel, left="mel band")

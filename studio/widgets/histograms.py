@@ -7,6 +7,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent
 from PySide6.QtGui import QPalette
 
+from studio.widgets.axes import readable_axes
+
 
 class HistogramPanel(pg.GraphicsLayoutWidget):
     """One bar chart per histogram of the report, side by side."""
@@ -48,7 +50,7 @@ class HistogramPanel(pg.GraphicsLayoutWidget):
         if self.note and report.histograms:
             self.addLabel(self.note, row=1, col=0, colspan=len(report.histograms), color=text)
         for column, (name, hist) in enumerate(report.histograms.items()):
-            plot = self.addPlot(row=0, col=column)
+            plot = self.addPlot(row=0, col=column, axisItems=readable_axes())
             plot.setTitle(hist.title, color=text)
             for side, words in (("bottom", hist.unit), ("left", "clips")):
                 axis = plot.getAxis(side)

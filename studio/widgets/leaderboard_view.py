@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from engines.words import count
 from studio.widgets.tables import export_text, read_only_table
+from trainer.checkpoints import file_epoch_note
 from trainer.evaluate.leaderboard import COLUMNS, Column, Row, to_csv
 
 SORT_KEY = Qt.ItemDataRole.UserRole
@@ -149,7 +150,7 @@ def leaderboard_cell(row: Row, column: Column, best: bool) -> QTableWidgetItem:
     value = getattr(row, column.field)
     if column.field == "label":
         item = QTableWidgetItem(row.label)
-        item.setToolTip(str(row.model_path))
+        item.setToolTip(file_epoch_note(row.model_path))  # the label counts epochs from 1, the file from 0
         return item
     item = NumberItem(column.text(row))
     item.setData(SORT_KEY, None if value is None else float(value))

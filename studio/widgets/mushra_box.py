@@ -17,6 +17,10 @@ def slot_letter(i: int) -> str:
     return chr(ord("A") + i)
 
 
+SET_STYLE = "QLabel { font-weight: bold; color: palette(highlight); }"
+"""A set slider's value, marked in the palette's highlight (an unset one reads "–" in the text colour)."""
+
+
 class MushraBox(QWidget):
     """Sliders of one MUSHRA trial; the names behind the letters never reach the screen.
 
@@ -97,6 +101,7 @@ class MushraBox(QWidget):
         slider.setValue(0 if score is None else round(score))
         if score is not None:
             self._touched.add(i)
+            value.setStyleSheet(SET_STYLE)
         slider.valueChanged.connect(lambda v: value.setText(str(v)))
         slider.valueChanged.connect(lambda _v: None if slider.isSliderDown() else self._set(i))
         slider.sliderReleased.connect(lambda: self._set(i))
@@ -110,6 +115,7 @@ class MushraBox(QWidget):
 
     def _set(self, i: int) -> None:
         self._touched.add(i)
+        self.values[i].setStyleSheet(SET_STYLE)
         self.scores_changed.emit()
 
     def unrated(self) -> int:

@@ -11,6 +11,13 @@ QUESTIONS = {
     "abx": ("Is X the same as A or as B?", "1 · X is A", "2 · X is B"),
 }
 """Per trial kind: the question and the two answers."""
+CHOSEN_MARK = "✓ "
+"""Before the chosen answer's text (besides its checked look), so it reads in any style or theme."""
+CHOSEN_STYLE = (
+    "QPushButton:checked { background-color: palette(highlight); color: palette(highlighted-text);"
+    " border: 1px solid palette(shadow); border-radius: 3px; padding: 4px 8px; font-weight: bold; }"
+)
+"""The chosen answer in the palette's highlight (a plain checked button reads as faint grey in some styles)."""
 
 
 class PairView(QWidget):
@@ -40,6 +47,7 @@ class PairView(QWidget):
         for column, number in enumerate((1, 2)):
             answer = QPushButton("")
             answer.setCheckable(True)
+            answer.setStyleSheet(CHOSEN_STYLE)
             answer.clicked.connect(lambda _c=False, n=number: self.chosen.emit(n))
             self.answers.addButton(answer, number)
             grid.addWidget(answer, 2, column)
@@ -54,9 +62,13 @@ class PairView(QWidget):
         question, first, second = QUESTIONS[kind]
         self.question.setText(question)
         self.plays["X"].setVisible(kind == "abx")
-        self.answers.button(1).setText(first)
-        self.answers.button(2).setText(second)
         self.answers.setExclusive(False)  # lets "none" be shown
-        for number in (1, 2):
-            self.answers.button(number).setChecked(number == answer)
+        for number, text in ((1, first), (2, second)):
+            button = self.answers.button(number)
+            button.setChecked(number == answer)
+            button.setText(CHOSEN_MARK + text if number == answer else text)
         self.answers.setExclusive(True)
+
+    def answer_text(self, kind: str, answer: int) -> str:
+        """What answer 1 or 2 of a ``kind`` trial says, in words: ``A`` / ``B`` (pairwise), ``X is A`` (ABX)."""
+        return QUESTIONS[kind][answer].split(" · ")[1].removesuffix(" is better")

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.widgets.axes import readable_axes, room_for_top_tick
 from studio.widgets.runs_table import duration
 from studio.widgets.tables import read_only_table
 from studio.widgets.train_charts import integer_epochs
@@ -27,6 +28,7 @@ from trainer.evaluate.runs import RunCurves, compare_runs
 
 RUN_COLOURS = ((59, 130, 246), (239, 68, 68), (16, 185, 129), (245, 158, 11), (139, 92, 246), (236, 72, 153))
 """Colours of the runs, in the order shown (repeating after six)."""
+NO_RUNS = "Add two or more run folders to compare their curves."
 TABLE_COLUMNS = ("run", "epochs", "best val_mel", "total time", "median epoch")
 
 
@@ -45,8 +47,8 @@ class RunCurvesView(QWidget):
         self.lines: list[dict[str, pg.PlotDataItem]] = []
         self.chart = pg.GraphicsLayoutWidget()
         self.plots = {
-            "val_mel": self.chart.addPlot(row=0, col=0),
-            "epoch_s": self.chart.addPlot(row=1, col=0),
+            "val_mel": self.chart.addPlot(row=0, col=0, axisItems=readable_axes(epochs=True)),
+            "epoch_s": self.chart.addPlot(row=1, col=0, axisItems=readable_axes(epochs=True)),
         }
         self.legend = pg.LegendItem()
         self.legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
@@ -56,10 +58,11 @@ class RunCurvesView(QWidget):
         self.add_button, self.remove_button = QPushButton("Add run…"), QPushButton("Remove")
         self.add_button.clicked.connect(lambda: self.add_run())
         self.remove_button.clicked.connect(self.remove_selected)
-        self.status = QLabel("Add two or more run folders to compare their curves.")
+        self.status = QLabel(NO_RUNS)
         self.status.setWordWrap(True)  # a long list of runs wraps rather than widen the window
         self._style_plots()
         self._layout()
+        self._draw()  # an empty chart already counts whole epochs
 
     def _layout(self) -> None:
         buttons = QHBoxLayout()
@@ -85,6 +88,7 @@ class RunCurvesView(QWidget):
                 plot.getAxis(side).setPen(text)
                 plot.getAxis(side).setTextPen(text)
         self.plots["epoch_s"].setXLink(self.plots["val_mel"])
+        room_for_top_tick(self.plots["val_mel"])
         self.legend.setLabelTextColor(text)
 
     # --- runs -----------------------------------------------------------------------------------
@@ -134,7 +138,7 @@ class RunCurvesView(QWidget):
         self.status.setText(
             f"No epochs yet in: {', '.join(empty)}."
             if empty
-            else ("Add another run to compare." if len(self.curves) < 2 else "")
+            else (NO_RUNS if not self.curves else "Add another run to compare." if len(self.curves) < 2 else "")
         )
 
     def _draw_run(self, i: int, curves: RunCurves) -> dict[str, pg.PlotDataItem]:

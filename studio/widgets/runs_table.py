@@ -17,6 +17,7 @@ from trainer.run_state import RunState, list_runs, load_run
 
 __all__ = ["RunsTable", "duration"]  # duration: also the Train page's, from trainer.event_words
 
+NO_SELECTION = "Select a run to see its epoch times, two to compare them"
 COLUMNS = ("run", "status", "epochs", "train time", "best val_mel", "start", "preset")
 
 
@@ -41,7 +42,7 @@ class RunsTable(QWidget):
         self.table.itemSelectionChanged.connect(self._on_selection)
         self.table.cellDoubleClicked.connect(self.reopen)
         self.compare = EpochChart()
-        self.compare.setTitle("Select two runs to compare their epoch times")
+        self.compare.setTitle(NO_SELECTION)
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.compare, 1)
@@ -94,7 +95,15 @@ class RunsTable(QWidget):
         runs = self.selected()
         if len(runs) == 1:
             self.chosen.emit(runs[0])
+        self._draw_compare(runs[:2])
+
+    def _draw_compare(self, runs: list[RunState]) -> None:
+        """One run: its own epoch times; two: the first as bars, the second as a line over them."""
         if len(runs) == 2:
             self.compare.setTitle(f"bars: {runs[0].folder.name} · line: {runs[1].folder.name}")
-            self.compare.set_epochs(runs[0].epoch_split())
-            self.compare.set_compare(runs[1].epoch_split())
+        elif runs:
+            self.compare.setTitle(f"{runs[0].folder.name} · select a second run to compare")
+        else:
+            self.compare.setTitle(NO_SELECTION)
+        self.compare.set_epochs(runs[0].epoch_split() if runs else [])
+        self.compare.set_compare(runs[1].epoch_split() if len(runs) == 2 else [])

@@ -3,7 +3,9 @@
 The line reads ``Importing 120 / 800 · elapsed 12 s · 14 s left``: the step ``n / m`` the task reported last,
 the time since it started (ticking every half second, whether or not the task reports anything), and the
 time left, estimated from the current phase's rate only (:class:`PhaseRate`) and left out while unknown. A
-status line the task reports (``status(text)``) takes the place of ``label n / m`` until its next progress.
+status line the task reports (``status(text)``) takes the place of ``label n / m`` until its next progress;
+a task followed with ``phases=True`` names its phases by status (rendering, then scoring): the line reads
+``Scoring 6 renders (step 2 of 2: …) 3 / 6``, and each new status starts a new phase (bar and rate afresh).
 It follows a ``studio.workers.Task``'s ``progress(done, total)`` and ``status(text)`` signals; until the first
 progress arrives the bar is indeterminate.
 """
@@ -82,6 +84,14 @@ def duration_text(seconds: float) -> str:
     return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
 
 
+def phase_name(label: str, status: str) -> str:
+    """``status`` capitalised, or after ``label`` when that ends in ":" ("Scoring the best checkpoint: scoring…")."""
+    status = status.rstrip("…. ")
+    if label.endswith(":"):
+        return f"{label} {status[:1].lower()}{status[1:]}"
+    return status[:1].upper() + status[1:]
+
+
 class TaskProgress(QWidget):
     """Bar, status line and Cancel button of one running task (hidden while none runs).
 
@@ -107,6 +117,7 @@ class TaskProgress(QWidget):
         layout.addWidget(self.cancel_button)
         self.clock: Callable[[], float] = time.monotonic
         self._label, self._head, self._cancelling = "", "", ""
+        self._phases, self._phase = False, ""
         self._started = 0.0
         self._rate = PhaseRate()
         self._step: tuple[int, int] | None = None
@@ -115,9 +126,14 @@ class TaskProgress(QWidget):
         self._timer.timeout.connect(self._redraw)
         self.setVisible(False)
 
-    def follow(self, task: Task, label: str, cancellable: bool) -> None:
-        """Show ``task``'s progress as ``label done / total · elapsed · left``; Cancel only where the work can stop."""
+    def follow(self, task: Task, label: str, cancellable: bool, *, phases: bool = False) -> None:
+        """Show ``task``'s progress as ``label done / total · elapsed · left``; Cancel only where the work can stop.
+
+        With ``phases`` the task's status names its current phase and stays, followed by ``done / total``: said
+        once, capitalised (after ``label`` when that ends in ":", as "Scoring the best checkpoint: rendering…").
+        """
         self._label, self._head, self._cancelling = label, f"{label}…", ""
+        self._phases, self._phase = phases, ""
         self._started, self._rate, self._step = self.clock(), PhaseRate(), None
         self.bar.setRange(0, 0)  # indeterminate until the first report
         self.cancel_button.setVisible(cancellable)
@@ -134,11 +150,18 @@ class TaskProgress(QWidget):
         self._step = (done, total)
         self.bar.setRange(0, max(1, total))
         self.bar.setValue(done)
-        self._head = f"{self._label} {done} / {total}"
+        self._head = f"{self._phase or self._label} {done} / {total}"
         self._redraw()
 
     def show_status(self, text: str) -> None:
-        """A line the task reports about what it does now; it replaces ``label n / m`` until the next progress."""
+        """A line the task reports about what it does now; it replaces ``label n / m`` until the next progress
+        (with ``phases``: a new phase, its name kept before ``n / m``; bar and time left start afresh)."""
+        if self._phases and phase_name(self._label, text) != self._phase:
+            self._phase = phase_name(self._label, text)
+            self._step = None
+            self._rate.new_phase()
+            self.bar.setRange(0, 0)  # moving, not full, until the phase's first report
+            text = f"{self._phase}…"
         self._head = text
         self._redraw()
 

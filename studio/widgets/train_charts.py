@@ -16,6 +16,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QWidget
 
+from studio.widgets.axes import ReadableAxis, readable_axes, room_for_top_tick
 from studio.widgets.loss_legend import LossLegend
 from trainer.events import SPLIT
 
@@ -45,9 +46,15 @@ keeps its whole legend."""
 
 
 def integer_epochs(plot: pg.PlotWidget | pg.PlotItem, last: int) -> None:
-    """Ticks on whole epochs only (1, 2, 5, 10, 20, 50... apart, about 10 of them) up to ``last``."""
-    spacing = next(s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10**9) if last / s <= 10)
-    plot.getAxis("bottom").setTickSpacing(spacing, spacing)
+    """Ticks on whole epochs only, never SI-scaled ("x0.001"), up to ``last``: as far apart as the axis's width
+    needs (a :class:`ReadableAxis`), else 1, 2, 5, 10, 20, 50... apart, about 10 of them."""
+    axis = plot.getAxis("bottom")
+    axis.enableAutoSIPrefix(False)
+    if isinstance(axis, ReadableAxis):
+        axis.integer = True
+    else:
+        spacing = next(s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10**9) if last / s <= 10)
+        axis.setTickSpacing(spacing, spacing)
     if last < 2:
         plot.setXRange(0.5, 2.5, padding=0)
     else:
@@ -70,7 +77,8 @@ class PlotBeside(pg.GraphicsLayoutWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = self.addPlot(row=0, col=0)
+        self.plot = self.addPlot(row=0, col=0, axisItems=readable_axes(epochs=True))
+        room_for_top_tick(self.plot)
         self.legend = pg.LegendItem()
         self.legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.addItem(self.legend, row=0, col=1)
@@ -147,6 +155,8 @@ class EpochChart(PlotBeside):
         if split and not shown:
             self.legend.addItem(self._compare, "other run")
             self.restyle()
+        elif shown and not split:
+            self.legend.removeItem(self._compare)
 
 
 class LossChart(QWidget):
@@ -160,8 +170,9 @@ class LossChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot_widget = pg.PlotWidget()
+        self.plot_widget = pg.PlotWidget(axisItems=readable_axes(epochs=True))
         self.plot = self.plot_widget.getPlotItem()
+        room_for_top_tick(self.plot)
         self.plot.setLabel("bottom", "epoch")
         self.plot.setLabel("left", "loss")
         self.data: dict[str, tuple[list[int], list[float]]] = {}

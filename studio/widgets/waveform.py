@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer
 
 from engines.audio import envelope
+from studio.widgets.axes import readable_axes
 
 SAMPLES_PER_POINT = 128
 """Envelope resolution: min/max of this many samples (5.8 ms at 22,050 Hz)."""
@@ -25,7 +26,7 @@ class WaveformView(pg.PlotWidget):
     """Min/max envelope of a growing mono signal against time in seconds."""
 
     def __init__(self, parent=None) -> None:
-        super().__init__(parent, background=None)
+        super().__init__(parent, background=None, axisItems=readable_axes())
         self.setMinimumHeight(120)
         self.setMouseEnabled(x=False, y=False)
         self.hideButtons()

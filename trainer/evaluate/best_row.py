@@ -44,7 +44,7 @@ def not_installed(what: str) -> str:
 
 def best_label(best: RankedCheckpoint) -> str:
     """The row's label, as the Compare page labels a ranked checkpoint: ``epoch 3 · val_mel 0.6120``."""
-    return f"epoch {best.epoch + 1} · {best.metric} {best.value:.4f}"
+    return best.label()
 
 
 def saved_best_row(run_dir: Path, best: RankedCheckpoint) -> Row | None:

@@ -110,7 +110,8 @@ def score(
 
     A candidate that cannot be loaded or spoken does not stop the others: its row has every measure ``None`` and
     ``Row.failed`` says why. Status says ``rendering ... (step 1 of 2)`` then ``scoring ... (step 2 of 2: ...)``;
-    progress counts the renders (candidates x lines), then the scorings (rendered candidates x lines).
+    progress counts the renders (candidates x lines), then from 0 the scorings (rendered candidates x lines), one
+    report per render scored, from the cache or measured now.
 
     Raises:
         RenderError: no line, two candidates with one label, a line with nothing to speak, or no candidate
@@ -128,6 +129,7 @@ def score(
     scorer = Scorer(lines, Path(cache_dir))
     total, done = (len(candidates) - len(failed)) * len(lines), 0
     state.status(f"scoring {count(total, 'render')} (step 2 of 2: pitch, speaker, words, quality)")
+    state.progress(0, total)  # this step's count starts afresh (the bar is not left full from rendering)
     rows: list[Row] = []
     for candidate in candidates:
         if candidate.label in failed:

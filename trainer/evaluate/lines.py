@@ -203,7 +203,7 @@ def run_candidates(run_dir: Path | str, voices_dir: Path | str | None = None) ->
     if not is_run(run_dir):
         raise LinesError(f"{run_dir}: not a run folder (no training.json)")
     found = [
-        Candidate(label=f"epoch {c.epoch + 1} · {c.metric} {c.value:.4f}", model_path=c.path)
+        Candidate(label=c.label(), model_path=c.path)
         for c in ranked_checkpoints(run_dir)
     ]
     if (run_dir / "last.ckpt").is_file():
