@@ -242,7 +242,10 @@ class SettingsBox(QGroupBox):
         seed_row.addWidget(self.seed, 1)
         seed_row.addWidget(self.noiseless)
         form.addRow("Seed", seed_row)
-        form.addRow("length_scale", self.length_scale)
+        self.length_scale.setToolTip(
+            "Phoneme durations × this: larger is slower (the Synthesize page's Speed is 1 / length_scale)"
+        )
+        form.addRow("length_scale (larger is slower)", self.length_scale)
 
     def settings(self) -> RenderSettings:
         """The settings as shown."""

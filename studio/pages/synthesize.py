@@ -114,7 +114,7 @@ class SynthesizePage(QWidget):
         top.addRow("Engine", self.engines)
         top.addRow(self.speaker_label, self.speaker_box)
 
-        left, right = QWidget(), QWidget()
+        left, right = _Column(), QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.addLayout(top)
         for widget, stretch in ((self.text_edit, 1), (self.bar, 0), (self.notice, 0), (self.waveform, 1)):
@@ -383,6 +383,20 @@ class SynthesizePage(QWidget):
     def _on_saved(self, path: Path) -> None:
         self.notice.clear("save")  # a save that worked ends the error of one that did not
         self.message.emit(f"Saved {path}{_partial(self.bar.line)}")
+
+
+class _Column(QWidget):
+    """The page's left column, in a scroll area: it fills the area and scrolls only below its minimum height.
+
+    Its wrapped labels would make it report a height for its width, which a scroll area takes as the height to
+    give it (text box and waveform at their preferred heights: a scroll bar with room to spare); it does not.
+    """
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt override
+        return False
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
+        return -1
 
 
 def _partial(line: Line | None) -> str:
