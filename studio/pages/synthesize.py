@@ -386,17 +386,25 @@ class SynthesizePage(QWidget):
 
 
 class _Column(QWidget):
-    """The page's left column, in a scroll area: it fills the area and scrolls only below its minimum height.
+    """The page's left column, in a scroll area: it fills the area and scrolls only below the height it needs.
 
-    Its wrapped labels would make it report a height for its width, which a scroll area takes as the height to
-    give it (text box and waveform at their preferred heights: a scroll bar with room to spare); it does not.
+    A scroll area gives a column with wrapped labels the height the column asks for its width; Qt's answer
+    counts the text box and waveform at their preferred heights (a scroll bar with room to spare). This one
+    counts them at their minimum, and the rows that wrap (the remote panel, the status, the notices) at their
+    height for the width.
     """
 
-    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt override
-        return False
-
     def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
-        return -1
+        layout = self.layout()
+        margins = layout.contentsMargins()
+        inner = width - margins.left() - margins.right()
+        items = [layout.itemAt(i) for i in range(layout.count())]
+        shown = [item for item in items if not item.isEmpty()]
+        heights = [
+            item.heightForWidth(inner) if item.hasHeightForWidth() else item.minimumSize().height() for item in shown
+        ]
+        total = sum(heights) + layout.spacing() * max(0, len(shown) - 1) + margins.top() + margins.bottom()
+        return max(total, self.minimumSizeHint().height())
 
 
 def _partial(line: Line | None) -> str:
