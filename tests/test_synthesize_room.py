@@ -213,3 +213,24 @@ def test_quit_closes_the_window_as_the_close_button_and_is_listed(window, qtbot)
     qtbot.keyClick(window, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
     assert closed == ["compare"]
+
+
+def test_say_offers_speed_as_the_inverse_of_length_scale_not_both():
+    """``say --help`` names --speed (faster when larger); --speed with --length-scale is refused in one line."""
+    import subprocess
+    import sys
+
+    shown = subprocess.run([sys.executable, "-m", "studio", "say", "--help"], capture_output=True, text=True)
+    assert "--speed" in shown.stdout and "1/speed" in shown.stdout
+    both = [sys.executable, "-m", "studio", "say", "Hi.", "-o", "x.wav", "--speed", "2", "--length-scale", "0.5"]
+    refused = subprocess.run(both, capture_output=True, text=True)
+    assert refused.returncode == 2 and "not allowed with argument" in refused.stderr
+
+
+def test_compare_says_which_way_length_scale_goes(window):
+    """The Compare page's length_scale row says larger is slower (Synthesize's Speed goes the other way)."""
+    from PySide6.QtWidgets import QFormLayout
+
+    box = window.compare_page.listen.settings_box
+    label = box.layout().labelForField(box.length_scale)
+    assert isinstance(box.layout(), QFormLayout) and label.text() == "length_scale (larger is slower)"
