@@ -24,9 +24,12 @@ class VoiceError(VoiceStudioError, ValueError):
     The message names the file and, where one is at fault, the field.
     """
 
-    def __init__(self, path: Path | str, message: str, field: str | None = None) -> None:
+    def __init__(self, path: Path | str, message: str, field: str | None = None, *, detail: str = "") -> None:
         self.path = Path(path)
         self.field = field
+        self.detail = detail
+        """A library's own words for what went wrong (e.g. a protobuf decode error), for a tooltip or log; the
+        message says it in words."""
         where = f"{self.path}: field '{field}'" if field else str(self.path)
         super().__init__(f"{where}: {message}")
 

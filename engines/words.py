@@ -28,3 +28,8 @@ def count(n: int, noun: str, many: str | None = None) -> str:
     ``count(2, "voice (ONNX)", "voices (ONNX)")`` is).
     """
     return f"{n} {noun if n == 1 else (many or plural(noun))}"
+
+
+def sentence(text: str) -> str:
+    """``text`` beginning with a capital letter, as a message does (``"line 1 has…"`` → ``"Line 1 has…"``)."""
+    return text[:1].upper() + text[1:]

@@ -17,7 +17,7 @@ from studio.pages.dataset import DatasetPage
 from studio.pages.synthesize import SynthesizePage
 from studio.pages.train import TrainPage
 from studio.settings import Settings
-from studio.shortcuts import AREAS, PAGE_KEYS, ShortcutsDialog, page_tooltip
+from studio.shortcuts import AREAS, PAGE_KEYS, QUIT_KEYS, ShortcutsDialog, page_tooltip
 from studio.state import StudioState, Workspace
 
 SMALLEST = QSize(960, 580)
@@ -94,7 +94,15 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Ready")
 
     def _build_menus(self) -> None:
-        """Go: one action per page (Ctrl+1 … Ctrl+4, anywhere in the window); Help: Keyboard shortcuts…."""
+        """File: Quit (Ctrl+Q); Go: one action per page (Ctrl+1 … Ctrl+4, anywhere in the window); Help: Keyboard
+        shortcuts…."""
+        file_menu = self.menuBar().addMenu("&File")
+        self.quit_action = file_menu.addAction("&Quit")
+        keys = QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)  # the platform's (none under some themes)
+        self.quit_action.setShortcuts([*keys, *([] if QKeySequence(QUIT_KEYS) in keys else [QKeySequence(QUIT_KEYS)])])
+        self.quit_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        self.quit_action.triggered.connect(self.close)  # as the close button: closeEvent asks and shuts the pages
         go = self.menuBar().addMenu("&Go")
         for area in AREAS:
             action = QAction(f"{area} page", self)

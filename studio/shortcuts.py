@@ -12,8 +12,11 @@ AREAS = ("Dataset", "Train", "Compare", "Synthesize")
 """The pages, in the navigation's order."""
 PAGE_KEYS = {area: f"Ctrl+{index}" for index, area in enumerate(AREAS, start=1)}
 """The key that shows each page: Ctrl+1 … Ctrl+4, in the navigation's order."""
+QUIT_KEYS = "Ctrl+Q"
+"""File → Quit (``QKeySequence.StandardKey.Quit`` where the platform has one; Ctrl+Q on Linux and Windows)."""
 
 SHORTCUTS: tuple[tuple[str, str, str], ...] = (
+    ("Quit (as the window's close button: a running training is asked about)", QUIT_KEYS, "Anywhere"),
     *((f"Show the {area} page", keys, "Anywhere") for area, keys in PAGE_KEYS.items()),
     ("Move focus to the next / previous control", "Tab / Shift+Tab", "Anywhere"),
     ("Speak the text", "Ctrl+Enter", "Synthesize"),

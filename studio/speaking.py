@@ -164,8 +164,8 @@ def speak_and_play(
 
     playback = None
     ok, reason = output_available()
-    if not ok:
-        yield ("notice", ("device", f"Cannot play audio: {reason}. Saving to a WAV file still works."))
+    device = "" if ok else f"Cannot play audio: {reason}. Saving to a WAV file still works."
+    yield ("notice", ("device", device))  # "": the sound device plays (a notice that it did not goes)
     for chunk in engine.synthesize(text, options, cancel):
         if playback is None and ok:  # opened at the first chunk: a remote server names its rate only then
             try:

@@ -120,7 +120,7 @@ def test_r_without_a_recording_says_so_and_nothing_plays(page, qtbot, capture, j
     capture.reset()
     listen.line_list.setFocus()
     qtbot.keyClick(listen.line_list, Qt.Key.Key_R)
-    assert listen.status.text() == "line 1 has no reference recording"
+    assert listen.status.text() == "Line 1 has no reference recording"
     qtbot.wait(200)
     assert len(capture.samples()) == 0
 
@@ -141,7 +141,7 @@ def test_open_run_checks_the_ranked_checkpoints_and_start_voice_and_renders_its_
     assert page.comparison.folder() == run.absolute()
     again = listen.start_render()  # the same selection again: every clip from the cache
     qtbot.waitUntil(lambda: not listen.slot.busy(), timeout=30_000)
-    assert again is not None and f"({len(page.comparison.rendered)} from the cache)" in listen.status.text()
+    assert again is not None and f", {len(page.comparison.rendered)} from the cache" in listen.status.text()
 
 
 def test_comparison_folder_is_the_run_for_one_runs_candidates_else_a_hash_folder(run, joe, tmp_path):
@@ -186,7 +186,7 @@ def test_a_voice_that_cannot_render_is_a_status_line_and_the_others_render(page,
     qtbot.waitUntil(lambda: not listen.slot.busy(), timeout=60_000)
     assert set(page.comparison.rendered) == {("joe", 0)}
     status = listen.status.text()
-    assert status.startswith("Rendered 1 clip (") and "cannot render broken: " in status and "broken.onnx" in status
+    assert status.startswith("Rendered 1 clip, ") and "cannot render broken: " in status and "broken.onnx" in status
     assert "Traceback" not in status and "\n" not in status
     button = listen.buttons.button(0)
     assert button.text().startswith("1  ⚠ broken") and "broken.onnx" in button.toolTip()
@@ -249,7 +249,7 @@ def test_cancel_keeps_the_finished_renders(page, qtbot, joe):
     listen.line_list.setCurrentRow(0)
     assert listen.view.audio is not None
     _render(listen, qtbot)
-    assert f"({kept} from the cache)" in listen.status.text()
+    assert f", {kept or 'none'} from the cache" in listen.status.text()
 
 
 def test_keys_act_only_while_the_listen_tab_has_focus(qtbot, tmp_path):
@@ -342,9 +342,9 @@ def test_renders_of_pairs_still_selected_are_kept_and_the_status_says_what_is_re
     listen.lines_box.choose_typed("Zero.\nOne.\nTwo.")
     assert [line.text for line in page.comparison.lines] == ["Zero.", "One.", "Two."]
     assert set(page.comparison.rendered) == {("joe", 1), ("joe", 2)}
-    assert listen.status.text() == "2 of 3 clips rendered: press Render for the others"
+    assert listen.status.text() == "1 clip not rendered yet (2 of 3 rendered): press Render"
     listen.settings_box.seed.setValue(7)
-    assert page.comparison.rendered == {} and listen.status.text().startswith("0 of 3 clips rendered")
+    assert page.comparison.rendered == {} and listen.status.text() == "3 clips not rendered yet: press Render"
 
 
 def test_each_render_shows_as_it_finishes(page, qtbot, joe):

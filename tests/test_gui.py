@@ -325,7 +325,7 @@ def test_stopped_line_says_so_in_status_history_and_save(page, qtbot, capture, t
     line = page.last_line
     assert line is not None and line.stopped
     assert page.status.text() == f"Stopped after {line.seconds:.1f} s of audio"
-    assert page.history.item(0).text().endswith(f"(stopped after {line.seconds:.1f} s)")
+    assert page.history.item(0).text().startswith(f"(stopped after {line.seconds:.1f} s) {line.label}: ")
     path = tmp_path / "stopped.wav"
     monkeypatch.setattr(speak_bar.QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
     with qtbot.waitSignal(page.message, timeout=5_000) as said:

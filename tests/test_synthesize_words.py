@@ -129,10 +129,11 @@ def test_an_engine_switch_keeps_other_notices_and_drops_the_engine_one(page, qtb
     page.remote_panel.url.setText("http://127.0.0.1:9")
     page.text_edit.setPlainText("Hello.")
     page.speak()
-    qtbot.waitUntil(lambda: "Could not speak" in page.notice.text(), timeout=20_000)
+    qtbot.waitUntil(lambda: "cannot connect" in page.remote_panel.status.text(), timeout=20_000)  # in its box
+    assert "cannot connect" not in page.notice.text()  # said once, under the server's fields
     page.bar.save_to(tmp_path / "missing" / "again.wav")
     page.engine_box.setCurrentIndex(page.engine_box.findData("onnx"))
-    assert "Could not speak" not in page.notice.text()
+    assert "cannot connect" not in page.notice.text() and not page.remote_panel.isVisibleTo(page)
     assert "Could not save" in page.notice.text() and "again.wav" in page.notice.text()
 
 

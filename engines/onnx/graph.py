@@ -67,7 +67,10 @@ def load_model(path: Path):
     except FileNotFoundError:
         raise VoiceError(path, "voice model file not found") from None
     except Exception as exc:  # onnx raises DecodeError and others for bad files
-        raise VoiceError(path, f"not a valid ONNX model ({type(exc).__name__}: {exc})") from None
+        detail = f"{type(exc).__name__}: {exc}"
+        raise VoiceError(
+            path, "not a valid ONNX model: the file is damaged or not an ONNX voice", detail=detail
+        ) from None
 
 
 def analyze(model) -> GraphInfo:

@@ -65,7 +65,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     say.add_argument("--device", default="auto", help="torch engine device: auto, cpu, cuda, cuda:N")
     say.add_argument("--speaker", help="speaker name or id of a multi-speaker voice (default: its default speaker)")
-    say.add_argument("--length-scale", type=positive_float, help="phoneme durations x this (> 1 is slower)")
+    pace = say.add_mutually_exclusive_group()
+    pace.add_argument("--length-scale", type=positive_float, help="phoneme durations x this (> 1 is slower)")
+    pace.add_argument(
+        "--speed", type=positive_float, help="speaking rate, the studio's Speed (> 1 is faster): length_scale 1/speed"
+    )
     say.add_argument("--noise-scale", type=non_negative_float, help="generator noise (0 is deterministic)")
     say.add_argument("--noise-w", type=non_negative_float, help="duration noise (0 is deterministic)")
     say.add_argument(
@@ -159,7 +163,7 @@ def _options(args: argparse.Namespace, speaker: int | str | None) -> SynthesisOp
 
     return SynthesisOptions(
         speaker=speaker,
-        length_scale=args.length_scale,
+        length_scale=1.0 / args.speed if getattr(args, "speed", None) else args.length_scale,
         noise_scale=args.noise_scale,
         noise_w=args.noise_w,
         sentence_silence=args.sentence_silence,

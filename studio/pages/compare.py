@@ -47,7 +47,7 @@ class ComparePage(QWidget):
         self.blind = BlindTab(self.comparison, self.rendered_audio, self.play, self.stop)
         cache_dir = self.listen.renderer.cache_dir
         self.board = BoardTab(self.comparison, pool, cache_dir, take_lines=self.listen.take_typed_lines)
-        self.runs = RunCurvesView()
+        self.runs = RunCurvesView(runs_folder=lambda: workspace.runs_dir)
         for widget, title in ((self.listen, "Listen"), (self.blind, "Blind test"), (self.board, "Leaderboard")):
             self.tabs.addTab(widget, title)
         self.tabs.addTab(self.runs, "Runs")

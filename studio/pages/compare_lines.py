@@ -27,6 +27,7 @@ from engines.errors import VoiceStudioError
 from engines.words import count
 from studio.pages.compare_sources import reason
 from studio.state import Workspace
+from studio.widgets.start_folders import app_folder, existing_folder
 from studio.workers import Task, TaskSlot
 
 SOURCES = {
@@ -163,14 +164,16 @@ class LinesBox(QGroupBox):
         elif key == "typed":
             self.choose_typed()
         elif key == "held_out":
-            start = str(self.workspace.runs_dir)
+            start = app_folder(self.workspace.runs_dir)
             folder = QFileDialog.getExistingDirectory(self, "Held-out clips of a run or dataset project", start)
             if not folder:
                 self._set_source(self._source)  # cancelled: the source shown stays the one in use
                 return
             self.load_held_out(Path(folder))
         else:
-            path, _ = QFileDialog.getOpenFileName(self, "Lines file", "", "Text or metadata (*.txt *.csv);;All (*)")
+            path, _ = QFileDialog.getOpenFileName(
+                self, "Lines file", existing_folder(None), "Text or metadata (*.txt *.csv);;All (*)"
+            )
             if not path:
                 self._set_source(self._source)
                 return

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from engines.errors import VoiceStudioError
 from engines.pool import EnginePool
-from engines.words import count
+from engines.words import count, sentence
 from studio.comparison import Comparison
 from studio.pages.compare_lines import LinesBox
 from studio.pages.compare_render import Renderer
@@ -169,7 +169,7 @@ class ListenTab(QWidget):
         stopped = self.renderer.drop()
         total = len(self.comparison.candidates) * len(self.comparison.lines)
         done = total - self.comparison.missing()
-        now = f"{done} of {count(total, 'clip')} rendered" + ("" if done == total else ": press Render for the others")
+        now = _rendered_words(done, total)
         now = now if total else "Check candidates, choose lines, then Render"
         self.status.setText(f"Render stopped: the selection changed. {now}" if stopped else now)
         self.player.stop()
@@ -286,7 +286,7 @@ class ListenTab(QWidget):
             self.status.setText(f"Cannot read the reference recording: {exc}")
             return
         if reference is None:
-            self.status.setText(f"{lines[row].name} has no reference recording")
+            self.status.setText(sentence(f"{lines[row].name} has no reference recording"))
             return
         self.view.set_clip(reference[0], reference[1], f"Reference recording — {lines[row].name}")
         self.play_clip(reference[0], reference[1], 0.0)
@@ -350,3 +350,13 @@ def _column(*parts: QWidget | tuple[QWidget, int]) -> QWidget:
         widget, stretch = part if isinstance(part, tuple) else (part, 0)
         layout.addWidget(widget, stretch)
     return column
+
+
+def _rendered_words(done: int, total: int) -> str:
+    """``"1 clip not rendered yet: press Render"``, ``"2 clips not rendered yet (1 of 3 rendered): press Render"``,
+    ``"3 clips rendered"``: what the Listen tab says about ``done`` of ``total`` clips."""
+    missing = total - done
+    if not missing:
+        return f"{count(total, 'clip')} rendered"
+    so_far = f" ({done} of {total} rendered)" if done else ""
+    return f"{count(missing, 'clip')} not rendered yet{so_far}: press Render"

@@ -93,7 +93,8 @@ class Renderer(QObject):
         if cancelled:
             self.message.emit(f"Rendering cancelled: {self._kept()}{failures}")
         else:
-            done = f"Rendered {count(self.counts['rendered'], 'clip')} ({self.counts['cached']} from the cache)"
+            cached = self.counts["cached"]
+            done = f"Rendered {count(self.counts['rendered'], 'clip')}, {cached or 'none'} from the cache"
             self.message.emit(done + failures)
 
 

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from engines.errors import VoiceStudioError
 from studio.comparison import unique_label
 from studio.state import VoiceLibrary, Workspace
+from studio.widgets.start_folders import app_folder
 from trainer.checkpoints import file_epoch_note
 from trainer.evaluate.render import Candidate, RenderSettings
 
@@ -200,12 +201,12 @@ class CandidatesBox(QGroupBox):
         self.selection_changed.emit()
 
     def _choose_run(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Add a training run", str(self.workspace.runs_dir))
+        folder = QFileDialog.getExistingDirectory(self, "Add a training run", app_folder(self.workspace.runs_dir))
         if folder:
             self.add_run(Path(folder))
 
     def _choose_files(self) -> None:
-        start = str(self.workspace.voices_dir)
+        start = app_folder(self.workspace.voices_dir)  # a folder that exists: no name put in the name box
         paths, _ = QFileDialog.getOpenFileNames(self, "Add voice files", start, "Voices (*.onnx *.ckpt)")
         if paths:
             self.add_files([Path(p) for p in paths])
@@ -242,7 +243,10 @@ class SettingsBox(QGroupBox):
         seed_row.addWidget(self.seed, 1)
         seed_row.addWidget(self.noiseless)
         form.addRow("Seed", seed_row)
-        form.addRow("length_scale", self.length_scale)
+        self.length_scale.setToolTip(
+            "Phoneme durations × this: larger is slower (the Synthesize page's Speed is 1 / length_scale)"
+        )
+        form.addRow("length_scale (larger is slower)", self.length_scale)
 
     def settings(self) -> RenderSettings:
         """The settings as shown."""

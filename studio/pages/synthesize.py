@@ -28,6 +28,7 @@ from engines.voice import Voice
 from studio.line_runner import LineRunner
 from studio.speaking import ENGINE_LABELS, Line, Take, default_line, load_and_speak, replay_and_wait
 from studio.state import StudioState
+from studio.widgets.compact import scrolled
 from studio.widgets.engine_picker import EnginePicker
 from studio.widgets.history import HistoryList
 from studio.widgets.notices import Notices
@@ -68,7 +69,8 @@ class SynthesizePage(QWidget):
         self.voice_box = self.picker.box
         self.picker.voice_changed.connect(self._on_voice_changed)
         self.picker.checkpoint_added.connect(self.checkpoint_added)
-        self.picker.notice.connect(lambda text: self.show_notice(text, "voice"))
+        self.picker.adding.connect(lambda: self.notice.clear("add"))  # a failed add's notice goes at the next add
+        self.picker.notice.connect(self._on_add_failed)
         self.engines = EnginePicker(self.state.engines, self.state.workspace)
         self.engine_box, self.remote_panel = self.engines.box, self.engines.remote_panel
         self.engines.changed.connect(self._on_engine_changed)
@@ -112,7 +114,7 @@ class SynthesizePage(QWidget):
         top.addRow("Engine", self.engines)
         top.addRow(self.speaker_label, self.speaker_box)
 
-        left, right = QWidget(), QWidget()
+        left, right = _Column(), QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.addLayout(top)
         for widget, stretch in ((self.text_edit, 1), (self.bar, 0), (self.notice, 0), (self.waveform, 1)):
@@ -123,7 +125,7 @@ class SynthesizePage(QWidget):
         right_layout.addWidget(QLabel("History (double-click to replay)"))
         right_layout.addWidget(self.history, 1)
         splitter = QSplitter()
-        splitter.addWidget(left)
+        splitter.addWidget(scrolled(left))  # the remote panel's fields keep their height; a short window scrolls
         splitter.addWidget(right)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
@@ -150,6 +152,13 @@ class SynthesizePage(QWidget):
         Errors are shown, naming the file. Returns the ``.onnx`` voices added.
         """
         return self.picker.add_files(paths)
+
+    def _on_add_failed(self, text: str, detail: str) -> None:
+        """A voice file could not be added: said (with those of the same add) until the next add or a line
+        spoken; the reading library's own words in the tooltip."""
+        before, tips = self.notice.about("add"), self.notice.detail("add")
+        self.notice.put("add", f"{before}\n{text}" if before else text, f"{tips}\n{detail}" if tips else detail)
+        self.message.emit(text)
 
     def _on_voice_changed(self, voice: Voice) -> None:
         if voice.model_path.suffix.lower() == ".ckpt":  # only the torch engine speaks checkpoints
@@ -246,7 +255,8 @@ class SynthesizePage(QWidget):
         self._take = Take(text, name, kind)
         self.bar.show_line(None)  # Save WAV saves the line on screen: none until this one is finished
         self.waveform.clear_audio(voice.sample_rate)
-        self.notice.clear("engine", "line", "save", "device")  # this line's own notices replace them
+        self.notice.clear("engine", "line", "save")  # this line's own notices replace them; the device's stays
+        # until the line's check of the sound device says it again or that it is back
         loading = self.engines.loading_text(voice, kind)
         if kind == "remote":
             self.waiting.start(f"Waiting for {self.remote_panel.url.text().strip()}")
@@ -299,10 +309,10 @@ class SynthesizePage(QWidget):
 
     def _on_failed(self, exc: Exception, name: str, server: int | None) -> None:
         """The line spoken with ``name`` (a remote one: asked of the server ``server``, a remote panel generation)
-        failed; the message names it, since the choice may have changed since."""
-        self.show_notice(f"Could not speak with {name}: {exc}", "engine")
-        if server is not None:
-            self.remote_panel.show_error(str(exc), server)
+        failed; the message names it, since the choice may have changed since. A server's error is said once, in
+        the remote panel under its fields (not again under the buttons and in the status bar)."""
+        if server is None or not self.remote_panel.show_error(str(exc), server):
+            self.show_notice(f"Could not speak with {name}: {exc}", "engine")  # a server's error: in its box alone
         self.waiting.stop()
         self.status.setText("")
 
@@ -317,6 +327,8 @@ class SynthesizePage(QWidget):
             self.status.setText(f"Stopped after {line.seconds:.1f} s of audio" if line else "Stopped before any audio")
         if line is None:
             return
+        if not stopped:
+            self.notice.clear("add")  # a line spoken: a failed add before it is over
         self.bar.show_line(line)
         self.state.lines.add(line)
         self.line_finished.emit(line)
@@ -371,6 +383,28 @@ class SynthesizePage(QWidget):
     def _on_saved(self, path: Path) -> None:
         self.notice.clear("save")  # a save that worked ends the error of one that did not
         self.message.emit(f"Saved {path}{_partial(self.bar.line)}")
+
+
+class _Column(QWidget):
+    """The page's left column, in a scroll area: it fills the area and scrolls only below the height it needs.
+
+    A scroll area gives a column with wrapped labels the height the column asks for its width; Qt's answer
+    counts the text box and waveform at their preferred heights (a scroll bar with room to spare). This one
+    counts them at their minimum, and the rows that wrap (the remote panel, the status, the notices) at their
+    height for the width.
+    """
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
+        layout = self.layout()
+        margins = layout.contentsMargins()
+        inner = width - margins.left() - margins.right()
+        items = [layout.itemAt(i) for i in range(layout.count())]
+        shown = [item for item in items if not item.isEmpty()]
+        heights = [
+            item.heightForWidth(inner) if item.hasHeightForWidth() else item.minimumSize().height() for item in shown
+        ]
+        total = sum(heights) + layout.spacing() * max(0, len(shown) - 1) + margins.top() + margins.bottom()
+        return max(total, self.minimumSizeHint().height())
 
 
 def _partial(line: Line | None) -> str:

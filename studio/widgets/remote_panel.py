@@ -126,13 +126,16 @@ class RemotePanel(QGroupBox):
         self.response_format.setCurrentText(settings.response_format)
         self._quiet = False
 
-    def show_error(self, text: str, generation: int | None = None) -> None:
+    def show_error(self, text: str, generation: int | None = None) -> bool:
         """An error under the fields, in red (``""`` clears it); dropped when ``generation`` (``self.generation``
-        when the failed request was made) is not the current one: the fields name another server now."""
-        if generation is None or generation == self.generation:
-            self._asking.stop()
-            self.status.setStyleSheet("color: #b91c1c;")
-            self.status.setText(text)
+        when the failed request was made) is not the current one: the fields name another server now. Returns
+        whether it is shown."""
+        if generation is not None and generation != self.generation:
+            return False
+        self._asking.stop()
+        self.status.setStyleSheet("color: #b91c1c;")
+        self.status.setText(text)
+        return True
 
     def _forget_server(self) -> None:
         self.generation += 1

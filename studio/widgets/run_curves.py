@@ -4,6 +4,7 @@ run's epochs, best val_mel, total and median epoch time. The curves come from
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pyqtgraph as pg
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from studio.widgets.axes import readable_axes, room_for_top_tick
 from studio.widgets.runs_table import duration
+from studio.widgets.start_folders import app_folder
 from studio.widgets.tables import read_only_table
 from studio.widgets.train_charts import integer_epochs
 from trainer.evaluate.runs import RunCurves, compare_runs
@@ -40,8 +42,10 @@ class RunCurvesView(QWidget):
         plots: ``{"val_mel": PlotItem, "epoch_s": PlotItem}``; ``lines[i]`` the two ``PlotDataItem`` of run ``i``.
     """
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, runs_folder: Callable[[], Path] | None = None) -> None:
         super().__init__(parent)
+        self.runs_folder = runs_folder
+        """Where the studio keeps its runs (Add run… starts there before any run is shown)."""
         self.folders: list[Path] = []
         self.curves: list[RunCurves] = []
         self.lines: list[dict[str, pg.PlotDataItem]] = []
@@ -122,7 +126,9 @@ class RunCurvesView(QWidget):
         self.set_runs([f for i, f in enumerate(self.folders) if i not in rows])
 
     def _start_folder(self) -> Path:
-        return self.folders[-1].parent if self.folders else Path.home()
+        if self.folders:
+            return self.folders[-1].parent
+        return Path(app_folder(self.runs_folder())) if self.runs_folder else Path.home()
 
     # --- drawing --------------------------------------------------------------------------------
     def _draw(self) -> None:

@@ -5,18 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from engines.audio import write_audio
 from studio.speaking import Line
 from studio.widgets.notices import failed_on
+from studio.widgets.start_folders import save_start, saved_to
 
 SAVE_FILTER = "WAV audio (*.wav);;FLAC audio (*.flac);;Ogg Vorbis (*.ogg)"
 """The formats ``engines.audio.write_audio`` writes, by extension."""
 
 
 class SpeakBar(QWidget):
-    """Speak (Ctrl+Enter), Stop (Esc) and Save WAV… buttons, then a selectable status line.
+    """Speak (Ctrl+Enter), Stop (Esc) and Save WAV… buttons, and under them a selectable status line the width
+    of the bar (the timing of a line reads on one or two lines, never squeezed beside the buttons).
 
     Save WAV… saves the finished line on screen (:attr:`line`), and is enabled only while there is one.
 
@@ -42,12 +44,14 @@ class SpeakBar(QWidget):
         self.status.setWordWrap(True)  # a long line (voice · engine: load, first audio, RTF) wraps, not widening
         self.line: Line | None = None
         """The finished line on screen (``None``: none, e.g. while one is spoken or after one failed)."""
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
         for button in (self.speak_button, self.stop_button, self.save_button):
             row.addWidget(button)
-        self.status.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        row.addWidget(self.status, 1)
+        row.addStretch(1)
+        column.addLayout(row)
+        column.addWidget(self.status)
 
     def show_line(self, line: Line | None) -> None:
         """``line`` is the one on screen, which Save WAV saves (``None``: nothing to save)."""
@@ -67,7 +71,7 @@ class SpeakBar(QWidget):
         return write_audio(path, line.audio, line.sample_rate)
 
     def _on_save_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save audio", "line.wav", SAVE_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self, "Save audio", save_start("line.wav", "audio"), SAVE_FILTER)
         if path:
             self.save_to(Path(path))
 
@@ -75,9 +79,12 @@ class SpeakBar(QWidget):
         """Save the line on screen at ``path`` as Save WAV… does: ``saved(path)``, or ``save_failed`` with the
         reason (the path named once)."""
         try:
-            self.saved.emit(self.save(path))
+            written = self.save(path)
         except (OSError, ValueError) as exc:
             self.save_failed.emit(failed_on("Could not save", path, exc))
+            return
+        saved_to(written, "audio")  # the next Save WAV… starts in this folder
+        self.saved.emit(written)
 
 
 def _button(text: str, tip: str, slot) -> QPushButton:

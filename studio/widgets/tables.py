@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLabel, QTableWidg
 
 from engines.files import write_text
 from studio.widgets.notices import failed_on
+from studio.widgets.start_folders import save_start, saved_to
 
 
 def read_only_table(headers: Sequence[str]) -> QTableWidget:
@@ -29,12 +30,13 @@ def export_text(
     when ``None``), atomically; ``status`` says what happened. Returns the path written, or ``None`` (cancelled
     or not writable)."""
     if path is None:
-        chosen, _ = QFileDialog.getSaveFileName(parent, title, start, "CSV (*.csv)")
+        chosen, _ = QFileDialog.getSaveFileName(parent, title, save_start(start, "csv"), "CSV (*.csv)")
         if not chosen:
             return None
         path = Path(chosen)
     try:
         write_text(path, text)
+        saved_to(path, "csv")
     except OSError as exc:
         status.setText(failed_on("Could not write", path, exc))
         return None

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.widgets.elided_label import ElidedLabel
+from studio.widgets.start_folders import existing_folder
 from studio.workers import Task
 from trainer.options import MAX_EPOCHS, RunOptions, bounds, run_name
 from trainer.preflight import Finding
@@ -204,6 +205,6 @@ class TrainSetup(QGroupBox):
         self.resample.setVisible(False)
 
     def _on_browse(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Choose a dataset folder", self.dataset.text())
+        folder = QFileDialog.getExistingDirectory(self, "Choose a dataset folder", existing_folder(self.dataset.text()))
         if folder:
             self.dataset.setText(folder)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QPushButton, 
 from engines.base import VoiceError
 from engines.voice import Voice
 from studio.state import Removal, Replacement, VoiceLibrary
+from studio.widgets.start_folders import existing_folder
 from studio.workers import Task
 
 
@@ -25,16 +26,20 @@ class VoicePicker(QWidget):
     Signals:
         voice_changed(object): the selected :class:`Voice`.
         checkpoint_added(object): a checkpoint :class:`Voice` was added.
-        notice(str): a file could not be read (the message names it).
+        adding(): files are being added (notices about an earlier add are out of date).
+        notice(str, str): a file could not be read: the message in words (naming it), and the reading library's
+            own detail for a tooltip (``""``: none).
     """
 
     voice_changed = Signal(object)
     checkpoint_added = Signal(object)
-    notice = Signal(str)
+    adding = Signal()
+    notice = Signal(str, str)
 
     def __init__(self, library: VoiceLibrary, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.library = library
+        self._last_folder: Path | None = None
         self.box = QComboBox()
         for voice in library.voices:
             self.box.addItem(_label(voice))
@@ -64,9 +69,10 @@ class VoicePicker(QWidget):
         Each voice is checked as loading it does (``VoiceLibrary.add_files``); errors are emitted as notices
         naming the file. Returns the ``.onnx`` voices added.
         """
+        self.adding.emit()
         found = self.library.add_files(paths)
         for error in found.errors:
-            self.notice.emit(str(error))
+            self._say(error)
         if found.checkpoints:
             self._add_checkpoints(found.checkpoints)
         return found.added
@@ -98,20 +104,26 @@ class VoicePicker(QWidget):
 
         def on_item(item) -> None:
             if isinstance(item, Exception):
-                self.notice.emit(str(item))
+                self._say(item)
                 return
             if self.library.add(item):  # selected as the library says it was added
                 self.checkpoint_added.emit(item)
 
         task = Task(work, self)
         task.partial.connect(on_item)
-        task.failed.connect(lambda exc: self.notice.emit(str(exc)))
+        task.failed.connect(self._say)
         return task.start()
 
+    def _say(self, error: Exception) -> None:
+        self.notice.emit(str(error), getattr(error, "detail", ""))
+
     def _on_add_clicked(self) -> None:
+        start = existing_folder(self._last_folder, "voices")
         files, _ = QFileDialog.getOpenFileNames(
-            self, "Add Piper voices", "", "Piper voices and checkpoints (*.onnx *.ckpt)"
+            self, "Add Piper voices", start, "Piper voices and checkpoints (*.onnx *.ckpt)"
         )
+        if files:
+            self._last_folder = Path(files[0]).parent  # the next Add voice… starts where this one ended
         self.add_files([Path(f) for f in files])
 
     def _on_index_changed(self, index: int) -> None:
