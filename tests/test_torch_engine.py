@@ -25,6 +25,12 @@ def torch_engine(joe):
     return TorchEngine(joe, device="cpu")
 
 
+PADDED_SNR_DB = 80.0
+"""Padded against unpadded synthesis differs by float rounding only: 86-100 dB SNR measured with 2 intra-op
+threads (the summation order changes with the threads OpenMP gives under load; 1 thread: bit-exact). A padding
+bug that reaches the audio gives under 40 dB."""
+
+
 def _by_sentence(chunks):
     out: dict[int, list] = {}
     for chunk in chunks:
@@ -53,7 +59,7 @@ def test_padded_shapes_give_the_unpadded_audio(torch_engine, monkeypatch):
     monkeypatch.setattr(torch_engine, "_padded", False)
     exact = np.concatenate([c.audio for c in torch_engine.synthesize(PARAGRAPH, NOISE_FREE)])
     assert len(padded) == len(exact)
-    assert snr_db(exact, padded) >= 90.0  # float rounding only (unpadded is also batched otherwise)
+    assert snr_db(exact, padded) >= PADDED_SNR_DB  # unpadded is also batched otherwise
 
 
 @pytest.mark.parametrize("use_sdp", [True, False])
@@ -78,7 +84,7 @@ def test_padding_is_exact_with_speakers_and_either_duration_predictor(tmp_path, 
     engine._padded = False
     exact = np.concatenate([c.audio for c in engine.synthesize(PARAGRAPH, options)])
     assert len(padded) == len(exact) > 0
-    assert snr_db(exact, padded) >= 90.0
+    assert snr_db(exact, padded) >= PADDED_SNR_DB
 
 
 def test_first_sentence_is_encoded_alone_on_the_cpu(torch_engine, monkeypatch):
