@@ -61,6 +61,7 @@ class ClipView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = QLabel("No clip")
+        self.title.setWordWrap(True)  # a long status ("9 clips not rendered yet …") wraps, never widens the page
         self.waveform = WaveformView()
         self.mel = pg.PlotWidget(background=None, axisItems=readable_axes())
         room_for_top_tick(self.mel.getPlotItem())
