@@ -5,9 +5,17 @@ from __future__ import annotations
 import gc
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication, QHeaderView, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QHeaderView,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from studio.main_window import AREAS
 
@@ -72,17 +80,36 @@ def test_every_page_fits_a_1024x640_screen_unclipped(window, area):
         window.resize(*SCREEN)
 
 
-def test_the_dataset_table_shows_eight_rows_at_640_px_and_at_the_smallest_window(window):
+def _in_view(widget: QWidget, area: QScrollArea) -> bool:
+    """Whether all of ``widget`` shows in the scroll ``area``'s viewport (none of it scrolled or clipped away)."""
+    top_left = widget.mapTo(area.viewport(), widget.rect().topLeft())
+    return area.viewport().rect().contains(QRect(top_left, widget.size())) and widget.isVisibleTo(area)
+
+
+def test_the_clip_editor_shows_whole_beside_six_table_rows(window, qtbot, tmp_path):
+    """With a clip selected, the editor's transcript and every button show without scrolling while the table keeps
+    6 rows: at 1024×640 and in the smallest window."""
+    from conftest import shared_path
+
     page = _show(window, "Dataset")
-    table = page.table
-    assert table.viewport().height() >= 8 * table.verticalHeader().defaultSectionSize()
-    window.resize(window.minimumSize())
-    QApplication.processEvents()
+    page.new_project(tmp_path / "project")
+    page.import_paths([shared_path("corpus", "real-speech", "cards")])
+    qtbot.waitUntil(lambda: not page.is_busy() and page.model.rowCount() == 5, timeout=120_000)
+    page.select(["002"])
+    table, editor = page.table, page.editor
+    area = next(a for a in page.findChildren(QScrollArea) if a.widget() is editor)
     try:
-        assert table.viewport().height() >= 8 * table.verticalHeader().defaultSectionSize()
-        assert _clipped(window, page) == []
+        for size in (QSize(*SCREEN), window.minimumSize()):
+            window.resize(size)
+            QApplication.processEvents()
+            assert table.viewport().height() >= 6 * table.verticalHeader().defaultSectionSize(), size
+            for widget in (editor.text, editor.phonemes, *editor.buttons.values()):
+                assert _in_view(widget, area), (size, widget.objectName() or widget.text())
+            assert editor.waveform.height() >= 90
+            assert _clipped(window, page) == []
     finally:
         window.resize(*SCREEN)
+        page.open_project(tmp_path / "none")
 
 
 def _tab_chain(start: QWidget, key=Qt.Key.Key_Tab, limit: int = 40) -> list[QWidget]:
