@@ -19,6 +19,7 @@ from studio.pages.train import TrainPage
 from studio.settings import Settings
 from studio.shortcuts import AREAS, PAGE_KEYS, QUIT_KEYS, ShortcutsDialog, page_tooltip
 from studio.state import StudioState, Workspace
+from studio.widgets.tab_keys import install_tab_keys
 
 SMALLEST = QSize(960, 580)
 PREFERRED = QSize(1100, 700)
@@ -37,6 +38,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: Settings | None = None, runs_root: Path | None = None) -> None:
         super().__init__()
+        install_tab_keys()  # Tab leaves every text box and table, in every page and dialog
         self.settings = settings if settings is not None else Settings.load()
         self.setWindowTitle("Voice Studio")
         self.resize(PREFERRED)

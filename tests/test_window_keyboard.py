@@ -5,9 +5,17 @@ from __future__ import annotations
 import gc
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication, QHeaderView, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QHeaderView,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from studio.main_window import AREAS
 
@@ -72,17 +80,42 @@ def test_every_page_fits_a_1024x640_screen_unclipped(window, area):
         window.resize(*SCREEN)
 
 
-def test_the_dataset_table_shows_eight_rows_at_640_px_and_at_the_smallest_window(window):
+def _in_view(widget: QWidget, area: QScrollArea) -> bool:
+    """Whether all of ``widget`` shows in the scroll ``area``'s viewport (none of it scrolled or clipped away)."""
+    top_left = widget.mapTo(area.viewport(), widget.rect().topLeft())
+    return area.viewport().rect().contains(QRect(top_left, widget.size())) and widget.isVisibleTo(area)
+
+
+def test_the_clip_editor_shows_whole_beside_six_table_rows(window, qtbot, tmp_path):
+    """With a clip selected, the editor's transcript and every button show without scrolling while the table keeps
+    6 rows: at 1024×640 and in the smallest window."""
+    from conftest import shared_path
+
     page = _show(window, "Dataset")
-    table = page.table
-    assert table.viewport().height() >= 8 * table.verticalHeader().defaultSectionSize()
-    window.resize(window.minimumSize())
-    QApplication.processEvents()
+    page.new_project(tmp_path / "project")
+    page.import_paths([shared_path("corpus", "real-speech", "cards")])
+    qtbot.waitUntil(lambda: not page.is_busy() and page.model.rowCount() == 5, timeout=120_000)
+    page.select(["002"])
+    table, editor = page.table, page.editor
+    area = next(a for a in page.findChildren(QScrollArea) if a.widget() is editor)
     try:
-        assert table.viewport().height() >= 8 * table.verticalHeader().defaultSectionSize()
-        assert _clipped(window, page) == []
+        for size in (QSize(*SCREEN), window.minimumSize()):
+            window.resize(size)
+            QApplication.processEvents()
+            assert table.viewport().height() >= 6 * table.verticalHeader().defaultSectionSize(), size
+            for widget in (editor.text, editor.phonemes, *editor.buttons.values()):
+                assert _in_view(widget, area), (size, widget.objectName() or widget.text())
+            assert editor.waveform.height() >= 90
+            assert _clipped(window, page) == []
+        splitter = table.parentWidget()  # the splitter between them moves both ways
+        before = splitter.sizes()
+        splitter.moveSplitter(before[0] - 100, 1)
+        assert splitter.sizes()[0] == before[0] - 100 and splitter.sizes()[1] > before[1]
+        splitter.moveSplitter(before[0], 1)
+        assert splitter.sizes() == before
     finally:
         window.resize(*SCREEN)
+        page.open_project(tmp_path / "none")
 
 
 def _tab_chain(start: QWidget, key=Qt.Key.Key_Tab, limit: int = 40) -> list[QWidget]:
@@ -219,3 +252,89 @@ def test_the_window_starts_within_a_small_screen():
     assert small.width() <= 1024 - 16 and small.height() <= 640 - 40
     assert small.width() >= SMALLEST.width() and small.height() >= SMALLEST.height()
     assert start_size(QSize(1920, 1080), SMALLEST) == PREFERRED
+
+
+@pytest.fixture
+def scored_run(prepared_run, make_tiny_checkpoint, tmp_path):
+    """A copy of the prepared run, finished after two epochs, its best checkpoint and its start voice scored (the
+    rows saved as the Train page saves them), as the Runs tab opens a run scored before."""
+    import json
+    import shutil
+
+    from trainer import events
+    from trainer.evaluate.best_row import BEST_FILE, START_FILE, start_candidate
+    from trainer.evaluate.board import Row, to_csv
+
+    run = shutil.copytree(prepared_run, tmp_path / "runs" / "tune", ignore=shutil.ignore_patterns("checkpoints"))
+    (run / "checkpoints").mkdir()
+    best = make_tiny_checkpoint(run / "checkpoints" / "best-epoch=0001-val_mel=1.2848.ckpt")
+    ranking = [[1.2848, best.name]]
+    (run / "checkpoints" / "best.json").write_text(json.dumps({"metric": "val_mel", "ranking": ranking}))
+    epochs = [
+        events.Epoch(
+            epoch=n,
+            step=10 * (n + 1),
+            seconds=20.0 + n,
+            train_s=17.0,
+            val_s=2.0,
+            preview_s=1.0,
+            checkpoint_wait_s=n,
+            losses={
+                "train_mel": 40.0 - n,
+                "val_mel": 1.5 - n / 4,
+                "train_kl": 9.0,
+                "val_kl": 8.0,
+                "train_dur": 1.5,
+                "val_dur": 1.4,
+                "train_gen": 2.5,
+                "train_disc": 2.7,
+            },
+            learning_rates={"lr_g": 2e-4},
+        )
+        for n in range(2)
+    ]
+    finish = events.Finish(epochs=2, seconds=42.3, setup_s=1.0, status="done")
+    (run / "events.jsonl").write_text("".join(json.dumps(e.to_record()) + "\n" for e in (*epochs, finish)))
+    measures = dict(
+        mcd_db=14.67,
+        f0_rmse_hz=102.3,
+        f0_gap_hz=-42.6,
+        similarity=0.61,
+        dnsmos_sig=1.09,
+        dnsmos_bak=1.11,
+        dnsmos_ovrl=1.07,
+        wer=1.0,
+        rate_pps=13.8,
+        dataset_rate_pps=14.2,
+    )
+    start = start_candidate(run)
+    assert start is not None
+    (run / BEST_FILE).write_text(to_csv([Row(label="best", model_path=best, val_mel=1.2848, **measures)]))
+    (run / START_FILE).write_text(to_csv([Row(label=start.label, model_path=start.model_path, **measures)]))
+    return run
+
+
+def test_the_train_page_shows_a_finished_scored_run_unclipped(window, scored_run):
+    """Setup, the best checkpoint's row with its baseline, and the charts with their axis titles and legends all
+    get at least what they need, at 1024×640 and in the smallest window."""
+    from trainer.run_state import load_run
+
+    page = _show(window, "Train")
+    page.show_run(load_run(scored_run))
+    page.tabs.setCurrentWidget(page.view)
+    best = page.view.best_row
+    assert best.isVisibleTo(page) and best.table.rowCount() == 2  # the best and the start voice's baseline
+    try:
+        for size in (QSize(*SCREEN), window.minimumSize()):
+            window.resize(size)
+            QApplication.processEvents()
+            assert _clipped(window, page) == [], size
+            table = best.table
+            rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+            assert table.viewport().height() >= rows, size  # no row cut (a scroll bar never covers one)
+            setup = page.setup  # the whole run and, above it, the setup's first three rows (one in the smallest window)
+            for field in (setup.dataset, setup.start, setup.preset, setup.epochs)[: 4 if size == QSize(*SCREEN) else 1]:
+                area = next(a for a in page.findChildren(QScrollArea) if a.widget() is setup)
+                assert _in_view(field, area), (size, field)
+    finally:
+        window.resize(*SCREEN)

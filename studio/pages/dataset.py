@@ -27,9 +27,8 @@ from PySide6.QtWidgets import (
 
 from studio.pages.dataset_actions import TARGET_RATE, DatasetActions
 from studio.state import Workspace
-from studio.widgets.clip_editor import ClipEditor
+from studio.widgets.clip_editor import ClipEditor, clips_and_editor
 from studio.widgets.clip_table import ClipTable, rows
-from studio.widgets.compact import keep_rows_visible, scrolled
 from studio.widgets.flow_layout import flow_row
 from studio.widgets.histograms import HistogramPanel
 from studio.widgets.recordings_picker import StartFolders
@@ -138,13 +137,7 @@ class DatasetPage(DatasetActions, QWidget):
     def _clips_tab(self) -> QWidget:
         names = ("trim", "normalize", "resample", "exclude", "include", "confirm", "speaker", "merge")
         actions = flow_row(self.selection_label, *(self.buttons[name] for name in names))  # wraps when narrow
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.table)
-        splitter.addWidget(scrolled(self.editor))  # on a short screen the editor scrolls; the table keeps 8 rows
-        keep_rows_visible(self.table, 8)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        splitter.setSizes([400, 260])
+        splitter = clips_and_editor(self.table, self.editor)
         space = QShortcut(QKeySequence(Qt.Key.Key_Space), splitter, self.toggle_play)
         space.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)  # a focused button takes Space as a press
         tab = QWidget()

@@ -29,7 +29,7 @@ from studio.pages.train_actions import TrainActions
 from studio.pages.train_board import TrainBoard
 from studio.state import VoiceLibrary, Workspace
 from studio.trainer_process import TrainerProcess
-from studio.widgets.compact import scrolled, stacked
+from studio.widgets.compact import form_rows_height, scrolled, stacked
 from studio.widgets.flow_layout import flow_row
 from studio.widgets.run_view import RunView, following_line, outcome_line
 from studio.widgets.runs_table import RunsTable, duration
@@ -118,15 +118,19 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.view, "Run")
         self.tabs.addTab(self.runs, "Runs")
+        self.tabs.setCornerWidget(self.view.stats)  # the shown run's speed and times beside its tabs: a line less
         self.tabs.currentChanged.connect(lambda index: self.runs.refresh() if index == 1 else None)
         run = QWidget()
         run_layout = QVBoxLayout(run)
         run_layout.setContentsMargins(0, 0, 0, 0)
+        run_layout.setSpacing(4)
         run_layout.addWidget(row)
         run_layout.addWidget(self.status)
         run_layout.addWidget(self.tabs, 1)
         layout = QVBoxLayout(self)  # the setup scrolls and its splitter moves, so a short window still has charts
-        layout.addWidget(stacked(scrolled(self.setup), run, self.setup.sizeHint().height()), 1)
+        layout.setContentsMargins(layout.contentsMargins().left(), 0, layout.contentsMargins().right(), 0)
+        setup = scrolled(self.setup, least=form_rows_height(self.setup, SETUP_ROWS))
+        layout.addWidget(stacked(setup, run, self.setup.sizeHint().height()), 1)
         self._update_buttons()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
@@ -356,6 +360,9 @@ def start_label(voice: Voice) -> str:
 
 STOPPING = "Stopping after this epoch (Stop again to end now); until then:"
 """How the status line begins once Stop was pressed (the trainer finishes its epoch and writes its checkpoint)."""
+SETUP_ROWS = 1
+"""The setup's rows that stay in view however short the window (the dataset); the rest scrolls. At 1024×640 a shown
+finished run leaves room for three (dataset, start, preset and epochs)."""
 TICK_MS = 1000
 """How often the status line's clock moves while a trainer runs, milliseconds."""
 CHECKED = "Checked:"

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QHBoxLayout,
-    QLabel,
+    QHeaderView,
     QPushButton,
     QSizePolicy,
     QTableWidgetItem,
@@ -19,12 +19,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.widgets.elided_label import ElidedLabel
 from studio.widgets.leaderboard_view import better_text, leaderboard_cell
 from studio.widgets.tables import read_only_table
 from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task
 from trainer.evaluate.board import COLUMNS, Row
 
+ROW_PADDING = 8
+"""Pixels a table row has above its text height (a compact row; Qt's default is about twice as much)."""
 MEASURES = COLUMNS[1:]
 """The columns shown: the leaderboard's without the label (the caption names the checkpoint)."""
 
@@ -42,8 +45,7 @@ class BestRowView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.caption = QLabel("")
-        self.caption.setWordWrap(True)
+        self.caption = ElidedLabel("")  # one line beside Score; the whole caption in its tooltip
         self.score_button = QPushButton("Score")
         self.score_button.setToolTip("Render the run's held-out clips with its best checkpoint and measure them")
         self.score_button.clicked.connect(self.score_requested)
@@ -55,15 +57,19 @@ class BestRowView(QWidget):
         self.table.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.table.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)  # as wide as its columns
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        rows = self.table.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(self.fontMetrics().height() + ROW_PADDING)  # compact: the row is read, not edited
         self.progress = TaskProgress()
         self.progress.cancel_requested.connect(self.cancel_requested)
-        top = QHBoxLayout()
-        top.addWidget(self.caption, 1)
-        top.addWidget(self.score_button)
+        row = QHBoxLayout()  # Score beside the table, not beside the one-line caption: the Run tab is short
+        row.addWidget(self.table, 1)
+        row.addWidget(self.score_button, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(top)
-        layout.addWidget(self.table)
+        layout.setSpacing(ROW_PADDING // 2)
+        layout.addWidget(self.caption)
+        layout.addLayout(row)
         layout.addWidget(self.progress)
         self.show_row(None)
         self.setVisible(False)
@@ -81,8 +87,25 @@ class BestRowView(QWidget):
                 self.table.setItem(r, c, leaderboard_cell(shown, column, False))
         self.table.resizeColumnsToContents()
         self.table.setVisible(row is not None)
-        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
-        self.table.setFixedHeight(height + sum(self.table.rowHeight(r) for r in range(len(rows))))
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """Make the table exactly as tall as its header, its rows and, when its columns are wider than it is, the
+        horizontal scroll bar under them (the bar never covers a row)."""
+        table = self.table
+        rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+        header = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
+        columns = (
+            table.horizontalHeader().length() + table.verticalHeader().isVisible() * table.verticalHeader().width()
+        )
+        bar = table.horizontalScrollBar().sizeHint().height() if columns > table.width() - 2 * table.frameWidth() else 0
+        if table.height() != header + rows + bar:
+            table.setFixedHeight(header + rows + bar)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """A narrower row may need the scroll bar (and more height), a wider one no longer."""
+        super().resizeEvent(event)
+        self._fit_height()
 
     def text(self, column_field: str, row: int = 0) -> str:
         """The shown text of a measure (``val_mel``, ``mcd_db``…) of the best (``row`` 0) or the start voice (1);

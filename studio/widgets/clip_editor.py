@@ -14,13 +14,43 @@ from collections.abc import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget
 
 from studio.widgets.clip_table import DRAFT_COLOR, DRAFT_TIP
+from studio.widgets.compact import keep_rows_visible, scrolled
+from studio.widgets.flow_layout import flow_row
 from studio.widgets.waveform import WaveformView
 
 PREVIEW_DELAY_MS = 150
 """The phoneme preview follows typing after this pause."""
+TABLE_ROWS = 6
+"""The clip table is never squeezed under this many rows."""
+EDITOR_WIDTH = 330
+"""The editor's starting width beside the clip table (px); the splitter between them moves it."""
+WAVEFORM_LEAST = 90
+"""The waveform's least height (px): enough to see a clip's shape and place trim handles."""
+
+
+def clips_and_editor(table: QTableView, editor: QWidget) -> QSplitter:
+    """The clip ``table`` beside the ``editor`` in a draggable horizontal splitter.
+
+    Beside (not under) the table, the editor's waveform, transcript and buttons (wrapping to the
+    editor's width) all show on a 1024×640 screen while the table keeps ``TABLE_ROWS`` rows; the
+    table gets what the window gains, and neither side can be dragged shut. On a window too short
+    for the editor, its scroll area scrolls.
+    """
+    keep_rows_visible(table, TABLE_ROWS)
+    table.setMinimumWidth(EDITOR_WIDTH)
+    area = scrolled(editor)
+    area.setMinimumWidth(EDITOR_WIDTH * 2 // 3)
+    splitter = QSplitter(Qt.Orientation.Horizontal)
+    splitter.addWidget(table)
+    splitter.addWidget(area)
+    splitter.setChildrenCollapsible(False)
+    splitter.setStretchFactor(0, 1)
+    splitter.setStretchFactor(1, 0)
+    splitter.setSizes([10_000, EDITOR_WIDTH])
+    return splitter
 
 
 class ClipEditor(QWidget):
@@ -50,6 +80,7 @@ class ClipEditor(QWidget):
         """``text -> (phonemes, num_phoneme_ids, missing)`` for the live preview; set by the page."""
         self.waveform = WaveformView()
         self.waveform.setMaximumHeight(220)
+        self.waveform.setMinimumHeight(WAVEFORM_LEAST)
         self.region = pg.LinearRegionItem(brush=pg.mkBrush(59, 130, 246, 40))
         self.cursor = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#ef4444"))
         self.waveform.addItem(self.region)
@@ -78,17 +109,27 @@ class ClipEditor(QWidget):
         self.buttons["confirm"].clicked.connect(lambda: self.clip_id and self.confirm_requested.emit(self.clip_id))
         self.buttons["trim"].clicked.connect(self._on_trim_clicked)
         self.buttons["split"].clicked.connect(self._on_split_clicked)
-        row = QHBoxLayout()
-        for button in self.buttons.values():
-            row.addWidget(button)
-        row.addStretch(1)
-        layout = QVBoxLayout(self)
+        row = self._button_row = flow_row(*self.buttons.values())  # wraps beside a narrow editor
+        layout = self._column = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.waveform)
         layout.addWidget(self.text)
         layout.addWidget(self.phonemes)
-        layout.addLayout(row)
+        layout.addWidget(row)
+        layout.addStretch(1)
         self.show_clip(None)
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
+        """The least height (px) that shows everything at ``width`` px: the waveform at its least height, the
+        transcript, the phonemes and the wrapped buttons. A scroll area holding the editor scrolls only below
+        it, and gives the waveform whatever is more (Qt's own answer would be the waveform's preferred height)."""
+        parts = (
+            self.waveform.minimumHeight(),
+            self.text.sizeHint().height(),
+            self.phonemes.heightForWidth(width),
+            self._button_row.heightForWidth(width),
+        )
+        return sum(parts) + self._column.spacing() * (len(parts) - 1)
 
     def show_clip(
         self,

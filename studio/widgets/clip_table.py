@@ -11,6 +11,10 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 COLUMNS = ("id", "text", "speaker", "duration (s)", "status", "warnings", "loudness (LUFS)", "edited")
+OPTIONAL = ("speaker", "warnings", "edited")
+"""Columns hidden while no clip has anything in them, so the text column has the room."""
+HEADERS = {"duration (s)": "s", "loudness (LUFS)": "LUFS"}
+"""Short header titles of columns whose values are narrow (the full name is the header's tooltip)."""
 DRAFT_COLOR = "#fef3c7"
 """Background of a draft transcript (a recognizer's text no person has confirmed), in the table and the editor."""
 DRAFT_TIP = "Draft from the recognizer: correct it, or Confirm draft"
@@ -65,7 +69,11 @@ class ClipTableModel(QAbstractTableModel):
         return None
 
     def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return HEADERS.get(COLUMNS[section], COLUMNS[section])
+        if role == Qt.ItemDataRole.ToolTipRole:
             return COLUMNS[section]
         return None
 
@@ -134,7 +142,17 @@ class ClipTable(QTableView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the text gets what the others leave
+        header.setMinimumSectionSize(24)
+        self.clips.modelReset.connect(self._hide_empty_columns)
+        self.clips.dataChanged.connect(self._hide_empty_columns)
+
+    def _hide_empty_columns(self) -> None:
+        """Show an ``OPTIONAL`` column only while some clip has a value in it."""
+        for name in OPTIONAL:
+            column = COLUMNS.index(name)
+            used = any(self.clips.data(self.clips.index(r, column)) for r in range(self.clips.rowCount()))
+            self.setColumnHidden(column, not used)
 
     def selected_ids(self) -> list[str]:
         """Ids of the selected rows, in table order."""

@@ -6,7 +6,7 @@ See also ``studio.widgets.flow_layout`` for button rows that wrap.
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QAbstractItemView, QFrame, QScrollArea, QSplitter, QTableView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QFormLayout, QFrame, QScrollArea, QSplitter, QTableView, QWidget
 
 
 class _ShortScrollArea(QScrollArea):
@@ -47,3 +47,24 @@ def keep_rows_visible(table: QAbstractItemView, rows: int) -> None:
     header = table.horizontalHeader().sizeHint().height() if isinstance(table, QTableView) else 0
     row = table.verticalHeader().defaultSectionSize() if isinstance(table, QTableView) else table.sizeHintForRow(0)
     table.setMinimumHeight(header + rows * max(row, 1) + 2 * table.frameWidth())
+
+
+def form_rows_height(widget: QWidget, rows: int) -> int:
+    """The height (px) ``widget`` needs to show its ``QFormLayout``'s first ``rows`` rows whole, with its frame and
+    title above them (a group box's), at its preferred size: what to keep in view when a scroll area holds it.
+
+    Raises:
+        TypeError: ``widget``'s layout is not a ``QFormLayout``.
+    """
+    form = widget.layout()
+    if not isinstance(form, QFormLayout):
+        raise TypeError(f"{type(widget).__name__} has no form layout")
+    widget.resize(widget.sizeHint())
+    form.activate()
+    bottom = 0
+    for row in range(min(rows, form.rowCount())):
+        for role in (QFormLayout.ItemRole.LabelRole, QFormLayout.ItemRole.FieldRole, QFormLayout.ItemRole.SpanningRole):
+            item = form.itemAt(row, role)
+            if item is not None:
+                bottom = max(bottom, item.geometry().bottom() + 1)
+    return bottom + form.contentsMargins().bottom() + widget.contentsMargins().bottom()

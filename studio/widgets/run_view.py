@@ -60,6 +60,8 @@ class RunView(QWidget):
         live.setStretchFactor(0, 3)
         live.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)  # inside the tab's frame: the charts get the height
+        layout.setSpacing(4)
         layout.addWidget(self.stats)
         self.best_row = BestRowView()
         """The best checkpoint's leaderboard row (the page measures and fills it)."""
