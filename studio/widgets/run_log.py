@@ -1,11 +1,13 @@
 """The Train page's log: one event per line in plain words (``trainer.event_words``), following the newest
-line unless the person scrolled up to read (scrolling back to the end follows again)."""
+line unless the person scrolled up to read (scrolling back to the end follows again). Every other event is
+shaded (the palette's alternate base) and lines wrap between words, a path at its ``/``, so an event that
+wraps reads as one."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QPalette, QShowEvent, QTextBlockFormat, QTextCursor, QTextOption
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from trainer.event_words import sentence, worth_a_line
@@ -24,6 +26,8 @@ class RunLog(QPlainTextEdit):
         self.setReadOnly(True)
         self.setMaximumBlockCount(MAX_LINES)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.WordWrap)  # never mid-word; a path breaks at its "/"
+        self._shaded = False
         self.following = True
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range)
@@ -34,6 +38,20 @@ class RunLog(QPlainTextEdit):
         for event in events:
             if worth_a_line(event):
                 self.appendPlainText(sentence(event))
+
+    def appendPlainText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        """Append one event's line, shaded when the one before was not."""
+        super().appendPlainText(text)
+        block = QTextBlockFormat()
+        if self._shaded:
+            block.setBackground(self.palette().color(QPalette.ColorRole.AlternateBase))
+        QTextCursor(self.document().lastBlock()).setBlockFormat(block)
+        self._shaded = not self._shaded
+
+    def clear(self) -> None:
+        """Remove every line (the next one is unshaded)."""
+        super().clear()
+        self._shaded = False
 
     def _on_range(self, _low: int, high: int) -> None:
         if self.following:

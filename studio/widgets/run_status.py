@@ -72,7 +72,8 @@ def current_epoch(state: RunState, now: float) -> tuple[float, float | None]:
 def stats_line(state: RunState, now: float | None = None) -> str:
     """Epoch, speed, elapsed (moving on within an epoch), ETAs, learning rate and GPU memory, in one line."""
     now = time.time() if now is None else now
-    parts = [f"epoch {state.epochs_done} / {state.epochs_total}" if state.epochs_total else "no epoch yet"]
+    shown = f"epoch {state.epoch_shown} of {state.epochs_total}" if state.epoch_shown else "no epoch yet"
+    parts = [shown if state.epochs_total else "no epoch yet"]
     last = state.epochs[max(state.epochs)] if state.epochs else None
     if state.progress and state.progress.items_per_s > 0:
         parts.append(f"{state.progress.items_per_s:.1f} it/s")
@@ -93,4 +94,6 @@ def stats_line(state: RunState, now: float | None = None) -> str:
         if rate is not None:
             parts.append(f"lr {rate:.2e}")
         parts.append(f"GPU {last.max_memory_gib:.1f} GiB" if last.max_memory_gib is not None else "GPU —")
+    if state.recovery:
+        parts.append(f"Recovery: {state.recovery}")
     return " · ".join(parts)
