@@ -207,3 +207,46 @@ def test_preview_sentences_end_with_one_period():
     assert sentence(ended) == "Preview of epoch 1 written: “The quick brown fox jumps over the lazy dog.”"
     bare = events.Preview(epoch=1, path="/r/1.wav", text="No period here")
     assert sentence(bare) == "Preview of epoch 2 written: “No period here”."
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from studio.main_window import MainWindow
+    from studio.settings import Settings
+
+    win = MainWindow(Settings(), runs_root=tmp_path / "runs")
+    qtbot.addWidget(win)
+    win.resize(1024, 640)
+    win.show()
+    qtbot.waitExposed(win)
+    win.show_area("Train")
+    yield win
+    win.train_page.process.kill()
+    win.train_page.process.wait(10_000)
+
+
+def test_checked_counts_its_findings_and_scrolls_them_into_view(window, qtbot, tmp_path):
+    """32 kHz clips checked against joe at 1024x640: the status line counts the warnings the check found and
+    the small Setup area scrolls so that they (and the Resample offer) are in view."""
+    from conftest import target_voice_slice
+
+    page = window.train_page
+    page.setup.dataset.setText(str(target_voice_slice(tmp_path / "piper-data", 4)))
+    page.setup.start.setCurrentIndex(page.setup.start.findData("joe"))
+    page.setup.preset.setCurrentText("test")
+    task = page.check()
+    qtbot.waitUntil(lambda: not task.is_running(), timeout=60_000)
+    qtbot.waitUntil(lambda: page.status.text().startswith("Checked:"), timeout=5_000)
+    warnings = [f for f in page.setup.current if not f.blocking]
+    assert warnings and not any(f.blocking for f in page.setup.current), page.setup.current
+    assert page.status.text().startswith("Checked: ready, with ") and "(shown under Setup)." in page.status.text()
+    assert f"{len(warnings)} " in page.status.text() or " and " in page.status.text()
+    area = page._setup_area
+    qtbot.wait(100)
+    shown = page.setup.resample if page.setup.resample.isVisibleTo(page.setup) else page.setup.findings
+    top = shown.mapTo(area.viewport(), shown.rect().topLeft()).y()
+    assert 0 <= top and top + shown.height() <= area.viewport().height(), (
+        top,
+        shown.height(),
+        area.viewport().height(),
+    )

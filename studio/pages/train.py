@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QTimer, Signal
 from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
@@ -208,6 +208,8 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
             )
         if findings:  # the findings (and a Resample offer) may lie below the small Setup area's fold
             shown = self.setup.resample if self.setup.resample.isVisibleTo(self.setup) else self.setup.findings
+            for _ in range(2):  # the findings' new height reaches the setup's layout, then the area's range
+                QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
             self._setup_area.ensureWidgetVisible(shown)
         self._update_buttons()
 
@@ -365,6 +367,8 @@ STOPPING = "Stopping after this epoch (Stop again to end now); until then:"
 """How the status line begins once Stop was pressed (the trainer finishes its epoch and writes its checkpoint)."""
 TICK_MS = 1000
 """How often the status line's clock moves while a trainer runs, milliseconds."""
+
+
 def _noted(findings: list[Finding]) -> str:
     """``, with 3 warnings (shown under Setup)``: the findings that do not block a start, counted by level."""
     levels = [f.level for f in findings if not f.blocking]
