@@ -250,3 +250,32 @@ def test_checked_counts_its_findings_and_scrolls_them_into_view(window, qtbot, t
         shown.height(),
         area.viewport().height(),
     )
+
+
+def test_a_fresh_test_preset_run_is_known_as_a_smoke_test_from_its_start(window, qtbot, tmp_path):
+    """Started from the page (before the trainer has written training.json), the run followed is of the test
+    preset, so its end and its export say smoke test; an exported voice whose .onnx.json records the test
+    preset is said to be one even when the run shown does not say."""
+    from conftest import target_voice_slice
+
+    from trainer.checkpoints import RankedCheckpoint
+
+    page = window.train_page
+    page.setup.dataset.setText(str(target_voice_slice(tmp_path / "piper-data", 4)))
+    page.setup.start.setCurrentIndex(page.setup.start.findData("scratch"))
+    page.setup.preset.setCurrentText("test")
+    task = page.start()
+    qtbot.waitUntil(lambda: page.process.is_running(), timeout=60_000)
+    assert task is not None and page.state is not None and page.state.preset == "test"
+    page.process.kill()
+    page.process.wait(10_000)
+    page.state.preset = ""  # a run whose settings say no preset: the voice's own config decides
+    voice = tmp_path / "voices" / "smoke.onnx"
+    voice.parent.mkdir()
+    voice.write_bytes(b"")
+    (tmp_path / "voices" / "smoke.onnx.json").write_text(json.dumps({"training": {"preset": "test"}}))
+    best = RankedCheckpoint(
+        path=tmp_path / "best-epoch=0001-val_mel=1.4415.ckpt", epoch=1, metric="val_mel", value=1.44
+    )
+    page._on_exported(voice, best)
+    assert "It is a smoke test (test preset)" in page.status.text()
