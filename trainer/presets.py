@@ -79,7 +79,7 @@ def about(name: str, from_voice: bool) -> str:
     size, so the preset's parameter count holds only from scratch and is said so."""
     line = ABOUT[name]
     if from_voice:
-        line = re.sub(r"([\d.]+ M parameters)", r"\1 from scratch (starting from a voice: that voice's size)", line)
+        line = re.sub(r"([\d.]+ M) parameters", r"the start voice's size (from scratch: \1)", line)
     return line
 
 

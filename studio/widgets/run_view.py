@@ -61,7 +61,7 @@ class RunView(QWidget):
         live.addWidget(side)
         live.setStretchFactor(0, 1)
         live.setStretchFactor(1, 1)
-        live.setSizes([1, 1])  # the log's sentences need room as much as the charts do; the handle moves
+        live.setSizes([11, 9])  # the log's sentences need room nearly as much as the charts; the handle moves
         self.live = live
         layout = QVBoxLayout(self)
         layout.addWidget(self.stats)
