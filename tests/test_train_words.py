@@ -196,7 +196,8 @@ def test_the_log_has_room_and_sets_events_apart(qtbot):
     assert log.wordWrapMode() == QTextOption.WrapMode.WordWrap
     for n in range(3):
         log.appendPlainText(f"Checkpoint {n} saved: /tmp/runs/joe-test-20261201-050420/checkpoints/best.ckpt")
-    shade = log.palette().color(QPalette.ColorRole.AlternateBase)
+    shade = log.shade()
+    assert shade != log.palette().color(QPalette.ColorRole.Base)
     blocks = [log.document().findBlockByNumber(n).blockFormat() for n in range(3)]
     assert [b.background().color() == shade for b in blocks] == [False, True, False]
     assert not view.milestones.verticalHeader().isVisibleTo(view.milestones)

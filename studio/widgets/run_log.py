@@ -1,18 +1,20 @@
 """The Train page's log: one event per line in plain words (``trainer.event_words``), following the newest
 line unless the person scrolled up to read (scrolling back to the end follows again). Every other event is
-shaded (the palette's alternate base) and lines wrap between words, a path at its ``/``, so an event that
+shaded (the palette's base towards its text) and lines wrap between words, a path at its ``/``, so an event that
 wraps reads as one."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from PySide6.QtGui import QPalette, QShowEvent, QTextBlockFormat, QTextCursor, QTextOption
+from PySide6.QtGui import QColor, QPalette, QShowEvent, QTextBlockFormat, QTextCursor, QTextOption
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from trainer.event_words import sentence, worth_a_line
 from trainer.events import Event
 
+SHADE = 0.07
+"""How far every other event's background moves from the base colour towards the text colour."""
 MAX_LINES = 5000
 """Lines kept; older ones are dropped from the top."""
 
@@ -44,9 +46,15 @@ class RunLog(QPlainTextEdit):
         super().appendPlainText(text)
         block = QTextBlockFormat()
         if self._shaded:
-            block.setBackground(self.palette().color(QPalette.ColorRole.AlternateBase))
+            block.setBackground(self.shade())
         QTextCursor(self.document().lastBlock()).setBlockFormat(block)
         self._shaded = not self._shaded
+
+    def shade(self) -> QColor:
+        """The shaded events' background: the palette's base moved 7% towards its text (light and dark alike)."""
+        base, text = self.palette().color(QPalette.ColorRole.Base), self.palette().color(QPalette.ColorRole.Text)
+        pairs = ((base.red(), text.red()), (base.green(), text.green()), (base.blue(), text.blue()))
+        return QColor(*(round(b + (t - b) * SHADE) for b, t in pairs))
 
     def clear(self) -> None:
         """Remove every line (the next one is unshaded)."""
