@@ -107,9 +107,8 @@ class RunState:
             if event.name == "recovery" and event.cached:
                 prepared = PREPARED.search(event.message)
                 self.recovery = "cached" + (f" (prepared {prepared.group(1)})" if prepared else "")
-            self.stage = event.message
             if event.time >= self.session_since:
-                self.activity = event
+                self.stage, self.activity = event.message, event
             self.messages.append(event.message)
         elif isinstance(event, WarningEvent | ErrorEvent):
             self.messages.append(f"{event.kind}: {event.message}")

@@ -34,7 +34,7 @@ def clock_words(event: Stage | Progress, now: float, left_of: str = "") -> str:
 
 def following_line(state: RunState, now: float | None = None) -> str:
     """The status line while a trainer works: its stage (what, step n of m, elapsed, remaining), its epoch and
-    step in the epoch, or the epochs done (empty before any event)."""
+    step in the epoch, or the epochs done (empty before any event of the session followed)."""
     now = time.time() if now is None else now
     activity, name = state.activity, state.folder.name
     if isinstance(activity, Stage):
@@ -42,7 +42,7 @@ def following_line(state: RunState, now: float | None = None) -> str:
         return f"{message} · {clock_words(activity, now)}"
     if isinstance(activity, Progress) and activity.epoch >= state.epochs_done:
         return f"Training {name}: epoch {activity.epoch + 1} of {state.epochs_total}, {step_words(activity, now)}"
-    if state.epochs:
+    if state.epochs and state.epochs[max(state.epochs)].time >= state.session_since:  # this session's
         ended = state.epochs[max(state.epochs)].time
         done = f"epoch {state.epochs_done} of {state.epochs_total} finished"
         return f"Training {name}: {done} · {duration(max(0.0, now - ended))} ago"
