@@ -54,7 +54,7 @@ def test_known_events_read_as_sentences_unknown_ones_generically(monkeypatch):
     assert sentence(resume) == "Resume checkpoint saved after epoch 3 (last.ckpt)."
     preview = events.Preview(epoch=0, path="/r/previews/epoch=0000/2.wav")  # an older run: no text recorded
     assert sentence(preview) == (
-        "Preview of epoch 1 written: “How much wood would a woodchuck chuck, if a woodchuck could chuck wood?”."
+        "Preview of epoch 1 written: “How much wood would a woodchuck chuck, if a woodchuck could chuck wood?”"
     )
     assert sentence(events.Stage(name="stopping", message="stopping: writing the resume checkpoint")) == (
         "Stopping: writing the resume checkpoint."
@@ -148,7 +148,8 @@ def test_playing_a_preview_shows_what_plays_and_stops(view, qtbot, tmp_path, cap
     (tmp_path / "previews" / "epoch=0000" / "2.wav").unlink()
     with qtbot.waitSignal(view.message) as said:
         assert not previews.play(missing)
-    assert "Cannot play 2.wav" in said.args[0] and previews.now.text() == said.args[0]
+    assert said.args[0].startswith("Cannot play the preview “Epoch 1 · How much wood would a woodchuck")
+    assert previews.now.text() == said.args[0] and said.args[0].count("Cannot play") == 1
 
 
 def test_the_log_keeps_moving_figures_out_but_an_epochs_last_step_in():

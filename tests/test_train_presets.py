@@ -23,11 +23,11 @@ def test_each_preset_explains_itself(setup):
     """Under the picker and as its tooltip: what the preset is for, its generator's size (as counted), its
     epochs, the time to expect."""
     from trainer.preflight import network_size
-    from trainer.presets import ABOUT, PRESETS, explain, preset
+    from trainer.presets import ABOUT, PRESETS, about, explain, preset
 
     for name in PRESETS:
-        setup.preset.setCurrentText(name)
-        assert setup.about.text() == ABOUT[name] and setup.preset.toolTip() == explain(name)
+        setup.preset.setCurrentText(name)  # starting from joe (the default start): its size, said so
+        assert setup.about.text() == about(name, from_voice=True) and setup.preset.toolTip() == explain(name)
         assert explain(name).startswith(ABOUT[name]) and "whatever the preset" in explain(name)
         index = setup.preset.findText(name)
         assert setup.preset.itemData(index, 3) == explain(name)  # Qt.ToolTipRole: each item in the list too
@@ -110,8 +110,8 @@ def test_a_smoke_test_voice_says_so_in_the_voice_lists(tmp_path):
     model.symlink_to(joe.model_path)
     (tmp_path / "smoke.onnx.json").write_text(json.dumps({**joe.config.raw, "training": {"preset": "test"}}))
     voice = load_voice(model, origin="user")
-    assert _label(voice).endswith(", smoke test, not a usable voice)")
-    assert start_label(voice) == "smoke (smoke.onnx, smoke test, not a usable voice)"
+    assert _label(voice).startswith("⚠ smoke test: smoke (")
+    assert start_label(voice) == "⚠ smoke test: smoke (smoke.onnx)"
     assert "smoke test" not in _label(joe) and "smoke test" not in start_label(joe)
 
 

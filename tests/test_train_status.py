@@ -8,6 +8,7 @@ import re
 import pytest
 from conftest import target_voice_slice
 
+from trainer.event_log import EventTail
 from trainer.events import Eta, Progress, RunStart, Stage
 from trainer.run_state import RunState
 
@@ -110,6 +111,9 @@ def test_train_page_says_what_a_run_from_joe_does_until_its_first_epoch_ends(win
     assert all(stop for _, _, stop in running)
     epoch = [stats for status, stats, _ in running if "epoch 1 of 1, step" in status]
     assert epoch and any("elapsed 0.0 s" not in stats for stats in epoch)
+    records = EventTail(page.state.folder / "events.jsonl").read()  # setup counts from the session's start,
+    began, fitting = records[0].time, next(e.time for e in records if e.kind == "run_start")  # recovery included
+    assert page.state.finish is not None and page.state.finish.setup_s >= fitting - began > 1.0
 
 
 def test_stage_and_progress_records_of_older_trainers_still_read():

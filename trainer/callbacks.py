@@ -83,10 +83,12 @@ class EventsCallback(L.Callback):
         start: str,
         num_utterances: int,
         progress_interval_s: float = PROGRESS_INTERVAL_S,
+        started: float | None = None,
+        preset: str | None = None,
     ):
         self.events, self.timing, self.start, self.num_utterances = log, timing, start, num_utterances
-        self.progress_interval_s = progress_interval_s
-        self._fit_start = time.perf_counter()
+        self.progress_interval_s, self.preset = progress_interval_s, preset
+        self._fit_start = time.perf_counter() if started is None else started  # perf_counter() at the session's start
         self._setup_s = 0.0
         self._step_clock: tuple[float, int] = (time.perf_counter(), 0)
         self._epoch_seconds: list[float] = []
@@ -216,7 +218,13 @@ class EventsCallback(L.Callback):
             status = "stopped" if trainer.should_stop and trainer.current_epoch < (trainer.max_epochs or 0) else "done"
             seconds = time.perf_counter() - self._fit_start
             self.events.emit(
-                Finish(epochs=trainer.current_epoch, seconds=seconds, setup_s=self._setup_s, status=status)
+                Finish(
+                    epochs=trainer.current_epoch,
+                    seconds=seconds,
+                    setup_s=self._setup_s,
+                    status=status,
+                    preset=self.preset,
+                )
             )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from engines.words import count
 from trainer.checkpoints import named_file
 from trainer.events import Event
+from trainer.presets import SMOKE_TEST, is_smoke_test
 from trainer.preview_lines import preview_text
 
 
@@ -58,9 +59,15 @@ def _eta(e: Any) -> str:
 
 def _finish(e: Any) -> str:
     ended = "Finished" if e.status == "done" else "Stopped"
-    return f"{ended} after epoch {e.epochs}: {duration(e.seconds)} this session (setup {duration(e.setup_s)})." + (
-        " Resume any time." if e.status == "stopped" else ""
-    )
+    smoke = f" A {SMOKE_TEST} (test preset)." if is_smoke_test(getattr(e, "preset", None)) else ""
+    took = f"{duration(e.seconds)} this session (setup {duration(e.setup_s)})"
+    return f"{ended} after epoch {e.epochs}: {took}.{smoke}" + (" Resume any time." if e.status == "stopped" else "")
+
+
+def _ended(text: str) -> str:
+    """``text`` ending a sentence: a period unless it ends with one already, inside a closing quote
+    (``…lazy dog.”``), not a second one after it."""
+    return text if text.rstrip("”\"'").endswith((".", "!", "?", "…")) else f"{text}."
 
 
 def _progress(e: Any) -> str:
@@ -90,7 +97,7 @@ WORDS: dict[str, Callable[[Any], str]] = {
     "run_start": _run_start,
     "progress": _progress,
     "epoch": _epoch,
-    "preview": lambda e: f"Preview of epoch {e.epoch + 1} written: “{preview_text(e.path, e.text)}”.",
+    "preview": lambda e: _ended(f"Preview of epoch {e.epoch + 1} written: “{preview_text(e.path, e.text)}”"),
     "checkpoint": _checkpoint,
     "eta": _eta,
     "stage": lambda e: _sentence_case(e.message) + ("" if e.message.endswith((".", "…")) else "."),

@@ -191,14 +191,16 @@ class ErrorEvent(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Finish(Event):
-    """The session ended: ``status`` ``done`` or ``stopped``; ``seconds`` include setup (``setup_s``) and
-    compilation; ``epochs`` is the last epoch's index."""
+    """The session ended: ``status`` ``done`` or ``stopped``; ``seconds`` include setup (``setup_s``: from the
+    session's start to its first epoch, a start's recovery included) and compilation; ``epochs`` is the last
+    epoch's index; ``preset`` the run's (``test``: a smoke test; absent in older records)."""
 
     kind: ClassVar[str] = "finish"
     epochs: int
     seconds: float
     setup_s: float
     status: str
+    preset: str | None = None
 
 
 KINDS: dict[str, type[Event]] = {

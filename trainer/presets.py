@@ -10,6 +10,7 @@ training settings (piper1-gpl ``VitsModel`` defaults: AdamW at 2e-4 / 1e-4, beta
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -61,6 +62,25 @@ def smoke_note(voice_config: Mapping[str, Any]) -> str:
     """``", smoke test, not a usable voice"`` for a voice trained with the ``test`` preset (added to its label
     wherever voices are listed), else ``""``."""
     return f", {SMOKE_TEST}" if is_smoke_test(trained_preset(voice_config)) else ""
+
+
+SMOKE_MARK = "⚠ smoke test: "
+"""How a smoke-test voice's label begins in voice lists, short enough for a closed picker to show it."""
+
+
+def smoke_prefix(voice_config: Mapping[str, Any]) -> str:
+    """:data:`SMOKE_MARK` for a voice trained with the ``test`` preset (put first in its label wherever voices
+    are listed, where a closed combo box cannot cut it off), else ``""``."""
+    return SMOKE_MARK if is_smoke_test(trained_preset(voice_config)) else ""
+
+
+def about(name: str, from_voice: bool) -> str:
+    """A preset's line (``ABOUT``) for the start chosen: starting from a voice, the generator keeps that voice's
+    size, so the preset's parameter count holds only from scratch and is said so."""
+    line = ABOUT[name]
+    if from_voice:
+        line = re.sub(r"([\d.]+ M) parameters", r"the start voice's size (from scratch: \1)", line)
+    return line
 
 
 @dataclass(frozen=True)

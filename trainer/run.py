@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import time
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -198,6 +199,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
     resolve_start(options.start)  # a start point gone since the run was made is refused, resumed or not
     _clean(run_dir)
     accelerator, precision, batch_size = hardware(options.device, config, options.precision)
+    started = time.perf_counter()  # the session's setup, a start's recovery included, counts from here
     log = EventLog(run_dir / "events.jsonl", echo if rank_zero() else None)
     if rank_zero():
         log.emit(Stage(name="setup", message="setting up: reading the training cache and building the model"))
@@ -220,7 +222,14 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
     callbacks = [
         PreviewCallback(run_dir, phonemizer, timing, log, config.preview_every),
         checkpoints,
-        EventsCallback(log, timing, "resume" if resume else options.start, len(data.train_set)),
+        EventsCallback(
+            log,
+            timing,
+            "resume" if resume else options.start,
+            len(data.train_set),
+            started=started,
+            preset=options.preset,
+        ),
     ]
     trainer = L.Trainer(
         max_epochs=config.epochs,

@@ -9,6 +9,7 @@ run appends to the same file: an epoch seen twice keeps its latest record.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,8 @@ from trainer.run_file import TRAINING_FILE, is_run, read_run
 
 STOP_FILE = "stop.request"
 """Created in a run folder to ask the trainer to stop after the current epoch (``request_stop``)."""
+PREPARED = re.compile(r"prepared \d{4}-\d\d-\d\d (\d\d:\d\d)")
+"""When a cached recovery's parts were prepared, in its stage message (``recovery_stage``): the time of day."""
 MILESTONES = (100, 250, 500, 1000)
 """Epochs whose cumulative wall time the milestone table shows (runs shorter than 100 epochs: quarters)."""
 
@@ -61,6 +64,12 @@ class RunState:
     setup_s: float = 0.0
     activity: Stage | Progress | None = None
     """What the trainer is doing now: its latest stage or step progress (``None`` between epochs)."""
+    recovery: str = ""
+    """How the start's training-only parts were had this run, e.g. ``cached (prepared 2026-12-01 05:05)``, kept
+    for the whole run (``""``: none recovered, or not said)."""
+    session_since: float = 0.0
+    """Unix seconds the session being followed began (the page sets it when it launches a trainer): an earlier
+    session's progress, stage or ETA is not what the trainer does now."""
 
     def apply(self, event: Event) -> None:
         """Fold one event in."""
@@ -68,14 +77,15 @@ class RunState:
             self.epochs_total, self.device, self.num_utterances = event.epochs, event.device, event.num_utterances
             if event.start != "resume":
                 self.start = event.start
-            self.finish, self.error, self.stage, self.activity = None, None, "", None
+            self._new_session()
         elif isinstance(event, Epoch):
             self.epochs[event.epoch] = event
             self.activity = None
         elif isinstance(event, Progress):
-            self.progress = self.activity = event
+            if event.time >= self.session_since:
+                self.progress = self.activity = event
         elif isinstance(event, Eta):
-            self.eta = event
+            self.eta = event if event.time >= self.session_since else self.eta
         elif isinstance(event, Preview):
             self.previews.append((event.epoch, event.path, preview_text(event.path, event.text)))
         elif isinstance(event, Checkpoint) and event.role == "best":
@@ -83,10 +93,22 @@ class RunState:
         else:
             self._apply_outcome(event)
 
+    def _new_session(self) -> None:
+        """A trainer session begins (its ``setup`` stage or its ``run_start``): what an earlier one was doing,
+        its speed and its ETA are not this one's."""
+        self.finish, self.error, self.activity, self.progress, self.eta = None, None, None, None, None
+        self.stage = ""
+
     def _apply_outcome(self, event: Event) -> None:
         """Stages, warnings, errors and the finish."""
         if isinstance(event, Stage):
-            self.stage, self.activity = event.message, event
+            if event.name == "setup":
+                self._new_session()
+            if event.name == "recovery" and event.cached:
+                prepared = PREPARED.search(event.message)
+                self.recovery = "cached" + (f" (prepared {prepared.group(1)})" if prepared else "")
+            if event.time >= self.session_since:
+                self.stage, self.activity = event.message, event
             self.messages.append(event.message)
         elif isinstance(event, WarningEvent | ErrorEvent):
             self.messages.append(f"{event.kind}: {event.message}")
@@ -117,6 +139,13 @@ class RunState:
     def epochs_done(self) -> int:
         """Epochs completed (the highest epoch index seen, plus one)."""
         return max(self.epochs) + 1 if self.epochs else 0
+
+    @property
+    def epoch_shown(self) -> int:
+        """The epoch to name, counted from 1 as the status line and the log count: the one under way while
+        the run goes on, else the last one finished (0 before any)."""
+        under_way = self.status == "running" and self.epochs_done < self.epochs_total
+        return self.epochs_done + 1 if under_way else self.epochs_done
 
     @property
     def train_seconds(self) -> float:

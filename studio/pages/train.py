@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QTimer, Signal
 from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
@@ -39,7 +39,7 @@ from trainer.event_log import EventTail
 from trainer.events import Event
 from trainer.options import RunOptions
 from trainer.preflight import Finding
-from trainer.presets import SMOKE_TEST, is_smoke_test, smoke_note
+from trainer.presets import SMOKE_TEST, is_smoke_test, smoke_prefix
 from trainer.run_state import RunState, load_run
 
 
@@ -129,8 +129,8 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         run_layout.addWidget(self.tabs, 1)
         layout = QVBoxLayout(self)  # the setup scrolls and its splitter moves, so a short window still has charts
         layout.setContentsMargins(layout.contentsMargins().left(), 0, layout.contentsMargins().right(), 0)
-        setup = scrolled(self.setup, least=form_rows_height(self.setup, SETUP_ROWS))
-        layout.addWidget(stacked(setup, run, self.setup.sizeHint().height()), 1)
+        self._setup_area = scrolled(self.setup, least=form_rows_height(self.setup, SETUP_ROWS))
+        layout.addWidget(stacked(self._setup_area, run, self.setup.sizeHint().height()), 1)
         self._update_buttons()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
@@ -205,10 +205,15 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         errors = sum(f.blocking for f in findings)
         if not self.process.is_running():
             self.status.setText(
-                f"{CHECKED} {count(errors, 'error')} to fix first."
+                f"{CHECKED} {count(errors, 'error')} to fix first (shown under Setup)."
                 if errors
-                else f"{CHECKED} ready. Press Start to train."
+                else f"{CHECKED} ready{_noted(findings)}. Press Start to train."
             )
+        if findings:  # the findings (and a Resample offer) may lie below the small Setup area's fold
+            shown = self.setup.resample if self.setup.resample.isVisibleTo(self.setup) else self.setup.findings
+            for _ in range(2):  # the findings' new height reaches the setup's layout, then the area's range
+                QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+            self._setup_area.ensureWidgetVisible(shown)
         self._update_buttons()
 
     def start(self) -> Task | None:
@@ -238,6 +243,8 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
             return
         options = self._checked[0]
         self._begin(options.out, f"Starting {options.out.name}…", lambda: self.process.start_run(options))
+        if self.state is not None:  # read before the trainer wrote training.json: the preset chosen
+            self.state.preset = options.preset
         self._checked = None
 
     def resume(self) -> None:
@@ -250,6 +257,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
     def _begin(self, folder: Path, text: str, launch: Callable[[], None]) -> None:
         """Show the run in ``folder`` afresh and ``launch`` its trainer."""
         self.state = load_run(folder, with_events=False)  # the process's tail reads them all
+        self.state.session_since = time.time()  # an earlier session's step or ETA is not this one's
         self.view.clear()
         launch()
         self._launched, self._said = (time.time(), text), ""
@@ -355,7 +363,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
 
 def start_label(voice: Voice) -> str:
     """A starting point as the setup lists it: name, file, and whether it is only a smoke test."""
-    return f"{voice.name} ({voice.model_path.name}{smoke_note(voice.config.raw)})"
+    return f"{smoke_prefix(voice.config.raw)}{voice.name} ({voice.model_path.name})"
 
 
 STOPPING = "Stopping after this epoch (Stop again to end now); until then:"
@@ -365,6 +373,15 @@ SETUP_ROWS = 1
 finished run leaves room for three (dataset, start, preset and epochs)."""
 TICK_MS = 1000
 """How often the status line's clock moves while a trainer runs, milliseconds."""
+
+
+def _noted(findings: list[Finding]) -> str:
+    """``, with 3 warnings (shown under Setup)``: the findings that do not block a start, counted by level."""
+    levels = [f.level for f in findings if not f.blocking]
+    said = [count(levels.count(level), level) for level in dict.fromkeys(levels)]
+    return f", with {' and '.join(said)} (shown under Setup)" if said else ""
+
+
 CHECKED = "Checked:"
 """How the status line names a check's result (cleared when a choice changes)."""
 

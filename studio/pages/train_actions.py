@@ -103,9 +103,15 @@ class TrainActions:
         self.view.log.appendPlainText(text)
 
     def _on_exported(self, path, best) -> None:
-        from trainer.presets import is_smoke_test
+        import json
 
-        smoke = self.state is not None and is_smoke_test(self.state.preset)
+        from trainer.presets import is_smoke_test, trained_preset
+
+        try:  # what the voice itself says (its .onnx.json), as the voice pickers label it
+            written = json.loads(Path(f"{path}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            written = {}
+        smoke = is_smoke_test(trained_preset(written)) or (self.state is not None and is_smoke_test(self.state.preset))
         note = (
             " It is a smoke test (test preset): it shows the pipeline works, it is not a usable voice." if smoke else ""
         )

@@ -100,7 +100,8 @@ class PreviewList(QWidget):
             audio, rate = soundfile.read(path, dtype="float32", always_2d=True)
             self.player.play(audio.mean(axis=1), rate)
         except Exception as exc:  # a missing or unreadable file, no output device: said, never raised
-            reason = f"Cannot play {Path(path).name}: {exc}"
+            why = str(exc).removeprefix("Cannot play audio: ")  # the device's error says "Cannot play" itself
+            reason = f"Cannot play the preview “{item.text().removeprefix(PLAYING)}”: {why}"
             self.now.setText(reason)
             self.message.emit(reason)
             return False

@@ -1,16 +1,20 @@
 """The Train page's log: one event per line in plain words (``trainer.event_words``), following the newest
-line unless the person scrolled up to read (scrolling back to the end follows again)."""
+line unless the person scrolled up to read (scrolling back to the end follows again). Every other event is
+shaded (the palette's base towards its text) and lines wrap between words, a path at its ``/``, so an event that
+wraps reads as one."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QColor, QPalette, QShowEvent, QTextBlockFormat, QTextCursor, QTextOption
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from trainer.event_words import sentence, worth_a_line
 from trainer.events import Event
 
+SHADE = 0.07
+"""How far every other event's background moves from the base colour towards the text colour."""
 MAX_LINES = 5000
 """Lines kept; older ones are dropped from the top."""
 
@@ -24,6 +28,8 @@ class RunLog(QPlainTextEdit):
         self.setReadOnly(True)
         self.setMaximumBlockCount(MAX_LINES)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.WordWrap)  # never mid-word; a path breaks at its "/"
+        self._shaded = False
         self.following = True
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range)
@@ -34,6 +40,26 @@ class RunLog(QPlainTextEdit):
         for event in events:
             if worth_a_line(event):
                 self.appendPlainText(sentence(event))
+
+    def appendPlainText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        """Append one event's line, shaded when the one before was not."""
+        super().appendPlainText(text)
+        block = QTextBlockFormat()
+        if self._shaded:
+            block.setBackground(self.shade())
+        QTextCursor(self.document().lastBlock()).setBlockFormat(block)
+        self._shaded = not self._shaded
+
+    def shade(self) -> QColor:
+        """The shaded events' background: the palette's base moved 7% towards its text (light and dark alike)."""
+        base, text = self.palette().color(QPalette.ColorRole.Base), self.palette().color(QPalette.ColorRole.Text)
+        pairs = ((base.red(), text.red()), (base.green(), text.green()), (base.blue(), text.blue()))
+        return QColor(*(round(b + (t - b) * SHADE) for b, t in pairs))
+
+    def clear(self) -> None:
+        """Remove every line (the next one is unshaded)."""
+        super().clear()
+        self._shaded = False
 
     def _on_range(self, _low: int, high: int) -> None:
         if self.following:

@@ -34,7 +34,7 @@ def clock_words(event: Stage | Progress, now: float, left_of: str = "") -> str:
 
 def following_line(state: RunState, now: float | None = None) -> str:
     """The status line while a trainer works: its stage (what, step n of m, elapsed, remaining), its epoch and
-    step in the epoch, or the epochs done (empty before any event)."""
+    step in the epoch, or the epochs done (empty before any event of the session followed)."""
     now = time.time() if now is None else now
     activity, name = state.activity, state.folder.name
     if isinstance(activity, Stage):
@@ -42,7 +42,7 @@ def following_line(state: RunState, now: float | None = None) -> str:
         return f"{message} · {clock_words(activity, now)}"
     if isinstance(activity, Progress) and activity.epoch >= state.epochs_done:
         return f"Training {name}: epoch {activity.epoch + 1} of {state.epochs_total}, {step_words(activity, now)}"
-    if state.epochs:
+    if state.epochs and state.epochs[max(state.epochs)].time >= state.session_since:  # this session's
         ended = state.epochs[max(state.epochs)].time
         done = f"epoch {state.epochs_done} of {state.epochs_total} finished"
         return f"Training {name}: {done} · {duration(max(0.0, now - ended))} ago"
@@ -72,7 +72,8 @@ def current_epoch(state: RunState, now: float) -> tuple[float, float | None]:
 def stats_line(state: RunState, now: float | None = None) -> str:
     """Epoch, speed, elapsed (moving on within an epoch), ETAs, learning rate and GPU memory, in one line."""
     now = time.time() if now is None else now
-    parts = [f"epoch {state.epochs_done} / {state.epochs_total}" if state.epochs_total else "no epoch yet"]
+    shown = f"epoch {state.epoch_shown} of {state.epochs_total}" if state.epoch_shown else "no epoch yet"
+    parts = [shown if state.epochs_total else "no epoch yet"]
     last = state.epochs[max(state.epochs)] if state.epochs else None
     if state.progress and state.progress.items_per_s > 0:
         parts.append(f"{state.progress.items_per_s:.1f} it/s")
@@ -93,4 +94,6 @@ def stats_line(state: RunState, now: float | None = None) -> str:
         if rate is not None:
             parts.append(f"lr {rate:.2e}")
         parts.append(f"GPU {last.max_memory_gib:.1f} GiB" if last.max_memory_gib is not None else "GPU —")
+    if state.recovery:
+        parts.append(f"Recovery: {state.recovery}")
     return " · ".join(parts)

@@ -22,6 +22,7 @@ from studio.widgets.preview_list import PreviewList
 from studio.widgets.run_log import RunLog
 from studio.widgets.runs_table import duration
 from studio.widgets.train_charts import LOSSES, EpochChart, LossChart
+from trainer.presets import SMOKE_TEST, is_smoke_test
 from trainer.run_state import RunState
 
 
@@ -42,6 +43,7 @@ class RunView(QWidget):
         self.milestones = QTableWidget(0, 2)
         self.milestones.setHorizontalHeaderLabels(("epoch", "wall time"))
         self.milestones.horizontalHeader().setStretchLastSection(True)
+        self.milestones.verticalHeader().setVisible(False)  # row numbers would repeat the epoch column
         self.previews = PreviewList()
         self.previews.message.connect(self.message)
         self.log = RunLog()
@@ -57,8 +59,10 @@ class RunView(QWidget):
         live = QSplitter()
         live.addWidget(charts)
         live.addWidget(side)
-        live.setStretchFactor(0, 3)
-        live.setStretchFactor(1, 2)
+        live.setStretchFactor(0, 1)
+        live.setStretchFactor(1, 1)
+        live.setSizes([11, 9])  # the log's sentences need room nearly as much as the charts; the handle moves
+        self.live = live
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)  # inside the tab's frame: the charts get the height
         layout.setSpacing(4)
@@ -110,8 +114,9 @@ def outcome_line(state: RunState | None, code: int, crashed: bool) -> str:
     status = state.status if state else "failed"
     if state is not None and status in ("done", "stopped") and code == 0:
         verb = "Finished" if status == "done" else "Stopped"
-        return f"{verb} after epoch {state.epochs_done}. " + ("" if status == "done" else "Resume any time.")
+        smoke = f" A {SMOKE_TEST} (test preset)." if is_smoke_test(state.preset) else ""
+        return f"{verb} after epoch {state.epochs_done}.{smoke}" + ("" if status == "done" else " Resume any time.")
     why = "was killed" if crashed else f"exited with code {code}"
-    where = f" The run resumes from epoch {state.epochs_done}." if state and state.resumable else ""
+    where = f" The run resumes from epoch {state.epochs_done + 1}." if state and state.resumable else ""
     error = f" ({state.error})" if state and state.error else ""
     return f"<span style='color:#b91c1c'>Error: the trainer {why}{error}.{where}</span>"

@@ -29,7 +29,7 @@ from studio.widgets.start_folders import existing_folder
 from studio.workers import Task
 from trainer.options import MAX_EPOCHS, RunOptions, bounds, run_name
 from trainer.preflight import Finding
-from trainer.presets import ABOUT, PRESETS, explain, preset
+from trainer.presets import PRESETS, about, explain, preset
 
 PRESET_EPOCHS = {name: preset(name).epochs for name in PRESETS}
 """Default epochs per preset, the trainer's (``trainer.presets`` loads without torch)."""
@@ -101,6 +101,7 @@ class TrainSetup(QGroupBox):
         form.addRow(self.resample)
         self.dataset.textChanged.connect(self._on_changed)
         self.start.currentIndexChanged.connect(self._on_changed)
+        self.start.currentIndexChanged.connect(lambda _: self._on_preset(self.preset.currentText()))
         self.preset.currentTextChanged.connect(self._on_changed)
         self.epochs.valueChanged.connect(self._on_changed)
         self.device.currentIndexChanged.connect(self._on_changed)
@@ -118,12 +119,16 @@ class TrainSetup(QGroupBox):
             self._setting_epochs = False
             self._epochs_edited = False
         note = f"Epochs kept at your {self.epochs.value():,} (the preset's: {suggested:,}). " if kept else ""
-        self.about.setText(note + ABOUT[name])
+        self.about.setText(note + self._about(name))
 
     def _on_epochs_edited(self, value: int) -> None:
         if not self._setting_epochs:
             self._epochs_edited = value != PRESET_EPOCHS[self.preset.currentText()]
-            self.about.setText(ABOUT[self.preset.currentText()])
+            self.about.setText(self._about(self.preset.currentText()))
+
+    def _about(self, name: str) -> str:
+        """The preset's line for the start shown (from a voice: that voice's size, not the preset's)."""
+        return about(name, from_voice=self.start.currentData() != "scratch")
 
     def choices(self) -> tuple:
         """What the checks depend on, as shown now: ``(dataset text, start, preset, epochs, device)``."""
