@@ -311,6 +311,12 @@ class DatasetPage(DatasetActions, QWidget):
         speaking = self._playing = Speaking()
         task = Task(lambda cancel: replay_and_wait(audio, rate, speaking, cancel), self)
         speaking.cancel = task.cancel
-        task.failed.connect(lambda exc: self.message.emit(f"Cannot play: {exc}"))
+        clip = ", ".join(self.selected_ids()[:1]) or "the clip"
+        task.failed.connect(lambda exc: self.message.emit(f"Cannot play {clip}: {_why(exc)}"))
         task.ended.connect(lambda: setattr(speaking, "ended", True))
         return task.start()
+
+
+def _why(exc: BaseException) -> str:
+    """An error's reason without its own "Cannot play audio:" (the message says "Cannot play" once)."""
+    return str(exc).removeprefix("Cannot play audio: ")
