@@ -37,6 +37,7 @@ class DatasetActions(DatasetJobs):
         def open_project(self, folder: Path) -> None: ...
 
     cache_label: QLabel
+    table: Any
     _cache: Any
 
     # --- import and slicing -----------------------------------------------------
@@ -74,12 +75,14 @@ class DatasetActions(DatasetJobs):
             self._rows_timer.start(ROWS_EVERY_MS)
 
     def _show_rows_so_far(self) -> None:
-        """The clips in the manifest now, while a job adds them (health findings come when it ends)."""
-        from studio.widgets.clip_table import rows
+        """The clips in the manifest now, while a job adds them: those shown before keep their status and
+        warnings, new ones say ``checking…`` (health findings come when it ends); the selection and the scroll
+        position stay."""
+        from studio.widgets.clip_table import rows_so_far
         from trainer.dataset.project import DatasetProject
 
         if self._busy and self.has_project():
-            self.model.set_rows(rows(DatasetProject(self.project_dir), []))
+            self.table.show_rows(rows_so_far(DatasetProject(self.project_dir), self.table.shown_rows()))
 
     def _on_new_project_clicked(self) -> None:
         start = self.start_folders.start(self.project_dir)

@@ -7,8 +7,9 @@ Three steps, each reported through the ``trainer.tasks.TaskState``:
    warning, or why it was skipped, goes into the result's ``notes``.
 3. Drafting: one worker job per utterance (``trainer.dataset.jobs.draft_clip``: cut, recognise, write, measure),
    so progress moves within a recording: ``state.progress(seconds of audio drafted, seconds in all)`` and
-   ``state.status("Recognising draft n of m …")``. The manifest is saved after every draft, so a Cancel keeps
-   every draft made (those in flight included) and :class:`~trainer.tasks.Cancelled` says how many.
+   ``state.status("Recognising draft n of m …")``. The manifest is saved after every draft; a Cancel hands out no
+   more drafts, stops those being recognised (``run_jobs(stop_in_flight=True)``), keeps every draft finished,
+   and :class:`~trainer.tasks.Cancelled` says how many ("Slicing cancelled: 2 drafts of 6 kept; ...").
 
 Clips are named ``STEM_001``... and stay unreviewed until their text is confirmed.
 
@@ -180,7 +181,7 @@ def _draft(project, plans: list, drafting: Drafting, workers, state: TaskState, 
     total_s, done_s, made = sum(e - s for s, e in spans), 0.0, 0
     origin = f"draft ({drafting.recognizer})" if drafting.recognizer else ""
     _report(state, 0, len(drafts), 0.0, total_s)
-    for index, outcome in run_jobs(jobs.draft_clip, work, workers, state):
+    for index, outcome in run_jobs(jobs.draft_clip, work, workers, state, stop_in_flight=True):
         plan = drafts[index][0]
         if "error" in outcome:
             result.problems.append(outcome["error"])
