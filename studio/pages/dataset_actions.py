@@ -85,11 +85,15 @@ class DatasetActions(DatasetJobs):
             self.table.show_rows(rows_so_far(DatasetProject(self.project_dir), self.table.shown_rows()))
 
     def _on_new_project_clicked(self) -> None:
+        """Ask for the new project's folder: an empty one, or a new path typed in the picker (Qt's own folder
+        picker refuses a folder that does not exist yet: ``studio.widgets.locations.choose_folder`` takes it)."""
+        from studio.widgets.locations import choose_folder
+
         start = self.start_folders.start(self.project_dir)
-        title = "New dataset project: choose or create an empty folder"
-        folder = QFileDialog.getExistingDirectory(self, title, str(start))
+        folder = choose_folder(self, "New dataset project: choose an empty folder or type a new one", start)
         if folder:
-            self.new_project(Path(folder))
+            self.start_folders.picked(folder.parent)
+            self.new_project(folder)
 
     def new_project(self, folder: Path) -> None:
         """Make ``folder`` (new or empty) a dataset project with no clips and show it; an existing project is
