@@ -214,3 +214,21 @@ def test_train_page_resample_moves_and_says_the_path_once(qtbot, tmp_path):
     error = ValueError(f"{project.folder}: not a dataset project")
     assert with_path(project.folder, error).count(str(project.folder)) == 1
     assert with_path(project.folder, ValueError("no such file")) == f"{project.folder}: no such file"
+
+
+def test_cache_line_keeps_describing_the_cache_the_user_built(page, qtbot, tmp_path):
+    """A training run from the project builds its own cache in its run folder (``trainer.run``); the page's
+    cache line still describes the cache the user built, and wraps rather than losing its "Open folder" link."""
+    import io
+
+    from trainer.run import _cache_for
+
+    built = tmp_path / "my-cache"
+    page.build_cache(built)
+    _wait(qtbot, page)
+    run_cache = _cache_for(page.project_dir, tmp_path / "runs" / "joe-test", None, io.StringIO())
+    assert (run_cache / "cache.json").is_file()
+    page.refresh()
+    line = page.cache_label.text()
+    assert line.startswith(f"Training cache at {built}: up to date") and "Open folder" in line, line
+    assert page.cache_label.wordWrap()

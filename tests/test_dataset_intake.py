@@ -269,13 +269,3 @@ def test_new_project_takes_a_new_folder_typed_in_its_picker(qtbot, tmp_path):
     assert _type_in_folder_picker(qtbot, page.buttons["new"], new) == []
     assert page.project_dir == new and (new / "manifest.json").is_file()
     assert page.hint.text().startswith(f"New project {new}:")
-
-
-def test_export_takes_a_new_folder_typed_in_its_picker(qtbot, page, tmp_path):
-    """The sibling: Export… takes a new folder typed in its picker too, and writes there."""
-    page.import_paths([shared_path("corpus", "real-speech", "cards")])
-    qtbot.waitUntil(lambda: not page.is_busy(), timeout=120_000)
-    out = tmp_path / "typed-export"
-    assert _type_in_folder_picker(qtbot, page.buttons["export"], out) == []
-    qtbot.waitUntil(lambda: not page.is_busy(), timeout=120_000)
-    assert (out / "metadata.csv").is_file(), page.hint.text()
