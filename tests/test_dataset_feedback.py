@@ -55,7 +55,7 @@ def test_one_clip_added_and_warnings_as_sentences(qtbot, tmp_path):
     qtbot.addWidget(page)
     page.import_paths([shared_path(*CARDS, "001.wav")])
     _wait(qtbot, page)
-    assert page.hint.text() == "1 clip added, 0 already present, 0 failed"
+    assert page.hint.text() == "1 clip added, 0 already present"
     project = page.project()
     project.clips["001"].text, project.clips["001"].reviewed = "ten of clubs", False
     project.save()
@@ -232,3 +232,30 @@ def test_cache_line_keeps_describing_the_cache_the_user_built(page, qtbot, tmp_p
     line = page.cache_label.text()
     assert line.startswith(f"Training cache at {built}: up to date") and "Open folder" in line, line
     assert page.cache_label.wordWrap()
+
+
+def test_an_unreadable_clip_is_counted_as_listed_and_can_be_excluded(page, qtbot, tmp_path):
+    """A text file named bad.wav: the import's counts agree with the row it adds (an unreadable clip); its
+    tooltip's advice works: Exclude excludes it (its finding leaves the report), Include makes it unreadable
+    again, not ok; the clip editor and trim still refuse it while excluded."""
+    from trainer.dataset.curation import CurationError, trim_clip
+
+    bad = tmp_path / "bad.wav"
+    bad.write_text("not audio at all", encoding="utf-8")
+    page.import_paths([bad])
+    _wait(qtbot, page)
+    assert page.hint.text() == "1 clip added (1 unreadable: replace the recording, or exclude the clip), 0 already present"
+    assert _cell(page, "bad", "status") == "error" and "exclude the clip" in _cell(
+        page, "bad", "warnings", Qt.ItemDataRole.ToolTipRole
+    )
+    page.select(["bad"])
+    page.set_excluded(True)
+    _wait(qtbot, page)
+    assert page.hint.text() == "Excluded 1 clip" and _cell(page, "bad", "status") == "excluded"
+    assert "bad" not in page.report.toPlainText()
+    with pytest.raises(CurationError, match="bad: cannot trim an unreadable clip"):
+        trim_clip(page.project(), "bad", 0.0, 0.5)
+    page.select(["bad"])
+    page.set_excluded(False)
+    _wait(qtbot, page)
+    assert page.hint.text() == "Included 1 clip" and _cell(page, "bad", "status") == "error"

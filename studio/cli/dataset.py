@@ -157,10 +157,9 @@ def _import(project, args) -> int:
     for problem in result.problems:
         print(f"skipped: {problem}", file=sys.stderr)
     for clip_id in result.failed:
-        print(f"failed: {project.clips[clip_id].error}", file=sys.stderr)
+        print(f"unreadable: {project.clips[clip_id].error}", file=sys.stderr)
     print(
-        f"{_late(state, 'the import')}{count(len(result.added), 'clip')} added, {result.unchanged} already present, "
-        f"{len(result.failed)} failed",
+        f"{_late(state, 'the import')}{result.counts()}",
         file=sys.stderr,
     )
     if not (result.added or result.unchanged or result.failed):

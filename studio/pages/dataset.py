@@ -240,7 +240,7 @@ class DatasetPage(DatasetActions, QWidget):
         project = self._project
         clip = project.clips.get(clip_id) if project and clip_id else None
         self._clip_audio = None
-        if clip is None or clip.status == "error":
+        if clip is None or clip.unreadable:
             self.editor.show_clip(None)
             return
         audio, rate = soundfile.read(str(project.clip_path(clip_id)), dtype="float32", always_2d=True)

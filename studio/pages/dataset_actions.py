@@ -56,8 +56,8 @@ class DatasetActions(DatasetJobs):
         from engines.words import count
 
         def describe(r) -> str:
-            text = f"{count(len(r.added), 'clip')} added, {r.unchanged} already present, {len(r.failed)} failed"
-            if r.problems and not r.added and not r.unchanged:  # nothing came in: say why, not only how many
+            text = r.counts()
+            if r.problems and not r.added and not r.unchanged and not r.failed:  # nothing came in: say why, not only how many
                 more = f" (and {count(len(r.problems) - 1, 'more problem')})" if len(r.problems) > 1 else ""
                 return f"{text}: {r.problems[0]}{more}"
             return text + (f"; {count(len(r.problems), 'problem')} (see the report)" if r.problems else "")
