@@ -244,7 +244,8 @@ def test_an_unreadable_clip_is_counted_as_listed_and_can_be_excluded(page, qtbot
     bad.write_text("not audio at all", encoding="utf-8")
     page.import_paths([bad])
     _wait(qtbot, page)
-    assert page.hint.text() == "1 clip added (1 unreadable: replace the recording, or exclude the clip), 0 already present"
+    said = "1 clip added (1 unreadable: replace the recording, or exclude the clip), 0 already present"
+    assert page.hint.text() == said
     assert _cell(page, "bad", "status") == "error" and "exclude the clip" in _cell(
         page, "bad", "warnings", Qt.ItemDataRole.ToolTipRole
     )

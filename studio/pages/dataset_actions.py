@@ -57,7 +57,7 @@ class DatasetActions(DatasetJobs):
 
         def describe(r) -> str:
             text = r.counts()
-            if r.problems and not r.added and not r.unchanged and not r.failed:  # nothing came in: say why, not only how many
+            if r.problems and not (r.added or r.unchanged or r.failed):  # nothing came in: say why, not how many
                 more = f" (and {count(len(r.problems) - 1, 'more problem')})" if len(r.problems) > 1 else ""
                 return f"{text}: {r.problems[0]}{more}"
             return text + (f"; {count(len(r.problems), 'problem')} (see the report)" if r.problems else "")
