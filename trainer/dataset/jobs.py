@@ -207,7 +207,10 @@ def draft_clip(job: tuple) -> dict[str, Any]:
         if how[0] and how not in _RECOGNIZERS:
             _RECOGNIZERS[how] = recognizers.create(*how)
         rate = soundfile.info(source).samplerate
-        audio, _ = soundfile.read(source, start=int(start_s * rate), stop=int(end_s * rate), dtype="float32")
+        first = round(start_s * rate)  # the span's length in whole samples, never one more (max_s is a hard limit)
+        audio, _ = soundfile.read(
+            source, start=first, stop=first + int(round((end_s - start_s) * rate, 6)), dtype="float32"
+        )
     except (recognizers.RecognizerError, RuntimeError, OSError) as exc:
         return {"error": f"{source}: {exc}"}
     piece = downmix(audio)
