@@ -326,17 +326,16 @@ class DatasetActions(DatasetJobs):
         from trainer.preprocess import CacheSettings, build_cache
 
         def work(p, state):
-            from trainer.dataset.export import trainable
+            from trainer.dataset.export import selection
 
-            clips = len(trainable(p))
-            return build_cache(p, out_dir, CacheSettings(sample_rate=rate), state=state), clips
+            chosen, left_out = selection(p)
+            return build_cache(p, out_dir, CacheSettings(sample_rate=rate), state=state), len(chosen), len(left_out)
 
-        return self.run_job(
-            "Building the training cache",
-            work,
-            lambda done: f"Training cache of {count(done[1], 'clip')} written to {done[0]}",
-            cancellable=True,
-        )
+        def describe(done) -> str:  # as Export says it
+            left = f"; {done[2]} left out (see the report)" if done[2] else ""
+            return f"Training cache of {count(done[1], 'clip')} written to {done[0]}{left}"
+
+        return self.run_job("Building the training cache", work, describe, cancellable=True)
 
     def _on_save_report_clicked(self) -> None:
         start = str(self.start_folders.start(self.project_dir) / "report.html")

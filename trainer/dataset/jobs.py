@@ -152,7 +152,7 @@ def fix(job) -> tuple[dict[str, Any], list[str]]:
         edits.append(f"normalize {gain_db:+.1f} dB")
     if resample_to and resample_to != rate:
         mono, rate = fixes.resample(mono, rate, resample_to), resample_to
-        edits.append(f"resample {info.sample_rate} -> {rate} Hz")
+        edits.append(f"resample {info.sample_rate:,} → {rate:,} Hz")
     write_float_wav(Path(path), mono, rate)
     return measure(mono, rate, text, voice_config), edits
 
