@@ -202,7 +202,7 @@ class DatasetPage(DatasetActions, QWidget):
             return
         project = self._project = self.project()
         report = build_report(project)  # the health checks run once, for the table and the report
-        self.table.show_rows(rows(project, report.findings))  # the scroll position stays
+        self.model.set_rows(rows(project, report.findings))
         self.report.setMarkdown(to_markdown(report))
         self.histograms.show_report(report)
         self._show_cache_status(project)
