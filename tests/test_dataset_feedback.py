@@ -55,7 +55,7 @@ def test_one_clip_added_and_warnings_as_sentences(qtbot, tmp_path):
     qtbot.addWidget(page)
     page.import_paths([shared_path(*CARDS, "001.wav")])
     _wait(qtbot, page)
-    assert page.hint.text() == "1 clip added, 0 already present, 0 failed"
+    assert page.hint.text() == "1 clip added, 0 already present"
     project = page.project()
     project.clips["001"].text, project.clips["001"].reviewed = "ten of clubs", False
     project.save()
@@ -214,3 +214,106 @@ def test_train_page_resample_moves_and_says_the_path_once(qtbot, tmp_path):
     error = ValueError(f"{project.folder}: not a dataset project")
     assert with_path(project.folder, error).count(str(project.folder)) == 1
     assert with_path(project.folder, ValueError("no such file")) == f"{project.folder}: no such file"
+
+
+def test_cache_line_keeps_describing_the_cache_the_user_built(page, qtbot, tmp_path):
+    """A training run from the project builds its own cache in its run folder (``trainer.run``); the page's
+    cache line still describes the cache the user built, and wraps rather than losing its "Open folder" link."""
+    import io
+
+    from trainer.run import _cache_for
+
+    built = tmp_path / "my-cache"
+    project = page.project()
+    project.clips["002"].reviewed = False  # a draft: left out, and said so as Export says it
+    project.save()
+    page.build_cache(built)
+    _wait(qtbot, page)
+    assert page.hint.text() == f"Training cache of 4 clips written to {built}; 1 left out (see the report)"
+    run_cache = _cache_for(page.project_dir, tmp_path / "runs" / "joe-test", None, io.StringIO())
+    assert (run_cache / "cache.json").is_file()
+    page.refresh()
+    line = page.cache_label.text()
+    assert line.startswith(f"Training cache at {built}: up to date") and "Open folder" in line, line
+    assert page.cache_label.wordWrap()
+
+
+def test_an_unreadable_clip_is_counted_as_listed_and_can_be_excluded(page, qtbot, tmp_path):
+    """A text file named bad.wav: the import's counts agree with the row it adds (an unreadable clip); its
+    tooltip's advice works: Exclude excludes it (its finding leaves the report), Include makes it unreadable
+    again, not ok; the clip editor and trim still refuse it while excluded."""
+    from trainer.dataset.curation import CurationError, trim_clip
+
+    bad = tmp_path / "bad.wav"
+    bad.write_text("not audio at all", encoding="utf-8")
+    page.import_paths([bad])
+    _wait(qtbot, page)
+    said = "1 clip added (1 unreadable: replace the recording, or exclude the clip), 0 already present"
+    assert page.hint.text() == said
+    assert _cell(page, "bad", "status") == "error" and "exclude the clip" in _cell(
+        page, "bad", "warnings", Qt.ItemDataRole.ToolTipRole
+    )
+    page.select(["bad"])
+    page.set_excluded(True)
+    _wait(qtbot, page)
+    assert page.hint.text() == "Excluded 1 clip" and _cell(page, "bad", "status") == "excluded"
+    assert "bad" not in page.report.toPlainText()
+    with pytest.raises(CurationError, match="bad: cannot trim an unreadable clip"):
+        trim_clip(page.project(), "bad", 0.0, 0.5)
+    page.select(["bad"])
+    page.set_excluded(False)
+    _wait(qtbot, page)
+    assert page.hint.text() == "Included 1 clip" and _cell(page, "bad", "status") == "error"
+
+
+def _cli(*args) -> tuple[int, str]:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "studio", "dataset", *map(str, args)], capture_output=True, text=True)
+    return done.returncode, done.stderr
+
+
+def test_cli_words_say_what_is_counted(tmp_path):
+    """`voice-studio dataset` progress says what it counts ("analysed 6 of 6 clips", "sliced 9 of 9 s of audio",
+    never "5/5" or "0/0"); a slice with nothing to do says only that; confirm with no draft says one line; rates
+    read "16,000 → 22,050 Hz"; the cache says how many clips it left out; an export over a project says so."""
+    import re
+
+    import numpy as np
+
+    from engines.words import count
+
+    project, other = tmp_path / "p", tmp_path / "other"
+    source = tmp_path / "in"
+    source.mkdir()
+    for name in ("001", "002", "003", "004", "005"):
+        (source / f"{name}.wav").write_bytes((shared_path(*CARDS) / f"{name}.wav").read_bytes())
+        (source / f"{name}.txt").write_text(f"card {name}", encoding="utf-8")
+    soundfile.write(str(source / "quiet.wav"), np.zeros(32000, dtype=np.float32), 16000)
+    (source / "quiet.txt").write_text("ten of clubs", encoding="utf-8")
+    code, err = _cli("import", "--project", project, source)
+    assert code == 0 and "analysed 6 of 6 clips" in err and "/6" not in err, err
+    code, err = _cli("confirm", project)
+    assert code == 1 and err == f"{project}: no draft transcript to confirm\n", err
+    code, err = _cli("fix", project, "--resample")
+    assert "fixed 6 of 6 clips" in err and "6 resampled (16,000 → 22,050 Hz)" in err, err
+    code, err = _cli("cache", project, "--out", tmp_path / "cache")
+    left = sum(line.startswith("left out ") for line in err.splitlines())  # quiet, and clips the resampling clipped
+    assert code == 0 and re.search(rf"cached {6 - left} of {6 - left} clips?\n", err) and "left out quiet:" in err
+    assert err.splitlines()[-1].endswith(f"; {left} left out (listed above)"), err
+    code, err = _cli("export", project, "--out", tmp_path / "out")
+    assert (
+        err.splitlines()[-1] == f"wrote {count(6 - left, 'clip')} to {tmp_path / 'out'}; {left} left out (listed above)"
+    )
+    _cli("import", "--project", other, source / "001.wav")
+    code, err = _cli("export", project, "--out", other)
+    assert code == 2 and f"{other}: is a dataset project folder (it holds manifest.json)" in err, err
+
+    audio, rate = soundfile.read(str(shared_path("corpus", "real-speech", "long", "two_cities.wav")), dtype="float32")
+    soundfile.write(str(tmp_path / "part.wav"), audio[: 10 * rate], rate)
+    slicing = ("slice", "--project", project, tmp_path / "part.wav", "--recognizer", "none")
+    code, err = _cli(*slicing)
+    assert code == 0 and "s of audio" in err and "/" not in err.split("sliced")[1].split()[0], err
+    code, err = _cli(*slicing)
+    assert code == 0 and len(err.splitlines()) == 1 and "part.wav already sliced: all" in err, err

@@ -227,3 +227,45 @@ def test_speaker_check_warns_for_another_speaker_only(tmp_path):
     print(f"similarity: same speaker {ok.similarity:.3f}, another {other.similarity:.3f}")
     assert not ok.differs and ok.note == ""
     assert other.differs and "the speaker of two_cities.wav may differ from the dataset's" in other.note
+
+
+def _type_in_folder_picker(qtbot, button, folder) -> list[str]:
+    """Click ``button``, type ``folder`` in the folder picker it opens and press Open, as a user does; any dialog
+    still open afterwards (a refusal such as "Directory not found", the picker itself) is closed and its title
+    and text returned."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QLineEdit, QMessageBox
+
+    left: list[str] = []
+
+    def answer() -> None:
+        picker = QApplication.activeModalWidget()
+        assert isinstance(picker, QFileDialog), picker
+        picker.findChild(QLineEdit, "fileNameEdit").setText(str(folder))
+        QTimer.singleShot(300, close_the_rest)  # before accept: a refusal's message box blocks in it
+        picker.accept()
+
+    def close_the_rest() -> None:
+        if (dialog := QApplication.activeModalWidget()) is not None and isinstance(dialog, QDialog):
+            text = dialog.text() if isinstance(dialog, QMessageBox) else ""
+            left.append(f"{dialog.windowTitle()}: {text}")
+            dialog.reject()
+            QTimer.singleShot(100, close_the_rest)
+
+    QTimer.singleShot(300, answer)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    return left
+
+
+def test_new_project_takes_a_new_folder_typed_in_its_picker(qtbot, tmp_path):
+    """New project… with a folder that does not exist yet typed in the picker (as Build training cache… takes
+    one) makes the project there, instead of Qt's "Directory not found"."""
+    from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
+
+    page = DatasetPage(Workspace(dataset_project=tmp_path / "old"))
+    qtbot.addWidget(page)
+    new = tmp_path / "anna-voice"
+    assert _type_in_folder_picker(qtbot, page.buttons["new"], new) == []
+    assert page.project_dir == new and (new / "manifest.json").is_file()
+    assert page.hint.text().startswith(f"New project {new}:")

@@ -91,6 +91,14 @@ def test_fix_summary_counts_in_words():
     assert one == "Fixed 1 clip: 1 trimmed, 1 normalized (gain -3.2 dB)"
     many = summary({"a": ["normalize -3.2 dB"], "b": ["normalize +1.0 dB", "resample 16000 -> 22050 Hz"], "c": []})
     assert many == (
-        "Fixed 2 clips: 2 normalized (gain -3.2 to +1.0 dB), 1 resampled (16000 -> 22050 Hz); "
+        "Fixed 2 clips: 2 normalized (gain -3.2 to +1.0 dB), 1 resampled (16,000 → 22,050 Hz); "
         "1 unchanged (nothing to do)"
     )
+
+
+def test_too_many_phoneme_ids_is_labelled_as_such():
+    """The short label of too many phoneme_ids (next to the duration column) says phonemes, not "too long"."""
+    from trainer.dataset.finding_words import label, sentence
+
+    assert label("too_long") == "too many phonemes"
+    assert "phoneme_ids" in sentence("too_long", {"phoneme_ids": 512, "limit": 400})

@@ -138,3 +138,16 @@ def test_slicing_reports_progress_within_a_recording(tmp_path):
     total = progress[0][1]
     assert 40 < total < 56 and progress[-1] == (total, total)
     assert [d for d, _ in progress] == sorted(d for d, _ in progress) and len({d for d, _ in progress}) > drafts / 2
+
+
+@pytest.mark.parametrize("max_s", [8.0, 12.0])  # the CLI's --max 8 gave 8.14 s; the page's default 12 gave 12.06 s
+def test_longest_clip_is_a_hard_limit_margins_included(tmp_path, max_s):
+    """The whole reading sliced with ``max_s``: no clip (the silence kept around its speech included) is longer,
+    and the long utterances still come close to it (the limit is not met by cutting everything short)."""
+    source = shared_path("corpus", "real-speech", "long", "two_cities.wav")
+    project = DatasetProject.create(tmp_path / "sliced")
+    result = project.slice_recordings([source], SliceOptions(min_s=1.0, max_s=max_s), recognizer=None, workers=2)
+    lengths = [project.clips[i].analysis["duration_s"] for i in result.added]
+    spans = [project.clips[i].span[1] - project.clips[i].span[0] for i in result.added]
+    assert max(lengths) <= max_s and max(spans) <= max_s + 0.001, (lengths, spans)
+    assert max(lengths) > max_s - 1.0, lengths

@@ -15,6 +15,7 @@ import pytest
 import soundfile
 from conftest import shared_path
 
+from engines.words import count
 from trainer.dataset.project import DatasetProject
 from trainer.dataset.slicing import SliceOptions
 from trainer.tasks import Cancelled, TaskState
@@ -253,3 +254,21 @@ def test_studio_closed_mid_slicing_resumes_on_the_next_slice(qtbot, reading, ful
     qtbot.waitUntil(lambda: not reopened.is_busy(), timeout=120_000)
     assert f"part.wav resumed: {kept} of {len(full)} drafts already made" in reopened.hint.text()
     assert _spans(reopened.project()) == full
+
+
+def test_cancel_after_the_first_draft_stops_the_drafts_in_flight(tmp_path):
+    """The whole 44 s reading at the page's default options, with PocketSphinx drafts and as many workers as
+    drafts (as on a many-core machine, where every draft is in flight at once): a Cancel once the first draft is
+    made stops the others; the finished ones are kept and said, and slicing again drafts the rest."""
+    reading = shared_path("corpus", "real-speech", "long", "two_cities.wav")
+    project = DatasetProject.create(tmp_path / "project")
+    state = TaskState(progress=lambda done, total: done > 0 and state.cancel())  # seconds of audio drafted
+    with pytest.raises(Cancelled) as cut:
+        project.slice_recordings([reading], SliceOptions(), "pocketsphinx", workers=6, state=state)
+    drafts = len(project.slicings[0].spans)
+    kept = len(cut.value.partial.added)
+    assert drafts >= 5 and 1 <= kept < drafts, (kept, drafts)
+    assert str(cut.value) == f"Slicing cancelled: {count(kept, 'draft')} of {drafts} kept; slicing again resumes"
+    assert len(DatasetProject(project.folder).clips) == kept
+    rest = DatasetProject(project.folder).slice_recordings([reading], SliceOptions(), None, workers=2)
+    assert len(rest.added) == drafts - kept

@@ -57,6 +57,11 @@ def check_replaceable(
             raise OutFolderError(
                 f"{out}: {said}, so it may not be replaced; choose a new or empty folder outside it as the {what}"
             )
+    if (out / "manifest.json").is_file() and not ours(out):  # a user's work, said as what it is
+        raise OutFolderError(
+            f"{out}: is a dataset project folder (it holds manifest.json), so it may not be replaced; choose a new "
+            f"or empty folder as the {what}"
+        )
     if out.is_dir() and any(out.iterdir()) and not ours(out):
         raise OutFolderError(
             f"{out}: holds files voice-studio did not write there; choose a new or empty folder as the {what}"

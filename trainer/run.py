@@ -138,7 +138,8 @@ def _cache_for(dataset: Path, out: Path, rate: int | None, echo) -> Path:
         raise RunError(f"{dataset}: not a dataset (no cache.json, manifest.json or metadata.csv)")
     print(f"preprocessing {dataset} ...", file=echo)
     _echo_left_out(project, echo)
-    return build_cache(project, out / "cache", CacheSettings(sample_rate=rate) if rate else None)
+    settings = CacheSettings(sample_rate=rate) if rate else None
+    return build_cache(project, out / "cache", settings, record=False)  # the run's own: not the project's cache
 
 
 def _echo_left_out(project, echo) -> None:

@@ -20,24 +20,29 @@ HTML = (".html", ".htm")
 """``dataset report -o`` extensions written as HTML."""
 
 
-def _progress(verb: str):
+def _progress(verb: str, unit: str = "", many: str | None = None):
     """``progress(done, total)`` for the terminal: one line rewritten in place on a TTY; in a log, a line
-    per tenth of the work, so a pipe gets readable lines."""
+    per tenth of the work, so a pipe gets readable lines. With a ``unit`` (and its plural ``many``) the line
+    says what is counted: "analysed 3 of 240 clips", "sliced 7 of 39 s of audio", and work of nothing (a
+    total of 0) says nothing; without, "rendering 3/12"."""
     tty, shown = sys.stderr.isatty(), set()
 
     def show(done: int, total: int) -> None:
+        if unit and not total:
+            return
+        line = f"{verb} {done} of {count(total, unit, many)}" if unit else f"{verb} {done}/{total}"
         if tty:
-            print(f"\r{verb} {done}/{total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
+            print(f"\r{line}", end="\n" if done == total else "", file=sys.stderr, flush=True)
             return
         tenth = 10 * done // max(1, total)
         if tenth not in shown:
             shown.add(tenth)
-            print(f"{verb} {done}/{total}", file=sys.stderr, flush=True)
+            print(line, file=sys.stderr, flush=True)
 
     return show
 
 
-def _task(verb: str, phased: bool = False):
+def _task(verb: str, phased: bool = False, unit: str = "", many: str | None = None):
     """A ``trainer.tasks.TaskState`` for long work: progress on the terminal (:func:`_progress`), and the first
     Ctrl+C cancels it (the work stops at its next item, keeping what it finished, and raises ``Cancelled``);
     a second Ctrl+C stops at once. ``phased``: the first word of each status line (``rendering``, ``scoring``)
@@ -47,7 +52,7 @@ def _task(verb: str, phased: bool = False):
 
     from trainer.tasks import TaskState
 
-    shown = {"progress": _progress(verb)}
+    shown = {"progress": _progress(verb, unit, many)}
 
     def phase(text: str) -> None:
         shown["progress"] = _progress(text.split()[0] if text.split() else verb)
@@ -151,16 +156,15 @@ def _check_slicing(args: argparse.Namespace) -> None:
 
 
 def _import(project, args) -> int:
-    state = _task("analysed")
+    state = _task("analysed", unit="clip")
     with _naming_kept(project, args.speaker):
         result = project.import_sources(args.sources, args.workers, state=state)
     for problem in result.problems:
         print(f"skipped: {problem}", file=sys.stderr)
     for clip_id in result.failed:
-        print(f"failed: {project.clips[clip_id].error}", file=sys.stderr)
+        print(f"unreadable: {project.clips[clip_id].error}", file=sys.stderr)
     print(
-        f"{_late(state, 'the import')}{count(len(result.added), 'clip')} added, {result.unchanged} already present, "
-        f"{len(result.failed)} failed",
+        f"{_late(state, 'the import')}{result.counts()}",
         file=sys.stderr,
     )
     if not (result.added or result.unchanged or result.failed):
@@ -227,7 +231,7 @@ def _slice(project, args) -> int:
 
     recognizer = None if args.recognizer == NO_RECOGNIZER else args.recognizer
     options = SliceOptions(min_s=args.min, max_s=args.max, min_pause_s=args.min_pause)
-    state = _task("sliced")
+    state = _task("sliced", unit="s of audio", many="s of audio")
     with _naming_kept(project, args.speaker):
         result = project.slice_recordings(
             args.sources, options, recognizer, args.model, args.workers, language=args.language, state=state
@@ -242,6 +246,8 @@ def _slice(project, args) -> int:
     for clip_id in result.added:
         clip = project.clips[clip_id]
         print(f"{clip_id}\t{clip.span[0]:.2f}-{clip.span[1]:.2f} s\t{clip.text or ''}")
+    if not (result.added or result.resumed or result.problems):  # nothing to do: the lines above said why
+        return 0 if result.unchanged else 1
     print(
         f"{_late(state, 'the slicing')}{count(len(result.added), 'utterance')} added "
         "(drafts: confirm with 'voice-studio dataset confirm'), "
@@ -262,6 +268,7 @@ def _confirm(project, args) -> int:
             print(f"not confirmed {clip_id}: {why}", file=sys.stderr)
     if not ids:
         print(f"{project.folder}: no draft transcript to confirm", file=sys.stderr)
+        return 1
     print(f"confirmed {count(len(done), 'transcript')}", file=sys.stderr)
     return 0 if done else 1
 
@@ -312,7 +319,7 @@ def _fix(project, args) -> int:
         raise ValueError(
             f"{project.folder}: no clip to fix: all {count(len(project.clips), 'clip')} unreadable or excluded"
         )
-    state = _task("fixed")
+    state = _task("fixed", unit="clip")
     said = apply_and_describe(
         project,
         resample_to=(DEFAULT_RATE if args.rate is None else args.rate) if resample else None,
@@ -345,7 +352,8 @@ def _export(project, args) -> int:
     result = export_piper(project, args.out, args.rate)
     for clip_id, reason in result.skipped.items():
         print(f"left out {clip_id}: {reason}", file=sys.stderr)
-    print(f"wrote {count(len(result.written), 'clip')} to {args.out}", file=sys.stderr)
+    left = f"; {len(result.skipped)} left out (listed above)" if result.skipped else ""
+    print(f"wrote {count(len(result.written), 'clip')} to {args.out}{left}", file=sys.stderr)
     return 0
 
 
@@ -356,8 +364,9 @@ def _cache(project, args) -> int:
     chosen, left_out = selection(project)
     for clip_id, reason in left_out.items():
         print(f"left out {clip_id}: {reason}", file=sys.stderr)
-    state = _task("cached")
+    state = _task("cached", unit="clip")
     folder = build_cache(project, args.out, CacheSettings(sample_rate=args.rate), args.workers, state=state)
-    said = f"wrote the training cache of {count(len(chosen), 'clip')} to {folder}"
+    left = f"; {len(left_out)} left out (listed above)" if left_out else ""
+    said = f"wrote the training cache of {count(len(chosen), 'clip')} to {folder}{left}"
     print(f"{_late(state, 'the cache')}{said}", file=sys.stderr)
     return 0

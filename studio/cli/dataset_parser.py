@@ -37,7 +37,10 @@ def _add_making(dsub: argparse._SubParsersAction) -> None:
         "--min", type=positive_float, default=SliceOptions.min_s, help="shortest utterance, seconds of speech"
     )
     cut.add_argument(
-        "--max", type=positive_float, default=SliceOptions.max_s, help="longest utterance, seconds of speech"
+        "--max",
+        type=positive_float,
+        default=SliceOptions.max_s,
+        help="longest clip, seconds (a hard limit, the silence kept around the speech included)",
     )
     cut.add_argument(
         "--recognizer",

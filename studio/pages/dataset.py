@@ -80,6 +80,7 @@ class DatasetPage(DatasetActions, QWidget):
         self.hint.setWordWrap(True)  # a long result (a slicing warning, a layout hint) is read in full
         self.cache_label = QLabel()
         """The training cache's status (``trainer.preprocess.status``), with a link to open its folder."""
+        self.cache_label.setWordWrap(True)  # a long path and its "Open folder" link are read in full
         self.cache_label.linkActivated.connect(self._open_cache_folder)
         self.job_progress = TaskProgress()
         self.job_progress.cancel_requested.connect(self.cancel_job)
@@ -232,7 +233,7 @@ class DatasetPage(DatasetActions, QWidget):
         project = self._project
         clip = project.clips.get(clip_id) if project and clip_id else None
         self._clip_audio = None
-        if clip is None or clip.status == "error":
+        if clip is None or clip.unreadable:
             self.editor.show_clip(None)
             return
         audio, rate = soundfile.read(str(project.clip_path(clip_id)), dtype="float32", always_2d=True)

@@ -37,6 +37,7 @@ class DatasetActions(DatasetJobs):
         def open_project(self, folder: Path) -> None: ...
 
     cache_label: QLabel
+    table: Any
     _cache: Any
 
     # --- import and slicing -----------------------------------------------------
@@ -55,8 +56,8 @@ class DatasetActions(DatasetJobs):
         from engines.words import count
 
         def describe(r) -> str:
-            text = f"{count(len(r.added), 'clip')} added, {r.unchanged} already present, {len(r.failed)} failed"
-            if r.problems and not r.added and not r.unchanged:  # nothing came in: say why, not only how many
+            text = r.counts()
+            if r.problems and not (r.added or r.unchanged or r.failed):  # nothing came in: say why, not how many
                 more = f" (and {count(len(r.problems) - 1, 'more problem')})" if len(r.problems) > 1 else ""
                 return f"{text}: {r.problems[0]}{more}"
             return text + (f"; {count(len(r.problems), 'problem')} (see the report)" if r.problems else "")
@@ -74,19 +75,25 @@ class DatasetActions(DatasetJobs):
             self._rows_timer.start(ROWS_EVERY_MS)
 
     def _show_rows_so_far(self) -> None:
-        """The clips in the manifest now, while a job adds them (health findings come when it ends)."""
-        from studio.widgets.clip_table import rows
+        """The clips in the manifest now, while a job adds them: those shown before keep their status and
+        warnings, new ones say ``checking…`` (health findings come when it ends); the selection and the scroll
+        position stay."""
+        from studio.widgets.clip_table import rows_so_far
         from trainer.dataset.project import DatasetProject
 
         if self._busy and self.has_project():
-            self.model.set_rows(rows(DatasetProject(self.project_dir), []))
+            self.table.show_rows(rows_so_far(DatasetProject(self.project_dir), self.table.shown_rows()))
 
     def _on_new_project_clicked(self) -> None:
+        """Ask for the new project's folder: an empty one, or a new path typed in the picker (Qt's own folder
+        picker refuses a folder that does not exist yet: ``studio.widgets.locations.choose_folder`` takes it)."""
+        from studio.widgets.locations import choose_folder
+
         start = self.start_folders.start(self.project_dir)
-        title = "New dataset project: choose or create an empty folder"
-        folder = QFileDialog.getExistingDirectory(self, title, str(start))
+        folder = choose_folder(self, "New dataset project: choose an empty folder or type a new one", start)
         if folder:
-            self.new_project(Path(folder))
+            self.start_folders.picked(folder.parent)
+            self.new_project(folder)
 
     def new_project(self, folder: Path) -> None:
         """Make ``folder`` (new or empty) a dataset project with no clips and show it; an existing project is
@@ -319,17 +326,16 @@ class DatasetActions(DatasetJobs):
         from trainer.preprocess import CacheSettings, build_cache
 
         def work(p, state):
-            from trainer.dataset.export import trainable
+            from trainer.dataset.export import selection
 
-            clips = len(trainable(p))
-            return build_cache(p, out_dir, CacheSettings(sample_rate=rate), state=state), clips
+            chosen, left_out = selection(p)
+            return build_cache(p, out_dir, CacheSettings(sample_rate=rate), state=state), len(chosen), len(left_out)
 
-        return self.run_job(
-            "Building the training cache",
-            work,
-            lambda done: f"Training cache of {count(done[1], 'clip')} written to {done[0]}",
-            cancellable=True,
-        )
+        def describe(done) -> str:  # as Export says it
+            left = f"; {done[2]} left out (see the report)" if done[2] else ""
+            return f"Training cache of {count(done[1], 'clip')} written to {done[0]}{left}"
+
+        return self.run_job("Building the training cache", work, describe, cancellable=True)
 
     def _on_save_report_clicked(self) -> None:
         start = str(self.start_folders.start(self.project_dir) / "report.html")

@@ -111,6 +111,28 @@ def rows(project, findings) -> list[tuple]:
     return out
 
 
+CHECKING = "checking…"
+"""The status of a clip added while a job runs, until its health checks run (when the job ends)."""
+
+
+def rows_so_far(project, shown: list[tuple]) -> list[tuple]:
+    """The table's rows while a job adds clips: each clip already ``shown`` keeps its last known status,
+    warnings and their tooltip (the health checks run when the job ends); a new clip's status is ``CHECKING``."""
+    known = {row[0]: row for row in shown}
+    status, warnings = COLUMNS.index("status"), COLUMNS.index("warnings")
+    out = []
+    for row in rows(project, []):
+        last = known.get(row[0])
+        cells, tips = list(row), dict(row[TIPS])
+        cells[status] = last[status] if last else CHECKING
+        cells[warnings] = last[warnings] if last else ""
+        if last and warnings in last[TIPS]:
+            tips[warnings] = last[TIPS][warnings]
+        cells[TIPS] = tips
+        out.append(tuple(cells))
+    return out
+
+
 AUDIO_EDITS = (("trim", "trimmed"), ("normalize", "normalized"), ("resample", "resampled"), ("set ", "repaired"))
 """Manifest edit prefixes (``trainer.dataset.jobs.fix``, ``curation.trim_clip``) -> the word the table shows."""
 
@@ -159,8 +181,19 @@ class ClipTable(QTableView):
         selected = sorted(self.proxy.mapToSource(i).row() for i in self.selectionModel().selectedRows())
         return [self.clips.row_id(r) for r in selected]
 
-    def select(self, clip_ids: list[str]) -> None:
-        """Select these clips' rows and scroll to the first."""
+    def show_rows(self, rows: list[tuple]) -> None:
+        """Show ``rows`` in place of the model's, keeping the selected clips selected and the scroll position."""
+        chosen, top = self.selected_ids(), self.verticalScrollBar().value()
+        self.clips.set_rows(rows)
+        self.select(chosen, scroll=False)
+        self.verticalScrollBar().setValue(top)
+
+    def shown_rows(self) -> list[tuple]:
+        """The model's rows now (see :class:`ClipTableModel`)."""
+        return list(self.clips._rows)
+
+    def select(self, clip_ids: list[str], scroll: bool = True) -> None:
+        """Select these clips' rows and (``scroll``) scroll to the first."""
         selection = self.selectionModel()
         selection.clearSelection()
         flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
@@ -170,5 +203,5 @@ class ClipTable(QTableView):
                 index = self.proxy.mapFromSource(self.clips.index(row, 0))
                 selection.select(index, flags)
                 first = first or index
-        if first is not None:
+        if first is not None and scroll:
             self.scrollTo(first)

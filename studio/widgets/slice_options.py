@@ -24,7 +24,13 @@ class SliceOptionsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Slice long recordings")
         defaults = SliceOptions()
-        self.max_s = self._spin(defaults.min_s + 0.5, 60.0, defaults.max_s, " s", "Longest clip, seconds of speech")
+        self.max_s = self._spin(
+            defaults.min_s + 0.5,
+            60.0,
+            defaults.max_s,
+            " s",
+            "Longest clip, seconds (silence kept around the speech included)",
+        )
         self.min_pause = self._spin(0.05, 3.0, defaults.min_pause_s, " s", "Shorter pauses are not places to cut")
         self.recognizer = QComboBox()
         self.language = QComboBox()

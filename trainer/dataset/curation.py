@@ -61,13 +61,14 @@ def _clip(project: DatasetProject, clip_id: str) -> ClipEntry:
 
 
 def set_excluded(project: DatasetProject, clip_ids: list[str], excluded: bool) -> list[str]:
-    """Exclude clips from (or include them again in) the training set; unreadable clips stay as they are."""
+    """Exclude clips from (or include them again in) the training set; returns the ids changed. An unreadable
+    clip can be excluded too (its finding leaves the report); included again, it is unreadable (``error``) still."""
     changed = []
     for clip_id in clip_ids:
         clip = _clip(project, clip_id)
-        if clip.status == "error" or (clip.status == "excluded") == excluded:
+        if (clip.status == "excluded") == excluded:
             continue
-        clip.status = "excluded" if excluded else "ok"
+        clip.status = "excluded" if excluded else "error" if clip.error is not None else "ok"
         clip.edits.append("exclude" if excluded else "include")
         changed.append(clip_id)
     project.save()
@@ -166,7 +167,7 @@ def split(
     from trainer.dataset.probe import load
 
     clip = _clip(project, clip_id)
-    if clip.status == "error":
+    if clip.unreadable:
         raise CurationError(f"{clip_id}: cannot split an unreadable clip")
     audio, info = load(project.clip_path(clip_id))
     cut = round(at_s * info.sample_rate)
@@ -194,7 +195,7 @@ def trim_clip(project: DatasetProject, clip_id: str, start_s: float, end_s: floa
     from trainer.dataset.probe import load
 
     clip = _clip(project, clip_id)
-    if clip.status == "error":
+    if clip.unreadable:
         raise CurationError(f"{clip_id}: cannot trim an unreadable clip")
     audio, info = load(project.clip_path(clip_id))
     start, end = round(max(0.0, start_s) * info.sample_rate), round(min(end_s, info.duration_s) * info.sample_rate)
@@ -223,8 +224,8 @@ def merge(project: DatasetProject, clip_ids: list[str]) -> str:
     if len(clip_ids) < 2:
         raise CurationError("merging needs at least two clips")
     clips = [_clip(project, i) for i in clip_ids]
-    if any(c.status == "error" for c in clips):
-        raise CurationError("cannot merge unreadable clips: " + ", ".join(c.id for c in clips if c.status == "error"))
+    if any(c.unreadable for c in clips):
+        raise CurationError("cannot merge unreadable clips: " + ", ".join(c.id for c in clips if c.unreadable))
     pieces, rate = [], None
     for clip in clips:
         audio, info = load(project.clip_path(clip.id))

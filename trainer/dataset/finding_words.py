@@ -24,7 +24,7 @@ LABELS = {
     "unreviewed": "draft text",
     "silent": "no speech",
     "too_short": "too short",
-    "too_long": "too long",
+    "too_long": "too many phonemes",
     "non_finite": "NaN samples",
     "out_of_range": "over full scale",
     "dc_offset": "DC offset",
@@ -118,5 +118,5 @@ def sentence(kind: str, values: Mapping[str, Any]) -> str:
 
 
 def label(kind: str) -> str:
-    """The short label of ``kind`` ("too_long" -> "too long"); an unknown kind is returned as is."""
+    """The short label of ``kind`` ("too_short" -> "too short"); an unknown kind is returned as is."""
     return LABELS.get(kind, kind)

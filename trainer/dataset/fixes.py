@@ -106,7 +106,7 @@ FIX_WORDS = (("trim", "trimmed"), ("normalize", "normalized"), ("resample", "res
 
 def summary(new_edits: Mapping[str, list[str]]) -> str:
     """What a run of fixes changed, with counts: ``{clip id: the edits it just got}`` ->
-    "Fixed 2 clips: 2 normalized (gain -4.1 to +2.0 dB), 1 resampled (44100 -> 22050 Hz); 1 unchanged".
+    "Fixed 2 clips: 2 normalized (gain -4.1 to +2.0 dB), 1 resampled (44,100 → 22,050 Hz); 1 unchanged".
     """
     from engines.words import count
 
@@ -129,8 +129,18 @@ def _detail(prefix: str, edits: list[str]) -> str:
         low, high = min(gains), max(gains)
         return f" (gain {low:+.1f} dB)" if low == high else f" (gain {low:+.1f} to {high:+.1f} dB)"
     if prefix == "resample":
-        return f" ({', '.join(dict.fromkeys(e.removeprefix('resample ') for e in edits))})"
+        return f" ({', '.join(dict.fromkeys(_rates(e.removeprefix('resample ')) for e in edits))})"
     return ""
+
+
+def _rates(edit: str) -> str:
+    """``"32000 -> 22050 Hz"`` (as manifests of earlier versions hold it) or ``"32,000 → 22,050 Hz"`` ->
+    ``"32,000 → 22,050 Hz"``."""
+    parts = edit.replace("→", "->").removesuffix(" Hz").split(" -> ")
+    if len(parts) != 2 or not all(p.replace(",", "").isdigit() for p in parts):
+        return edit
+    low, high = (int(p.replace(",", "")) for p in parts)
+    return f"{low:,} → {high:,} Hz"
 
 
 def apply_and_describe(project, clip_ids: list[str] | None = None, **fixes) -> str:

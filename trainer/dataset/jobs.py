@@ -152,7 +152,7 @@ def fix(job) -> tuple[dict[str, Any], list[str]]:
         edits.append(f"normalize {gain_db:+.1f} dB")
     if resample_to and resample_to != rate:
         mono, rate = fixes.resample(mono, rate, resample_to), resample_to
-        edits.append(f"resample {info.sample_rate} -> {rate} Hz")
+        edits.append(f"resample {info.sample_rate:,} → {rate:,} Hz")
     write_float_wav(Path(path), mono, rate)
     return measure(mono, rate, text, voice_config), edits
 
@@ -207,7 +207,10 @@ def draft_clip(job: tuple) -> dict[str, Any]:
         if how[0] and how not in _RECOGNIZERS:
             _RECOGNIZERS[how] = recognizers.create(*how)
         rate = soundfile.info(source).samplerate
-        audio, _ = soundfile.read(source, start=int(start_s * rate), stop=int(end_s * rate), dtype="float32")
+        first = round(start_s * rate)  # the span's length in whole samples, never one more (max_s is a hard limit)
+        audio, _ = soundfile.read(
+            source, start=first, stop=first + int(round((end_s - start_s) * rate, 6)), dtype="float32"
+        )
     except (recognizers.RecognizerError, RuntimeError, OSError) as exc:
         return {"error": f"{source}: {exc}"}
     piece = downmix(audio)

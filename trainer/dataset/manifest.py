@@ -54,6 +54,11 @@ class ClipEntry:
     reviewed: bool = True
     span: list[float] | None = None
 
+    @property
+    def unreadable(self) -> bool:
+        """The clip could not be read (status ``error``, or excluded while it was: ``error`` says why)."""
+        return self.status == "error" or self.error is not None
+
 
 @dataclass(kw_only=True)
 class SlicePlan:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engines.files import sha256_file
+from engines.words import count
 from trainer.dataset import jobs
 from trainer.dataset.manifest import ClipEntry, NotAProject, SlicePlan, read_manifest, write_manifest
 from trainer.dataset.sources import SourceClip, scan
@@ -63,6 +64,14 @@ class ImportResult:
     made`` or ``two_cities.wav already sliced: all 12 drafts made``."""
     resumed: list[str] = field(default_factory=list)
     """Slicing: the drafts an earlier, cut short slicing of the recordings resumed now had made."""
+
+    def counts(self) -> str:
+        """The import's counts as the table shows them: every clip listed is counted as added, the unreadable
+        ones (``failed``: in the table, status ``error``) said as such: "3 clips added (1 unreadable: replace the
+        recording, or exclude the clip), 2 already present"."""
+        listed = len(self.added) + len(self.failed)
+        bad = f" ({len(self.failed)} unreadable: replace the recording, or exclude the clip)"
+        return f"{count(listed, 'clip')} added{bad if self.failed else ''}, {self.unchanged} already present"
 
 
 class DatasetProject:

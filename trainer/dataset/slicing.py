@@ -6,7 +6,8 @@ cut at its longest pause, recursively, until every piece is at most ``max_s`` lo
 (speech with no pause at all is cut at ``max_s``). Pieces shorter than ``min_s`` join
 the neighbour across the shorter pause when the result still fits ``max_s``. Each
 utterance keeps up to ``margin_s`` of the silence around it, never more than half
-of a pause, so neighbours never overlap.
+of a pause, so neighbours never overlap, and never so much that the clip (margins
+included) grows past ``max_s``: ``max_s`` is a hard limit on each clip's length.
 
 Silero VAD opens its own ONNX Runtime session: run slicing in a worker process
 (``trainer.dataset.jobs.find_utterances`` does), not in the studio's process.
@@ -28,7 +29,8 @@ class SliceOptions:
     """How to cut (seconds).
 
     Attributes:
-        min_s, max_s: utterance length bounds (speech span, without margins).
+        min_s: shortest utterance (speech span, without margins).
+        max_s: longest clip, margins included (a hard limit).
         min_pause_s: shorter silences inside speech are not places to cut.
         margin_s: silence kept before and after each utterance.
     """
@@ -61,8 +63,8 @@ def group(regions: list[tuple[int, int]], options: SliceOptions) -> list[tuple[i
     """Window ranges of utterances from speech regions (see the module docstring)."""
     if not regions:
         return []
-    pieces = _split(regions, round(options.max_s / WINDOW_S))
-    return _join_short(pieces, round(options.min_s / WINDOW_S), round(options.max_s / WINDOW_S))
+    most = int(options.max_s / WINDOW_S + 1e-9)  # whole windows within max_s (rounding up could pass it)
+    return _join_short(_split(regions, most), round(options.min_s / WINDOW_S), most)
 
 
 def _split(regions: list[tuple[int, int]], max_windows: int) -> list[tuple[int, int]]:
@@ -97,11 +99,14 @@ def _join_short(pieces: list[tuple[int, int]], min_windows: int, max_windows: in
     return pieces
 
 
-def _with_margins(pieces: list[tuple[int, int]], total_s: float, margin_s: float) -> list[tuple[float, float]]:
+def _with_margins(
+    pieces: list[tuple[int, int]], total_s: float, margin_s: float, max_s: float
+) -> list[tuple[float, float]]:
     spans = []
     for k, (start, end) in enumerate(pieces):
-        lo = start * WINDOW_S - margin_s
-        hi = end * WINDOW_S + margin_s
+        margin = max(0.0, min(margin_s, (max_s - (end - start) * WINDOW_S) / 2))  # the clip stays within max_s
+        lo = start * WINDOW_S - margin
+        hi = end * WINDOW_S + margin
         if k > 0:
             lo = max(lo, (pieces[k - 1][1] + start) / 2 * WINDOW_S)
         if k + 1 < len(pieces):
@@ -118,4 +123,4 @@ def find_spans(
     options = options or SliceOptions()
     speech = speech_windows(mono, sample_rate, vad)
     pieces = group(speech_regions(speech, options.min_pause_s), options)
-    return _with_margins(pieces, len(mono) / sample_rate, options.margin_s)
+    return _with_margins(pieces, len(mono) / sample_rate, options.margin_s, options.max_s)

@@ -7,8 +7,9 @@ Three steps, each reported through the ``trainer.tasks.TaskState``:
    warning, or why it was skipped, goes into the result's ``notes``.
 3. Drafting: one worker job per utterance (``trainer.dataset.jobs.draft_clip``: cut, recognise, write, measure),
    so progress moves within a recording: ``state.progress(seconds of audio drafted, seconds in all)`` and
-   ``state.status("Recognising draft n of m …")``. The manifest is saved after every draft, so a Cancel keeps
-   every draft made (those in flight included) and :class:`~trainer.tasks.Cancelled` says how many.
+   ``state.status("Recognising draft n of m …")``. The manifest is saved after every draft; a Cancel hands out no
+   more drafts, stops those being recognised (``run_jobs(stop_in_flight=True)``), keeps every draft finished,
+   and :class:`~trainer.tasks.Cancelled` says how many ("Slicing cancelled: 2 drafts of 6 kept; ...").
 
 Clips are named ``STEM_001``... and stay unreviewed until their text is confirmed.
 
@@ -180,7 +181,8 @@ def _draft(project, plans: list, drafting: Drafting, workers, state: TaskState, 
     total_s, done_s, made = sum(e - s for s, e in spans), 0.0, 0
     origin = f"draft ({drafting.recognizer})" if drafting.recognizer else ""
     _report(state, 0, len(drafts), 0.0, total_s)
-    for index, outcome in run_jobs(jobs.draft_clip, work, workers, state):
+    added: dict[int, str] = {}  # drafts finish in any order; said in the recording's order
+    for index, outcome in run_jobs(jobs.draft_clip, work, workers, state, stop_in_flight=True):
         plan = drafts[index][0]
         if "error" in outcome:
             result.problems.append(outcome["error"])
@@ -189,11 +191,12 @@ def _draft(project, plans: list, drafting: Drafting, workers, state: TaskState, 
                 source=plan.source, source_sha256=plan.source_sha256, text_origin=origin, reviewed=False, **outcome
             )
             project.clips[entry.id] = entry
-            result.added.append(entry.id)
+            added[index] = entry.id
             plan.complete = not _missing(project, plan)
             project.save()  # the draft and, with the last one, its recording's mark: one atomic write
         made, done_s = made + 1, done_s + spans[index][1] - spans[index][0]
         _report(state, made, len(drafts), done_s, total_s)
+    result.added.extend(added[i] for i in sorted(added))
     if made < len(drafts):
         kept = f"{count(len(result.added), 'draft')} of {len(drafts)} kept" if result.added else "no draft was made"
         warnings = "".join(f"; warning: {note}" for note in result.notes)  # said even when cut short

@@ -68,10 +68,20 @@ def worker_count(workers: int | None, jobs_count: int) -> int:
     return max(1, min(workers or os.cpu_count() or 1, jobs_count))
 
 
+POLL_S = 0.2
+"""How often :func:`run_jobs` with ``stop_in_flight`` looks at the ``TaskState`` while jobs run, s."""
+
+
 def run_jobs(
-    fn: Callable[[Any], Any], items: list, workers: int | None, state: TaskState | None = None
+    fn: Callable[[Any], Any],
+    items: list,
+    workers: int | None,
+    state: TaskState | None = None,
+    *,
+    stop_in_flight: bool = False,
 ) -> Iterator[tuple[int, Any]]:
-    """``fn(item)`` for each item in worker processes (:func:`worker_pool`); yields ``(index, result)`` in order.
+    """``fn(item)`` for each item in worker processes (:func:`worker_pool`); yields ``(index, result)`` in order
+    (with ``stop_in_flight``: in the order the jobs finish, see below).
 
     One job per worker is handed out at a time (the next as soon as any finishes), so
     when ``state`` is cancelled the jobs not handed out are dropped, those in flight (at
@@ -79,10 +89,18 @@ def run_jobs(
     done: its files are written), and the iteration ends. A cancel so takes effect
     within one job per worker, and nothing finished is lost. An exception of ``fn`` is
     raised here.
+
+    ``stop_in_flight`` is for long jobs whose files are written atomically at their end (recognising a draft):
+    each result is yielded as soon as its job finishes (a long first job holds back no other), the state is
+    looked at every ``POLL_S``, and on a cancel the jobs in flight are stopped at once (with as many workers as
+    jobs, every job is in flight from the start): only the finished ones are yielded.
     """
     count, futures = worker_count(workers, len(items)), list[Future]()
     with worker_pool(workers, len(items)) as pool:
         try:
+            if stop_in_flight:
+                yield from _as_finished(pool, fn, items, futures, count, state)
+                return
             for index in range(len(items)):
                 _hand_out(pool, fn, items, futures, index, count, state)
                 if state is not None and state.is_cancelled():
@@ -98,6 +116,22 @@ def run_jobs(
         finally:
             for future in futures:  # the caller stopped early (an error): the others are not started
                 future.cancel()
+
+
+def _as_finished(pool, fn, items: list, futures: list[Future], count: int, state: TaskState | None):
+    """``(index, result)`` of each job as it finishes; on a cancel, those finished, then the pool is stopped."""
+    given: set[int] = set()
+    while len(given) < len(items):
+        _hand_out(pool, fn, items, futures, 0, count, state)
+        done = [i for i, future in enumerate(futures) if future.done() and i not in given]
+        for index in done:
+            given.add(index)
+            yield index, futures[index].result()
+        if state is not None and state.is_cancelled():
+            _stop_now(pool)
+            return
+        if not done:
+            wait([f for f in futures if not f.done()], timeout=POLL_S, return_when=FIRST_COMPLETED)
 
 
 def _stop_now(pool: ProcessPoolExecutor) -> None:

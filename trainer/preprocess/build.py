@@ -34,6 +34,7 @@ def build_cache(
     progress: Callable[[int, int], None] | None = None,
     *,
     state: TaskState | None = None,
+    record: bool = True,
 ) -> Path:
     """Preprocess a ``trainer.dataset.project.DatasetProject``'s trainable clips into ``out_dir``.
 
@@ -43,7 +44,9 @@ def build_cache(
     ``progress(done, total)`` (or ``state.progress``) counts clips.
 
     Returns:
-        ``out_dir`` (created when missing), recorded as the project's cache (``trainer.preprocess.status``).
+        ``out_dir`` (created when missing), recorded as the project's cache (``trainer.preprocess.status``)
+        where ``record`` (a cache the user builds; a training run's own cache in its run folder is not recorded:
+        the project's status keeps describing the cache the user built).
     Raises:
         Cancelled: ``state`` was cancelled; nothing is written (a cache already in ``out_dir`` stays).
         OutFolderError: ``out_dir`` is a file, holds files that are not an earlier cache, or is (or holds, or
@@ -66,7 +69,8 @@ def build_cache(
     with replace_folder(out, is_cache, project_inputs(project), "training cache folder") as staging:
         utterances = _write_arrays(staging, clips, work, workers, TaskState.of(state, progress))
         _write_manifest(staging, utterances, settings, project.target_config)
-    remember(project, out)  # the Dataset page and the CLI say where it is and whether it is up to date
+    if record:
+        remember(project, out)  # the Dataset page and the CLI say where it is and whether it is up to date
     return out
 
 

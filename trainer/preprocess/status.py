@@ -1,6 +1,8 @@
 """Where a dataset project's training cache was last built, and whether it still matches the project.
 
-``build_cache`` records its folder in the project (``training_cache.json``: ``{"path": ...}``); the Dataset
+``build_cache`` records the folder of a cache the user builds (Build training cache…, ``voice-studio dataset
+cache``; not a training run's own cache in its run folder) in the project (``training_cache.json``:
+``{"path": ...}``); the Dataset
 page and ``voice-studio dataset`` read it back with :func:`cache_status`. A cache is out of date when the
 clips the trainer would use now differ from the cached ones (added, left out, another text or speaker), when
 a clip's audio was written after the cache, or when the voice's config changed.
