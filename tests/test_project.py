@@ -187,7 +187,11 @@ def test_fixes_change_the_copies_not_the_sources(tmp_path):
     fixed = project.apply_fixes(["001", "002"], resample_to=22050, trim=True, normalize=True, workers=2)
     assert fixed == ["001", "002"]
     clip = DatasetProject(tmp_path / "p").clips["001"]  # saved in the manifest
-    assert clip.edits[0] == "trim" and clip.edits[1].startswith("normalize") and clip.edits[2] == "resample 16,000 → 22,050 Hz"
+    assert (
+        clip.edits[0] == "trim"
+        and clip.edits[1].startswith("normalize")
+        and clip.edits[2] == "resample 16,000 → 22,050 Hz"
+    )
     assert clip.analysis["sample_rate"] == 22050 and clip.analysis["duration_s"] < old["duration_s"]
     assert clip.analysis["loudness_lufs"] == pytest.approx(-23.0, abs=1.0) or clip.analysis["peak_dbfs"] > -1.1
     assert soundfile.info(str(project.clip_path("001"))).samplerate == 22050
