@@ -24,11 +24,11 @@ def _progress(verb: str, unit: str = "", many: str | None = None):
     """``progress(done, total)`` for the terminal: one line rewritten in place on a TTY; in a log, a line
     per tenth of the work, so a pipe gets readable lines. With a ``unit`` (and its plural ``many``) the line
     says what is counted: "analysed 3 of 240 clips", "sliced 7 of 39 s of audio", and work of nothing (a
-    total of 0) says nothing; without, "rendering 3/12"."""
+    total of 0) says nothing; without, "rendering 3/12". A log gets no line for 0 done (a phase's start)."""
     tty, shown = sys.stderr.isatty(), set()
 
     def show(done: int, total: int) -> None:
-        if unit and not total:
+        if (unit and not total) or (done == 0 and not tty):  # a log gets lines once work is done, not "0 of"
             return
         line = f"{verb} {done} of {count(total, unit, many)}" if unit else f"{verb} {done}/{total}"
         if tty:
