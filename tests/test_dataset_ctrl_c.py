@@ -47,7 +47,7 @@ def _clips(project) -> list[dict]:
 def test_first_ctrl_c_cancels_the_import_and_says_what_was_kept(tmp_path):
     project = tmp_path / "project"
     process = _start("import", "--project", str(project), str(shared_path("corpus", "target-voice")))
-    _wait_for(process, r"analysed [1-9]\d*/240")
+    _wait_for(process, r"analysed [1-9]\d* of 240 clips")
     _ctrl_c(process)
     rest = process.stderr.read()
     assert process.wait(timeout=60) == 130, rest
@@ -64,7 +64,7 @@ def test_first_ctrl_c_cancels_a_fix(tmp_path):
     project = DatasetProject.create(tmp_path / "project")
     project.import_sources([shared_path("corpus", "target-voice")])
     process = _start("fix", str(project.folder), "--all")
-    _wait_for(process, r"fixed 0/240")
+    _wait_for(process, r"fixed [1-9]\d* of 240 clips")
     _ctrl_c(process)
     rest = process.stderr.read()
     assert process.wait(timeout=60) == 130, rest
@@ -77,7 +77,7 @@ def test_first_ctrl_c_cancels_a_fix(tmp_path):
 def test_second_ctrl_c_stops_at_once(tmp_path):
     project = tmp_path / "project"
     process = _start("import", "--project", str(project), str(shared_path("corpus", "target-voice")))
-    _wait_for(process, r"analysed [1-9]\d*/240")
+    _wait_for(process, r"analysed [1-9]\d* of 240 clips")
     _ctrl_c(process)
     time.sleep(0.05)
     _ctrl_c(process)
