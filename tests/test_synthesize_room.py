@@ -149,9 +149,10 @@ def test_history_rows_show_the_stopped_mark_first_elided_wrapped_with_tooltips(q
 def test_save_wav_starts_where_the_last_save_went(window, qtbot, monkeypatch, tmp_path):
     """Save WAV… starts in the user's Music/Documents/home, never the launch folder; after a save to another
     folder the next one starts there."""
-    from studio.widgets import speak_bar
+    from studio.widgets import speak_bar, start_folders
 
     page = window.synthesize_page
+    monkeypatch.setattr(start_folders, "_last_saved", {})  # this session's saves so far (other tests') forgotten
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "home" / "Music").mkdir(parents=True)
     asked: list[str] = []

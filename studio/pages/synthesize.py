@@ -166,6 +166,8 @@ class SynthesizePage(QWidget):
         self.speakers.show_voice(voice)
         self.settings.set_defaults(voice.config)
         self.notice.clear("voice", "engine", "line")  # about the voice shown until now (and its engine), not this
+        if not self.picker.is_adding():  # another voice chosen: a failed add before it is over (README)
+            self.notice.clear("add")
 
     def restore(self, voice_path: str | None, engine: str | None) -> None:
         """Choose the voice of model file ``voice_path`` (when the library has it) and the ``engine`` kind (when

@@ -40,6 +40,7 @@ class VoicePicker(QWidget):
         super().__init__(parent)
         self.library = library
         self._last_folder: Path | None = None
+        self._reading = 0
         self.box = QComboBox()
         for voice in library.voices:
             self.box.addItem(_label(voice))
@@ -112,7 +113,16 @@ class VoicePicker(QWidget):
         task = Task(work, self)
         task.partial.connect(on_item)
         task.failed.connect(self._say)
+        self._reading += 1
+        task.ended.connect(self._on_read)
         return task.start()
+
+    def _on_read(self) -> None:
+        self._reading -= 1
+
+    def is_adding(self) -> bool:
+        """Whether checkpoints of an add are still being read (the voice they select comes from that add)."""
+        return self._reading > 0
 
     def _say(self, error: Exception) -> None:
         self.notice.emit(str(error), getattr(error, "detail", ""))
