@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QPlainTextEdit,
+    QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -53,6 +54,9 @@ class SynthesizePage(QWidget):
     message = Signal(str)
     line_finished = Signal(object)
     checkpoint_added = Signal(object)
+    engines: EnginePicker
+    notice: Notices
+    stop_button: QPushButton
 
     def __init__(self, state: StudioState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -398,10 +402,12 @@ class _Column(QWidget):
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
         layout = self.layout()
+        if layout is None:
+            return super().heightForWidth(width)
         margins = layout.contentsMargins()
         inner = width - margins.left() - margins.right()
         items = [layout.itemAt(i) for i in range(layout.count())]
-        shown = [item for item in items if not item.isEmpty()]
+        shown = [item for item in items if item is not None and not item.isEmpty()]
         heights = [
             item.heightForWidth(inner) if item.hasHeightForWidth() else item.minimumSize().height() for item in shown
         ]

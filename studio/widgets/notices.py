@@ -68,7 +68,7 @@ def failed_on(action: str, path: Path | str, exc: Exception) -> str:
     about ``path`` itself gives its ``strerror`` alone)."""
     name = str(path)
     own = isinstance(exc, OSError) and exc.strerror and str(exc.filename) == name
-    reason = exc.strerror if own else str(exc)
+    reason = str(exc.strerror) if isinstance(exc, OSError) and own else str(exc)
     if reason.startswith(name):
         reason = reason[len(name) :].lstrip(": ")
     return f"{action} {name}: {reason}"

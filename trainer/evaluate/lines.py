@@ -202,10 +202,7 @@ def run_candidates(run_dir: Path | str, voices_dir: Path | str | None = None) ->
     run_dir = Path(run_dir)
     if not is_run(run_dir):
         raise LinesError(f"{run_dir}: not a run folder (no training.json)")
-    found = [
-        Candidate(label=c.label(), model_path=c.path)
-        for c in ranked_checkpoints(run_dir)
-    ]
+    found = [Candidate(label=c.label(), model_path=c.path) for c in ranked_checkpoints(run_dir)]
     if (run_dir / "last.ckpt").is_file():
         found.append(Candidate(label="last", model_path=run_dir / "last.ckpt"))
     if not found:
