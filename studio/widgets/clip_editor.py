@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget
 
 from studio.widgets.clip_table import DRAFT_COLOR, DRAFT_TIP
-from studio.widgets.compact import keep_rows_visible, scrolled
+from studio.widgets.compact import keep_rows_visible, scrolled, split
 from studio.widgets.flow_layout import flow_row
 from studio.widgets.waveform import WaveformView
 
@@ -43,14 +43,7 @@ def clips_and_editor(table: QTableView, editor: QWidget) -> QSplitter:
     table.setMinimumWidth(EDITOR_WIDTH)
     area = scrolled(editor)
     area.setMinimumWidth(EDITOR_WIDTH * 2 // 3)
-    splitter = QSplitter(Qt.Orientation.Horizontal)
-    splitter.addWidget(table)
-    splitter.addWidget(area)
-    splitter.setChildrenCollapsible(False)
-    splitter.setStretchFactor(0, 1)
-    splitter.setStretchFactor(1, 0)
-    splitter.setSizes([10_000, EDITOR_WIDTH])
-    return splitter
+    return split(Qt.Orientation.Horizontal, table, area, fixed=1, size=EDITOR_WIDTH)
 
 
 class ClipEditor(QWidget):

@@ -32,13 +32,19 @@ def scrolled(widget: QWidget, least: int = 40) -> QScrollArea:
 def stacked(top: QWidget, bottom: QWidget, top_height: int) -> QSplitter:
     """``top`` over ``bottom`` in a vertical splitter; ``top`` starts ``top_height`` px high, ``bottom`` takes the
     rest and what the window gains, and neither can be dragged shut."""
-    splitter = QSplitter(Qt.Orientation.Vertical)
-    splitter.addWidget(top)
-    splitter.addWidget(bottom)
+    return split(Qt.Orientation.Vertical, top, bottom, fixed=0, size=top_height)
+
+
+def split(orientation: Qt.Orientation, first: QWidget, second: QWidget, fixed: int, size: int) -> QSplitter:
+    """``first`` then ``second`` in a splitter of ``orientation``: the one at index ``fixed`` (0 or 1) starts
+    ``size`` px, the other takes the rest and what the window gains, and neither can be dragged shut."""
+    splitter = QSplitter(orientation)
+    splitter.addWidget(first)
+    splitter.addWidget(second)
     splitter.setChildrenCollapsible(False)
-    splitter.setStretchFactor(0, 0)
-    splitter.setStretchFactor(1, 1)
-    splitter.setSizes([top_height, 10_000])
+    splitter.setStretchFactor(fixed, 0)
+    splitter.setStretchFactor(1 - fixed, 1)
+    splitter.setSizes([size, 10_000] if fixed == 0 else [10_000, size])
     return splitter
 
 
