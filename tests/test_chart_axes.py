@@ -91,6 +91,7 @@ def test_one_selected_run_shows_its_own_epoch_times(qtbot, tmp_path):
 
     folder = _run(tmp_path / "runs" / "solo", [1.4, 1.2], [3.0, 2.0])
     table = _shown(qtbot, RunsTable(tmp_path / "runs"), height=400)
+    assert table.table.verticalHeader().isHidden()  # no row numbers beside the runs' names
     table.runs = [load_run(folder)]
     table.table.setRowCount(1)
     table.table.setItem(0, 0, QTableWidgetItem("solo"))
