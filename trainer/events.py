@@ -258,26 +258,3 @@ def _type_name(hint: Any) -> str:
         return "a number"
     name = base.__name__
     return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
-
-
-def describe(event: Event) -> str:
-    """One readable terminal line for an event.
-
-    Epochs are counted from 1 here, as people count them (and as the Train page shows them); the
-    records and file names count from 0, as Lightning and Piper's checkpoint names do.
-    """
-    if isinstance(event, Epoch):
-        losses = " ".join(f"{k} {v:.3f}" for k, v in event.losses.items())
-        split = f"train {event.train_s:.1f}, val {event.val_s:.1f}"
-        return f"epoch {event.epoch + 1}: {event.seconds:.1f} s ({split}) {losses}"
-    if isinstance(event, Progress):
-        of = f" of {event.batches_total}" if event.batches_total is not None else ""
-        return f"epoch {event.epoch + 1}: step {event.batches}{of}, {event.items_per_s:.1f} it/s"
-    if isinstance(event, Stage):
-        return event.message
-    if isinstance(event, Finish):
-        seconds = f"{event.seconds:.1f} s this session"
-        return f"finished ({event.status}) after epoch {event.epochs}; {seconds}"
-    record = event.to_record()
-    shown = {k: v for k, v in record.items() if k not in ("v", "kind", "time", "config")}
-    return f"{event.kind}: " + ", ".join(f"{k}={v}" for k, v in shown.items())
