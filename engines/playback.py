@@ -22,7 +22,17 @@ DTYPE = "float32"
 
 
 class NoOutputDevice(EngineError):
-    """No audio output can be opened (no PortAudio library or no output device)."""
+    """No audio output can be opened (no PortAudio library or no output device). Its message begins with
+    :data:`CANNOT_PLAY`."""
+
+
+CANNOT_PLAY = "Cannot play audio: "
+"""How every :class:`NoOutputDevice` message begins."""
+
+
+def why_not_played(exc: BaseException) -> str:
+    """``exc``'s reason without :data:`CANNOT_PLAY`, for a message that says "Cannot play …" itself."""
+    return str(exc).removeprefix(CANNOT_PLAY)
 
 
 def output_available() -> tuple[bool, str]:
@@ -53,7 +63,7 @@ class Playback:
     def __init__(self, sample_rate: int, device: int | str | None = None) -> None:
         ok, reason = output_available()
         if not ok:
-            raise NoOutputDevice(f"Cannot play audio: {reason}. Saving to a WAV file still works.")
+            raise NoOutputDevice(f"{CANNOT_PLAY}{reason}. Saving to a WAV file still works.")
         import sounddevice
 
         try:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engines.playback import why_not_played
 from studio.pages.dataset_actions import TARGET_RATE, DatasetActions
 from studio.state import Workspace
 from studio.widgets.clip_editor import ClipEditor, clips_and_editor
@@ -313,11 +314,6 @@ class DatasetPage(DatasetActions, QWidget):
         task = Task(lambda cancel: replay_and_wait(audio, rate, speaking, cancel), self)
         speaking.cancel = task.cancel
         clip = ", ".join(self.selected_ids()[:1]) or "the clip"
-        task.failed.connect(lambda exc: self.message.emit(f"Cannot play {clip}: {_why(exc)}"))
+        task.failed.connect(lambda exc: self.message.emit(f"Cannot play {clip}: {why_not_played(exc)}"))
         task.ended.connect(lambda: setattr(speaking, "ended", True))
         return task.start()
-
-
-def _why(exc: BaseException) -> str:
-    """An error's reason without its own "Cannot play audio:" (the message says "Cannot play" once)."""
-    return str(exc).removeprefix("Cannot play audio: ")

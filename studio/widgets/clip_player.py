@@ -13,7 +13,7 @@ import threading
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from engines.playback import DTYPE, NoOutputDevice, output_available
+from engines.playback import CANNOT_PLAY, DTYPE, NoOutputDevice, output_available
 
 TARGET_LUFS = -23.0
 """EBU R 128's programme loudness: every clip is played at this integrated loudness."""
@@ -90,7 +90,7 @@ class ClipPlayer(QObject):
         self.stop()
         ok, reason = output_available()
         if not ok:
-            raise NoOutputDevice(f"Cannot play audio: {reason}.")
+            raise NoOutputDevice(f"{CANNOT_PLAY}{reason}.")
         self._set_clip(audio, rate, round(start_s * rate))
         self._ended.clear()
         self._stream = self._open(rate)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engines.playback import why_not_played
 from engines.words import count
 from studio.widgets.clip_player import ClipPlayer
 
@@ -100,8 +101,7 @@ class PreviewList(QWidget):
             audio, rate = soundfile.read(path, dtype="float32", always_2d=True)
             self.player.play(audio.mean(axis=1), rate)
         except Exception as exc:  # a missing or unreadable file, no output device: said, never raised
-            why = str(exc).removeprefix("Cannot play audio: ")  # the device's error says "Cannot play" itself
-            reason = f"Cannot play the preview “{item.text().removeprefix(PLAYING)}”: {why}"
+            reason = f"Cannot play the preview “{item.text().removeprefix(PLAYING)}”: {why_not_played(exc)}"
             self.now.setText(reason)
             self.message.emit(reason)
             return False
