@@ -12,6 +12,7 @@ import numpy as np
 
 from engines import files
 from engines.files import atomic_path
+from engines.imports import importing
 
 
 def concat(chunks: Iterable[np.ndarray]) -> np.ndarray:
@@ -46,7 +47,8 @@ def write_audio(path: Path | str, audio: np.ndarray, sample_rate: int) -> Path:
         ValueError: see ``check_output_path``.
         OSError: the folder is not writable.
     """
-    import soundfile
+    with importing("soundfile"):
+        import soundfile
 
     path = check_output_path(path)
     file_format, subtype = FORMATS[path.suffix.lower()]

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from engines.imports import importing
 from engines.long_sentences import PAUSE, end_with_pause, max_phonemes, split_phonemes
 from engines.text import text_blocks
 from engines.voice import BOS, EOS, PAD, VoiceConfig
@@ -61,8 +62,9 @@ class Phonemizer:
     """Piper's phonemizer for one voice config (espeak-ng and the other types)."""
 
     def __init__(self, config: VoiceConfig) -> None:
-        from piper.config import PiperConfig
-        from piper.voice import PiperVoice
+        with importing("piper.config", "piper.voice"):
+            from piper.config import PiperConfig
+            from piper.voice import PiperVoice
 
         self.config = config
         self._piper = PiperVoice(session=None, config=PiperConfig.from_dict(config.piper_document()))
@@ -74,7 +76,8 @@ class Phonemizer:
     def to_ids(self, phonemes: list[str], missing: Counter[str] | None = None) -> list[int]:
         """Map phonemes to ``phoneme_ids``; unknown symbols are skipped and counted in ``missing``."""
         if self.config.phoneme_type == "pinyin":
-            from piper.phonemize_chinese import phonemes_to_ids
+            with importing("piper.phonemize_chinese"):
+                from piper.phonemize_chinese import phonemes_to_ids
 
             return phonemes_to_ids(phonemes, self.config.phoneme_id_map)
         return phonemes_to_ids_counted(phonemes, self.config.phoneme_id_map, missing)

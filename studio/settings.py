@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from engines.files import write_text
+from engines.imports import importing
 from engines.remote.settings import RemoteSettings
 from studio.state import DEFAULT_REMOTE, Found, VoiceLibrary, Workspace
 
@@ -28,7 +29,8 @@ VERSION = 2
 
 def settings_path() -> Path:
     """``settings.json`` in the platform's config folder for the studio."""
-    import platformdirs
+    with importing("platformdirs"):
+        import platformdirs
 
     return platformdirs.user_config_path("voice-studio", appauthor=False) / "settings.json"
 

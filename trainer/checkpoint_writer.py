@@ -33,6 +33,7 @@ from typing import Any
 
 from engines.errors import VoiceStudioError
 from engines.files import is_temp, temp_beside
+from engines.imports import importing
 
 
 class CheckpointError(VoiceStudioError, RuntimeError):
@@ -56,7 +57,8 @@ def snapshot(state: Any) -> Any:
 
 def torch_save(state: Any, path: Path) -> None:
     """Write ``state`` with ``torch.save`` and flush it to the disk."""
-    import torch
+    with importing("torch"):
+        import torch
 
     with open(path, "wb") as f:
         torch.save(state, f)

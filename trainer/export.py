@@ -21,6 +21,7 @@ from typing import Any
 import torch
 
 from engines.files import atomic_path, write_text
+from engines.imports import importing
 from engines.torch.vits.models import Synthesizer
 from engines.torch.vits.weight_norm import remove_weight_norm
 
@@ -144,7 +145,8 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
         model, checkpoint = load_generator(source)
         config = config or voice_config_for(checkpoint)
     else:
-        from engines.torch.vits.onnx_import import load_onnx_generator
+        with importing("engines.torch.vits.onnx_import"):
+            from engines.torch.vits.onnx_import import load_onnx_generator
         from engines.voice import load_voice
 
         voice = load_voice(source)

@@ -5,6 +5,7 @@ No torch import at module level (``trainer.run`` is imported by the CLI before a
 
 from __future__ import annotations
 
+from engines.imports import importing
 from trainer.presets import TrainingConfig
 from trainer.starts import RunError
 
@@ -22,7 +23,8 @@ def check_device(device: str, precision: str = "auto", devices: int = 1) -> bool
     Raises:
         RunError: CUDA asked for but absent, more DDP processes than CUDA GPUs, or fp16 autocast on the CPU.
     """
-    import torch
+    with importing("torch"):
+        import torch
 
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise RunError("CUDA was requested but no CUDA GPU is available to torch")
@@ -42,7 +44,8 @@ def hardware(device: str, config: TrainingConfig, precision: str = "auto") -> tu
     Raises:
         RunError: CUDA asked for but absent, or fp16 autocast asked for on the CPU.
     """
-    import torch
+    with importing("torch"):
+        import torch
 
     cuda = check_device(device, precision)
     if not cuda:

@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engines.imports import importing
 from engines.words import count
 from trainer.options import RunOptions
 
@@ -247,10 +248,13 @@ class NetworkSize:
 
 def network_size(preset_name: str) -> NetworkSize:
     """Counted on torch's ``meta`` device: no memory is allocated."""
-    import torch
+    with importing("torch"):
+        import torch
 
     from engines.torch.vits import Synthesizer
-    from trainer.discriminators import MultiPeriodDiscriminator
+
+    with importing("trainer.discriminators"):
+        from trainer.discriminators import MultiPeriodDiscriminator
     from trainer.presets import preset
 
     config = preset(preset_name)
@@ -276,7 +280,8 @@ def detect_devices() -> list[tuple[str, str]]:
     """``(device, label)`` for the CPU and each CUDA GPU torch sees, e.g. ``("cuda:0", "NVIDIA ... 12.0 GiB")``."""
     devices = [("cpu", "CPU")]
     try:
-        import torch
+        with importing("torch"):
+            import torch
     except ImportError:
         return devices
     for index in range(torch.cuda.device_count() if torch.cuda.is_available() else 0):

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from engines.errors import VoiceStudioError
+from engines.imports import importing
 
 CACHE_VERSION = 1
 """Part of every key: raise it when ``trainer.recovery`` changes what a recovery computes."""
@@ -91,7 +92,8 @@ def read_entry(folder: Path, key: RecoveryKey) -> CachedRecovery | None:
     Raises:
         RecoveryCacheError: the file is unreadable, cut, or holds another key or wrong fields (named).
     """
-    import torch
+    with importing("torch"):
+        import torch
 
     path = entry_path(folder, key)
     if not path.is_file():
@@ -123,7 +125,8 @@ def write_entry(folder: Path, key: RecoveryKey, entry: CachedRecovery, keep: int
     Raises:
         OSError: the folder cannot be written (naming the entry).
     """
-    import torch
+    with importing("torch"):
+        import torch
 
     from engines.files import atomic_path
 

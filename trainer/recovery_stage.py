@@ -14,6 +14,7 @@ import math
 import time
 from pathlib import Path
 
+from engines.imports import importing
 from trainer.events import Recovery, Stage, WarningEvent
 from trainer.recovery_cache import CachedRecovery, RecoveryCacheError, RecoveryKey, read_entry, write_entry
 
@@ -61,9 +62,11 @@ def recover_onnx_start(
     Afterwards torch's RNG is seeded with ``config.seed + 1``, so training goes on the same way whether the
     parts were recovered now or taken from the cache.
     """
-    import torch
+    with importing("torch"):
+        import torch
 
-    from engines.torch.vits.onnx_import import load_onnx_generator
+    with importing("engines.torch.vits.onnx_import"):
+        from engines.torch.vits.onnx_import import load_onnx_generator
     from engines.voice import load_voice
     from trainer.starts import copy_matching
 
@@ -119,9 +122,11 @@ def _key(voice_path: Path, ids: list[list[int]], config, device: str, precision:
 
 def _recover(model, ids: list[list[int]], config, stage: StageLog) -> CachedRecovery:
     """Speak ``ids`` with the voice and fit its training-only parts to them (``trainer.recovery``)."""
-    import torch
+    with importing("torch"):
+        import torch
 
-    from trainer.recovery import TRAINABLE, recover, speak
+    with importing("trainer.recovery"):
+        from trainer.recovery import TRAINABLE, recover, speak
 
     stage.say(f"{len(ids)} lines to speak, then {config.recovery_steps} fitting steps")
     torch.manual_seed(config.seed)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from engines.files import write_text
+from engines.imports import importing
 from engines.words import count
 from trainer.events import ErrorEvent, Stage, WarningEvent
 from trainer.hardware import check_device, hardware, rank_zero
@@ -181,14 +182,19 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
     echo = echo or sys.stderr  # the events echoed: stderr as it is now, not as it was at import
     import logging
 
-    import lightning as L
+    with importing("lightning"):
+        import lightning as L
 
     from engines.phonemes import Phonemizer
     from engines.voice import load_config
-    from trainer.callbacks import CheckpointCallback, EventsCallback, PreviewCallback, Timing, WriterCheckpointIO
+
+    with importing("trainer.callbacks"):
+        from trainer.callbacks import CheckpointCallback, EventsCallback, PreviewCallback, Timing, WriterCheckpointIO
     from trainer.checkpoint_writer import CheckpointWriter
     from trainer.event_log import EventLog
-    from trainer.system import VitsSystem
+
+    with importing("trainer.system"):
+        from trainer.system import VitsSystem
 
     logging.getLogger("lightning.pytorch").setLevel(logging.WARNING)  # the run's events say what matters
     warnings.filterwarnings("ignore", message=".*LeafSpec.*")  # Lightning's own, on every run
@@ -281,7 +287,8 @@ def _data(document: RunDocument, config: TrainingConfig, batch_size: int):
     Raises:
         RunError: the cache has no usable utterance.
     """
-    from trainer.datamodule import CacheDataModule
+    with importing("trainer.datamodule"):
+        from trainer.datamodule import CacheDataModule
 
     data = CacheDataModule(
         document.cache,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engines.errors import VoiceStudioError
+from engines.imports import importing
 from trainer.presets import TrainingConfig
 
 if TYPE_CHECKING:
@@ -141,7 +142,8 @@ def _start_model(start: str, num_speakers: int) -> VitsConfig:
         from engines.torch.vits.checkpoint import read_checkpoint
 
         return read_checkpoint(path).config
-    from engines.torch.vits.onnx_import import load_onnx_generator
+    with importing("engines.torch.vits.onnx_import"):
+        from engines.torch.vits.onnx_import import load_onnx_generator
 
     return load_onnx_generator(path, num_speakers)[0].config
 

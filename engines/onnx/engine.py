@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from engines.base import EngineError, SynthesisOptions
+from engines.imports import importing
 from engines.onnx.graph import Splitter, analyze, check_config, load_model
 from engines.onnx.session import Part, session_options, use_shared_thread_pool
 from engines.sentence_loop import LocalEngine
@@ -91,7 +92,8 @@ class OnnxEngine(LocalEngine):
         seed: int | None = None,
     ) -> None:
         try:
-            import onnxruntime  # noqa: F401
+            with importing("onnxruntime"):
+                import onnxruntime  # noqa: F401
         except ImportError as exc:  # pragma: no cover - a dependency of the package
             raise EngineError("The ONNX engine needs onnxruntime: pip install onnxruntime") from exc
         super().__init__(voice, plan)
@@ -229,7 +231,8 @@ RANDOM_OPS = ("RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUnifor
 
 def seed_random_ops(model, seed: int) -> int:
     """Set the ``seed`` attribute (ONNX spec: a float) of every random node of ``model`` in place; returns how many."""
-    import onnx
+    with importing("onnx"):
+        import onnx
 
     count = 0
     for node in model.graph.node:

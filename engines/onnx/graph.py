@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engines.base import VoiceError
+from engines.imports import importing
 from engines.model_fit import check_model_fits
 from engines.voice import VoiceConfig
 
@@ -60,7 +61,8 @@ def load_model(path: Path):
     Raises:
         VoiceError: the file is missing or not an ONNX model.
     """
-    import onnx
+    with importing("onnx"):
+        import onnx
 
     try:
         return onnx.load(str(path))
@@ -212,8 +214,9 @@ class Splitter:
     """Cuts parts out of one model (``onnx.utils.Extractor``, built once)."""
 
     def __init__(self, model, cut_tensors: list[str]) -> None:
-        import onnx
-        from onnx.utils import Extractor
+        with importing("onnx", "onnx.utils"):
+            import onnx
+            from onnx.utils import Extractor
 
         known = {v.name for v in (*model.graph.value_info, *model.graph.input, *model.graph.output)}
         for name in cut_tensors:  # exports may lack value_info for a cut tensor; all of them are float32

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.imports import importing
+
 _shared_pool = False
 
 
@@ -21,7 +23,8 @@ def use_shared_thread_pool(threads: int = 0) -> None:
     """
     global _shared_pool
     if not _shared_pool:
-        import onnxruntime
+        with importing("onnxruntime"):
+            import onnxruntime
 
         onnxruntime.set_global_thread_pool_sizes(threads, 0)
         _shared_pool = True
@@ -29,7 +32,8 @@ def use_shared_thread_pool(threads: int = 0) -> None:
 
 def session_options(threads: int | None = None):
     """ONNX Runtime options for our sessions: the shared pool if enabled, else a quiet pool each."""
-    import onnxruntime
+    with importing("onnxruntime"):
+        import onnxruntime
 
     options = onnxruntime.SessionOptions()
     if _shared_pool:
@@ -46,7 +50,8 @@ class Part:
     """One ONNX Runtime session over a part of the graph."""
 
     def __init__(self, model: bytes | str, inputs: list[str], options, providers: list[str]) -> None:
-        import onnxruntime
+        with importing("onnxruntime"):
+            import onnxruntime
 
         self.session = onnxruntime.InferenceSession(model, sess_options=options, providers=providers)
         self.inputs = inputs

@@ -28,6 +28,7 @@ from typing import Protocol
 import numpy as np
 
 from engines.errors import VoiceStudioError
+from engines.imports import importing
 
 PLACEHOLDER_SIZES = (0xFFFFFFFF, 0)
 """``data`` chunk sizes that mean "unknown, to the end of the body" in a streamed WAV."""
@@ -229,7 +230,8 @@ class BufferedDecoder:
         Raises:
             DecodeError: libsndfile cannot decode the body.
         """
-        import soundfile
+        with importing("soundfile"):
+            import soundfile
 
         self._body.seek(0)
         try:

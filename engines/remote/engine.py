@@ -26,6 +26,7 @@ from typing import Any
 
 from engines.base import AudioChunk, EngineError, SynthesisOptions
 from engines.cleaning import clean_text, is_speakable
+from engines.imports import importing
 from engines.remote.body_format import SniffingDecoder
 from engines.remote.decode import DecodeError
 from engines.remote.settings import RemoteSettings, endpoint
@@ -53,7 +54,8 @@ class RemoteEngine:
     name = "remote"
 
     def __init__(self, settings: RemoteSettings, client=None) -> None:
-        import httpx
+        with importing("httpx"):
+            import httpx
 
         self.settings = settings
         self.sample_rate = settings.sample_rate
@@ -97,7 +99,8 @@ class RemoteEngine:
         Raises:
             EngineError: unreachable server, another error status, or an answer that is not JSON.
         """
-        import httpx
+        with importing("httpx"):
+            import httpx
 
         url = endpoint(self.settings.url, path)
         try:
@@ -171,7 +174,8 @@ class RemoteEngine:
 
     def _open(self, text, options, response_format, cancel):
         """The open streaming response; a message string if the format was refused; None if cancelled."""
-        import httpx
+        with importing("httpx"):
+            import httpx
 
         url = endpoint(self.settings.url, "audio/speech")
         body = self.request_body(text, options, response_format)
@@ -203,7 +207,8 @@ class RemoteEngine:
         raise EngineError(f"{url}: no answer after {self.settings.retries + 1} attempts")
 
     def _stream(self, response, response_format, start, cancel) -> Iterator[AudioChunk]:
-        import httpx
+        with importing("httpx"):
+            import httpx
 
         rate = pcm_rate(response.headers, self.settings.sample_rate)
         content_type = response.headers.get("content-type", "")

@@ -7,6 +7,7 @@ import re
 import socket
 import threading
 
+from engines.imports import importing
 from engines.remote.settings import RemoteSettings
 
 
@@ -56,7 +57,8 @@ def shutdown_on_cancel(response, cancel: threading.Event, done: threading.Event)
 def transport_message(exc, url: str, settings: RemoteSettings) -> str:
     """What went wrong with the connection to ``url`` (an ``httpx.HTTPError``), in words: no connection within
     the connect timeout, cannot connect, nothing sent within the timeout, or the error's type and text."""
-    import httpx
+    with importing("httpx"):
+        import httpx
 
     if isinstance(exc, httpx.ConnectTimeout):
         return f"{url}: no connection within {settings.connect_timeout_s:g} s (is the server running?)"

@@ -31,6 +31,7 @@ from collections.abc import AsyncIterator, Callable
 
 import numpy as np
 
+from engines.imports import importing
 from engines.server.encode import (
     MEDIA_TYPES,
     STREAMABLE,
@@ -60,9 +61,10 @@ def is_loopback(host: str) -> bool:
 
 def create_app(service: SpeechService, api_key: str | None = None):
     """The FastAPI application over ``service``; ``api_key`` (when set) is required on every ``/v1`` route."""
-    from fastapi import FastAPI, Request
-    from fastapi.responses import JSONResponse, Response, StreamingResponse
-    from starlette.exceptions import HTTPException as StarletteHTTPException
+    with importing("fastapi", "fastapi.responses", "starlette.exceptions"):
+        from fastapi import FastAPI, Request
+        from fastapi.responses import JSONResponse, Response, StreamingResponse
+        from starlette.exceptions import HTTPException as StarletteHTTPException
 
     app = FastAPI(title="Voice Studio speech server", docs_url=None, redoc_url=None)
 
@@ -240,7 +242,8 @@ def serve(
         ValueError: a non-loopback ``host`` without ``api_key``.
         OSError: the address is taken or cannot be bound.
     """
-    import uvicorn
+    with importing("uvicorn"):
+        import uvicorn
 
     if not is_loopback(host) and not api_key:
         raise ValueError(
@@ -275,7 +278,8 @@ def serve(
 def _uvicorn_server(config, service: SpeechService):
     """uvicorn's server, which on Ctrl+C (or SIGTERM) first ends the running syntheses, so that their
     responses finish (short) instead of being cancelled mid-write."""
-    import uvicorn
+    with importing("uvicorn"):
+        import uvicorn
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig, frame) -> None:

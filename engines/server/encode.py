@@ -23,6 +23,8 @@ import struct
 
 import numpy as np
 
+from engines.imports import importing
+
 MEDIA_TYPES = {
     "pcm": "audio/pcm",
     "wav": "audio/wav",
@@ -57,7 +59,8 @@ _SNDFILE = {"flac": ("FLAC", "PCM_16"), "mp3": ("MP3", "MPEG_LAYER_III"), "opus"
 def response_formats() -> tuple[str, ...]:
     """The formats of ``MEDIA_TYPES`` this machine's libsndfile can write (``mp3`` needs libsndfile 1.1,
     ``opus`` a build with Ogg Opus), in ``MEDIA_TYPES`` order."""
-    import soundfile
+    with importing("soundfile"):
+        import soundfile
 
     def writable(name: str) -> bool:
         if name not in _SNDFILE:
@@ -135,7 +138,8 @@ def encode_whole(response_format: str, audio: np.ndarray, sample_rate: int) -> b
         raise ValueError(unsupported_message(response_format))
     if carried_rate(response_format, sample_rate) != sample_rate:
         raise ValueError(f"{response_format} cannot carry {sample_rate} Hz audio (resample to a carried rate first)")
-    import soundfile
+    with importing("soundfile"):
+        import soundfile
 
     file_format, subtype = _SNDFILE[response_format]
     body = io.BytesIO()
@@ -159,7 +163,8 @@ class Resampler:
     match. Chunk boundaries do not change the samples, so a streamed and a whole response stay equal."""
 
     def __init__(self, in_rate: int, out_rate: int) -> None:
-        import soxr
+        with importing("soxr"):
+            import soxr
 
         self._stream = soxr.ResampleStream(in_rate, out_rate, 1, dtype="float32") if in_rate != out_rate else None
 

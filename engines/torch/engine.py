@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engines.base import EngineError, SynthesisOptions
+from engines.imports import importing
 from engines.sentence_loop import LocalEngine
 from engines.stream_plan import ChunkPlan, FlowWindows, stream_chunks
 from engines.voice import Voice, load_voice
@@ -52,7 +53,8 @@ def pick_device(device: str = "auto") -> str:
     """
     if not DEVICE_PATTERN.fullmatch(device):
         raise EngineError(f"unknown device {device!r}: use auto, cpu, cuda or cuda:N")
-    import torch
+    with importing("torch"):
+        import torch
 
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
@@ -63,7 +65,8 @@ def pick_device(device: str = "auto") -> str:
 
 def device_label(device: str) -> str:
     """Human label, e.g. ``CUDA (NVIDIA GeForce RTX 3080 Ti)`` or ``CPU``."""
-    import torch
+    with importing("torch"):
+        import torch
 
     if device.startswith("cuda"):
         return f"CUDA ({torch.cuda.get_device_name(torch.device(device))})"
@@ -104,7 +107,8 @@ class TorchEngine(LocalEngine):
         model: Synthesizer | None = None,
     ) -> None:
         try:
-            import torch
+            with importing("torch"):
+                import torch
         except ImportError as exc:
             raise EngineError("The torch engine needs PyTorch: pip install torch") from exc
         super().__init__(voice, plan)
@@ -115,18 +119,21 @@ class TorchEngine(LocalEngine):
 
             model, _ = load_generator(voice.model_path)
         elif model is None:
-            from engines.torch.vits.onnx_import import load_onnx_generator
+            with importing("engines.torch.vits.onnx_import"):
+                from engines.torch.vits.onnx_import import load_onnx_generator
 
             model, self.import_report = load_onnx_generator(voice.model_path, voice.config.num_speakers)
         self._check_config(model)
-        from engines.torch.vits.weight_norm import fold_weight_norm
+        with importing("engines.torch.vits.weight_norm"):
+            from engines.torch.vits.weight_norm import fold_weight_norm
 
         self.model = fold_weight_norm(model.to(self.device).eval())
         self._torch = torch
         self._decode: Callable[..., torch.Tensor] = self.model.decode
         self._padded = self.device == "cpu"  # lengths from a few sizes, see engines.torch.vits.commons.padded_length
         if self.device == "cpu":
-            from engines.torch.vits.fast_decoder import ChannelsLastDecoder
+            with importing("engines.torch.vits.fast_decoder"):
+                from engines.torch.vits.fast_decoder import ChannelsLastDecoder
 
             self._decode = ChannelsLastDecoder(self.model.dec).eval()  # 2-3x faster convolutions on the CPU
         if compile and self.device.startswith("cuda"):
@@ -174,7 +181,8 @@ class TorchEngine(LocalEngine):
         """Tensor length for ``n`` real phonemes or frames: padded on the CPU, where each new shape costs."""
         if not self._padded:
             return n
-        from engines.torch.vits.commons import padded_length
+        with importing("engines.torch.vits.commons"):
+            from engines.torch.vits.commons import padded_length
 
         return padded_length(n)
 

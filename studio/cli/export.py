@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from engines.imports import importing
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``export`` to the CLI's subparsers."""
@@ -32,7 +34,9 @@ def run(args: argparse.Namespace) -> int:
     from engines import registry
     from engines.files import check_output_path
     from engines.voice import load_config
-    from trainer.export import export_voice
+
+    with importing("trainer.export"):
+        from trainer.export import export_voice
 
     check_output_path(args.output, (".onnx",), "voice file")
     config = load_config(args.config) if args.config else None

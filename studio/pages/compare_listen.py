@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from engines.errors import VoiceStudioError
+from engines.imports import importing
 from engines.pool import EnginePool
 from engines.words import count, sentence
 from studio.comparison import Comparison
@@ -336,7 +337,8 @@ def _warm_up(_state) -> None:
     and pyloudnorm's import (scipy, about 1 s), done on a worker thread."""
     warm_mel()
     try:
-        import pyloudnorm  # noqa: F401 - imported for its side effect: loaded before the first play
+        with importing("pyloudnorm"):
+            import pyloudnorm  # noqa: F401 - imported for its side effect: loaded before the first play
     except ImportError:  # the player says so when it plays
         pass
 

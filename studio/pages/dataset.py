@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engines.imports import importing
 from engines.playback import why_not_played
 from studio.pages.dataset_actions import TARGET_RATE, DatasetActions
 from studio.state import Workspace
@@ -227,7 +228,8 @@ class DatasetPage(DatasetActions, QWidget):
             QTimer.singleShot(0, self.save_pending)  # once the current signal (maybe a job's end) is handled
 
     def _show_clip(self, clip_id: str | None) -> None:
-        import soundfile
+        with importing("soundfile"):
+            import soundfile
 
         from trainer.dataset.analysis import without_corrupt
 

@@ -15,6 +15,7 @@ from typing import cast
 from PySide6.QtCore import QObject, SignalInstance
 from PySide6.QtWidgets import QLabel, QWidget
 
+from engines.imports import importing
 from engines.words import count
 from studio.widgets.run_view import RunView
 from studio.widgets.train_setup import TrainSetup
@@ -87,7 +88,8 @@ class TrainActions:
         self._say(f"Exporting the best checkpoint {best.describe()} to {target}…")
 
         def work(cancel: threading.Event):
-            from trainer.export import export_voice
+            with importing("trainer.export"):
+                from trainer.export import export_voice
 
             target.parent.mkdir(parents=True, exist_ok=True)
             return export_voice(best.path, target, None, None)[0]

@@ -13,6 +13,7 @@ import threading
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from engines.imports import importing
 from engines.playback import CANNOT_PLAY, DTYPE, NoOutputDevice, output_available
 
 TARGET_LUFS = -23.0
@@ -38,7 +39,8 @@ def loudness_gain(audio: np.ndarray, rate: int, target_lufs: float = TARGET_LUFS
     if peak == 0.0 or not np.isfinite(peak):
         return 1.0
     if samples.size >= MIN_GATED_S * rate:
-        import pyloudnorm
+        with importing("pyloudnorm"):
+            import pyloudnorm
 
         loudness = pyloudnorm.Meter(rate).integrated_loudness(samples)
     else:
@@ -153,7 +155,8 @@ class ClipPlayer(QObject):
         return self._gains[key][1]
 
     def _open(self, rate: int):
-        import sounddevice
+        with importing("sounddevice"):
+            import sounddevice
 
         try:
             stream = sounddevice.OutputStream(
@@ -171,7 +174,8 @@ class ClipPlayer(QObject):
 
     def _callback(self, outdata: np.ndarray, frames: int, _time, _status) -> None:
         """PortAudio's thread: the next ``frames`` samples of the current buffer, zeros past its end."""
-        import sounddevice
+        with importing("sounddevice"):
+            import sounddevice
 
         with self._lock:
             block = self._buffer[self._pos : self._pos + frames]

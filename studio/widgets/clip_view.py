@@ -14,6 +14,7 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
+from engines.imports import librosa_ready
 from studio.widgets.axes import readable_axes, room_for_top_tick
 from studio.widgets.waveform import WaveformView
 from studio.workers import Task, TaskSlot
@@ -31,7 +32,7 @@ def mel_db(audio: np.ndarray, rate: int) -> np.ndarray:
     Raises:
         ImportError: librosa is not installed (the ``compare`` extra).
     """
-    import librosa
+    librosa = librosa_ready()
 
     samples = np.asarray(audio, dtype=np.float32)
     power = librosa.feature.melspectrogram(

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engines.imports import importing
 from engines.playback import why_not_played
 from engines.words import count
 from studio.widgets.clip_player import ClipPlayer
@@ -94,7 +95,8 @@ class PreviewList(QWidget):
 
     def play(self, item: QListWidgetItem) -> bool:
         """Play ``item``'s WAV (replacing what plays); False, with the reason shown, when it cannot be played."""
-        import soundfile
+        with importing("soundfile"):
+            import soundfile
 
         path = item.data(PATH)
         try:

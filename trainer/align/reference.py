@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.imports import importing
+
 NEG = np.float32(-1e9)
 
 
@@ -60,7 +62,8 @@ def maximum_path(neg_cent, mask):
 
     Runs on the CPU in float32; the path comes back on ``neg_cent``'s device and dtype.
     """
-    import torch
+    with importing("torch"):
+        import torch
 
     values = neg_cent.detach().float().cpu().numpy().copy()
     t_ys = mask.sum(1)[:, 0].long().cpu().numpy()

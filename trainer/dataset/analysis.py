@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engines.imports import importing
 from trainer.dataset.vad import RATE as VAD_RATE
 from trainer.dataset.vad import WINDOW as VAD_WINDOW
 
@@ -178,7 +179,8 @@ def _raw_values(audio: np.ndarray) -> dict:
 
 def loudness(mono: np.ndarray, sample_rate: int) -> float | None:
     """Integrated loudness in LUFS, or ``None`` for clips too short or silent to measure."""
-    import pyloudnorm
+    with importing("pyloudnorm"):
+        import pyloudnorm
 
     if len(mono) < MIN_LOUDNESS_S * sample_rate:
         return None
@@ -200,7 +202,8 @@ def speech_windows(mono: np.ndarray, sample_rate: int, vad=None) -> np.ndarray:
 
 def speech_windows_many(clips: list[tuple[np.ndarray, int]], vad=None) -> list[np.ndarray]:
     """:func:`speech_windows` of many ``(mono, sample_rate)`` clips, batched in one Silero pass."""
-    import soxr
+    with importing("soxr"):
+        import soxr
 
     from trainer.dataset.vad import BatchVad
 

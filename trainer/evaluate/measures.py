@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engines.errors import VoiceStudioError
+from engines.imports import importing, librosa_ready
 
 RATE = 16000
 """Common sample rate, Hz, both signals are resampled to before analysis (and the recognizer's rate)."""
@@ -41,7 +42,8 @@ class MeasureUnavailable(MeasureError):
 
 def _at_rate(audio: np.ndarray, rate: int, name: str) -> np.ndarray:
     """``audio`` float ``[N]`` at ``rate`` Hz -> float64 ``[M]`` at ``RATE``; raises MeasureError when empty."""
-    import soxr
+    with importing("soxr"):
+        import soxr
 
     samples = np.asarray(audio, dtype=np.float64).reshape(-1)
     if samples.size < rate * FRAME_PERIOD_MS / 1000 * 4 or not np.any(samples):
@@ -56,8 +58,9 @@ def _world(audio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     2016), mel-cepstra by ``pysptk.sp2mc`` with the all-pass constant ``alpha`` that fits ``RATE``
     (``pysptk.util.mcepalpha``).
     """
-    import pysptk
-    import pyworld
+    with importing("pysptk", "pyworld"):
+        import pysptk
+        import pyworld
 
     f0, times = pyworld.harvest(audio, RATE, frame_period=FRAME_PERIOD_MS)
     envelope = pyworld.cheaptrick(audio, f0, times, RATE)
@@ -92,7 +95,7 @@ def align(reference: np.ndarray, rate_ref: int, synthesized: np.ndarray, rate_sy
     Raises:
         MeasureError: either signal is empty or silent.
     """
-    import librosa
+    librosa = librosa_ready()
 
     f0_ref, mc_ref = _world(_at_rate(reference, rate_ref, "reference"))
     f0_syn, mc_syn = _world(_at_rate(synthesized, rate_syn, "synthesized"))
@@ -166,7 +169,7 @@ def phoneme_rate(phonemizer, text: str, audio: np.ndarray, rate: int, top_db: fl
     The duration leaves out leading and trailing silence quieter than ``top_db`` below the peak
     (``librosa.effects.trim``). Raises MeasureError for silent audio or text with no phonemes.
     """
-    import librosa
+    librosa = librosa_ready()
 
     samples = np.asarray(audio, dtype=np.float32).reshape(-1)
     if not np.any(samples):
@@ -188,7 +191,8 @@ def word_error_rate(audio: np.ndarray, rate: int, text: str, recognizer=None) ->
         MeasureError: ``text`` has no words or the audio is empty.
         trainer.dataset.recognizers.RecognizerError: the recognizer is not installed.
     """
-    import jiwer
+    with importing("jiwer"):
+        import jiwer
 
     from trainer.dataset import recognizers
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from engines.imports import importing
 from trainer.evaluate.measures import MeasureError, MeasureUnavailable
 
 RATE = 16000
@@ -72,7 +73,8 @@ def _model():
     global _session
     with _lock:
         if _session is None:
-            import onnxruntime
+            with importing("onnxruntime"):
+                import onnxruntime
 
             from engines.onnx.session import session_options
 
@@ -100,7 +102,8 @@ def dnsmos(audio: np.ndarray, rate: int) -> Dnsmos:
         MeasureError: the clip is empty or silent.
         MeasureUnavailable: speechmos is not installed.
     """
-    import soxr
+    with importing("soxr"):
+        import soxr
 
     samples = np.asarray(audio, dtype=np.float32).reshape(-1)
     if not np.any(samples):

@@ -22,6 +22,7 @@ from engines.base import Engine, EngineError, SynthesisOptions, VoiceError
 from engines.cleaning import clean_text
 from engines.errors import VoiceStudioError
 from engines.files import atomic_path, sha256_file
+from engines.imports import importing
 from engines.pool import EnginePool
 from engines.voice import Voice, config_path_for
 from trainer.tasks import Cancelled, TaskState
@@ -180,7 +181,8 @@ def render(
         VoiceError, EngineError: the candidate cannot be loaded or spoken.
         Cancelled: ``state`` was cancelled during synthesis (nothing is cached).
     """
-    import soundfile
+    with importing("soundfile"):
+        import soundfile
 
     path = Path(cache_dir) / f"{cache_key(candidate, text, settings)}.wav"
     if path.is_file():
@@ -205,7 +207,8 @@ def _synthesize(candidate, voice, text, settings, pool, state) -> np.ndarray:
         return _speak(pool.get(candidate.engine, voice), text, options, state)
     if candidate.engine == "onnx":  # a fresh engine: its graph's noise starts at the seed
         return _speak(pool.fresh("onnx", voice, seed=settings.seed), text, options, state)
-    import torch
+    with importing("torch"):
+        import torch
 
     with torch.random.fork_rng():  # loading the engine draws too (weight init before the checkpoint's weights)
         engine = pool.get(candidate.engine, voice)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from engines.imports import importing
 from trainer.evaluate.measures import MeasureError, MeasureUnavailable
 
 ENCODER_RATE = 16000
@@ -36,7 +37,8 @@ def _resemblyzer():
     try:
         with warnings.catch_warnings():  # webrtcvad imports pkg_resources, which warns it is deprecated
             warnings.simplefilter("ignore")
-            import resemblyzer
+            with importing("resemblyzer"):
+                import resemblyzer
     except ImportError:
         raise MeasureUnavailable(MISSING) from None
     return resemblyzer
@@ -62,7 +64,8 @@ def utterance_embedding(audio: np.ndarray, rate: int) -> np.ndarray:
         MeasureError: the clip is empty or silent, or nothing is left after trimming its silences.
         MeasureUnavailable: resemblyzer is not installed.
     """
-    import soxr
+    with importing("soxr"):
+        import soxr
 
     encoder = _voice_encoder()
     samples = np.asarray(audio, dtype=np.float32).reshape(-1)

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from engines.imports import importing
+
 
 def map_digest(phoneme_id_map: Mapping[str, list[int]]) -> str:
     """SHA-256 of a ``phoneme_id_map`` (sorted JSON): a cache is only valid for the map it was built with."""
@@ -34,7 +36,8 @@ def spectrogram(audio: np.ndarray, n_fft: int, hop_length: int, win_length: int)
     Raises:
         ValueError: ``N <= pad``, where reflect padding is undefined (PyTorch refuses it too).
     """
-    import scipy.fft
+    with importing("scipy.fft"):
+        import scipy.fft
 
     pad = (n_fft - hop_length) // 2
     if len(audio) <= pad:
@@ -63,7 +66,8 @@ def training_phoneme_ids(phonemizer, text: str) -> list[int]:
     """
     config = phonemizer.config
     if config.phoneme_type == "espeak":
-        from piper.phoneme_ids import phonemes_to_ids
+        with importing("piper.phoneme_ids"):
+            from piper.phoneme_ids import phonemes_to_ids
 
         sentences = _espeak().phonemize(config.espeak_voice, text)
         return [i for sentence in sentences for i in phonemes_to_ids(sentence, id_map=config.phoneme_id_map)]
@@ -79,7 +83,8 @@ def _espeak():
     """piper-tts's espeak phonemizer, one per process."""
     global _ESPEAK
     if _ESPEAK is None:
-        from piper.phonemize_espeak import EspeakPhonemizer
+        with importing("piper.phonemize_espeak"):
+            from piper.phonemize_espeak import EspeakPhonemizer
 
         _ESPEAK = EspeakPhonemizer()
     return _ESPEAK

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from engines.imports import importing
 from engines.torch.vits.config import VitsConfig
 
 if TYPE_CHECKING:
@@ -22,7 +23,8 @@ __all__ = ["Synthesizer", "VitsConfig"]
 def __getattr__(name: str) -> Any:
     """``Synthesizer`` imported (with torch) when first asked for (PEP 562)."""
     if name == "Synthesizer":
-        from engines.torch.vits.models import Synthesizer
+        with importing("engines.torch.vits.models"):
+            from engines.torch.vits.models import Synthesizer
 
         return Synthesizer
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engines.base import VoiceError
+from engines.imports import importing
 from engines.torch.vits.config import VitsConfig
 from engines.torch.vits.safe_load import load_safely
 
@@ -174,7 +175,8 @@ def load_generator(path: Path | str) -> tuple[Synthesizer, PiperCheckpoint]:
         VoiceError: see :func:`read_checkpoint`; also when the weights do not fit the
             hyperparameters (names the first mismatching parameters).
     """
-    from engines.torch.vits.models import Synthesizer
+    with importing("engines.torch.vits.models"):
+        from engines.torch.vits.models import Synthesizer
 
     checkpoint = read_checkpoint(path)
     try:
@@ -221,7 +223,8 @@ def voice_config_for(checkpoint: PiperCheckpoint):
             config = load_config(candidate)
             check_num_symbols(config, checkpoint.config.num_symbols, path.name)
             return config
-    from piper.phoneme_ids import DEFAULT_PHONEME_ID_MAP
+    with importing("piper.phoneme_ids"):
+        from piper.phoneme_ids import DEFAULT_PHONEME_ID_MAP
 
     raw = {
         "audio": {"sample_rate": checkpoint.sample_rate},

@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from engines.base import VoiceError
+from engines.imports import importing
 from engines.torch.vits.config import VitsConfig
 from engines.torch.vits.models import Synthesizer
 from engines.torch.vits.weight_norm import _WeightNorm
@@ -79,7 +80,8 @@ def _module_path(node_name: str) -> str:
 
 def _weights_by_module(model) -> dict[str, np.ndarray]:
     """Parameter name -> array for every weight the graph holds (effective weights for folded ones)."""
-    from onnx import numpy_helper
+    with importing("onnx"):
+        from onnx import numpy_helper
 
     inits = {t.name: t for t in model.graph.initializer}
     for node in model.graph.node:  # the exporter keeps one of equal initializers; the others become Identity nodes

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engines.base import VoiceError
+from engines.imports import importing
 
 
 class _AttributeDict(dict):
@@ -71,7 +72,8 @@ def load_safely(path: Path) -> Any:
     """
     import pickle
 
-    import torch
+    with importing("torch"):
+        import torch
 
     try:
         with torch.serialization.safe_globals([*SAFE_GLOBALS, *numpy_globals()]):
