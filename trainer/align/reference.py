@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.imports import importing
-
 NEG = np.float32(-1e9)
 
 
@@ -55,45 +53,3 @@ def maximum_path_numpy(value: np.ndarray, t_ys: np.ndarray, t_xs: np.ndarray) ->
         step = active & (index != 0) & ((index == y) | (here < left))
         index = index - step
     return path
-
-
-def maximum_path(neg_cent, mask):
-    """Torch front end, as VITS calls it: ``neg_cent`` ``[B, T_y, T_x]``, ``mask`` ``[B, T_y, T_x]`` -> path.
-
-    Runs on the CPU in float32; the path comes back on ``neg_cent``'s device and dtype.
-    """
-    with importing("torch"):
-        import torch
-
-    values = neg_cent.detach().float().cpu().numpy().copy()
-    t_ys = mask.sum(1)[:, 0].long().cpu().numpy()
-    t_xs = mask.sum(2)[:, 0].long().cpu().numpy()
-    path = maximum_path_numpy(values, t_ys, t_xs)
-    return torch.from_numpy(path).to(device=neg_cent.device, dtype=neg_cent.dtype)
-
-
-def path_to_indices(path):
-    """One text index per frame from a path ``[B, T_y, T_x]`` -> ``[B, T_y]`` int64 (0 past each item's end)."""
-    return path.argmax(dim=-1)
-
-
-def search_indices(value, y_lengths, x_lengths):
-    """Compact MAS: one text index per frame ``[B, T_y]`` int64 on ``value``'s device (0 past each item's end).
-
-    Args:
-        value: log-likelihoods ``[B, T_y, T_x]`` (any float dtype; searched in float32, not modified).
-        y_lengths: ``[B]`` frames per item; x_lengths: ``[B]`` text positions per item (integer tensors).
-    Raises:
-        ValueError: an item has more text positions than frames (no monotonic surjective path exists).
-    """
-    with importing("torch"):
-        import torch
-
-    t_ys = y_lengths.long().cpu().numpy()
-    t_xs = x_lengths.long().cpu().numpy()
-    if (t_xs > t_ys).any():
-        raise ValueError(f"MAS needs at least as many frames as text positions: frames {t_ys}, text {t_xs}")
-    values = value.detach().float().cpu().numpy().copy()
-    path = maximum_path_numpy(values, t_ys, t_xs)
-    indices = torch.from_numpy(path.argmax(-1).astype(np.int64))
-    return indices.to(value.device)
