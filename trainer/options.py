@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from trainer.compile import COMPILE_CHOICES
 from trainer.presets import PRESETS
 
 PRECISIONS = ("32-true", "bf16-mixed", "16-mixed")
@@ -69,6 +70,8 @@ class RunOptions:
             CPU) or one of ``PRECISIONS`` (``bf16-mixed`` also runs on the CPU; ``16-mixed`` needs CUDA).
         no_recovery_cache: recover an ONNX start's training-only parts again rather than take them from the
             recovery cache (``trainer.recovery_cache``); a switch on the command line.
+        compile: ``torch.compile`` the decoder, discriminators and GAN losses: ``auto`` (on CUDA only), ``on``,
+            ``off`` (``trainer.compile``); may change on a resume.
     """
 
     dataset: Path = field(metadata=_flag("--dataset", "a training cache, a dataset project, or metadata.csv + wavs/"))
@@ -118,6 +121,15 @@ class RunOptions:
         metadata=_flag(
             "--no-recovery-cache",
             "recover an ONNX start's training-only parts again, not from the cache of an earlier run",
+        ),
+    )
+    compile: str = field(
+        default="auto",
+        metadata=_flag(
+            "--compile",
+            "torch.compile the decoder, discriminators and GAN losses: auto (default: on CUDA only), on, off; "
+            "applies on --resume",
+            COMPILE_CHOICES,
         ),
     )
 

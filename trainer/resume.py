@@ -28,8 +28,10 @@ def resume_settings(
     epochs: int | None = None,
     device: str | None = None,
     workers: int | None = None,
+    compile: str | None = None,
 ) -> list[str]:
-    """Apply what a resume may change (``epochs``, ``device``, ``workers``) and say so; refuse the rest.
+    """Apply what a resume may change (``epochs``, ``device``, ``workers``, ``compile``) and say so; refuse the
+    rest.
 
     Args:
         given: other settings the command named (``RunOptions`` names, one of ``REFUSED``); one equal
@@ -53,10 +55,10 @@ def resume_settings(
     if refused:
         raise RunError(
             f"{run_dir}: a resume continues with the run's own settings, so these cannot change: "
-            f"{'; '.join(refused)}. Leave them out (--epochs, --device and --workers apply on a resume), "
+            f"{'; '.join(refused)}. Leave them out (--epochs, --device, --workers and --compile apply on a resume), "
             "or start a new run with --out"
         )
-    return _apply(document, epochs, {"device": device, "workers": workers})
+    return _apply(document, epochs, {"device": device, "workers": workers, "compile": compile})
 
 
 def _run_values(document: RunDocument) -> dict[str, Any]:
@@ -67,7 +69,7 @@ def _run_values(document: RunDocument) -> dict[str, Any]:
 
 
 def _apply(document: RunDocument, epochs: int | None, settings: dict[str, Any]) -> list[str]:
-    """Write the new epoch count and the changed ``device``/``workers`` into ``training.json``; say each."""
+    """Write the new epoch count and the changed ``device``/``workers``/``compile`` into ``training.json``; say each."""
     messages = []
     run_dir, was = document.options.out, document.options
     if epochs is not None and epochs != was.epochs:

@@ -224,6 +224,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
         notes += _apply_start(document, system, data, phonemizer, log if rank_zero() else None, accelerator, precision)
     for message in notes if rank_zero() else []:
         log.emit(WarningEvent(message=message))
+    _compile(system, options.compile, accelerator, log if rank_zero() else None)
     timing, writer = Timing(), CheckpointWriter()
     checkpoints = CheckpointCallback(run_dir, writer, timing, log, config.checkpoint_every, config.keep_best)
     callbacks = [
@@ -269,6 +270,19 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
         log.close()
     files = checkpoints.best.files()
     return files[0] if files else last
+
+
+def _compile(system, choice: str, accelerator: str, log) -> None:
+    """``torch.compile`` the system's decoder, discriminators and GAN losses where ``--compile`` asks for it
+    (``trainer.compile``); says so, since the first steps then take longer."""
+    from trainer.compile import compile_parts, wanted
+
+    if not wanted(choice, accelerator):
+        return
+    parts = compile_parts(system)
+    if log is not None:
+        message = f"compiling the {', '.join(parts)} with torch.compile: the first steps take longer"
+        log.emit(Stage(name="compile", message=message))
 
 
 def _clean(run_dir: Path) -> None:

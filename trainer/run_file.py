@@ -26,12 +26,20 @@ from trainer.options import RunOptions
 RUN_VERSION = 1
 """``version`` of ``training.json``."""
 TRAINING_FILE = "training.json"
-STORED = ("start", "preset", "device", "workers", "devices", "precision", "no_recovery_cache")
+STORED = ("start", "preset", "device", "workers", "devices", "precision", "no_recovery_cache", "compile")
 """``RunOptions`` fields kept in ``training.json`` as they are (``dataset`` as text; ``out`` is the folder)."""
-OPTIONAL = {"device": "auto", "workers": 0, "devices": 1, "precision": "auto", "no_recovery_cache": False}
+OPTIONAL = {
+    "device": "auto",
+    "workers": 0,
+    "devices": 1,
+    "precision": "auto",
+    "no_recovery_cache": False,
+    "compile": "auto",
+}
 """Keys older runs may lack, and the value they ran with."""
-WRITTEN_WHEN_SET = ("no_recovery_cache",)
-"""Switches written only when set: a run that uses none writes the file it always wrote."""
+WRITTEN_WHEN_SET = ("no_recovery_cache", "compile")
+"""Settings written only when they differ from their ``OPTIONAL`` value: a run that sets none writes the file it
+always wrote."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,7 +66,7 @@ class RunDocument:
     def to_json(self) -> dict[str, Any]:
         """The ``training.json`` object (keys in the order the file has always had)."""
         stored = {name: getattr(self.options, name) for name in STORED}
-        stored = {k: v for k, v in stored.items() if k not in WRITTEN_WHEN_SET or v}  # the file as it was
+        stored = {k: v for k, v in stored.items() if k not in WRITTEN_WHEN_SET or v != OPTIONAL[k]}  # as it was
         return {
             "version": RUN_VERSION,
             "dataset": str(self.options.dataset),

@@ -18,8 +18,8 @@ def add_parser(sub) -> None:
         "--resume",
         type=Path,
         metavar="RUN_DIR",
-        help="continue a run exactly where it stopped, with its own settings (only --epochs, --device and "
-        "--workers may change; other options are refused)",
+        help="continue a run exactly where it stopped, with its own settings (only --epochs, --device, "
+        "--workers and --compile may change; other options are refused)",
     )
 
 
@@ -43,7 +43,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.resume:
         refused = {key: value for key, value in given(args).items() if key in REFUSED}
-        applied = resume_settings(args.resume, refused, epochs=args.epochs, device=args.device, workers=args.workers)
+        applied = resume_settings(
+            args.resume, refused, epochs=args.epochs, device=args.device, workers=args.workers, compile=args.compile
+        )
         for message in applied:
             print(message, file=sys.stderr)
         _stop_gently_on_ctrl_c(args.resume)
