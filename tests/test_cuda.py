@@ -111,3 +111,41 @@ def test_compiled_training_step_matches_eager(tmp_path):
         gen_a = eager.losses.generator_loss([logits for logits, _ in fake_a])
         gen_b = compiled.losses.generator_loss([logits for logits, _ in fake_b])
         torch.testing.assert_close(gen_b, gen_a, rtol=1e-3, atol=1e-4)
+
+
+def test_generator_step_makes_no_host_sync():
+    """Generator forward (the MAS on the GPU, Triton), its losses and backward under
+    torch.cuda.set_sync_debug_mode("error")."""
+    from engines.torch.vits import Synthesizer, VitsConfig
+    from trainer import losses
+    from trainer.align import search_indices
+    from trainer.discriminators import MultiPeriodDiscriminator
+    from trainer.generator_forward import generator_forward, slice_segments
+    from trainer.mel import mel_spectrogram, spec_to_mel
+
+    torch.manual_seed(0)
+    config = VitsConfig.preset("x-low", num_symbols=40, num_speakers=3, hidden_channels=32, inter_channels=32)
+    model_g, model_d = Synthesizer(config).to(DEVICE).train(), MultiPeriodDiscriminator(1 / 16).to(DEVICE)
+    lengths, spec_lengths = torch.tensor([23, 17], device=DEVICE), torch.tensor([90, 61], device=DEVICE)
+    ids = torch.randint(1, config.num_symbols, (2, 23), device=DEVICE)
+    spec, sid = torch.rand(2, config.spec_channels, 90, device=DEVICE), torch.tensor([2, 0], device=DEVICE)
+    frames, search = config.segment_size // config.hop_length, search_indices
+
+    def step() -> None:
+        with torch.autocast(torch.device(DEVICE).type, dtype=torch.bfloat16):
+            out = generator_forward(model_g, ids, lengths, spec, spec_lengths, sid, frames, search)
+            y_mel = spec_to_mel(slice_segments(spec, out.ids_slice, frames), 22050)
+            mel = torch.nn.functional.l1_loss(mel_spectrogram(out.audio.squeeze(1).float(), 22050), y_mel)
+            kl = losses.kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.y_mask)
+            gen = losses.generator_loss([logits for logits, _ in model_d(out.audio)])
+        (mel * 45 + kl + out.l_length.float().sum() + gen).backward()
+
+    step()  # warm-up: cuDNN and cuFFT plans, the cached mel filterbank and window
+    if CUDA:
+        torch.cuda.set_sync_debug_mode("error")
+    try:
+        step()
+    finally:
+        if CUDA:
+            torch.cuda.set_sync_debug_mode(0)
+    assert all(p.grad is not None for p in model_g.dec.parameters())

@@ -5,11 +5,16 @@ Text encoder -> prior ``(m_p, logs_p)``; posterior encoder on the linear spectro
 (in float32, no gradient); duration loss from the alignment's durations; the prior
 expanded to frames; the decoder on a random segment of ``z``.
 
-Two changes from Piper's ``SynthesizerTrn.forward`` that keep the numbers the same:
-the alignment is held as one text index per frame (``[B, T_y]``) and the prior is
-expanded with a gather instead of a ``[B, T_y, T_x]`` matrix product; segments are
-cut with one gather instead of a loop over the batch. Random numbers are drawn in
-Piper's order, so the same seed gives the same result.
+Changes from Piper's ``SynthesizerTrn.forward`` that keep the numbers the same:
+
+- compact alignment: the search gives one text index per frame (``[B, T_y]``, no
+  dense ``[B, T_y, T_x]`` path); durations are counted from the indices with a
+  scatter-add, and the prior is expanded with a gather (in float32, so under bf16
+  autocast a phoneme's gradient accumulates over its frames in float32) instead
+  of a path-by-prior matrix product;
+- segments are cut with one gather instead of a loop over the batch;
+- random numbers are drawn directly on the device (on the CPU the same stream as
+  Piper's, in Piper's order, so the same seed gives the same result).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from trainer.align import maximum_path, path_to_indices
+from trainer.align import search_indices
 
 
 @dataclass
@@ -34,9 +39,9 @@ class GeneratorOutput:
         ids_slice: first frame of each item's segment ``[B]`` int64.
         x_mask, y_mask: ``[B, 1, T_x]``, ``[B, 1, T_y]``.
         z, z_p: posterior latent and its flow image ``[B, C, T_y]``.
-        m_p, logs_p: prior expanded to frames ``[B, C, T_y]``; m_q, logs_q: posterior ``[B, C, T_y]``.
+        m_p, logs_p: prior expanded to frames ``[B, C, T_y]`` float32; m_q, logs_q: posterior ``[B, C, T_y]``.
         indices: text position of each frame ``[B, T_y]`` int64 (the alignment).
-        durations: frames per text position ``[B, 1, T_x]`` float.
+        durations: frames per text position ``[B, 1, T_x]`` float32.
     """
 
     audio: torch.Tensor
@@ -68,19 +73,56 @@ def neg_cross_entropy(z_p: torch.Tensor, m_p: torch.Tensor, logs_p: torch.Tensor
     return neg_cent1 + neg_cent2 + neg_cent3 + neg_cent4
 
 
-def align(z_p, m_p, logs_p, x_mask, y_mask, search: Callable = maximum_path) -> tuple[torch.Tensor, torch.Tensor]:
-    """Monotonic alignment in float32 without gradient: (indices ``[B, T_y]``, durations ``[B, 1, T_x]``)."""
+def align(
+    z_p: torch.Tensor,
+    m_p: torch.Tensor,
+    logs_p: torch.Tensor,
+    x_lengths: torch.Tensor,
+    y_mask: torch.Tensor,
+    search: Callable = search_indices,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Monotonic alignment in float32 without gradient: (indices ``[B, T_y]`` int64, durations ``[B, 1, T_x]`` float32).
+
+    ``search(value [B, T_y, T_x], y_lengths [B], x_lengths [B]) -> indices [B, T_y]`` is
+    a ``trainer.align`` back-end; durations count the frames inside ``y_mask`` that
+    each text position holds. Raises what ``search`` raises (ValueError when an item
+    has more text positions than frames).
+    """
     with torch.no_grad(), torch.autocast(z_p.device.type, enabled=False):
-        attn_mask = (x_mask.unsqueeze(2) * y_mask.unsqueeze(-1)).squeeze(1)  # [B, T_y, T_x]
-        path = search(neg_cross_entropy(z_p, m_p, logs_p), attn_mask.float())
-        durations = path.sum(1).unsqueeze(1).to(z_p.dtype)
-        return path_to_indices(path), durations
+        y_lengths = y_mask.sum((1, 2)).long()
+        indices = search(neg_cross_entropy(z_p, m_p, logs_p), y_lengths, x_lengths)
+        return indices, count_frames(indices, y_mask, m_p.shape[2])
+
+
+def count_frames(indices: torch.Tensor, y_mask: torch.Tensor, text_length: int) -> torch.Tensor:
+    """Frames per text position ``[B, 1, T_x]`` float32 from ``indices`` ``[B, T_y]``.
+
+    Frames outside ``y_mask`` are not counted; one scatter-add on ``indices``' device.
+    """
+    counts = torch.zeros(indices.shape[0], text_length, device=indices.device)
+    return counts.scatter_add_(1, indices, y_mask[:, 0].float()).unsqueeze(1)
 
 
 def expand(stats: torch.Tensor, indices: torch.Tensor, y_mask: torch.Tensor) -> torch.Tensor:
-    """Per-phoneme ``[B, C, T_x]`` -> per-frame ``[B, C, T_y]`` through one text index per frame."""
+    """Per-phoneme ``[B, C, T_x]`` -> per-frame ``[B, C, T_y]`` float32 through one text index per frame.
+
+    Gathered in float32 (cast first): gather's backward sums the gradients of a
+    phoneme's frames, and under bf16 autocast that sum stays in float32.
+    """
     index = indices.unsqueeze(1).expand(-1, stats.shape[1], -1)
-    return stats.gather(2, index) * y_mask
+    return stats.float().gather(2, index) * y_mask
+
+
+def duration_loss(model, x: torch.Tensor, x_mask: torch.Tensor, w: torch.Tensor, g) -> torch.Tensor:
+    """Duration loss per item ``[B]`` for durations ``w`` ``[B, 1, T_x]``, divided by the batch's text positions.
+
+    Stochastic predictor: its variational NLL bound (VITS, sec. 2.3); deterministic: the
+    squared error of log-durations (Piper's ``SynthesizerTrn.forward``).
+    """
+    if model.config.use_sdp:
+        return model.dp(x, x_mask, w, g=g) / torch.sum(x_mask)
+    logw = torch.log(w + 1e-6) * x_mask
+    return torch.sum((model.dp(x, x_mask, g=g) - logw) ** 2, [1, 2]) / torch.sum(x_mask)
 
 
 def random_segments(
@@ -88,10 +130,12 @@ def random_segments(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """A random window of ``frames`` frames per item: ``x`` ``[B, C, T]`` -> (``[B, C, frames]``, starts ``[B]``).
 
-    Starts are drawn as Piper draws them (``torch.rand([B]) * (length - frames + 1)``);
-    past an item's end the window holds zeros.
+    Starts are drawn as Piper draws them (``torch.rand([B]) * (length - frames + 1)``), but on
+    ``x``'s device (on the CPU the same numbers; on a GPU no host-to-device copy);
+    past an item's end the window holds zeros. ``generator`` must be on ``x``'s device.
     """
-    starts = (torch.rand([x.shape[0]], generator=generator).to(x.device) * (lengths - frames + 1)).long()
+    draws = torch.rand([x.shape[0]], generator=generator, device=x.device)
+    starts = (draws * (lengths - frames + 1)).long()
     return slice_segments(x, starts, frames), starts
 
 
@@ -111,7 +155,7 @@ def generator_forward(
     spec_lengths: torch.Tensor,
     sid: torch.Tensor | None,
     segment_frames: int,
-    search: Callable = maximum_path,
+    search: Callable = search_indices,
 ) -> GeneratorOutput:
     """One training forward of an ``engines.torch.vits.models.Synthesizer``.
 
@@ -120,18 +164,16 @@ def generator_forward(
         spec: linear spectrogram ``[B, n_fft // 2 + 1, T_y]``; spec_lengths ``[B]``.
         sid: speaker ids ``[B]`` or None.
         segment_frames: decoder window (Piper: ``segment_size // hop_length`` = 32).
-        search: the MAS back-end (``trainer.align``).
+        search: the compact MAS back-end (``trainer.align.search_indices`` signature).
+    Raises:
+        ValueError: from the search, when an item has more phonemes than frames.
     """
     x, m_p, logs_p, x_mask = model.enc_p(phoneme_ids, phoneme_lengths)
     g = model.emb_g(sid).unsqueeze(-1) if model.config.num_speakers > 1 else None
     z, m_q, logs_q, y_mask = model.enc_q(spec, spec_lengths, g=g)
     z_p = model.flow(z, y_mask, g=g)
-    indices, w = align(z_p, m_p, logs_p, x_mask, y_mask, search)
-    if model.config.use_sdp:
-        l_length = model.dp(x, x_mask, w, g=g) / torch.sum(x_mask)
-    else:
-        logw_ = torch.log(w + 1e-6) * x_mask
-        l_length = torch.sum((model.dp(x, x_mask, g=g) - logw_) ** 2, [1, 2]) / torch.sum(x_mask)
+    indices, w = align(z_p, m_p, logs_p, phoneme_lengths, y_mask, search)
+    l_length = duration_loss(model, x, x_mask, w, g)
     m_p, logs_p = expand(m_p, indices, y_mask), expand(logs_p, indices, y_mask)
     z_slice, ids_slice = random_segments(z, spec_lengths, segment_frames)
     audio = model.dec(z_slice, g=g)

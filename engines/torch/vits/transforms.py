@@ -3,8 +3,13 @@
 Used by the stochastic duration predictor's ``ConvFlow`` layers. Inputs in
 [-tail_bound, tail_bound] go through the spline; outside it the transform is the
 identity ("linear tails"). Written with fixed shapes: every element is computed
-and the tails are chosen with ``torch.where``, never by boolean indexing, so the
-code compiles and exports without data-dependent shapes.
+(inputs in the tails are first clamped to the bounds, so they give finite values
+that are then discarded) and the tails are chosen with ``torch.where``, never by
+boolean indexing, so the code compiles and exports without data-dependent shapes.
+The bin search counts the interior knots at or below each input, so the bounds
+themselves, clamped tails and masked (zero) lanes all fall in a valid bin, the
+same bin as the reference's ``searchsorted`` (VITS ``transforms.py``) for inputs
+inside the bounds.
 """
 
 from __future__ import annotations
@@ -47,8 +52,11 @@ def piecewise_rational_quadratic(
     return torch.where(inside, outputs, inputs), torch.where(inside, logabsdet, torch.zeros_like(logabsdet))
 
 
-def _knots(unnormalized: torch.Tensor, low: float, high: float, min_size: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """Cumulative knot positions ``[..., K + 1]`` from ``low`` to ``high`` and bin sizes ``[..., K]``."""
+def knots(unnormalized: torch.Tensor, low: float, high: float, min_size: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """Knot positions ``[..., K + 1]`` from exactly ``low`` to exactly ``high``, and bin sizes ``[..., K]``.
+
+    ``unnormalized`` ``[..., K]``: each bin gets ``min_size`` of the range plus its softmax share of the rest.
+    """
     bins = unnormalized.shape[-1]
     sizes = min_size + (1 - min_size * bins) * F.softmax(unnormalized, dim=-1)
     cumulative = F.pad(torch.cumsum(sizes, dim=-1), (1, 0), value=0.0)
@@ -60,17 +68,22 @@ def _knots(unnormalized: torch.Tensor, low: float, high: float, min_size: float)
     return cumulative, cumulative[..., 1:] - cumulative[..., :-1]
 
 
-def _bin_index(knots: torch.Tensor, inputs: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
-    """Index ``[..., 1]`` of the bin holding each input (the last knot nudged up by ``eps``)."""
-    knots = torch.cat([knots[..., :-1], knots[..., -1:] + eps], dim=-1)
-    return (torch.sum(inputs[..., None] >= knots, dim=-1) - 1).clamp(0, knots.shape[-1] - 2)[..., None]
+def bin_index(knots: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor:
+    """Bin of each input ``[..., 1]`` int64 in ``[0, K - 1]``: how many interior knots lie at or below it.
+
+    ``knots`` ``[..., K + 1]``, ``inputs`` ``[...]``. An input on an interior knot
+    takes the bin that starts there, ``low`` bin 0 and ``high`` bin K - 1 (as the
+    reference's ``searchsorted`` with its last knot raised by 1e-6); inputs beyond
+    the bounds take the first or last bin. No clamping, no eps.
+    """
+    return torch.sum(inputs[..., None] >= knots[..., 1:-1], dim=-1, keepdim=True)
 
 
 def _spline(inputs, unnormalized_widths, unnormalized_heights, unnormalized_derivatives, inverse, low, high):
-    cumwidths, widths = _knots(unnormalized_widths, low, high, MIN_BIN_WIDTH)
-    cumheights, heights = _knots(unnormalized_heights, low, high, MIN_BIN_HEIGHT)
+    cumwidths, widths = knots(unnormalized_widths, low, high, MIN_BIN_WIDTH)
+    cumheights, heights = knots(unnormalized_heights, low, high, MIN_BIN_HEIGHT)
     derivatives = MIN_DERIVATIVE + F.softplus(unnormalized_derivatives)
-    index = _bin_index(cumheights if inverse else cumwidths, inputs)
+    index = bin_index(cumheights if inverse else cumwidths, inputs)
 
     def pick(values: torch.Tensor) -> torch.Tensor:
         return values.gather(-1, index)[..., 0]
