@@ -149,3 +149,26 @@ def test_generator_step_makes_no_host_sync():
         if CUDA:
             torch.cuda.set_sync_debug_mode(0)
     assert all(p.grad is not None for p in model_g.dec.parameters())
+
+
+@pytest.mark.parametrize("scores", ["random", "with-ties"])
+def test_triton_mas_on_the_gpu_matches_numba(scores):
+    """The compiled Triton kernels (not the interpreter) give numba's text indices at Piper-like sizes and on
+    tie-heavy small matrices, with the lengths on the GPU (no host check)."""
+    if not CUDA:
+        pytest.skip("the compiled Triton kernels need CUDA")
+    pytest.importorskip("triton")
+    from trainer.align import search_indices
+
+    generator = torch.Generator().manual_seed(18)
+    for batch, max_x in ((16, 400), (512, 12)):
+        t_xs = torch.randint(1, max_x + 1, (batch,), generator=generator)
+        t_ys = t_xs + (torch.rand(batch, generator=generator) * 3 * t_xs).long()
+        shape = (batch, int(t_ys.max()), int(t_xs.max()))
+        value = torch.randn(shape, generator=generator)
+        if scores == "with-ties":
+            value = torch.randint(-2, 2, shape, generator=generator).float()
+        expected = search_indices(value, t_ys, t_xs, backend="numba")
+        got = search_indices(value.to(DEVICE), t_ys.to(DEVICE), t_xs.to(DEVICE), backend="triton")
+        assert got.device.type == "cuda"
+        assert torch.equal(got.cpu(), expected)
