@@ -43,7 +43,8 @@ def test_event_tail_waits_for_a_line_to_end(tmp_path):
 
 
 def test_run_state_folds_a_resumed_run(tmp_path):
-    """Epochs seen twice keep the latest record; milestones are quarters of a short run; best val_mel."""
+    """Epochs seen twice keep the latest record; milestones are quarters of a short run; best val_mel; the step
+    split of the epochs whose records carry one."""
     state = RunState(tmp_path)
     start = events.RunStart(config={}, num_utterances=16, device="cpu", epochs=8, start="joe")
     state.apply_all([start, _epoch(0, 10.0, 1.5), _epoch(1, 10.0, 1.4), _epoch(2, 99.0, 9.9)])

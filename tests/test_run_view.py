@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import soundfile
+from PySide6.QtCore import QRectF
 
 from trainer import events
 from trainer.run_state import RunState
@@ -185,9 +186,9 @@ def _events_file(folder, *epochs: events.Epoch):
     return folder
 
 
-def test_a_run_with_step_splits_shows_where_the_step_time_goes(view, tmp_path):
+def test_a_run_with_step_splits_shows_where_the_step_time_goes(view, qtbot, tmp_path):
     """A run folder whose epochs carry step_s: the Training step tab charts them, the legend gives the latest
-    epoch's shares, the title names the biggest part."""
+    epoch's shares (the biggest in bold), whole and beside the plot."""
     from studio.widgets.step_chart import StepChart
     from trainer.run_state import load_run
 
@@ -203,8 +204,13 @@ def test_a_run_with_step_splits_shows_where_the_step_time_goes(view, tmp_path):
         "generator 19%",
         "alignment (MAS) 10%",
     ]
-    assert chart.legend.items[-1][1].text == "other (loop, logging) 5%"  # 0.5 s of 10.5 s timed by no part
-    assert chart.plot.titleLabel.text == "epoch 2: the biggest share of training time is waiting for data (40%)"
+    assert chart.legend.items[-1][1].text == "other 5%"  # 0.5 s of 10.5 s timed by no part
+    assert [label.opts["bold"] for _, label in chart.legend.items] == [True] + [False] * 6  # the biggest part
+    assert chart.plot.titleLabel.text == "shares of epoch 2"
+    view.time_tabs.setCurrentWidget(chart)
+    qtbot.wait(50)
+    legend = chart.legend.sceneBoundingRect()  # whole, beside the plot, at the page's width
+    assert QRectF(chart.rect()).contains(legend) and not legend.intersects(chart.plot.vb.sceneBoundingRect())
 
 
 def test_an_older_run_without_step_splits_shows_none_and_no_error(view, tmp_path):

@@ -19,8 +19,9 @@ runs the same generator forward) are ignored.
 On the CPU a mark is ``time.perf_counter()``. On CUDA it is a ``torch.cuda.Event(enable_timing=True)``
 recorded on the current stream, so the step never waits for the device; :meth:`StepTimer.read` waits
 once, for the epoch's last mark, and then sums the intervals (GPU time between marks: a part's kernels,
-or the device idling while the host prepares them). A lap costs about a microsecond on the CPU and a
-few on CUDA; about a dozen run per step.
+or the device idling while the host prepares them). About ten laps run per step; on a busy 2-core CPU
+a lap took about 1 µs (10 µs a step, against seconds for a test-preset step); on CUDA each records an event
+(a few µs of host time, no wait).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Where the training steps' time goes (pyqtgraph): each epoch's training time as a 100% stacked bar of the
-step's parts, the latest epoch's shares in the legend, its biggest part named over the plot.
+step's parts, the latest epoch's shares in the legend, its biggest part in bold.
 
 The parts are the trainer's (``trainer.events.STEP_PARTS``, timed by ``trainer.step_timer``) plus what no
 part timed (the loop's own work, logging). Records of older trainers carry no step split: no bars then,
@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QWidget
 from studio.widgets.train_charts import PlotBeside, integer_epochs, stack, stacked_bars
 from trainer.events import STEP_PARTS
 
-OTHER = "other (loop, logging)"
-"""The label of what no part timed."""
+OTHER = "other"
+"""The label of what no part timed (the training loop's own work, logging)."""
 STEP_LABELS = tuple(
     zip(
         (*STEP_PARTS, "other"),
@@ -33,7 +33,7 @@ STEP_LABELS = tuple(
     )
 )
 """Step parts in stacking order (``trainer.events.Epoch.step_split``): name, label, colour."""
-NO_SPLIT = "no step split: these epochs were trained before the trainer timed its steps"
+NO_SPLIT = "no step split recorded (an older trainer)"
 """The title when a run's epochs carry no ``step_s``."""
 
 
@@ -67,17 +67,17 @@ class StepChart(PlotBeside):
         percents = [shares(parts) for _, parts in self.data]
         stack(self._bars, xs, percents)
         latest = percents[-1] if percents else None
-        for index, (_, item) in enumerate(self.legend.items):
-            label = STEP_LABELS[index][1]
-            item.setText(label if latest is None else f"{label} {latest[index]:.0f}%")
-        self.setTitle(self._title_for(latest, has_epochs=recorded > 0))
+        self._label_legend(latest)
+        if latest is not None:  # short: a title wider than the plot would squeeze the legend
+            self.setTitle(f"shares of epoch {self.data[-1][0] + 1}")
+        else:
+            self.setTitle(NO_SPLIT if recorded else "")
         self.restyle()
         integer_epochs(self.plot, max(xs, default=0))
 
-    def _title_for(self, latest: list[float] | None, *, has_epochs: bool) -> str:
-        """The latest epoch's biggest part, in words; why there are no bars when the records have no split."""
-        if latest is None:
-            return NO_SPLIT if has_epochs else ""
-        biggest = max(range(len(latest)), key=latest.__getitem__)
-        label = STEP_LABELS[biggest][1]
-        return f"epoch {self.data[-1][0] + 1}: the biggest share of training time is {label} ({latest[biggest]:.0f}%)"
+    def _label_legend(self, latest: list[float] | None) -> None:
+        """Each part's label with its share of ``latest`` (percent), the biggest in bold; plain labels without."""
+        biggest = None if latest is None else max(range(len(latest)), key=latest.__getitem__)
+        for index, (_, item) in enumerate(self.legend.items):
+            label = STEP_LABELS[index][1]
+            item.setText(label if latest is None else f"{label} {latest[index]:.0f}%", bold=index == biggest)
