@@ -63,7 +63,8 @@ def test_compiled_decoder_matches_eager(tiny_voice):
 
 
 def test_training_on_the_gpu_uses_bf16_tf32_and_fused_adamw(tmp_path):
-    """A test-preset epoch on the GPU: bf16 autocast, TF32 on, fused AdamW, finite losses, peak memory reported."""
+    """A test-preset epoch on the GPU: bf16 autocast, TF32 on, fused AdamW, finite losses, peak memory reported,
+    the step split timed by CUDA events."""
     from conftest import target_voice_slice
 
     from trainer.event_log import read_events
@@ -78,6 +79,9 @@ def test_training_on_the_gpu_uses_bf16_tf32_and_fused_adamw(tmp_path):
     start = next(r for r in records if r.kind == "run_start")
     epoch = next(r for r in records if r.kind == "epoch")
     assert all(np.isfinite(v) for v in epoch.losses.values())
+    assert epoch.step_s is not None and min(epoch.step_s.values()) >= 0 and epoch.step_s["alignment"] > 0
+    assert sum(epoch.step_s.values()) <= epoch.seconds  # GPU time between marks: within the epoch (the device
+    # may still run the last step while the host validates, so it can pass train_s by part of a step)
     saved = torch.load(run / "last.ckpt", map_location="cpu", weights_only=False)
     fused = [group.get("fused") for state in saved["optimizer_states"] for group in state["param_groups"]]
     if CUDA:
@@ -86,7 +90,9 @@ def test_training_on_the_gpu_uses_bf16_tf32_and_fused_adamw(tmp_path):
         assert fused == [True, True]
         assert epoch.max_memory_gib > 0
         assert any(r.kind == "stage" and r.name == "compile" for r in records)  # --compile auto: on CUDA
-        print(json.dumps({"batch_size": start.batch_size, "max_memory_gib": epoch.max_memory_gib}))
+        print(
+            json.dumps({"batch_size": start.batch_size, "max_memory_gib": epoch.max_memory_gib, "step_s": epoch.step_s})
+        )
     else:
         assert start.precision == "32-true" and fused in ([False, False], [None, None])
         assert not any(r.kind == "stage" and r.name == "compile" for r in records)  # --compile auto: off on the CPU

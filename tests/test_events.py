@@ -106,6 +106,18 @@ def test_bad_records_name_the_field(tmp_path):
         EventLog(tmp_path / "e.jsonl").emit(events.Preview(epoch=True, path="p.wav"))  # type: ignore[arg-type]
 
 
+def test_an_epochs_step_split_is_optional_and_fills_up_train_s(tmp_path):
+    """step_s round-trips and splits train_s (the rest: what no part timed); older records have none; a
+    mistyped one is refused."""
+    record = {**json.loads(TODAYS_LINES[2]), "step_s": {"data": 0.5, "generator": 1.5, "alignment": 0.25}}
+    epoch = events.parse_event(record)
+    assert isinstance(epoch, events.Epoch) and epoch.to_record() == record
+    assert epoch.step_split() == [0.5, 1.5, 0.25, 0.0, 0.0, 0.0, 0.75]  # STEP_PARTS, then 3.0 s less the parts
+    assert events.Epoch.from_record(json.loads(TODAYS_LINES[2])).step_split() is None
+    with pytest.raises(events.EventError, match="epoch: field 'step_s' must be a dict"):
+        events.parse_event({**record, "step_s": [0.5]})
+
+
 def test_cut_last_line_is_skipped_but_a_bad_middle_line_is_not(tmp_path):
     """A crash mid-write leaves a cut last line, which readers skip; damage elsewhere is an error with the line."""
     good = json.dumps(events.WarningEvent(message="low disk").to_record())

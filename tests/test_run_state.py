@@ -43,7 +43,8 @@ def test_event_tail_waits_for_a_line_to_end(tmp_path):
 
 
 def test_run_state_folds_a_resumed_run(tmp_path):
-    """Epochs seen twice keep the latest record; milestones are quarters of a short run; best val_mel."""
+    """Epochs seen twice keep the latest record; milestones are quarters of a short run; best val_mel; the step
+    split of the epochs whose records carry one."""
     state = RunState(tmp_path)
     start = events.RunStart(config={}, num_utterances=16, device="cpu", epochs=8, start="joe")
     state.apply_all([start, _epoch(0, 10.0, 1.5), _epoch(1, 10.0, 1.4), _epoch(2, 99.0, 9.9)])
@@ -54,6 +55,9 @@ def test_run_state_folds_a_resumed_run(tmp_path):
     assert state.best_val_mel == 1.2
     assert state.milestones() == [(2, 20.0), (4, 40.0), (6, None), (8, None)]
     assert state.epoch_split()[0] == (0, [8.5, 1.0, 0.25, 0.25])
+    assert state.step_split() == []  # these records carry no step split
+    state.apply(replace(_epoch(4, 10.0, 1.3), step_s={"data": 4.0, "backward": 2.0}))
+    assert state.step_split() == [(4, [4.0, 0.0, 0.0, 0.0, 2.0, 0.0, 2.5])]
     state.apply(events.Finish(epochs=4, seconds=50.0, setup_s=5.0, status="stopped"))
     assert state.status == "stopped"
 

@@ -3,9 +3,12 @@ listed with the line they speak, and playback (what plays, its position, Stop)."
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import soundfile
+from PySide6.QtCore import QRectF
 
 from trainer import events
 from trainer.run_state import RunState
@@ -39,11 +42,18 @@ def _epoch(n: int, val_mel: float) -> events.Epoch:
     )
 
 
+STEP_S = {"data": 4.2, "generator": 2.0, "alignment": 1.0, "discriminator": 1.5, "backward": 1.0, "optimizer": 0.3}
+"""A step split where waiting for data is the biggest part (4.2 of train_s 10.5)."""
+
+
 def test_known_events_read_as_sentences_unknown_ones_generically(monkeypatch):
     from trainer.event_words import WORDS, sentence
 
     assert sentence(_epoch(2, 0.8123)) == (
         "Epoch 3 finished in 12.0 s (train 10.5 s, validation 1.0 s); val_mel 0.8123."
+    )
+    assert sentence(replace(_epoch(2, 0.8123), step_s={**STEP_S, "backward": 5.0})) == (
+        "Epoch 3 finished in 12.0 s (train 10.5 s, 48% of it in backward passes, validation 1.0 s); val_mel 0.8123."
     )
     best = events.Checkpoint(epoch=2, path="/r/checkpoints/best-epoch=0002-val_mel=0.8123.ckpt", role="best")
     assert sentence(best) == (
@@ -163,3 +173,53 @@ def test_the_log_keeps_moving_figures_out_but_an_epochs_last_step_in():
     assert sentence(last) == "Epoch 2: step 5 of 5 in 10.0 s (4.0 utterances/s)."
     steps = [Stage(time=0.0, name="recovery", message=f"fitting step {i + 1} of 4", step=i, steps=4) for i in range(4)]
     assert [worth_a_line(s) for s in steps] == [True, False, False, True]
+
+
+def _events_file(folder, *epochs: events.Epoch):
+    from trainer.event_log import EventLog
+
+    folder.mkdir()
+    log = EventLog(folder / "events.jsonl")
+    for epoch in epochs:
+        log.emit(epoch)
+    log.close()
+    return folder
+
+
+def test_a_run_with_step_splits_shows_where_the_step_time_goes(view, qtbot, tmp_path):
+    """A run folder whose epochs carry step_s: the Training step tab charts them, the legend gives the latest
+    epoch's shares (the biggest in bold), whole and beside the plot."""
+    from studio.widgets.step_chart import StepChart
+    from trainer.run_state import load_run
+
+    folder = _events_file(
+        tmp_path / "run", replace(_epoch(0, 1.0), step_s=STEP_S), replace(_epoch(1, 0.9), step_s=STEP_S)
+    )
+    view.show_state(load_run(folder))
+    chart = view.step_chart
+    assert isinstance(chart, StepChart) and view.time_tabs.indexOf(chart) == 1
+    assert [epoch for epoch, _ in chart.data] == [0, 1]
+    assert [label.text for _, label in chart.legend.items][:3] == [
+        "waiting for data 40%",
+        "generator 19%",
+        "alignment (MAS) 10%",
+    ]
+    assert chart.legend.items[-1][1].text == "other 5%"  # 0.5 s of 10.5 s timed by no part
+    assert [label.opts["bold"] for _, label in chart.legend.items] == [True] + [False] * 6  # the biggest part
+    assert chart.plot.titleLabel.text == "shares of epoch 2"
+    view.time_tabs.setCurrentWidget(chart)
+    qtbot.wait(50)
+    legend = chart.legend.sceneBoundingRect()  # whole, beside the plot, at the page's width
+    assert QRectF(chart.rect()).contains(legend) and not legend.intersects(chart.plot.vb.sceneBoundingRect())
+
+
+def test_an_older_run_without_step_splits_shows_none_and_no_error(view, tmp_path):
+    """Events written before the trainer timed its steps: no bars, a title that says why, plain legend labels."""
+    from studio.widgets.step_chart import NO_SPLIT
+    from trainer.run_state import load_run
+
+    view.show_state(load_run(_events_file(tmp_path / "old", _epoch(0, 1.0), _epoch(1, 0.9))))
+    chart = view.step_chart
+    assert chart.data == [] and chart.plot.titleLabel.text == NO_SPLIT
+    assert [label.text for _, label in chart.legend.items][0] == "waiting for data"
+    assert len(view.epoch_chart.data) == 2  # the epoch-time chart as before

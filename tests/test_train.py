@@ -62,6 +62,18 @@ def test_two_epochs_write_valid_events_checkpoints_and_previews(finished_run):
     assert best.parent == run / "checkpoints" and best.stat().st_size < (run / "last.ckpt").stat().st_size
 
 
+def test_epoch_records_split_the_training_step(finished_run):
+    """Each epoch's step_s: every part timed, none negative, alignment and generator above 0, all within train_s."""
+    from trainer.events import STEP_PARTS
+
+    run, _ = finished_run
+    for record in (r for r in read_events(run / "events.jsonl") if r.kind == "epoch"):
+        assert record.step_s is not None and list(record.step_s) == list(STEP_PARTS)
+        assert min(record.step_s.values()) >= 0 and record.step_s["alignment"] > 0
+        assert record.step_s["generator"] > 0 and record.step_s["backward"] > 0
+        assert sum(record.step_s.values()) <= record.train_s + 1e-3
+
+
 def test_best_checkpoint_exports_a_voice_piper_speaks(finished_run, tmp_path):
     """The best generator checkpoint exports to a Piper voice that piper-tts loads and speaks."""
     from piper import PiperVoice
@@ -195,7 +207,8 @@ def test_dataset_at_another_rate_than_the_start_voice_is_refused(piper_folder, t
 
 
 def test_discriminator_warm_up_leaves_the_generator_alone(finished_run):
-    """While d_warmup_left > 0 only the discriminators learn; afterwards the generator does too."""
+    """While d_warmup_left > 0 only the discriminators learn; afterwards the generator does too. The count
+    survives in the state dict: a system given it (as a resume is) warms up for the steps left, then trains."""
     import lightning as L
 
     from trainer.datamodule import CacheDataModule
@@ -206,9 +219,7 @@ def test_discriminator_warm_up_leaves_the_generator_alone(finished_run):
     config = preset("test", num_symbols=256)
     data = CacheDataModule(run / "cache", 4, config.segment_frames)
 
-    def one_epoch(warm_up: int):
-        system = VitsSystem(config.to_dict())
-        system.d_warmup_left.fill_(warm_up)
+    def one_epoch(system):
         before_g = {k: v.clone() for k, v in system.model_g.state_dict().items()}
         before_d = {k: v.clone() for k, v in system.model_d.state_dict().items()}
         trainer = L.Trainer(
@@ -226,8 +237,12 @@ def test_discriminator_warm_up_leaves_the_generator_alone(finished_run):
         d_moved = any(not torch.equal(before_d[k], v) for k, v in system.model_d.state_dict().items())
         return g_moved, d_moved, int(system.d_warmup_left)
 
-    assert one_epoch(warm_up=2) == (False, True, 0)
-    assert one_epoch(warm_up=0)[:2] == (True, True)
+    first = VitsSystem(config.to_dict())
+    first.d_warmup_left.fill_(3)
+    assert one_epoch(first) == (False, True, 1)  # two of the three warm-up steps
+    resumed = VitsSystem(config.to_dict())
+    resumed.load_state_dict(first.state_dict())
+    assert one_epoch(resumed) == (True, True, 0)  # the last warm-up step, then one that trains the generator
 
 
 def test_disk_estimate_matches_the_files_a_run_keeps(finished_run, piper_folder):

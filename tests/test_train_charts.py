@@ -65,6 +65,22 @@ def test_epoch_chart_legend_beside_the_plot(qtbot):
     assert [label.text for _, label in chart.legend.items] == ["train", "validation", "previews", "checkpoint wait"]
 
 
+def test_step_chart_stacks_each_epoch_to_100_percent_with_its_legend_beside(qtbot):
+    """Each epoch's step parts stack to 100%; the legend (beside the plot, whole) gives the latest epoch's shares."""
+    from studio.widgets.step_chart import STEP_LABELS, StepChart
+
+    chart = _shown(qtbot, StepChart())
+    chart.set_epochs([(0, [1.0, 5.0, 2.0, 1.0, 0.5, 0.5, 0.0]), (1, [0.5, 4.0, 4.0, 1.0, 0.25, 0.25, 0.0])], recorded=2)
+    qtbot.wait(50)
+    tops = [bars.opts["y0"][1] + bars.opts["height"][1] for bars in chart._bars]
+    assert tops[-1] == pytest.approx(100.0) and tops == sorted(tops)
+    assert [label.text for _, label in chart.legend.items][1:3] == ["generator 40%", "alignment (MAS) 40%"]
+    assert len(chart.legend.items) == len(STEP_LABELS)
+    legend = chart.legend.sceneBoundingRect()
+    assert not legend.intersects(chart.plot.vb.sceneBoundingRect()) and QRectF(chart.rect()).contains(legend)
+    assert chart.plot.titleLabel.text == "shares of epoch 2" and chart.legend.items[1][1].opts["bold"]
+
+
 def test_log_scale_toggle_changes_the_axis(qtbot):
     from studio.widgets.train_charts import LossChart
 
@@ -117,9 +133,10 @@ def test_a_single_epoch_shows_its_point(qtbot):
 
 def test_charts_use_the_app_palette(qtbot):
     """Backgrounds are the palette's base colour, axis text its text colour: a dark palette gives dark charts."""
+    from studio.widgets.step_chart import StepChart
     from studio.widgets.train_charts import EpochChart, LossChart
 
-    for chart in (_shown(qtbot, LossChart()), _shown(qtbot, EpochChart())):
+    for chart in (_shown(qtbot, LossChart()), _shown(qtbot, EpochChart()), _shown(qtbot, StepChart())):
         palette = chart.palette()
         palette.setColor(QPalette.ColorRole.Base, "#202020")
         palette.setColor(QPalette.ColorRole.WindowText, "#eeeeee")
@@ -127,5 +144,5 @@ def test_charts_use_the_app_palette(qtbot):
         graphics = chart.plot_widget if isinstance(chart, LossChart) else chart
         assert graphics.backgroundBrush().color().name() == "#202020"
         assert chart.plot.getAxis("left").textPen().color().name() == "#eeeeee"
-        if isinstance(chart, EpochChart):
+        if not isinstance(chart, LossChart):
             assert all("#eeeeee" in label.item.toHtml() for _, label in chart.legend.items)

@@ -2,7 +2,8 @@
 
 - :class:`EventsCallback` writes the run's JSON-lines events (``trainer.events``):
   run start, progress, one record per epoch with its wall time split into train,
-  validation, previews and checkpoint wait, and the finish.
+  validation, previews and checkpoint wait (and the training steps' own split, from the
+  module's ``step_timer`` when it has one: ``trainer.step_timer``), and the finish.
 - :class:`CheckpointCallback` saves the resume checkpoint (``last.ckpt``: weights,
   optimizers, schedulers, loops, RNG) through the background writer
   (``trainer.checkpoints``), and small generator-only checkpoints ranked by val_mel
@@ -190,6 +191,7 @@ class EventsCallback(L.Callback):
                 preview_s=parts["preview_s"],
                 checkpoint_wait_s=parts["checkpoint_wait_s"],
                 max_memory_gib=_gpu_memory(module.device),
+                step_s=_step_split(module),
             )
         )
         self._emit_eta(trainer, seconds)
@@ -232,6 +234,12 @@ def _batches(trainer) -> int:
     """Training batches in this epoch (0 when the loader cannot tell, e.g. an iterable dataset)."""
     total = trainer.num_training_batches
     return int(total) if isinstance(total, int | float) and total != float("inf") else 0
+
+
+def _step_split(module) -> dict[str, float] | None:
+    """The epoch's step split from the module's ``trainer.step_timer.StepTimer`` (``None`` without one)."""
+    timer = getattr(module, "step_timer", None)
+    return timer.read() if timer is not None else None
 
 
 def _gpu_memory(device: torch.device) -> float | None:

@@ -42,13 +42,19 @@ def wanted(choice: str, accelerator: str) -> bool:
     return choice == "on" or (choice == "auto" and accelerator == "gpu")
 
 
+def eager_losses() -> SimpleNamespace:
+    """The loss functions of :mod:`trainer.losses` named in :data:`LOSSES`, as they are (what a system calls
+    until :func:`compile_parts`)."""
+    from trainer import losses
+
+    return SimpleNamespace(**{name: getattr(losses, name) for name in LOSSES})
+
+
 def compiled_losses(backend: str = "inductor") -> SimpleNamespace:
     """The loss functions of :mod:`trainer.losses` compiled with ``backend``, by name (:data:`LOSSES`)."""
     import torch
 
-    from trainer import losses
-
-    return SimpleNamespace(**{name: torch.compile(getattr(losses, name), backend=backend) for name in LOSSES})
+    return SimpleNamespace(**{name: torch.compile(f, backend=backend) for name, f in vars(eager_losses()).items()})
 
 
 def compile_parts(system: Any, backend: str = "inductor") -> list[str]:

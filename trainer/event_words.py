@@ -35,11 +35,32 @@ def _run_start(e: Any) -> str:
     return f"{verb} on {e.device}: {count(e.num_utterances, 'utterance')}, {count(e.epochs, 'epoch')}{batch}."
 
 
+STEP_WORDS = {
+    "data": "waiting for data",
+    "generator": "in the generator",
+    "alignment": "in the alignment search",
+    "discriminator": "in the discriminators",
+    "backward": "in backward passes",
+    "optimizer": "in the optimizers",
+}
+"""How an epoch's sentence says its training steps' biggest part (``trainer.events.STEP_PARTS``)."""
+
+
 def _epoch(e: Any) -> str:
     shown = next((k for k in ("val_mel", "train_mel", *e.losses) if k in e.losses), None)
     loss = f"; {shown} {e.losses[shown]:.4f}" if shown else ""
-    parts = f"train {duration(e.train_s)}, validation {duration(e.val_s)}"
+    parts = f"train {duration(e.train_s)}{_biggest_step_part(e)}, validation {duration(e.val_s)}"
     return f"Epoch {e.epoch + 1} finished in {duration(e.seconds)} ({parts}){loss}."
+
+
+def _biggest_step_part(e: Any) -> str:
+    """``, 45% of it in the generator``: the steps' biggest part as a share of ``train_s`` ("" without a split)."""
+    step_s = getattr(e, "step_s", None) or {}
+    known = [name for name in STEP_WORDS if name in step_s]
+    if not known or e.train_s <= 0:
+        return ""
+    name = max(known, key=step_s.__getitem__)
+    return f", {step_s[name] / e.train_s:.0%} of it {STEP_WORDS[name]}"
 
 
 def _checkpoint(e: Any) -> str:

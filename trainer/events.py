@@ -90,7 +90,9 @@ class Progress(Event):
 @dataclass(frozen=True, kw_only=True)
 class Epoch(Event):
     """One finished epoch: wall ``seconds`` split into train, validation, previews and checkpoint wait; the
-    losses and learning rates by name; ``max_memory_gib`` the peak CUDA memory (absent on the CPU)."""
+    losses and learning rates by name; ``max_memory_gib`` the peak CUDA memory (absent on the CPU);
+    ``step_s`` the training steps' own split of ``train_s``: seconds per ``STEP_PARTS`` name summed over
+    the epoch (``trainer.step_timer``; at most ``train_s`` in all; absent in records of older trainers)."""
 
     kind: ClassVar[str] = "epoch"
     epoch: int
@@ -103,14 +105,25 @@ class Epoch(Event):
     preview_s: float
     checkpoint_wait_s: float
     max_memory_gib: float | None = None
+    step_s: dict[str, float] | None = None
 
     def split(self) -> list[float]:
         """``[train_s, val_s, preview_s, checkpoint_wait_s]``, seconds (``SPLIT`` order)."""
         return [float(self.train_s), float(self.val_s), float(self.preview_s), float(self.checkpoint_wait_s)]
 
+    def step_split(self) -> list[float] | None:
+        """``train_s`` as ``[*STEP_PARTS seconds, the rest]`` (the rest: what no part timed, at least 0);
+        ``None`` for a record without ``step_s``. A part the record lacks counts 0."""
+        if self.step_s is None:
+            return None
+        parts = [float(self.step_s.get(name, 0.0)) for name in STEP_PARTS]
+        return [*parts, max(0.0, float(self.train_s) - sum(parts))]
+
 
 SPLIT = ("train_s", "val_s", "preview_s", "checkpoint_wait_s")
 """The parts of an epoch's wall time (``Epoch`` fields), in seconds, in the order ``Epoch.split`` gives them."""
+STEP_PARTS = ("data", "generator", "alignment", "discriminator", "backward", "optimizer")
+"""The parts of the training step an ``Epoch``'s ``step_s`` times (``trainer.step_timer`` says what each holds)."""
 
 
 @dataclass(frozen=True, kw_only=True)

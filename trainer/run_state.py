@@ -2,7 +2,7 @@
 
 :class:`RunState` folds a run's events (``trainer.events``, read by ``trainer.event_log``)
 into what a person wants to see: per-epoch wall time split into train,
-validation, previews and checkpoint wait; losses and learning rates; the
+validation, previews and checkpoint wait, and the training steps' own split; losses and learning rates; the
 latest speed and ETA; previews; the best val_mel; how the run ended. A resumed
 run appends to the same file: an epoch seen twice keeps its latest record.
 """
@@ -185,6 +185,12 @@ class RunState:
     def epoch_split(self) -> list[tuple[int, list[float]]]:
         """``(epoch, [train_s, val_s, preview_s, checkpoint_wait_s])`` per epoch, in order."""
         return [(e, self.epochs[e].split()) for e in sorted(self.epochs)]
+
+    def step_split(self) -> list[tuple[int, list[float]]]:
+        """``(epoch, [*STEP_PARTS seconds, the rest of train_s])`` per epoch whose record has a step split
+        (``Epoch.step_split``; older trainers' records have none), in order."""
+        splits = ((e, self.epochs[e].step_split()) for e in sorted(self.epochs))
+        return [(e, split) for e, split in splits if split is not None]
 
     def series(self, name: str) -> tuple[list[int], list[float]]:
         """A loss or learning rate per epoch: ``(epochs, values)``, where present."""

@@ -12,7 +12,12 @@ Per batch (VITS, Kim et al. 2021, sec. 2.5; HiFi-GAN losses):
    generator forward.
 
 While ``d_warmup_left`` is positive (an ONNX start: fresh discriminators against a
-trained generator) only the discriminator step runs.
+trained generator) only the discriminator step runs. The buffer is saved in checkpoints; the step decides
+from a Python copy of it (read once per fit, decremented beside it), so it never waits for the device.
+Each optimizer clears its gradients right after its step (only its own backward writes them).
+
+The step is timed by parts (``trainer.step_timer``: data wait, generator, alignment, discriminator,
+backward, optimizer); the events callback reads the sums once per epoch.
 
 The learning-rate schedulers are stepped once per epoch, at the start of every
 epoch after the first (manual optimization does not step them by itself; stepping
@@ -24,6 +29,7 @@ resumes with the right rate). Validation computes the generator's losses (``val_
 
 from __future__ import annotations
 
+import inspect
 import re
 import warnings
 
@@ -33,11 +39,16 @@ import torch.nn.functional as F
 
 from engines.torch.vits.models import Synthesizer
 from trainer import losses
+from trainer.compile import eager_losses
 from trainer.datamodule import Batch
 from trainer.discriminators import MultiPeriodDiscriminator
 from trainer.generator_forward import generator_forward, slice_segments
 from trainer.mel import mel_spectrogram, spec_to_mel
 from trainer.presets import TrainingConfig
+from trainer.step_timer import StepTimer
+
+SEARCH = inspect.signature(generator_forward).parameters["search"].default
+"""``generator_forward``'s own MAS back-end, whichever it is: the step passes it on, timed as the alignment."""
 
 
 class VitsSystem(L.LightningModule):
@@ -57,32 +68,30 @@ class VitsSystem(L.LightningModule):
         self.model_g = Synthesizer(self.config.model)
         self.model_d = MultiPeriodDiscriminator(self.config.discriminator_width)
         self.register_buffer("d_warmup_left", torch.tensor(0))  # set by the run; saved for resuming
+        self._warmup_left: int | None = None  # d_warmup_left on the host: read at a fit's first step
         self.automatic_optimization = False
+        self.step_timer = StepTimer()
+        self.losses = eager_losses()  # the GAN losses it calls; trainer.compile swaps in compiled ones
 
     # --- steps ------------------------------------------------------------------
     def training_step(self, batch: Batch, batch_idx: int) -> None:
         optimizers = self.optimizers()
         assert isinstance(optimizers, list)  # configure_optimizers gives two
         opt_g, opt_d = optimizers
-        if int(self.d_warmup_left) > 0:  # discriminators alone, against the generator as it is
+        if self._warming_up():  # discriminators alone, against the generator as it is
             with torch.no_grad():
                 out, y, y_hat, metrics = self._generator_losses(batch, adversarial=False)
             metrics.pop("loss_g")
-            self.d_warmup_left -= 1
+            self._count_warmup_step()
         else:
             out, y, y_hat, metrics = self._generator_losses(batch, adversarial=True)
-            opt_g.zero_grad(set_to_none=True)
-            self.manual_backward(metrics.pop("loss_g"))
-            self._clip(self.model_g)
-            opt_g.step()
+            self._learn(self.model_g, opt_g, metrics.pop("loss_g"))
 
         self.model_d.requires_grad_(True)
         real, fake = self.model_d(y), self.model_d(y_hat.detach())
-        loss_d = losses.discriminator_loss([r for r, _ in real], [f for f, _ in fake])
-        opt_d.zero_grad(set_to_none=True)
-        self.manual_backward(loss_d)
-        self._clip(self.model_d)
-        opt_d.step()
+        loss_d = self.losses.discriminator_loss([r for r, _ in real], [f for f, _ in fake])
+        self.step_timer.lap("discriminator")
+        self._learn(self.model_d, opt_d, loss_d)
         metrics["disc"] = loss_d.detach()
         self.log_dict(
             {f"train_{k}": v for k, v in metrics.items()}, on_step=False, on_epoch=True, batch_size=len(batch)
@@ -93,7 +102,17 @@ class VitsSystem(L.LightningModule):
         metrics.pop("loss_g")
         self.log_dict({f"val_{k}": v for k, v in metrics.items()}, batch_size=len(batch), sync_dist=True)
 
+    def on_train_start(self) -> None:
+        self._warmup_left = None  # the buffer may have been set (the run) or restored (a resume) since
+
+    def on_train_batch_start(self, batch: Batch, batch_idx: int) -> None:
+        self.step_timer.begin_step()
+
+    def on_train_batch_end(self, outputs, batch: Batch, batch_idx: int) -> None:
+        self.step_timer.end_step()
+
     def on_train_epoch_start(self) -> None:
+        self.step_timer.start_epoch(self.device)
         if self.current_epoch > 0:  # one decay per finished epoch, before this epoch's first step (also on resume)
             with warnings.catch_warnings():
                 # after a resume no optimizer has stepped in this process yet; the order is intended
@@ -114,6 +133,7 @@ class VitsSystem(L.LightningModule):
             batch.spec_lengths,
             batch.speaker_ids,
             c.segment_frames,
+            search=self.step_timer.timed(SEARCH, "alignment", before="generator"),
         )
         y = slice_segments(batch.audio, out.ids_slice * c.hop_length, c.model.segment_size)
         y_hat = out.audio[..., : y.shape[-1]]
@@ -135,17 +155,40 @@ class VitsSystem(L.LightningModule):
             dur = torch.sum(out.l_length.float())
         loss_g = mel * c.c_mel + kl * c.c_kl + dur
         metrics = {"mel": mel.detach(), "kl": kl.detach(), "dur": dur.detach()}
+        self.step_timer.lap("generator")
         if adversarial:
             self.model_d.requires_grad_(False)
             with torch.no_grad():
                 real = self.model_d(y)
             fake = self.model_d(y_hat)
-            fm = losses.feature_loss([maps for _, maps in real], [maps for _, maps in fake])
-            gen = losses.generator_loss([logits for logits, _ in fake])
+            fm = self.losses.feature_loss([maps for _, maps in real], [maps for _, maps in fake])
+            gen = self.losses.generator_loss([logits for logits, _ in fake])
             loss_g = loss_g + fm + gen
             metrics.update(fm=fm.detach(), gen=gen.detach())
+            self.step_timer.lap("discriminator")
         metrics["loss_g"] = loss_g
         return out, y, y_hat, metrics
+
+    def _warming_up(self) -> bool:
+        """Whether this step trains the discriminators alone (the buffer is read once per fit, not per step)."""
+        if self._warmup_left is None:
+            self._warmup_left = int(self.d_warmup_left)
+        return self._warmup_left > 0
+
+    def _count_warmup_step(self) -> None:
+        """One warm-up step done: the host copy and the buffer (on the device, no wait) count down together."""
+        assert self._warmup_left is not None  # _warming_up read it
+        self._warmup_left -= 1
+        self.d_warmup_left -= 1
+
+    def _learn(self, module: torch.nn.Module, optimizer, loss: torch.Tensor) -> None:
+        """Backward, clip, step, then clear the gradients for the next step (timed: backward, optimizer)."""
+        self.manual_backward(loss)
+        self.step_timer.lap("backward")
+        self._clip(module)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        self.step_timer.lap("optimizer")
 
     def _clip(self, module: torch.nn.Module) -> None:
         if self.config.grad_clip is not None:

@@ -1,4 +1,5 @@
-"""A training run drawn live: speed and ETAs, the epoch-time chart, loss curves, milestones, previews, log.
+"""A training run drawn live: speed and ETAs, the epoch-time chart (and, in the tab beside it, where the
+training steps' time goes), loss curves, milestones, previews, log.
 
 ``show_state`` redraws from a ``trainer.run_state.RunState``; a preview plays from its list
 (``studio.widgets.preview_list``), the log follows the newest line (``studio.widgets.run_log``).
@@ -21,6 +22,7 @@ from studio.widgets.best_row import BestRowView
 from studio.widgets.preview_list import PreviewList
 from studio.widgets.run_log import RunLog
 from studio.widgets.runs_table import duration
+from studio.widgets.step_chart import StepChart
 from studio.widgets.train_charts import LOSSES, EpochChart, LossChart
 from trainer.presets import SMOKE_TEST, is_smoke_test
 from trainer.run_state import RunState
@@ -39,7 +41,7 @@ class RunView(QWidget):
         super().__init__(parent)
         self.stats = QLabel("")
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.epoch_chart, self.loss_chart = EpochChart(), LossChart()
+        self.epoch_chart, self.step_chart, self.loss_chart = EpochChart(), StepChart(), LossChart()
         self.milestones = QTableWidget(0, 2)
         self.milestones.setHorizontalHeaderLabels(("epoch", "wall time"))
         self.milestones.horizontalHeader().setStretchLastSection(True)
@@ -48,8 +50,13 @@ class RunView(QWidget):
         self.previews.message.connect(self.message)
         self.log = RunLog()
 
+        self.time_tabs = QTabWidget()
+        """The epoch-time chart and the training-step chart, one shown at a time."""
+        self.time_tabs.setDocumentMode(True)  # no frame: the charts keep the height
+        self.time_tabs.addTab(self.epoch_chart, "Epoch time")
+        self.time_tabs.addTab(self.step_chart, "Training step")
         charts = QSplitter(Qt.Orientation.Vertical)
-        charts.addWidget(self.epoch_chart)
+        charts.addWidget(self.time_tabs)
         charts.addWidget(self.loss_chart)
         side = QTabWidget()
         side.addTab(self.milestones, "Milestones")
@@ -84,6 +91,7 @@ class RunView(QWidget):
     def show_state(self, state: RunState) -> None:
         """Redraw everything from ``state``."""
         self.epoch_chart.set_epochs(state.epoch_split())
+        self.step_chart.set_epochs(state.step_split(), recorded=len(state.epochs))
         self.loss_chart.set_series({name: state.series(name) for name, _, _ in LOSSES})
         self.show_stats(state)
         self.milestones.setRowCount(0)

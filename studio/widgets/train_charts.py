@@ -108,6 +108,26 @@ class PlotBeside(pg.GraphicsLayoutWidget):
         super().changeEvent(event)
 
 
+def stacked_bars(chart: PlotBeside, parts: tuple[tuple[str, str, tuple[int, int, int]], ...]) -> list[pg.BarGraphItem]:
+    """One bar series per ``(name, label, colour)`` of ``parts``, in the chart's plot and legend, in stacking order."""
+    series = []
+    for _, label, colour in parts:
+        bars = pg.BarGraphItem(x=[], height=[], width=0.8, brush=pg.mkBrush(colour))
+        chart.plot.addItem(bars)
+        chart.legend.addItem(bars, label)
+        series.append(bars)
+    return series
+
+
+def stack(series: list[pg.BarGraphItem], xs: list[int], columns: list[list[float]]) -> None:
+    """Draw one bar per x, ``columns[i][k]`` of series ``k`` on top of the series before it."""
+    base = [0.0] * len(xs)
+    for index, bars in enumerate(series):
+        heights = [column[index] for column in columns]
+        bars.setOpts(x=xs, y0=list(base), height=heights, width=0.8)
+        base = [b + h for b, h in zip(base, heights, strict=True)]
+
+
 class EpochChart(PlotBeside):
     """A stacked bar per epoch: train, validation, previews, checkpoint wait (seconds).
 
@@ -119,12 +139,7 @@ class EpochChart(PlotBeside):
         self.plot.setLabel("bottom", "epoch")
         self.plot.setLabel("left", "seconds")
         self.data: list[tuple[int, list[float]]] = []
-        self._bars = []
-        for _, label, colour in PARTS:
-            bars = pg.BarGraphItem(x=[], height=[], width=0.8, brush=pg.mkBrush(colour))
-            self.plot.addItem(bars)
-            self.legend.addItem(bars, label)
-            self._bars.append(bars)
+        self._bars = stacked_bars(self, PARTS)
         self._compare = self.plot.plot([], [], symbol="o", symbolSize=6)
         self._ready = True
         self.restyle()
@@ -141,11 +156,7 @@ class EpochChart(PlotBeside):
         """Draw ``[(epoch, [train_s, val_s, preview_s, checkpoint_wait_s])]`` (epochs from 0)."""
         self.data = list(split)
         xs = [epoch + 1 for epoch, _ in self.data]
-        base = [0.0] * len(xs)
-        for index, bars in enumerate(self._bars):
-            heights = [parts[index] for _, parts in self.data]
-            bars.setOpts(x=xs, y0=list(base), height=heights, width=0.8)
-            base = [b + h for b, h in zip(base, heights, strict=True)]
+        stack(self._bars, xs, [parts for _, parts in self.data])
         integer_epochs(self.plot, max(xs, default=0))
 
     def set_compare(self, split: list[tuple[int, list[float]]]) -> None:

@@ -1,0 +1,83 @@
+"""Where the training steps' time goes (pyqtgraph): each epoch's training time as a 100% stacked bar of the
+step's parts, the latest epoch's shares in the legend, its biggest part in bold.
+
+The parts are the trainer's (``trainer.events.STEP_PARTS``, timed by ``trainer.step_timer``) plus what no
+part timed (the loop's own work, logging). Records of older trainers carry no step split: no bars then,
+and the title says why. Like the other Train charts (``studio.widgets.train_charts``) it keeps the data it
+draws (``data``) and takes the app palette; its legend sits beside the plot.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QWidget
+
+from studio.widgets.train_charts import PlotBeside, integer_epochs, stack, stacked_bars
+from trainer.events import STEP_PARTS
+
+OTHER = "other"
+"""The label of what no part timed (the training loop's own work, logging)."""
+STEP_LABELS = tuple(
+    zip(
+        (*STEP_PARTS, "other"),
+        ("waiting for data", "generator", "alignment (MAS)", "discriminator", "backward", "optimizer", OTHER),
+        (
+            (239, 68, 68),
+            (59, 130, 246),
+            (139, 92, 246),
+            (16, 185, 129),
+            (236, 72, 153),
+            (245, 158, 11),
+            (148, 163, 184),
+        ),
+        strict=True,
+    )
+)
+"""Step parts in stacking order (``trainer.events.Epoch.step_split``): name, label, colour."""
+NO_SPLIT = "no step split recorded (an older trainer)"
+"""The title when a run's epochs carry no ``step_s``."""
+
+
+def shares(parts: list[float]) -> list[float]:
+    """``parts`` (seconds) as percentages of their sum (all 0 for a sum of 0)."""
+    total = sum(parts)
+    return [100.0 * p / total if total > 0 else 0.0 for p in parts]
+
+
+class StepChart(PlotBeside):
+    """A 100% stacked bar per epoch of its training steps' parts; the legend gives the latest epoch's shares."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot.setLabel("bottom", "epoch")
+        self.plot.setLabel("left", "% of training time")
+        self.plot.setYRange(0, 100, padding=0.02)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.data: list[tuple[int, list[float]]] = []
+        self._bars = stacked_bars(self, STEP_LABELS)
+        self._ready = True
+        self.restyle()
+        integer_epochs(self.plot, 0)
+
+    def set_epochs(self, split: list[tuple[int, list[float]]], *, recorded: int = 0) -> None:
+        """Draw ``[(epoch, [*STEP_PARTS seconds, other])]`` (epochs from 0, ``RunState.step_split``);
+        ``recorded``: the run's epochs in all, those without a split included (none with one: the title
+        says why the chart is empty)."""
+        self.data = list(split)
+        xs = [epoch + 1 for epoch, _ in self.data]
+        percents = [shares(parts) for _, parts in self.data]
+        stack(self._bars, xs, percents)
+        latest = percents[-1] if percents else None
+        self._label_legend(latest)
+        if latest is not None:  # short: a title wider than the plot would squeeze the legend
+            self.setTitle(f"shares of epoch {self.data[-1][0] + 1}")
+        else:
+            self.setTitle(NO_SPLIT if recorded else "")
+        self.restyle()
+        integer_epochs(self.plot, max(xs, default=0))
+
+    def _label_legend(self, latest: list[float] | None) -> None:
+        """Each part's label with its share of ``latest`` (percent), the biggest in bold; plain labels without."""
+        biggest = None if latest is None else max(range(len(latest)), key=latest.__getitem__)
+        for index, (_, item) in enumerate(self.legend.items):
+            label = STEP_LABELS[index][1]
+            item.setText(label if latest is None else f"{label} {latest[index]:.0f}%", bold=index == biggest)
