@@ -319,3 +319,26 @@ def test_bf16_autocast_epoch_on_the_cpu(finished_run, tmp_path):
         )
     with pytest.raises(RunError, match="use auto"):
         create_run(RunOptions(dataset=run_dir / "cache", out=tmp_path / "fp8", preset="test", precision="fp8"))
+
+
+def test_an_utterance_with_more_phoneme_ids_than_frames_is_left_out(finished_run, tmp_path):
+    """MAS has no path for more text positions than frames: such a clip is left out on the host (named), never
+    handed to the search (whose GPU back-end does not check lengths)."""
+    import shutil
+
+    from trainer.datamodule import CacheDataModule
+    from trainer.presets import preset
+
+    run, _ = finished_run
+    cache = shutil.copytree(run / "cache", tmp_path / "cache")
+    manifest = json.loads((cache / "cache.json").read_text())
+    utterances = manifest["utterances"]
+    first, total_ids = utterances[0], sum(u["phoneme_ids"][1] for u in utterances)
+    assert total_ids > first["spec"][1]  # the phoneme file holds enough ids to make one clip's text too long
+    first["phoneme_ids"] = [0, first["spec"][1] + 1]
+    (cache / "cache.json").write_text(json.dumps(manifest))
+    data = CacheDataModule(cache, 4, preset("test").segment_frames)
+    data.setup()
+    assert data.unalignable == [first["id"]]
+    kept = data.train_set.indices + data.val_set.indices
+    assert 0 not in kept and len(kept) + len(data.skipped) == len(utterances) - 1

@@ -114,6 +114,13 @@ def collate(items) -> Batch:
     )
 
 
+def alignable(utterance) -> bool:
+    """Whether MAS can align a cached utterance: no more phoneme_ids than spec frames (each text position needs
+    a frame of its own). Checked here, on the host, so the GPU search never meets an item without a path
+    (``trainer.align.search_indices`` does not check lengths on the GPU)."""
+    return utterance.phoneme_ids[1] <= utterance.spec[1]
+
+
 def split(count: int, val_fraction: float, max_val: int, seed: int) -> tuple[list[int], list[int]]:
     """Fixed train/validation indices for ``count`` utterances (at least one of each when count >= 2)."""
     order = list(range(count))
@@ -128,7 +135,8 @@ class CacheDataModule(L.LightningDataModule):
     Args:
         folder: the cache.
         batch_size: utterances per batch.
-        segment_frames: utterances shorter than the training window are left out (reported in ``skipped``).
+        segment_frames: utterances shorter than the training window are left out (reported in ``skipped``),
+            and so are those with more phoneme_ids than spec frames (in ``unalignable``; see :func:`alignable`).
         multi_speaker: pass speaker ids (the model has a speaker embedding).
 
     Raises:
@@ -152,16 +160,20 @@ class CacheDataModule(L.LightningDataModule):
         self.val_fraction, self.max_val, self.seed = val_fraction, max_val, seed
         self.num_workers, self.multi_speaker = num_workers, multi_speaker
         self.skipped: list[str] = []
+        self.unalignable: list[str] = []
 
     def setup(self, stage: str | None = None) -> None:
         if hasattr(self, "train_set"):  # the run sets up early to check the data; Lightning calls again
             return
         cache = PreprocessedCache(self.folder)
-        usable = [i for i, u in enumerate(cache.utterances) if u.spec[1] >= self.segment_frames]
         self.skipped = [u.id for u in cache.utterances if u.spec[1] < self.segment_frames]
+        self.unalignable = [u.id for u in cache.utterances if u.spec[1] >= self.segment_frames and not alignable(u)]
+        usable = [i for i, u in enumerate(cache.utterances) if u.spec[1] >= self.segment_frames and alignable(u)]
         if not usable:
+            too_long = f"; {len(self.unalignable)} more have more phoneme_ids than frames" if self.unalignable else ""
             raise ValueError(
                 f"{self.folder}: no utterance is as long as one training segment ({self.segment_frames} frames)"
+                + too_long
             )
         train, val = split(len(usable), self.val_fraction, self.max_val, self.seed)
         speakers = cache.speakers if self.multi_speaker else []

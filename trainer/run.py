@@ -220,6 +220,13 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
     phonemizer = Phonemizer(load_config(run_dir / "config.json"))
     skipped = count(len(data.skipped), "utterance")
     notes = [f"{skipped} shorter than a training segment left out"] if data.skipped else []
+    if data.unalignable:
+        unalignable = count(len(data.unalignable), "utterance")
+        examples = ", ".join(data.unalignable[:3]) + (" …" if len(data.unalignable) > 3 else "")
+        notes.append(
+            f"{unalignable} with more phoneme_ids than spectrogram frames left out ({examples}): "
+            "the text is too long for its audio; check those clips' text and audio on the Dataset page"
+        )
     if not resume:
         notes += _apply_start(document, system, data, phonemizer, log if rank_zero() else None, accelerator, precision)
     for message in notes if rank_zero() else []:
