@@ -22,6 +22,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+from engines.imports import importing
+
 COMPILE_CHOICES = ("auto", "on", "off")
 """``--compile``: ``auto`` compiles on CUDA only (on the CPU the compile time is not won back; see the README's
 training-speed section), ``on`` everywhere, ``off`` nowhere."""
@@ -45,14 +47,16 @@ def wanted(choice: str, accelerator: str) -> bool:
 def eager_losses() -> SimpleNamespace:
     """The loss functions of :mod:`trainer.losses` named in :data:`LOSSES`, as they are (what a system calls
     until :func:`compile_parts`)."""
-    from trainer import losses
+    with importing("trainer.losses"):
+        from trainer import losses
 
     return SimpleNamespace(**{name: getattr(losses, name) for name in LOSSES})
 
 
 def compiled_losses(backend: str = "inductor") -> SimpleNamespace:
     """The loss functions of :mod:`trainer.losses` compiled with ``backend``, by name (:data:`LOSSES`)."""
-    import torch
+    with importing("torch"):
+        import torch
 
     return SimpleNamespace(**{name: torch.compile(f, backend=backend) for name, f in vars(eager_losses()).items()})
 
