@@ -104,7 +104,7 @@ def test_environment_variable_forces_a_back_end(monkeypatch):
     assert choose_backend(torch.zeros(1, 1, 1), "numba") == "numba"
     monkeypatch.setenv(BACKEND_VARIABLE, "cython")
     with pytest.raises(AlignmentError, match="cython"):
-        search_indices(torch.zeros(1, 1, 1), torch.ones(1), torch.ones(1))
+        search_indices(torch.zeros(1, 1, 1), torch.ones(1, dtype=torch.long), torch.ones(1, dtype=torch.long))
     monkeypatch.delenv(BACKEND_VARIABLE)
     pytest.importorskip("numba")
     assert choose_backend(torch.zeros(1, 1, 1)) == "numba"
@@ -219,3 +219,27 @@ def test_triton_kernels_compile_for_cuda_without_a_gpu(capability, tmp_path, mon
         source = ASTSource(jit, signature, constants)
         compiled = triton.compile(source, target=GPUTarget("cuda", capability, 32), options=launch_options)
         assert compiled.asm["cubin"] and compiled.metadata.num_warps == launch_options["num_warps"]
+
+
+@pytest.mark.parametrize("backend", ["reference", "numba", "triton"])
+def test_lengths_of_the_wrong_shape_or_type_are_refused(backend, monkeypatch):
+    """One integer length per batch item, or a clear error (never a read past the lengths); an empty batch is
+    an empty answer from every back-end."""
+    pytest.importorskip(backend) if backend != "reference" else None
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    value = torch.zeros(4, 50, 20)
+    full = torch.full((4,), 50), torch.full((4,), 20)
+    for y, x in ((torch.tensor([50]), full[1]), (full[0], torch.full((6,), 20)), (full[0][:, None], full[1][:, None])):
+        with pytest.raises(AlignmentError, match=r"must be integers of shape \[4\]"):
+            search_indices(value, y, x, backend=backend)
+    with pytest.raises(AlignmentError, match="x_lengths must be integers"):
+        search_indices(value, full[0], full[1].float(), backend=backend)
+    empty = search_indices(torch.zeros(0, 0, 0), torch.zeros(0, dtype=torch.long), torch.zeros(0, dtype=torch.long))
+    assert empty.shape == (0, 0) and empty.dtype == torch.int64
+
+
+def test_an_unknown_back_end_from_the_environment_names_the_variable(monkeypatch):
+    """VOICE_STUDIO_MAS=bogus says where 'bogus' came from."""
+    monkeypatch.setenv(BACKEND_VARIABLE, "bogus")
+    with pytest.raises(AlignmentError, match=f"'bogus' \\(from the environment variable {BACKEND_VARIABLE}\\)"):
+        search_indices(torch.zeros(1, 2, 2), torch.tensor([2]), torch.tensor([2]))

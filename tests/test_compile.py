@@ -116,3 +116,19 @@ def test_the_train_command_takes_compile():
     assert options.compile == "off" and options.to_argv()[-2:] == ["--compile", "off"]
     with pytest.raises(SystemExit):
         parser.parse_args(["--dataset", "d", "--out", "o", "--compile", "fast"])
+
+
+def test_a_compile_failure_is_told_apart_from_other_errors():
+    """An error raised by dynamo or inductor (or caused by one) is a compile failure; others are not."""
+    from trainer.run import _compile_failed
+
+    inductor_error = type("InductorError", (RuntimeError,), {"__module__": "torch._inductor.exc"})
+    assert _compile_failed(inductor_error("no working C++ compiler"))
+    try:
+        try:
+            raise inductor_error("no working C++ compiler")
+        except RuntimeError as inner:
+            raise RuntimeError("in the first training step") from inner
+    except RuntimeError as outer:
+        assert _compile_failed(outer)
+    assert not _compile_failed(ValueError("a bad clip"))

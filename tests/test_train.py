@@ -285,6 +285,12 @@ def test_ctrl_c_stops_after_the_epoch_and_resume_trains_on(piper_folder, tmp_pat
     assert list(read_events(run / "events.jsonl"))[-1].status == "done"
     with pytest.raises(RunError, match="finished all its .* epochs; give --epochs"):
         fit(run, resume=True)
+    from trainer.resume import resume_settings
+
+    before = (run / "training.json").read_bytes()
+    with pytest.raises(RunError, match="finished all its .* epochs; give --epochs"):  # refused before any change
+        resume_settings(run, {}, workers=1, compile="on", device="cpu")
+    assert (run / "training.json").read_bytes() == before
     with pytest.raises(RunError, match="epochs are done already"):
         extend_run(run, done)
 

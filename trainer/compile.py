@@ -25,8 +25,9 @@ from typing import Any
 from engines.imports import importing
 
 COMPILE_CHOICES = ("auto", "on", "off")
-"""``--compile``: ``auto`` compiles on CUDA only (on the CPU the compile time is not won back; see the README's
-training-speed section), ``on`` everywhere, ``off`` nowhere."""
+"""``--compile``: ``auto`` compiles on CUDA only, ``on`` everywhere, ``off`` nowhere. On the CPU the compile time
+is not won back: a 1-epoch ``test``-preset run took 8 min 22 s compiled from a cold inductor cache (70 s warm)
+against 61 s eager, with steady steps alike (2-core machine, 2026-12-01)."""
 
 LOSSES = ("feature_loss", "generator_loss", "discriminator_loss")
 """The functions of :mod:`trainer.losses` that are compiled: the GAN losses, on the segment's fixed shapes (the KL

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from trainer.options import flag
-from trainer.run import extend_run
+from trainer.run import check_resumable, extend_run
 from trainer.run_file import RunDocument, read_run, write_run
 from trainer.starts import RunError
 
@@ -40,7 +40,7 @@ def resume_settings(
         one line per applied change, e.g. ``resuming with --device cpu (was auto)``.
     Raises:
         RunError: not a run, nothing to resume yet, settings that differ from the run's (each named
-            with the run's value; nothing is changed then), or an epoch count the run has done already.
+            with the run's value), or a finished run given no more epochs; nothing is changed then.
     """
     run_dir = Path(run_dir)
     document = read_run(run_dir)
@@ -58,6 +58,7 @@ def resume_settings(
             f"{'; '.join(refused)}. Leave them out (--epochs, --device, --workers and --compile apply on a resume), "
             "or start a new run with --out"
         )
+    check_resumable(run_dir, epochs if epochs is not None else int(document.config["epochs"]))  # before any change
     return _apply(document, epochs, {"device": device, "workers": workers, "compile": compile})
 
 

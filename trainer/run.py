@@ -202,7 +202,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
     document = read_run(run_dir)
     options, config = document.options, TrainingConfig.from_dict(document.config)
     if resume:
-        _check_resumable(run_dir, config.epochs)
+        check_resumable(run_dir, config.epochs)
     resolve_start(options.start)  # a start point gone since the run was made is refused, resumed or not
     _clean(run_dir)
     accelerator, precision, batch_size = hardware(options.device, config, options.precision)
@@ -271,6 +271,11 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
     except BaseException as exc:
         if rank_zero():
             log.emit(ErrorEvent(message=f"{type(exc).__name__}: {exc}"))
+        if _compile_failed(exc):
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise RunError(
+                f"torch.compile failed ({first}); resume with: voice-studio train --resume {run_dir} --compile off"
+            ) from None
         raise
     finally:
         writer.close(raise_errors=False)
@@ -288,8 +293,19 @@ def _compile(system, choice: str, accelerator: str, log) -> None:
         return
     parts = compile_parts(system)
     if log is not None:
-        message = f"compiling the {', '.join(parts)} with torch.compile: the first steps take longer"
+        names = ", ".join(parts[:-1]) + f" and {parts[-1]}"
+        message = f"compiling the {names} with torch.compile: the first steps (and validation) take minutes longer"
         log.emit(Stage(name="compile", message=message))
+
+
+def _compile_failed(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what caused it) was raised by ``torch.compile``'s dynamo or inductor (a missing C++
+    compiler, an unsupported op), which ``--compile off`` avoids."""
+    while exc is not None:
+        if type(exc).__module__.startswith(("torch._dynamo", "torch._inductor")):
+            return True
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return False
 
 
 def _clean(run_dir: Path) -> None:
@@ -345,7 +361,12 @@ def _apply_start(document: RunDocument, system, data, phonemizer, log, accelerat
     return notes
 
 
-def _check_resumable(run_dir: Path, epochs: int) -> None:
+def check_resumable(run_dir: Path, epochs: int) -> None:
+    """Refuse a resume that cannot train: no ``last.ckpt`` yet, or a finished run asked for no more epochs.
+
+    Raises:
+        RunError: saying which, and what to do instead.
+    """
     from trainer.run_state import load_run
 
     state = load_run(run_dir)

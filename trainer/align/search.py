@@ -56,8 +56,22 @@ def choose_backend(value, backend: str | None = None) -> str:
             return "triton"
         return "numba" if importable("numba") else "reference"
     if name not in BACKENDS:
-        raise AlignmentError(f"Unknown MAS back-end {name!r}: choose one of {', '.join(BACKENDS)}")
+        where = "" if backend else f" (from the environment variable {BACKEND_VARIABLE})"
+        raise AlignmentError(f"Unknown MAS back-end {name!r}{where}: choose one of {', '.join(BACKENDS)}")
     return name
+
+
+def check_shapes(value, y_lengths, x_lengths) -> None:
+    """Raise AlignmentError unless ``value`` is ``[B, T_y, T_x]`` and both lengths are integer ``[B]`` (shapes
+    only: no device is waited on)."""
+    if value.dim() != 3:
+        raise AlignmentError(f"MAS scores must be [B, T_y, T_x], got shape {tuple(value.shape)}")
+    for name, lengths in (("y_lengths", y_lengths), ("x_lengths", x_lengths)):
+        if tuple(lengths.shape) != (value.shape[0],) or lengths.is_floating_point():
+            raise AlignmentError(
+                f"MAS {name} must be integers of shape [{value.shape[0]}] (one per batch item), "
+                f"got {lengths.dtype} of shape {tuple(lengths.shape)}"
+            )
 
 
 def check_lengths(shape, t_ys: np.ndarray, t_xs: np.ndarray) -> None:
@@ -87,12 +101,16 @@ def search_indices(value, y_lengths, x_lengths, *, backend: str | None = None):
         y_lengths: ``[B]`` frames per item; x_lengths: ``[B]`` text positions per item (integer tensors).
         backend: ``"triton"``, ``"numba"`` or ``"reference"``; default: see :func:`choose_backend`.
     Raises:
-        AlignmentError (a ValueError): an unknown back-end, or an item with fewer frames than text positions
+        AlignmentError (a ValueError): an unknown back-end, scores not ``[B, T_y, T_x]`` or lengths not
+            integer ``[B]``, or an item with fewer frames than text positions
             (no monotonic surjective path) or lengths beyond ``value``'s shape. Checked wherever the lengths
             are on the CPU (always for the CPU back-ends). Triton with lengths on the GPU does not check
             (that would wait for the GPU): such an item gets ``-1`` in every frame, and its scores are not read.
     """
+    check_shapes(value, y_lengths, x_lengths)
     name = choose_backend(value, backend)
+    if value.shape[0] == 0:  # an empty batch: nothing to search (each back-end alike)
+        return y_lengths.new_zeros(value.shape[:2]).long().to(value.device)
     if name == "triton":
         with importing("trainer.align.triton_mas"):
             from trainer.align.triton_mas import interpreted, search_triton
