@@ -1,9 +1,13 @@
-"""Where and how a run trains: Lightning's accelerator, precision and batch size, and which process writes.
+"""Where and how a run trains: Lightning's accelerator, precision and batch size, which process writes, and
+how its CPU threads wait.
 
 No torch import at module level (``trainer.run`` is imported by the CLI before any training).
 """
 
 from __future__ import annotations
+
+import os
+from collections.abc import Mapping
 
 from engines.imports import importing
 from trainer.presets import TrainingConfig
@@ -15,6 +19,19 @@ def rank_zero() -> bool:
     import os
 
     return os.environ.get("LOCAL_RANK", "0") == "0" and os.environ.get("NODE_RANK", "0") == "0"
+
+
+def thread_environment(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """What a training process sets in its environment before torch is imported: ``OMP_WAIT_POLICY=PASSIVE``,
+    unless the user set a policy.
+
+    torch's CPU kernels run in OpenMP (libgomp) threads, one per core, which by default spin while they wait
+    for each other. When another process holds a core (a second run, a test suite, the studio itself), a
+    spinning thread burns the time its partner needs: a medium training step on 2 shared cores took 4x longer
+    (about 80 s against 20 s passive). On an idle machine passive waiting cost about 10-15% there
+    (``tests/bench/train_speed.py``, README "Training speed").
+    """
+    return {} if "OMP_WAIT_POLICY" in environ else {"OMP_WAIT_POLICY": "PASSIVE"}
 
 
 def check_device(device: str, precision: str = "auto", devices: int = 1) -> bool:

@@ -29,8 +29,10 @@ def run(args: argparse.Namespace) -> int:
     Raises:
         RunError: a new run without --dataset/--out, or a resume given options it cannot apply.
     """
+    from trainer.hardware import thread_environment
     from trainer.options import RunOptions, device_environment, given
 
+    os.environ.update(thread_environment())  # before torch is imported: how its CPU threads wait
     if args.device and args.device.startswith("cuda:"):  # as the Train page does: GPU N becomes the only one
         os.environ.update(device_environment(args.device))  # before torch is imported
         print(
