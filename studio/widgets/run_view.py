@@ -23,7 +23,7 @@ from studio.widgets.preview_list import PreviewList
 from studio.widgets.run_log import RunLog
 from studio.widgets.runs_table import duration
 from studio.widgets.step_chart import StepChart
-from studio.widgets.train_charts import LOSSES, EpochChart, LossChart
+from studio.widgets.train_charts import LOSSES, MIN_HEIGHT, EpochChart, LossChart
 from trainer.presets import SMOKE_TEST, is_smoke_test
 from trainer.run_state import RunState
 
@@ -55,6 +55,9 @@ class RunView(QWidget):
         self.time_tabs.setDocumentMode(True)  # no frame: the charts keep the height
         self.time_tabs.addTab(self.epoch_chart, "Epoch time")
         self.time_tabs.addTab(self.step_chart, "Training step")
+        room = MIN_HEIGHT - self.time_tabs.tabBar().sizeHint().height()  # the tabs with their bar: one chart's height
+        for chart in (self.epoch_chart, self.step_chart):
+            chart.setMinimumHeight(room)
         charts = QSplitter(Qt.Orientation.Vertical)
         charts.addWidget(self.time_tabs)
         charts.addWidget(self.loss_chart)
