@@ -95,6 +95,10 @@ def main() -> None:
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        parser.error("--device cuda: torch sees no CUDA GPU here (use --device cpu)")
     batch = piper_like_batch(args.device, args.seed)
     chosen = candidates(args.device)
     reference = None
