@@ -29,13 +29,15 @@ def _kinds(findings, clip_id):
 
 
 def test_each_clip_problem_is_found():
-    """Unreadable, silent, too short, too long, clipped, missing symbols and no text are each reported."""
+    """Unreadable, silent, too short, too long, text longer than audio, clipped, missing symbols and no text are
+    each reported."""
     records = [
         ClipRecord("good", "Fine.", _analysis(), audio_hash="h1"),
         ClipRecord("broken", "Text.", error="truncated WAV"),
         ClipRecord("silent", "Quiet.", _analysis(start=None, end=None, rate=None), audio_hash="h2"),
-        ClipRecord("short", "Hi.", _analysis(start=0.1, end=0.3), audio_hash="h3"),
-        ClipRecord("long", "Very long.", _analysis(ids=700), audio_hash="h4"),
+        ClipRecord("short", "Hi.", _analysis(start=0.1, end=0.3, ids=20), audio_hash="h3"),
+        ClipRecord("long", "Very long.", _analysis(end=10.0, ids=700), audio_hash="h4"),
+        ClipRecord("crammed", "Far more text than is said.", _analysis(ids=290), audio_hash="h8"),
         ClipRecord("loud", "Loud.", _analysis(clipped=0.05), audio_hash="h5"),
         ClipRecord("odd", "Odd.", _analysis(missing={"ʁ": 3}), audio_hash="h6"),
         ClipRecord("untitled", None, _analysis(), audio_hash="h7"),
@@ -46,11 +48,14 @@ def test_each_clip_problem_is_found():
     assert _kinds(findings, "silent") == ["silent"]
     assert _kinds(findings, "short") == ["too_short"]
     assert _kinds(findings, "long") == ["too_long"]
+    assert _kinds(findings, "crammed") == ["too_fast"]  # 290 phoneme_ids, 3.2 s = 275 frames at 22,050/256
     assert _kinds(findings, "loud") == ["clipped"]
     assert _kinds(findings, "odd") == ["missing_symbols"]
     assert _kinds(findings, "untitled") == ["no_text"]
     blocking = {f.kind for f in findings if f.blocking}
-    assert blocking == {"unreadable", "silent", "too_short", "too_long", "no_text"}
+    assert blocking == {"unreadable", "silent", "too_short", "too_long", "too_fast", "no_text"}
+    crammed = next(f.message for f in findings if f.clip_id == "crammed")
+    assert "290 phoneme_ids but only 275 spectrogram frames" in crammed
     assert "truncated WAV" in next(f.message for f in findings if f.clip_id == "broken")
 
 

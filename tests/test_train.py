@@ -291,7 +291,7 @@ def test_ctrl_c_stops_after_the_epoch_and_resume_trains_on(piper_folder, tmp_pat
     with pytest.raises(RunError, match="finished all its .* epochs; give --epochs"):  # refused before any change
         resume_settings(run, {}, workers=1, compile="on", device="cpu")
     assert (run / "training.json").read_bytes() == before
-    with pytest.raises(RunError, match="epochs are done already"):
+    with pytest.raises(RunError, match=r": \d+ epochs? done already; give --epochs more than \d+"):
         extend_run(run, done)
 
 
@@ -329,10 +329,11 @@ def test_bf16_autocast_epoch_on_the_cpu(finished_run, tmp_path):
 
 def test_an_utterance_with_more_phoneme_ids_than_frames_is_left_out(finished_run, tmp_path):
     """MAS has no path for more text positions than frames: such a clip is left out on the host (named), never
-    handed to the search (whose GPU back-end does not check lengths)."""
+    handed to the search (whose GPU back-end does not check lengths). The pre-flight check counts it too."""
     import shutil
 
     from trainer.datamodule import CacheDataModule
+    from trainer.preflight import UNALIGNABLE, preflight
     from trainer.presets import preset
 
     run, _ = finished_run
@@ -348,3 +349,5 @@ def test_an_utterance_with_more_phoneme_ids_than_frames_is_left_out(finished_run
     assert data.unalignable == [first["id"]]
     kept = data.train_set.indices + data.val_set.indices
     assert 0 not in kept and len(kept) + len(data.skipped) == len(utterances) - 1
+    said = [f.message for f in preflight(RunOptions(dataset=cache, out=tmp_path / "run", preset="test"))]
+    assert f"1 clip will be left out: 1 × {UNALIGNABLE}." in said, said

@@ -26,6 +26,7 @@ import numpy as np
 import torch
 from lightning.pytorch.plugins.io import CheckpointIO, TorchCheckpointIO
 
+from engines.words import count
 from trainer.checkpoint_writer import CheckpointWriter
 from trainer.checkpoints import BestK
 from trainer.event_log import EventLog
@@ -122,7 +123,7 @@ class EventsCallback(L.Callback):
         epoch, total = trainer.current_epoch, _batches(trainer)
         if self._first_epoch:  # the data loader starts and the first step warms up: say so
             workers = getattr(trainer.datamodule, "num_workers", 0)
-            loader = f"starting {workers} data-loading workers" if workers else "loading the first batch"
+            loader = f"starting {count(workers, 'data-loading worker')}" if workers else "loading the first batch"
             self.events.emit(
                 Stage(
                     name="epoch",

@@ -25,6 +25,8 @@ MIN_CLIPS = 2
 """Fewer usable clips than this cannot train (one is held out for validation)."""
 FEW_CLIPS = 50
 """Below this a fine-tune is weak; datasets of 100-2,000 utterances are usual."""
+UNALIGNABLE = "more phoneme_ids than spectrogram frames (the text says more than the audio)"
+"""Why a cached utterance is left out (``Utterance.alignable``)."""
 BYTES_PER_PARAMETER_RESUME = 12
 """``last.ckpt``: float32 weights plus AdamW's two moments per parameter (Loshchilov & Hutter, 2019)."""
 BYTES_PER_TENSOR = 340
@@ -93,10 +95,11 @@ def summarize(dataset: Path) -> DatasetSummary:
 
         cache = PreprocessedCache(dataset)
         rate = cache.settings.sample_rate
-        seconds = sum(u.audio[1] for u in cache.utterances) / rate
-        count = len(cache.utterances)
+        usable = [u for u in cache.utterances if u.alignable]
+        seconds = sum(u.audio[1] for u in usable) / rate
+        skipped = Counter({UNALIGNABLE: len(cache.utterances) - len(usable)}) - Counter()
         return DatasetSummary(
-            "cache", count, Counter({rate: count}), seconds, Counter(), cache.speakers, cache.voice_config
+            "cache", len(usable), Counter({rate: len(usable)}), seconds, skipped, cache.speakers, cache.voice_config
         )
     if (dataset / "manifest.json").is_file():
         from trainer.dataset.export import WHY_LEFT_OUT, left_out, selection

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from engines.imports import importing
+from engines.words import count
 from trainer.events import Recovery, Stage, WarningEvent
 from trainer.recovery_cache import CachedRecovery, RecoveryCacheError, RecoveryKey, read_entry, write_entry
 
@@ -128,7 +129,7 @@ def _recover(model, ids: list[list[int]], config, stage: StageLog) -> CachedReco
     with importing("trainer.recovery"):
         from trainer.recovery import TRAINABLE, recover, speak
 
-    stage.say(f"{len(ids)} lines to speak, then {config.recovery_steps} fitting steps")
+    stage.say(f"{count(len(ids), 'line')} to speak, then {count(config.recovery_steps, 'fitting step')}")
     torch.manual_seed(config.seed)
     examples = speak(model, ids, progress=lambda done, total: stage.step("speaking line", done, total))
     report = recover(

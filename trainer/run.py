@@ -374,7 +374,9 @@ def check_resumable(run_dir: Path, epochs: int) -> None:
         again = f": it never started; start it again with train --out {run_dir}" if state.never_started else ""
         raise RunError(f"{run_dir}: nothing to resume yet (no last.ckpt){again}")
     if state.status == "done" and state.epochs_done >= epochs:
-        raise RunError(f"{run_dir}: the run finished all its {epochs} epochs; give --epochs N (more) to train on")
+        raise RunError(
+            f"{run_dir}: the run finished all its {count(epochs, 'epoch')}; give --epochs N (more) to train on"
+        )
 
 
 def extend_run(run_dir: Path | str, epochs: int) -> None:
@@ -389,5 +391,5 @@ def extend_run(run_dir: Path | str, epochs: int) -> None:
     document = read_run(run_dir)
     done = load_run(run_dir).epochs_done
     if epochs <= done:
-        raise RunError(f"{run_dir}: {done} epochs are done already; give --epochs more than {done}")
+        raise RunError(f"{run_dir}: {count(done, 'epoch')} done already; give --epochs more than {done}")
     write_run(document.with_epochs(epochs))

@@ -16,6 +16,7 @@ from pathlib import Path
 from engines.audio import write_audio
 from engines.errors import VoiceStudioError
 from engines.files import write_text
+from engines.words import count
 from trainer.dataset.analysis import ClipAnalysis
 from trainer.dataset.fixes import resample
 from trainer.dataset.health import ClipRecord, check
@@ -31,6 +32,7 @@ WHY_LEFT_OUT = {
     "silent": "silent",
     "too_short": "too short for a training segment",
     "too_long": "too long (over the phoneme_ids limit)",
+    "too_fast": "with more phoneme_ids than spectrogram frames",
     "duplicate_text": "duplicates of another clip's text",
     "duplicate_audio": "duplicates of another clip's audio",
     "non_finite": "holding NaN or infinite samples",
@@ -102,9 +104,11 @@ def nothing_to_train(project: DatasetProject) -> NothingToTrain:
     if not total:
         return NothingToTrain(f"{project.folder}: no clip can be trained on: the project has none; import some first")
     if len(counts) == 1:
-        why = f"all {total} clips are {WHY_LEFT_OUT.get(*counts, *counts)}"
+        why = ("the only clip is " if total == 1 else f"all {total} clips are ") + WHY_LEFT_OUT.get(*counts, *counts)
     else:
-        why = f"of {total} clips, " + ", ".join(f"{n} {WHY_LEFT_OUT.get(k, k)}" for k, n in counts.most_common())
+        why = f"of {count(total, 'clip')}, " + ", ".join(
+            f"{n} {WHY_LEFT_OUT.get(k, k)}" for k, n in counts.most_common()
+        )
     return NothingToTrain(f"{project.folder}: no clip can be trained on: {why}")
 
 

@@ -25,6 +25,7 @@ LABELS = {
     "silent": "no speech",
     "too_short": "too short",
     "too_long": "too many phonemes",
+    "too_fast": "text longer than audio",
     "non_finite": "NaN samples",
     "out_of_range": "over full scale",
     "dc_offset": "DC offset",
@@ -74,6 +75,11 @@ _SENTENCES: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "too_long": lambda v: (
         f"{v['phoneme_ids']} phoneme_ids, {v['phoneme_ids'] - v['limit']} more than the limit of {v['limit']}: "
         "split the clip or exclude it"
+    ),
+    "too_fast": lambda v: (
+        f"{v['phoneme_ids']} phoneme_ids but only {v['frames']} spectrogram frames in {v['s']:.2f} s: the "
+        "transcript says more than the recording (training needs a frame for each of them); fix the text or "
+        "exclude the clip"
     ),
     "non_finite": lambda v: (
         f"{_n(v['samples'], 'NaN or infinite sample')}: {LEFT_OUT}. Normalize loudness sets them to 0"

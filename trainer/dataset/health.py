@@ -20,6 +20,9 @@ from trainer.dataset.finding_words import sentence
 SEGMENT_S = 8192 / 22050
 """Piper's training segment (``segment_size`` 8,192 samples at 22,050 Hz), seconds."""
 MAX_PHONEME_IDS = 400
+FRAMES_PER_S = 22050 / 256
+"""Spectrogram frames per second of audio at Piper's ``sample_rate`` 22,050 Hz and ``hop_length`` 256: MAS needs
+at least one frame per phoneme_id (``trainer.datamodule.alignable``)."""
 CLIPPED_LIMIT = 0.001
 """More than this share of full-scale samples counts as clipping."""
 BROKEN_AUDIO = frozenset({"non_finite", "out_of_range"})
@@ -99,6 +102,9 @@ def _clip_findings(record: ClipRecord, segment_s: float, max_ids: int) -> list[F
         out.append(_finding(record.id, "too_short", span_s=span, segment_s=segment_s))
     if a.num_phoneme_ids is not None and a.num_phoneme_ids > max_ids:
         out.append(_finding(record.id, "too_long", phoneme_ids=a.num_phoneme_ids, limit=max_ids))
+    if a.num_phoneme_ids is not None and a.num_phoneme_ids > int(a.duration_s * FRAMES_PER_S):
+        frames = int(a.duration_s * FRAMES_PER_S)
+        out.append(_finding(record.id, "too_fast", phoneme_ids=a.num_phoneme_ids, frames=frames, s=a.duration_s))
     out += _sample_findings(record.id, a)
     if a.clipped_fraction > CLIPPED_LIMIT and not a.over_full_scale:  # over full scale: out_of_range says it
         out.append(_finding(record.id, "clipped", False, fraction=a.clipped_fraction))

@@ -153,7 +153,7 @@ class DatasetProject:
         state = TaskState.of(state, progress)
         state.status("Looking for recordings…")
         found = scan(list(paths), unpack_dir=self.folder / "unpacked")
-        state.status(f"Comparing {len(found.clips)} recordings with the clips already imported…")
+        state.status(f"Comparing {count(len(found.clips), 'recording')} with the clips already imported…")
         result = ImportResult(problems=list(found.problems))
         known = {(c.source, c.source_sha256) for c in self.clips.values()}
         todo: list[tuple[str, SourceClip, str]] = []
@@ -212,7 +212,9 @@ class DatasetProject:
         finally:
             self.save()
         if len(fixed) < len(ids):
-            raise Cancelled(f"Fixes cancelled: {len(fixed)} of {len(ids)} clips fixed", done=len(fixed), total=len(ids))
+            raise Cancelled(
+                f"Fixes cancelled: {len(fixed)} of {count(len(ids), 'clip')} fixed", done=len(fixed), total=len(ids)
+            )
         return ids
 
     def slice_recordings(
@@ -290,7 +292,7 @@ class DatasetProject:
         finally:
             self.save()  # whatever was measured stays recorded, even when the import is interrupted
         if done < total:
-            message = f"Import cancelled: {done} of {total} clips kept; import again to go on"
+            message = f"Import cancelled: {done} of {count(total, 'clip')} kept; import again to go on"
             raise Cancelled(message, done=done, total=total, partial=result)
 
 

@@ -115,10 +115,15 @@ def _scan_metadata(path: Path, result: Scan, seen: set[Path]) -> None:
         _add(result, seen, SourceClip(audio, entry.text, entry.speaker, f"{path.name}:{entry.line}"))
     if missing and len(missing) == len(metadata.entries):  # the layout, not a few files: say what was expected
         missing = [
-            f"{path}: no audio for any of its {len(missing)} lines; expected an LJSpeech folder: "
+            f"{path}: no audio for {_its_lines(len(missing))}; expected an LJSpeech folder: "
             f"{path.parent / 'wavs'} holding ID.wav (or .flac, .ogg, .mp3) for each line's ID, or the audio beside it"
         ]
     result.problems.extend(missing)
+
+
+def _its_lines(n: int) -> str:
+    """ "its line" or "any of its 12 lines"."""
+    return "its line" if n == 1 else f"any of its {n} lines"
 
 
 def _find_audio(folder: Path, utterance_id: str) -> Path | None:

@@ -198,4 +198,4 @@ def _mean(name: str, scores: list[Scores]) -> tuple[float | None, str | None]:
     if not measured:
         return None, errors[0]
     mean = sum(measured) / len(measured)
-    return mean, f"{len(errors)} of {len(scores)} lines not measured ({errors[0]})" if errors else None
+    return mean, f"{len(errors)} of {count(len(scores), 'line')} not measured ({errors[0]})" if errors else None

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engines.words import count
 from trainer.out_folder import holds_only, replace_folder
 from trainer.preprocess.cache import CACHE_VERSION, FILES, CacheSettings, Utterance
 from trainer.preprocess.features import map_digest, spectrogram, training_phoneme_ids
@@ -102,7 +103,9 @@ def _write_arrays(staging: Path, clips, work, workers, state: TaskState) -> list
         for handle in handles.values():
             handle.close()
     if len(utterances) < len(work):
-        raise Cancelled(f"Training cache cancelled after {len(utterances)} of {len(work)} clips; nothing written")
+        raise Cancelled(
+            f"Training cache cancelled after {len(utterances)} of {count(len(work), 'clip')}; nothing written"
+        )
     return utterances
 
 

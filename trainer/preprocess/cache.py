@@ -54,6 +54,13 @@ class Utterance:
     audio: list[int]
     spec: list[int]
 
+    @property
+    def alignable(self) -> bool:
+        """Whether MAS can align it: no more phoneme_ids than spec frames (each text position needs a frame of
+        its own). Training leaves other utterances out, on the host, so the GPU search never meets an item
+        without a path (``trainer.align.search_indices`` does not check lengths on the GPU)."""
+        return self.phoneme_ids[1] <= self.spec[1]
+
 
 @dataclass(kw_only=True)
 class _Manifest:
