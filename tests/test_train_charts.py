@@ -65,20 +65,25 @@ def test_epoch_chart_legend_beside_the_plot(qtbot):
     assert [label.text for _, label in chart.legend.items] == ["train", "validation", "previews", "checkpoint wait"]
 
 
-def test_step_chart_stacks_each_epoch_to_100_percent_with_its_legend_beside(qtbot):
-    """Each epoch's step parts stack to 100%; the legend (beside the plot, whole) gives the latest epoch's shares."""
+@pytest.mark.parametrize("size", [(700, 260), (440, 124)], ids=["roomy", "smallest"])
+def test_step_chart_stacks_each_epoch_to_100_percent_with_its_legend_beside(qtbot, size):
+    """Each epoch's step parts stack to 100%; the legend (beside the plot, whole) gives the latest epoch's shares;
+    in the chart's size at the smallest window (1024x640) it takes two columns and still fits whole."""
     from studio.widgets.step_chart import STEP_LABELS, StepChart
 
-    chart = _shown(qtbot, StepChart())
+    chart = _shown(qtbot, StepChart(), *size)
     chart.set_epochs([(0, [1.0, 5.0, 2.0, 1.0, 0.5, 0.5, 0.0]), (1, [0.5, 4.0, 4.0, 1.0, 0.25, 0.25, 0.0])], recorded=2)
     qtbot.wait(50)
     tops = [bars.opts["y0"][1] + bars.opts["height"][1] for bars in chart._bars]
     assert tops[-1] == pytest.approx(100.0) and tops == sorted(tops)
-    assert [label.text for _, label in chart.legend.items][1:3] == ["generator 40%", "alignment (MAS) 40%"]
+    assert [label.text for _, label in chart.legend.items][1:3] == ["generator 40%", "alignment 40%"]
     assert len(chart.legend.items) == len(STEP_LABELS)
     legend = chart.legend.sceneBoundingRect()
     assert not legend.intersects(chart.plot.vb.sceneBoundingRect()) and QRectF(chart.rect()).contains(legend)
-    assert chart.plot.titleLabel.text == "shares of epoch 2" and chart.legend.items[1][1].opts["bold"]
+    assert chart.plot.vb.sceneBoundingRect().width() > 20 and chart.legend.items[1][1].opts["bold"]
+    small = size[1] < 200
+    assert chart.legend.columnCount == (2 if small else 1)
+    assert chart.plot.titleLabel.text == ("epoch 2" if small else "shares of epoch 2")
 
 
 def test_log_scale_toggle_changes_the_axis(qtbot):

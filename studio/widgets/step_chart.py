@@ -9,6 +9,7 @@ draws (``data``) and takes the app palette; its legend sits beside the plot.
 
 from __future__ import annotations
 
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QWidget
 
 from studio.widgets.train_charts import PlotBeside, integer_epochs, stack, stacked_bars
@@ -19,7 +20,7 @@ OTHER = "other"
 STEP_LABELS = tuple(
     zip(
         (*STEP_PARTS, "other"),
-        ("waiting for data", "generator", "alignment (MAS)", "discriminator", "backward", "optimizer", OTHER),
+        ("data wait", "generator", "alignment", "discriminator", "backward", "optimizer", OTHER),
         (
             (239, 68, 68),
             (59, 130, 246),
@@ -33,6 +34,10 @@ STEP_LABELS = tuple(
     )
 )
 """Step parts in stacking order (``trainer.events.Epoch.step_split``): name, label, colour."""
+LEGEND_SIZE = "8pt"
+"""The legend's text: seven parts with their shares fit two columns beside a 440 px wide chart."""
+LEGEND_MARGIN = 9
+"""Pixels pyqtgraph's layout keeps above and below the legend."""
 NO_SPLIT = "no step split recorded (an older trainer)"
 """The title when a run's epochs carry no ``step_s``."""
 
@@ -49,11 +54,16 @@ class StepChart(PlotBeside):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.plot.setLabel("bottom", "epoch")
-        self.plot.setLabel("left", "% of training time")
+        self.plot.setLabel("left", "% of step time")
         self.plot.setYRange(0, 100, padding=0.02)
         self.plot.setMouseEnabled(x=False, y=False)
         self.data: list[tuple[int, list[float]]] = []
+        self._recorded = 0
         self._bars = stacked_bars(self, STEP_LABELS)
+        self.legend.layout.setHorizontalSpacing(4)  # pyqtgraph's 25 px between columns would not fit two
+        self._label_legend([100.0] * len(STEP_LABELS))  # the widest labels, to measure one column's height
+        self._one_column = self.legend.boundingRect().height()
+        self._label_legend(None)
         self._ready = True
         self.restyle()
         integer_epochs(self.plot, 0)
@@ -68,16 +78,35 @@ class StepChart(PlotBeside):
         stack(self._bars, xs, percents)
         latest = percents[-1] if percents else None
         self._label_legend(latest)
-        if latest is not None:  # short: a title wider than the plot would squeeze the legend
-            self.setTitle(f"shares of epoch {self.data[-1][0] + 1}")
-        else:
-            self.setTitle(NO_SPLIT if recorded else "")
+        self._recorded = recorded
+        self._retitle()
         self.restyle()
         integer_epochs(self.plot, max(xs, default=0))
+
+    def resizeEvent(self, event: QResizeEvent | None) -> None:  # noqa: N802 - Qt override (pyqtgraph passes None)
+        """Two legend columns when one would be taller than the chart (about 120 px in a 1024x640 window)."""
+        if getattr(self, "_ready", False):
+            columns = 1 if self.height() >= self._one_column + 2 * LEGEND_MARGIN else 2
+            if columns != self.legend.columnCount:
+                self.legend.setColumnCount(columns)
+                self.legend.updateSize()
+                self._retitle()
+        super().resizeEvent(event)
+
+    def _retitle(self) -> None:
+        """Which epoch the legend's shares are of; short beside a two-column legend (a title sets the plot's
+        minimum width, and a wider plot would push the legend out of the chart)."""
+        if self.data:
+            epoch = self.data[-1][0] + 1
+            self.setTitle(f"shares of epoch {epoch}" if self.legend.columnCount == 1 else f"epoch {epoch}")
+        else:
+            self.setTitle(NO_SPLIT if self._recorded else "")
 
     def _label_legend(self, latest: list[float] | None) -> None:
         """Each part's label with its share of ``latest`` (percent), the biggest in bold; plain labels without."""
         biggest = None if latest is None else max(range(len(latest)), key=latest.__getitem__)
         for index, (_, item) in enumerate(self.legend.items):
             label = STEP_LABELS[index][1]
-            item.setText(label if latest is None else f"{label} {latest[index]:.0f}%", bold=index == biggest)
+            text = label if latest is None else f"{label} {latest[index]:.0f}%"
+            item.setText(text, bold=index == biggest, size=LEGEND_SIZE)
+        self.legend.updateSize()  # pyqtgraph sizes the legend when an item is added, not when a label changes
