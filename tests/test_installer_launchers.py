@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import plistlib
+import re
 import shlex
 import struct
 
@@ -150,3 +151,26 @@ def test_files_not_of_ours_are_left_alone(tmp_path):
     assert report.skipped == [other] and str(other) not in report.manifest.files
     uninstall(report.layout)
     assert other.read_text() == "#!/bin/sh\necho pipx\n"
+
+
+@pytest.mark.parametrize("wrapper", ["install.sh", "install.ps1"])
+def test_wrappers_pass_only_options_the_installer_knows(wrapper):
+    """Every ``--option`` a wrapper passes to ``python -m studio_installer`` is one its parser accepts."""
+    from studio_installer.cli import build_parser
+
+    text = (ROOT / "packaging" / wrapper).read_text()
+    call = text[text.index("python -m studio_installer") :]
+    passed = set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", call.split("\n\n")[0]))
+    known = {option for action in build_parser()._actions for option in action.option_strings}
+    assert passed and passed <= known
+
+
+def test_uninstall_without_an_installation_is_one_line_and_status_2(tmp_path, capsys, monkeypatch):
+    """``--uninstall`` where nothing is installed says so in one line, exit status 2, and removes nothing."""
+    from studio_installer.cli import main
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "keep.txt").write_text("x")
+    assert main(["--uninstall", "--prefix", str(tmp_path / "app")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no Voice Studio installation" in err and (tmp_path / "keep.txt").exists()
