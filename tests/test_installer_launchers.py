@@ -11,6 +11,7 @@ import struct
 
 import pytest
 from installer_fakes import LINUX, MAC, ROOT, WINDOWS_CUDA, FakeTools, home_env
+from studio_installer.errors import InstallError
 from studio_installer.install import Options, install
 from studio_installer.layout import layout_for
 from studio_installer.uninstall import uninstall
@@ -174,3 +175,20 @@ def test_uninstall_without_an_installation_is_one_line_and_status_2(tmp_path, ca
     assert main(["--uninstall", "--prefix", str(tmp_path / "app")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no Voice Studio installation" in err and (tmp_path / "keep.txt").exists()
+
+
+def test_failed_first_install_can_be_run_again_or_uninstalled(tmp_path):
+    """A first install whose uv step fails leaves a manifest: a re-run completes it, an uninstall removes it."""
+
+    def failing(argv):
+        FakeTools()(argv)
+        if argv[1:2] == ["pip"]:
+            raise InstallError("uv pip install failed")
+
+    env = home_env(tmp_path, "linux")
+    with pytest.raises(InstallError):
+        install(Options(), env=env, machine=LINUX, uv="uv", run=failing)
+    report, _ = _install(tmp_path, LINUX)
+    assert (report.layout.applications / "voice-studio.desktop").exists()
+    uninstall(report.layout)
+    assert not report.layout.prefix.exists()

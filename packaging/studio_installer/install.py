@@ -81,8 +81,10 @@ def install(options: Options, *, env: Mapping[str, str], machine: Machine, uv: s
     )
     recorder = Recorder(manifest, previous)
     recorder.make_dirs(layout.prefix)
-    build(uv, layout, plan, previous, run)
     recorder.tree(layout.venv)
+    if previous is None:
+        save(manifest, layout.manifest)  # from here on a failed first install can be run again, or uninstalled
+    build(uv, layout, plan, previous, run)
     run([str(layout.python), "-c", "import studio.cli"])
     launch = launch_environment(layout, plan.torch)
     for folder in cache_folders(launch):
