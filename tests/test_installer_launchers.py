@@ -4,10 +4,13 @@ and their contents, the same manifest on a re-run, and an uninstall that leaves 
 from __future__ import annotations
 
 import json
+import os
 import plistlib
 import re
 import shlex
 import struct
+import sys
+import types
 
 import pytest
 from installer_fakes import LINUX, MAC, ROOT, WINDOWS_CUDA, FakeTools, home_env
@@ -192,3 +195,24 @@ def test_failed_first_install_can_be_run_again_or_uninstalled(tmp_path):
     assert (report.layout.applications / "voice-studio.desktop").exists()
     uninstall(report.layout)
     assert not report.layout.prefix.exists()
+
+
+def test_launch_script_sets_the_caches_then_runs_the_studio(tmp_path, monkeypatch):
+    """``launch.pyw`` run as pythonw runs it (no standard streams) sets the cache variables, keeps one the user
+    set, and hands over to ``studio.cli.main``, whose status it exits with."""
+    report, _ = _install(tmp_path, WINDOWS_CUDA)
+    seen = {}
+
+    def fake_main():
+        seen.update(os.environ, stdout=sys.stdout)
+        return 7
+
+    monkeypatch.setitem(sys.modules, "studio.cli", types.SimpleNamespace(main=fake_main))
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "mine")
+    monkeypatch.delenv("TRITON_CACHE_DIR", raising=False)
+    monkeypatch.setattr(sys, "stdout", None)
+    with pytest.raises(SystemExit) as exit_info:
+        exec((report.layout.prefix / "launch.pyw").read_text(), {"__name__": "__main__"})
+    assert exit_info.value.code == 7 and seen["stdout"] is not None
+    assert seen["TRITON_CACHE_DIR"] == str(report.layout.caches / "triton")
+    assert seen["TORCHINDUCTOR_CACHE_DIR"] == "mine"

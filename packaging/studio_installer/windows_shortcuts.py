@@ -17,11 +17,15 @@ POWERSHELL_SCRIPT = "shortcuts.ps1"
 
 
 def launch_script(env: dict[str, str]) -> str:
-    """``launch.pyw``'s text: set ``env`` (unless the user set a variable already), then run the studio."""
+    """``launch.pyw``'s text: standard streams where ``pythonw.exe`` gives none, ``env`` set (unless the user set
+    a variable already), then the studio."""
     sets = "".join(f"os.environ.setdefault({name!r}, {value!r})\n" for name, value in sorted(env.items()))
     return (
         '"""Voice Studio\'s launcher, written by the installer: the launch environment, then the studio."""\n'
         "import os\nimport sys\n\n"
+        "for stream in ('stdout', 'stderr'):  # pythonw.exe has none; writes to them must not fail\n"
+        "    if getattr(sys, stream) is None:\n"
+        "        setattr(sys, stream, open(os.devnull, 'w'))\n"
         f"{sets}"
         "from studio.cli import main\n\n"
         "sys.exit(main())\n"
