@@ -1,0 +1,5 @@
+import sys
+
+from studio_installer.cli import main
+
+sys.exit(main())
