@@ -1,7 +1,7 @@
 """The sdist and wheel of this checkout (built by ``uv build`` as ``python -m build`` does: the wheel from the
 sdist) carry what an install needs, and the installed ``voice-studio --version`` says pyproject's version.
 
-Uses the cached build of tests/onnx_only_install.py (about 30 s cold, nothing warm).
+Uses the cached build of tests/onnx_only_install.py (9 s cold with uv's cache warm, nothing warm).
 """
 
 from __future__ import annotations
