@@ -249,13 +249,15 @@ def piper_synthesizer(config):
 class SpeechServer:
     """A ``voice-studio serve`` process on 127.0.0.1 (a free port), as users start it."""
 
-    def __init__(self, *args: str, env: dict | None = None) -> None:
+    def __init__(self, *args: str, env: dict | None = None, program: list[str] | None = None, cwd=None) -> None:
+        """``program``: what runs ``serve`` (default: this Python's ``-m studio``); ``cwd``: where it runs."""
         import subprocess
 
-        command = [sys.executable, "-m", "studio", "serve", "--port", "0", *args]
+        command = [*(program or [sys.executable, "-m", "studio"]), "serve", "--port", "0", *args]
         self.process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})}
-        )
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})},
+            cwd=cwd,
+        )  # fmt: skip
         line = self.process.stdout.readline()
         if " on http" not in line:
             self.stop()

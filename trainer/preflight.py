@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engines.extras import missing
 from engines.imports import importing
 from engines.words import count
 from trainer.options import RunOptions
@@ -282,11 +283,10 @@ def generator_bytes(size: NetworkSize) -> int:
 def detect_devices() -> list[tuple[str, str]]:
     """``(device, label)`` for the CPU and each CUDA GPU torch sees, e.g. ``("cuda:0", "NVIDIA ... 12.0 GiB")``."""
     devices = [("cpu", "CPU")]
-    try:
-        with importing("torch"):
-            import torch
-    except ImportError:
+    if missing("torch"):  # an ONNX-only install: not even tried
         return devices
+    with importing("torch"):
+        import torch
     for index in range(torch.cuda.device_count() if torch.cuda.is_available() else 0):
         props = torch.cuda.get_device_properties(index)
         devices.append((f"cuda:{index}", f"GPU {index}: {props.name}, {props.total_memory / 2**30:.1f} GiB"))

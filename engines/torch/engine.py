@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engines.base import EngineError, SynthesisOptions
+from engines.extras import explain
 from engines.imports import importing
 from engines.sentence_loop import LocalEngine
 from engines.stream_plan import ChunkPlan, FlowWindows, stream_chunks
@@ -106,11 +107,10 @@ class TorchEngine(LocalEngine):
         plan: ChunkPlan | None = None,
         model: Synthesizer | None = None,
     ) -> None:
-        try:
-            with importing("torch"):
-                import torch
-        except ImportError as exc:
-            raise EngineError("The torch engine needs PyTorch: pip install torch") from exc
+        if needs_torch := explain("torch", "The torch engine"):
+            raise EngineError(needs_torch)
+        with importing("torch"):
+            import torch
         super().__init__(voice, plan)
         self.device = pick_device(device)
         self.import_report = None

@@ -6,6 +6,7 @@
     voice-studio say --engine remote --url http://host:5050 --model M --voice V "Hello."
     voice-studio serve [--host H --port P --api-key KEY --voice V ...]
     voice-studio voices [--json]
+    voice-studio --version
     voice-studio compare CANDIDATE... (--lines FILE | --dataset PROJECT_OR_RUN | --text "...") [--csv out.csv]
 
 One module per subcommand (``say``, ``export``, ``dataset``, ``train``, ``serve``,
@@ -38,7 +39,10 @@ COMMANDS = {
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``voice-studio`` parser with every subcommand's arguments."""
+    from studio.version import version
+
     parser = argparse.ArgumentParser(prog="voice-studio", description="Make and use Piper voices.")
+    parser.add_argument("--version", action="version", version=f"voice-studio {version()}")
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("gui", help="open the studio window (the default)")
     for module in COMMANDS.values():

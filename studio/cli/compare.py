@@ -69,15 +69,18 @@ def run(args: argparse.Namespace) -> int:
     Raises:
         ValueError: a candidate that is no file, run folder or voice name; a bad ``--csv`` path;
             LinesError: unreadable lines. VoiceError, EngineError, RenderError: a candidate that cannot speak.
+        ExtraMissing: the ``compare`` extra (the measures) is not installed, with how to add it.
     """
     import signal
 
+    from engines.extras import require
     from engines.files import check_output_path, write_text
     from engines.onnx.session import use_shared_thread_pool
     from studio.cli.dataset import _task
     from trainer.evaluate.leaderboard import score, table, to_csv
     from trainer.tasks import Cancelled
 
+    require("compare", "Comparing voices (the leaderboard's measures)")
     if args.csv is not None:
         check_output_path(args.csv, (".csv",), "leaderboard file")  # before any work
     candidates = distinct_labels(by_run([(spec, resolve_candidate(spec)) for spec in args.candidates]))

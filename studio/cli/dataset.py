@@ -358,9 +358,11 @@ def _export(project, args) -> int:
 
 
 def _cache(project, args) -> int:
+    from engines.extras import require
     from trainer.dataset.export import selection
     from trainer.preprocess import CacheSettings, build_cache
 
+    require("train", "Building the training cache")  # before listing what it would leave out
     chosen, left_out = selection(project)
     for clip_id, reason in left_out.items():
         print(f"left out {clip_id}: {reason}", file=sys.stderr)

@@ -29,9 +29,13 @@ def run(args: argparse.Namespace) -> int:
 
     Raises:
         VoiceError: an unreadable checkpoint, voice or config. CheckpointError: a run folder with no ranked
-        checkpoint, or a garbled ranking. ValueError: an output path that is not ``.onnx``.
+        checkpoint, or a garbled ranking. ValueError: an output path that is not ``.onnx``. ExtraMissing: torch
+        is not installed (an ONNX-only install), with how to add it.
     """
     from engines import registry
+    from engines.extras import require
+
+    require("torch", "Exporting a voice")
     from engines.files import check_output_path
     from engines.voice import load_config
 

@@ -28,8 +28,12 @@ def run(args: argparse.Namespace) -> int:
 
     Raises:
         RunError: a new run without --dataset/--out, or a resume given options it cannot apply.
+        ExtraMissing: torch, lightning or numba is not installed (an ONNX-only install), with how to add them.
     """
+    from engines.extras import require
     from trainer.hardware import thread_environment
+
+    require("train", "Training")
     from trainer.options import RunOptions, device_environment, given
 
     os.environ.update(thread_environment())  # before torch is imported: how its CPU threads wait

@@ -14,9 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from engines.errors import VoiceStudioError
+from engines.extras import install_line, missing
 from engines.pool import EnginePool
 from studio.comparison import Comparison
 from studio.pages.compare_blind import BlindTab
@@ -52,8 +53,13 @@ class ComparePage(QWidget):
             self.tabs.addTab(widget, title)
         self.tabs.addTab(self.runs, "Runs")
         self.tabs.currentChanged.connect(self._on_tab)
+        self.needs = QLabel(comparing_missing())
+        """What this install cannot compare, and how to add it (an ONNX-only install); hidden when it can all."""
+        self.needs.setWordWrap(True)
+        self.needs.setVisible(bool(self.needs.text()))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.needs)
         layout.addWidget(self.tabs)
 
     def add_tab(self, widget: QWidget, title: str) -> int:
@@ -108,3 +114,17 @@ class ComparePage(QWidget):
         """Stop playing and drop a running render or scoring (the finished renders and scores are cached)."""
         self.listen.shutdown()
         self.board.shutdown()
+
+
+def comparing_missing() -> str:
+    """The one line the page shows where an extra it uses is not installed (an ONNX-only install lacks both):
+    checkpoints (``.ckpt``) need torch, the leaderboard the ``compare`` extra; ``""`` where both are here.
+    Nothing is imported to find out."""
+    needs = [
+        f"checkpoints (.ckpt) need torch: {install_line('torch')}" if missing("torch") else "",
+        f"the leaderboard needs {', '.join(missing('compare'))}: {install_line('compare')}"
+        if missing("compare")
+        else "",
+    ]
+    said = "; ".join(n for n in needs if n)
+    return f"Listening and blind tests work; {said}." if said else ""

@@ -19,6 +19,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from engines.errors import VoiceStudioError
+from engines.extras import explain
 from engines.files import write_text
 from engines.pool import EnginePool
 from engines.words import count
@@ -116,6 +117,9 @@ class BoardTab(QWidget):
     def start_score(self) -> Task | None:
         """Score the comparison's candidates on its lines off the GUI thread; ``None`` (and a status line saying
         why) when there is nothing to score."""
+        if needs := explain("compare", "The leaderboard"):  # an install without the compare extra
+            self.say(needs)
+            return None
         if not self.take_lines():
             self.say("Nothing to score: the typed lines on the Listen tab are empty.")
             return None

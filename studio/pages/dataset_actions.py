@@ -289,9 +289,13 @@ class DatasetActions(DatasetJobs):
         )
 
     def _on_cache_clicked(self) -> None:
+        from engines.extras import explain
         from studio.widgets.locations import choose_folder
 
         if self._refuse_without_project():
+            return
+        if needs := explain("train", "Building the training cache"):  # an ONNX-only install: before any dialog
+            self.hint.setText(needs)
             return
         folder = choose_folder(self, "Build the training cache in (a new or empty folder)", self._cache_start())
         if folder:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engines.extras import explain
 from engines.voice import Voice
 from engines.words import count
 from studio.pages.train_actions import TrainActions
@@ -107,6 +108,10 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         ):
             self.buttons[name].clicked.connect(handler)
         row = flow_row(*self.buttons.values())  # wraps when the window is narrow
+        self.needs = QLabel(training_missing())
+        """Why this install cannot train, and how to add it (an ONNX-only install); hidden when it can."""
+        self.needs.setWordWrap(True)
+        self.needs.setVisible(bool(self.needs.text()))
         self.status = QLabel("Choose a dataset and press Start.")
         self.status.setWordWrap(True)
         self.view = RunView()
@@ -124,6 +129,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         run_layout = QVBoxLayout(run)
         run_layout.setContentsMargins(0, 0, 0, 0)
         run_layout.setSpacing(4)
+        run_layout.addWidget(self.needs)
         run_layout.addWidget(row)
         run_layout.addWidget(self.status)
         run_layout.addWidget(self.tabs, 1)
@@ -336,14 +342,15 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         self.show_best_row(score=False)
 
     def _update_buttons(self) -> None:
-        running, state = self.process.is_running(), self.state
-        self.buttons["check"].setEnabled(not running)
-        self.buttons["start"].setEnabled(not running)
+        running, state, can = self.process.is_running(), self.state, not self.needs.text()
+        self.buttons["check"].setEnabled(can and not running)
+        self.buttons["start"].setEnabled(can and not running)
         self.buttons["stop"].setEnabled(running)
-        self.buttons["resume"].setEnabled(state is not None and not running and state.resumable)
+        self.buttons["resume"].setEnabled(can and state is not None and not running and state.resumable)
         self.buttons["open"].setEnabled(state is not None)
-        self.buttons["export"].setEnabled(state is not None and not running and state.best_checkpoint is not None)
-        self.buttons["compare"].setEnabled(state is not None and state.best_checkpoint is not None)
+        best = state is not None and state.best_checkpoint is not None
+        self.buttons["export"].setEnabled(can and best and not running)
+        self.buttons["compare"].setEnabled(can and best)
 
     def _compare(self) -> None:
         """Ask for the Compare page on the shown run (its ranked checkpoints and held-out clips)."""
@@ -359,6 +366,13 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
             self.process.stop()
             if not self.process.wait(wait_ms):
                 self.process.kill()
+
+
+def training_missing() -> str:
+    """The one line the page shows where this install cannot train (no torch, lightning or numba: an ONNX-only
+    install), with the command that adds training; ``""`` where it can. Nothing is imported to find out."""
+    line = explain("train", "Training")
+    return f"{line}, then restart the studio." if line else ""
 
 
 def start_label(voice: Voice) -> str:

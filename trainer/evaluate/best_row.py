@@ -9,11 +9,10 @@ not measure it again and a resumed run whose best checkpoint changed is measured
 
 from __future__ import annotations
 
-import importlib.util
-import platform
 from pathlib import Path
 
 from engines.errors import VoiceStudioError
+from engines.extras import install_line, missing
 from engines.files import write_text
 from trainer.checkpoints import RankedCheckpoint
 from trainer.evaluate.board import BoardError, Row, read_csv, to_csv
@@ -25,16 +24,12 @@ BEST_FILE = "leaderboard-best.csv"
 START_FILE = "leaderboard-start.csv"
 """The start voice's row (the baseline), measured the same way, in the run folder."""
 
-MEASURE_MODULES = ("pyworld", "pysptk", "librosa", "jiwer", "speechmos", "resemblyzer")
-"""The modules of the ``compare`` extra that the measures import (resemblyzer has no Windows wheels)."""
-
-INSTALL_HINT = "pip install 'voice-studio[compare]'"
+INSTALL_HINT = install_line("compare")
 
 
 def missing_measures() -> list[str]:
     """The ``compare`` extra's modules not installed here (resemblyzer is not expected on Windows)."""
-    wanted = [m for m in MEASURE_MODULES if not (m == "resemblyzer" and platform.system() == "Windows")]
-    return [m for m in wanted if importlib.util.find_spec(m) is None]
+    return missing("compare")
 
 
 def not_installed(what: str) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engines.extras import require
 from engines.words import count
 from trainer.out_folder import holds_only, replace_folder
 from trainer.preprocess.cache import CACHE_VERSION, FILES, CacheSettings, Utterance
@@ -52,15 +53,12 @@ def build_cache(
         Cancelled: ``state`` was cancelled; nothing is written (a cache already in ``out_dir`` stays).
         OutFolderError: ``out_dir`` is a file, holds files that are not an earlier cache, or is (or holds, or
             lies in) the project or a source recording; checked before any work.
-        ValueError: no clip is trainable (``trainer.dataset.export.NothingToTrain``, saying why), or PyTorch
-            is missing.
+        ValueError: no clip is trainable (``trainer.dataset.export.NothingToTrain``, saying why).
+        ExtraMissing: PyTorch is missing (an ONNX-only install), with how to add training.
     """
-    import importlib.util
-
     from trainer.dataset.export import nothing_to_train, project_inputs, trainable
 
-    if importlib.util.find_spec("torch") is None:
-        raise ValueError("building the training cache needs PyTorch: pip install torch")
+    require("train", "Building the training cache")
     settings = settings or CacheSettings()
     out = Path(out_dir)
     clips = trainable(project)

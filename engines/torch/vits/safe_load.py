@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engines.base import VoiceError
+from engines.extras import explain
 from engines.imports import importing
 
 
@@ -68,9 +69,12 @@ def load_safely(path: Path) -> Any:
 
     Raises:
         VoiceError: a truncated file, not a torch file, or an unsafe one (a pickle that would run code);
-            the message says which.
+            the message says which; or torch is not installed (an ONNX-only install: how to add it).
     """
     import pickle
+
+    if needs_torch := explain("torch", "Reading a checkpoint (.ckpt)"):
+        raise VoiceError(path, needs_torch)
 
     with importing("torch"):
         import torch

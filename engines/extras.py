@@ -1,0 +1,63 @@
+"""The optional parts of an install (pip extras): whether each is here, and the one line that says how to add it.
+
+``pip install voice-studio`` (no extras) speaks ONNX voices, curates datasets and serves speech without torch;
+training, checkpoints (``.ckpt``) and the leaderboard's measures need extras. Whether an extra is installed is
+answered by :func:`importlib.util.find_spec` on its top-level modules, which finds a package without importing
+it, so asking never loads torch (``tests/test_onnx_only.py`` checks that no path of an ONNX-only install even
+tries to import it).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import platform
+
+from engines.errors import VoiceStudioError
+
+MODULES: dict[str, tuple[str, ...]] = {
+    "torch": ("torch",),
+    "train": ("torch", "lightning", "numba"),
+    "compare": ("pyworld", "pysptk", "librosa", "jiwer", "speechmos", "resemblyzer"),
+}
+"""Extra (as pyproject.toml names it) -> the modules of it that our code imports."""
+
+NOT_ON_WINDOWS = {"resemblyzer"}
+"""Modules an extra leaves out on Windows (resemblyzer needs webrtcvad, which has no Windows wheels)."""
+
+
+class ExtraMissing(VoiceStudioError, RuntimeError):
+    """A feature needs an extra that is not installed; the message is the one line :func:`explain` gives."""
+
+
+def missing(extra: str) -> list[str]:
+    """The modules of ``extra`` (a key of :data:`MODULES`) not installed here, found without importing them.
+
+    Raises:
+        KeyError: an unknown extra.
+    """
+    wanted = [m for m in MODULES[extra] if not (m in NOT_ON_WINDOWS and platform.system() == "Windows")]
+    return [m for m in wanted if importlib.util.find_spec(m) is None]
+
+
+def install_line(extra: str) -> str:
+    """The command that adds ``extra``: ``pip install 'voice-studio[train]'``."""
+    return f"pip install 'voice-studio[{extra}]'"
+
+
+def explain(extra: str, what: str) -> str:
+    """One line saying that ``what`` (e.g. ``"Training"``) needs ``extra`` and how to add it, or ``""`` when
+    ``extra`` is installed: ``Training needs torch, lightning, numba (not installed): pip install
+    'voice-studio[train]'``."""
+    absent = missing(extra)
+    return f"{what} needs {', '.join(absent)} (not installed): {install_line(extra)}" if absent else ""
+
+
+def require(extra: str, what: str) -> None:
+    """Return when ``extra`` is installed.
+
+    Raises:
+        ExtraMissing: it is not; the message is :func:`explain`'s line.
+    """
+    line = explain(extra, what)
+    if line:
+        raise ExtraMissing(line)
