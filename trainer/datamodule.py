@@ -218,6 +218,11 @@ class CacheDataModule(L.LightningDataModule):
         """This rank's length-bucketed batches of the training set (rank 0 of 1 without a trainer)."""
         trainer = self.trainer
         rank, world = (trainer.global_rank, trainer.world_size) if trainer is not None else (0, 1)
+        if trainer is not None and world > 1:  # a batch size from each GPU's free memory: the smallest for all
+            agreed = trainer.strategy.reduce(
+                torch.tensor(self.batch_size, device=trainer.strategy.root_device), reduce_op="min"
+            )
+            self.batch_size = int(agreed)  # the same on every rank, or their batch counts differ and DDP hangs
         lengths = self.train_set.lengths()
         return BucketBatchSampler(lengths, self.batch_size, rank=rank, world_size=world, seed=self.seed)
 
