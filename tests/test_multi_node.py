@@ -113,3 +113,23 @@ def test_torchrun_on_two_nodes_shards_the_epoch_and_writes_once(tmp_path):
     assert best.parent == run / "checkpoints" and not outputs[1][0].strip()  # rank 1 does not say it
     onnx_path, _ = export_voice(best, tmp_path / "two-nodes.onnx")
     assert onnx_path.stat().st_size > 100_000
+
+
+def test_a_resume_plan_is_what_resume_settings_writes_and_writes_nothing(tmp_path):
+    """The ranks other than 0 of a DDP resume plan the same training.json that rank 0 writes, without writing."""
+    from trainer.options import RunOptions
+    from trainer.resume import resume_plan, resume_settings
+    from trainer.run_file import RunDocument, read_run, write_run
+
+    run = tmp_path / "run"
+    run.mkdir()
+    options = RunOptions(dataset=tmp_path, out=run, preset="test", epochs=2, devices=2, num_nodes=2)
+    write_run(RunDocument(options=options, cache=tmp_path, config={"epochs": 2, "batch_size": None}))
+    (run / "last.ckpt").write_bytes(b"")
+    before = (run / "training.json").read_bytes()
+    planned, said = resume_plan(run, {"num_nodes": 2}, epochs=5, workers=1)
+    assert (run / "training.json").read_bytes() == before and len(said) == 2
+    with pytest.raises(RunError, match="--num-nodes 3 \\(the run's: 2\\)"):
+        resume_plan(run, {"num_nodes": 3})
+    assert resume_settings(run, {}, epochs=5, workers=1) == said and read_run(run) == planned
+    assert read_run(run).options.num_nodes == 2 and b'"num_nodes": 2' in (run / "training.json").read_bytes()

@@ -64,23 +64,9 @@ def corpus_padding(batch_size: int) -> tuple[float, float]:
 
 def epoch_seconds(system, batches) -> float:
     """Wall seconds of the training steps of one epoch over ``batches`` (collated)."""
-    import lightning as L
-    from torch.utils.data import DataLoader
-    from train_step import _same, step_clock
+    from train_step import fit_steps
 
-    clock = step_clock()
-    trainer = L.Trainer(
-        max_epochs=1,
-        accelerator="cpu",
-        limit_val_batches=0,
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        callbacks=[clock],
-    )
-    trainer.fit(system, train_dataloaders=DataLoader(batches, batch_size=None, collate_fn=_same))  # type: ignore[arg-type]
-    return sum(clock.seconds)
+    return sum(fit_steps(system, batches))
 
 
 def main(argv=None) -> None:
