@@ -195,6 +195,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
 
     with importing("trainer.callbacks"):
         from trainer.callbacks import CheckpointCallback, EventsCallback, PreviewCallback, Timing, WriterCheckpointIO
+    with importing("trainer.seen_utterances"):
         from trainer.seen_utterances import seen_utterances
     from trainer.checkpoint_writer import CheckpointWriter
     from trainer.event_log import EventLog, NoLog
