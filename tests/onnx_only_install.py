@@ -6,8 +6,9 @@
 them builds afresh and older builds are removed. The build uses uv and its own cache (``uv build``: the sdist,
 then the wheel from the sdist, as ``python -m build`` does; ``uv venv``; ``uv pip install WHEEL`` from the package
 registry). Cold it cost 9 s on the 2-core build machine with uv's cache warm, 14 s with an empty one (uv then
-fetches about 250 MB of wheels; its cache grows by about 700 MB); warm, nothing. The venv takes about 680 MB. ``tests/no_torch_guard.py`` goes into the venv and records every attempt
-to import torch (and other training-only packages) into ``$VOICE_STUDIO_IMPORT_LOG``.
+fetches about 250 MB of wheels; its cache grows by about 700 MB); warm, nothing. The venv takes about 680 MB.
+``tests/no_torch_guard.py`` goes into the venv and records every attempt to import torch (and other
+training-only packages) into ``$VOICE_STUDIO_IMPORT_LOG``.
 """
 
 from __future__ import annotations

@@ -179,3 +179,33 @@ def test_compare_checkpoints_emits_the_run_folder(qtbot, tmp_path):
     with qtbot.waitSignal(page.compare_requested, timeout=1000) as emitted:
         button.click()
     assert emitted.args == [ranked]
+
+
+def test_a_run_folder_trained_elsewhere_is_opened_and_followed(qtbot, tmp_path):
+    """A run folder outside the runs folder (shared storage that other machines train into) opens from the
+    Runs tab; its new events show as they are written, and following ends with its finish."""
+    from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
+    from trainer.event_log import EventLog
+    from trainer.events import Epoch, Finish, RunStart
+    from trainer.options import RunOptions
+    from trainer.run_file import RunDocument, write_run
+
+    run = tmp_path / "shared" / "run"
+    run.mkdir(parents=True)
+    options = RunOptions(dataset=tmp_path, out=run, preset="test", epochs=2)
+    write_run(RunDocument(options=options, cache=tmp_path, config={"epochs": 2, "batch_size": None}))
+    log = EventLog(run / "events.jsonl")  # the "other machine"
+    log.emit(RunStart(config={}, num_utterances=20, device="cpu", epochs=2, start="scratch"))
+    page = TrainPage(Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices"), VoiceLibrary())
+    qtbot.addWidget(page)
+    assert not page.runs.open_folder(tmp_path) and "not a run folder" in page.runs.note.text()
+    assert page.runs.open_folder(run) and page.state is not None and page.state.folder == run
+    assert page.follower.is_following() and "Following it" in page.status.text()
+    times = {"seconds": 1.0, "train_s": 1.0, "val_s": 0.0, "preview_s": 0.0, "checkpoint_wait_s": 0.0}
+    log.emit(Epoch(epoch=0, step=5, losses={"val_mel": 1.5}, learning_rates={}, **times))
+    qtbot.waitUntil(lambda: page.state.epochs_done == 1, timeout=10_000)
+    log.emit(Finish(epochs=1, seconds=3.0, setup_s=1.0, status="done"))
+    qtbot.waitUntil(lambda: not page.follower.is_following(), timeout=10_000)
+    assert page.state.status == "done" and page.status.text().startswith("run: done, 1 epoch.")
+    log.close()

@@ -302,10 +302,12 @@ class CheckpointCallback(L.Callback):
         self.timing.add("checkpoint_wait_s", time.perf_counter() - started)
 
     def _stop_requested(self, trainer) -> bool:
-        """A stop file in the run folder (``trainer.run_state.request_stop``): this epoch is the last."""
+        """A stop file in the run folder (``trainer.run_state.request_stop``): this epoch is the last. Rank 0's
+        view is every rank's (a shared folder may show the file to one machine sooner than to another, and DDP
+        hangs if one rank stops alone)."""
         from trainer.run_state import STOP_FILE
 
-        requested = (self.run_dir / STOP_FILE).exists()
+        requested = bool(trainer.strategy.broadcast((self.run_dir / STOP_FILE).exists()))
         if requested and trainer.is_global_zero:
             self.events.emit(Stage(name="stopping", message="stopping: writing the resume checkpoint"))
         if requested:

@@ -1,5 +1,5 @@
-"""Where and how a run trains: Lightning's accelerator, precision and batch size, which process writes, and
-how its CPU threads wait.
+"""Where and how a run trains: Lightning's accelerator, precision and batch size, and how its CPU threads wait
+(which process writes: ``trainer.ranks``).
 
 No torch import at module level (``trainer.run`` is imported by the CLI before any training).
 """
@@ -12,13 +12,6 @@ from collections.abc import Mapping
 from engines.imports import importing
 from trainer.presets import TrainingConfig
 from trainer.starts import RunError
-
-
-def rank_zero() -> bool:
-    """False in the extra processes Lightning's DDP strategy starts (they re-run the command)."""
-    import os
-
-    return os.environ.get("LOCAL_RANK", "0") == "0" and os.environ.get("NODE_RANK", "0") == "0"
 
 
 def thread_environment(environ: Mapping[str, str] = os.environ) -> dict[str, str]:

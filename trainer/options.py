@@ -65,7 +65,11 @@ class RunOptions:
         epochs, batch_size: override the preset's (``None``: the preset's; batch size from free memory).
         device: ``auto``, ``cpu``, ``cuda`` or (from the Train page) ``cuda:N``.
         workers: data-loading worker processes.
-        devices: processes of Lightning's DDP strategy (GPUs, or CPU processes over gloo); 1 = no DDP.
+        devices: processes of Lightning's DDP strategy per machine (GPUs, or CPU processes over gloo); 1 = no
+            DDP on one machine.
+        num_nodes: machines the run trains on (DDP over ``num_nodes * devices`` processes); each machine starts
+            the same command through a cluster launcher Lightning detects (torchrun, SLURM's srun). The run folder
+            must be on storage all machines share.
         precision: ``auto`` (bf16 autocast on CUDA where supported, else fp16 autocast; float32 on the
             CPU) or one of ``PRECISIONS`` (``bf16-mixed`` also runs on the CPU; ``16-mixed`` needs CUDA).
         no_recovery_cache: recover an ONNX start's training-only parts again rather than take them from the
@@ -107,6 +111,14 @@ class RunOptions:
     )
     devices: int = field(
         default=1, metadata=_flag("--devices", "DDP processes: GPUs, or CPU processes (gloo); default: 1", low=1)
+    )
+    num_nodes: int = field(
+        default=1,
+        metadata=_flag(
+            "--num-nodes",
+            "machines (DDP over all their --devices; start the command on each with torchrun or srun); default: 1",
+            low=1,
+        ),
     )
     precision: str = field(
         default="auto",

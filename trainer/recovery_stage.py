@@ -54,11 +54,20 @@ class StageLog:
 
 
 def recover_onnx_start(
-    system, voice_path: Path, data, phonemizer, log, accelerator: str, precision: str, cache_dir: Path | None
+    system,
+    voice_path: Path,
+    data,
+    phonemizer,
+    log,
+    accelerator: str,
+    precision: str,
+    cache_dir: Path | None,
+    *,
+    keep: bool = True,
 ) -> list[str]:
     """Load an ONNX voice, recover its training-only parts (or take them from ``cache_dir``; ``None``: no
     cache), copy it into the generator where names and shapes match, arm the discriminator warm-up; returns
-    notes on the tensors kept fresh.
+    notes on the tensors kept fresh. ``keep``: store a new recovery in ``cache_dir`` (only DDP's rank 0 does).
 
     Afterwards torch's RNG is seeded with ``config.seed + 1``, so training goes on the same way whether the
     parts were recovered now or taken from the cache.
@@ -86,7 +95,7 @@ def recover_onnx_start(
         stage.say(f"using the recovered parts prepared {made} (cached)", cached=True)
     else:
         entry = _recover(model, ids, config, stage)
-        _store(cache_dir, key, entry, log)
+        _store(cache_dir if keep else None, key, entry, log)
     torch.manual_seed(config.seed + 1)
     notes = copy_matching(system.model_g, imported.to("cpu").state_dict(), voice_path.name, "generator")
     steps_per_epoch = max(1, len(data.train_set) // data.batch_size)

@@ -2,7 +2,9 @@
 
 A resume continues exactly where the run stopped (``last.ckpt``: weights, optimizers,
 loops), so the settings that shaped that state (dataset, start, preset, batch size,
-DDP processes, precision) cannot change; asking for another value is refused,
+DDP processes and machines, precision) cannot change (more or fewer processes would change the
+batches each step averages over and how the epoch is sharded: a new run ``--from`` the best
+checkpoint does that); asking for another value is refused,
 naming each option and the run's value, rather than silently ignored.
 """
 
@@ -13,15 +15,40 @@ from pathlib import Path
 from typing import Any
 
 from trainer.options import flag
-from trainer.run import check_resumable, extend_run
+from trainer.run import check_resumable, more_epochs
 from trainer.run_file import RunDocument, read_run, write_run
 from trainer.starts import RunError
 
-REFUSED = ("dataset", "out", "start", "preset", "batch_size", "devices", "precision", "no_recovery_cache")
+REFUSED = (
+    "dataset",
+    "out",
+    "start",
+    "preset",
+    "batch_size",
+    "devices",
+    "num_nodes",
+    "precision",
+    "no_recovery_cache",
+)
 """``RunOptions`` fields a resume cannot change (it refuses them unless they equal the run's)."""
 
 
-def resume_settings(
+def resume_settings(run_dir: Path | str, given: dict[str, Any], **changes: Any) -> list[str]:
+    """Apply what a resume may change (``epochs``, ``device``, ``workers``, ``compile``: the keywords of
+    :func:`resume_plan`) by writing ``training.json``, and say so; refuse the rest.
+
+    Returns:
+        one line per applied change, e.g. ``resuming with --device cpu (was auto)``.
+    Raises:
+        RunError: as :func:`resume_plan`; nothing is changed then.
+    """
+    document, messages = resume_plan(run_dir, given, **changes)
+    if messages:
+        write_run(document)
+    return messages
+
+
+def resume_plan(
     run_dir: Path | str,
     given: dict[str, Any],
     *,
@@ -29,18 +56,18 @@ def resume_settings(
     device: str | None = None,
     workers: int | None = None,
     compile: str | None = None,
-) -> list[str]:
-    """Apply what a resume may change (``epochs``, ``device``, ``workers``, ``compile``) and say so; refuse the
-    rest.
+) -> tuple[RunDocument, list[str]]:
+    """The run's ``training.json`` as a resume trains it, unwritten, and one line per change: what a resume
+    may change (``epochs``, ``device``, ``workers``, ``compile``) applied, the rest refused. The ranks other
+    than 0 of a DDP resume train from it while rank 0 writes it (the file read before or after rank 0 wrote
+    it gives the same plan).
 
     Args:
         given: other settings the command named (``RunOptions`` names, one of ``REFUSED``); one equal
             to the run's own is accepted.
-    Returns:
-        one line per applied change, e.g. ``resuming with --device cpu (was auto)``.
     Raises:
         RunError: not a run, nothing to resume yet, settings that differ from the run's (each named
-            with the run's value), or a finished run given no more epochs; nothing is changed then.
+            with the run's value), or a finished run given no more epochs.
     """
     run_dir = Path(run_dir)
     document = read_run(run_dir)
@@ -59,7 +86,7 @@ def resume_settings(
             "or start a new run with --out"
         )
     check_resumable(run_dir, epochs if epochs is not None else int(document.config["epochs"]))  # before any change
-    return _apply(document, epochs, {"device": device, "workers": workers, "compile": compile})
+    return _plan(document, epochs, {"device": device, "workers": workers, "compile": compile})
 
 
 def _run_values(document: RunDocument) -> dict[str, Any]:
@@ -69,19 +96,18 @@ def _run_values(document: RunDocument) -> dict[str, Any]:
     return {**own, "dataset": str(options.dataset), "out": str(options.out), "batch_size": options.batch_size or "auto"}
 
 
-def _apply(document: RunDocument, epochs: int | None, settings: dict[str, Any]) -> list[str]:
-    """Write the new epoch count and the changed ``device``/``workers``/``compile`` into ``training.json``; say each."""
+def _plan(document: RunDocument, epochs: int | None, settings: dict[str, Any]) -> tuple[RunDocument, list[str]]:
+    """``document`` with the new epoch count and the changed ``device``/``workers``/``compile``; a line for each."""
     messages = []
-    run_dir, was = document.options.out, document.options
+    was = document.options
     if epochs is not None and epochs != was.epochs:
-        extend_run(run_dir, epochs)
+        document = more_epochs(document, epochs)
         messages.append(f"resuming to {epochs} epochs (was {was.epochs})")
     changes = {k: v for k, v in settings.items() if v is not None and v != getattr(was, k)}
     if changes:
-        document = read_run(run_dir)
         messages += [f"resuming with {flag(k)} {v} (was {getattr(was, k)})" for k, v in changes.items()]
-        write_run(replace(document, options=replace(document.options, **changes)))
-    return messages
+        document = replace(document, options=replace(document.options, **changes))
+    return document, messages
 
 
 def _same_setting(key: str, value: Any, own: Any) -> bool:

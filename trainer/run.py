@@ -32,10 +32,11 @@ from engines.files import write_text
 from engines.imports import importing
 from engines.words import count
 from trainer.events import ErrorEvent, Stage, WarningEvent
-from trainer.hardware import check_device, hardware, rank_zero
+from trainer.hardware import check_device, hardware
 from trainer.options import DEVICES, PRECISIONS, RunOptions
 from trainer.out_folder import check_folder_path, check_replaceable
 from trainer.presets import TrainingConfig, preset
+from trainer.ranks import rank_zero, wait_for_run
 from trainer.run_file import RunDocument, is_run, read_run, write_run
 from trainer.run_state import STOP_FILE
 from trainer.starts import RunError, fit_to_start, load_start, resolve_start, start_rate
@@ -48,7 +49,8 @@ def create_run(options: RunOptions, echo=None) -> Path:
 
     A folder this call created is removed again if preparing fails, so a failed
     command leaves nothing behind; the preset, dataset, start and device are checked first. A run
-    folder whose start failed before any epoch (no checkpoint) is replaced, saying so.
+    folder whose start failed before any epoch (no checkpoint) is replaced, saying so. Only global rank 0
+    prepares the folder; another rank of a DDP run waits for it (``trainer.ranks.wait_for_run``).
 
     Raises:
         RunError: the folder already holds a run that started, an unusable dataset or start point, or a device
@@ -58,8 +60,8 @@ def create_run(options: RunOptions, echo=None) -> Path:
     """
     echo = echo or sys.stderr  # progress lines: stderr as it is now, not as it was at import
     out = Path(options.out)
-    if not rank_zero() and is_run(out):
-        return out  # a DDP worker process re-running the command: rank 0 made the run
+    if not rank_zero():  # another process of a DDP run (this machine's or another's): rank 0 makes the run
+        return wait_for_run(out, is_run, echo=echo)
     _check_out(out, Path(options.dataset))
     preset(options.preset)  # an unknown preset fails before any work
     resolve_start(options.start)
@@ -172,8 +174,11 @@ def _voice_config(cache) -> dict:
     return raw
 
 
-def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
+def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocument | None = None) -> Path:
     """Train (or resume) the run in ``run_dir``; returns the path of the best generator checkpoint.
+
+    ``document`` stands for ``training.json`` where a rank other than 0 resumes with settings rank 0 is
+    writing into it (``trainer.resume.resume_plan``). Only global rank 0 writes files and events.
 
     Raises:
         RunError: not a run folder, nothing to resume, or a dataset with no usable utterance.
@@ -190,8 +195,10 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
 
     with importing("trainer.callbacks"):
         from trainer.callbacks import CheckpointCallback, EventsCallback, PreviewCallback, Timing, WriterCheckpointIO
+    with importing("trainer.seen_utterances"):
+        from trainer.seen_utterances import seen_utterances
     from trainer.checkpoint_writer import CheckpointWriter
-    from trainer.event_log import EventLog
+    from trainer.event_log import EventLog, NoLog
 
     with importing("trainer.system"):
         from trainer.system import VitsSystem
@@ -199,17 +206,17 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
     logging.getLogger("lightning.pytorch").setLevel(logging.WARNING)  # the run's events say what matters
     warnings.filterwarnings("ignore", message=".*LeafSpec.*")  # Lightning's own, on every run
     run_dir = Path(run_dir)
-    document = read_run(run_dir)
+    document = document or read_run(run_dir)
     options, config = document.options, TrainingConfig.from_dict(document.config)
     if resume:
         check_resumable(run_dir, config.epochs)
     resolve_start(options.start)  # a start point gone since the run was made is refused, resumed or not
-    _clean(run_dir)
+    if rank_zero():
+        _clean(run_dir)
     accelerator, precision, batch_size = hardware(options.device, config, options.precision)
     started = time.perf_counter()  # the session's setup, a start's recovery included, counts from here
-    log = EventLog(run_dir / "events.jsonl", echo if rank_zero() else None)
-    if rank_zero():
-        log.emit(Stage(name="setup", message="setting up: reading the training cache and building the model"))
+    log = EventLog(run_dir / "events.jsonl", echo) if rank_zero() else NoLog()
+    log.emit(Stage(name="setup", message="setting up: reading the training cache and building the model"))
     try:
         data = _data(document, config, batch_size)
     except BaseException:
@@ -228,10 +235,10 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
             "the text is too long for its audio; check those clips' text and audio on the Dataset page"
         )
     if not resume:
-        notes += _apply_start(document, system, data, phonemizer, log if rank_zero() else None, accelerator, precision)
-    for message in notes if rank_zero() else []:
+        notes += _apply_start(document, system, data, phonemizer, log, accelerator, precision)
+    for message in notes:
         log.emit(WarningEvent(message=message))
-    _compile(system, options.compile, accelerator, log if rank_zero() else None)
+    _compile(system, options.compile, accelerator, log)
     timing, writer = Timing(), CheckpointWriter()
     checkpoints = CheckpointCallback(run_dir, writer, timing, log, config.checkpoint_every, config.keep_best)
     callbacks = [
@@ -245,13 +252,16 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
             started=started,
             preset=options.preset,
         ),
+        *seen_utterances(data),
     ]
     trainer = L.Trainer(
         max_epochs=config.epochs,
         accelerator=accelerator,
-        devices=options.devices,
+        devices=options.devices,  # per machine; the cluster environment (torchrun, SLURM) gives the ranks
+        num_nodes=options.num_nodes,
         # each backward leaves one network without gradients (the GAN's two steps): DDP must expect that
-        strategy="ddp_find_unused_parameters_true" if options.devices > 1 else "auto",
+        strategy="ddp_find_unused_parameters_true" if options.devices * options.num_nodes > 1 else "auto",
+        use_distributed_sampler=False,  # the training batches shard by rank themselves (trainer.batching)
         precision=cast(Any, precision),  # one of PRECISIONS (checked by create_run), Lightning's Literal
         logger=False,
         enable_checkpointing=False,
@@ -265,12 +275,10 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None) -> Path:
     try:
         trainer.fit(system, datamodule=data, ckpt_path=str(last) if resume else None)
     except (KeyboardInterrupt, SystemExit):  # Ctrl+C twice (Lightning turns it into exit(1))
-        if rank_zero():
-            log.emit(WarningEvent(message=f"interrupted: resume with voice-studio train --resume {run_dir}"))
+        log.emit(WarningEvent(message=f"interrupted: resume with voice-studio train --resume {run_dir}"))
         raise KeyboardInterrupt from None
     except BaseException as exc:
-        if rank_zero():
-            log.emit(ErrorEvent(message=f"{type(exc).__name__}: {exc}"))
+        log.emit(ErrorEvent(message=f"{type(exc).__name__}: {exc}"))
         if _compile_failed(exc):
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise RunError(
@@ -357,7 +365,9 @@ def _apply_start(document: RunDocument, system, data, phonemizer, log, accelerat
 
         options = document.options
         cache_dir = None if options.no_recovery_cache else recovery_cache_dir()
-        notes += recover_onnx_start(system, start_path, data, phonemizer, log, accelerator, precision, cache_dir)
+        notes += recover_onnx_start(
+            system, start_path, data, phonemizer, log, accelerator, precision, cache_dir, keep=rank_zero()
+        )
     return notes
 
 
@@ -385,11 +395,19 @@ def extend_run(run_dir: Path | str, epochs: int) -> None:
     Raises:
         RunError: not a run folder, or fewer epochs than it has done.
     """
+    write_run(more_epochs(read_run(run_dir), epochs))
+
+
+def more_epochs(document: RunDocument, epochs: int) -> RunDocument:
+    """``document`` set to train ``epochs`` epochs in all, not written.
+
+    Raises:
+        RunError: fewer epochs than the run has done.
+    """
     from trainer.run_state import load_run
 
-    run_dir = Path(run_dir)
-    document = read_run(run_dir)
+    run_dir = document.options.out
     done = load_run(run_dir).epochs_done
     if epochs <= done:
         raise RunError(f"{run_dir}: {count(done, 'epoch')} done already; give --epochs more than {done}")
-    write_run(document.with_epochs(epochs))
+    return document.with_epochs(epochs)

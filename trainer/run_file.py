@@ -7,6 +7,8 @@
     {"version": 1, "dataset": ..., "cache": ..., "start": ..., "preset": ..., "device": ..., "workers": ...,
      "devices": ..., "precision": ..., "config": {...}, "conversions": [...]}
 
+``num_nodes``, ``no_recovery_cache`` and ``compile`` are written only when they differ from their defaults.
+
 ``epochs`` and ``batch_size`` live in ``config`` (the preset's values with the run's overrides).
 """
 
@@ -26,18 +28,19 @@ from trainer.options import RunOptions
 RUN_VERSION = 1
 """``version`` of ``training.json``."""
 TRAINING_FILE = "training.json"
-STORED = ("start", "preset", "device", "workers", "devices", "precision", "no_recovery_cache", "compile")
+STORED = ("start", "preset", "device", "workers", "devices", "num_nodes", "precision", "no_recovery_cache", "compile")
 """``RunOptions`` fields kept in ``training.json`` as they are (``dataset`` as text; ``out`` is the folder)."""
 OPTIONAL = {
     "device": "auto",
     "workers": 0,
     "devices": 1,
+    "num_nodes": 1,
     "precision": "auto",
     "no_recovery_cache": False,
     "compile": "auto",
 }
 """Keys older runs may lack, and the value they ran with."""
-WRITTEN_WHEN_SET = ("no_recovery_cache", "compile")
+WRITTEN_WHEN_SET = ("num_nodes", "no_recovery_cache", "compile")
 """Settings written only when they differ from their ``OPTIONAL`` value: a run that sets none writes the file it
 always wrote."""
 

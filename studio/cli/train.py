@@ -44,24 +44,29 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         args.device = "cuda"
-    from trainer.resume import REFUSED, resume_settings
+    from trainer.ranks import rank_zero
+    from trainer.resume import REFUSED, resume_plan
     from trainer.run import create_run, fit
+    from trainer.run_file import write_run
 
     if args.resume:
         refused = {key: value for key, value in given(args).items() if key in REFUSED}
-        applied = resume_settings(
+        document, applied = resume_plan(
             args.resume, refused, epochs=args.epochs, device=args.device, workers=args.workers, compile=args.compile
         )
-        for message in applied:
+        if applied and rank_zero():  # the other ranks of a DDP resume train from the same plan, unwritten
+            write_run(document)
+        for message in applied if rank_zero() else []:
             print(message, file=sys.stderr)
         _stop_gently_on_ctrl_c(args.resume)
-        best = fit(args.resume, resume=True)
+        best = fit(args.resume, resume=True, document=document)
     else:
         run = create_run(RunOptions.from_args(args))
         _stop_gently_on_ctrl_c(run)
         best = fit(run)
-    print(best)
-    print(f"export it with: voice-studio export {best} -o NAME.onnx", file=sys.stderr)
+    if rank_zero():  # the others of a DDP run do not keep the ranking of the best checkpoints
+        print(best)
+        print(f"export it with: voice-studio export {best} -o NAME.onnx", file=sys.stderr)
     return 0
 
 

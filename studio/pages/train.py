@@ -28,6 +28,7 @@ from engines.voice import Voice
 from engines.words import count
 from studio.pages.train_actions import TrainActions
 from studio.pages.train_board import TrainBoard
+from studio.run_follower import RunFollower
 from studio.state import VoiceLibrary, Workspace
 from studio.trainer_process import TrainerProcess
 from studio.widgets.compact import form_rows_height, scrolled, stacked
@@ -66,6 +67,9 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         self.process.records.connect(self._on_records)
         self.process.log.connect(lambda line: self.view.log.appendPlainText(line))
         self.process.finished.connect(self._on_process_finished)
+        self.follower = RunFollower(self)
+        """A shown run that a trainer elsewhere is writing (another machine, a terminal), followed until it ends."""
+        self.follower.records.connect(self._on_followed)
         self._checked: tuple[RunOptions, list[Finding]] | None = None
         """``(options, findings)`` of the last check, while the choices are unchanged since."""
         self._generation = 0
@@ -262,6 +266,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
 
     def _begin(self, folder: Path, text: str, launch: Callable[[], None]) -> None:
         """Show the run in ``folder`` afresh and ``launch`` its trainer."""
+        self.follower.stop()
         self.state = load_run(folder, with_events=False)  # the process's tail reads them all
         self.state.session_since = time.time()  # an earlier session's step or ETA is not this one's
         self.view.clear()
@@ -327,19 +332,45 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         self.show_best_row(score=self.state is not None and self.state.status == "done" and code == 0)
 
     def show_run(self, state: RunState) -> None:
-        """Show a past run (from the Runs tab) in the live view."""
+        """Show a past run (from the Runs tab, or a folder opened there) in the live view; one still running
+        (written by a trainer elsewhere: a terminal, other machines over shared storage) is followed."""
         if self.process.is_running():
             return
-        self.state = load_run(state.folder)
+        self.follower.stop()
+        self.state = load_run(state.folder, with_events=False)
+        tail = EventTail(state.folder / "events.jsonl")
+        events = tail.read()
+        self.state.apply_all(events)
         self.view.clear()
-        self.view.log.add_events(EventTail(state.folder / "events.jsonl").read())  # its log, in words
+        self.view.log.add_events(events)  # its log, in words
         self._draw()
-        smoke = f" A {SMOKE_TEST}." if is_smoke_test(self.state.preset) else ""
-        self.status.setText(
-            f"{state.folder.name}: {self.state.status}, {count(self.state.epochs_done, 'epoch')}.{smoke}"
-        )
+        if self.state.status == "running":
+            self.follower.follow(tail)
+        self._say_shown()
         self._update_buttons()
         self.show_best_row(score=False)
+
+    def _say_shown(self) -> None:
+        """The status line of a shown run that no trainer of this studio writes."""
+        if self.state is None:
+            return
+        state, smoke = self.state, f" A {SMOKE_TEST}." if is_smoke_test(self.state.preset) else ""
+        following = " Following it as it trains." if self.follower.is_following() else ""
+        self.status.setText(
+            f"{state.folder.name}: {state.status}, {count(state.epochs_done, 'epoch')}.{smoke}{following}"
+        )
+
+    def _on_followed(self, events: list[Event]) -> None:
+        """New events of the followed run: drawn and logged; its end ends the following."""
+        if self.state is None:
+            return
+        self.state.apply_all(events)
+        self.view.log.add_events(events)
+        self._draw()
+        if self.state.status != "running":
+            self.follower.stop()
+        self._say_shown()
+        self._update_buttons()
 
     def _update_buttons(self) -> None:
         running, state, can = self.process.is_running(), self.state, not self.needs.text()

@@ -1,6 +1,7 @@
 """The list of past training runs: total time, epochs, best val_mel, starting point, preset, status.
 
-Selecting one run shows it; selecting two overlays their epoch times in a chart.
+Selecting one run shows it; selecting two overlays their epoch times in a chart. A run folder elsewhere
+(e.g. on storage that training machines share) can be opened and shown too.
 """
 
 from __future__ import annotations
@@ -8,11 +9,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from studio.widgets.train_charts import EpochChart
 from trainer.event_words import duration
 from trainer.presets import SMOKE_TEST, explain, is_smoke_test
+from trainer.run_file import TRAINING_FILE, is_run
 from trainer.run_state import RunState, list_runs, load_run
 
 __all__ = ["RunsTable", "duration"]  # duration: also the Train page's, from trainer.event_words
@@ -44,7 +55,14 @@ class RunsTable(QWidget):
         self.table.cellDoubleClicked.connect(self.reopen)
         self.compare = EpochChart()
         self.compare.setTitle(NO_SELECTION)
+        self.open_button = QPushButton("Open a run folder…")
+        self.open_button.setToolTip("Show a run from another folder, e.g. one other machines train on shared storage")
+        self.open_button.clicked.connect(self._choose_folder)
+        self.note = QLabel()
         layout = QVBoxLayout(self)
+        layout.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.note)
+        self.note.hide()
         layout.addWidget(self.table, 1)
         layout.addWidget(self.compare, 1)
 
@@ -56,6 +74,21 @@ class RunsTable(QWidget):
         for row, run in enumerate(self.runs):
             self._fill_row(row, run, live)
         self.table.resizeColumnsToContents()
+
+    def _choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Open a run folder", str(self.root))
+        if folder:
+            self.open_folder(Path(folder))
+
+    def open_folder(self, folder: Path) -> bool:
+        """Emit ``chosen`` with the run in ``folder`` (the Train page shows it, following it while it trains);
+        False, saying why, when it is not a run folder."""
+        self.note.setVisible(not is_run(folder))
+        if not is_run(folder):
+            self.note.setText(f"{folder} is not a run folder (no {TRAINING_FILE})")
+            return False
+        self.chosen.emit(load_run(folder))
+        return True
 
     def reopen(self, row: int) -> None:
         """Read run ``row`` again from its folder (a trainer outside the studio may have resumed it), redraw its

@@ -74,9 +74,6 @@ def batches(cache: Path, args, pad: float):
 
 def step_times(cache: Path, args) -> list[float]:
     """Seconds per training step of this process's variant (the warm-up step left out)."""
-    import lightning as L
-    from torch.utils.data import DataLoader
-
     from engines.voice import load_config
     from trainer.preprocess import PreprocessedCache
     from trainer.presets import preset
@@ -85,11 +82,20 @@ def step_times(cache: Path, args) -> list[float]:
     variant = VARIANTS[args.variant]
     symbols = load_config(Path(PreprocessedCache(cache).voice_config)).num_symbols
     system = VitsSystem(preset(args.quality, symbols).to_dict())
+    seconds = fit_steps(system, batches(cache, args, variant["pad"]), args.device, variant["precision"])
+    return seconds[1:]
+
+
+def fit_steps(system, batches: list, device: str = "cpu", precision: str = "32-true") -> list[float]:
+    """Train ``system`` one epoch over ``batches`` (collated ``Batch``es, in order); the wall seconds of each step."""
+    import lightning as L
+    from torch.utils.data import DataLoader
+
     clock = step_clock()
     trainer = L.Trainer(
         max_epochs=1,
-        accelerator="gpu" if args.device == "cuda" else "cpu",
-        precision=variant["precision"],
+        accelerator="gpu" if device == "cuda" else "cpu",
+        precision=precision,
         limit_val_batches=0,
         logger=False,
         enable_checkpointing=False,
@@ -97,9 +103,8 @@ def step_times(cache: Path, args) -> list[float]:
         enable_model_summary=False,
         callbacks=[clock],
     )
-    loader = DataLoader(batches(cache, args, variant["pad"]), batch_size=None, collate_fn=_same)  # type: ignore[arg-type]
-    trainer.fit(system, train_dataloaders=loader)
-    return clock.seconds[1:]
+    trainer.fit(system, train_dataloaders=DataLoader(batches, batch_size=None, collate_fn=_same))  # type: ignore[arg-type]
+    return clock.seconds
 
 
 def _same(batch):
