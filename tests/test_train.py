@@ -148,7 +148,8 @@ def test_bad_starts_are_refused_clearly(piper_folder, tmp_path, finished_run):
 
 
 def test_ddp_two_cpu_processes_train_an_epoch_and_write_each_file_once(piper_folder, tmp_path):
-    """Lightning's DDP over 2 CPU processes (gloo): one epoch; one run_start, epoch and finish; files once."""
+    """Lightning's DDP over 2 CPU processes (gloo): one epoch; one run_start, epoch and finish; files once; the
+    speed counts both processes' utterances."""
     run = tmp_path / "ddp"
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     command = [sys.executable, "-m", "studio.cli", "train", "--dataset", str(piper_folder), "--out", str(run)]
@@ -166,6 +167,9 @@ def test_ddp_two_cpu_processes_train_an_epoch_and_write_each_file_once(piper_fol
     written = [r.path for r in records if r.kind in ("checkpoint", "preview")]
     assert len(written) == len(set(written)) == 5  # best, last, 3 previews
     assert len(list((run / "checkpoints").glob("best-*.ckpt"))) == 1 and (run / "last.ckpt").exists()
+    batch = next(r for r in records if r.kind == "run_start").batch_size
+    first = next(r for r in records if r.kind == "progress" and r.batches == 1)  # one batch per process so far
+    assert 2 * (batch - 1) - 0.5 <= first.items_per_s * first.elapsed_s <= 2 * batch + 0.5, (batch, first)
 
 
 @pytest.mark.filterwarnings("error:Found .* module\\(s\\) in eval mode")

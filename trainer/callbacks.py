@@ -146,7 +146,7 @@ class EventsCallback(L.Callback):
         if not (trainer.is_global_zero and due):
             return
         self._first_epoch = False
-        rate = (batches - done) * len(batch) / max(now - started, 1e-9)
+        rate = (batches - done) * len(batch) * trainer.world_size / max(now - started, 1e-9)  # every rank's batches
         self._step_clock = (now, batches)
         elapsed = now - self.timing.start
         left = elapsed / batches * (total - batches) if total else None

@@ -140,13 +140,6 @@ def collate(items) -> Batch:
     )
 
 
-def alignable(utterance) -> bool:
-    """Whether MAS can align a cached utterance: no more phoneme_ids than spec frames (each text position needs
-    a frame of its own). Checked here, on the host, so the GPU search never meets an item without a path
-    (``trainer.align.search_indices`` does not check lengths on the GPU)."""
-    return utterance.phoneme_ids[1] <= utterance.spec[1]
-
-
 def split(count: int, val_fraction: float, max_val: int, seed: int) -> tuple[list[int], list[int]]:
     """Fixed train/validation indices for ``count`` utterances (at least one of each when count >= 2)."""
     order = list(range(count))
@@ -162,7 +155,7 @@ class CacheDataModule(L.LightningDataModule):
         folder: the cache.
         batch_size: utterances per batch.
         segment_frames: utterances shorter than the training window are left out (reported in ``skipped``),
-            and so are those with more phoneme_ids than spec frames (in ``unalignable``; see :func:`alignable`).
+            and so are those with more phoneme_ids than spec frames (in ``unalignable``; see ``Utterance.alignable``).
         multi_speaker: pass speaker ids (the model has a speaker embedding).
         ram_bytes: bound of each loader process's RAM cache of items (``trainer.ram_cache``).
 
@@ -199,8 +192,8 @@ class CacheDataModule(L.LightningDataModule):
             return
         cache = PreprocessedCache(self.folder)
         self.skipped = [u.id for u in cache.utterances if u.spec[1] < self.segment_frames]
-        self.unalignable = [u.id for u in cache.utterances if u.spec[1] >= self.segment_frames and not alignable(u)]
-        usable = [i for i, u in enumerate(cache.utterances) if u.spec[1] >= self.segment_frames and alignable(u)]
+        self.unalignable = [u.id for u in cache.utterances if u.spec[1] >= self.segment_frames and not u.alignable]
+        usable = [i for i, u in enumerate(cache.utterances) if u.spec[1] >= self.segment_frames and u.alignable]
         if not usable:
             too_long = f"; {len(self.unalignable)} more have more phoneme_ids than frames" if self.unalignable else ""
             raise ValueError(

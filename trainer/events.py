@@ -72,9 +72,10 @@ class RunStart(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Progress(Event):
-    """Within an epoch: ``batches`` done so far of ``batches_total`` (the epoch's training batches), the speed
-    since the last progress (utterances/s; 0 before the first batch), ``elapsed_s`` since the epoch began and
-    ``seconds_left`` of its training batches (estimated from the batches done; absent before the first).
+    """Within an epoch: ``batches`` done so far of ``batches_total`` (the epoch's training batches, per DDP
+    process), the speed since the last progress (utterances/s over all processes; 0 before the first batch),
+    ``elapsed_s`` since the epoch began and ``seconds_left`` of its training batches (estimated from the batches
+    done; absent before the first).
     ``batches`` 0 marks an epoch's start. The last three fields are absent in records of older trainers."""
 
     kind: ClassVar[str] = "progress"
