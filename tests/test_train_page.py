@@ -209,3 +209,43 @@ def test_a_run_folder_trained_elsewhere_is_opened_and_followed(qtbot, tmp_path):
     qtbot.waitUntil(lambda: not page.follower.is_following(), timeout=10_000)
     assert page.state.status == "done" and page.status.text().startswith("run: done, 1 epoch.")
     log.close()
+
+
+def test_a_run_another_trainer_is_writing_is_running_elsewhere_not_resumable(qtbot, tmp_path):
+    """A run in the runs folder whose events file is being written (a terminal's trainer) reads "running
+    elsewhere" and is not offered for resume beside it; once its events go quiet it is "interrupted" and is."""
+    import os
+    import time
+
+    from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
+    from studio.widgets.runs_table import RECENT_S
+    from trainer.event_log import EventLog
+    from trainer.events import Epoch, RunStart
+    from trainer.options import RunOptions
+    from trainer.run_file import RunDocument, write_run
+
+    run = tmp_path / "runs" / "terminal"
+    run.mkdir(parents=True)
+    options = RunOptions(dataset=tmp_path, out=run, preset="test", epochs=3)
+    write_run(RunDocument(options=options, cache=tmp_path, config={"epochs": 3, "batch_size": None}))
+    log = EventLog(run / "events.jsonl")
+    log.emit(RunStart(config={}, num_utterances=20, device="cpu", epochs=3, start="scratch"))
+    times = {"seconds": 1.0, "train_s": 1.0, "val_s": 0.0, "preview_s": 0.0, "checkpoint_wait_s": 0.0}
+    log.emit(Epoch(epoch=0, step=5, losses={"val_mel": 1.5}, learning_rates={}, **times))
+    log.close()
+    (run / "last.ckpt").write_bytes(b"resume point")
+    page = TrainPage(Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices"), VoiceLibrary())
+    qtbot.addWidget(page)
+
+    def shown_status() -> tuple[str, bool]:
+        page.runs.refresh()
+        page.runs.reopen(0)
+        return page.runs.table.item(0, 1).text(), page.buttons["resume"].isEnabled()
+
+    assert shown_status() == ("running elsewhere", False)
+    page.follower.stop()
+    quiet = time.time() - RECENT_S - 60
+    os.utime(run / "events.jsonl", (quiet, quiet))
+    assert shown_status() == ("interrupted", True)
+    page.follower.stop()

@@ -34,7 +34,7 @@ from studio.trainer_process import TrainerProcess
 from studio.widgets.compact import form_rows_height, scrolled, stacked
 from studio.widgets.flow_layout import flow_row
 from studio.widgets.run_view import RunView, following_line, outcome_line
-from studio.widgets.runs_table import RunsTable, duration
+from studio.widgets.runs_table import RunsTable, duration, training_elsewhere
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task, TaskSlot
 from trainer.event_log import EventTail
@@ -377,7 +377,8 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         self.buttons["check"].setEnabled(can and not running)
         self.buttons["start"].setEnabled(can and not running)
         self.buttons["stop"].setEnabled(running)
-        self.buttons["resume"].setEnabled(can and state is not None and not running and state.resumable)
+        resumable = state is not None and state.resumable and not training_elsewhere(state)
+        self.buttons["resume"].setEnabled(can and resumable and not running)
         self.buttons["open"].setEnabled(state is not None)
         best = state is not None and state.best_checkpoint is not None
         self.buttons["export"].setEnabled(can and best and not running)

@@ -6,6 +6,7 @@ Selecting one run shows it; selecting two overlays their epoch times in a chart.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -29,6 +30,9 @@ from trainer.run_state import RunState, list_runs, load_run
 __all__ = ["RunsTable", "duration"]  # duration: also the Train page's, from trainer.event_words
 
 NO_SELECTION = "Select a run to see its epoch times, two to compare them"
+RECENT_S = 300
+"""A run whose events file changed this recently is taken as training elsewhere (a terminal, other machines):
+a training run writes progress every second; validation, previews and checkpoints take seconds to minutes."""
 COLUMNS = ("run", "status", "epochs", "train time", "best val_mel", "start", "preset")
 
 
@@ -101,9 +105,7 @@ class RunsTable(QWidget):
 
     def _fill_row(self, row: int, run: RunState, live: Path | None) -> None:
         best = run.best_val_mel
-        status = run.status
-        if status == "running" and run.folder != live:
-            status = "interrupted"
+        status = row_status(run, live)
         values = (
             run.folder.name,
             status,
@@ -141,3 +143,21 @@ class RunsTable(QWidget):
             self.compare.setTitle(NO_SELECTION)
         self.compare.set_epochs(runs[0].epoch_split() if runs else [])
         self.compare.set_compare(runs[1].epoch_split() if len(runs) == 2 else [])
+
+
+def row_status(run: RunState, live: Path | None) -> str:
+    """The status column: ``run.status``, except for a run without a finish that this studio is not training
+    (``live``): "running elsewhere" while its events file changed in the last ``RECENT_S``, else "interrupted"."""
+    if run.status != "running" or run.folder == live:
+        return run.status
+    return "running elsewhere" if training_elsewhere(run) else "interrupted"
+
+
+def training_elsewhere(run: RunState) -> bool:
+    """Whether a trainer outside this studio is likely writing ``run`` now: not finished, and its events file
+    changed in the last ``RECENT_S`` (so the Train page does not offer to resume it beside that trainer)."""
+    try:
+        age = time.time() - (run.folder / "events.jsonl").stat().st_mtime
+    except OSError:
+        return False
+    return run.status == "running" and age < RECENT_S
