@@ -10,7 +10,10 @@ tries to import it).
 from __future__ import annotations
 
 import importlib.util
+import json
 import platform
+import sys
+from pathlib import Path
 
 from engines.errors import VoiceStudioError
 
@@ -39,9 +42,36 @@ def missing(extra: str) -> list[str]:
     return [m for m in wanted if importlib.util.find_spec(m) is None]
 
 
+INSTALLER_MANIFEST = "install-manifest.json"
+"""What ``packaging/studio_installer`` writes in its app folder, beside the environment (``venv``) it made."""
+
+
 def install_line(extra: str) -> str:
-    """The command that adds ``extra``: ``pip install 'voice-studio[train]'``."""
-    return f"pip install 'voice-studio[{extra}]'"
+    """The command that adds ``extra``: ``pip install 'voice-studio[train]'``, or, in an environment our
+    installer made (an ``--onnx-only`` install: no pip in it, and its torch build chosen for the machine), the
+    installer run again without ``--onnx-only``, from the folder it installed from."""
+    installed = _installer_source()
+    if installed is None:
+        return f"pip install 'voice-studio[{extra}]'"
+    source, prefix = installed
+    if platform.system() == "Windows":
+        script = source / "packaging" / "install.ps1"
+        command = f'powershell -ExecutionPolicy Bypass -File "{script}" --prefix "{prefix}"'
+    else:
+        command = f"bash '{source / 'packaging' / 'install.sh'}' --prefix '{prefix}'"
+    return f"run the installer again without --onnx-only: {command}"
+
+
+def _installer_source(environment: Path | None = None) -> tuple[Path, Path] | None:
+    """``(folder installed from, app folder)`` when ``environment`` (default: this interpreter's, ``sys.prefix``)
+    was made by our installer, else None (a pip, uv or pipx install, or a checkout)."""
+    folder = Path(environment or sys.prefix).parent
+    try:
+        manifest = json.loads((folder / INSTALLER_MANIFEST).read_text(encoding="utf-8"))
+        source = Path(manifest["source"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return source, folder
 
 
 def explain(extra: str, what: str) -> str:

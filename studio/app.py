@@ -21,8 +21,7 @@ def main(argv: list[str] | None = None) -> int:
 
     use_shared_thread_pool()
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
-    app.setApplicationName("Voice Studio")
-    app.setOrganizationName("voice-studio")
+    identify(app)
     install_focus_ring()  # a visible ring, in the palette's highlight colour, around what has keyboard focus
     # Cyclic garbage may hold Qt widgets, which must be destroyed on the GUI thread: a collection
     # triggered in a worker thread deadlocks in PySide. Automatic collection is off; this collects
@@ -32,6 +31,20 @@ def main(argv: list[str] | None = None) -> int:
     window.show()
     QTimer.singleShot(0, window.synthesize_page.preload)  # the default voice loads while the window paints
     return leave(app.exec())
+
+
+def identify(app) -> None:
+    """Name ``app`` (a ``QApplication``) and give it the studio's icon (``assets/voice-studio.png``, on every
+    window's title bar and in the task bar), and the name of the ``.desktop`` entry the Linux installer writes
+    (``voice-studio.desktop``), which Wayland desktops match windows with."""
+    from PySide6.QtGui import QIcon
+
+    import assets
+
+    app.setApplicationName("Voice Studio")
+    app.setOrganizationName("voice-studio")
+    app.setDesktopFileName("voice-studio")
+    app.setWindowIcon(QIcon(str(assets.path("voice-studio.png"))))
 
 
 TASK_GRACE_S = 2.0

@@ -117,7 +117,7 @@ def test_serve_answers_a_speech_request(install, log, tmp_path):
 )
 def test_commands_that_need_an_extra_say_how_to_add_it(install, log, tmp_path, args, extra):
     """train, compare, export and dataset cache: one line naming the extra's install command, exit code 2, and
-    no torch import tried."""
+    no torch import tried; their --help says the same line first."""
     if args[0] == "dataset":
         from trainer.dataset.project import DatasetProject
 
@@ -126,6 +126,9 @@ def test_commands_that_need_an_extra_say_how_to_add_it(install, log, tmp_path, a
     assert result.returncode == 2
     assert result.stderr.strip().splitlines()[-1].endswith(install_line(extra)), result.stderr
     assert "Traceback" not in result.stderr
+    helped = install.run(*args[: 2 if args[0] == "dataset" else 1], "--help", log=log, cwd=tmp_path)
+    unwrapped = "".join(helped.stdout.split())  # argparse wraps the line, also at its hyphens
+    assert helped.returncode == 0 and "".join(install_line(extra).split()) in unwrapped, helped.stdout
     assert attempts(log) == []
 
 

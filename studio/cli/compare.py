@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engines.extras import explain
 from studio.cli.arg_types import non_negative_int, positive_float, positive_int
 
 if TYPE_CHECKING:
@@ -25,7 +26,11 @@ if TYPE_CHECKING:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``compare`` to the CLI's subparsers."""
-    compare = sub.add_parser("compare", help="score voices and checkpoints on the same lines (the leaderboard)")
+    compare = sub.add_parser(
+        "compare",
+        help="score voices and checkpoints on the same lines (the leaderboard)",
+        description=explain("compare", "Comparing voices (the leaderboard's measures)") or None,
+    )
     compare.add_argument(
         "candidates",
         nargs="+",

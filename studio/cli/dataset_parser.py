@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from engines.extras import explain
 from studio.cli.arg_types import SAMPLE_RATES_TEXT, positive_float, positive_int, sample_rate
 
 NO_RECOGNIZER = "none"
@@ -104,7 +105,11 @@ def _add_writing(dsub: argparse._SubParsersAction) -> None:
     exp.add_argument(
         "--rate", type=sample_rate, default=DEFAULT_RATE, help=f"sample rate of the WAVs (Hz: {SAMPLE_RATES_TEXT})"
     )
-    cache = dsub.add_parser("cache", help="build the trainer's preprocessed cache (phoneme_ids, audio, spectrograms)")
+    cache = dsub.add_parser(
+        "cache",
+        help="build the trainer's preprocessed cache (phoneme_ids, audio, spectrograms)",
+        description=explain("train", "Building the training cache") or None,
+    )
     cache.add_argument("project", type=Path)
     cache.add_argument("--out", type=Path, required=True, help="new, empty, or an earlier cache (replaced whole)")
     cache.add_argument(

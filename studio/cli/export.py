@@ -7,12 +7,17 @@ import json
 import sys
 from pathlib import Path
 
+from engines.extras import explain
 from engines.imports import importing
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``export`` to the CLI's subparsers."""
-    export = sub.add_parser("export", help="export a Piper checkpoint (or a voice) to a Piper ONNX voice")
+    export = sub.add_parser(
+        "export",
+        help="export a Piper checkpoint (or a voice) to a Piper ONNX voice",
+        description=explain("torch", "Exporting a voice") or None,
+    )
     export.add_argument(
         "checkpoint",
         type=Path,

@@ -7,12 +7,17 @@ import os
 import sys
 from pathlib import Path
 
+from engines.extras import explain
 from trainer.options import add_arguments
 
 
 def add_parser(sub) -> None:
     """Add ``train`` to the CLI's subparsers: a flag per ``trainer.options.RunOptions`` field, and ``--resume``."""
-    train = sub.add_parser("train", help="fine-tune or train a Piper voice (events in RUN/events.jsonl)")
+    train = sub.add_parser(
+        "train",
+        help="fine-tune or train a Piper voice (events in RUN/events.jsonl)",
+        description=explain("train", "Training") or None,  # an ONNX-only install: said before the options
+    )
     add_arguments(train)
     train.add_argument(
         "--resume",
