@@ -111,11 +111,12 @@ def test_powershell_quotes_are_doubled(tmp_path):
 
 def test_shortcuts_script_is_utf8_with_a_bom_for_windows_powershell(tmp_path):
     """``shortcuts.ps1`` starts with UTF-8's byte-order mark (PowerShell 5.1 reads a script without one in the
-    ANSI code page) and holds a non-ASCII home folder as UTF-8."""
+    ANSI code page) and holds a non-ASCII home folder as UTF-8; ``install.ps1``, without a mark, is ASCII."""
     report, _ = _install(tmp_path / "José", WINDOWS_CUDA)
     data = (report.layout.prefix / "shortcuts.ps1").read_bytes()
     assert data.startswith(b"\xef\xbb\xbf") and "José".encode() in data
     assert f"'{report.layout.desktop / SHORTCUT_NAME}'" in data.decode("utf-8-sig")
+    assert (ROOT / "packaging" / "install.ps1").read_bytes().isascii()
 
 
 @pytest.mark.parametrize("machine", [LINUX, MAC, WINDOWS_CUDA], ids=["linux", "macos", "windows"])
