@@ -4,14 +4,20 @@
 # platform plugin loads. Installs what is missing when run as root (or with
 # password-less sudo); otherwise prints the command. Never fails the caller:
 # the studio still starts without sound, and tests run Qt offscreen.
+#   bash packaging/linux-deps.sh [--check]   (--check: only list the missing packages, install nothing)
 set -u
+check_only=false
+[ "${1:-}" = --check ] && check_only=true
 [ "$(uname -s)" = Linux ] || exit 0
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "note: install PortAudio and Qt's xcb libraries (xcb-cursor, xkbcommon-x11) with your package manager"
   exit 0
 fi
+# ldconfig lives in /sbin (Debian's libc-bin), which a normal user's PATH lacks there
+ldconfig="$(command -v ldconfig || ls /sbin/ldconfig /usr/sbin/ldconfig 2>/dev/null | head -n 1)"
+libraries="$(${ldconfig:-false} -p 2>/dev/null)"
+have() { printf '%s\n' "$libraries" | grep -qF "$1"; }
 need=()
-have() { ldconfig -p 2>/dev/null | grep -q "$1"; }
 have libportaudio.so.2 || need+=(libportaudio2)
 have libasound.so.2 || need+=(libasound2)
 have libxcb-cursor.so.0 || need+=(libxcb-cursor0)
@@ -26,6 +32,10 @@ have libGL.so.1 || need+=(libgl1)
 have libfontconfig.so.1 || need+=(libfontconfig1)
 [ -e /usr/share/alsa/alsa.conf ] || need+=(libasound2-data)
 [ ${#need[@]} -eq 0 ] && exit 0
+if $check_only; then
+  echo "Missing system packages: ${need[*]}"
+  exit 0
+fi
 if [ "$(id -u)" = 0 ]; then
   sudo=""
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then

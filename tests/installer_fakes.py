@@ -43,7 +43,8 @@ class FakeTools:
                 (venv / name).parent.mkdir(parents=True, exist_ok=True)
                 (venv / name).write_text("")
         if argv[0] == "powershell.exe":
-            listed = re.search(r"foreach \(\$path in @\((.*)\)\)", Path(argv[-1]).read_text()).group(1)
+            script = Path(argv[-1]).read_text(encoding="utf-8-sig")
+            listed = re.search(r"foreach \(\$path in @\((.*)\)\)", script).group(1)
             for path in re.findall(r"'((?:[^']|'')*)'", listed):
                 Path(path.replace("''", "'")).write_bytes(b"L\0\0\0")
 

@@ -2,11 +2,12 @@
 
 :func:`prepared` builds them once and keeps them between runs in ``~/.cache/voice-studio-tests/onnx-only/KEY``
 (``$XDG_CACHE_HOME`` when set), ``KEY`` being a hash of ``pyproject.toml``, ``MANIFEST.in``, the package sources
-(``engines``, ``studio``, ``trainer``, ``assets``), the import guard and the Python version: a change to any of
-them builds afresh and older builds are removed. The build uses uv and its own cache (``uv build``: the sdist,
-then the wheel from the sdist, as ``python -m build`` does; ``uv venv``; ``uv pip install WHEEL`` from the package
-registry). Cold it cost 9 s on the 2-core build machine with uv's cache warm, 14 s with an empty one (uv then
-fetches about 250 MB of wheels; its cache grows by about 700 MB); warm, nothing. The venv takes about 680 MB.
+(``engines``, ``studio``, ``trainer``, ``assets``), the installer (``packaging``, which the sdist carries), the
+import guard and the Python version: a change to any of them builds afresh and older builds are removed. The
+build uses uv and its own cache (``uv build``: the sdist, then the wheel from the sdist, as ``python -m build``
+does; ``uv venv``; ``uv pip install WHEEL`` from the package registry). Cold it cost 9 s on the 2-core build
+machine with uv's cache warm, 14 s with an empty one (uv then fetches about 250 MB of wheels; its cache grows by
+about 700 MB); warm, nothing. The venv takes about 680 MB.
 ``tests/no_torch_guard.py`` goes into the venv and records every attempt to import torch (and other
 training-only packages) into ``$VOICE_STUDIO_IMPORT_LOG``.
 """
@@ -25,7 +26,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engines", "studio", "trainer", "assets")
+PACKAGES = ("engines", "studio", "trainer", "assets", "packaging")  # what the sdist holds (packaging/: the installer)
 GUARD = Path(__file__).with_name("no_torch_guard.py")
 
 
@@ -109,7 +110,7 @@ def prepared() -> Install:
 def _build(uv_bin: str, folder: Path) -> None:
     """sdist and wheel into ``folder/dist``, a venv with the wheel in ``folder/venv``, the guard in it."""
     dist, venv = folder / "dist", folder / "venv"
-    _uv(uv_bin, "build", "--out-dir", dist, ROOT)
+    _uv(uv_bin, "build", "--out-dir", dist, _clean_copy(folder / "source"))
     _uv(uv_bin, "venv", "--python", sys.executable, venv)
     python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     _uv(uv_bin, "pip", "install", "--python", python, next(dist.glob("*.whl")))
@@ -120,6 +121,20 @@ def _build(uv_bin: str, folder: Path) -> None:
     shutil.copy(GUARD, Path(site) / GUARD.name)
     (Path(site) / "no_torch_guard.pth").write_text("import no_torch_guard\n", encoding="utf-8")
     (folder / "ready").write_text(source_key(), encoding="utf-8")
+
+
+def _clean_copy(target: Path) -> Path:
+    """The checkout's files as a fresh clone would have them (tracked, and new ones git does not ignore) copied to
+    ``target``: built in place, setuptools would add every file an old build's ``*.egg-info/SOURCES.txt`` lists."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True,
+        check=True,
+    ).stdout.decode()  # fmt: skip
+    for name in filter(None, listed.split("\0")):
+        if (ROOT / name).is_file():  # a tracked file deleted in the working tree is not
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, target / name)
+    return target
 
 
 def _uv(uv_bin: str, *args: str | Path) -> None:

@@ -122,3 +122,37 @@ def test_user_folders_match_platformdirs(tmp_path, monkeypatch):
     )
     assert layout.user_data == platformdirs.user_data_path("voice-studio", appauthor=False)
     assert layout.user_config == platformdirs.user_config_path("voice-studio", appauthor=False)
+
+
+@pytest.mark.parametrize("os_name", ["linux", "macos", "windows"])
+def test_prefix_help_names_the_default_app_folder(tmp_path, os_name):
+    """``--help`` names the app folder an install without ``--prefix`` uses, for this user on this OS."""
+    from studio_installer.cli import build_parser
+
+    def prefix_help(parser):
+        return next(action.help for action in parser._actions if "--prefix" in action.option_strings)
+
+    expected = layout_for(os_name, home_env(tmp_path, os_name)).prefix
+    assert prefix_help(build_parser(os_name, home_env(tmp_path, os_name))) == f"the app folder (default: {expected})"
+    assert "%LOCALAPPDATA%" in prefix_help(build_parser("windows", {}))
+
+
+def test_summary_says_how_to_put_the_command_on_the_path(tmp_path, capsys):
+    """The summary adds one line telling how to put ``~/.local/bin`` on the PATH only where it is missing; on
+    Windows it names the command-line program in the environment."""
+    from installer_fakes import WINDOWS_CUDA, FakeTools
+    from studio_installer.cli import summarize
+    from studio_installer.install import Options, install
+
+    reports = {
+        machine.os: install(Options(), env=home_env(tmp_path / machine.os, machine.os), machine=machine, uv="uv",
+                            run=FakeTools())
+        for machine in (LINUX, WINDOWS_CUDA)
+    }  # fmt: skip
+    for os_name, path in (("linux", "/usr/bin:/bin"), ("linux", f"/bin:{tmp_path}/linux/.local/bin/"), ("windows", "")):
+        summarize(reports[os_name], {"PATH": path})
+    linux_missing, linux_found, windows, _ = capsys.readouterr().out.split("User data stays")
+    hint = [line for line in linux_missing.splitlines() if "not on your PATH" in line]
+    assert len(hint) == 1 and "export PATH=" in hint[0] and "~/.profile" in hint[0]
+    assert "not on your PATH" not in linux_found + windows
+    assert f"command: {reports['windows'].layout.venv_bin / 'voice-studio.exe'}" in windows

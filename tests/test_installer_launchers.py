@@ -109,6 +109,16 @@ def test_powershell_quotes_are_doubled(tmp_path):
     assert "O''Brien" in (report.layout.prefix / "shortcuts.ps1").read_text()
 
 
+def test_shortcuts_script_is_utf8_with_a_bom_for_windows_powershell(tmp_path):
+    """``shortcuts.ps1`` starts with UTF-8's byte-order mark (PowerShell 5.1 reads a script without one in the
+    ANSI code page) and holds a non-ASCII home folder as UTF-8; ``install.ps1``, without a mark, is ASCII."""
+    report, _ = _install(tmp_path / "José", WINDOWS_CUDA)
+    data = (report.layout.prefix / "shortcuts.ps1").read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf") and "José".encode() in data
+    assert f"'{report.layout.desktop / SHORTCUT_NAME}'" in data.decode("utf-8-sig")
+    assert (ROOT / "packaging" / "install.ps1").read_bytes().isascii()
+
+
 @pytest.mark.parametrize("machine", [LINUX, MAC, WINDOWS_CUDA], ids=["linux", "macos", "windows"])
 def test_rerun_upgrades_in_place_with_the_same_manifest(tmp_path, machine):
     """Installing twice gives the same manifest, without duplicates, and reuses the environment."""
@@ -163,10 +173,10 @@ def test_wrappers_pass_only_options_the_installer_knows(wrapper):
     from studio_installer.cli import build_parser
 
     text = (ROOT / "packaging" / wrapper).read_text()
-    call = text[text.index("python -m studio_installer") :]
-    passed = set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", call.split("\n\n")[0]))
+    calls = re.findall(r"-m studio_installer((?:[^\n]*`\n)*[^\n]*)", text)  # to the line's end (or `-continued)
+    passed = {option for call in calls for option in re.findall(r"(?<![\w-])--[a-z][a-z-]+", call)}
     known = {option for action in build_parser()._actions for option in action.option_strings}
-    assert passed and passed <= known
+    assert "--help" in passed and "--uv" in passed and passed <= known
 
 
 def test_uninstall_without_an_installation_is_one_line_and_status_2(tmp_path, capsys, monkeypatch):

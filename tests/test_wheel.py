@@ -50,6 +50,30 @@ def test_the_wheel_and_sdist_carry_every_asset_and_module():
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in wheel)
 
 
+def test_the_sdist_carries_the_installer_and_the_wheel_does_not():
+    """Every tracked file of ``packaging/`` is in the sdist (no bytecode with it); the wheel holds none of it."""
+    install = prepared()
+    sdist = sdist_files(install)
+    assert "packaging/install.sh" in tracked("packaging") and set(tracked("packaging")) <= sdist
+    assert not [name for name in sdist if "__pycache__" in name or name.endswith(".pyc")]
+    assert not [name for name in zipfile.ZipFile(install.wheel).namelist() if name.startswith("packaging")]
+
+
+def test_an_unpacked_sdist_runs_its_installer(install, tmp_path):
+    """Unpacked, the sdist is a release archive: its installer installs that folder (``SOURCE``, which holds
+    ``pyproject.toml``) and ``install.sh --help`` runs there."""
+    with tarfile.open(install.sdist) as archive:
+        archive.extractall(tmp_path, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    (root,) = tmp_path.iterdir()
+    show = "from studio_installer.install import SOURCE; print(SOURCE)"
+    env = {**environment(tmp_path / "imports.log"), "PYTHONPATH": str(root / "packaging")}
+    source = subprocess.run([sys.executable, "-c", show], env=env, capture_output=True, text=True, check=True)
+    assert source.stdout.strip() == str(root) and (root / "pyproject.toml").is_file()
+    if sys.platform.startswith("linux"):
+        helped = subprocess.run(["bash", "packaging/install.sh", "--help"], cwd=root, capture_output=True, text=True)
+        assert helped.returncode == 0 and "--onnx-only" in helped.stdout, helped.stderr
+
+
 def test_the_installed_command_says_the_pyproject_version(install, tmp_path):
     """``voice-studio --version`` in the venv prints ``voice-studio`` and pyproject's version (from the package's
     metadata: the wheel has no pyproject.toml)."""

@@ -8,21 +8,35 @@ from __future__ import annotations
 
 import argparse
 import os
+import platform
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from studio_installer.environment import PYTHON_REQUEST, find_uv
 from studio_installer.errors import InstallError
 from studio_installer.install import SOURCE, Options, Report, install
-from studio_installer.layout import layout_for
-from studio_installer.machine import detect
+from studio_installer.layout import Layout, layout_for
+from studio_installer.machine import OS_NAMES, detect
 from studio_installer.uninstall import uninstall
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The installer's arguments."""
+def default_prefix(os_name: str, env: Mapping[str, str]) -> str:
+    """The app folder an install without ``--prefix`` uses on ``os_name`` for ``env``'s user, as a path (or as
+    the README writes it when ``env`` lacks the variables it comes from)."""
+    try:
+        return str(layout_for(os_name, env).prefix)
+    except InstallError:
+        return r"%LOCALAPPDATA%\Programs\Voice Studio" if os_name == "windows" else "~/.local/opt/voice-studio"
+
+
+def build_parser(os_name: str | None = None, env: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
+    """The installer's arguments; ``--prefix``'s help names the default app folder on ``os_name`` (default: this
+    OS) for ``env`` (default: this process's environment)."""
+    os_name = os_name or OS_NAMES.get(platform.system(), "linux")
+    prefix = default_prefix(os_name, os.environ if env is None else env)
     parser = argparse.ArgumentParser(prog="install", description="Install, upgrade or uninstall Voice Studio.")
-    parser.add_argument("--prefix", type=Path, help="the app folder (default: see the README's Install section)")
+    parser.add_argument("--prefix", type=Path, help=f"the app folder (default: {prefix})")
     parser.add_argument("--onnx-only", action="store_true", help="no torch: synthesis, datasets, serve")
     parser.add_argument("--cpu", action="store_true", help="the CPU build of torch even where a GPU is found")
     parser.add_argument("--uninstall", action="store_true", help="remove what the installer added, nothing else")
@@ -70,15 +84,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"and settings were left as they are."
             )
             return 0
-        summarize(install(options, env=env, machine=machine, uv=find_uv(args.uv, env)))
+        summarize(install(options, env=env, machine=machine, uv=find_uv(args.uv, env)), env)
         return 0
     except InstallError as exc:
         print(f"install: error: {exc}", file=sys.stderr)
         return 2
 
 
-def summarize(report: Report) -> None:
-    """Tell the user what was installed where."""
+def summarize(report: Report, env: Mapping[str, str]) -> None:
+    """Tell the user what was installed where, and how to put the command on the PATH (``env``'s) if it is not."""
     layout, plan = report.layout, report.plan
     print(f"torch: {plan.torch.reason}" + (f" ({plan.torch.requirement})" if plan.torch.requirement else ""))
     print(f"Voice Studio installed in {layout.prefix} (extras: {', '.join(plan.extras) or 'none'}).")
@@ -89,4 +103,24 @@ def summarize(report: Report) -> None:
         print(f"launcher: {name}")
     if layout.bin_dir:
         print(f"command: {layout.bin_dir / 'voice-studio'}")
+    else:
+        print(f"command: {layout.venv_bin / 'voice-studio.exe'} (the command-line program; not put on the PATH)")
+    hint = path_hint(layout, env)
+    if hint:
+        print(hint)
     print(f"User data stays in {layout.user_data}. Undo with the same installer and --uninstall.")
+
+
+def path_hint(layout: Layout, env: Mapping[str, str]) -> str | None:
+    """One line telling how to put ``layout.bin_dir`` on the PATH, or None where ``env``'s PATH has it already
+    (or the OS has no such folder: Windows)."""
+    if not layout.bin_dir:
+        return None
+    entries = [Path(entry).expanduser() for entry in env.get("PATH", "").split(os.pathsep) if entry]
+    if layout.bin_dir in entries:
+        return None
+    profile = "~/.zprofile" if layout.os == "macos" else "~/.profile"
+    return (
+        f"note: {layout.bin_dir} is not on your PATH, so `voice-studio` alone is not found: add the line "
+        f"'export PATH=\"$HOME/.local/bin:$PATH\"' to {profile} (or your shell's startup file), then log in again"
+    )

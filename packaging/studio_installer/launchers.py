@@ -51,6 +51,7 @@ def _windows(layout: Layout, recorder: Recorder, env: dict[str, str], png: bytes
     folders = [folder for folder in (layout.start_menu, layout.desktop) if folder]
     links = [path for path in (f / windows_shortcuts.SHORTCUT_NAME for f in folders) if recorder.claim(path)]
     powershell = layout.prefix / windows_shortcuts.POWERSHELL_SCRIPT
-    recorder.write(powershell, windows_shortcuts.shortcuts_script(layout, links, icon))
+    script = windows_shortcuts.shortcuts_script(layout, links, icon)
+    recorder.write(powershell, windows_shortcuts.powershell_file(script))
     if links:
         run(windows_shortcuts.powershell_command(powershell))

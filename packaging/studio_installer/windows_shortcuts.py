@@ -7,6 +7,7 @@ environment (the compiler caches) and opens the studio. ``.lnk`` files are writt
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 
 from studio_installer.layout import Layout
@@ -59,6 +60,12 @@ def shortcuts_script(layout: Layout, shortcuts: list[Path], icon: Path) -> str:
         "    $link.Save()\n"
         "}\n"
     )
+
+
+def powershell_file(text: str) -> bytes:
+    """``text`` encoded as Windows PowerShell 5.1 reads a ``-File`` script right: UTF-8 with a byte-order mark
+    (without one it decodes the script in the ANSI code page, garbling a path such as ``C:\\Users\\José``)."""
+    return codecs.BOM_UTF8 + text.encode("utf-8")
 
 
 def powershell_command(script: Path) -> list[str]:
