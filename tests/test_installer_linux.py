@@ -111,6 +111,18 @@ def test_installed_command_speaks_a_wav(installed, tmp_path):
     assert -35 < rms_db < -6 and np.abs(audio).max() < 1.0
 
 
+def test_onnx_only_install_says_to_rerun_the_installer_for_training(installed, tmp_path):
+    """``voice-studio train`` in the ONNX-only install: exit 2 and one line naming this installer, run again
+    without --onnx-only from the checkout it installed from, with its prefix (the environment has no pip)."""
+    prefix, env = installed
+    command = Path(env["HOME"]) / ".local" / "bin" / "voice-studio"
+    args = [str(command), "train", "--dataset", str(tmp_path), "--out", str(tmp_path / "run")]
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    rerun = f"run the installer again without --onnx-only: bash '{INSTALL_SH}' --prefix '{prefix}'"
+    assert done.stderr.strip().splitlines()[-1].endswith(rerun), done.stderr
+
+
 def test_installed_studio_opens_its_window_offscreen(installed):
     """The installed environment opens the studio's window (Qt offscreen) and its event loop runs."""
     prefix, env = installed
