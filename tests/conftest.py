@@ -93,8 +93,11 @@ def no_shared_onnx_thread_pool():
 def gc_on_the_gui_thread(request):
     """GUI tests: Qt widgets must be destroyed on the GUI thread, so while one runs (with worker
     threads) automatic garbage collection is off, and cycles are collected here, on the main thread,
-    before and after (as ``studio.app`` does with pyqtgraph's GarbageCollector)."""
-    if request.node.get_closest_marker("gui") is None:
+    before and after (as ``studio.app`` does with pyqtgraph's GarbageCollector). A test counts as one by
+    its ``gui`` mark or by asking for ``qtbot`` or ``qapp``: a page left as garbage by an unmarked test was
+    collected in a later test's checkpoint-writer thread, which deadlocked in PySide's QObject destructor."""
+    uses_qt = {"qtbot", "qapp"} & set(request.fixturenames)
+    if request.node.get_closest_marker("gui") is None and not uses_qt:
         yield
         return
     gc.collect()
