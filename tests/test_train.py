@@ -167,6 +167,7 @@ def test_ddp_two_cpu_processes_train_an_epoch_and_write_each_file_once(piper_fol
     written = [r.path for r in records if r.kind in ("checkpoint", "preview")]
     assert len(written) == len(set(written)) == 5  # best, last, 3 previews
     assert len(list((run / "checkpoints").glob("best-*.ckpt"))) == 1 and (run / "last.ckpt").exists()
+    assert not (run / "trainer.json").exists()  # kept by rank 0 while it trained (trainer.run_live), then removed
     batch = next(r for r in records if r.kind == "run_start").batch_size
     first = next(r for r in records if r.kind == "progress" and r.batches == 1)  # one batch per process so far
     assert 2 * (batch - 1) - 0.5 <= first.items_per_s * first.elapsed_s <= 2 * batch + 0.5, (batch, first)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,6 +104,7 @@ def test_run_kill_resume_stop_export(window, qtbot, project):
     page.process.kill()
     qtbot.waitUntil(lambda: len(finished) == 1, timeout=30_000)
     assert "Error: the trainer was killed" in page.status.text() and "resumes from epoch" in page.status.text()
+    assert (page.state.folder / "trainer.json").exists()  # left by the killed trainer, whose process has ended
     assert page.buttons["resume"].isEnabled()
     killed_at = page.state.epochs_done
 
@@ -190,12 +193,14 @@ def test_a_run_folder_trained_elsewhere_is_opened_and_followed(qtbot, tmp_path):
     from trainer.events import Epoch, Finish, RunStart
     from trainer.options import RunOptions
     from trainer.run_file import RunDocument, write_run
+    from trainer.run_live import LIVE_FILE
 
     run = tmp_path / "shared" / "run"
     run.mkdir(parents=True)
     options = RunOptions(dataset=tmp_path, out=run, preset="test", epochs=2)
     write_run(RunDocument(options=options, cache=tmp_path, config={"epochs": 2, "batch_size": None}))
     log = EventLog(run / "events.jsonl")  # the "other machine"
+    (run / LIVE_FILE).write_text(json.dumps({"host": "another-machine", "pid": 4242}))  # as it trains
     log.emit(RunStart(config={}, num_utterances=20, device="cpu", epochs=2, start="scratch"))
     page = TrainPage(Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices"), VoiceLibrary())
     qtbot.addWidget(page)
@@ -212,18 +217,20 @@ def test_a_run_folder_trained_elsewhere_is_opened_and_followed(qtbot, tmp_path):
 
 
 def test_a_run_another_trainer_is_writing_is_running_elsewhere_not_resumable(qtbot, tmp_path):
-    """A run in the runs folder whose events file is being written (a terminal's trainer) reads "running
-    elsewhere" and is not offered for resume beside it; once its events go quiet it is "interrupted" and is."""
+    """A run in the runs folder that a trainer elsewhere is writing (its trainer.json: another machine, events
+    changing) reads "running elsewhere" and is not offered for resume beside it; once its events go quiet, or
+    when the process it names on this host has ended (a killed terminal run), it is "interrupted" and is."""
     import os
+    import socket
     import time
 
     from studio.pages.train import TrainPage
     from studio.state import VoiceLibrary, Workspace
-    from studio.widgets.runs_table import RECENT_S
     from trainer.event_log import EventLog
     from trainer.events import Epoch, RunStart
     from trainer.options import RunOptions
     from trainer.run_file import RunDocument, write_run
+    from trainer.run_live import LIVE_FILE, RECENT_S
 
     run = tmp_path / "runs" / "terminal"
     run.mkdir(parents=True)
@@ -235,17 +242,24 @@ def test_a_run_another_trainer_is_writing_is_running_elsewhere_not_resumable(qtb
     log.emit(Epoch(epoch=0, step=5, losses={"val_mel": 1.5}, learning_rates={}, **times))
     log.close()
     (run / "last.ckpt").write_bytes(b"resume point")
+    (run / LIVE_FILE).write_text(json.dumps({"host": "another-machine", "pid": 4242}))
     page = TrainPage(Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices"), VoiceLibrary())
     qtbot.addWidget(page)
 
     def shown_status() -> tuple[str, bool]:
         page.runs.refresh()
         page.runs.reopen(0)
-        return page.runs.table.item(0, 1).text(), page.buttons["resume"].isEnabled()
+        status = page.runs.table.item(0, 1).text(), page.buttons["resume"].isEnabled()
+        page.follower.stop()
+        return status
 
     assert shown_status() == ("running elsewhere", False)
-    page.follower.stop()
     quiet = time.time() - RECENT_S - 60
     os.utime(run / "events.jsonl", (quiet, quiet))
     assert shown_status() == ("interrupted", True)
-    page.follower.stop()
+    os.utime(run / "events.jsonl")  # fresh again, but the trainer it names ran here and has ended
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    (run / LIVE_FILE).write_text(json.dumps({"host": socket.gethostname(), "pid": int(ended.stdout)}))
+    assert shown_status() == ("interrupted", True)
+    (run / LIVE_FILE).write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid()}))  # one that runs
+    assert shown_status() == ("running elsewhere", False)

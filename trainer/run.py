@@ -38,6 +38,7 @@ from trainer.out_folder import check_folder_path, check_replaceable
 from trainer.presets import TrainingConfig, preset
 from trainer.ranks import rank_zero, wait_for_run
 from trainer.run_file import RunDocument, is_run, read_run, write_run
+from trainer.run_live import clear_training, mark_training
 from trainer.run_state import STOP_FILE
 from trainer.starts import RunError, fit_to_start, load_start, resolve_start, start_rate
 
@@ -216,6 +217,8 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
     accelerator, precision, batch_size = hardware(options.device, config, options.precision)
     started = time.perf_counter()  # the session's setup, a start's recovery included, counts from here
     log = EventLog(run_dir / "events.jsonl", echo) if rank_zero() else NoLog()
+    if rank_zero():
+        mark_training(run_dir)  # a studio showing the run sees a trainer at work (trainer.run_live)
     log.emit(Stage(name="setup", message="setting up: reading the training cache and building the model"))
     try:
         data = _data(document, config, batch_size)
@@ -288,6 +291,8 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
     finally:
         writer.close(raise_errors=False)
         log.close()
+        if rank_zero():
+            clear_training(run_dir)
     files = checkpoints.best.files()
     return files[0] if files else last
 

@@ -344,7 +344,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         self.view.clear()
         self.view.log.add_events(events)  # its log, in words
         self._draw()
-        if self.state.status == "running":
+        if training_elsewhere(self.state):  # written by a trainer elsewhere now: follow it
             self.follower.follow(tail)
         self._say_shown()
         self._update_buttons()

@@ -6,7 +6,6 @@ Selecting one run shows it; selecting two overlays their epoch times in a chart.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -25,14 +24,12 @@ from studio.widgets.train_charts import EpochChart
 from trainer.event_words import duration
 from trainer.presets import SMOKE_TEST, explain, is_smoke_test
 from trainer.run_file import TRAINING_FILE, is_run
+from trainer.run_live import trainer_alive
 from trainer.run_state import RunState, list_runs, load_run
 
 __all__ = ["RunsTable", "duration"]  # duration: also the Train page's, from trainer.event_words
 
 NO_SELECTION = "Select a run to see its epoch times, two to compare them"
-RECENT_S = 300
-"""A run whose events file changed this recently is taken as training elsewhere (a terminal, other machines):
-a training run writes progress every second; validation, previews and checkpoints take seconds to minutes."""
 COLUMNS = ("run", "status", "epochs", "train time", "best val_mel", "start", "preset")
 
 
@@ -147,17 +144,13 @@ class RunsTable(QWidget):
 
 def row_status(run: RunState, live: Path | None) -> str:
     """The status column: ``run.status``, except for a run without a finish that this studio is not training
-    (``live``): "running elsewhere" while its events file changed in the last ``RECENT_S``, else "interrupted"."""
+    (``live``): "running elsewhere" while another trainer writes it (``trainer.run_live``), else "interrupted"."""
     if run.status != "running" or run.folder == live:
         return run.status
     return "running elsewhere" if training_elsewhere(run) else "interrupted"
 
 
 def training_elsewhere(run: RunState) -> bool:
-    """Whether a trainer outside this studio is likely writing ``run`` now: not finished, and its events file
-    changed in the last ``RECENT_S`` (so the Train page does not offer to resume it beside that trainer)."""
-    try:
-        age = time.time() - (run.folder / "events.jsonl").stat().st_mtime
-    except OSError:
-        return False
-    return run.status == "running" and age < RECENT_S
+    """Whether a trainer outside this studio is writing ``run`` now (``trainer.run_live.trainer_alive``): the
+    Train page follows such a run and does not offer to resume it beside that trainer."""
+    return run.status == "running" and trainer_alive(run.folder)
