@@ -133,3 +133,51 @@ def test_a_resume_plan_is_what_resume_settings_writes_and_writes_nothing(tmp_pat
         resume_plan(run, {"num_nodes": 3})
     assert resume_settings(run, {}, epochs=5, workers=1) == said and read_run(run) == planned
     assert read_run(run).options.num_nodes == 2 and b'"num_nodes": 2' in (run / "training.json").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("environ", "refused"),
+    [
+        ({}, True),
+        ({"TORCHELASTIC_RUN_ID": "r", "RANK": "1"}, False),
+        ({"SLURM_NTASKS": "8", "SLURM_PROCID": "3"}, False),
+        ({"NODE_RANK": "1", "MASTER_ADDR": "10.0.0.1"}, False),
+        ({"NODE_RANK": "1"}, True),  # no address to meet at
+    ],
+)
+def test_more_than_one_node_needs_a_launcher(environ, refused):
+    """--num-nodes 2 from a plain command would wait forever for machines that never join: refused in one
+    line naming torchrun and srun; one node needs no launcher."""
+    from trainer.ranks import check_launcher
+
+    check_launcher(1, {})
+    if refused:
+        with pytest.raises(RunError, match="--num-nodes 2: start the command on every machine through torchrun"):
+            check_launcher(2, environ)
+    else:
+        check_launcher(2, environ)
+
+
+def test_a_rank_other_than_zero_refuses_a_run_that_started_instead_of_training_it(tmp_path, monkeypatch):
+    """A new run's --out that holds a run which trained: rank 1 refuses it at once, as rank 0 does, rather
+    than waiting for a folder rank 0 will never prepare (it waited 30 minutes for the rendezvous)."""
+    from trainer.event_log import EventLog
+    from trainer.events import Epoch, RunStart
+    from trainer.options import RunOptions
+    from trainer.run import create_run
+    from trainer.run_file import RunDocument, write_run
+
+    run, data = tmp_path / "run", tmp_path / "data"
+    run.mkdir()
+    data.mkdir()
+    options = RunOptions(dataset=data, out=run, preset="test", epochs=2, num_nodes=2)
+    write_run(RunDocument(options=options, cache=data, config={"epochs": 2, "batch_size": None}))
+    log = EventLog(run / "events.jsonl")
+    log.emit(RunStart(config={}, num_utterances=20, device="cpu", epochs=2, start="scratch"))
+    times = {"seconds": 1.0, "train_s": 1.0, "val_s": 0.0, "preview_s": 0.0, "checkpoint_wait_s": 0.0}
+    log.emit(Epoch(epoch=0, step=5, losses={"val_mel": 1.5}, learning_rates={}, **times))
+    log.close()
+    monkeypatch.setenv("TORCHELASTIC_RUN_ID", "launch")
+    monkeypatch.setenv("RANK", "1")
+    with pytest.raises(RunError, match="already holds a run"):
+        create_run(options)

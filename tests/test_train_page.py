@@ -190,7 +190,7 @@ def test_a_run_folder_trained_elsewhere_is_opened_and_followed(qtbot, tmp_path):
     from studio.pages.train import TrainPage
     from studio.state import VoiceLibrary, Workspace
     from trainer.event_log import EventLog
-    from trainer.events import Epoch, Finish, RunStart
+    from trainer.events import Checkpoint, Epoch, Finish, RunStart
     from trainer.options import RunOptions
     from trainer.run_file import RunDocument, write_run
     from trainer.run_live import LIVE_FILE
@@ -210,6 +210,12 @@ def test_a_run_folder_trained_elsewhere_is_opened_and_followed(qtbot, tmp_path):
     times = {"seconds": 1.0, "train_s": 1.0, "val_s": 0.0, "preview_s": 0.0, "checkpoint_wait_s": 0.0}
     log.emit(Epoch(epoch=0, step=5, losses={"val_mel": 1.5}, learning_rates={}, **times))
     qtbot.waitUntil(lambda: page.state.epochs_done == 1, timeout=10_000)
+    best = run / "checkpoints" / "best-epoch=0000-val_mel=1.5000.ckpt"  # the other machine ranks a checkpoint
+    best.parent.mkdir()
+    best.write_bytes(b"generator")
+    (best.parent / "best.json").write_text(json.dumps({"metric": "val_mel", "ranking": [[1.5, best.name]]}))
+    log.emit(Checkpoint(epoch=0, path=str(best), role="best"))
+    qtbot.waitUntil(lambda: "epoch 1" in page.view.best_row.caption.toolTip(), timeout=10_000)
     log.emit(Finish(epochs=1, seconds=3.0, setup_s=1.0, status="done"))
     qtbot.waitUntil(lambda: not page.follower.is_following(), timeout=10_000)
     assert page.state.status == "done" and page.status.text().startswith("run: done, 1 epoch.")

@@ -45,6 +45,25 @@ def global_rank(environ: Mapping[str, str] = os.environ) -> int:
     return 0 if node == "0" and environ.get("LOCAL_RANK", "0") == "0" else 1
 
 
+def check_launcher(num_nodes: int, environ: Mapping[str, str] = os.environ) -> None:
+    """Refuse ``--num-nodes`` over 1 in a process no cluster launcher started: it would wait for machines
+    that never join (Lightning's rendezvous has no timeout that says so). A launcher shows in the variables
+    :func:`global_rank` reads: torchrun's ``TORCHELASTIC_RUN_ID``, srun's ``SLURM_NTASKS``, another's ``RANK``,
+    or a hand-made launch's ``NODE_RANK`` with ``MASTER_ADDR`` (Lightning's own environment).
+
+    Raises:
+        RunError: ``num_nodes`` > 1 and none of them is set; says how to launch.
+    """
+    from trainer.starts import RunError
+
+    launched = {"TORCHELASTIC_RUN_ID", "SLURM_NTASKS", "RANK"} & set(environ)
+    if num_nodes > 1 and not launched and not ("NODE_RANK" in environ and "MASTER_ADDR" in environ):
+        raise RunError(
+            f"--num-nodes {num_nodes}: start the command on every machine through torchrun or srun (README: "
+            "Multi-node training); a plain command would wait for machines that never join"
+        )
+
+
 def rank_zero(environ: Mapping[str, str] = os.environ) -> bool:
     """Whether this process is global rank 0, the one that writes the run's files and events."""
     return global_rank(environ) == 0

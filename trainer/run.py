@@ -36,7 +36,7 @@ from trainer.hardware import check_device, hardware
 from trainer.options import DEVICES, PRECISIONS, RunOptions
 from trainer.out_folder import check_folder_path, check_replaceable
 from trainer.presets import TrainingConfig, preset
-from trainer.ranks import rank_zero, wait_for_run
+from trainer.ranks import check_launcher, rank_zero, wait_for_run
 from trainer.run_file import RunDocument, is_run, read_run, write_run
 from trainer.run_live import clear_training, mark_training
 from trainer.run_state import STOP_FILE
@@ -61,7 +61,9 @@ def create_run(options: RunOptions, echo=None) -> Path:
     """
     echo = echo or sys.stderr  # progress lines: stderr as it is now, not as it was at import
     out = Path(options.out)
+    check_launcher(options.num_nodes)
     if not rank_zero():  # another process of a DDP run (this machine's or another's): rank 0 makes the run
+        _check_out(out, Path(options.dataset))  # a run that started: refused as rank 0 refuses it, not trained
         return wait_for_run(out, is_run, echo=echo)
     _check_out(out, Path(options.dataset))
     preset(options.preset)  # an unknown preset fails before any work
@@ -209,6 +211,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
     run_dir = Path(run_dir)
     document = document or read_run(run_dir)
     options, config = document.options, TrainingConfig.from_dict(document.config)
+    check_launcher(options.num_nodes)  # a resume too: the run's own --num-nodes
     if resume:
         check_resumable(run_dir, config.epochs)
     resolve_start(options.start)  # a start point gone since the run was made is refused, resumed or not

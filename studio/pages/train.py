@@ -369,6 +369,8 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         self._draw()
         if self.state.status != "running":
             self.follower.stop()
+        if any(e.kind in ("checkpoint", "finish") for e in events):  # a new best on disk (best.json)
+            self.show_best_row(score=False)
         self._say_shown()
         self._update_buttons()
 
