@@ -287,3 +287,22 @@ def speech_server():
     server = SpeechServer("--workers", "2")
     yield server
     server.stop()
+
+
+def write_started_run(run: Path, dataset: Path, *, epochs: int = 3, **options):
+    """A run folder as a trainer leaves it after its first epoch (``training.json``, a run_start and one epoch
+    event, no finish), without training: for tests of what reads runs. Returns the run's ``RunOptions``."""
+    from trainer.event_log import EventLog
+    from trainer.events import Epoch, RunStart
+    from trainer.options import RunOptions
+    from trainer.run_file import RunDocument, write_run
+
+    run.mkdir(parents=True, exist_ok=True)
+    run_options = RunOptions(dataset=dataset, out=run, preset="test", epochs=epochs, **options)
+    write_run(RunDocument(options=run_options, cache=dataset, config={"epochs": epochs, "batch_size": None}))
+    log = EventLog(run / "events.jsonl")
+    log.emit(RunStart(config={}, num_utterances=20, device="cpu", epochs=epochs, start="scratch"))
+    times = {"seconds": 1.0, "train_s": 1.0, "val_s": 0.0, "preview_s": 0.0, "checkpoint_wait_s": 0.0}
+    log.emit(Epoch(epoch=0, step=5, losses={"val_mel": 1.5}, learning_rates={}, **times))
+    log.close()
+    return run_options

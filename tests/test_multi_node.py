@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import target_voice_slice
+from tests.conftest import target_voice_slice, write_started_run
 from trainer.event_log import read_events
 from trainer.ranks import global_rank, rank_zero, wait_for_run
 from trainer.starts import RunError
@@ -161,22 +161,11 @@ def test_more_than_one_node_needs_a_launcher(environ, refused):
 def test_a_rank_other_than_zero_refuses_a_run_that_started_instead_of_training_it(tmp_path, monkeypatch):
     """A new run's --out that holds a run which trained: rank 1 refuses it at once, as rank 0 does, rather
     than waiting for a folder rank 0 will never prepare (it waited 30 minutes for the rendezvous)."""
-    from trainer.event_log import EventLog
-    from trainer.events import Epoch, RunStart
-    from trainer.options import RunOptions
     from trainer.run import create_run
-    from trainer.run_file import RunDocument, write_run
 
     run, data = tmp_path / "run", tmp_path / "data"
-    run.mkdir()
     data.mkdir()
-    options = RunOptions(dataset=data, out=run, preset="test", epochs=2, num_nodes=2)
-    write_run(RunDocument(options=options, cache=data, config={"epochs": 2, "batch_size": None}))
-    log = EventLog(run / "events.jsonl")
-    log.emit(RunStart(config={}, num_utterances=20, device="cpu", epochs=2, start="scratch"))
-    times = {"seconds": 1.0, "train_s": 1.0, "val_s": 0.0, "preview_s": 0.0, "checkpoint_wait_s": 0.0}
-    log.emit(Epoch(epoch=0, step=5, losses={"val_mel": 1.5}, learning_rates={}, **times))
-    log.close()
+    options = write_started_run(run, data, epochs=2, num_nodes=2)
     monkeypatch.setenv("TORCHELASTIC_RUN_ID", "launch")
     monkeypatch.setenv("RANK", "1")
     with pytest.raises(RunError, match="already holds a run"):

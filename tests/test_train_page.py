@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import target_voice_slice
+from conftest import target_voice_slice, write_started_run
 
 pytest.importorskip("lightning")
 pytestmark = pytest.mark.gui
@@ -232,21 +232,10 @@ def test_a_run_another_trainer_is_writing_is_running_elsewhere_not_resumable(qtb
 
     from studio.pages.train import TrainPage
     from studio.state import VoiceLibrary, Workspace
-    from trainer.event_log import EventLog
-    from trainer.events import Epoch, RunStart
-    from trainer.options import RunOptions
-    from trainer.run_file import RunDocument, write_run
     from trainer.run_live import LIVE_FILE, RECENT_S
 
     run = tmp_path / "runs" / "terminal"
-    run.mkdir(parents=True)
-    options = RunOptions(dataset=tmp_path, out=run, preset="test", epochs=3)
-    write_run(RunDocument(options=options, cache=tmp_path, config={"epochs": 3, "batch_size": None}))
-    log = EventLog(run / "events.jsonl")
-    log.emit(RunStart(config={}, num_utterances=20, device="cpu", epochs=3, start="scratch"))
-    times = {"seconds": 1.0, "train_s": 1.0, "val_s": 0.0, "preview_s": 0.0, "checkpoint_wait_s": 0.0}
-    log.emit(Epoch(epoch=0, step=5, losses={"val_mel": 1.5}, learning_rates={}, **times))
-    log.close()
+    write_started_run(run, tmp_path)
     (run / "last.ckpt").write_bytes(b"resume point")
     (run / LIVE_FILE).write_text(json.dumps({"host": "another-machine", "pid": 4242}))
     page = TrainPage(Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices"), VoiceLibrary())
