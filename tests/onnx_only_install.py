@@ -61,14 +61,19 @@ def environment(log: Path) -> dict[str, str]:
     return {**env, "VOICE_STUDIO_IMPORT_LOG": str(log), "QT_QPA_PLATFORM": "offscreen"}
 
 
-def uv() -> str:
-    """The uv program (the ``uv`` package of the dev extra, else one on PATH); skips without it (fails in CI)."""
+def find_uv() -> str | None:
+    """The uv program: the ``uv`` package of the dev extra, else one on PATH, else None."""
     try:
         from uv import find_uv_bin
 
         return find_uv_bin()
     except (ImportError, FileNotFoundError):
-        found = shutil.which("uv")
+        return shutil.which("uv")
+
+
+def uv() -> str:
+    """:func:`find_uv`'s program; skips without it (fails in CI)."""
+    found = find_uv()
     if found:
         return found
     message = "these tests build a venv with uv: pip install uv (it is in the dev extra)"

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 import soundfile
 from installer_fakes import ROOT
+from onnx_only_install import find_uv
 
 INSTALL_SH = ROOT / "packaging" / "install.sh"
 WINDOW_CHECK = """
@@ -46,19 +47,13 @@ def _missing() -> str | None:
         return "install.sh is tested on Linux"
     if not shutil.which("bash"):
         return "no bash"
-    if not _uv():
+    if not find_uv():
         return "no uv (the dev extra installs it)"
     try:
         socket.create_connection(("pypi.org", 443), timeout=5).close()
     except OSError:
         return "PyPI is not reachable"
     return None
-
-
-def _uv() -> str | None:
-    """uv on the PATH or beside this interpreter (a virtual environment with the dev extra)."""
-    beside = Path(sys.executable).with_name("uv")
-    return shutil.which("uv") or (str(beside) if beside.exists() else None)
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +73,7 @@ def installed(tmp_path_factory):
         XDG_DATA_HOME=str(home / ".local" / "share"),
         XDG_CONFIG_HOME=str(home / ".config"),
         UV_CACHE_DIR=os.environ.get("UV_CACHE_DIR") or str(Path.home() / ".cache" / "uv"),
-        PATH=str(Path(_uv()).parent) + os.pathsep + os.environ.get("PATH", ""),
+        PATH=str(Path(find_uv()).parent) + os.pathsep + os.environ.get("PATH", ""),
         QT_QPA_PLATFORM="offscreen",
     )
     _install_sh(env, "--onnx-only", "--prefix", str(root / "app"))

@@ -102,8 +102,8 @@ def _clip_findings(record: ClipRecord, segment_s: float, max_ids: int) -> list[F
         out.append(_finding(record.id, "too_short", span_s=span, segment_s=segment_s))
     if a.num_phoneme_ids is not None and a.num_phoneme_ids > max_ids:
         out.append(_finding(record.id, "too_long", phoneme_ids=a.num_phoneme_ids, limit=max_ids))
-    if a.num_phoneme_ids is not None and a.num_phoneme_ids > int(a.duration_s * FRAMES_PER_S):
-        frames = int(a.duration_s * FRAMES_PER_S)
+    frames = int(a.duration_s * FRAMES_PER_S)
+    if a.num_phoneme_ids is not None and a.num_phoneme_ids > frames:
         out.append(_finding(record.id, "too_fast", phoneme_ids=a.num_phoneme_ids, frames=frames, s=a.duration_s))
     out += _sample_findings(record.id, a)
     if a.clipped_fraction > CLIPPED_LIMIT and not a.over_full_scale:  # over full scale: out_of_range says it
