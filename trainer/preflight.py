@@ -98,8 +98,8 @@ def summarize(dataset: Path) -> DatasetSummary:
         rate = cache.settings.sample_rate
         usable = [u for u in cache.utterances if u.alignable]
         seconds = sum(u.audio[1] for u in usable) / rate
-        left_out = len(cache.utterances) - len(usable)
-        skipped = Counter({UNALIGNABLE: left_out} if left_out else {})
+        unalignable = len(cache.utterances) - len(usable)
+        skipped = Counter({UNALIGNABLE: unalignable} if unalignable else {})
         return DatasetSummary(
             "cache", len(usable), Counter({rate: len(usable)}), seconds, skipped, cache.speakers, cache.voice_config
         )
