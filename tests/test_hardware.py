@@ -33,3 +33,21 @@ def test_the_train_command_sets_the_policy_before_torch_is_imported(tmp_path):
     env = {"PATH": "/usr/bin:/bin"}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT)
     assert done.stdout.split() == ["PASSIVE", "False"], done.stderr
+
+
+def test_auto_precision_on_the_cpu_is_bf16_where_amx_is_and_the_model_is_full_width():
+    """``auto`` on the CPU: bf16 autocast for a quality preset on a CPU with AMX tiles, float32 without
+    AMX and for the ``test`` preset; a precision the user names is kept."""
+    import torch
+
+    from trainer.hardware import cpu_bf16_pays, hardware
+    from trainer.presets import preset
+
+    amx = torch.cpu._is_amx_tile_supported()
+    medium, test = preset("medium", num_symbols=40), preset("test", num_symbols=40)
+    assert cpu_bf16_pays(medium) is amx
+    assert cpu_bf16_pays(test) is False
+    assert hardware("cpu", medium)[1] == ("bf16-mixed" if amx else "32-true")
+    assert hardware("cpu", test)[1] == "32-true"
+    assert hardware("cpu", medium, "32-true")[1] == "32-true"
+    assert hardware("cpu", test, "bf16-mixed")[1] == "bf16-mixed"

@@ -4,7 +4,8 @@ Multi-period discriminator (Kong et al., "HiFi-GAN", NeurIPS 2020, sec. 2.2): on
 scale discriminator on the raw waveform (MelGAN's, Kumar et al. 2019) and five
 period discriminators that fold the waveform into ``[B, 1, T / p, p]`` for periods
 2, 3, 5, 7 and 11. All layers are weight-normalized (``weight_g``, ``weight_v``),
-so Piper's checkpoints load strictly, in both directions.
+so Piper's checkpoints load strictly, in both directions. On the CPU the period discriminators' weight
+gradients are matrix products (``trainer.column_conv``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from engines.torch.vits.weight_norm import WNConv1d, WNConv2d
+from trainer.column_conv import column_conv
 
 LRELU_SLOPE = 0.1
 PERIODS = (2, 3, 5, 7, 11)
@@ -26,6 +28,17 @@ def _padding(kernel_size: int, dilation: int = 1) -> int:
     return (kernel_size * dilation - dilation) // 2
 
 
+class PeriodConv(WNConv2d):
+    """A weight-normalized ``(k, 1)`` convolution; on the CPU (eager) through ``trainer.column_conv``."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.device.type != "cpu" or torch.compiler.is_compiling():
+            return super().forward(x)
+        padding = self.padding[0]
+        assert isinstance(padding, int)  # built with a tuple of ints (DiscriminatorP)
+        return column_conv(x, self.normalized_weight(), self.bias, self.stride[0], padding)
+
+
 class DiscriminatorP(nn.Module):
     """Period discriminator: 2-D convolutions over the waveform folded by ``period``."""
 
@@ -35,10 +48,10 @@ class DiscriminatorP(nn.Module):
         channels = [1] + [_scaled(c, width) for c in (32, 128, 512, 1024)]
         pad = (_padding(kernel_size), 0)
         self.convs = nn.ModuleList(
-            WNConv2d(c_in, c_out, (kernel_size, 1), (stride, 1), padding=pad)
+            PeriodConv(c_in, c_out, (kernel_size, 1), (stride, 1), padding=pad)
             for c_in, c_out in zip(channels, channels[1:], strict=False)
         )
-        self.convs.append(WNConv2d(channels[-1], channels[-1], (kernel_size, 1), 1, padding=pad))
+        self.convs.append(PeriodConv(channels[-1], channels[-1], (kernel_size, 1), 1, padding=pad))
         self.conv_post = WNConv2d(channels[-1], 1, (3, 1), 1, padding=(1, 0))
 
     def forward(self, x: torch.Tensor) -> Scores:

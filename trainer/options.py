@@ -70,8 +70,10 @@ class RunOptions:
         num_nodes: machines the run trains on (DDP over ``num_nodes * devices`` processes); each machine starts
             the same command through a cluster launcher Lightning detects (torchrun, SLURM's srun). The run folder
             must be on storage all machines share.
-        precision: ``auto`` (bf16 autocast on CUDA where supported, else fp16 autocast; float32 on the
-            CPU) or one of ``PRECISIONS`` (``bf16-mixed`` also runs on the CPU; ``16-mixed`` needs CUDA).
+        precision: ``auto`` (bf16 autocast on CUDA where supported, else fp16 autocast; on the CPU bf16
+            autocast where it has AMX and the model full-width discriminators, else float32:
+            ``trainer.hardware.cpu_bf16_pays``) or one of ``PRECISIONS`` (``bf16-mixed`` also runs on the
+            CPU; ``16-mixed`` needs CUDA).
         no_recovery_cache: recover an ONNX start's training-only parts again rather than take them from the
             recovery cache (``trainer.recovery_cache``); a switch on the command line.
         compile: ``torch.compile`` the decoder, discriminators and GAN losses: ``auto`` (on CUDA only), ``on``,
@@ -124,7 +126,8 @@ class RunOptions:
         default="auto",
         metadata=_flag(
             "--precision",
-            "auto (default): bf16 autocast on CUDA (fp16 where bf16 is missing), float32 on the CPU",
+            "auto (default): bf16 autocast on CUDA (fp16 where bf16 is missing); on the CPU bf16 autocast"
+            " where it has AMX (not for the test preset), else float32",
             ("auto", *PRECISIONS),
         ),
     )

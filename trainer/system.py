@@ -5,11 +5,24 @@ Per batch (VITS, Kim et al. 2021, sec. 2.5; HiFi-GAN losses):
 1. Generator step. ``trainer.generator_forward`` gives a decoded segment; the
    target audio and the target spectrogram are cut to the same segment (the
    spectrogram before the mel projection, so only the segment is projected); mel
-   L1 and KL run in float32. The discriminators' parameters are frozen
-   (``requires_grad_(False)``) while gradients still flow through their input
-   into the generator; their features of the real audio need no graph at all.
-2. Discriminator step on the same generated audio, detached: no second
-   generator forward.
+   L1 and KL run in float32. The adversarial losses (feature matching, generator
+   loss) score the generated audio; their gradient reaches the generator only.
+2. Discriminator step on the same generated audio: no second generator forward.
+
+Both steps score the audio with the same discriminator parameters (the generator step
+leaves them as they are), so each discriminator forward runs once per step, not twice
+as in Piper's and HiFi-GAN's code: the real audio's scores are the discriminator loss's,
+and, detached, the feature-matching targets. In one process the generated audio's scores
+serve both losses too: the generator's backward asks for the generator's gradients only
+(``inputs=``; autograd then computes no discriminator weight gradient), the
+discriminator's for the discriminators' only (so none flows into the generator, as if
+the audio were detached). Under DDP each backward must reach every parameter it finds in
+its graph, so there the generated audio is scored twice, as before: once with the
+discriminators frozen (``requires_grad_(False)``: gradients flow through their input
+only) and once detached. Every way gives the same gradients as four forwards
+(``tests/test_system_step.py``). Where the discriminators run twice with the same parameters (one
+process, and the warm-up) each layer's weight norm is computed once for both forwards
+(``engines.torch.vits.weight_norm.weights_once``).
 
 While ``d_warmup_left`` is positive (an ONNX start: fresh discriminators against a
 trained generator) only the discriminator step runs. The buffer is saved in checkpoints; the step decides
@@ -38,6 +51,7 @@ import torch
 import torch.nn.functional as F
 
 from engines.torch.vits.models import Synthesizer
+from engines.torch.vits.weight_norm import weights_once
 from trainer import losses
 from trainer.compile import eager_losses
 from trainer.datamodule import Batch
@@ -80,25 +94,75 @@ class VitsSystem(L.LightningModule):
         opt_g, opt_d = optimizers
         if self._warming_up():  # discriminators alone, against the generator as it is
             with torch.no_grad():
-                out, y, y_hat, metrics = self._generator_losses(batch, adversarial=False)
-            metrics.pop("loss_g")
+                out, y, y_hat, metrics = self._generator_losses(batch)
             self._count_warmup_step()
+            self.model_d.requires_grad_(True)
+            with weights_once(self.model_d):
+                real, fake = self.model_d(y), self.model_d(y_hat)
+            loss_d = self._discriminator_loss(real, fake)
+            self._learn(self.model_d, opt_d, loss_d)
         else:
-            out, y, y_hat, metrics = self._generator_losses(batch, adversarial=True)
-            self._learn(self.model_g, opt_g, metrics.pop("loss_g"))
-
-        self.model_d.requires_grad_(True)
-        real, fake = self.model_d(y), self.model_d(y_hat.detach())
-        loss_d = self.losses.discriminator_loss([r for r, _ in real], [f for f, _ in fake])
-        self.step_timer.lap("discriminator")
-        self._learn(self.model_d, opt_d, loss_d)
+            out, y, y_hat, metrics = self._generator_losses(batch)
+            loss_d = self._adversarial_steps(y, y_hat, metrics, opt_g, opt_d)
+        metrics.pop("loss_g")
         metrics["disc"] = loss_d.detach()
         self.log_dict(
             {f"train_{k}": v for k, v in metrics.items()}, on_step=False, on_epoch=True, batch_size=len(batch)
         )
 
+    def _adversarial_steps(self, y, y_hat, metrics: dict, opt_g, opt_d) -> torch.Tensor:
+        """The generator's step with its adversarial losses, then the discriminators' step; gives ``loss_d``.
+
+        One forward of the real audio ``y`` serves both steps; one of the generated ``y_hat`` too, except
+        under DDP (see the module docstring).
+        """
+        self.model_d.requires_grad_(True)
+        shared = self._one_fake_forward()
+        if shared:
+            with weights_once(self.model_d):
+                real, fake = self.model_d(y), self.model_d(y_hat)
+        else:
+            real = self.model_d(y)
+            self.model_d.requires_grad_(False)  # gradients through the discriminators' input only
+            fake = self.model_d(y_hat)
+        loss_g = metrics["loss_g"] + self._adversarial_losses(real, fake, metrics)
+        if shared:
+            loss_d = self._discriminator_loss(real, fake)
+            self._learn(self.model_g, opt_g, loss_g, retain_graph=True, inputs=_trained(self.model_g))
+            self._learn(self.model_d, opt_d, loss_d, inputs=_trained(self.model_d))
+            return loss_d
+        self._learn(self.model_g, opt_g, loss_g)
+        self.model_d.requires_grad_(True)
+        loss_d = self._discriminator_loss(real, self.model_d(y_hat.detach()))
+        self._learn(self.model_d, opt_d, loss_d)
+        return loss_d
+
+    def _one_fake_forward(self) -> bool:
+        """Whether one forward of the generated audio serves both steps: one process, eager discriminators.
+
+        Under DDP see the module docstring; a compiled discriminator's backward is one fused kernel graph
+        that computes every gradient its forward allowed, so ``inputs=`` would save nothing there and
+        each of the two backwards would run it whole.
+        """
+        compiled = getattr(self.model_d, "_compiled_call_impl", None) is not None  # nn.Module.compile()
+        return self.trainer.world_size == 1 and not compiled
+
+    def _adversarial_losses(self, real, fake, metrics: dict) -> torch.Tensor:
+        """Feature matching against the real audio's detached maps plus the generator loss (into ``metrics``)."""
+        targets = [[m.detach() for m in maps] for _, maps in real]
+        fm = self.losses.feature_loss(targets, [maps for _, maps in fake])
+        gen = self.losses.generator_loss([logits for logits, _ in fake])
+        metrics.update(fm=fm.detach(), gen=gen.detach())
+        self.step_timer.lap("discriminator")
+        return fm + gen
+
+    def _discriminator_loss(self, real, fake) -> torch.Tensor:
+        loss_d = self.losses.discriminator_loss([logits for logits, _ in real], [logits for logits, _ in fake])
+        self.step_timer.lap("discriminator")
+        return loss_d
+
     def validation_step(self, batch: Batch, batch_idx: int) -> None:
-        _, _, _, metrics = self._generator_losses(batch, adversarial=False)
+        _, _, _, metrics = self._generator_losses(batch)
         metrics.pop("loss_g")
         self.log_dict({f"val_{k}": v for k, v in metrics.items()}, batch_size=len(batch), sync_dist=True)
 
@@ -123,7 +187,7 @@ class VitsSystem(L.LightningModule):
                     assert isinstance(scheduler, torch.optim.lr_scheduler.ExponentialLR)  # steps without a metric
                     scheduler.step()
 
-    def _generator_losses(self, batch: Batch, adversarial: bool):
+    def _generator_losses(self, batch: Batch):
         c = self.config
         out = generator_forward(
             self.model_g,
@@ -156,16 +220,6 @@ class VitsSystem(L.LightningModule):
         loss_g = mel * c.c_mel + kl * c.c_kl + dur
         metrics = {"mel": mel.detach(), "kl": kl.detach(), "dur": dur.detach()}
         self.step_timer.lap("generator")
-        if adversarial:
-            self.model_d.requires_grad_(False)
-            with torch.no_grad():
-                real = self.model_d(y)
-            fake = self.model_d(y_hat)
-            fm = self.losses.feature_loss([maps for _, maps in real], [maps for _, maps in fake])
-            gen = self.losses.generator_loss([logits for logits, _ in fake])
-            loss_g = loss_g + fm + gen
-            metrics.update(fm=fm.detach(), gen=gen.detach())
-            self.step_timer.lap("discriminator")
         metrics["loss_g"] = loss_g
         return out, y, y_hat, metrics
 
@@ -181,9 +235,12 @@ class VitsSystem(L.LightningModule):
         self._warmup_left -= 1
         self.d_warmup_left -= 1
 
-    def _learn(self, module: torch.nn.Module, optimizer, loss: torch.Tensor) -> None:
-        """Backward, clip, step, then clear the gradients for the next step (timed: backward, optimizer)."""
-        self.manual_backward(loss)
+    def _learn(self, module: torch.nn.Module, optimizer, loss: torch.Tensor, **backward) -> None:
+        """Backward, clip, step, then clear the gradients for the next step (timed: backward, optimizer).
+
+        ``backward`` goes to ``Tensor.backward`` (``inputs``, ``retain_graph``).
+        """
+        self.manual_backward(loss, **backward)
         self.step_timer.lap("backward")
         self._clip(module)
         optimizer.step()
@@ -205,6 +262,11 @@ class VitsSystem(L.LightningModule):
             torch.optim.lr_scheduler.ExponentialLR(opt_d, gamma=c.lr_decay_d),
         ]
         return [opt_g, opt_d], schedulers
+
+
+def _trained(module: torch.nn.Module) -> list[torch.nn.Parameter]:
+    """``module``'s parameters that train (``requires_grad``): a backward's ``inputs``."""
+    return [p for p in module.parameters() if p.requires_grad]
 
 
 def _piper_hparams(config: dict) -> dict:

@@ -9,7 +9,8 @@ Variants: ``active`` (libgomp's default: spinning waits), ``passive`` (``OMP_WAI
 ``voice-studio train`` sets: ``trainer.hardware.thread_environment``), ``1thread``, and, with passive
 waits: ``bf16`` (bf16-mixed autocast), ``pad30`` (the spectrogram padded 30% past the batch's longest: what
 length-bucketed batches would save), ``vary`` (one frame and one phoneme more each step: a new shape per
-step, what padded lengths would save).
+step, what padded lengths would save), ``four`` (the step as Piper writes it: four discriminator forwards
+where ours runs two) and ``bf16four`` (that with bf16 autocast).
 
 Usage: ``.venv/bin/python tests/bench/train_step.py [--variants active,passive,bf16] [--quality medium]
 [--batch-size 8] [--steps 3] [--rounds 2] [--device cpu] [--work DIR]``.
@@ -30,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
+sys.path.insert(0, str(ROOT / "tests"))  # four_forwards
 VARIANTS = {
     "active": {"env": {}, "precision": "32-true", "pad": 1.0},
     "passive": {"env": {"OMP_WAIT_POLICY": "PASSIVE"}, "precision": "32-true", "pad": 1.0},
@@ -37,9 +39,12 @@ VARIANTS = {
     "bf16": {"env": {"OMP_WAIT_POLICY": "PASSIVE"}, "precision": "bf16-mixed", "pad": 1.0},
     "pad30": {"env": {"OMP_WAIT_POLICY": "PASSIVE"}, "precision": "32-true", "pad": 1.3},
     "vary": {"env": {"OMP_WAIT_POLICY": "PASSIVE"}, "precision": "32-true", "pad": 0.0},
+    "four": {"env": {"OMP_WAIT_POLICY": "PASSIVE"}, "precision": "32-true", "pad": 1.0, "system": "four"},
+    "bf16four": {"env": {"OMP_WAIT_POLICY": "PASSIVE"}, "precision": "bf16-mixed", "pad": 1.0, "system": "four"},
 }
-"""Per variant: its environment (over the parent's, OMP_* removed), Lightning precision, and the spectrogram
-padding factor (0: one frame and one phoneme more each step)."""
+"""Per variant: its environment (over the parent's, OMP_* removed), Lightning precision, the spectrogram
+padding factor (0: one frame and one phoneme more each step), and the step (``four``: the reference's four
+discriminator forwards, ``tests/four_forwards.py``; by default ours)."""
 
 
 def arguments(argv=None) -> argparse.Namespace:
@@ -74,6 +79,8 @@ def batches(cache: Path, args, pad: float):
 
 def step_times(cache: Path, args) -> list[float]:
     """Seconds per training step of this process's variant (the warm-up step left out)."""
+    from four_forwards import FourForwards
+
     from engines.voice import load_config
     from trainer.preprocess import PreprocessedCache
     from trainer.presets import preset
@@ -81,7 +88,8 @@ def step_times(cache: Path, args) -> list[float]:
 
     variant = VARIANTS[args.variant]
     symbols = load_config(Path(PreprocessedCache(cache).voice_config)).num_symbols
-    system = VitsSystem(preset(args.quality, symbols).to_dict())
+    system_class = FourForwards if variant.get("system") == "four" else VitsSystem
+    system = system_class(preset(args.quality, symbols).to_dict())
     seconds = fit_steps(system, batches(cache, args, variant["pad"]), args.device, variant["precision"])
     return seconds[1:]
 

@@ -7,6 +7,8 @@ stores it, which is how Piper's checkpoints hold these layers.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar
 
 import torch
@@ -35,13 +37,25 @@ class _WeightNorm:
 
     _folded: torch.Tensor | None = None
 
+    _held: list[torch.Tensor] | None = None
+
     def normalized_weight(self) -> torch.Tensor:
-        """The effective weight g * v / ||v|| (the folded copy, after :meth:`fold`)."""
+        """The effective weight g * v / ||v|| (the folded copy, after :meth:`fold`; the held one, in
+        :func:`weights_once`).
+
+        Computed by ``torch._weight_norm``, the fused kernel ``torch.nn.utils.weight_norm`` (and so Piper)
+        computes it with: one pass forward and one backward where the plain formula takes five each (a
+        1024 x 1024 x 5 weight: 7 against 31 ms forward and backward on a 2-core CPU).
+        """
         if self._folded is not None:
             return self._folded
         if "weight" in self._parameters:  # weight norm removed (see :meth:`remove`)
             return self.weight
-        return self.weight_v * (self.weight_g / _norm_except_dim0(self.weight_v))
+        if self._held is None:
+            return torch._weight_norm(self.weight_v, self.weight_g, 0)
+        if not self._held:
+            self._held.append(torch._weight_norm(self.weight_v, self.weight_g, 0))
+        return self._held[0]
 
     def fold(self) -> None:
         """Compute the weight once, for inference; ``weight_g``/``weight_v`` stay (Piper's state dict).
@@ -63,7 +77,7 @@ class _WeightNorm:
         holds ``weight`` only, and an ONNX export stores it as one named initializer.
         """
         with torch.no_grad():
-            weight = self.weight_v * (self.weight_g / _norm_except_dim0(self.weight_v))
+            weight = torch._weight_norm(self.weight_v, self.weight_g, 0)
         del self.weight_g, self.weight_v
         self._folded = None
         self.weight = nn.Parameter(weight.detach())
@@ -119,6 +133,25 @@ class WNConvTranspose1d(_WeightNorm, nn.ConvTranspose1d):
 
 
 M = TypeVar("M", bound=nn.Module)
+
+
+@contextmanager
+def weights_once(module: nn.Module) -> Iterator[None]:
+    """Within the block every weight-normalized layer of ``module`` computes its weight once, at its first
+    forward, and reuses it (with its autograd graph) in later forwards: the gradients of all of them meet at
+    that one weight, whose backward then runs once.
+
+    For training steps that run a module several times with the same parameters (the discriminators score
+    real and generated audio); the parameters must not change inside the block.
+    """
+    layers = [layer for layer in module.modules() if isinstance(layer, _WeightNorm)]
+    for layer in layers:
+        layer._held = []
+    try:
+        yield
+    finally:
+        for layer in layers:
+            layer._held = None
 
 
 def fold_weight_norm(module: M) -> M:
