@@ -254,7 +254,7 @@ class VitsSystem(L.LightningModule):
     # --- optimizers -------------------------------------------------------------
     def configure_optimizers(self):
         c = self.config
-        fused = self.device.type == "cuda"
+        fused = self.device.type in ("cuda", "cpu")  # torch has fused AdamW kernels for both
         opt_g = torch.optim.AdamW(self.model_g.parameters(), c.learning_rate, c.betas, c.eps, fused=fused)
         opt_d = torch.optim.AdamW(self.model_d.parameters(), c.learning_rate_d, c.betas_d, c.eps, fused=fused)
         schedulers = [

@@ -118,6 +118,7 @@ def report(args, info: dict, prepared: dict, runs: dict) -> dict:
 def _how(side: str, run: dict) -> str:
     """A side's precision, data workers and OpenMP wait policy."""
     policy = os.environ.get("OMP_WAIT_POLICY")
-    if side == "stock-passive" or (side == "ours" and policy is None):
-        policy = "PASSIVE" + (" (set by voice-studio train)" if side == "ours" else "")
+    ours = side.startswith("ours")
+    if side == "stock-passive" or (ours and policy is None):
+        policy = "PASSIVE" + (" (set by voice-studio train)" if ours else "")
     return f"precision {run['precision']}, {run['workers']} data workers, OMP_WAIT_POLICY {policy or 'unset'}"
