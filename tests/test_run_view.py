@@ -74,6 +74,11 @@ def test_known_events_read_as_sentences_unknown_ones_generically(monkeypatch):
     assert sentence(finish) == "Stopped after epoch 1: 1 min 15 s this session (setup 20.0 s). Resume any time."
     start = events.RunStart(config={}, num_utterances=1, device="cpu", epochs=1, start="scratch", batch_size=4)
     assert sentence(start) == "Training from scratch on cpu: 1 utterance, 1 epoch, batches of 4."
+    for precision, words in (("bf16-mixed", "bf16 autocast"), ("32-true", "float32"), ("16-mixed", "fp16 autocast")):
+        start = events.RunStart(
+            config={}, num_utterances=2, device="cpu", epochs=3, start="scratch", precision=precision
+        )
+        assert sentence(start) == f"Training from scratch on cpu ({words}): 2 utterances, 3 epochs."
     eta = events.Eta(epoch=0, seconds_left=130.0, next_preview_s=65.0, next_checkpoint_s=5.0)
     assert sentence(eta) == "About 2 min 10 s left; next preview in 1 min 05 s, next checkpoint in 5.0 s."
     assert sentence(events.Eta(epoch=1, seconds_left=0.0, next_preview_s=0, next_checkpoint_s=0)) == (

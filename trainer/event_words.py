@@ -29,10 +29,16 @@ def duration(seconds: float | None) -> str:
     return f"{seconds:.1f} s"
 
 
+PRECISION_WORDS = {"32-true": "float32", "bf16-mixed": "bf16 autocast", "16-mixed": "fp16 autocast"}
+"""How a run-start sentence names Lightning's precision (``--precision auto`` picks one by the hardware)."""
+
+
 def _run_start(e: Any) -> str:
     verb = "Resuming" if e.start == "resume" else f"Training from {Path(e.start).name or e.start}"
     batch = f", batches of {e.batch_size}" if e.batch_size else ""
-    return f"{verb} on {e.device}: {count(e.num_utterances, 'utterance')}, {count(e.epochs, 'epoch')}{batch}."
+    precision = getattr(e, "precision", None)
+    how = f" ({PRECISION_WORDS.get(precision, precision)})" if precision else ""
+    return f"{verb} on {e.device}{how}: {count(e.num_utterances, 'utterance')}, {count(e.epochs, 'epoch')}{batch}."
 
 
 STEP_WORDS = {
