@@ -154,9 +154,17 @@ def test_torch_engine_imports_a_graph_with_weight_norm_in_place(tmp_path, monkey
     import trainer.export
     from engines.onnx.engine import OnnxEngine
     from engines.torch.engine import TorchEngine
+    from engines.torch.vits import weight_norm
     from trainer.export import voice_config, write_voice
 
-    monkeypatch.setattr(trainer.export, "remove_weight_norm", lambda module: module)  # the export as it was
+    # the export as it was: weight norm left in, computed by the plain formula g * v / ||v|| (which the
+    # exporter keeps as graph nodes over the named weight_g and weight_v)
+    monkeypatch.setattr(trainer.export, "remove_weight_norm", lambda module: module)
+    monkeypatch.setattr(
+        weight_norm._WeightNorm,
+        "normalized_weight",
+        lambda layer: layer.weight_v * (layer.weight_g / weight_norm._norm_except_dim0(layer.weight_v)),
+    )
     torch.manual_seed(11)
     tiny = dict(hidden_channels=32, inter_channels=32, filter_channels=64, n_layers=2, upsample_initial_channel=32)
     model = Synthesizer(VitsConfig.preset("low", num_symbols=256, **tiny)).eval()
