@@ -117,20 +117,25 @@ class VitsSystem(L.LightningModule):
         under DDP (see the module docstring).
         """
         self.model_d.requires_grad_(True)
-        shared = self._one_fake_forward()
-        if shared:
-            with weights_once(self.model_d):
-                real, fake = self.model_d(y), self.model_d(y_hat)
-        else:
-            real = self.model_d(y)
-            self.model_d.requires_grad_(False)  # gradients through the discriminators' input only
-            fake = self.model_d(y_hat)
+        if self._one_fake_forward():
+            return self._steps_scoring_once(y, y_hat, metrics, opt_g, opt_d)
+        return self._steps_scoring_fake_twice(y, y_hat, metrics, opt_g, opt_d)
+
+    def _steps_scoring_once(self, y, y_hat, metrics: dict, opt_g, opt_d) -> torch.Tensor:
+        """Both steps on one forward of each audio; each backward asks for its own network's gradients."""
+        with weights_once(self.model_d):
+            real, fake = self.model_d(y), self.model_d(y_hat)
         loss_g = metrics["loss_g"] + self._adversarial_losses(real, fake, metrics)
-        if shared:
-            loss_d = self._discriminator_loss(real, fake)
-            self._learn(self.model_g, opt_g, loss_g, retain_graph=True, inputs=_trained(self.model_g))
-            self._learn(self.model_d, opt_d, loss_d, inputs=_trained(self.model_d))
-            return loss_d
+        loss_d = self._discriminator_loss(real, fake)
+        self._learn(self.model_g, opt_g, loss_g, retain_graph=True, inputs=_trained(self.model_g))
+        self._learn(self.model_d, opt_d, loss_d, inputs=_trained(self.model_d))
+        return loss_d
+
+    def _steps_scoring_fake_twice(self, y, y_hat, metrics: dict, opt_g, opt_d) -> torch.Tensor:
+        """The DDP way: the generated audio scored with the discriminators frozen, then again detached."""
+        real = self.model_d(y)
+        self.model_d.requires_grad_(False)  # gradients through the discriminators' input only
+        loss_g = metrics["loss_g"] + self._adversarial_losses(real, self.model_d(y_hat), metrics)
         self._learn(self.model_g, opt_g, loss_g)
         self.model_d.requires_grad_(True)
         loss_d = self._discriminator_loss(real, self.model_d(y_hat.detach()))
