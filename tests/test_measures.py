@@ -5,6 +5,7 @@ import pytest
 import soundfile as sf
 from conftest import shared_path
 
+from trainer.dataset import recognizers
 from trainer.evaluate import measures
 
 TEXT = "The quick brown fox jumps over the lazy dog."
@@ -68,11 +69,13 @@ def test_higher_pitch_shows_as_a_positive_mean_f0_gap(say, joe):
     higher = soxr.resample(reference, joe.sample_rate, round(joe.sample_rate / 2 ** (2 / 12)))
     _, gap = measures.f0_rmse(reference, joe.sample_rate, higher, joe.sample_rate)
     _, own_gap = measures.f0_rmse(higher, joe.sample_rate, reference, joe.sample_rate)
-    assert gap > 5.0 and own_gap == pytest.approx(-gap), (gap, own_gap)
+    # swapped, the gap turns round; not to the hertz, since the frames scored are the reference's speech frames
+    assert gap > 5.0 and own_gap == pytest.approx(-gap, rel=0.1), (gap, own_gap)
 
 
 def test_default_voice_is_intelligible_to_pocketsphinx(say, joe):
-    assert measures.word_error_rate(say(TEXT), joe.sample_rate, TEXT.upper()) <= 0.5
+    pocketsphinx = recognizers.create("pocketsphinx")
+    assert measures.word_error_rate(say(TEXT), joe.sample_rate, TEXT.upper(), pocketsphinx) <= 0.5
 
 
 def test_speaking_rate_halves_at_twice_the_length_scale(say, joe):
@@ -103,8 +106,6 @@ def test_unscorable_input_raises_a_measure_error():
 def test_a_transcript_does_not_depend_on_the_clips_transcribed_before():
     """The recognizer the leaderboard and the slicer share: the same clip after other clips gives the same text."""
     import soxr
-
-    from trainer.dataset import recognizers
 
     audio, rate = _clip("0870")
     speech = soxr.resample(audio, rate, recognizers.RATE)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engines.errors import VoiceStudioError
+from trainer.evaluate.measures import MCD_LEGEND
 
 
 class BoardError(VoiceStudioError, ValueError):
@@ -62,7 +63,8 @@ class Row:
         f0_gap_hz: mean F0 minus the references' mean F0, Hz (closer to 0 is better).
         similarity: cosine of the speaker embeddings of all renders and all references (higher is better).
         dnsmos_sig, dnsmos_bak, dnsmos_ovrl: DNSMOS P.835 MOS, 1-5 (higher is better).
-        wer: word error rate of the pocketsphinx round trip, 0 is perfect (lower is better).
+        wer: word error rate of a speech recognizer's round trip, 0 is perfect (lower is better); ``recognizer``
+            names the recognizer (``Whisper tiny.en``, ``PocketSphinx``), ``None`` when WER was not measured.
         rate_pps: speaking rate, phonemes per second; dataset_rate_pps: the references' (closer is better).
         failed: why the candidate could not be rendered (one line naming its file; then every measure is
             ``None``), or ``None`` when it was.
@@ -83,6 +85,7 @@ class Row:
     dataset_rate_pps: float | None = None
     missing: dict[str, str] = field(default_factory=dict)
     failed: str | None = None
+    recognizer: str | None = None
 
 
 COLUMNS: list[Column] = [
@@ -124,7 +127,7 @@ def legend() -> list[str]:
             if c.better == better
         ]
         ways.append(f"{better} is better: {', '.join(named)}")
-    return ["; ".join(ways) + ".", MEANINGS]
+    return ["; ".join(ways) + ".", MEANINGS, MCD_LEGEND + "."]
 
 
 def table(rows: list[Row]) -> str:
@@ -134,7 +137,20 @@ def table(rows: list[Row]) -> str:
     widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS))]
     text = ["  ".join(_aligned(line, widths)) for line in cells]
     notes = _notes(rows)
-    return "\n".join([*text, "", *legend(), *([""] if notes else []), *notes])
+    return "\n".join([*text, "", *legend(), *recognizers(rows), *([""] if notes else []), *notes])
+
+
+def recognizers(rows: list[Row]) -> list[str]:
+    """The line that says which recognizer produced each WER (none when no WER was measured)."""
+    by: dict[str, list[str]] = {}
+    for row in rows:
+        if row.recognizer:
+            by.setdefault(row.recognizer, []).append(row.label)
+    if not by:
+        return []
+    if len(by) == 1:
+        return [f"WER by {next(iter(by))}; reference and transcript normalized alike (numbers, units, case)."]
+    return ["WER by " + "; ".join(f"{name} ({', '.join(labels)})" for name, labels in by.items()) + "."]
 
 
 def _aligned(cells: list[str], widths: list[int]) -> list[str]:
@@ -157,15 +173,15 @@ def _notes(rows: list[Row]) -> list[str]:
 
 
 def to_csv(rows: list[Row]) -> str:
-    """The rows as CSV text: ``label``, the measures, ``model_path``, ``missing`` (JSON) and ``failed`` (empty for
-    a candidate that was rendered)."""
+    """The rows as CSV text: ``label``, the measures, ``model_path``, ``missing`` (JSON), ``failed`` (empty for
+    a candidate that was rendered) and ``recognizer`` (WER's)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["label", *FLOAT_FIELDS, "model_path", "missing", "failed"])
+    writer.writerow(["label", *FLOAT_FIELDS, "model_path", "missing", "failed", "recognizer"])
     for row in rows:
         values = [_csv_value(f, getattr(row, f)) for f in FLOAT_FIELDS]
         missing = json.dumps(row.missing, ensure_ascii=False)
-        writer.writerow([row.label, *values, str(row.model_path), missing, row.failed or ""])
+        writer.writerow([row.label, *values, str(row.model_path), missing, row.failed or "", row.recognizer or ""])
     return out.getvalue()
 
 
@@ -204,4 +220,12 @@ def _row(record: dict[str, str], number: int) -> Row:
     if not isinstance(missing, dict):
         raise BoardError(f"line {number}, missing: not a JSON object of reasons")
     failed = record.get("failed") or None  # CSVs written before the column have none
-    return Row(label=record["label"], model_path=Path(record["model_path"]), missing=missing, failed=failed, **values)
+    recognizer = record.get("recognizer") or None  # likewise
+    return Row(
+        label=record["label"],
+        model_path=Path(record["model_path"]),
+        missing=missing,
+        failed=failed,
+        recognizer=recognizer,
+        **values,
+    )

@@ -4,9 +4,9 @@ show it.
 :func:`score` renders every line by every candidate (``trainer.evaluate.render.render_all``, cached) and
 measures each render (``trainer.evaluate.scores``, cached beside the render), then averages per candidate:
 val_mel at save time, MCD and F0 error against the lines' reference recordings, speaker similarity of all
-renders to all references, DNSMOS P.835, WER of an ASR round trip and the speaking rate against the
-references'. A measure that fails on one line is left out of that candidate's mean and counted in
-``Row.missing``; one that could not be measured at all is ``None`` with the reason there.
+renders to all references, DNSMOS P.835, WER of an ASR round trip (Whisper tiny.en, else PocketSphinx) and the
+speaking rate against the references'. A measure that fails on one line is left out of that candidate's mean and
+counted in ``Row.missing``; one that could not be measured at all is ``None`` with the reason there.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def score(
     renders = _render(candidates, lines, settings, Path(cache_dir), state, pool, failed)
     if len(failed) == len(candidates):
         raise RenderError("; ".join(failed.values()))
-    scorer = Scorer(lines, Path(cache_dir))
+    scorer = Scorer(lines, Path(cache_dir), _language(candidates, failed))
     total, done = (len(candidates) - len(failed)) * len(lines), 0
     state.status(f"scoring {count(total, 'render')} (step 2 of 2: pitch, speaker, words, quality)")
     state.progress(0, total)  # this step's count starts afresh (the bar is not left full from rendering)
@@ -144,6 +144,19 @@ def score(
             state.progress(done, total)
         rows.append(_row(candidate, lines, per_line, scorer))
     return rows
+
+
+def _language(candidates: list[Candidate], failed: dict[str, str]) -> str:
+    """The espeak-ng voice of the first rendered candidate (``en-us``): WER's recognizer and normalization."""
+    from engines.base import VoiceError
+
+    for candidate in candidates:
+        if candidate.label not in failed:
+            try:
+                return candidate.voice().config.espeak_voice
+            except VoiceError:
+                continue
+    return "en"
 
 
 def _render(candidates, lines, settings, cache_dir, state, pool, failed) -> dict[tuple[str, int], Rendered]:
@@ -171,7 +184,15 @@ def _row(candidate: Candidate, lines: list[Line], per_line: list[Scores], scorer
     values["val_mel"] = val_mel_at_save(candidate.model_path)
     if values["val_mel"] is None:
         missing["val_mel"] = _no_val_mel(candidate)
-    return Row(label=candidate.label, model_path=candidate.model_path, missing=missing, failed=None, **values)
+    heard_by = sorted({str(s.values["recognizer"]) for s in per_line if "recognizer" in s.values})
+    return Row(
+        label=candidate.label,
+        model_path=candidate.model_path,
+        missing=missing,
+        failed=None,
+        recognizer=" and ".join(heard_by) or None,
+        **values,
+    )
 
 
 def _expected_reference(missing: dict[str, str], lines: list[Line]) -> dict[str, str]:

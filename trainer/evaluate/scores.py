@@ -22,7 +22,8 @@ import numpy as np
 from engines.files import write_text
 from trainer.evaluate.measures import MeasureError, MeasureUnavailable
 
-MEASURES_VERSION = 2  # 2: WER no longer depends on the clips transcribed before
+MEASURES_VERSION = 3  # 2: WER no longer depends on the clips transcribed before; 3: Whisper WER on normalized
+# text, MCD over the reference's speech frames, F0 error without voicing edges and gross errors
 """Bump when any measure would score the same audio differently: cached scores of other versions are ignored."""
 
 Clip = tuple[np.ndarray, int]
@@ -95,17 +96,19 @@ def reference_path(cache_dir: Path, reference_sha: str) -> Path:
     return Path(cache_dir) / "references" / f"{key}.json"
 
 
-def render_scores(clip: Clip, text: str, reference: Clip | None, phonemizer, recognizer: Callable[[], Any]) -> Scores:
+def render_scores(
+    clip: Clip, text: str, reference: Clip | None, phonemizer, recognizer: Callable[[], Any], language: str = "en"
+) -> Scores:
     """The measures of a render ``clip`` speaking ``text``: speaker embedding (``[256]`` list), speaking rate by
-    ``phonemizer``, DNSMOS, WER (the recognizer made by ``recognizer()``) and, with a ``reference``, MCD and F0
-    error against it."""
+    ``phonemizer``, DNSMOS, WER (the recognizer made by ``recognizer()``, text normalized for ``language``;
+    ``recognizer`` names it, a string) and, with a ``reference``, MCD and F0 error against it."""
     from trainer.evaluate import measures, quality, similarity
 
     (audio, rate), scores = clip, Scores()
     scores.measure(("embedding",), lambda: similarity.utterance_embedding(audio, rate).tolist())
     scores.measure(("rate_pps",), lambda: measures.phoneme_rate(phonemizer, text, audio, rate))
     scores.measure(("dnsmos_sig", "dnsmos_bak", "dnsmos_ovrl"), lambda: _dnsmos(quality.dnsmos(audio, rate)))
-    scores.measure(("wer",), lambda: _wer(audio, rate, text, recognizer))
+    scores.measure(("wer", "recognizer"), lambda: _wer(audio, rate, text, recognizer, language))
     if reference is not None:
         _against(scores, reference, clip)
     return scores
@@ -128,12 +131,14 @@ def _dnsmos(result) -> tuple[float, float, float]:
     return result.sig, result.bak, result.ovrl
 
 
-def _wer(audio: np.ndarray, rate: int, text: str, recognizer: Callable[[], Any]) -> float:
-    """``measures.word_error_rate`` with the recognizer of ``recognizer()``; a missing one is unavailable."""
+def _wer(audio: np.ndarray, rate: int, text: str, recognizer: Callable[[], Any], language: str) -> tuple[float, str]:
+    """(``measures.word_error_rate`` with the recognizer of ``recognizer()``, that recognizer's name); a missing
+    one is unavailable."""
     from trainer.dataset.recognizers import RecognizerError
     from trainer.evaluate import measures
 
     try:
-        return measures.word_error_rate(audio, rate, text, recognizer())
+        chosen = recognizer()
+        return measures.word_error_rate(audio, rate, text, chosen, language), measures.recognizer_label(chosen)
     except RecognizerError as exc:
         raise MeasureUnavailable(f"word error rate: {exc}") from None

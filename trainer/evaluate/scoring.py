@@ -22,14 +22,15 @@ NO_REFERENCE = "no line has a reference recording (use held-out clips or an LJSp
 
 
 class Scorer:
-    """Measures renders of ``lines`` against their references, caching under ``cache_dir``.
+    """Measures renders of ``lines`` against their references, caching under ``cache_dir``; ``language`` (the
+    voices' espeak-ng voice, ``en-us``) chooses the WER recognizer and text normalization.
 
     Attributes:
         hits: renders whose scores came from the cache; computed: renders measured now.
     """
 
-    def __init__(self, lines: list[Line], cache_dir: Path) -> None:
-        self.lines, self.cache_dir = lines, Path(cache_dir)
+    def __init__(self, lines: list[Line], cache_dir: Path, language: str = "en") -> None:
+        self.lines, self.cache_dir, self.language = lines, Path(cache_dir), language
         self.hits = self.computed = 0
         self._references: dict[int, Clip] = {}
         self._phonemizers: dict[Path, Any] = {}
@@ -110,7 +111,7 @@ class Scorer:
             reference, failure = self._reference(index), None
         except MeasureError as exc:
             reference, failure = None, str(exc)
-        scores = render_scores(clip, line.text, reference, phonemizer, self._recognizer_of)
+        scores = render_scores(clip, line.text, reference, phonemizer, self._recognizer_of, self.language)
         if reference is not None:
             scores.measure(("reference_rate_pps",), lambda: phoneme_rate(phonemizer, line.text, *reference))
         elif failure is not None:
@@ -126,11 +127,15 @@ class Scorer:
         return self._phonemizers[candidate.model_path]
 
     def _recognizer_of(self) -> Any:
-        """The pocketsphinx recognizer, loaded at the first WER. Raises RecognizerError when not installed."""
-        from trainer.dataset import recognizers
+        """The WER recognizer (``measures.wer_recognizer``: Whisper, else PocketSphinx), loaded once per process.
+
+        Raises:
+            MeasureUnavailable: none is installed, or none knows the voice's language.
+        """
+        from trainer.evaluate.measures import wer_recognizer
 
         if self._recognizer is None:
-            self._recognizer = recognizers.create("pocketsphinx")
+            self._recognizer = wer_recognizer(self.language)
         return self._recognizer
 
 

@@ -1,0 +1,146 @@
+"""The judge's measures: Whisper WER on normalized text, MCD and F0 error without floors (real voice, real audio)."""
+
+import csv
+
+import numpy as np
+import pytest
+from conftest import shared_path
+
+from trainer.dataset import recognizers
+from trainer.evaluate import measures
+from trainer.evaluate.wer_text import normalize
+
+HELD_OUT = 10
+"""Lines of the target-voice corpus joe speaks for the WER test (its last ten: long, with numbers and names)."""
+
+
+@pytest.fixture(scope="module")
+def speak(joe):
+    """Speak a text with the default voice, noise 0: float32 [N] at joe.sample_rate."""
+    from engines.base import SynthesisOptions
+    from engines.registry import create_engine
+
+    engine = create_engine("onnx", joe)
+
+    def say(text: str) -> np.ndarray:
+        options = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
+        return np.concatenate([c.audio for c in engine.synthesize(text, options)])
+
+    return say
+
+
+@pytest.fixture(scope="module")
+def held_out(speak):
+    """(text, joe's render) for the last HELD_OUT lines of the target-voice corpus."""
+    metadata = shared_path("corpus", "target-voice", "metadata.csv")
+    with open(metadata, encoding="utf-8") as handle:
+        texts = [row[1] for row in csv.reader(handle, delimiter="|")][-HELD_OUT:]
+    return [(text, speak(text)) for text in texts]
+
+
+def _mean_wer(pairs, rate, damage=lambda audio: audio) -> float:
+    return float(np.mean([measures.word_error_rate(damage(audio), rate, text) for text, audio in pairs]))
+
+
+def test_whisper_hears_joe_and_hears_damage(held_out, joe):
+    """Whisper WER of joe's renders of 10 held-out lines is at most 0.12; noisy and stretched copies score worse."""
+    import librosa
+
+    assert measures.recognizer_label(measures.wer_recognizer("en-us")) == "Whisper tiny.en"
+    clean = _mean_wer(held_out, joe.sample_rate)
+    rng = np.random.default_rng(0)
+
+    def noisy(audio: np.ndarray) -> np.ndarray:  # white noise at 10 dB SNR... then 0 dB: clearly damaged
+        power = np.mean(audio**2)
+        return (audio + rng.normal(0, np.sqrt(power), audio.size)).astype(np.float32)
+
+    def stretched(audio: np.ndarray) -> np.ndarray:
+        return librosa.effects.time_stretch(audio, rate=1 / 1.3)
+
+    damaged = _mean_wer(held_out[:5], joe.sample_rate, noisy)
+    slow = _mean_wer(held_out[:5], joe.sample_rate, stretched)
+    assert clean <= 0.12, clean
+    assert damaged > clean + 0.1, (clean, damaged)
+    assert slow > _mean_wer(held_out[:5], joe.sample_rate), (clean, slow)
+
+
+@pytest.mark.parametrize(
+    ("written", "spoken"),
+    [
+        ("It is 50 miles away.", "It is fifty miles away."),
+        ("Ask Dr. Patel.", "Ask doctor Patel."),
+        ("It costs $5.", "It costs five dollars."),
+        ("Meet me at 3:30 p.m.", "Meet me at three thirty PM."),
+        ("Only 10% of them, 5 km north.", "Only ten percent of them, five kilometers north."),
+        ("On Jan. 5, 2024 we won't.", "On January fifth, twenty twenty four, we will not."),
+    ],
+)
+def test_written_and_spoken_forms_score_the_same(speak, joe, written, spoken):
+    """Digits against words, abbreviations against their words: the same audio has the same WER."""
+    assert normalize(written, "en-us") == normalize(spoken, "en-us")
+    audio = speak(spoken)
+    assert measures.word_error_rate(audio, joe.sample_rate, written) == measures.word_error_rate(
+        audio, joe.sample_rate, spoken
+    )
+
+
+def test_identical_audio_to_one_lsb_has_no_floor(speak, joe):
+    """Audio identical to ±1 LSB: MCD below 0.05 dB, F0 RMSE below 0.5 Hz, F0 gap below 0.5 Hz."""
+    rng = np.random.default_rng(1)
+    audio = np.round(speak("Please fold the map along its creases, then put it back.") * 32767) / 32767
+    jittered = (audio + rng.integers(-1, 2, audio.size) / 32767).astype(np.float32)
+    aligned = measures.align(audio.astype(np.float32), joe.sample_rate, jittered, joe.sample_rate)
+    rmse, gap = measures.f0_error_of(aligned)
+    assert measures.mcd_of(aligned) < 0.05
+    assert rmse < 0.5 and abs(gap) < 0.5, (rmse, gap)
+
+
+def test_a_semitone_higher_gives_the_expected_f0_gap(speak, joe):
+    """A copy resynthesized one semitone higher (WORLD, same timing and envelope) has a gap of 5.9% of F0 ±10%."""
+    import pyworld
+
+    audio = speak("Thistles bloom stubbornly along the old rail yard.").astype(np.float64)
+    rate = joe.sample_rate
+    f0, times = pyworld.harvest(audio, rate)
+    envelope, aperiodicity = pyworld.cheaptrick(audio, f0, times, rate), pyworld.d4c(audio, f0, times, rate)
+    base = pyworld.synthesize(f0, envelope, aperiodicity, rate).astype(np.float32)
+    higher = pyworld.synthesize(f0 * 2 ** (1 / 12), envelope, aperiodicity, rate).astype(np.float32)
+    aligned = measures.align(base, rate, higher, rate)
+    voiced = aligned.f0_ref[aligned.f0_ref > 0]
+    expected = float(np.mean(voiced)) * (2 ** (1 / 12) - 1)
+    _, gap = measures.f0_error_of(aligned)
+    assert gap == pytest.approx(expected, rel=0.1), (gap, expected)
+
+
+def test_without_whisper_wer_falls_back_to_pocketsphinx(monkeypatch):
+    """No compare extra: PocketSphinx scores WER; no recognizer at all, or another language: one line, no traceback."""
+    monkeypatch.setattr(recognizers, "_installed", lambda module: module == "pocketsphinx")
+    assert measures.recognizer_label(measures.wer_recognizer("en-us")) == "PocketSphinx"
+    monkeypatch.setattr(recognizers, "_installed", lambda module: False)
+    with pytest.raises(measures.MeasureUnavailable, match="no speech recognizer is installed") as raised:
+        measures.wer_recognizer("en-us")
+    assert "\n" not in str(raised.value)
+    with pytest.raises(measures.MeasureUnavailable, match="no speech recognizer for 'de'"):
+        measures.wer_recognizer("de")
+
+
+def test_the_whisper_recognizer_is_loaded_once():
+    """recognizers.shared keeps one Whisper model per process; it transcribes clip by clip alike."""
+    first = recognizers.shared("whisper")
+    assert recognizers.shared("whisper") is first
+    silence = np.zeros(recognizers.RATE, dtype=np.float32)
+    assert first.transcribe(silence) == first.transcribe(silence)
+
+
+def test_the_table_and_csv_say_which_recognizer_heard_each_wer(tmp_path):
+    """The WER's recognizer travels through the CSV and is named under the table, per candidate when they differ."""
+    from trainer.evaluate.board import Row, read_csv, table, to_csv
+
+    rows = [
+        Row(label="joe", model_path=tmp_path / "joe.onnx", wer=0.08, recognizer="Whisper tiny.en"),
+        Row(label="epoch 3", model_path=tmp_path / "e3.ckpt", wer=0.31, recognizer="PocketSphinx"),
+    ]
+    assert [r.recognizer for r in read_csv(to_csv(rows))] == ["Whisper tiny.en", "PocketSphinx"]
+    assert "WER by Whisper tiny.en (joe); PocketSphinx (epoch 3)." in table(rows)
+    assert "WER by Whisper tiny.en; reference and transcript normalized alike" in table(rows[:1])
+    assert "MCD-DTW" in table(rows)
