@@ -32,7 +32,9 @@ class Recommendation:
         chosen: the recommended evaluation; ``None`` when nothing was measured.
         measure: the measure that picked it among the eligible (``similarity``, or the fallback ``val_mel`` /
             ``wer``); empty when none could.
-        reason: one plain sentence: the pick, the rule, what was left out, and how it stands to the start voice.
+        why: the clause saying why, without the name: ``the highest similarity (0.812) among the checkpoints
+            whose WER and DNSMOS are within their noise bands of the best (epoch 7 left out)``.
+        reason: plain sentences: ``Recommended: epoch 6, {why}.``, how it stands to the start voice, the ties.
         ties: other eligible checkpoints within ``measure``'s noise band of the chosen one (a blind test of
             :data:`BLIND_TRIALS` trials can tell them apart); best first.
         worse_than_start: measures (of :data:`GUARDS`) on which the chosen is worse than the start voice beyond
@@ -41,6 +43,7 @@ class Recommendation:
 
     chosen: Evaluation | None
     measure: str = ""
+    why: str = ""
     reason: str = ""
     ties: list[Evaluation] = field(default_factory=list)
     worse_than_start: list[str] = field(default_factory=list)
@@ -70,25 +73,29 @@ def eligible(evaluations: list[Evaluation], bands: Bands) -> list[Evaluation]:
     return [e for e in evaluations if kept(e) == top]
 
 
-def recommend(evaluations: list[Evaluation], bands: Bands, start: Evaluation | None = None) -> Recommendation:
+def recommend(
+    evaluations: list[Evaluation], bands: Bands, start: Evaluation | None = None, *, noun: str = "checkpoint"
+) -> Recommendation:
     """The checkpoint to keep, by the rule in this module's docstring, over ``evaluations`` (the checkpoints;
     the start voice is not one of them). ``start``, where known, is what :attr:`Recommendation.worse_than_start`
-    and the reason compare the pick with.
+    and the reason compare the pick with. ``noun``: what the reason calls them (``candidate`` on a leaderboard
+    of voices).
 
     Ranking among the eligible: :data:`RANKED_BY` (the first measure any eligible one has), the latest epoch
     among equals.
     """
     if not evaluations:
-        return Recommendation(chosen=None, reason="Nothing to recommend: no checkpoint has been measured yet.")
+        return Recommendation(chosen=None, reason=f"Nothing to recommend: no {noun} has been measured yet.")
     kept = eligible(evaluations, bands)
     measure = next((m for m in RANKED_BY if any(e.has(m) for e in kept)), "")
     chosen = best_of(kept, measure) if measure else max(kept, key=lambda e: e.epoch)
     assert chosen is not None
     ties = _ties(kept, chosen, measure, bands)
     worse = _worse_than(chosen, start, bands)
-    said = [_why(chosen, measure, kept, evaluations), _against_start(chosen, start, worse), _tied(ties, measure, bands)]
+    why = _why(measure, chosen, kept, evaluations, noun)
+    said = [f"Recommended: {chosen.name()}, {why}.", _against_start(chosen, start, worse), _tied(ties, measure, bands)]
     reason = " ".join(filter(None, said))
-    return Recommendation(chosen=chosen, measure=measure, reason=reason, ties=ties, worse_than_start=worse)
+    return Recommendation(chosen=chosen, measure=measure, why=why, reason=reason, ties=ties, worse_than_start=worse)
 
 
 def _ties(kept: list[Evaluation], chosen: Evaluation, measure: str, bands: Bands) -> list[Evaluation]:
@@ -111,20 +118,20 @@ def _worse_than(chosen: Evaluation, start: Evaluation | None, bands: Bands) -> l
     return [m for m in both if bands.worse(m, chosen.values[m], start.values[m])]
 
 
-def _why(chosen: Evaluation, measure: str, kept: list[Evaluation], evaluations: list[Evaluation]) -> str:
-    """``Recommended: epoch 6, the highest similarity (0.812) among the checkpoints whose WER and DNSMOS are
-    within their noise bands of the best (2 of 6 left out).``"""
+def _why(measure: str, chosen: Evaluation, kept: list[Evaluation], evaluations: list[Evaluation], noun: str) -> str:
+    """``the highest similarity (0.812) among the checkpoints whose WER and DNSMOS are within their noise bands
+    of the best (epoch 1 and epoch 7 left out)``."""
     if len(evaluations) == 1:
-        return f"Recommended: {chosen.name()}, the only checkpoint measured."
+        return f"the only {noun} measured"
     guards = " and ".join(measure_name(m) for m in GUARDS if any(e.has(m) for e in evaluations))
-    among = f" among the checkpoints whose {guards} are within their noise bands of the best" if guards else ""
+    among = f" among the {noun}s whose {guards} are within their noise bands of the best" if guards else ""
     left = [e.name() for e in evaluations if not any(e is k for k in kept)]
     out = f" ({few(left)} left out)" if left and guards else ""
     if not measure:
-        return f"Recommended: {chosen.name()}, the latest{among}{out}."
+        return f"the latest{among}{out}"
     way = "highest" if oriented(measure, 1.0) > 0 else "lowest"
     value = shown(measure, chosen.values[measure])
-    return f"Recommended: {chosen.name()}, the {way} {measure_name(measure)} ({value}){among}{out}."
+    return f"the {way} {measure_name(measure)} ({value}){among}{out}"
 
 
 def _against_start(chosen: Evaluation, start: Evaluation | None, worse: list[str]) -> str:
