@@ -200,4 +200,4 @@ def test_the_train_pages_export_names_the_checkpoint_and_warns(qtbot, tmp_path, 
     log = page.view.log.toPlainText()
     assert f"Exporting {choice.why} to " in log and choice.warning in log
     assert page.status.text().startswith(f"Exported tune.onnx from {choice.checkpoint.describe()}")
-    assert page.status.text().endswith(choice.warning)
+    assert page.status.text().endswith(f"\n{choice.warning}")  # on a line of its own

@@ -211,6 +211,10 @@ def test_the_disagreement_sentence_names_each_measures_favourite():
     assert disagreement([six], B) == ""
     agree = disagreement([five, ev(6, val_mel=0.7, wer=0.3, similarity=0.6)], B)
     assert agree == "The measures agree: val_mel, similarity and WER favour epoch 5."
+    seven = ev(7, similarity=0.80 - SIM / 2)  # within noise of epoch 6, not of the rest
+    assert disagreement([start, five, six, seven], B).startswith(
+        "The measures disagree: val_mel favours epoch 5; similarity epoch 6 or epoch 7 (within noise); "
+    )
 
 
 def test_bands_decide_what_counts():

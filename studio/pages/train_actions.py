@@ -121,7 +121,7 @@ class TrainActions:
             self._say(f"Nothing to export: {exc}")
             return None
         best, target = choice.checkpoint, self.voices_dir / f"{self.state.folder.name}.onnx"
-        self._say(" ".join([f"Exporting {choice.why} to {target}…", *choice.lines()[1:]]))
+        self._say("\n".join([f"Exporting {choice.why} to {target}…", *choice.lines()[1:]]))  # the warning: a line
 
         def work(cancel: threading.Event):
             with importing("trainer.export"):
@@ -154,7 +154,7 @@ class TrainActions:
             " It is a smoke test (test preset): it shows the pipeline works, it is not a usable voice." if smoke else ""
         )
         said = f"Exported {Path(path).name} from {best.describe()}: it is now among the Synthesize page's voices."
-        self._say(" ".join(filter(None, [said + note, warning])))
+        self._say("\n".join(filter(None, [said + note, warning])))
         self.voice_exported.emit(Path(path))
 
     def _open_folder(self) -> None:

@@ -159,26 +159,29 @@ def _tied(ties: list[Evaluation], measure: str, bands: Bands) -> str:
 
 def disagreement(evaluations: list[Evaluation], bands: Bands) -> str:
     """One sentence saying which candidate each measure favours, e.g. ``The measures disagree: val_mel favours
-    epoch 5; MCD, F0 RMSE and similarity epoch 6; WER the start voice joe.`` A measure whose best is within its
-    noise band of the runner-up favours none (named at the end as a tie). Start voice included; empty with
-    fewer than two candidates sharing a measure."""
+    epoch 5; MCD, F0 RMSE and similarity epoch 6; WER the start voice joe.`` A measure favours the candidates
+    within its noise band of its best (``epoch 5 or epoch 6 (within noise)``); one where every candidate is,
+    none (it cannot tell them apart). Start voice included; empty with fewer than two candidates sharing a
+    measure."""
     favoured: dict[str, list[str]] = {}
     tied: list[str] = []
     for measure in SUMMARISED:
         having = [e for e in evaluations if e.has(measure)]
-        if len(having) < 2:
+        best = best_of(having, measure)
+        if best is None or len(having) < 2:
             continue
-        ranked = sorted(having, key=lambda e: (oriented(measure, e.values[measure]), e.epoch), reverse=True)
-        first, second = ranked[0].values[measure], ranked[1].values[measure]
-        if bands.differs(measure, first, second):
-            favoured.setdefault(ranked[0].name(), []).append(measure_name(measure))
-        else:
+        near = [e for e in having if not bands.differs(measure, e.values[measure], best.values[measure])]
+        if len(near) == len(having):
             tied.append(measure_name(measure))
+            continue
+        ranked = sorted(near, key=lambda e: (oriented(measure, e.values[measure]), e.epoch), reverse=True)
+        names = " or ".join(e.name() for e in ranked) + (" (within noise)" if len(ranked) > 1 else "")
+        favoured.setdefault(names, []).append(measure_name(measure))
     return _disagreement_sentence(favoured, tied)
 
 
 def _disagreement_sentence(favoured: dict[str, list[str]], tied: list[str]) -> str:
-    """The sentence of :func:`disagreement` from ``candidate -> measures favouring it`` and the tied measures."""
+    """The sentence of :func:`disagreement` from ``candidates -> measures favouring them`` and the tied measures."""
     ties = f"{listed(tied)} cannot tell them apart (within noise)" if tied else ""
     if not favoured:
         return f"No measure tells the candidates apart beyond its noise band ({listed(tied)})." if tied else ""
