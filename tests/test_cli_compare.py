@@ -23,13 +23,18 @@ def compare(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_compare_prints_the_table_and_writes_the_csv(tmp_path, joe):
-    """joe on a typed line: a header and a row on stdout, the same row in the CSV, progress on stderr."""
+    """joe on two typed lines: a header and a row on stdout, each value ± its standard error over the 2 lines it
+    rests on, the recommendation and the noise bands under the table; the same row in the CSV; progress on
+    stderr."""
     pytest.importorskip("jiwer")
+    from trainer.evaluate.bands import DEFAULT_BANDS
+    from trainer.evaluate.board import COLUMNS
+
     out = tmp_path / "board.csv"
     result = compare(
         "joe",
         "--text",
-        "Who left the garden gate open?",
+        "Who left the garden gate open?\nThe kettle is on the stove.",
         "--noise-off",
         "--cache",
         str(tmp_path / "c"),
@@ -38,14 +43,23 @@ def test_compare_prints_the_table_and_writes_the_csv(tmp_path, joe):
     )
     assert result.returncode == 0, result.stderr
     header, row = result.stdout.splitlines()[:2]
-    assert header.split()[:2] == ["candidate", "val_mel"] and row.split()[0] == "joe"
+    assert header.split()[:2] == ["candidate", "val_mel"] and header.split()[-1] == "lines"
+    assert row.split()[0] == "joe" and row.split()[-1] == "2"
     assert "MCD: no line has a reference recording" in result.stdout
-    assert "rendering 1/1" in result.stderr and "scoring 1/1" in result.stderr and f"wrote {out}" in result.stderr
+    assert "rendering 2/2" in result.stderr and "scoring 2/2" in result.stderr and f"wrote {out}" in result.stderr
     assert "scoring 0/" not in result.stderr
     (written,) = read_csv(out.read_text(encoding="utf-8"))
     assert written.label == "joe" and written.model_path == joe.model_path
     assert written.wer is not None and written.dnsmos_ovrl is not None and written.mcd_db is None
-    assert f"{written.wer:.2f}" in row.split()
+    assert written.lines["wer"] == written.lines["dnsmos_ovrl"] == 2 and "mcd_db" not in written.lines
+    assert written.stderr["dnsmos_ovrl"] > 0 and "val_mel" not in written.stderr
+    wer = next(c for c in COLUMNS if c.field == "wer")
+    assert wer.text(written) == f"{written.wer:.2f}±{written.stderr['wer']:.2f}" and wer.text(written) in row.split()
+    assert "Recommended: joe, the only candidate measured." in result.stdout
+    assert (
+        f"Noise bands (how far a value moves for the same checkpoint under another seed; {DEFAULT_BANDS.source})"
+        in (result.stdout)
+    )
 
 
 @pytest.mark.parametrize(

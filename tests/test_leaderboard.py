@@ -87,6 +87,22 @@ def test_the_csv_round_trips_and_the_table_shows_every_row_and_reason(board):
         read_csv(to_csv(rows).replace(f",{rows[0].wer!r},", ",abc,", 1))
 
 
+def test_each_value_says_how_many_lines_it_rests_on_and_its_standard_error(board):
+    """Two lines: every measure rests on 2 (val_mel on none); a mean's standard error is s/sqrt(2) of the two
+    one-line rows' values (from the cache); similarity's is the jackknife's, a spread > 0."""
+    from trainer.evaluate.spread import standard_error
+
+    candidates, lines, cache, rows, _ = board
+    joe = rows[0]
+    singles = [score(candidates[:1], [line], RenderSettings(seed=1), cache)[0] for line in lines]
+    for name in ("wer", "dnsmos_ovrl", "mcd_db", "f0_rmse_hz", "rate_pps", "similarity"):
+        assert joe.lines[name] == 2, name
+    for name in ("wer", "dnsmos_ovrl", "mcd_db", "rate_pps"):
+        assert joe.stderr[name] == pytest.approx(standard_error([getattr(r, name) for r in singles])), name
+    assert joe.stderr["similarity"] > 0 and "val_mel" not in joe.lines and "val_mel" not in joe.stderr
+    assert all(not r.stderr for r in singles)  # one line: no standard error
+
+
 def test_a_line_that_fails_a_measure_is_left_out_and_counted(board, tmp_path):
     """A silent reference: MCD and F0 come from the other line and ``missing`` counts the failed one."""
     candidates, lines, cache, rows, _ = board

@@ -37,7 +37,12 @@ def _column(name):
 
 
 def _labels(view):
-    return [view.table.item(r, 0).text() for r in range(view.table.rowCount())]
+    """The candidates in the order shown, without the recommendation's marks (★, ≈)."""
+    from studio.widgets.leaderboard_view import RECOMMENDED, TIED
+
+    return [
+        view.table.item(r, 0).text().removeprefix(RECOMMENDED).removeprefix(TIED) for r in range(view.table.rowCount())
+    ]
 
 
 def test_sorts_by_number_with_missing_last(qtbot):
@@ -69,7 +74,7 @@ def test_best_marked_missing_explained_headers_with_units(qtbot):
     assert val_mel.text() == "—" and val_mel.toolTip() == "an ONNX voice keeps no val_mel"
     assert view.table.item(epoch9, _column("wer")).toolTip() == "no pocketsphinx model"
     header = view.table.horizontalHeaderItem(_column("f0_rmse_hz"))
-    assert header.text() == "F0 RMSE (Hz)" and header.toolTip() == "lower is better"
+    assert header.text() == "F0 RMSE (Hz)" and header.toolTip().startswith("lower is better; noise band ±2.0 Hz (")
     assert view.table.horizontalHeaderItem(_column("rate_pps")).toolTip() == "closer to dataset rate is better"
 
 
@@ -84,3 +89,54 @@ def test_export_round_trips_and_score_asks(qtbot, tmp_path, monkeypatch):
         view.score_button.click()
     empty = _view(qtbot, [])
     assert not empty.export_button.isEnabled()
+
+
+def test_the_recommended_row_is_marked_and_the_summary_says_why_and_where_measures_disagree(qtbot):
+    """★ on the recommended candidate (the rule's: the most similar among those within the WER band of the best),
+    ≈ on one within noise of it; the line under the table gives the reason and the disagreement; bands as tooltip."""
+    from studio.widgets.leaderboard_view import RECOMMENDED, TIED
+    from trainer.evaluate.bands import DEFAULT_BANDS
+    from trainer.evaluate.summary import summarise
+
+    near = Row(label="epoch 11", model_path=Path("/runs/a/best-epoch=0010.ckpt"), val_mel=9.5, similarity=0.825,
+               wer=0.25)  # fmt: skip
+    rows = [*ROWS, near]
+    view = _view(qtbot, rows)
+    said = summarise(rows)
+    texts = {view.table.item(r, 0).text() for r in range(view.table.rowCount())}
+    assert f"{RECOMMENDED}{said.recommended}" in texts and said.recommended == "epoch 10"
+    assert f"{TIED}epoch 11" in texts and said.ties == ["epoch 11"]
+    assert view.summary.text() == f"{RECOMMENDED}{said.reason}\n{said.disagreement}"
+    assert said.disagreement.startswith("The measures disagree: val_mel favours epoch 9;")
+    assert view.summary.toolTip() == said.bands and DEFAULT_BANDS.source in said.bands
+
+
+def test_values_show_their_standard_error_and_lines_in_the_tooltip(qtbot):
+    """A value with a standard error reads ``0.25±0.04``; its tooltip counts the lines it rests on."""
+    row = Row(label="x", model_path=Path("/x.onnx"), wer=0.25, similarity=0.8, lines={"wer": 5, "similarity": 5},
+              stderr={"wer": 0.04})  # fmt: skip
+    view = _view(qtbot, [row])
+    wer, similarity = view.table.item(0, _column("wer")), view.table.item(0, _column("similarity"))
+    assert wer.text() == "0.25±0.04" and "over 5 lines, ± its standard error over them" in wer.toolTip()
+    assert similarity.text() == "0.800" and "over 5 renders" in similarity.toolTip()
+
+
+def test_the_candidate_column_stays_in_view_when_scrolled_right(qtbot):
+    """Scrolled to the far right in a narrow window, the frozen view still shows the candidates over the left
+    edge, as wide as the candidate column, and follows a sort."""
+    view = _view(qtbot)
+    view.resize(420, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    bar = view.table.horizontalScrollBar()
+    assert bar.maximum() > 0  # the measures do not fit: it scrolls
+    bar.setValue(bar.maximum())
+    frozen = view.frozen.view
+    assert frozen.isVisible() and frozen.x() <= view.table.frameWidth() + 1
+    assert frozen.width() == view.table.columnWidth(0) and not frozen.isColumnHidden(0)
+    assert all(frozen.isColumnHidden(c) for c in range(1, len(COLUMNS)))
+    assert view.table.columnViewportPosition(0) < 0  # the table's own label column has scrolled away
+    shown = frozen.model().index(0, 0).data()
+    assert shown == view.table.item(0, 0).text()
+    frozen.horizontalHeader().sectionClicked.emit(0)
+    assert view.table.horizontalHeader().sortIndicatorSection() == 0

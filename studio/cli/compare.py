@@ -6,7 +6,8 @@
     The second line."
 
 Every line is rendered by every candidate (cached on disk) and measured (cached too); the table is printed
-on standard output, progress on standard error.
+on standard output, then the recommended candidate and why, where the measures disagree, and the noise band of
+each measure (``trainer.evaluate.summary``); progress on standard error.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Score the candidates, print the table, write ``--csv``.
+    """Score the candidates, print the table and what it adds up to, write ``--csv``.
 
     Raises:
         ValueError: a candidate that is no file, run folder or voice name; a bad ``--csv`` path;
@@ -83,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
     from engines.onnx.session import use_shared_thread_pool
     from studio.cli.dataset import _task
     from trainer.evaluate.leaderboard import score, table, to_csv
+    from trainer.evaluate.summary import summarise
     from trainer.tasks import Cancelled
 
     require("compare", "Comparing voices (the leaderboard's measures)")
@@ -100,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         signal.signal(signal.SIGINT, previous)
     print(table(rows))
+    print("", *summarise(rows).lines(), sep="\n")
     if args.csv is not None:
         write_text(args.csv, to_csv(rows))
         print(f"wrote {args.csv}", file=sys.stderr)

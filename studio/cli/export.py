@@ -1,4 +1,9 @@
-"""``voice-studio export``: a Piper checkpoint, a run's best one, or a voice as a Piper ONNX voice (no Qt)."""
+"""``voice-studio export``: a Piper checkpoint, a run's recommended one, or a voice as a Piper ONNX voice (no Qt).
+
+Of a run folder it takes the recommended checkpoint where the run was measured (``trainer.evaluate.choice``),
+else the lowest val_mel, and says which, why, what the other choice is, and when the one taken is measurably
+worse than the start voice.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,9 @@ from pathlib import Path
 
 from engines.extras import explain
 from engines.imports import importing
+
+TAKES = ("recommended", "val_mel")
+"""``--take``'s choices (``trainer.evaluate.choice.TAKES``, repeated so the parser imports nothing heavy)."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -22,7 +30,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "checkpoint",
         type=Path,
         help="a Piper .ckpt, an .onnx voice or a voice name (joe) to re-export, or a training run folder "
-        "(its best-ranked checkpoint)",
+        "(its recommended checkpoint where the run was measured, else its lowest val_mel; see --take)",
+    )
+    export.add_argument(
+        "--take",
+        choices=TAKES,
+        default="recommended",
+        help="of a run folder: the recommended checkpoint (the highest speaker similarity among the measured "
+        "checkpoints whose WER and DNSMOS are within their noise bands of the best; the lowest val_mel where "
+        "nothing was measured), or the lowest val_mel (default: recommended)",
     )
     export.add_argument("-o", "--output", type=Path, required=True, help="NAME.onnx (NAME.onnx.json is written too)")
     export.add_argument("--config", type=Path, help="a Piper config.json for the phoneme map (default: looked up)")
@@ -33,9 +49,9 @@ def run(args: argparse.Namespace) -> int:
     """Write ``NAME.onnx`` and ``NAME.onnx.json``.
 
     Raises:
-        VoiceError: an unreadable checkpoint, voice or config. CheckpointError: a run folder with no ranked
-        checkpoint, or a garbled ranking. ValueError: an output path that is not ``.onnx``. ExtraMissing: torch
-        is not installed (an ONNX-only install), with how to add it.
+        VoiceError: an unreadable checkpoint, voice or config. CheckpointError: a folder that is not a run, a run
+        with no ranked checkpoint, or a garbled ranking. ValueError: an output path that is not ``.onnx``.
+        ExtraMissing: torch is not installed (an ONNX-only install), with how to add it.
     """
     from engines import registry
     from engines.extras import require
@@ -53,12 +69,10 @@ def run(args: argparse.Namespace) -> int:
     if registry.is_voice_name(source):  # a voice name, resolved as say --voice and train --from resolve it
         voice = registry.find_voice(str(source))
         source, config = voice.model_path, config or voice.config
-    elif source.is_dir():  # a run folder: the checkpoint it ranks best, as the Train page's Export voice
-        from trainer.checkpoints import best_checkpoint
-
-        best = best_checkpoint(source)
-        print(f"exporting the best checkpoint {best.describe()}", file=sys.stderr)
-        source = best.path
+    elif source.is_dir():  # a run folder: the recommended checkpoint, as the Train page's Export voice
+        source = _run_checkpoint(source, args.take)
+    elif source.suffix.lower() == ".ckpt":
+        _say_file(source)
     onnx_path, json_path = export_voice(source, args.output, config, args.espeak_voice)
     print(f"wrote {onnx_path} and {json_path}", file=sys.stderr)
     from trainer.presets import SMOKE_TEST, smoke_note
@@ -66,3 +80,27 @@ def run(args: argparse.Namespace) -> int:
     if smoke_note(json.loads(Path(json_path).read_text(encoding="utf-8"))):
         print(f"note: trained with the test preset: a {SMOKE_TEST}", file=sys.stderr)
     return 0
+
+
+def _run_checkpoint(run_dir: Path, take: str) -> Path:
+    """The checkpoint of ``run_dir`` to export (``trainer.evaluate.choice.run_choice``), said on stderr: which and
+    why, the other choice and how to take it, and the warning where there is one."""
+    from trainer.evaluate.choice import run_choice
+
+    choice = run_choice(run_dir, take)
+    for line in choice.lines():
+        print(line, file=sys.stderr)
+    if choice.beside and take == "recommended":
+        print("(--take val_mel exports the lowest val_mel instead)", file=sys.stderr)
+    elif choice.beside:
+        print("(--take recommended exports the recommended one)", file=sys.stderr)
+    return choice.checkpoint.path
+
+
+def _say_file(path: Path) -> None:
+    """Name a checkpoint given outright, and warn where its run measured it worse than the start voice."""
+    from trainer.evaluate.choice import file_warning
+
+    print(f"Exporting {path} (the checkpoint named).", file=sys.stderr)
+    if warning := file_warning(path):
+        print(warning, file=sys.stderr)

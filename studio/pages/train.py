@@ -16,6 +16,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, QTimer, Signal
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QLabel,
     QPushButton,
     QTabWidget,
@@ -100,14 +101,15 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
     # --- layout -----------------------------------------------------------
     def _build(self) -> None:
         self.setup = TrainSetup()
-        self.buttons = {name: QPushButton(label) for name, label in BUTTONS}
+        self.buttons: dict[str, QAbstractButton] = {name: QPushButton(label) for name, label in BUTTONS}
+        self.buttons["export"] = self.export_button()  # a click: the recommended checkpoint; its menu: val_mel's
         for name, handler in (
             ("check", self.check),
             ("start", self.start),
             ("stop", self.stop),
             ("resume", self.resume),
             ("open", self._open_folder),
-            ("export", self.export),
+            ("export", lambda: self.export()),
             ("compare", self._compare),
         ):
             self.buttons[name].clicked.connect(handler)

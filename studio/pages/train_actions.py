@@ -1,5 +1,7 @@
-"""What the Train page's action buttons do besides training: resample the dataset, export the run's best
-checkpoint as a voice, open the run folder; the work runs off the GUI thread (``studio.workers.Task``).
+"""What the Train page's action buttons do besides training: resample the dataset, export the run's recommended
+checkpoint (or its lowest val_mel, from the Export button's menu) as a voice, open the run folder; the work runs
+off the GUI thread (``studio.workers.Task``). Export says which checkpoint it takes and why, and warns when that
+one is measurably worse than the start voice (``trainer.evaluate.choice``).
 
 A mixin of :class:`studio.pages.train.TrainPage`, as ``studio.pages.dataset_actions`` is of the Dataset
 page: it relies on the page's attributes declared below.
@@ -13,7 +15,8 @@ from pathlib import Path
 from typing import cast
 
 from PySide6.QtCore import QObject, SignalInstance
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QWidget
 
 from engines.imports import importing
 from engines.words import count
@@ -35,6 +38,8 @@ class TrainActions:
     voice_exported: SignalInstance
     _generation: int
     check: Callable[[], Task | None]
+    export_actions: dict[str, QAction]
+    """The Export button's menu entries by ``trainer.evaluate.choice.TAKES`` name."""
 
     def _page(self) -> QObject:
         """This mixin as the page it is part of (the parent of its tasks)."""
@@ -72,20 +77,51 @@ class TrainActions:
         task.failed.connect(ended)
         return task.start()
 
-    def export(self) -> Task | None:
-        """Export the shown run's best-ranked checkpoint (``checkpoints/best.json``, lowest val_mel: the one the
-        Runs tab shows) as a voice in the user's voice folder; the page and the log name the checkpoint."""
-        from trainer.checkpoints import CheckpointError, best_checkpoint
+    def export_button(self) -> QToolButton:
+        """The Export voice button: a click exports the recommended checkpoint; its menu offers the lowest val_mel
+        too, each named by the checkpoint it takes when the menu opens."""
+        button = QToolButton()
+        button.setText("Export voice")
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        button.setToolTip("Export the run's recommended checkpoint as a voice (the arrow: the lowest val_mel)")
+        menu = QMenu(button)
+        self.export_actions = {take: menu.addAction(text) for take, text in EXPORT_CHOICES}
+        for take, action in self.export_actions.items():
+            action.triggered.connect(lambda _=False, take=take: self.export(take))
+        menu.aboutToShow.connect(self._name_export_choices)
+        button.setMenu(menu)
+        return button
+
+    def _name_export_choices(self) -> None:
+        """Name the checkpoint each of the menu's choices takes (the recommended: none where nothing is measured)."""
+        from trainer.checkpoints import CheckpointError
+        from trainer.evaluate.choice import run_choice
+
+        try:
+            choice = run_choice(self.state.folder) if self.state is not None else None
+        except CheckpointError:
+            choice = None
+        for take, text in EXPORT_CHOICES:
+            taken = None if choice is None else choice.recommended if take == "recommended" else choice.lowest
+            named = taken.label() if taken is not None else "none measured yet (takes the lowest val_mel)"
+            self.export_actions[take].setText(f"{text}: {named}" if choice is not None else text)
+
+    def export(self, take: str = "recommended") -> Task | None:
+        """Export the shown run's recommended checkpoint (``take="val_mel"``: its lowest val_mel, the one the Runs
+        tab shows) as a voice in the user's voice folder; the page and the log say which, why, the other choice,
+        and warn when it is measurably worse than the start voice."""
+        from trainer.checkpoints import CheckpointError
+        from trainer.evaluate.choice import run_choice
 
         if self.state is None:
             return None
         try:
-            best = best_checkpoint(self.state.folder)
+            choice = run_choice(self.state.folder, take)
         except CheckpointError as exc:
             self._say(f"Nothing to export: {exc}")
             return None
-        target = self.voices_dir / f"{self.state.folder.name}.onnx"
-        self._say(f"Exporting the best checkpoint {best.describe()} to {target}…")
+        best, target = choice.checkpoint, self.voices_dir / f"{self.state.folder.name}.onnx"
+        self._say("\n".join([f"Exporting {choice.why} to {target}…", *choice.lines()[1:]]))  # the warning: a line
 
         def work(cancel: threading.Event):
             with importing("trainer.export"):
@@ -95,7 +131,7 @@ class TrainActions:
             return export_voice(best.path, target, None, None)[0]
 
         task = Task(work, self._page())
-        task.done.connect(lambda path: self._on_exported(path, best))
+        task.done.connect(lambda path: self._on_exported(path, best, choice.warning))
         task.failed.connect(lambda exc: self._say(f"Export of {best.path.name} failed: {exc}"))
         return task.start()
 
@@ -104,7 +140,7 @@ class TrainActions:
         self.status.setText(text)
         self.view.log.appendPlainText(text)
 
-    def _on_exported(self, path, best) -> None:
+    def _on_exported(self, path, best, warning: str = "") -> None:
         import json
 
         from trainer.presets import is_smoke_test, trained_preset
@@ -117,9 +153,8 @@ class TrainActions:
         note = (
             " It is a smoke test (test preset): it shows the pipeline works, it is not a usable voice." if smoke else ""
         )
-        self._say(
-            f"Exported {Path(path).name} from {best.describe()}: it is now among the Synthesize page's voices.{note}"
-        )
+        said = f"Exported {Path(path).name} from {best.describe()}: it is now among the Synthesize page's voices."
+        self._say("\n".join(filter(None, [said + note, warning])))
         self.voice_exported.emit(Path(path))
 
     def _open_folder(self) -> None:
@@ -127,3 +162,7 @@ class TrainActions:
             from studio.widgets.locations import open_location
 
             open_location(cast(QWidget, self), self.state.folder)
+
+
+EXPORT_CHOICES = (("recommended", "Export the recommended checkpoint"), ("val_mel", "Export the lowest val_mel"))
+"""The Export button's menu: ``trainer.evaluate.choice.TAKES`` and how the menu words each."""

@@ -1,5 +1,8 @@
 """The leaderboard: one row of objective measures per candidate (``trainer.evaluate.leaderboard.Row``), sortable
-by value, the best of each column in bold, "—" where a measure is missing (the reason as tooltip), CSV export.
+by value, the best of each column in bold, "—" where a measure is missing (the reason as tooltip), each value ±
+its standard error over lines, CSV export. The candidate column stays in view when the table scrolls right; the
+recommended candidate is marked ★ (those within noise of it ≈) and a line under the table says why and where the
+measures disagree (``trainer.evaluate.summary``).
 
 The rows are measured outside Qt (``trainer.evaluate.leaderboard.score``); "Score" asks the page to do it.
 """
@@ -20,12 +23,29 @@ from PySide6.QtWidgets import (
 )
 
 from engines.words import count
+from studio.widgets.frozen_column import FrozenColumn
 from studio.widgets.tables import export_text, read_only_table
 from trainer.checkpoints import file_epoch_note
+from trainer.evaluate.bands import DEFAULT_BANDS
+from trainer.evaluate.evaluation import band_text
 from trainer.evaluate.leaderboard import COLUMNS, Column, Row, to_csv
+from trainer.evaluate.summary import BoardSummary, summarise
 
 SORT_KEY = Qt.ItemDataRole.UserRole
 """Item data role of a cell's number (``None`` when not measured), by which the column sorts."""
+
+
+RECOMMENDED = "★ "
+"""Marks the recommended candidate's label."""
+TIED = "≈ "
+"""Marks a candidate within noise of the recommended one."""
+
+
+def heading_tip(column: Column) -> str:
+    """A heading's tooltip: which way is better and, for a measure with one, its noise band."""
+    band = DEFAULT_BANDS.values.get(column.field)
+    said = f"; noise band {band_text(column.field, band)} ({DEFAULT_BANDS.source})" if band is not None else ""
+    return better_text(column) + said
 
 
 def better_text(column: Column) -> str:
@@ -93,13 +113,18 @@ class LeaderboardView(QWidget):
         self.table = read_only_table([c.title() for c in COLUMNS])
         for index, column in enumerate(COLUMNS):
             header = QTableWidgetItem(column.title())
-            header.setToolTip(better_text(column))
+            header.setToolTip(heading_tip(column))
             self.table.setHorizontalHeaderItem(index, header)
         self.table.horizontalHeader().setSortIndicator(
             -1, Qt.SortOrder.AscendingOrder
         )  # the order given, until a click
         self.table.setSortingEnabled(True)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.frozen = FrozenColumn(self.table)
+        self.summary = QLabel("")
+        """Why the ★ candidate is recommended and where the measures disagree; the noise bands as tooltip."""
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.score_button, self.export_button = QPushButton("Score"), QPushButton("Export CSV…")
         self.score_button.setToolTip("Render every line by every candidate (cached) and measure them")
         self.score_button.clicked.connect(self.score_requested)
@@ -113,6 +138,7 @@ class LeaderboardView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(buttons)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.summary)
         self.set_rows([])
 
     def set_rows(self, rows: list[Row]) -> None:
@@ -121,12 +147,17 @@ class LeaderboardView(QWidget):
         self.table.setSortingEnabled(False)  # filling a sorted table moves rows under the writer
         self.table.setRowCount(len(self.rows))
         best = [best_rows(self.rows, column) for column in COLUMNS]
+        said = summarise(self.rows)
         for r, row in enumerate(self.rows):
             for c, column in enumerate(COLUMNS):
                 self.table.setItem(r, c, leaderboard_cell(row, column, r in best[c]))
+            mark(self.table.item(r, 0), row, said)
         self.table.setSortingEnabled(True)
         self.table.resizeColumnsToContents()
         self.table.setColumnWidth(0, min(self.table.columnWidth(0), LABEL_WIDTH))  # a long label is elided
+        self.frozen.place()
+        self.summary.setText(_summary_text(said) if self.rows else "")
+        self.summary.setToolTip(said.bands)
         self.export_button.setEnabled(bool(self.rows))
         if self.rows:
             self.status.setText(f"{count(len(self.rows), 'candidate')}. Bold: the best of a column; hover a heading.")
@@ -155,7 +186,7 @@ def leaderboard_cell(row: Row, column: Column, best: bool) -> QTableWidgetItem:
     item = NumberItem(column.text(row))
     item.setData(SORT_KEY, None if value is None else float(value))
     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    reason = row.missing.get(column.field, "")
+    reason = " · ".join(filter(None, (row.missing.get(column.field, ""), spread_note(row, column.field))))
     if value is None:
         item.setToolTip(reason or "not measured")
     elif reason:
@@ -166,3 +197,28 @@ def leaderboard_cell(row: Row, column: Column, best: bool) -> QTableWidgetItem:
         item.setFont(font)
         item.setToolTip(" · ".join(filter(None, (f"best ({better_text(column)})", reason))))
     return item
+
+
+def mark(item: QTableWidgetItem, row: Row, said: BoardSummary) -> None:
+    """Mark the label cell of the recommended row (★, the reason as tooltip) or of one within noise of it (≈)."""
+    if said.recommended and row.label == said.recommended:
+        item.setText(RECOMMENDED + item.text())
+        item.setToolTip(f"{said.reason}\n{item.toolTip()}")
+    elif row.label in said.ties:
+        item.setText(TIED + item.text())
+        item.setToolTip(f"Within noise of the recommended {said.recommended}.\n{item.toolTip()}")
+
+
+def _summary_text(said: BoardSummary) -> str:
+    """The lines under the table: ``★ Recommended: …``, then the disagreement."""
+    reason = f"{RECOMMENDED}{said.reason}" if said.recommended else said.reason
+    return "\n".join(filter(None, [reason, said.disagreement]))
+
+
+def spread_note(row: Row, field: str) -> str:
+    """``over 10 lines, ± its standard error over them`` (similarity: renders), or "" where not known."""
+    lines = row.lines.get(field)
+    if lines is None:
+        return ""
+    error = ", ± its standard error over them" if field in row.stderr else ""
+    return f"over {count(lines, 'render' if field == 'similarity' else 'line')}{error}"

@@ -57,6 +57,11 @@ class Bands:
         return self.better(name, b, a)
 
 
+def oriented(name: str, value: float) -> float:
+    """``value`` turned so that larger is better (:data:`MEASURES` says which way), to rank candidates by."""
+    return _oriented(name, value)
+
+
 def _oriented(name: str, value: float) -> float:
     """``value`` turned so that larger is better (``lower``: negated; ``closer``: minus its magnitude)."""
     way = MEASURES.get(name, "lower")

@@ -1,7 +1,9 @@
 """The leaderboard's rows and columns, as text and CSV (no measuring here: ``trainer.evaluate.leaderboard``).
 
 The CSV has one column per :data:`COLUMNS` field (its ``field`` name as header, empty for ``None``), the model
-path, and ``missing``: the reasons as a JSON object, so :func:`read_csv` gives back the same rows.
+path, ``missing`` (the reasons), ``lines`` (how many lines each value rests on) and ``stderr`` (each value's
+standard error over its lines), the last three as JSON objects, so :func:`read_csv` gives back the same rows.
+A CSV written before ``lines`` and ``stderr`` reads with both empty.
 """
 
 from __future__ import annotations
@@ -45,9 +47,13 @@ class Column:
         return f"{self.header} ({self.unit})" if self.unit else self.header
 
     def text(self, row: Row) -> str:
-        """The cell of ``row``: the value formatted, or ``—`` when not measured."""
+        """The cell of ``row``: the value formatted and, where it rests on 2 lines or more, ``±`` its standard
+        error (``0.15±0.03``); ``—`` when not measured."""
         value = getattr(row, self.field)
-        return "—" if value is None else self.fmt.format(value)
+        if value is None:
+            return "—"
+        error = row.stderr.get(self.field)
+        return self.fmt.format(value) + ("" if error is None else "±" + self.fmt.format(error).lstrip("+"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,6 +74,10 @@ class Row:
         rate_pps: speaking rate, phonemes per second; dataset_rate_pps: the references' (closer is better).
         failed: why the candidate could not be rendered (one line naming its file; then every measure is
             ``None``), or ``None`` when it was.
+        lines: measure -> how many lines its value is the mean of (``similarity``: how many renders' embeddings
+            it compares); val_mel, measured on the run's validation set, has none.
+        stderr: measure -> the standard error of its value over those lines, in its unit, where they are 2 or
+            more (``trainer.evaluate.spread``).
     """
 
     label: str
@@ -86,6 +96,8 @@ class Row:
     missing: dict[str, str] = field(default_factory=dict)
     failed: str | None = None
     recognizer: str | None = None
+    lines: dict[str, int] = field(default_factory=dict)
+    stderr: dict[str, float] = field(default_factory=dict)
 
 
 COLUMNS: list[Column] = [
@@ -111,7 +123,8 @@ FLOAT_FIELDS = [c.field for c in COLUMNS[1:]]
 
 MEANINGS = (
     "WER is the fraction of the line's words the recognizer got wrong (0 is perfect; it can exceed 1). "
-    "F0 gap is the renders' mean F0 minus the recordings' (negative: lower than the recordings)."
+    "F0 gap is the renders' mean F0 minus the recordings' (negative: lower than the recordings). "
+    "A value is the mean over its lines (the lines column) ± its standard error over them."
 )
 """What the table's less obvious numbers mean (printed under it by :func:`table`)."""
 
@@ -131,12 +144,13 @@ def legend() -> list[str]:
 
 
 def table(rows: list[Row]) -> str:
-    """The rows as a plain-text table (one line per candidate, columns aligned), the :func:`legend`, then why
-    values are missing."""
-    cells = [[c.title() for c in COLUMNS]] + [[c.text(row) for c in COLUMNS] for row in rows]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS))]
+    """The rows as a plain-text table (one line per candidate, columns aligned, the lines they rest on last),
+    the :func:`legend`, then why values are missing and which rest on fewer lines."""
+    cells = [[*(c.title() for c in COLUMNS), "lines"]]
+    cells += [[*(c.text(row) for c in COLUMNS), lines_text(row)] for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(cells[0]))]
     text = ["  ".join(_aligned(line, widths)) for line in cells]
-    notes = _notes(rows)
+    notes = _notes(rows) + _fewer_lines(rows)
     return "\n".join([*text, "", *legend(), *recognizers(rows), *([""] if notes else []), *notes])
 
 
@@ -151,6 +165,36 @@ def recognizers(rows: list[Row]) -> list[str]:
     if len(by) == 1:
         return [f"WER by {next(iter(by))}; reference and transcript normalized alike (numbers, units, case)."]
     return ["WER by " + "; ".join(f"{name} ({', '.join(labels)})" for name, labels in by.items()) + "."]
+
+
+def row_lines(row: Row) -> int:
+    """The most lines any of ``row``'s values rests on (0 when none says: an older CSV, or not rendered)."""
+    return max(row.lines.values(), default=0)
+
+
+def lines_text(row: Row) -> str:
+    """The lines column's cell: :func:`row_lines`, or ``—`` when unknown."""
+    return str(row_lines(row)) if row.lines else "—"
+
+
+def _fewer_lines(rows: list[Row]) -> list[str]:
+    """``MCD, F0 RMSE: the mean of 3 of the 5 lines (joe)``: values resting on fewer lines than their row's
+    others, for a reason the notes do not already give (lines without a recording)."""
+    headers = {c.field: c.header for c in COLUMNS}
+    seen: dict[tuple[int, int, str], list[str]] = {}
+    for row in rows:
+        total = row_lines(row)
+        for name, n in row.lines.items():
+            if n < total and name not in row.missing:
+                seen.setdefault((n, total, row.label), []).append(headers.get(name, name))
+    grouped: dict[tuple[int, int, tuple[str, ...]], list[str]] = {}
+    for (n, total, label), names in seen.items():
+        grouped.setdefault((n, total, tuple(names)), []).append(label)
+    return [
+        f"{', '.join(names)}: the mean of {n} of the {total} lines (those with a recording)"
+        + ("" if len(labels) == len(rows) else f" ({', '.join(labels)})")
+        for (n, total, names), labels in grouped.items()
+    ]
 
 
 def _aligned(cells: list[str], widths: list[int]) -> list[str]:
@@ -174,14 +218,18 @@ def _notes(rows: list[Row]) -> list[str]:
 
 def to_csv(rows: list[Row]) -> str:
     """The rows as CSV text: ``label``, the measures, ``model_path``, ``missing`` (JSON), ``failed`` (empty for
-    a candidate that was rendered) and ``recognizer`` (WER's)."""
+    a candidate that was rendered), ``lines`` and ``stderr`` (JSON: measure -> lines, measure -> standard error)
+    and ``recognizer`` (WER's)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["label", *FLOAT_FIELDS, "model_path", "missing", "failed", "recognizer"])
+    writer.writerow(["label", *FLOAT_FIELDS, "model_path", "missing", "failed", "lines", "stderr", "recognizer"])
     for row in rows:
         values = [_csv_value(f, getattr(row, f)) for f in FLOAT_FIELDS]
         missing = json.dumps(row.missing, ensure_ascii=False)
-        writer.writerow([row.label, *values, str(row.model_path), missing, row.failed or "", row.recognizer or ""])
+        spread = [json.dumps(row.lines), json.dumps(row.stderr)]
+        writer.writerow(
+            [row.label, *values, str(row.model_path), missing, row.failed or "", *spread, row.recognizer or ""]
+        )
     return out.getvalue()
 
 
@@ -220,12 +268,30 @@ def _row(record: dict[str, str], number: int) -> Row:
     if not isinstance(missing, dict):
         raise BoardError(f"line {number}, missing: not a JSON object of reasons")
     failed = record.get("failed") or None  # CSVs written before the column have none
-    recognizer = record.get("recognizer") or None  # likewise
+    lines = _json_object(record, "lines", number, int)  # nor before these two
+    stderr = _json_object(record, "stderr", number, float)
+    recognizer = record.get("recognizer") or None  # and before this one
+    path = Path(record["model_path"])
     return Row(
         label=record["label"],
-        model_path=Path(record["model_path"]),
+        model_path=path,
         missing=missing,
         failed=failed,
+        lines=lines,
+        stderr=stderr,
         recognizer=recognizer,
         **values,
     )
+
+
+def _json_object(record: dict[str, str], name: str, number: int, kind: type) -> dict:
+    """Column ``name`` of a CSV row: a JSON object of measure -> ``kind`` (empty when the column is absent).
+
+    Raises:
+        BoardError: not such an object (names the line and column).
+    """
+    try:
+        found = json.loads(record.get(name) or "{}")
+        return {str(k): kind(v) for k, v in found.items()}
+    except (ValueError, TypeError, AttributeError):
+        raise BoardError(f"line {number}, {name}: not a JSON object of numbers") from None

@@ -22,6 +22,7 @@ from trainer.evaluate.lines import Line
 from trainer.evaluate.render import Candidate, Rendered, RenderError, RenderSettings, render_all
 from trainer.evaluate.scores import Scores
 from trainer.evaluate.scoring import NO_REFERENCE, Scorer
+from trainer.evaluate.spread import jackknife_error, standard_error
 from trainer.tasks import Cancelled, TaskState
 
 __all__ = ["COLUMNS", "Column", "Row", "read_csv", "score", "table", "to_csv", "val_mel_at_save"]
@@ -168,18 +169,24 @@ def _render(candidates, lines, settings, cache_dir, state, pool, failed) -> dict
 
 
 def _row(candidate: Candidate, lines: list[Line], per_line: list[Scores], scorer) -> Row:
-    """Average a candidate's per-line scores into its row."""
+    """Average a candidate's per-line scores into its row, with how many lines each value rests on and its
+    standard error over them (``trainer.evaluate.spread``)."""
     values: dict[str, float | None] = {}
     missing: dict[str, str] = {}
+    counted: dict[str, int] = {}
+    errors: dict[str, float] = {}
     has_reference = [line.reference is not None for line in lines]
     for name, (key, needs_reference) in SOURCES.items():
         used = [s for s, ref in zip(per_line, has_reference, strict=True) if ref or not needs_reference]
         values[name], reason = _mean(key, used)
         if reason:
             missing[name] = reason
+        _spread(name, [float(s.values[key]) for s in used if key in s.values], counted, errors)
     values["similarity"], reason = scorer.similarity(per_line)
     if reason:
         missing["similarity"] = reason
+    else:
+        _similarity_spread(per_line, scorer, counted, errors)
     missing = _expected_reference(missing, lines)
     values["val_mel"] = val_mel_at_save(candidate.model_path)
     if values["val_mel"] is None:
@@ -191,8 +198,30 @@ def _row(candidate: Candidate, lines: list[Line], per_line: list[Scores], scorer
         missing=missing,
         failed=None,
         recognizer=" and ".join(heard_by) or None,
+        lines=counted,
+        stderr=errors,
         **values,
     )
+
+
+def _spread(name: str, measured: list[float], counted: dict[str, int], errors: dict[str, float]) -> None:
+    """Record in ``counted`` and ``errors`` how many lines ``name``'s mean rests on and its standard error."""
+    if measured:
+        counted[name] = len(measured)
+    error = standard_error(measured)
+    if error is not None:
+        errors[name] = error
+
+
+def _similarity_spread(per_line: list[Scores], scorer, counted: dict[str, int], errors: dict[str, float]) -> None:
+    """Similarity's renders counted and its jackknife standard error: the similarity recomputed without each
+    render in turn (the references all kept; ``Scorer.similarity``)."""
+    embedded = [s for s in per_line if "embedding" in s.values]
+    counted["similarity"] = len(embedded)
+    left_out = [scorer.similarity(embedded[:i] + embedded[i + 1 :])[0] for i in range(len(embedded))]
+    error = jackknife_error([v for v in left_out if v is not None]) if len(embedded) >= 2 else None
+    if error is not None:
+        errors["similarity"] = error
 
 
 def _expected_reference(missing: dict[str, str], lines: list[Line]) -> dict[str, str]:

@@ -1,0 +1,203 @@
+"""Export tells the truth (trainer.evaluate.choice, ``voice-studio export``, the Train page's Export voice): it
+takes the recommended checkpoint where the run was measured, names it and why, names the lowest val_mel beside
+it, and warns in one line when the checkpoint taken is measurably worse than the start voice."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trainer import events
+from trainer.checkpoints import ranked_checkpoints
+from trainer.evaluate.bands import DEFAULT_BANDS
+from trainer.evaluate.board import Row, to_csv
+from trainer.evaluate.choice import choose, file_warning, run_choice
+from trainer.evaluate.evaluation import Evaluation
+from trainer.options import RunOptions
+from trainer.run_file import TRAINING_FILE, RunDocument
+
+WER = DEFAULT_BANDS.of("wer")
+VAL_MEL = {0: 1.3012, 1: 1.1247, 2: 1.1885}
+"""Epoch (from 0) -> val_mel: epoch 1 (shown as epoch 2) is the lowest."""
+START = Evaluation(epoch=0, values={"wer": 0.33, "dnsmos_ovrl": 3.1}, label="start: joe")
+
+
+def _name(epoch: int) -> str:
+    return f"best-epoch={epoch:04d}-val_mel={VAL_MEL[epoch]:.4f}.ckpt"
+
+
+def _run(folder: Path, make_checkpoint) -> Path:
+    """A finished 3-epoch run started from joe, its checkpoints ranked by val_mel (``make_checkpoint(path)``)."""
+    (folder / "checkpoints").mkdir(parents=True)
+    for epoch in VAL_MEL:
+        make_checkpoint(folder / "checkpoints" / _name(epoch))
+    ranking = sorted([v, _name(e)] for e, v in VAL_MEL.items())
+    (folder / "checkpoints" / "best.json").write_text(json.dumps({"metric": "val_mel", "ranking": ranking}))
+    options = RunOptions(dataset=folder / "data", out=folder, start="joe", preset="test", epochs=3)
+    document = RunDocument(options=options, cache=folder / "cache", config={"epochs": 3, "batch_size": None})
+    (folder / TRAINING_FILE).write_text(json.dumps(document.to_json()))
+    finish = events.Finish(epochs=3, seconds=4.5, setup_s=1.0, status="done")
+    (folder / "events.jsonl").write_text(json.dumps(finish.to_record()) + "\n")
+    return folder
+
+
+@pytest.fixture
+def bare_run(tmp_path) -> Path:
+    """The run with empty checkpoint files (choosing reads no weights)."""
+    return _run(tmp_path / "runs" / "tune", lambda path: path.write_bytes(b""))
+
+
+def _ev(epoch_from_0: int, **values: float) -> Evaluation:
+    """An evaluation of ranked epoch ``epoch_from_0`` (labelled as the studio labels it)."""
+    return Evaluation(epoch=epoch_from_0 + 1, values=values, lines=5, label=f"epoch {epoch_from_0 + 1}")
+
+
+def test_without_measurements_the_lowest_val_mel_is_taken_and_said_to_be(bare_run):
+    """Nothing measured: the lowest val_mel, named with its file and why; no other choice, no warning."""
+    choice = run_choice(bare_run)
+    assert choice.checkpoint.epoch == 1 and choice.recommended is None and choice.beside == choice.warning == ""
+    assert choice.lines() == [
+        f"Exporting {choice.checkpoint.describe()} — the lowest val_mel (nothing of this run was measured, so none "
+        "can be recommended: Score measures it)."
+    ]
+
+
+def test_the_recommended_is_taken_by_default_with_the_lowest_val_mel_beside_it(bare_run):
+    """Epoch 3 (from 0: 2) keeps WER within its band of the best and sounds most like the speaker: taken, the
+    lowest val_mel (epoch 2) named beside it; asked for val_mel, the other way round."""
+    evaluations = [
+        _ev(0, wer=0.40, dnsmos_ovrl=3.0, similarity=0.70),
+        _ev(1, wer=0.10, dnsmos_ovrl=3.1, similarity=0.75),
+        _ev(2, wer=0.10 + WER / 2, dnsmos_ovrl=3.1, similarity=0.80),
+    ]
+    ranked = ranked_checkpoints(bare_run)
+    choice = choose(ranked, evaluations, START)
+    assert choice.checkpoint.epoch == 2 and choice.recommended is choice.checkpoint and choice.lowest.epoch == 1
+    assert choice.why.startswith(f"{choice.checkpoint.describe()} — the highest similarity (0.800) among the ")
+    assert choice.beside == f"The lowest val_mel is {choice.lowest.label()}."
+    lowest = choose(ranked, evaluations, START, take="val_mel")
+    assert lowest.checkpoint is lowest.lowest and lowest.why.endswith("— the lowest val_mel, as asked")
+    assert lowest.beside.startswith(
+        f"The recommended checkpoint is {choice.checkpoint.label()}: the highest similarity"
+    )
+    assert choice.warning == lowest.warning == ""  # WER 0.10-0.115 beats joe's 0.33, DNSMOS as good
+
+
+def test_taking_a_checkpoint_worse_than_the_start_voice_warns_and_names_the_recommended(bare_run):
+    """The lowest val_mel has WER 1.00 against joe's 0.33: one warning line naming both values, the band and
+    the recommended checkpoint."""
+    evaluations = [
+        _ev(1, wer=1.00, dnsmos_ovrl=3.1, similarity=0.75),
+        _ev(2, wer=0.30, dnsmos_ovrl=3.1, similarity=0.7),
+    ]
+    choice = choose(ranked_checkpoints(bare_run), evaluations, START, take="val_mel")
+    recommended = choice.recommended
+    assert recommended is not None and recommended.epoch == 2
+    assert choice.warning == (
+        f"Warning: epoch 2 is measurably worse than the start voice joe: WER 1.00 against 0.33 (beyond its ±{WER:.2f} "
+        f"band); the recommended checkpoint is {recommended.label()}."
+    )
+    assert choice.lines()[-1] == choice.warning and "\n" not in choice.warning
+
+
+def test_measured_checkpoints_no_longer_kept_leave_the_lowest_val_mel(bare_run):
+    """Evaluations of epochs the run no longer keeps: the lowest val_mel, saying why none is recommended."""
+    choice = choose(ranked_checkpoints(bare_run), [_ev(7, wer=0.1, similarity=0.9)], START)
+    assert choice.checkpoint.epoch == 1 and "the checkpoints measured are no longer kept" in choice.why
+
+
+def _measured(run: Path, joe, wer: float) -> None:
+    """The run's best checkpoint and joe measured, as the Train page saves them (WER ``wer`` against 0.33)."""
+    best = run / "checkpoints" / _name(1)
+    row = Row(label="epoch 2 · val_mel 1.1247", model_path=best, wer=wer, dnsmos_ovrl=3.1, similarity=0.7)
+    (run / "leaderboard-best.csv").write_text(to_csv([row]))
+    start = Row(label="start: joe", model_path=joe.model_path, wer=0.33, dnsmos_ovrl=3.1, similarity=0.4)
+    (run / "leaderboard-start.csv").write_text(to_csv([start]))
+
+
+def test_the_reported_case_a_run_whose_best_is_less_intelligible_than_joe(bare_run, joe):
+    """The run's saved rows: its lowest val_mel scores WER 1.00, joe 0.33; the only measured checkpoint is taken,
+    and the warning says no other was measured."""
+    _measured(bare_run, joe, wer=1.0)
+    choice = run_choice(bare_run)
+    assert choice.checkpoint.epoch == 1 and choice.why.endswith(
+        "— the only checkpoint measured, which is also the lowest val_mel"
+    )
+    assert choice.warning.startswith("Warning: epoch 2 is measurably worse than the start voice joe: WER 1.00 against")
+    assert choice.warning.endswith(
+        "no other checkpoint of this run was measured (Compare checkpoints scores them all)."
+    )
+    assert file_warning(bare_run / "checkpoints" / _name(1)) == choice.warning
+    assert file_warning(bare_run / "checkpoints" / _name(0)) == ""  # not measured
+
+
+def _export(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "studio", "export", *args], capture_output=True, text=True, timeout=180
+    )
+
+
+def test_cli_export_says_which_why_and_warns(tmp_path, joe, make_tiny_checkpoint):
+    """``export RUN``: which checkpoint, why, and the warning, on stderr; a checkpoint named outright is named and
+    warned about the same way; no traceback."""
+    pytest.importorskip("torch")
+    run = _run(tmp_path / "runs" / "tune", make_tiny_checkpoint)
+    _measured(run, joe, wer=1.0)
+    result = _export(str(run), "-o", str(tmp_path / "a.onnx"))
+    assert result.returncode == 0, result.stderr
+    choice = run_choice(run)
+    said = result.stderr.splitlines()
+    assert said[:2] == [f"Exporting {choice.why}.", choice.warning] and "Traceback" not in result.stderr
+    named = run / "checkpoints" / _name(1)
+    result = _export(str(named), "-o", str(tmp_path / "b.onnx"))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines()[:2] == [f"Exporting {named} (the checkpoint named).", choice.warning]
+
+
+def test_cli_export_take_val_mel_and_a_bad_take(tmp_path, make_tiny_checkpoint):
+    """``--take val_mel`` on an unmeasured run: the lowest val_mel; ``--take best``: argparse's one line, exit 2."""
+    pytest.importorskip("torch")
+    run = _run(tmp_path / "runs" / "tune", make_tiny_checkpoint)
+    result = _export(str(run), "--take", "val_mel", "-o", str(tmp_path / "a.onnx"))
+    assert result.returncode == 0 and f"Exporting {run_choice(run).checkpoint.describe()}" in result.stderr
+    result = _export(str(run), "--take", "best", "-o", str(tmp_path / "b.onnx"))
+    assert result.returncode == 2 and "invalid choice: 'best'" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_clis_choices_are_the_trainers():
+    """``--take``'s choices (kept in the CLI so its parser imports nothing) are ``trainer.evaluate.choice.TAKES``."""
+    from studio.cli.export import TAKES as CLI_TAKES
+    from trainer.evaluate.choice import TAKES
+
+    assert CLI_TAKES == TAKES
+
+
+@pytest.mark.gui
+def test_the_train_pages_export_names_the_checkpoint_and_warns(qtbot, tmp_path, joe, make_tiny_checkpoint):
+    """Export voice on a measured run: the status and log say which checkpoint and why and, after writing it,
+    still carry the warning; the menu names both choices."""
+    from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
+
+    run = _run(tmp_path / "runs" / "tune", make_tiny_checkpoint)
+    _measured(run, joe, wer=1.0)
+    page = TrainPage(Workspace(runs_dir=run.parent, voices_dir=tmp_path / "voices"), VoiceLibrary())
+    qtbot.addWidget(page)
+    page.tabs.setCurrentIndex(1)
+    page.runs.table.selectRow(0)
+    choice = run_choice(run)
+    page._name_export_choices()
+    texts = [a.text() for a in page.export_actions.values()]
+    assert texts == [f"Export the recommended checkpoint: {choice.checkpoint.label()}"] + [
+        f"Export the lowest val_mel: {choice.lowest.label()}"
+    ]
+    with qtbot.waitSignal(page.voice_exported, timeout=60_000):
+        page.buttons["export"].click()
+    log = page.view.log.toPlainText()
+    assert f"Exporting {choice.why} to " in log and choice.warning in log
+    assert page.status.text().startswith(f"Exported tune.onnx from {choice.checkpoint.describe()}")
+    assert page.status.text().endswith(f"\n{choice.warning}")  # on a line of its own

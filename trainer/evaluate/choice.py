@@ -1,0 +1,196 @@
+"""Which of a run's checkpoints Export takes, and why, in words (``voice-studio export RUN`` and the Train page's
+Export voice say it; no Qt, no torch).
+
+By default Export takes the **recommended** checkpoint (``trainer.evaluate.recommend``'s rule) among the run's
+measured checkpoints still on disk, and names the lowest-val_mel one beside it; where nothing of the run was
+measured, the lowest val_mel (the run's ranking, ``checkpoints/best.json``), saying so. It warns in one line
+when the checkpoint taken is worse than the start voice beyond the noise bands on WER or DNSMOS, naming the
+recommended one.
+
+A run's measurements are evaluations (``trainer.evaluate.evaluation.Evaluation``): :func:`measured` reads
+today's (the leaderboard rows saved in the run folder, ``trainer.evaluate.best_row``); per-epoch evaluations from
+elsewhere (the run's events) are passed to :func:`run_choice` as a list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from trainer.checkpoints import RankedCheckpoint, best_checkpoint, ranked_checkpoints
+from trainer.evaluate.bands import DEFAULT_BANDS, Bands
+from trainer.evaluate.evaluation import Evaluation, band_text, listed, measure_name, shown
+from trainer.evaluate.recommend import GUARDS, Recommendation, recommend
+
+TAKES = ("recommended", "val_mel")
+"""What Export can be asked to take: the recommended checkpoint, or the lowest val_mel."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExportChoice:
+    """The checkpoint Export takes and what to say about it.
+
+    Attributes:
+        checkpoint: the one taken.
+        why: ``epoch 6 · val_mel 0.6200 (file best-epoch=0005-….ckpt, …) — the highest similarity (0.800) among …``:
+            it (its file too), and why it.
+        lowest: the lowest-val_mel checkpoint (the run's ranking's first).
+        recommended: the recommended checkpoint on disk; ``None`` where nothing measured is on disk.
+        beside: the other choice in one sentence ("" when they are the same checkpoint).
+        warning: one line when the one taken is worse than the start voice beyond the bands, else "".
+    """
+
+    checkpoint: RankedCheckpoint
+    why: str
+    lowest: RankedCheckpoint
+    recommended: RankedCheckpoint | None = None
+    beside: str = ""
+    warning: str = ""
+
+    def lines(self) -> list[str]:
+        """What Export says before it writes: why this one, the other choice, the warning."""
+        return [text for text in (f"Exporting {self.why}.", self.beside, self.warning) if text]
+
+
+def on_disk(evaluation: Evaluation, ranked: list[RankedCheckpoint]) -> RankedCheckpoint | None:
+    """The ranked checkpoint ``evaluation`` measured: the same file, else the same epoch (counted from 1 in an
+    evaluation, from 0 in a ranking); ``None`` when the run no longer keeps it."""
+    same = [c for c in ranked if evaluation.path and Path(evaluation.path).resolve() == c.path.resolve()]
+    return next(iter(same), next((c for c in ranked if c.epoch + 1 == evaluation.epoch), None))
+
+
+def choose(
+    ranked: list[RankedCheckpoint],
+    evaluations: list[Evaluation],
+    start: Evaluation | None,
+    bands: Bands = DEFAULT_BANDS,
+    take: str = "recommended",
+) -> ExportChoice:
+    """The checkpoint to export among ``ranked`` (best-val_mel first, on disk), by ``take`` (:data:`TAKES`).
+
+    Raises:
+        ValueError: ``ranked`` is empty, or ``take`` is not one of :data:`TAKES`.
+    """
+    if not ranked or take not in TAKES:
+        raise ValueError(f"nothing to choose from, or {take!r} is not one of {', '.join(TAKES)}")
+    kept = [(e, c) for e in evaluations if (c := on_disk(e, ranked)) is not None]
+    lowest = ranked[0]
+    if not kept:
+        return ExportChoice(checkpoint=lowest, lowest=lowest, why=f"{lowest.describe()} — {_unmeasured(evaluations)}")
+    advice = recommend([e for e, _ in kept], bands, start)
+    recommended = next(c for e, c in kept if e is advice.chosen)
+    taken = recommended if take == "recommended" else lowest
+    why = f"{taken.describe()} — " + (advice.why if taken is recommended else "the lowest val_mel, as asked")
+    evaluation = next((e for e, c in kept if c is taken), None)
+    return ExportChoice(
+        checkpoint=taken,
+        why=why + (", which is also the lowest val_mel" if taken is recommended is lowest else ""),
+        lowest=lowest,
+        recommended=recommended,
+        beside=_beside(taken, lowest, recommended, advice),
+        warning=_warning(evaluation, start, bands, _other(taken, recommended, len(kept))),
+    )
+
+
+def _unmeasured(evaluations: list[Evaluation]) -> str:
+    """Why the lowest val_mel is taken where no measured checkpoint is on disk."""
+    if evaluations:
+        return "the lowest val_mel (the checkpoints measured are no longer kept, so none can be recommended)"
+    return "the lowest val_mel (nothing of this run was measured, so none can be recommended: Score measures it)"
+
+
+def _beside(
+    taken: RankedCheckpoint, lowest: RankedCheckpoint, recommended: RankedCheckpoint, advice: Recommendation
+) -> str:
+    """The choice not taken, in one sentence."""
+    if taken is lowest and taken is recommended:
+        return ""
+    if taken is recommended:
+        return f"The lowest val_mel is {lowest.label()}."
+    return f"The recommended checkpoint is {recommended.label()}: {advice.why}."
+
+
+def _other(taken: RankedCheckpoint, recommended: RankedCheckpoint, measured: int) -> str:
+    """The end of a warning: what else there is to take."""
+    if recommended is not taken:
+        return f"the recommended checkpoint is {recommended.label()}"
+    if measured == 1:
+        return "no other checkpoint of this run was measured (Compare checkpoints scores them all)"
+    return "no other measured checkpoint of this run does better by the rule"
+
+
+def _warning(evaluation: Evaluation | None, start: Evaluation | None, bands: Bands, other: str) -> str:
+    """``Warning: epoch 5 is measurably worse than the start voice joe: WER 1.00 against 0.33 (beyond its ±0.03
+    band); {other}.`` — or "" when it is not (or either is not measured)."""
+    if evaluation is None or start is None:
+        return ""
+    worse = [m for m in GUARDS if evaluation.has(m) and start.has(m)]
+    worse = [m for m in worse if bands.worse(m, evaluation.values[m], start.values[m])]
+    if not worse:
+        return ""
+    said = listed(
+        [
+            f"{measure_name(m)} {shown(m, evaluation.values[m])} against {shown(m, start.values[m])} "
+            f"(beyond its {band_text(m, bands.of(m))} band)"
+            for m in worse
+        ]
+    )
+    return f"Warning: {evaluation.name()} is measurably worse than {start.name()}: {said}; {other}."
+
+
+def measured(run_dir: Path) -> tuple[list[Evaluation], Evaluation | None]:
+    """A run's measurements today: its best checkpoint's saved leaderboard row and the start voice's
+    (``leaderboard-best.csv``, ``leaderboard-start.csv``, while they describe those files), as
+    ``(checkpoint evaluations, the start voice's or None)``."""
+    from trainer.checkpoints import CheckpointError
+    from trainer.evaluate.best_row import saved_best_row, saved_start_row
+    from trainer.evaluate.evaluation import from_row
+
+    try:
+        best = saved_best_row(Path(run_dir), best_checkpoint(run_dir))
+    except CheckpointError:
+        best = None
+    start = saved_start_row(Path(run_dir))
+    return ([from_row(best)] if best is not None else []), (from_row(start) if start is not None else None)
+
+
+def run_choice(
+    run_dir: Path,
+    take: str = "recommended",
+    evaluations: list[Evaluation] | None = None,
+    start: Evaluation | None = None,
+    bands: Bands = DEFAULT_BANDS,
+) -> ExportChoice:
+    """:func:`choose` over a run folder's ranked checkpoints; ``evaluations`` (and ``start``) given, or else
+    :func:`measured` from the run folder.
+
+    Raises:
+        CheckpointError: not a run folder, no ranked checkpoint on disk, or an unreadable ranking.
+        ValueError: ``take`` is not one of :data:`TAKES`.
+    """
+    best_checkpoint(run_dir)  # raises what a run without a ranked checkpoint raises
+    if evaluations is None:
+        evaluations, start = measured(Path(run_dir))
+    return choose(ranked_checkpoints(run_dir), evaluations, start, bands, take)
+
+
+def file_warning(path: Path, bands: Bands = DEFAULT_BANDS) -> str:
+    """The warning :func:`choose` would give for one checkpoint file named outright, where it is one of a run's
+    ranked checkpoints and measured worse than the run's start voice; "" otherwise (never raises)."""
+    from trainer.checkpoints import CheckpointError
+    from trainer.evaluate.lines import run_of
+
+    run = run_of(path)
+    try:
+        ranked = ranked_checkpoints(run) if run is not None else []
+    except CheckpointError:
+        return ""
+    chosen = next((c for c in ranked if c.path.resolve() == Path(path).resolve()), None)
+    if chosen is None or run is None:
+        return ""
+    evaluations, start = measured(run)
+    kept = [(e, c) for e in evaluations if (c := on_disk(e, ranked)) is not None]
+    evaluation = next((e for e, c in kept if c is chosen), None)
+    advice = recommend([e for e, _ in kept], bands, start)
+    recommended = next((c for e, c in kept if e is advice.chosen), chosen)
+    return _warning(evaluation, start, bands, _other(chosen, recommended, len(kept)))
