@@ -8,8 +8,11 @@
 - ``listening``: blind listening tests (pairwise, ABX, MUSHRA), their ratings on disk and their statistics.
 - ``measures``: objective measures of synthesized speech (MCD and F0 error after DTW, speaking rate, WER).
 - ``similarity``: speaker similarity (resemblyzer d-vectors); ``quality``: DNSMOS P.835 (speechmos's ONNX model).
-- ``leaderboard``: candidates scored on lines into rows (``board``: the rows as a table and CSV), each render's
-  measures cached beside it (``scores``, ``scoring``).
+- ``leaderboard``: candidates scored on lines into rows (``board``: the rows as a table and CSV; ``spread``: each
+  value's standard error over lines), each render's measures cached beside it (``scores``, ``scoring``).
+- ``bands``: each measure's noise band; ``evaluation``: a checkpoint's measures at an epoch; ``recommend``: the
+  recommended checkpoint by its stated rule, and where the measures disagree; ``verdict``: still improving,
+  levelled off or getting worse; ``summary``: a leaderboard in words; ``choice``: which checkpoint Export takes.
 
 Neither torch nor onnxruntime (nor the measures' libraries) is imported until something is rendered or scored.
 """

@@ -80,6 +80,7 @@ def verdict(
     ordered = sorted(evaluations, key=lambda e: e.epoch)
     chosen = recommend(ordered, bands, start)
     keep = chosen.chosen.epoch if chosen.chosen is not None else None
+    kept = chosen.chosen.name() if chosen.chosen is not None else ""
 
     def told(state: str, sentence: str) -> Verdict:
         return Verdict(state=state, sentence=sentence, keep_epoch=keep, recommendation=chosen)
@@ -87,14 +88,14 @@ def verdict(
     if len(ordered) < 2:
         return told("too_few", _too_early(ordered, window))
     if worse := worsened(ordered, bands):
-        return told("worse", _worse_sentence(worse, ordered, bands, keep))
+        return told("worse", _worse_sentence(worse, ordered, bands, kept))
     recent = ordered[-window:]
     better = [c for c in moves(recent, bands) if bands.better(c.measure, *reversed(c.values()))]
     if better:
         return told("improving", _improving_sentence(better, bands, chosen))
     if len(ordered) < window:
         return told("too_few", _too_early(ordered, window))
-    return told("levelled", _levelled_sentence(recent, bands, keep))
+    return told("levelled", _levelled_sentence(recent, bands, kept))
 
 
 def worsened(ordered: list[Evaluation], bands: Bands) -> list[Change]:
@@ -157,25 +158,30 @@ def _bands_said(changes: list[Change], bands: Bands) -> str:
     return f"beyond its {texts[0]} noise band" if len(texts) == 1 else f"beyond their noise bands ({', '.join(texts)})"
 
 
-def _worse_sentence(worse: list[Change], ordered: list[Evaluation], bands: Bands, keep: int | None) -> str:
+def _worse_sentence(worse: list[Change], ordered: list[Evaluation], bands: Bands, kept: str) -> str:
+    """``Getting worse: WER rose from … to …, beyond its ±0.03 noise band, while val_mel still falls — keep
+    epoch 4.`` (``kept``: the recommended one's name)."""
     still = any(val_mel_falls(c.before, ordered, bands) for c in worse)
     falls = " while val_mel still falls" if still else ""
-    keeping = f" — keep epoch {keep}" if keep is not None else ""
+    keeping = f" — keep {kept}" if kept else ""
     return f"Getting worse: {listed([_moved(c) for c in worse])}, {_bands_said(worse, bands)},{falls}{keeping}."
 
 
 def _improving_sentence(better: list[Change], bands: Bands, chosen: Recommendation) -> str:
+    """``Still improving: similarity rose from … to …, beyond its ±0.010 noise band; the best so far is …``."""
     shown_changes = better[:3]
     best = f"; the best so far is {chosen.chosen.name()}" if chosen.chosen is not None else ""
     return f"Still improving: {listed([_moved(c) for c in shown_changes])}, {_bands_said(shown_changes, bands)}{best}."
 
 
-def _levelled_sentence(recent: list[Evaluation], bands: Bands, keep: int | None) -> str:
+def _levelled_sentence(recent: list[Evaluation], bands: Bands, kept: str) -> str:
+    """``Levelled off: nothing improved beyond its noise band over the last 3 evaluations (epochs 4–6) — keep
+    epoch 5.``, with what fell meanwhile and whether val_mel still falls."""
     span = f"epochs {recent[0].epoch}–{recent[-1].epoch}"
     worse = [c for c in moves(recent, bands) if bands.worse(c.measure, *reversed(c.values()))]
     fell = f"; {listed([_moved(c) for c in worse[:2]])}" if worse else ""
     still = " val_mel still falls, but nothing heard improves;" if val_mel_falls(recent[0], recent, bands) else ""
-    keeping = f" keep epoch {keep}" if keep is not None else ""
+    keeping = f" keep {kept}" if kept else ""
     return (
         f"Levelled off: nothing improved beyond its noise band over the last {len(recent)} evaluations "
         f"({span}{fell}) —{still}{keeping}."
@@ -183,6 +189,7 @@ def _levelled_sentence(recent: list[Evaluation], bands: Bands, keep: int | None)
 
 
 def _too_early(ordered: list[Evaluation], window: int) -> str:
+    """Why there is no verdict yet: no evaluation, one, or fewer than ``window`` and nothing beyond noise."""
     if not ordered:
         return f"No evaluation yet: a verdict needs 2, and {window} to call it levelled off."
     if len(ordered) == 1:
