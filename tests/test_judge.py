@@ -144,3 +144,16 @@ def test_the_table_and_csv_say_which_recognizer_heard_each_wer(tmp_path):
     assert "WER by Whisper tiny.en (joe); PocketSphinx (epoch 3)." in table(rows)
     assert "WER by Whisper tiny.en; reference and transcript normalized alike" in table(rows[:1])
     assert "MCD-DTW" in table(rows)
+
+
+def test_every_noise_seed_of_the_onnx_engine_is_its_own(tmp_path, joe):
+    """Seeds 0, 1 and 2 give three different renders (ONNX Runtime took seed 0 for seed 1)."""
+    from trainer.evaluate.render import Candidate, RenderSettings, render
+
+    candidate = Candidate(label="joe", model_path=joe.model_path)
+    renders = [
+        render(candidate, "Who left the garden gate open?", RenderSettings(seed=s), tmp_path).audio for s in range(3)
+    ]
+    for a, b in ((0, 1), (1, 2), (0, 2)):
+        same_length = renders[a].size == renders[b].size
+        assert not (same_length and np.array_equal(renders[a], renders[b])), (a, b)

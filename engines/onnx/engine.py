@@ -230,7 +230,11 @@ RANDOM_OPS = ("RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUnifor
 
 
 def seed_random_ops(model, seed: int) -> int:
-    """Set the ``seed`` attribute (ONNX spec: a float) of every random node of ``model`` in place; returns how many."""
+    """Seed every random node of ``model`` in place from ``seed`` (>= 0); returns how many nodes.
+
+    The ``seed`` attribute (ONNX spec: a float) is set to ``seed + 1``: ONNX Runtime seeds a ``minstd_rand0``
+    with it, which replaces a seed of 0 by 1, so seeds 0 and 1 gave the same noise (measured: identical audio).
+    """
     with importing("onnx"):
         import onnx
 
@@ -239,7 +243,7 @@ def seed_random_ops(model, seed: int) -> int:
         if node.op_type in RANDOM_OPS:
             kept = [a for a in node.attribute if a.name != "seed"]
             del node.attribute[:]
-            node.attribute.extend([*kept, onnx.helper.make_attribute("seed", float(seed))])
+            node.attribute.extend([*kept, onnx.helper.make_attribute("seed", float(seed + 1))])
             count += 1
     return count
 

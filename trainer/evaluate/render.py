@@ -27,7 +27,7 @@ from engines.pool import EnginePool
 from engines.voice import Voice, config_path_for
 from trainer.tasks import Cancelled, TaskState
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: ONNX seeds are seed + 1 (seed 0 had given seed 1's noise)
 """Bump when the cached audio of the same key would change (engine output, file format)."""
 
 ENGINE_BY_SUFFIX = {".ckpt": "torch", ".onnx": "onnx"}
