@@ -293,7 +293,7 @@ def word_error_rate(audio: np.ndarray, rate: int, text: str, recognizer=None, la
     with importing("jiwer"):
         import jiwer
 
-    from trainer.evaluate.wer_text import normalize
+    from trainer.evaluate.wer_text import join_compounds, normalize
 
     reference = normalize(text, language)
     if not reference:
@@ -302,4 +302,4 @@ def word_error_rate(audio: np.ndarray, rate: int, text: str, recognizer=None, la
     hypothesis = normalize((recognizer or wer_recognizer(language)).transcribe(samples), language)
     if not hypothesis:
         return 1.0
-    return float(jiwer.wer(reference, hypothesis))
+    return float(jiwer.wer(*join_compounds(reference, hypothesis)))

@@ -8,7 +8,9 @@ British spellings, spoken numbers to digits ("fifty" and "50" alike, "five dolla
 - before: month and unit abbreviations spelled out ("Jan." "january", "km" "kilometers"), "a.m."/"p.m." as "am"/"pm"
   and clock times' colons as spaces;
 - after: ordinal suffixes dropped ("5th" "5": "January fifth" is also read "January five") and neighbouring digit
-  groups joined, so "3:30" and "three thirty" (Whisper's "330") give the same word.
+  groups joined, so "3:30" and "three thirty" (Whisper's "330") give the same word;
+- between the two sides: a compound written apart on one side joined as the other writes it ("window pane",
+  "windowpane": :func:`join_compounds`).
 
 Other languages get Whisper's basic normalizer (case, punctuation, symbols). Without the package, a plain lower-case
 without punctuation (``jiwer``'s steps) is used and :func:`normalizer_name` says so.
@@ -123,6 +125,25 @@ def normalize(text: str, language: str = "en") -> str:
     if language.lower().startswith("en"):
         return _after(whisper(_before(text)))
     return " ".join(whisper(text).split())
+
+
+def join_compounds(reference: str, hypothesis: str) -> tuple[str, str]:
+    """``reference`` and ``hypothesis`` (normalized) with a compound written apart on one side joined as the other
+    side writes it: "window pane" against "windowpane", "wood smoke" against "woodsmoke" (a spelling choice, not
+    a misheard word). Two neighbouring words are joined where the joined form is a word of the other side.
+    """
+    return _joined(reference, set(hypothesis.split())), _joined(hypothesis, set(reference.split()))
+
+
+def _joined(text: str, words: set[str]) -> str:
+    """``text`` with each pair of neighbouring words joined where the joined form is in ``words``."""
+    out: list[str] = []
+    for word in text.split():
+        if out and out[-1] not in words and word not in words and out[-1] + word in words:
+            out[-1] += word
+        else:
+            out.append(word)
+    return " ".join(out)
 
 
 def normalizer_name(language: str = "en") -> str:
