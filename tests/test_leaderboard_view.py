@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
+from trainer.evaluate.bands import DEFAULT_BANDS
 from trainer.evaluate.leaderboard import COLUMNS, Row, read_csv
 
 pytestmark = pytest.mark.gui
@@ -74,7 +75,9 @@ def test_best_marked_missing_explained_headers_with_units(qtbot):
     assert val_mel.text() == "—" and val_mel.toolTip() == "an ONNX voice keeps no val_mel"
     assert view.table.item(epoch9, _column("wer")).toolTip() == "no pocketsphinx model"
     header = view.table.horizontalHeaderItem(_column("f0_rmse_hz"))
-    assert header.text() == "F0 RMSE (Hz)" and header.toolTip().startswith("lower is better; noise band ±2.0 Hz (")
+    f0_band = DEFAULT_BANDS.of("f0_rmse_hz")
+    assert header.text() == "F0 RMSE (Hz)"
+    assert header.toolTip().startswith(f"lower is better; noise band ±{f0_band:.1f} Hz (")
     assert view.table.horizontalHeaderItem(_column("rate_pps")).toolTip() == "closer to dataset rate is better"
 
 
@@ -95,10 +98,10 @@ def test_the_recommended_row_is_marked_and_the_summary_says_why_and_where_measur
     """★ on the recommended candidate (the rule's: the most similar among those within the WER band of the best),
     ≈ on one within noise of it; the line under the table gives the reason and the disagreement; bands as tooltip."""
     from studio.widgets.leaderboard_view import RECOMMENDED, TIED
-    from trainer.evaluate.bands import DEFAULT_BANDS
     from trainer.evaluate.summary import summarise
 
-    near = Row(label="epoch 11", model_path=Path("/runs/a/best-epoch=0010.ckpt"), val_mel=9.5, similarity=0.825,
+    within = 0.83 - DEFAULT_BANDS.of("similarity") / 2  # epoch 10's similarity less half its noise band
+    near = Row(label="epoch 11", model_path=Path("/runs/a/best-epoch=0010.ckpt"), val_mel=9.5, similarity=within,
                wer=0.25)  # fmt: skip
     rows = [*ROWS, near]
     view = _view(qtbot, rows)
