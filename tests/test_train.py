@@ -128,6 +128,37 @@ def test_kill_9_then_resume_continues_from_the_last_checkpoint(piper_folder, tmp
                 assert torch.equal(ours["state"][key][name].cpu(), moments[name].cpu()), (key, name)
 
 
+def test_previews_keep_their_schedule_across_a_resume_and_come_when_asked(piper_folder, tmp_path):
+    """Previews every 4 epochs over 5, trained as 1 epoch then resumed to 5: scheduled after epochs 1, 2, 4 and 5
+    (from 1) whichever session trains them, each ETA counting to the next; a request left before training is
+    answered after the first training step, in a folder of its own, marked as asked for, and taken away."""
+    from dataclasses import replace
+
+    from trainer.preview_schedule import epochs_to_next
+    from trainer.run import extend_run
+    from trainer.run_file import read_run, write_run
+    from trainer.run_state import PREVIEW_FILE, request_preview
+
+    run = create_run(RunOptions(dataset=piper_folder, out=tmp_path / "run", preset="test", epochs=1))
+    document = read_run(run)
+    write_run(replace(document, config={**document.config, "preview_every": 4}))
+    request_preview(run)
+    fit(run)
+    extend_run(run, 5)
+    fit(run, resume=True)
+    records = list(read_events(run / "events.jsonl"))
+    previews = [r for r in records if r.kind == "preview"]
+    asked = [p for p in previews if p.requested]
+    assert len(asked) == 3 and asked[0].step is not None and asked[0].step > 0 and asked[0].epoch == 0
+    assert all(f"epoch=0000-step={asked[0].step:08d}" in p.path and os.path.isfile(p.path) for p in asked)
+    assert not (run / PREVIEW_FILE).exists()
+    scheduled = [p.epoch for p in previews if not p.requested]
+    assert scheduled == [e for e in (0, 1, 3, 4) for _ in range(3)]
+    for eta in (r for r in records if r.kind == "eta" and 0 < r.epoch < 4):  # the resumed session's, but the last
+        mean = eta.seconds_left / (5 - eta.epoch - 1)
+        assert eta.next_preview_s == pytest.approx(mean * epochs_to_next(eta.epoch, 5, 4)), eta
+
+
 def _has_epoch(run, epoch: int) -> bool:
     path = run / "events.jsonl"
     return path.exists() and any(r.kind == "epoch" and r.epoch >= epoch for r in read_events(path))

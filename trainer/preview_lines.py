@@ -6,6 +6,8 @@ Kept apart from ``trainer.callbacks`` (which imports torch and Lightning, about 
 
 from __future__ import annotations
 
+import re
+
 PREVIEW_LINES = (
     "The quick brown fox jumps over the lazy dog.",
     "How much wood would a woodchuck chuck, if a woodchuck could chuck wood?",
@@ -22,3 +24,15 @@ def preview_text(path: str, text: str | None = None) -> str:
         return text
     stem = path.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".wav")
     return PREVIEW_LINES[int(stem) - 1] if stem.isdigit() and 0 < int(stem) <= len(PREVIEW_LINES) else ""
+
+
+MID_EPOCH = re.compile(r"epoch=\d+-step=(\d+)[/\\][^/\\]*$")
+"""The folder of a preview spoken within an epoch, after a training step: ``epoch=EEEE-step=SSSSSSSS``."""
+
+
+def preview_moment(epoch: int, path: str) -> str:
+    """When a preview was spoken, in words: ``Epoch 3`` (at its end), or ``Epoch 3, step 1,234`` for one spoken
+    within the epoch (its folder ``previews/epoch=0002-step=00001234/``, as ``PreviewCallback`` writes one that
+    was asked for). ``epoch`` counts from 0."""
+    within = MID_EPOCH.search(path)
+    return f"Epoch {epoch + 1}" + (f", step {int(within.group(1)):,}" if within else "")
