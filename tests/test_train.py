@@ -159,6 +159,46 @@ def test_previews_keep_their_schedule_across_a_resume_and_come_when_asked(piper_
         assert eta.next_preview_s == pytest.approx(mean * epochs_to_next(eta.epoch, 5, 4)), eta
 
 
+def test_train_says_its_time_and_schedule_then_preview_now_is_answered(tmp_path):
+    """``voice-studio train`` says before training how long its epochs take and when previews come;
+    ``train --preview-now RUN`` from another terminal brings previews within the epoch; Ctrl+C stops it; asked
+    again with no trainer (or of no run, or with other options), it is one line and exit 2."""
+    folder = target_voice_slice(tmp_path / "piper-data", 12)
+    run, said = tmp_path / "run", tmp_path / "stderr.txt"
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    train = [sys.executable, "-m", "studio.cli", "train"]
+    command = [*train, "--dataset", str(folder), "--out", str(run), "--preset", "test", "--epochs", "50"]
+    with said.open("w") as stderr:
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not _has(run, lambda r: r.kind == "progress" and r.batches >= 1):
+        time.sleep(0.05)
+    asked = subprocess.run([*train, "--preview-now", str(run)], env=env, capture_output=True, text=True)
+    assert asked.returncode == 0 and "asked for previews" in asked.stdout, asked.stderr
+    while time.monotonic() < deadline and not _has(run, lambda r: r.kind == "preview" and r.requested):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)  # stops after this epoch
+    assert process.wait(timeout=300) == 0
+    records = list(read_events(run / "events.jsonl"))
+    within = [r for r in records if r.kind == "preview" and r.requested]
+    assert len(within) == 3 and all("-step=" in r.path for r in within)
+    lines = said.read_text().splitlines()
+    assert any(line.startswith("50 epochs ≈ ") and "on this CPU" in line for line in lines), lines[:8]
+    assert f"previews after every epoch; for one now: voice-studio train --preview-now {run}" in lines
+    for args, why in (
+        (["--preview-now", str(run)], "no trainer is training this run now"),
+        (["--preview-now", str(folder)], "not a run folder"),
+        (["--preview-now", str(run), "--epochs", "3"], "takes no other option"),
+    ):
+        refused = subprocess.run([*train, *args], env=env, capture_output=True, text=True)
+        assert refused.returncode == 2 and why in refused.stderr and len(refused.stderr.splitlines()) == 1
+
+
+def _has(run, wanted) -> bool:
+    path = run / "events.jsonl"
+    return path.exists() and any(wanted(r) for r in read_events(path))
+
+
 def _has_epoch(run, epoch: int) -> bool:
     path = run / "events.jsonl"
     return path.exists() and any(r.kind == "epoch" and r.epoch >= epoch for r in read_events(path))

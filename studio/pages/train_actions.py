@@ -1,5 +1,6 @@
 """What the Train page's action buttons do besides training: resample the dataset, export the run's best
-checkpoint as a voice, open the run folder; the work runs off the GUI thread (``studio.workers.Task``).
+checkpoint as a voice, open the run folder, ask the trainer for previews now; the work runs off the GUI thread
+(``studio.workers.Task``).
 
 A mixin of :class:`studio.pages.train.TrainPage`, as ``studio.pages.dataset_actions`` is of the Dataset
 page: it relies on the page's attributes declared below.
@@ -24,7 +25,7 @@ from trainer.run_state import RunState
 
 
 class TrainActions:
-    """Resample, export and open-folder of the Train page."""
+    """Resample, export, open-folder and Preview now of the Train page."""
 
     setup: TrainSetup
     view: RunView
@@ -34,7 +35,9 @@ class TrainActions:
     message: SignalInstance
     voice_exported: SignalInstance
     _generation: int
-    check: Callable[[], Task | None]
+    _preview_asked: bool
+    check: Callable[..., Task | None]
+    _update_buttons: Callable[[], None]
 
     def _page(self) -> QObject:
         """This mixin as the page it is part of (the parent of its tasks)."""
@@ -121,6 +124,27 @@ class TrainActions:
             f"Exported {Path(path).name} from {best.describe()}: it is now among the Synthesize page's voices.{note}"
         )
         self.voice_exported.emit(Path(path))
+
+    def preview_now(self) -> None:
+        """Ask the shown run's trainer (this page's, or one elsewhere being followed) to speak its preview lines
+        after its current training step (``trainer.run_state.request_preview``); they come to the Previews tab,
+        shown now, and the button waits for them."""
+        from trainer.run_state import request_preview
+
+        if self.state is None or self._preview_asked:
+            return
+        request_preview(self.state.folder)
+        self._preview_asked = True
+        self.view.expect_previews()
+        self._update_buttons()
+
+    def _note_previews(self, events: list) -> None:
+        """Previews that were asked for have come (``Preview`` events marked ``requested``): Preview now works
+        again."""
+        from trainer.events import Preview
+
+        if self._preview_asked and any(isinstance(e, Preview) and e.requested for e in events):
+            self._preview_asked = False
 
     def _open_folder(self) -> None:
         if self.state is not None:
