@@ -58,15 +58,15 @@ def test_schedule_in_words():
 
 def test_a_preview_says_when_it_was_spoken_and_whether_it_was_asked_for():
     """The list's label and the log's sentence: the epoch (from 1), and the step for one spoken within the
-    epoch (its folder ``epoch=EEEE-step=SSSSSSSS``), "asked for" when requested."""
+    epoch (its folder ``epoch=EEEE-batch=BBBB``), "asked for" when requested."""
     from trainer.event_words import sentence
     from trainer.events import Preview
     from trainer.preview_lines import preview_moment
 
-    within = "/runs/a/previews/epoch=0002-step=00001234/1.wav"
-    assert preview_moment(2, within) == "Epoch 3, step 1,234"
+    within = "/runs/a/previews/epoch=0002-batch=0004/1.wav"
+    assert preview_moment(2, within) == "Epoch 3, step 4"
     assert preview_moment(2, "/runs/a/previews/epoch=0002/1.wav") == "Epoch 3"
-    asked = Preview(epoch=2, path=within, text="Hello there.", step=1234, requested=True)
-    assert sentence(asked) == "Preview of epoch 3 at step 1,234 (asked for) written: “Hello there.”"
+    asked = Preview(epoch=2, path=within, text="Hello there.", step=48, requested=True)
+    assert sentence(asked) == "Preview of epoch 3 after step 4 (asked for) written: “Hello there.”"
     plain = Preview(epoch=2, path="/runs/a/previews/epoch=0002/1.wav", text="Hello there.", step=1300)
     assert sentence(plain) == "Preview of epoch 3 written: “Hello there.”"

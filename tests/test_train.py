@@ -150,7 +150,7 @@ def test_previews_keep_their_schedule_across_a_resume_and_come_when_asked(piper_
     previews = [r for r in records if r.kind == "preview"]
     asked = [p for p in previews if p.requested]
     assert len(asked) == 3 and asked[0].step is not None and asked[0].step > 0 and asked[0].epoch == 0
-    assert all(f"epoch=0000-step={asked[0].step:08d}" in p.path and os.path.isfile(p.path) for p in asked)
+    assert all("epoch=0000-batch=0001" in p.path and os.path.isfile(p.path) for p in asked)
     assert not (run / PREVIEW_FILE).exists()
     scheduled = [p.epoch for p in previews if not p.requested]
     assert scheduled == [e for e in (0, 1, 3, 4) for _ in range(3)]
@@ -181,7 +181,7 @@ def test_train_says_its_time_and_schedule_then_preview_now_is_answered(tmp_path)
     assert process.wait(timeout=300) == 0
     records = list(read_events(run / "events.jsonl"))
     within = [r for r in records if r.kind == "preview" and r.requested]
-    assert len(within) == 3 and all("-step=" in r.path for r in within)
+    assert len(within) == 3 and all("-batch=" in r.path for r in within)
     lines = said.read_text().splitlines()
     assert any(line.startswith("50 epochs ≈ ") and "on this CPU" in line for line in lines), lines[:8]
     assert f"previews after every epoch; for one now: voice-studio train --preview-now {run}" in lines

@@ -336,8 +336,9 @@ class PreviewCallback(L.Callback):
     """Speaks ``PREVIEW_LINES`` into ``previews/epoch=EEEE/N.wav`` at the end of the epochs the schedule names
     (``trainer.preview_schedule.preview_due``: early, then every ``every``, and the last), and on request
     (``trainer.run_state.request_preview``): after the training step that sees the request file, into
-    ``previews/epoch=EEEE-step=SSSSSSSS/N.wav`` (a few seconds, against minutes for an epoch on a CPU), or at
-    the epoch's end when it comes during validation. Only global rank 0 looks and speaks."""
+    ``previews/epoch=EEEE-batch=BBBB/N.wav`` (that step of the epoch, from 1; a few seconds, against minutes
+    for an epoch on a CPU), or at the epoch's end when it comes during validation. Only global rank 0 looks
+    and speaks."""
 
     def __init__(self, run_dir: Path, phonemizer, timing: Timing, log: EventLog, every: int = 25) -> None:
         from trainer.run_state import PREVIEW_FILE
@@ -353,7 +354,7 @@ class PreviewCallback(L.Callback):
 
     def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx) -> None:
         if trainer.is_global_zero and self._take_request():
-            folder = self.folder / f"epoch={trainer.current_epoch:04d}-step={trainer.global_step:08d}"
+            folder = self.folder / f"epoch={trainer.current_epoch:04d}-batch={batch_idx + 1:04d}"
             self._speak(trainer, module, folder, requested=True)
 
     def on_train_epoch_end(self, trainer, module) -> None:

@@ -98,8 +98,8 @@ def _ended(text: str) -> str:
 
 
 def _preview_moment(e: Any) -> str:
-    """``epoch 3``, ``epoch 3 at step 1,234 (asked for)`` (spoken within the epoch) or ``epoch 3 (asked for)``."""
-    moment = preview_moment(e.epoch, e.path).replace("Epoch", "epoch").replace(", step", " at step")
+    """``epoch 3``, ``epoch 3 after step 4 (asked for)`` (spoken within the epoch) or ``epoch 3 (asked for)``."""
+    moment = preview_moment(e.epoch, e.path).replace("Epoch", "epoch").replace(", step", " after step")
     return f"{moment} (asked for)" if e.requested else moment
 
 

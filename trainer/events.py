@@ -133,10 +133,11 @@ STEP_PARTS = ("data", "generator", "alignment", "discriminator", "backward", "op
 class Preview(Event):
     """A preview line spoken with the generator of ``epoch``, written to ``path`` (a WAV); ``text``: the line.
 
-    Optional (absent in records of older trainers): ``step``, the global step of the generator that spoke it;
-    ``requested`` True when someone asked for it (``trainer.run_state.request_preview``), not the schedule
-    (``trainer.preview_schedule``). One spoken within its epoch, after a training step rather than at the
-    epoch's end, lies in ``previews/epoch=EEEE-step=SSSSSSSS/`` (``trainer.preview_lines.preview_moment``).
+    Optional (absent in records of older trainers): ``step``, the global step of the generator that spoke it
+    (as ``Progress.step``); ``requested`` True when someone asked for it (``trainer.run_state.request_preview``),
+    not the schedule (``trainer.preview_schedule``). One spoken within its epoch, after a training step rather
+    than at the epoch's end, lies in ``previews/epoch=EEEE-batch=BBBB/`` (that step counted within the epoch,
+    from 1: ``trainer.preview_lines.preview_moment``).
     """
 
     kind: ClassVar[str] = "preview"
