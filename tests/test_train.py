@@ -128,6 +128,77 @@ def test_kill_9_then_resume_continues_from_the_last_checkpoint(piper_folder, tmp
                 assert torch.equal(ours["state"][key][name].cpu(), moments[name].cpu()), (key, name)
 
 
+def test_previews_keep_their_schedule_across_a_resume_and_come_when_asked(piper_folder, tmp_path):
+    """Previews every 4 epochs over 5, trained as 1 epoch then resumed to 5: scheduled after epochs 1, 2, 4 and 5
+    (from 1) whichever session trains them, each ETA counting to the next; a request left before training is
+    answered after the first training step, in a folder of its own, marked as asked for, and taken away."""
+    from dataclasses import replace
+
+    from trainer.preview_schedule import epochs_to_next
+    from trainer.run import extend_run
+    from trainer.run_file import read_run, write_run
+    from trainer.run_state import PREVIEW_FILE, request_preview
+
+    run = create_run(RunOptions(dataset=piper_folder, out=tmp_path / "run", preset="test", epochs=1))
+    document = read_run(run)
+    write_run(replace(document, config={**document.config, "preview_every": 4}))
+    request_preview(run)
+    fit(run)
+    extend_run(run, 5)
+    fit(run, resume=True)
+    records = list(read_events(run / "events.jsonl"))
+    previews = [r for r in records if r.kind == "preview"]
+    asked = [p for p in previews if p.requested]
+    assert len(asked) == 3 and asked[0].step is not None and asked[0].step > 0 and asked[0].epoch == 0
+    assert all("epoch=0000-batch=0001" in p.path and os.path.isfile(p.path) for p in asked)
+    assert not (run / PREVIEW_FILE).exists()
+    scheduled = [p.epoch for p in previews if not p.requested]
+    assert scheduled == [e for e in (0, 1, 3, 4) for _ in range(3)]
+    for eta in (r for r in records if r.kind == "eta" and 0 < r.epoch < 4):  # the resumed session's, but the last
+        mean = eta.seconds_left / (5 - eta.epoch - 1)
+        assert eta.next_preview_s == pytest.approx(mean * epochs_to_next(eta.epoch, 5, 4)), eta
+
+
+def test_train_says_its_time_and_schedule_then_preview_now_is_answered(tmp_path):
+    """``voice-studio train`` says before training how long its epochs take and when previews come;
+    ``train --preview-now RUN`` from another terminal brings previews within the epoch; Ctrl+C stops it; asked
+    again with no trainer (or of no run, or with other options), it is one line and exit 2."""
+    folder = target_voice_slice(tmp_path / "piper-data", 12)
+    run, said = tmp_path / "run", tmp_path / "stderr.txt"
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    train = [sys.executable, "-m", "studio.cli", "train"]
+    command = [*train, "--dataset", str(folder), "--out", str(run), "--preset", "test", "--epochs", "50"]
+    with said.open("w") as stderr:
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not _has(run, lambda r: r.kind == "progress" and r.batches >= 1):
+        time.sleep(0.05)
+    asked = subprocess.run([*train, "--preview-now", str(run)], env=env, capture_output=True, text=True)
+    assert asked.returncode == 0 and "asked for previews" in asked.stdout, asked.stderr
+    while time.monotonic() < deadline and not _has(run, lambda r: r.kind == "preview" and r.requested):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)  # stops after this epoch
+    assert process.wait(timeout=300) == 0
+    records = list(read_events(run / "events.jsonl"))
+    within = [r for r in records if r.kind == "preview" and r.requested]
+    assert len(within) == 3 and all("-batch=" in r.path for r in within)
+    lines = said.read_text().splitlines()
+    assert any(line.startswith("50 epochs ≈ ") and "on this CPU" in line for line in lines), lines[:8]
+    assert f"previews after every epoch; for one now: voice-studio train --preview-now {run}" in lines
+    for args, why in (
+        (["--preview-now", str(run)], "no trainer is training this run now"),
+        (["--preview-now", str(folder)], "not a run folder"),
+        (["--preview-now", str(run), "--epochs", "3"], "takes no other option"),
+    ):
+        refused = subprocess.run([*train, *args], env=env, capture_output=True, text=True)
+        assert refused.returncode == 2 and why in refused.stderr and len(refused.stderr.splitlines()) == 1
+
+
+def _has(run, wanted) -> bool:
+    path = run / "events.jsonl"
+    return path.exists() and any(wanted(r) for r in read_events(path))
+
+
 def _has_epoch(run, epoch: int) -> bool:
     path = run / "events.jsonl"
     return path.exists() and any(r.kind == "epoch" and r.epoch >= epoch for r in read_events(path))

@@ -258,3 +258,96 @@ def test_a_run_another_trainer_is_writing_is_running_elsewhere_not_resumable(qtb
     assert shown_status() == ("interrupted", True)
     (run / LIVE_FILE).write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid()}))  # one that runs
     assert shown_status() == ("running elsewhere", False)
+
+
+def _timing_children() -> list[int]:
+    """Child processes of this test that time a training step (``trainer.step_timing``; Linux ``/proc``)."""
+    import os
+
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            command = (stat.parent / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == os.getpid() and b"trainer.step_timing" in command:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _choose(page, project, epochs: int) -> None:
+    setup = page.setup
+    setup.dataset.setText(str(project))
+    setup.start.setCurrentIndex(setup.start.findData("scratch"))
+    setup.preset.setCurrentText("test")
+    setup.device.setCurrentIndex(setup.device.findData("cpu"))
+    setup.epochs.setValue(epochs)
+
+
+def test_check_says_how_long_the_epochs_take_here(window, qtbot, project, tmp_path, monkeypatch):
+    """On a machine that never timed a step, Check times one in a child process (saying so, with a moving
+    figure), then says how long the chosen epochs take, under the findings and in the status line; the next
+    Check says it from the remembered step at once; a change of the choices clears it."""
+    from trainer.epoch_time import estimate_sentence, remembered
+    from trainer.preflight import summarize
+    from trainer.step_timing import estimate_run, step_key
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # nothing timed here yet
+    page = window.train_page
+    _choose(page, project, 9000)
+    page.check()
+    qtbot.waitUntil(lambda: "Timing a training step on this CPU" in page.setup.estimate.text(), timeout=60_000)
+    assert _timing_children() and page.setup.estimate.isVisibleTo(page)
+    qtbot.waitUntil(lambda: "≈" in page.setup.estimate.text(), timeout=180_000)
+    options = page.setup.options(page.runs_root)
+    assert remembered(step_key(options)) is not None  # the timed step, kept for the next check
+    expected = estimate_run(options, summarize(project).clips)
+    sentence = estimate_sentence(expected)
+    assert sentence.startswith("9,000 epochs ≈ ") and "on this CPU" in sentence
+    assert sentence in page.setup.estimate.text() and "from a step timed on this machine" in page.setup.estimate.text()
+    assert sentence in page.status.text() and page.status.text().endswith("Press Start to train.")
+    page.setup.epochs.setValue(10)
+    assert not page.setup.estimate.isVisibleTo(page) and sentence not in page.status.text()
+    page.check()
+    qtbot.waitUntil(lambda: "10 epochs ≈ " in page.setup.estimate.text(), timeout=60_000)
+    assert not _timing_children()
+
+
+def test_a_change_while_a_step_is_timed_ends_the_timing(window, qtbot, project, tmp_path, monkeypatch):
+    """A choice changed while Check times a step: the child process ends and no estimate is shown."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    page = window.train_page
+    _choose(page, project, 100)
+    page.check()
+    qtbot.waitUntil(lambda: bool(_timing_children()), timeout=60_000)
+    page.setup.epochs.setValue(200)
+    qtbot.waitUntil(lambda: not _timing_children(), timeout=10_000)
+    qtbot.wait(300)
+    assert not page.setup.estimate.isVisibleTo(page) and "≈" not in page.status.text()
+
+
+def test_preview_now_brings_previews_within_the_epoch(window, qtbot, project):
+    """While a run trains, Preview now asks its trainer for previews: the Previews tab shows, says they are on
+    their way and lists them (marked with the step they were spoken after) within the epoch; the button waits
+    for them, then works again."""
+    page = window.train_page
+    button = page.buttons["preview"]
+    assert button.text() == "Preview now" and not button.isEnabled()
+    _choose(page, project, 40)
+    page.start()
+    qtbot.waitUntil(lambda: page.state is not None and page.state.progress is not None, timeout=180_000)
+    qtbot.waitUntil(button.isEnabled, timeout=5_000)
+    button.click()
+    previews = page.view.previews
+    assert not button.isEnabled() and page.view.side.currentWidget() is previews
+    assert "Previews asked for" in previews.now.text()
+
+    def within() -> list[str]:
+        texts = [previews.list.item(i).text() for i in range(previews.count())]
+        return [text for text in texts if ", step " in text]
+
+    qtbot.waitUntil(lambda: len(within()) == 3, timeout=120_000)
+    assert all(text.startswith("Epoch ") for text in within())
+    qtbot.waitUntil(button.isEnabled, timeout=5_000)
+    assert "Previews asked for" not in previews.now.text()

@@ -8,8 +8,9 @@
   optimizers, schedulers, loops, RNG) through the background writer
   (``trainer.checkpoints``), and small generator-only checkpoints ranked by val_mel
   (best k), which ``voice-studio export`` turns into voices.
-- :class:`PreviewCallback` speaks fixed lines with the current generator every N
-  epochs and at the end.
+- :class:`PreviewCallback` speaks fixed lines with the current generator on the preview
+  schedule (``trainer.preview_schedule``: early epochs, then every N, and the last) and when
+  asked (``trainer.run_state.request_preview``).
 
 Only global rank 0 writes files and events.
 """
@@ -17,6 +18,7 @@ Only global rank 0 writes files and events.
 from __future__ import annotations
 
 import random
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,7 @@ from trainer.checkpoints import BestK
 from trainer.event_log import EventLog
 from trainer.events import Checkpoint, Epoch, Eta, Finish, Preview, Progress, RunStart, Stage
 from trainer.preview_lines import PREVIEW_LINES
+from trainer.preview_schedule import epochs_to_next, preview_due
 
 
 class Timing:
@@ -110,6 +113,7 @@ class EventsCallback(L.Callback):
                     start=self.start,
                     precision=str(trainer.precision),
                     batch_size=int(getattr(trainer.datamodule, "batch_size", 0) or 0),
+                    host=socket.gethostname(),
                 )
             )
 
@@ -202,17 +206,15 @@ class EventsCallback(L.Callback):
         self._epoch_seconds.append(seconds)
         mean = sum(self._epoch_seconds) / len(self._epoch_seconds)
         epoch, config = trainer.current_epoch, trainer.lightning_module.config
-        left = max(0, (trainer.max_epochs or 0) - epoch - 1)
-
-        def until(every: int) -> float:  # the last epoch always previews and checkpoints
-            return mean * min(every - (epoch + 1) % every, left)
-
+        total = trainer.max_epochs or 0
+        left = max(0, total - epoch - 1)
+        every = config.checkpoint_every  # the last epoch always checkpoints
         self.events.emit(
             Eta(
                 epoch=epoch,
                 seconds_left=mean * left,
-                next_preview_s=until(config.preview_every),
-                next_checkpoint_s=until(config.checkpoint_every),
+                next_preview_s=mean * epochs_to_next(epoch, total, config.preview_every),
+                next_checkpoint_s=mean * min(every - (epoch + 1) % every, left),
             )
         )
 
@@ -331,9 +333,16 @@ def generator_checkpoint(module, epoch: int, step: int, val_mel: float | None = 
 
 
 class PreviewCallback(L.Callback):
-    """Speaks ``PREVIEW_LINES`` into ``previews/epoch=EEEE/N.wav`` every ``every`` epochs and at the end."""
+    """Speaks ``PREVIEW_LINES`` into ``previews/epoch=EEEE/N.wav`` at the end of the epochs the schedule names
+    (``trainer.preview_schedule.preview_due``: early, then every ``every``, and the last), and on request
+    (``trainer.run_state.request_preview``): after the training step that sees the request file, into
+    ``previews/epoch=EEEE-batch=BBBB/N.wav`` (that step of the epoch, from 1; a few seconds, against minutes
+    for an epoch on a CPU), or at the epoch's end when it comes during validation. Only global rank 0 looks
+    and speaks."""
 
     def __init__(self, run_dir: Path, phonemizer, timing: Timing, log: EventLog, every: int = 25) -> None:
+        from trainer.run_state import PREVIEW_FILE
+
         self.folder, self.phonemizer, self.timing, self.events, self.every = (
             Path(run_dir) / "previews",
             phonemizer,
@@ -341,16 +350,36 @@ class PreviewCallback(L.Callback):
             log,
             every,
         )
+        self.request = Path(run_dir) / PREVIEW_FILE
+
+    def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx) -> None:
+        if trainer.is_global_zero and self._take_request():
+            folder = self.folder / f"epoch={trainer.current_epoch:04d}-batch={batch_idx + 1:04d}"
+            self._speak(trainer, module, folder, requested=True)
 
     def on_train_epoch_end(self, trainer, module) -> None:
-        epoch = trainer.current_epoch
-        if not trainer.is_global_zero or not ((epoch + 1) % self.every == 0 or epoch + 1 == trainer.max_epochs):
+        if not trainer.is_global_zero:
             return
+        epoch = trainer.current_epoch
+        requested = self._take_request()
+        if requested or preview_due(epoch, trainer.max_epochs or epoch + 1, self.every):
+            self._speak(trainer, module, self.folder / f"epoch={epoch:04d}", requested=requested)
+
+    def _take_request(self) -> bool:
+        """Whether previews were asked for (the request file exists); the file is removed, so one request
+        brings one set (a request made while they are spoken brings the next)."""
+        if not self.request.exists():
+            return False
+        self.request.unlink(missing_ok=True)
+        return True
+
+    def _speak(self, trainer, module, folder: Path, requested: bool) -> None:
+        """Each preview line spoken by the generator as it is now, written to ``folder/N.wav``, one ``Preview``
+        event each; the generator's train/eval mode is restored."""
         started = time.perf_counter()
         from engines.audio import write_audio
         from trainer.preprocess import training_phoneme_ids
 
-        folder = self.folder / f"epoch={epoch:04d}"
         folder.mkdir(parents=True, exist_ok=True)
         was_training = module.model_g.training
         module.model_g.eval()
@@ -362,7 +391,15 @@ class PreviewCallback(L.Callback):
                 path = write_audio(
                     folder / f"{number}.wav", audio.float().reshape(-1).cpu().numpy(), module.config.sample_rate
                 )
-                self.events.emit(Preview(epoch=epoch, path=str(path), text=line))
+                self.events.emit(
+                    Preview(
+                        epoch=trainer.current_epoch,
+                        path=str(path),
+                        text=line,
+                        step=trainer.global_step,
+                        requested=requested or None,
+                    )
+                )
         finally:
             module.model_g.train(was_training)
         self.timing.add("preview_s", time.perf_counter() - started)

@@ -15,7 +15,7 @@ from engines.words import count
 from trainer.checkpoints import named_file
 from trainer.events import Event
 from trainer.presets import SMOKE_TEST, is_smoke_test
-from trainer.preview_lines import preview_text
+from trainer.preview_lines import preview_moment, preview_text
 
 
 def duration(seconds: float | None) -> str:
@@ -97,6 +97,12 @@ def _ended(text: str) -> str:
     return text if text.rstrip("”\"'").endswith((".", "!", "?", "…")) else f"{text}."
 
 
+def _preview_moment(e: Any) -> str:
+    """``epoch 3``, ``epoch 3 after step 4 (asked for)`` (spoken within the epoch) or ``epoch 3 (asked for)``."""
+    moment = preview_moment(e.epoch, e.path).replace("Epoch", "epoch").replace(", step", " after step")
+    return f"{moment} (asked for)" if e.requested else moment
+
+
 def _progress(e: Any) -> str:
     of = f" of {e.batches_total}" if e.batches_total else ""
     took = f" in {duration(e.elapsed_s)}" if e.elapsed_s is not None else ""
@@ -124,7 +130,7 @@ WORDS: dict[str, Callable[[Any], str]] = {
     "run_start": _run_start,
     "progress": _progress,
     "epoch": _epoch,
-    "preview": lambda e: _ended(f"Preview of epoch {e.epoch + 1} written: “{preview_text(e.path, e.text)}”"),
+    "preview": lambda e: _ended(f"Preview of {_preview_moment(e)} written: “{preview_text(e.path, e.text)}”"),
     "checkpoint": _checkpoint,
     "eta": _eta,
     "stage": lambda e: _sentence_case(e.message) + ("" if e.message.endswith((".", "…")) else "."),

@@ -58,7 +58,8 @@ class Event:
 
 @dataclass(frozen=True, kw_only=True)
 class RunStart(Event):
-    """Training begins (each session: ``start`` is ``resume`` for a resumed one); ``epochs`` is the run's total."""
+    """Training begins (each session: ``start`` is ``resume`` for a resumed one); ``epochs`` is the run's total;
+    ``host`` the machine's name (of global rank 0; absent in records of older trainers)."""
 
     kind: ClassVar[str] = "run_start"
     config: dict[str, Any]
@@ -68,6 +69,7 @@ class RunStart(Event):
     start: str
     precision: str | None = None
     batch_size: int | None = None
+    host: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -129,12 +131,21 @@ STEP_PARTS = ("data", "generator", "alignment", "discriminator", "backward", "op
 
 @dataclass(frozen=True, kw_only=True)
 class Preview(Event):
-    """A preview line spoken with the generator of ``epoch``, written to ``path`` (a WAV); ``text``: the line."""
+    """A preview line spoken with the generator of ``epoch``, written to ``path`` (a WAV); ``text``: the line.
+
+    Optional (absent in records of older trainers): ``step``, the global step of the generator that spoke it
+    (as ``Progress.step``); ``requested`` True when someone asked for it (``trainer.run_state.request_preview``),
+    not the schedule (``trainer.preview_schedule``). One spoken within its epoch, after a training step rather
+    than at the epoch's end, lies in ``previews/epoch=EEEE-batch=BBBB/`` (that step counted within the epoch,
+    from 1: ``trainer.preview_lines.preview_moment``).
+    """
 
     kind: ClassVar[str] = "preview"
     epoch: int
     path: str
     text: str | None = None
+    step: int | None = None
+    requested: bool | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

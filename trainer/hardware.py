@@ -57,18 +57,32 @@ def hardware(device: str, config: TrainingConfig, precision: str = "auto") -> tu
     with importing("torch"):
         import torch
 
-    cuda = check_device(device, precision)
+    cuda, precision = planned_precision(device, config, precision)
     if not cuda:
-        if precision == "auto":
-            precision = "bf16-mixed" if cpu_bf16_pays(config) else "32-true"
         return "cpu", precision, config.batch_size or 8
     torch.backends.cuda.matmul.allow_tf32 = True
     torch.backends.cudnn.allow_tf32 = True
-    if precision == "auto":
-        precision = "bf16-mixed" if torch.cuda.is_bf16_supported() else "16-mixed"
     free, _ = torch.cuda.mem_get_info()
     batch_size = config.batch_size or max(4, min(32, int(free / 2**30 * 2)))  # about 0.5 GiB per utterance
     return "gpu", precision, batch_size
+
+
+def planned_precision(device: str, config: TrainingConfig, precision: str = "auto") -> tuple[bool, str]:
+    """Whether the run trains on CUDA, and the precision :func:`hardware` gives it (``auto`` resolved), without
+    setting anything.
+
+    Raises:
+        RunError: as :func:`check_device`.
+    """
+    with importing("torch"):
+        import torch
+
+    cuda = check_device(device, precision)
+    if precision != "auto":
+        return cuda, precision
+    if not cuda:
+        return False, "bf16-mixed" if cpu_bf16_pays(config) else "32-true"
+    return True, "bf16-mixed" if torch.cuda.is_bf16_supported() else "16-mixed"
 
 
 def cpu_bf16_pays(config: TrainingConfig) -> bool:

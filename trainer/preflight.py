@@ -167,7 +167,7 @@ def _shape_findings(options: RunOptions, summary: DatasetSummary) -> list[Findin
         start = start_shape(options.start)
         if start is None:
             return []
-        voice_config = summary.voice_config or _default_voice_config()
+        voice_config = summary.voice_config or default_voice_config()
         data = data_shape(str(options.dataset), summary.speakers, voice_config)  # rates: _clip_findings
         notes = check_fit(start, data)
         if start.model is not None:
@@ -177,7 +177,7 @@ def _shape_findings(options: RunOptions, summary: DatasetSummary) -> list[Findin
         return [Finding("error", f"The starting voice does not fit the dataset: {exc}")]
 
 
-def _default_voice_config() -> str:
+def default_voice_config() -> str:
     """The voice config a Piper folder's clips are imported with (the embedded voice's)."""
     from engines.registry import default_voice
 
@@ -222,13 +222,13 @@ def estimate_bytes(options: RunOptions, summary: DatasetSummary, rate: int) -> i
     ``meta`` device (no memory); the cache holds float32 audio and 513-bin spectrogram frames of
     ``hop_length`` 256 samples (Piper's STFT).
     """
-    size = network_size(_quality(options))
+    size = network_size(run_quality(options))
     checkpoints = resume_bytes(size) + size.keep_best * generator_bytes(size)
     cache = 0 if summary.kind == "cache" else int(summary.seconds * rate * 4 * (1 + 513 / 256))
     return checkpoints + cache
 
 
-def _quality(options: RunOptions) -> str:
+def run_quality(options: RunOptions) -> str:
     """The preset whose network size the run will have: the start voice's quality when it names one."""
     if options.preset != "test":
         from trainer.starts import start_voice

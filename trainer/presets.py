@@ -97,7 +97,9 @@ class TrainingConfig:
         c_mel, c_kl: loss weights.
         grad_clip: clip gradient norms above this (``None``: no clipping).
         val_fraction, max_val: share of utterances held out for validation, and a cap.
-        preview_every: epochs between previews; checkpoint_every: epochs between resume checkpoints.
+        preview_every: epochs between previews once the early ones are done (``trainer.preview_schedule``:
+            after epochs 1, 2, 4, 8, 16, then every ``preview_every``); checkpoint_every: epochs between resume
+            checkpoints.
         keep_best: ranked (best val_mel) generator checkpoints kept.
         seed: random seed for splits, segments and noise.
         d_warmup_steps: steps that train the discriminators alone before the generator moves

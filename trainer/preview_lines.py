@@ -6,6 +6,8 @@ Kept apart from ``trainer.callbacks`` (which imports torch and Lightning, about 
 
 from __future__ import annotations
 
+import re
+
 PREVIEW_LINES = (
     "The quick brown fox jumps over the lazy dog.",
     "How much wood would a woodchuck chuck, if a woodchuck could chuck wood?",
@@ -22,3 +24,17 @@ def preview_text(path: str, text: str | None = None) -> str:
         return text
     stem = path.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".wav")
     return PREVIEW_LINES[int(stem) - 1] if stem.isdigit() and 0 < int(stem) <= len(PREVIEW_LINES) else ""
+
+
+MID_EPOCH = re.compile(r"epoch=\d+-batch=(\d+)[/\\][^/\\]*$")
+"""The folder of a preview spoken within an epoch, after its training step (batch) ``BBBB`` counted from 1:
+``epoch=EEEE-batch=BBBB``."""
+
+
+def preview_moment(epoch: int, path: str) -> str:
+    """When a preview was spoken, in words: ``Epoch 3`` (at its end), or ``Epoch 3, step 4`` for one spoken
+    after the epoch's fourth training step (its folder ``previews/epoch=0002-batch=0004/``, as
+    ``PreviewCallback`` writes one that was asked for; steps counted within the epoch, as the Train page's
+    status line counts them). ``epoch`` counts from 0."""
+    within = MID_EPOCH.search(path)
+    return f"Epoch {epoch + 1}" + (f", step {int(within.group(1)):,}" if within else "")

@@ -325,7 +325,8 @@ def _compile_failed(exc: BaseException) -> bool:
 
 
 def _clean(run_dir: Path) -> None:
-    """Remove what an earlier session left: half-written checkpoint temps and a stop request."""
+    """Remove what an earlier session left: half-written checkpoint temps and a stop request (a preview request
+    stays: it is answered after the first training step)."""
     from trainer.checkpoint_writer import remove_stale_temps
 
     for folder in (run_dir, run_dir / "checkpoints"):

@@ -35,6 +35,9 @@ from trainer.run_file import TRAINING_FILE, is_run, read_run
 
 STOP_FILE = "stop.request"
 """Created in a run folder to ask the trainer to stop after the current epoch (``request_stop``)."""
+PREVIEW_FILE = "preview.request"
+"""Created in a run folder to ask the trainer for previews now (``request_preview``); it removes the file when it
+has begun them."""
 PREPARED = re.compile(r"prepared \d{4}-\d\d-\d\d (\d\d:\d\d)")
 """When a cached recovery's parts were prepared, in its stage message (``recovery_stage``): the time of day."""
 MILESTONES = (100, 250, 500, 1000)
@@ -243,6 +246,15 @@ def list_runs(root: Path | str) -> list[RunState]:
     folders = [p for p in root.iterdir() if is_run(p)]
     folders.sort(key=lambda p: (p / TRAINING_FILE).stat().st_mtime, reverse=True)
     return [load_run(p) for p in folders]
+
+
+def request_preview(folder: Path | str) -> Path:
+    """Ask the run's trainer to speak its preview lines after its current training step (or, between steps, at
+    the end of its epoch), besides the scheduled ones (``trainer.preview_schedule``); returns the request file.
+    The previews come as the usual ``preview`` events, marked ``requested``."""
+    path = Path(folder) / PREVIEW_FILE
+    path.write_text("preview\n", encoding="utf-8")
+    return path
 
 
 def request_stop(folder: Path | str) -> Path:

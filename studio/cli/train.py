@@ -26,6 +26,19 @@ def add_parser(sub) -> None:
         help="continue a run exactly where it stopped, with its own settings (only --epochs, --device, "
         "--workers and --compile may change; other options are refused)",
     )
+    train.add_argument(
+        "--check",
+        action="store_true",
+        help="check the run the other options describe, as the Train page's Check does, and say how long its "
+        "epochs will take here (timing a training step when no earlier run or timing knows); trains nothing",
+    )
+    train.add_argument(
+        "--preview-now",
+        type=Path,
+        metavar="RUN_DIR",
+        help="ask the trainer of the run in RUN_DIR (training now, e.g. in another terminal) to speak its preview "
+        "lines after its current training step, then return (they land in RUN_DIR/previews/)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
     from engines.extras import require
     from trainer.hardware import thread_environment
 
+    if args.preview_now:
+        return _ask_for_previews(args)
     require("train", "Training")
     from trainer.options import RunOptions, device_environment, given
 
@@ -52,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
     from trainer.ranks import rank_zero
     from trainer.resume import REFUSED, resume_plan
     from trainer.run import create_run, fit
-    from trainer.run_file import write_run
+    from trainer.run_file import read_run, write_run
+    from trainer.starts import RunError
 
     if args.resume:
         refused = {key: value for key, value in given(args).items() if key in REFUSED}
@@ -63,10 +79,18 @@ def run(args: argparse.Namespace) -> int:
             write_run(document)
         for message in applied if rank_zero() else []:
             print(message, file=sys.stderr)
+        if args.check:
+            raise RunError("--check checks a new run; a resume checks itself as it starts")
+        if rank_zero():
+            _say_what_comes(document, resumed=True)
         _stop_gently_on_ctrl_c(args.resume)
         best = fit(args.resume, resume=True, document=document)
+    elif args.check:
+        return _check(RunOptions.from_args(args))
     else:
         run = create_run(RunOptions.from_args(args))
+        if rank_zero():
+            _say_what_comes(read_run(run), resumed=False)
         _stop_gently_on_ctrl_c(run)
         best = fit(run)
     if rank_zero():  # the others of a DDP run do not keep the ranking of the best checkpoints
@@ -88,3 +112,80 @@ def _stop_gently_on_ctrl_c(run_dir: Path) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
     signal.signal(signal.SIGINT, first)
+
+
+def _ask_for_previews(args: argparse.Namespace) -> int:
+    """``--preview-now RUN_DIR``: leave the request for the run's trainer (``trainer.run_state.request_preview``).
+
+    Raises:
+        RunError: other options given, not a run folder, or no trainer writing it now.
+    """
+    from trainer.options import given
+    from trainer.run_file import is_run
+    from trainer.run_live import trainer_alive
+    from trainer.run_state import request_preview
+    from trainer.starts import RunError
+
+    folder = args.preview_now
+    if given(args) or args.resume or args.check:
+        raise RunError("--preview-now RUN_DIR takes no other option")
+    if not is_run(folder):
+        raise RunError(f"{folder}: not a run folder (no training.json)")
+    if not trainer_alive(folder):
+        raise RunError(f"{folder}: no trainer is training this run now; previews are asked of a running one")
+    request_preview(folder)
+    print(f"asked for previews: they come after the trainer's current training step, in {folder / 'previews'}")
+    return 0
+
+
+def _say_what_comes(document, resumed: bool) -> None:
+    """Before training: how long the epochs will take here (``trainer.step_timing.estimate_run``, from what is
+    known without timing a step) and when previews come, with how to ask for one now; on stderr."""
+    from dataclasses import replace
+
+    from engines.errors import VoiceStudioError
+    from trainer.epoch_time import estimate_basis, estimate_sentence
+    from trainer.preflight import summarize
+    from trainer.preview_schedule import schedule_words
+    from trainer.run_state import load_run
+    from trainer.step_timing import estimate_run
+
+    options, config = document.options, document.config
+    left = config["epochs"] - (load_run(options.out).epochs_done if resumed else 0)
+    try:
+        clips = summarize(document.cache).clips
+        estimate = estimate_run(replace(options, epochs=left), clips, more=resumed) if left > 0 else None
+    except (VoiceStudioError, OSError, ValueError):  # only words: training goes on without them
+        estimate = None
+    if estimate is not None:
+        print(f"{estimate_sentence(estimate, flag=True)} {estimate_basis(estimate)}", file=sys.stderr)
+    schedule = schedule_words(config["epochs"], config["preview_every"])
+    print(f"previews {schedule}; for one now: voice-studio train --preview-now {options.out}", file=sys.stderr)
+
+
+def _check(options) -> int:
+    """``--check``: the pre-flight findings and the time the epochs will take (a step timed when nothing is
+    known), as the Train page's Check says them.
+
+    Raises:
+        RunError: a finding that blocks the start (all are printed first).
+    """
+    from trainer.epoch_time import estimate_basis, estimate_sentence
+    from trainer.preflight import preflight, summarize
+    from trainer.starts import RunError
+    from trainer.step_timing import estimate_run
+
+    findings = preflight(options)
+    for finding in findings:
+        print(f"{finding.level}: {finding.message}")
+    errors = sum(f.blocking for f in findings)
+    if errors:
+        raise RunError(f"{errors} {'error' if errors == 1 else 'errors'} to fix before training")
+
+    def timing(key) -> None:
+        where = "CPU" if key.cpu else key.device
+        print(f"timing a training step on this {where} (once: it is remembered)…", file=sys.stderr, flush=True)
+
+    estimate = estimate_run(options, summarize(options.dataset).clips, time_now=True, timing=timing)
+    print(f"{estimate_sentence(estimate, flag=True)} {estimate_basis(estimate)}" if estimate else "no time estimate")
+    return 0

@@ -29,6 +29,7 @@ from engines.voice import Voice
 from engines.words import count
 from studio.pages.train_actions import TrainActions
 from studio.pages.train_board import TrainBoard
+from studio.pages.train_estimate import START_HINT, TrainEstimate
 from studio.run_follower import RunFollower
 from studio.state import VoiceLibrary, Workspace
 from studio.trainer_process import TrainerProcess
@@ -46,7 +47,7 @@ from trainer.presets import SMOKE_TEST, is_smoke_test, smoke_prefix
 from trainer.run_state import RunState, load_run
 
 
-class TrainPage(TrainActions, TrainBoard, QWidget):
+class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
     """Setup, Start/Stop/Resume, live charts of the running trainer, and the runs list.
 
     Signals:
@@ -77,6 +78,11 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         """Counts changes of the setup's choices: a resampling's result is used only if none happened since."""
         self._checks = TaskSlot()
         """The running pre-flight check: a change of the choices (or another check) drops it and its findings."""
+        self._estimates = TaskSlot()
+        """Working out how long the checked epochs take (``TrainEstimate``): a change of the choices or a Start
+        drops it."""
+        self._preview_asked = False
+        """Previews were asked of the trainer (Preview now) and have not come yet."""
         self._board = TaskSlot()
         """Measuring the shown run's best checkpoint (``TrainBoard``): showing another run drops it."""
         self._start_check: Task | None = None
@@ -104,9 +110,10 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         self.buttons: dict[str, QAbstractButton] = {name: QPushButton(label) for name, label in BUTTONS}
         self.buttons["export"] = self.export_button()  # a click: the recommended checkpoint; its menu: val_mel's
         for name, handler in (
-            ("check", self.check),
+            ("check", lambda: self.check()),  # clicked(bool) would fill its first argument
             ("start", self.start),
             ("stop", self.stop),
+            ("preview", self.preview_now),
             ("resume", self.resume),
             ("open", self._open_folder),
             ("export", lambda: self.export()),
@@ -171,11 +178,13 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         self._generation += 1
         self._checked = None
         self._checks.drop()
+        self._estimates.drop()
         if not self.process.is_running() and self.status.text().startswith(CHECKED):
             self.status.setText("The setup changed since the check: press Check or Start.")
 
-    def check(self) -> Task | None:
-        """Run the pre-flight checks of the choices shown now, in the background, and show the findings.
+    def check(self, estimate: bool = True) -> Task | None:
+        """Run the pre-flight checks of the choices shown now, in the background, and show the findings; then,
+        with ``estimate`` and nothing blocking, how long the epochs will take here (``TrainEstimate``).
 
         Findings that arrive after a choice changed are dropped: the setup already cleared the old ones.
         """
@@ -195,7 +204,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
 
         task = Task(work, self)
         self._tick_while(task, "Checking the dataset and the starting voice")  # stops before the result shows
-        task.done.connect(lambda findings: self._on_checked(options, findings))
+        task.done.connect(lambda findings: self._on_checked(options, findings, estimate))
         task.failed.connect(lambda exc: self.setup.show_message(f"Checks failed: {with_path(options.dataset, exc)}"))
         return self._checks.start(task)
 
@@ -211,7 +220,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
             ended.connect(ticker.stop)
         ticker.start(500)
 
-    def _on_checked(self, options: RunOptions, findings: list[Finding]) -> None:
+    def _on_checked(self, options: RunOptions, findings: list[Finding], estimate: bool = False) -> None:
         self.setup.show_findings(findings)
         self._checked = (options, findings)
         errors = sum(f.blocking for f in findings)
@@ -219,14 +228,19 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
             self.status.setText(
                 f"{CHECKED} {count(errors, 'error')} to fix first (shown under Setup)."
                 if errors
-                else f"{CHECKED} ready{_noted(findings)}. Press Start to train."
+                else f"{CHECKED} ready{_noted(findings)}. {START_HINT}"
             )
+        if estimate and not errors and not self.process.is_running():
+            self.estimate(options)
         if findings:  # the findings (and a Resample offer) may lie below the small Setup area's fold
-            shown = self.setup.resample if self.setup.resample.isVisibleTo(self.setup) else self.setup.findings
-            for _ in range(2):  # the findings' new height reaches the setup's layout, then the area's range
-                QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-            self._setup_area.ensureWidgetVisible(shown)
+            self._reveal(self.setup.resample if self.setup.resample.isVisibleTo(self.setup) else self.setup.findings)
         self._update_buttons()
+
+    def _reveal(self, widget: QWidget) -> None:
+        """Scroll the small Setup area so that ``widget`` (just shown or grown) is in view."""
+        for _ in range(2):  # the widget's new height reaches the setup's layout, then the area's range
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        self._setup_area.ensureWidgetVisible(widget)
 
     def start(self) -> Task | None:
         """Check the choices shown now, then start a run with exactly them (errors block it; a choice changed
@@ -235,7 +249,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
             return None
         if self._checks.task is not None and self._checks.task is self._start_check:
             return self._start_check  # Start pressed twice: its first check goes on
-        task = self._start_check = self.check()
+        task = self._start_check = self.check(estimate=False)
         if task is not None:
             task.done.connect(self._start_checked)  # after _on_checked
             task.dropped.connect(  # the choices changed (or were checked again) while being checked
@@ -254,6 +268,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         if self._checked is None:  # cannot happen: this check's done signal reached _on_checked first
             return
         options = self._checked[0]
+        self._estimates.drop()  # a step being timed would take the run's cores
         self._begin(options.out, f"Starting {options.out.name}…", lambda: self.process.start_run(options))
         if self.state is not None:  # read before the trainer wrote training.json: the preset chosen
             self.state.preset = options.preset
@@ -269,6 +284,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
     def _begin(self, folder: Path, text: str, launch: Callable[[], None]) -> None:
         """Show the run in ``folder`` afresh and ``launch`` its trainer."""
         self.follower.stop()
+        self._preview_asked = False
         self.state = load_run(folder, with_events=False)  # the process's tail reads them all
         self.state.session_since = time.time()  # an earlier session's step or ETA is not this one's
         self.view.clear()
@@ -297,6 +313,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
     def _on_records(self, events: list[Event]) -> None:
         if self.state is None:
             return
+        self._note_previews(events)
         self.state.apply_all(events)
         self._draw()
         self._update_buttons()  # a checkpoint ranked meanwhile can be compared
@@ -326,6 +343,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
 
     def _on_process_finished(self, code: int, crashed: bool) -> None:
         self._ticker.stop()
+        self._preview_asked = False
         self.status.setText(outcome_line(self.state, code, crashed))
         self.runs.refresh()
         self._update_buttons()
@@ -339,6 +357,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         if self.process.is_running():
             return
         self.follower.stop()
+        self._preview_asked = False
         self.state = load_run(state.folder, with_events=False)
         tail = EventTail(state.folder / "events.jsonl")
         events = tail.read()
@@ -366,11 +385,13 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         """New events of the followed run: drawn and logged; its end ends the following."""
         if self.state is None:
             return
+        self._note_previews(events)
         self.state.apply_all(events)
         self.view.log.add_events(events)
         self._draw()
         if self.state.status != "running":
             self.follower.stop()
+            self._preview_asked = False
         if any(e.kind in ("checkpoint", "finish") for e in events):  # a new best on disk (best.json)
             self.show_best_row(score=False)
         self._say_shown()
@@ -381,6 +402,8 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         self.buttons["check"].setEnabled(can and not running)
         self.buttons["start"].setEnabled(can and not running)
         self.buttons["stop"].setEnabled(running)
+        training = state is not None and (running or self.follower.is_following())
+        self.buttons["preview"].setEnabled(training and not self._preview_asked)
         resumable = state is not None and state.resumable and not training_elsewhere(state)
         self.buttons["resume"].setEnabled(can and resumable and not running)
         self.buttons["open"].setEnabled(state is not None)
@@ -397,6 +420,7 @@ class TrainPage(TrainActions, TrainBoard, QWidget):
         """On closing the app: drop a running pre-flight check, ask a running trainer to stop after its epoch, wait
         a little, then end it (the run resumes from its last checkpoint)."""
         self._checks.drop()
+        self._estimates.drop()
         self._board.drop()
         if self.process.is_running():
             self.process.stop()
@@ -439,6 +463,7 @@ BUTTONS = (
     ("check", "Check"),
     ("start", "Start"),
     ("stop", "Stop"),
+    ("preview", "Preview now"),
     ("resume", "Resume"),
     ("open", "Open folder"),
     ("export", "Export voice"),

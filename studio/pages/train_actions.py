@@ -1,7 +1,7 @@
 """What the Train page's action buttons do besides training: resample the dataset, export the run's recommended
-checkpoint (or its lowest val_mel, from the Export button's menu) as a voice, open the run folder; the work runs
-off the GUI thread (``studio.workers.Task``). Export says which checkpoint it takes and why, and warns when that
-one is measurably worse than the start voice (``trainer.evaluate.choice``).
+checkpoint (or its lowest val_mel, from the Export button's menu) as a voice, open the run folder, ask the trainer
+for previews now; the work runs off the GUI thread (``studio.workers.Task``). Export says which checkpoint it takes
+and why, and warns when that one is measurably worse than the start voice (``trainer.evaluate.choice``).
 
 A mixin of :class:`studio.pages.train.TrainPage`, as ``studio.pages.dataset_actions`` is of the Dataset
 page: it relies on the page's attributes declared below.
@@ -27,7 +27,7 @@ from trainer.run_state import RunState
 
 
 class TrainActions:
-    """Resample, export and open-folder of the Train page."""
+    """Resample, export, open-folder and Preview now of the Train page."""
 
     setup: TrainSetup
     view: RunView
@@ -37,7 +37,9 @@ class TrainActions:
     message: SignalInstance
     voice_exported: SignalInstance
     _generation: int
-    check: Callable[[], Task | None]
+    _preview_asked: bool
+    check: Callable[..., Task | None]
+    _update_buttons: Callable[[], None]
     export_actions: dict[str, QAction]
     """The Export button's menu entries by ``trainer.evaluate.choice.TAKES`` name."""
 
@@ -156,6 +158,27 @@ class TrainActions:
         said = f"Exported {Path(path).name} from {best.describe()}: it is now among the Synthesize page's voices."
         self._say("\n".join(filter(None, [said + note, warning])))
         self.voice_exported.emit(Path(path))
+
+    def preview_now(self) -> None:
+        """Ask the shown run's trainer (this page's, or one elsewhere being followed) to speak its preview lines
+        after its current training step (``trainer.run_state.request_preview``); they come to the Previews tab,
+        shown now, and the button waits for them."""
+        from trainer.run_state import request_preview
+
+        if self.state is None or self._preview_asked:
+            return
+        request_preview(self.state.folder)
+        self._preview_asked = True
+        self.view.expect_previews()
+        self._update_buttons()
+
+    def _note_previews(self, events: list) -> None:
+        """Previews that were asked for have come (``Preview`` events marked ``requested``): Preview now works
+        again."""
+        from trainer.events import Preview
+
+        if self._preview_asked and any(isinstance(e, Preview) and e.requested for e in events):
+            self._preview_asked = False
 
     def _open_folder(self) -> None:
         if self.state is not None:

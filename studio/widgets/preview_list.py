@@ -22,18 +22,22 @@ from engines.imports import importing
 from engines.playback import why_not_played
 from engines.words import count
 from studio.widgets.clip_player import ClipPlayer
+from trainer.preview_lines import preview_moment
 
 PATH = Qt.ItemDataRole.UserRole
 """Item data: the preview WAV's path."""
 PLAYING = "▶ "
 """Put before the text of the preview that plays."""
+ASKED = "Previews asked for: the trainer speaks them after its current training step."
+"""Under the list from Preview now until the next previews are listed."""
 
 
 class PreviewList(QWidget):
     """Previews to play.
 
     Attributes:
-        list: the ``QListWidget``; each item's text ``Epoch N · LINE``, its data (``PATH``) the WAV's path.
+        list: the ``QListWidget``; each item's text ``Epoch N · LINE`` (``Epoch N, step S · LINE`` for one spoken
+            within epoch N, asked for), its data (``PATH``) the WAV's path.
         now: what plays (or why it cannot); progress: its position (milliseconds); stop: the Stop button.
 
     Signals:
@@ -61,6 +65,8 @@ class PreviewList(QWidget):
         self.stop.setEnabled(False)
         self.stop.clicked.connect(self.player.stop)
         self._playing: QListWidgetItem | None = None
+        self._asked = False
+        """Previews were asked for (``expect``) and none has been listed since."""
         row = QHBoxLayout()
         row.addWidget(self.progress, 1)
         row.addWidget(self.stop)
@@ -79,17 +85,26 @@ class PreviewList(QWidget):
         """Stop playing and forget the previews (another run is shown)."""
         self.player.stop()
         self.list.clear()
+        self._asked = False
         self._idle_text()
+
+    def expect(self) -> None:
+        """Say under the list that previews were asked for and come after the trainer's current step (until the
+        next ones are listed)."""
+        self._asked = True
+        if not self.player.is_playing():
+            self._idle_text()
 
     def add_previews(self, previews: list[tuple[int, str, str]]) -> None:
         """List ``(epoch from 0, WAV path, line text)`` not listed yet, newest on top."""
         shown = {self.list.item(i).data(PATH) for i in range(self.list.count())}
         for epoch, path, text in previews:
             if path not in shown:
-                item = QListWidgetItem(f"Epoch {epoch + 1} · {text or Path(path).name}")
+                item = QListWidgetItem(f"{preview_moment(epoch, path)} · {text or Path(path).name}")
                 item.setData(PATH, path)
                 item.setToolTip(f"{path}\nClick or press Enter to play it.")
                 self.list.insertItem(0, item)
+                self._asked = False
         if not self.player.is_playing():
             self._idle_text()
 
@@ -137,6 +152,7 @@ class PreviewList(QWidget):
 
     def _idle_text(self) -> None:
         n = self.list.count()
-        self.now.setText(f"{count(n, 'preview')}: click one (or press Enter) to play it." if n else "No previews yet.")
+        listed = f"{count(n, 'preview')}: click one (or press Enter) to play it." if n else "No previews yet."
+        self.now.setText(f"{ASKED} {listed}" if self._asked else listed)
         self.progress.setValue(0)
         self.progress.setFormat("")

@@ -61,7 +61,7 @@ class RunView(QWidget):
         charts = QSplitter(Qt.Orientation.Vertical)
         charts.addWidget(self.time_tabs)
         charts.addWidget(self.loss_chart)
-        side = QTabWidget()
+        side = self.side = QTabWidget()
         side.addTab(self.milestones, "Milestones")
         side.addTab(self.previews, "Previews")
         side.addTab(self.log, "Log")
@@ -86,6 +86,11 @@ class RunView(QWidget):
         """Forget the previews and the log (a new run is shown)."""
         self.previews.clear()
         self.log.clear()
+
+    def expect_previews(self) -> None:
+        """Previews were asked for: the Previews tab is shown, saying they are on their way."""
+        self.side.setCurrentWidget(self.previews)
+        self.previews.expect()
 
     def show_stats(self, state: RunState, now: float | None = None) -> None:
         """Redraw the stats line only: its elapsed time moves on between events (``now``: Unix seconds)."""

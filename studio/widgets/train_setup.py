@@ -1,4 +1,5 @@
-"""The Train page's setup form: dataset, starting voice, preset, epochs, device, and the pre-flight findings.
+"""The Train page's setup form: dataset, starting voice, preset, epochs, device, the pre-flight findings and the
+time the chosen epochs will take.
 
 It only holds choices and shows findings; ``options()`` turns the choices into the
 ``trainer.options.RunOptions`` of a new run. Devices are detected off the GUI thread
@@ -78,6 +79,10 @@ class TrainSetup(QGroupBox):
         self.device.addItem("CPU", "cpu")
         self.findings = QLabel("")
         self.findings.setWordWrap(True)
+        self.estimate = QLabel("")
+        """After a Check: how long the chosen epochs will take on this machine (``show_estimate``)."""
+        self.estimate.setWordWrap(True)
+        self.estimate.setVisible(False)
         self._resample_rate: int = 0
         self.resample = QPushButton("Resample")
         self.resample.setVisible(False)
@@ -99,6 +104,7 @@ class TrainSetup(QGroupBox):
         form.addRow("Device", self.device)
         form.addRow(self.findings)  # a row of its own: a wrapped label beside a button loses its lines
         form.addRow(self.resample)
+        form.addRow(self.estimate)
         self.dataset.textChanged.connect(self._on_changed)
         self.start.currentIndexChanged.connect(self._on_changed)
         self.start.currentIndexChanged.connect(lambda _: self._on_preset(self.preset.currentText()))
@@ -146,6 +152,7 @@ class TrainSetup(QGroupBox):
             self.findings.setText("")
             self.current = []
             self.resample.setVisible(False)
+        self.show_estimate("")
         self.changed.emit()
 
     def set_start_voices(self, voices: list[tuple[str, str]]) -> None:
@@ -204,10 +211,17 @@ class TrainSetup(QGroupBox):
         self.resample.setVisible(offer is not None)
 
     def show_message(self, text: str, level: str = "error") -> None:
-        """One line in the findings area."""
+        """One line in the findings area (the time estimate, which belongs to a check's findings, is cleared)."""
         self.current = []
         self.findings.setText(f"<span style='color:{COLOURS[level]}'>{text}</span>")
         self.resample.setVisible(False)
+        self.show_estimate("")
+
+    def show_estimate(self, text: str, level: str = "info") -> None:
+        """The time the chosen epochs will take (or what is being done to know it) under the findings; ``""``
+        hides it."""
+        self.estimate.setText(f"<span style='color:{COLOURS[level]}'>{text}</span>" if text else "")
+        self.estimate.setVisible(bool(text))
 
     def _on_browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Choose a dataset folder", existing_folder(self.dataset.text()))
