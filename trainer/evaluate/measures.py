@@ -207,7 +207,8 @@ def f0_rmse(reference: np.ndarray, rate_ref: int, synthesized: np.ndarray, rate_
 def f0_error_of(aligned: Aligned) -> tuple[float, float]:
     """:func:`f0_rmse` of signals already aligned: (RMSE Hz, mean F0 gap Hz). Raises MeasureError (no frame
     voiced in both)."""
-    from scipy.ndimage import binary_erosion
+    with importing("scipy.ndimage"):
+        from scipy.ndimage import binary_erosion
 
     a, b = aligned.f0_ref[aligned.i], aligned.f0_syn[aligned.j]
     steady_ref = binary_erosion(aligned.f0_ref > 0, iterations=3)

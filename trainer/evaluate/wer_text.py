@@ -22,6 +22,8 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from engines.imports import importing
+
 MONTHS = {
     "jan": "january",
     "feb": "february",
@@ -97,10 +99,12 @@ def _whisper(language: str) -> Callable[[str], str] | None:
     """Whisper's normalizer for ``language`` (English, or the basic one), or None without the package."""
     try:
         if language.lower().startswith("en"):
-            from whisper_normalizer.english import EnglishTextNormalizer
+            with importing("whisper_normalizer.english"):
+                from whisper_normalizer.english import EnglishTextNormalizer
 
             return EnglishTextNormalizer()
-        from whisper_normalizer.basic import BasicTextNormalizer
+        with importing("whisper_normalizer.basic"):
+            from whisper_normalizer.basic import BasicTextNormalizer
 
         return BasicTextNormalizer()
     except ImportError:
