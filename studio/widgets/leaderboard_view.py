@@ -149,9 +149,10 @@ class LeaderboardView(QWidget):
         best = [best_rows(self.rows, column) for column in COLUMNS]
         said = summarise(self.rows)
         for r, row in enumerate(self.rows):
-            for c, column in enumerate(COLUMNS):
-                self.table.setItem(r, c, leaderboard_cell(row, column, r in best[c]))
-            mark(self.table.item(r, 0), row, said)
+            cells = [leaderboard_cell(row, column, r in best[c]) for c, column in enumerate(COLUMNS)]
+            mark(cells[0], row, said)
+            for c, cell in enumerate(cells):
+                self.table.setItem(r, c, cell)
         self.table.setSortingEnabled(True)
         self.table.resizeColumnsToContents()
         self.table.setColumnWidth(0, min(self.table.columnWidth(0), LABEL_WIDTH))  # a long label is elided
