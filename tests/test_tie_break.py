@@ -159,3 +159,19 @@ def test_the_measures_reason_is_said_as_theirs_beside_the_ears():
     reason = summarise([START, SIX, FIVE]).reason
     assert reason.startswith("Recommended: epoch 6, ")
     assert measures_reason(reason) == "Recommended by the measures: " + reason.removeprefix("Recommended: ")
+
+
+def test_with_two_ties_each_is_judged_on_its_own_trials_against_the_recommended_one():
+    """Two ties share the 5 trials (3 and 2): epoch 4 preferred in all 3 of its trials is the listener's pick but
+    not clear (3 of 3 leaves the interval below 50%), so epoch 6 stays recommended."""
+    offer = _offer(SIX, FIVE, FOUR)
+    test = ListeningTest(offer.candidates, seed=5)
+    for trial in plan(test, offer.recommended, len(LINES)):
+        preferred = FOUR.label if FOUR.label in (trial.a, trial.b) else SIX.label
+        answer(test, trial, LINES[trial.line], 1 + (trial.b == preferred))
+    said = outcome(test, offer)
+    low, _ = wilson_interval(3, 3)
+    assert said.preferred == FOUR.label and not said.clear and said.recommended == SIX.label
+    assert said.sentence.startswith(
+        f"By ear, you preferred epoch 4 to epoch 6 in 3 of 3 blind trials (100%, 95% CI {100 * low:.0f}%–"
+    )
