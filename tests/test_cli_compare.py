@@ -175,3 +175,30 @@ def test_a_candidate_that_cannot_be_rendered_does_not_sink_the_others(tmp_path, 
     assert failed.label == "sigmoid.onnx" and "not a Piper voice" in (failed.failed or "")
     assert failed.dnsmos_ovrl is None and failed.wer is None
     assert scored.label == "joe" and scored.failed is None and scored.dnsmos_ovrl is not None
+
+
+def test_two_candidates_within_noise_get_the_blind_tie_break_offered_in_one_line(tmp_path, joe):
+    """joe and a byte-for-byte copy of it score alike (the copy's renders are joe's, from the cache): one line
+    under the recommendation offers to settle it by ear on the Compare page."""
+    pytest.importorskip("jiwer")
+    import shutil
+
+    from engines.voice import config_path_for
+    from trainer.evaluate.tie_break import TRIALS, offer_of
+
+    copy, out = tmp_path / "joe-copy.onnx", tmp_path / "board.csv"
+    shutil.copy(joe.model_path, copy)
+    shutil.copy(config_path_for(joe.model_path), tmp_path / "joe-copy.onnx.json")
+    result = compare(
+        "joe", str(copy), "--text", "Hello there.", "--noise-off", "--cache", str(tmp_path / "c"), "--csv", str(out)
+    )
+    assert result.returncode == 0, result.stderr
+    offer = offer_of(read_csv(out.read_text(encoding="utf-8")))
+    assert offer is not None and set(offer.candidates) == {"joe", "joe-copy.onnx"}
+    lines = result.stdout.splitlines()
+    reason = next(i for i, line in enumerate(lines) if line.startswith("Recommended: "))
+    assert lines[reason + 1] == offer.line()
+    assert (
+        "are within noise on every measure taken (DNSMOS and WER): settle it by ear with " in offer.line()
+        and f"{TRIALS} blind" in offer.line()
+    )

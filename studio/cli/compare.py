@@ -7,7 +7,8 @@
 
 Every line is rendered by every candidate (cached on disk) and measured (cached too); the table is printed
 on standard output, then the recommended candidate and why, where the measures disagree, and the noise band of
-each measure (``trainer.evaluate.summary``); progress on standard error.
+each measure (``trainer.evaluate.summary``), and where the recommended candidate has ties, one line offering the
+Compare page's blind tie-break after the recommendation (``trainer.evaluate.tie_break``); progress on standard error.
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
     from studio.cli.dataset import _task
     from trainer.evaluate.leaderboard import score, table, to_csv
     from trainer.evaluate.summary import summarise
+    from trainer.evaluate.tie_break import offer_of
     from trainer.tasks import Cancelled
 
     require("compare", "Comparing voices (the leaderboard's measures)")
@@ -102,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         signal.signal(signal.SIGINT, previous)
     print(table(rows))
-    print("", *summarise(rows).lines(), sep="\n")
+    summary, offer = summarise(rows), offer_of(rows)
+    print("", *summary.lines()[:1], *([offer.line()] if offer else []), *summary.lines()[1:], sep="\n")
     if args.csv is not None:
         write_text(args.csv, to_csv(rows))
         print(f"wrote {args.csv}", file=sys.stderr)

@@ -5,7 +5,8 @@ Tabs, all over one ``studio.comparison.Comparison``:
 - "Listen" (``studio.pages.compare_listen.ListenTab``): render lines by candidates, switch between them at the
   same position, hear the recordings;
 - "Blind test" (``studio.pages.compare_blind.BlindTab``): rate the renders under hidden letters, then reveal;
-- "Leaderboard" (``studio.pages.compare_board.BoardTab``): objective measures per candidate, kept beside the run;
+- "Leaderboard" (``studio.pages.compare_board.BoardTab``): objective measures per candidate, kept beside the run,
+  and a 5-trial blind tie-break where the recommended candidate has ties;
 - "Runs" (``studio.widgets.run_curves.RunCurvesView``): runs' val_mel and epoch-time curves overlaid.
 """
 
@@ -47,7 +48,9 @@ class ComparePage(QWidget):
         self.listen = ListenTab(self.comparison, workspace, library, pool)
         self.blind = BlindTab(self.comparison, self.rendered_audio, self.play, self.stop)
         cache_dir = self.listen.renderer.cache_dir
-        self.board = BoardTab(self.comparison, pool, cache_dir, take_lines=self.listen.take_typed_lines)
+        self.board = BoardTab(
+            self.comparison, pool, cache_dir, take_lines=self.listen.take_typed_lines, play=self.play, stop=self.stop
+        )
         self.runs = RunCurvesView(runs_folder=lambda: workspace.runs_dir)
         for widget, title in ((self.listen, "Listen"), (self.blind, "Blind test"), (self.board, "Leaderboard")):
             self.tabs.addTab(widget, title)
@@ -93,22 +96,26 @@ class ComparePage(QWidget):
 
     def play(self, audio: np.ndarray, rate: int) -> None:
         """Play a clip from its start through the page's player (loudness-matched); no output device is a status
-        line, on the Listen tab and the blind test alike."""
+        line, on the Listen tab, the blind test and the leaderboard's tie-break alike."""
         try:
             self.listen.player.play(audio, rate, start_s=0.0)
         except VoiceStudioError as exc:
             self.listen.status.setText(str(exc))
             self.blind.panel.status.setText(str(exc))
+            self.board.tie_break.status.setText(str(exc))
 
     def stop(self) -> None:
         """Stop playing."""
         self.listen.player.stop()
 
     def _on_tab(self, _index: int) -> None:
-        """A tab change stops playing; the blind test takes the keys (A/B/X, 1/2, Enter) when shown."""
+        """A tab change stops playing; the blind test takes the keys (A/B/X, 1/2, Enter) when shown, and so does a
+        tie-break under way on the leaderboard."""
         self.stop()
         if self.tabs.currentWidget() is self.blind and self.blind.panel.isVisible():
             self.blind.panel.setFocus()
+        elif self.tabs.currentWidget() is self.board and self.board.tie_break.current() is not None:
+            self.board.tie_break.setFocus()
 
     def shutdown(self) -> None:
         """Stop playing and drop a running render or scoring (the finished renders and scores are cached)."""

@@ -7,6 +7,11 @@ the comparison (read back from the cache) and saves the rows as ``leaderboard.cs
 with what was scored beside them (``leaderboard.json``: the candidates' files with size and mtime, the lines,
 the settings). Opening the same comparison again shows the saved rows at once; they are shown only while the
 candidates, their files, the lines and settings are the ones scored.
+
+Where the recommended row has ties, ``studio.widgets.tie_break.TieBreakPanel`` under the table offers to settle
+them by ear: pairwise blind trials of those candidates on the scored lines, played from the comparison's renders
+(the ones scored; nothing is rendered again), their ratings in ``Comparison.folder() / tie_break.RATINGS_FILE``;
+the leaderboard's ★ follows a clear preference (``LeaderboardView.follow``).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from engines.errors import VoiceStudioError
@@ -28,9 +34,11 @@ from studio.pages.compare_sources import reason
 from studio.widgets.leaderboard_view import LeaderboardView
 from studio.widgets.notices import failed_on
 from studio.widgets.task_progress import TaskProgress
+from studio.widgets.tie_break import TieBreakPanel
 from studio.workers import Task, TaskSlot
 from trainer.evaluate.leaderboard import Row, read_csv, score, to_csv
 from trainer.evaluate.render import render_all
+from trainer.evaluate.tie_break import RATINGS_FILE, offer_of
 
 BOARD_FILE = "leaderboard.csv"
 """The saved rows' file name in ``Comparison.folder()`` (``trainer.evaluate.leaderboard.to_csv``)."""
@@ -86,6 +94,10 @@ class BoardTab(QWidget):
     Args:
         comparison: what is scored. pool: the engines that render. cache_dir: the render cache (the Listen
             tab's). take_lines: called before scoring to take lines still being typed; ``False`` stops.
+        play, stop: play ``(float32 [N], Hz)`` and stop it (the page's player), for the tie-break's trials.
+
+    Attributes:
+        tie_break: the offer and trials of a blind tie-break, shown while the recommended row has ties.
     """
 
     def __init__(
@@ -94,11 +106,18 @@ class BoardTab(QWidget):
         pool: EnginePool,
         cache_dir: Path,
         take_lines: Callable[[], bool] | None = None,
+        *,
+        play: Callable[[np.ndarray, int], None] | None = None,
+        stop: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
         self.comparison, self.pool, self.cache_dir = comparison, pool, Path(cache_dir)
         self.take_lines = take_lines or (lambda: True)
         self.view = LeaderboardView()
+        self.tie_break = TieBreakPanel(
+            self.rendered_audio, play or (lambda _audio, _rate: None), stop or (lambda: None)
+        )
+        self.tie_break.settled.connect(self.view.follow)
         self.progress = TaskProgress()
         self.slot = TaskSlot()
         self.progress.cancel_requested.connect(self.slot.cancel)
@@ -106,9 +125,23 @@ class BoardTab(QWidget):
         comparison.events.changed.connect(lambda _c: self._on_changed())
         layout = QVBoxLayout(self)
         layout.addWidget(self.view, 1)
+        layout.addWidget(self.tie_break)
         layout.addWidget(self.progress)
         self.from_file = False
         """Whether the rows shown were read from ``BOARD_FILE`` rather than scored now."""
+
+    def show_rows(self, rows: list[Row]) -> None:
+        """Show ``rows`` in the table and, where the recommended one has ties, the tie-break's offer (or its saved
+        result, which the recommendation then follows)."""
+        self.view.set_rows(rows)
+        offer = offer_of(rows)
+        path = self.comparison.folder() / RATINGS_FILE if offer is not None else None
+        self.tie_break.set_offer(offer, [line.text for line in self.comparison.lines], path)
+
+    def rendered_audio(self, label: str, line: int) -> tuple[np.ndarray, int] | None:
+        """The comparison's render of line ``line`` by ``label`` (the one scored), or ``None``."""
+        rendered = self.comparison.rendered.get((label, line))
+        return None if rendered is None else (rendered.audio, rendered.sample_rate)
 
     def say(self, text: str) -> None:
         """One status line under the Score button."""
@@ -142,7 +175,7 @@ class BoardTab(QWidget):
     def _on_scored(self, rows: list[Row], renders: dict, key: dict) -> None:
         self.comparison.add_rendered(renders)  # the Listen and Blind test tabs have them too
         self.from_file = False
-        self.view.set_rows(rows)
+        self.show_rows(rows)
         folder = self.comparison.folder()
         try:
             path = save_board(folder, rows, key)
@@ -168,14 +201,14 @@ class BoardTab(QWidget):
 
     def show_saved(self) -> None:
         """Show the rows saved for this comparison (marked as from the file), or none and why."""
-        self.view.set_rows([])
+        self.show_rows([])
         self.from_file = False
         if not self.comparison.candidates or not self.comparison.lines:
             self.say("Check candidates and choose lines on the Listen tab, then press Score.")
             return
         rows, text = saved_board(self.comparison.folder(), scored_key(self.comparison))
         if rows is not None:
-            self.view.set_rows(rows)
+            self.show_rows(rows)
             self.from_file = True
         self.say(text)
 

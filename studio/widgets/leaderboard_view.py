@@ -2,7 +2,8 @@
 by value, the best of each column in bold, "—" where a measure is missing (the reason as tooltip), each value ±
 its standard error over lines, CSV export. The candidate column stays in view when the table scrolls right; the
 recommended candidate is marked ★ (those within noise of it ≈) and a line under the table says why and where the
-measures disagree (``trainer.evaluate.summary``).
+measures disagree (``trainer.evaluate.summary``). Where a tie-break by ear (``trainer.evaluate.tie_break``) clearly
+preferred a tied candidate, ★ follows the listener and ☆ marks the measures' pick, whose reason stays in view.
 
 The rows are measured outside Qt (``trainer.evaluate.leaderboard.score``); "Score" asks the page to do it.
 """
@@ -30,15 +31,20 @@ from trainer.evaluate.bands import DEFAULT_BANDS
 from trainer.evaluate.evaluation import band_text
 from trainer.evaluate.leaderboard import COLUMNS, Column, Row, to_csv
 from trainer.evaluate.summary import BoardSummary, summarise
+from trainer.evaluate.tie_break import Outcome, measures_reason
 
 SORT_KEY = Qt.ItemDataRole.UserRole
 """Item data role of a cell's number (``None`` when not measured), by which the column sorts."""
+LABEL_KEY = Qt.ItemDataRole.UserRole + 1
+"""Item data role of a label cell's row label (its text carries the marks)."""
 
 
 RECOMMENDED = "★ "
 """Marks the recommended candidate's label."""
 TIED = "≈ "
 """Marks a candidate within noise of the recommended one."""
+MEASURES_PICK = "☆ "
+"""Marks the measures' pick where the recommendation follows a tie-break by ear to another candidate."""
 
 
 def heading_tip(column: Column) -> str:
@@ -110,6 +116,10 @@ class LeaderboardView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.rows: list[Row] = []
+        self.said = BoardSummary()
+        """The rows in words (``trainer.evaluate.summary.summarise``)."""
+        self.by_ear: Outcome | None = None
+        """The finished tie-break the recommendation follows (:meth:`follow`), or ``None``."""
         self.table = read_only_table([c.title() for c in COLUMNS])
         for index, column in enumerate(COLUMNS):
             header = QTableWidgetItem(column.title())
@@ -147,21 +157,37 @@ class LeaderboardView(QWidget):
         self.table.setSortingEnabled(False)  # filling a sorted table moves rows under the writer
         self.table.setRowCount(len(self.rows))
         best = [best_rows(self.rows, column) for column in COLUMNS]
-        said = summarise(self.rows)
+        self.said, self.by_ear = summarise(self.rows), None
         for r, row in enumerate(self.rows):
-            cells = [leaderboard_cell(row, column, r in best[c]) for c, column in enumerate(COLUMNS)]
-            mark(cells[0], row, said)
-            for c, cell in enumerate(cells):
-                self.table.setItem(r, c, cell)
+            for c, column in enumerate(COLUMNS):
+                self.table.setItem(r, c, leaderboard_cell(row, column, r in best[c]))
+        self._mark()
         self.table.setSortingEnabled(True)
         self.table.resizeColumnsToContents()
         self.table.setColumnWidth(0, min(self.table.columnWidth(0), LABEL_WIDTH))  # a long label is elided
         self.frozen.place()
-        self.summary.setText(_summary_text(said) if self.rows else "")
-        self.summary.setToolTip(said.bands)
+        self.summary.setToolTip(self.said.bands)
         self.export_button.setEnabled(bool(self.rows))
         if self.rows:
             self.status.setText(f"{count(len(self.rows), 'candidate')}. Bold: the best of a column; hover a heading.")
+
+    def follow(self, outcome: Outcome | None) -> None:
+        """Let the recommendation follow a finished tie-break where it clearly preferred another candidate (★ on
+        it, ☆ on the measures' pick, both reasons under the table); ``None``: the measures' alone."""
+        self.by_ear = outcome
+        self._mark()
+
+    def _mark(self) -> None:
+        """The label cells' marks and the lines under the table, from :attr:`said` and :attr:`by_ear`."""
+        by_label = {row.label: row for row in self.rows}
+        sorting = self.table.isSortingEnabled()
+        self.table.setSortingEnabled(False)  # a relabelled cell would move under a sort by label
+        for r in range(self.table.rowCount()):
+            item = self.table.item(r, 0)
+            if item is not None:
+                mark(item, by_label[item.data(LABEL_KEY)], self.said, self.by_ear)
+        self.table.setSortingEnabled(sorting)
+        self.summary.setText(_summary_text(self.said, self.by_ear) if self.rows else "")
 
     def export_csv(self, path: Path | None = None) -> Path | None:
         """Write the rows as CSV (``trainer.evaluate.leaderboard.to_csv``, atomically) to ``path``, asked for when
@@ -182,6 +208,7 @@ def leaderboard_cell(row: Row, column: Column, best: bool) -> QTableWidgetItem:
     value = getattr(row, column.field)
     if column.field == "label":
         item = QTableWidgetItem(row.label)
+        item.setData(LABEL_KEY, row.label)
         item.setToolTip(file_epoch_note(row.model_path))  # the label counts epochs from 1, the file from 0
         return item
     item = NumberItem(column.text(row))
@@ -200,20 +227,35 @@ def leaderboard_cell(row: Row, column: Column, best: bool) -> QTableWidgetItem:
     return item
 
 
-def mark(item: QTableWidgetItem, row: Row, said: BoardSummary) -> None:
-    """Mark the label cell of the recommended row (★, the reason as tooltip) or of one within noise of it (≈)."""
-    if said.recommended and row.label == said.recommended:
-        item.setText(RECOMMENDED + item.text())
-        item.setToolTip(f"{said.reason}\n{item.toolTip()}")
+def mark(item: QTableWidgetItem, row: Row, said: BoardSummary, by_ear: Outcome | None = None) -> None:
+    """Label the cell of ``row`` afresh, marked as recommended (★, the reason as tooltip), as the measures' pick
+    where ``by_ear`` moved the recommendation off it (☆), or as within noise of the recommended one (≈)."""
+    follows = by_ear is not None and by_ear.overrides
+    recommended = by_ear.recommended if by_ear is not None and follows else said.recommended
+    note = file_epoch_note(row.model_path)
+    if recommended and row.label == recommended:
+        reason = by_ear.sentence if by_ear is not None and follows else said.reason
+        item.setText(RECOMMENDED + row.label)
+        item.setToolTip(f"{reason}\n{note}")
+    elif follows and row.label == said.recommended:
+        item.setText(MEASURES_PICK + row.label)
+        item.setToolTip(f"{measures_reason(said.reason)}\n{note}")
     elif row.label in said.ties:
-        item.setText(TIED + item.text())
-        item.setToolTip(f"Within noise of the recommended {said.recommended}.\n{item.toolTip()}")
+        item.setText(TIED + row.label)
+        item.setToolTip(f"Within noise of the measures' pick {said.recommended}.\n{note}")
+    else:
+        item.setText(row.label)
+        item.setToolTip(note)
 
 
-def _summary_text(said: BoardSummary) -> str:
-    """The lines under the table: ``★ Recommended: …``, then the disagreement."""
-    reason = f"{RECOMMENDED}{said.reason}" if said.recommended else said.reason
-    return "\n".join(filter(None, [reason, said.disagreement]))
+def _summary_text(said: BoardSummary, by_ear: Outcome | None = None) -> str:
+    """The lines under the table: ``★ Recommended: …`` (where the ear moved it: ``★ Recommended by ear: …`` and
+    ``☆ Recommended by the measures: …``), then the disagreement."""
+    if by_ear is not None and by_ear.overrides:
+        reasons = [f"{RECOMMENDED}{by_ear.headline}", f"{MEASURES_PICK}{measures_reason(said.reason)}"]
+    else:
+        reasons = [f"{RECOMMENDED}{said.reason}" if said.recommended else said.reason]
+    return "\n".join(filter(None, [*reasons, said.disagreement]))
 
 
 def spread_note(row: Row, field: str) -> str:

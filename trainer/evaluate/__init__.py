@@ -12,7 +12,8 @@
   value's standard error over lines), each render's measures cached beside it (``scores``, ``scoring``).
 - ``bands``: each measure's noise band; ``evaluation``: a checkpoint's measures at an epoch; ``recommend``: the
   recommended checkpoint by its stated rule, and where the measures disagree; ``verdict``: still improving,
-  levelled off or getting worse; ``summary``: a leaderboard in words; ``choice``: which checkpoint Export takes.
+  levelled off or getting worse; ``summary``: a leaderboard in words; ``tie_break``: a 5-trial blind test that
+  settles a tie with the recommended candidate by ear; ``choice``: which checkpoint Export takes.
 
 Neither torch nor onnxruntime (nor the measures' libraries) is imported until something is rendered or scored.
 """
