@@ -342,9 +342,15 @@ class PreviewCallback(L.Callback):
             every,
         )
 
+    def due(self, trainer) -> bool:
+        """Whether the epoch now ending previews: every ``every`` epochs and the last (the canary evaluations
+        follow this schedule by default, ``trainer.canary_callback``)."""
+        epoch = trainer.current_epoch
+        return (epoch + 1) % self.every == 0 or epoch + 1 == trainer.max_epochs
+
     def on_train_epoch_end(self, trainer, module) -> None:
         epoch = trainer.current_epoch
-        if not trainer.is_global_zero or not ((epoch + 1) % self.every == 0 or epoch + 1 == trainer.max_epochs):
+        if not trainer.is_global_zero or not self.due(trainer):
             return
         started = time.perf_counter()
         from engines.audio import write_audio
