@@ -22,6 +22,7 @@ from pathlib import Path
 
 import lightning as L
 
+from engines.imports import importing
 from trainer.checkpoint_writer import CheckpointWriter, remove_stale_temps
 from trainer.evaluate.background import NOW
 from trainer.evaluate.canary import FOLDER, Job, checkpoint_path, launch, read_result, result_path
@@ -187,7 +188,8 @@ class CanaryCallback(L.Callback):
 
     def _submit(self, trainer, module) -> None:
         """Queue the epoch's generator checkpoint; its evaluation starts once the file is on disk."""
-        from trainer.callbacks import generator_checkpoint
+        with importing("trainer.callbacks"):
+            from trainer.callbacks import generator_checkpoint
 
         epoch, val_mel = trainer.current_epoch, trainer.callback_metrics.get("val_mel")
         state = generator_checkpoint(module, epoch, trainer.global_step, None if val_mel is None else float(val_mel))

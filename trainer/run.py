@@ -312,7 +312,8 @@ def _canary(run_dir: Path, options: RunOptions, writer, log, timing, previews) -
 
     if options.eval_every == 0 or (options.eval_every is None and is_smoke_test(options.preset)):
         return []
-    from trainer.canary_callback import CanaryCallback
+    with importing("trainer.canary_callback"):
+        from trainer.canary_callback import CanaryCallback
     from trainer.evaluate.canary import CANARY_LINES
     from trainer.evaluate.render import default_cache_dir
 

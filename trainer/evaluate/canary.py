@@ -34,11 +34,17 @@ import sys
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engines.errors import VoiceStudioError
 from engines.files import write_text
+from engines.imports import importing
 from engines.words import count
 from trainer.events import Evaluation, EventError, parse_event
+
+if TYPE_CHECKING:
+    from trainer.evaluate.bands import Bands
+    from trainer.evaluate.board import Row
 
 FOLDER = "evaluations"
 """The run's folder of canary evaluations: checkpoints while they are measured, results, logs."""
@@ -156,7 +162,7 @@ def evaluate(job: Job) -> Evaluation:
     )
 
 
-def _rows(job: Job) -> list[tuple[int, object]]:
+def _rows(job: Job) -> list[tuple[int, Row]]:
     """``(lines, leaderboard row)`` per seed: 0 first, then ``BAND_SEEDS`` when the job measures bands.
 
     Raises:
@@ -172,14 +178,14 @@ def _rows(job: Job) -> list[tuple[int, object]]:
     return [(len(lines), score([candidate], lines, RenderSettings(seed=s), job.cache_dir)[0]) for s in seeds]
 
 
-def _values(row) -> dict[str, float]:
+def _values(row: Row) -> dict[str, float]:
     """The row's measured fields (``trainer.evaluate.board.FLOAT_FIELDS``), the unmeasured left out."""
     from trainer.evaluate.board import FLOAT_FIELDS
 
     return {name: float(getattr(row, name)) for name in FLOAT_FIELDS if getattr(row, name) is not None}
 
 
-def _bands(rows: list, lines: int, epoch: int):
+def _bands(rows: list[Row], lines: int, epoch: int) -> Bands | None:
     """The noise band of each ``BAND_MEASURES`` measure taken under every seed (``rows``: one per seed)."""
     from trainer.evaluate.bands import measured
 
@@ -191,7 +197,8 @@ def _bands(rows: list, lines: int, epoch: int):
 
 def _few_threads() -> None:
     """torch on ``THREADS`` threads (fewer threads: less CPU taken from the trainer)."""
-    import torch
+    with importing("torch"):
+        import torch
 
     torch.set_num_threads(THREADS)
 
