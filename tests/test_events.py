@@ -23,6 +23,9 @@ TODAYS_LINES = [
     '"losses": {}, "learning_rates": {}, "val_s": 0, "preview_s": 0, "checkpoint_wait_s": 0}',
     '{"v": 1, "kind": "preview", "time": 1764540004.0, "epoch": 1, "path": "previews/epoch=0001/1.wav"}',
     '{"v": 1, "kind": "checkpoint", "time": 1764540004.5, "epoch": 1, "path": "last.ckpt", "role": "resume"}',
+    '{"v": 1, "kind": "evaluation", "time": 1764540004.75, "epoch": 1, "values": {"wer": 0.125, "similarity": 0.8}, '
+    '"lines": 5, "seconds": 41.5, "recognizer": "whisper", "bands": {"wer": 0.03}, "bands_source": "this run\'s", '
+    '"errors": {"f0_gap_hz": "unvoiced"}}',
     '{"v": 1, "kind": "eta", "time": 1764540005.0, "epoch": 1, "seconds_left": 0.0, "next_preview_s": 0.0, '
     '"next_checkpoint_s": 0.0}',
     '{"v": 1, "kind": "stage", "time": 1764540005.5, "name": "recovery", "message": "recovering: step 1 of 9"}',
@@ -31,7 +34,8 @@ TODAYS_LINES = [
     '{"v": 1, "kind": "error", "time": 1764540007.0, "message": "RuntimeError: out of memory"}',
     '{"v": 1, "kind": "finish", "time": 1764540008.0, "epochs": 1, "seconds": 9.5, "setup_s": 1.0, "status": "done"}',
 ]
-"""One line of each kind as the trainer wrote them before events were typed (json.dumps, default separators)."""
+"""One line of each kind as the trainer wrote them before events were typed (json.dumps, default separators; the
+evaluation, a later kind, as the trainer writes it)."""
 
 
 def test_events_modules_do_not_import_torch():

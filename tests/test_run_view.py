@@ -84,6 +84,14 @@ def test_known_events_read_as_sentences_unknown_ones_generically(monkeypatch):
     assert sentence(events.Eta(epoch=1, seconds_left=0.0, next_preview_s=0, next_checkpoint_s=0)) == (
         "That was the last epoch."
     )
+    values = {"wer": 0.125, "similarity": 0.8123, "dnsmos_ovrl": 3.104, "f0_gap_hz": -4.24, "mcd_db": 7.0}
+    evaluation = events.Evaluation(epoch=4, values=values, lines=5, seconds=41.0, bands={"wer": 0.03})
+    assert sentence(evaluation) == (
+        "Quality of epoch 5 on 5 held-out lines: WER 0.12, similarity 0.812, DNSMOS 3.10, F0 gap -4.2 Hz "
+        "(41.0 s; its noise bands measured)."
+    )
+    failed = events.Evaluation(epoch=0, values={}, lines=0, seconds=3.0, errors={"evaluation": "no clip is held out"})
+    assert sentence(failed) == "Quality of epoch 1 not measured (3.0 s): no clip is held out."
     for event in (_epoch(0, 1.0), best, preview, finish, start):
         assert "=" not in sentence(event).replace("epoch=", "").replace("val_mel=", "")
     recovery = events.Recovery(part="enc_q", metric="mel_l1_vs_voice", value=0.123456)

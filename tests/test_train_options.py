@@ -162,3 +162,42 @@ def test_the_train_pages_epochs_box_has_the_parsers_range(qtbot):
     assert args.epochs == MAX_EPOCHS
     with pytest.raises(SystemExit):
         _parse(["--epochs", str(MAX_EPOCHS + 1)])
+
+
+def test_the_canary_options_travel_through_argv_training_json_and_a_resume(tmp_path):
+    """--eval-every and --eval-lines parse into RunOptions and back; training.json keeps them (and leaves them
+    out when not given, as it always was); a resume may change them and says so."""
+    from trainer.presets import preset
+    from trainer.resume import resume_settings
+
+    options = RunOptions(dataset=tmp_path / "d", out=tmp_path / "run", preset="test", eval_every=3, eval_lines=4)
+    assert RunOptions.from_args(_parse(options.to_argv())) == options
+    assert _parse(["--eval-every", "0"]).eval_every == 0
+    with pytest.raises(SystemExit):
+        _parse(["--eval-lines", "0"])
+    (tmp_path / "run").mkdir()
+    document = RunDocument(options=replace(options, epochs=2), cache=tmp_path / "c", config=preset("test").to_dict())
+    write_run(document)
+    read = read_run(tmp_path / "run").options
+    assert (read.eval_every, read.eval_lines) == (3, 4)
+    write_run(replace(document, options=replace(document.options, eval_every=None, eval_lines=None)))
+    assert "eval_every" not in json.loads((tmp_path / "run" / "training.json").read_text())
+    (tmp_path / "run" / "last.ckpt").write_bytes(b"")
+    assert resume_settings(tmp_path / "run", {}, eval_every=5) == ["resuming with --eval-every 5 (was None)"]
+    assert read_run(tmp_path / "run").options.eval_every == 5
+
+
+def test_the_train_pages_quality_choice_is_the_runs_eval_every(qtbot, tmp_path):
+    """Measure quality: with the previews (None), every N epochs (N), off (0): the option the run is given."""
+    from studio.widgets.train_setup import TrainSetup
+
+    setup = TrainSetup()
+    qtbot.addWidget(setup)
+    setup.dataset.setText(str(tmp_path / "project"))
+    assert setup.options(tmp_path).eval_every is None and not setup.eval_every.isEnabled()
+    setup.evaluate.setCurrentIndex(setup.evaluate.findText("Every"))
+    setup.eval_every.setValue(3)
+    assert setup.eval_every.isEnabled() and setup.options(tmp_path).eval_every == 3
+    assert RunOptions.from_args(_parse(setup.options(tmp_path).to_argv())).eval_every == 3
+    setup.evaluate.setCurrentIndex(setup.evaluate.findText("Off"))
+    assert setup.options(tmp_path).eval_every == 0

@@ -357,12 +357,19 @@ class PreviewCallback(L.Callback):
             folder = self.folder / f"epoch={trainer.current_epoch:04d}-batch={batch_idx + 1:04d}"
             self._speak(trainer, module, folder, requested=True)
 
+    def due(self, trainer) -> bool:
+        """Whether the epoch now ending previews by the schedule (``trainer.preview_schedule.preview_due``: early,
+        then every ``every`` epochs, and the last); the canary evaluations follow it by default
+        (``trainer.canary_callback``)."""
+        epoch = trainer.current_epoch
+        return preview_due(epoch, trainer.max_epochs or epoch + 1, self.every)
+
     def on_train_epoch_end(self, trainer, module) -> None:
         if not trainer.is_global_zero:
             return
         epoch = trainer.current_epoch
         requested = self._take_request()
-        if requested or preview_due(epoch, trainer.max_epochs or epoch + 1, self.every):
+        if requested or self.due(trainer):
             self._speak(trainer, module, self.folder / f"epoch={epoch:04d}", requested=requested)
 
     def _take_request(self) -> bool:

@@ -84,6 +84,22 @@ def _eta(e: Any) -> str:
     )
 
 
+CANARY_WORDS = (("wer", "WER {:.2f}"), ("similarity", "similarity {:.3f}"), ("dnsmos_ovrl", "DNSMOS {:.2f}"))
+"""The measures an evaluation's sentence names, and how (the F0 gap follows, in Hz)."""
+
+
+def _evaluation(e: Any) -> str:
+    measured = [shown.format(e.values[name]) for name, shown in CANARY_WORDS if name in e.values]
+    if "f0_gap_hz" in e.values:
+        measured.append(f"F0 gap {e.values['f0_gap_hz']:+.1f} Hz")
+    lines = count(e.lines, "held-out line")
+    if not measured:
+        why = (e.errors or {}).get("evaluation") or next(iter((e.errors or {}).values()), "nothing measured")
+        return _ended(f"Quality of epoch {e.epoch + 1} not measured ({duration(e.seconds)}): {why}")
+    bands = "; its noise bands measured" if e.bands else ""
+    return f"Quality of epoch {e.epoch + 1} on {lines}: {', '.join(measured)} ({duration(e.seconds)}{bands})."
+
+
 def _finish(e: Any) -> str:
     ended = "Finished" if e.status == "done" else "Stopped"
     smoke = f" A {SMOKE_TEST} (test preset)." if is_smoke_test(getattr(e, "preset", None)) else ""
@@ -132,6 +148,7 @@ WORDS: dict[str, Callable[[Any], str]] = {
     "epoch": _epoch,
     "preview": lambda e: _ended(f"Preview of {_preview_moment(e)} written: “{preview_text(e.path, e.text)}”"),
     "checkpoint": _checkpoint,
+    "evaluation": _evaluation,
     "eta": _eta,
     "stage": lambda e: _sentence_case(e.message) + ("" if e.message.endswith((".", "…")) else "."),
     "recovery": lambda e: f"Recovered {e.part}: {e.metric.replace('_', ' ')} {e.value:.4g}.",

@@ -159,6 +159,30 @@ class Checkpoint(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Evaluation(Event):
+    """The canary lines (held-out clips) spoken by the checkpoint of ``epoch`` and measured in a process of
+    their own (``trainer.evaluate.canary``); written by the trainer once that process is done.
+
+    ``values``: the measures' means by ``trainer.evaluate.board.Row`` field (``wer``, ``similarity``,
+    ``dnsmos_ovrl``, ``f0_gap_hz``...; a measure not taken is absent and ``errors`` says why); ``lines``: how
+    many lines they rest on; ``seconds``: the evaluation's wall time; ``recognizer``: the speech recognizer
+    behind ``wer``, where said; ``bands`` (the run's first evaluation): the noise band per measure, from the
+    same lines rendered under more noise seeds (``trainer.evaluate.bands.measured``), and ``bands_source``
+    saying so; ``errors``: measure (or ``evaluation`` for the whole) -> why it is missing.
+    """
+
+    kind: ClassVar[str] = "evaluation"
+    epoch: int
+    values: dict[str, float]
+    lines: int
+    seconds: float
+    recognizer: str | None = None
+    bands: dict[str, float] | None = None
+    bands_source: str | None = None
+    errors: dict[str, str] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class Eta(Event):
     """After ``epoch``: seconds left for the run, and until the next preview and checkpoint."""
 
@@ -230,7 +254,20 @@ class Finish(Event):
 
 KINDS: dict[str, type[Event]] = {
     cls.kind: cls
-    for cls in (RunStart, Progress, Epoch, Preview, Checkpoint, Eta, Stage, Recovery, WarningEvent, ErrorEvent, Finish)
+    for cls in (
+        RunStart,
+        Progress,
+        Epoch,
+        Preview,
+        Checkpoint,
+        Evaluation,
+        Eta,
+        Stage,
+        Recovery,
+        WarningEvent,
+        ErrorEvent,
+        Finish,
+    )
 }
 """Every event class by its ``kind``."""
 

@@ -26,6 +26,8 @@ DEVICES = ("auto", "cpu", "cuda")
 
 MAX_EPOCHS = 100_000
 """Most epochs a run may ask for (the Train page's epochs box goes this far too)."""
+MAX_EVAL_LINES = 100
+"""Most held-out clips a canary evaluation may speak (a run holds out at most ``TrainingConfig.max_val``)."""
 
 
 def _flag(
@@ -78,6 +80,11 @@ class RunOptions:
             recovery cache (``trainer.recovery_cache``); a switch on the command line.
         compile: ``torch.compile`` the decoder, discriminators and GAN losses: ``auto`` (on CUDA only), ``on``,
             ``off`` (``trainer.compile``); may change on a resume.
+        eval_every: score the canary lines (``trainer.evaluate.canary``) every N epochs and at the last, in a
+            low-priority process; 0: never; ``None``: on the epochs that preview (the ``test`` preset: never,
+            a smoke test). May change on a resume.
+        eval_lines: held-out clips a canary evaluation speaks (``None``: ``CANARY_LINES``, 5). May change on a
+            resume.
     """
 
     dataset: Path = field(metadata=_flag("--dataset", "a training cache, a dataset project, or metadata.csv + wavs/"))
@@ -145,6 +152,27 @@ class RunOptions:
             "torch.compile the decoder, discriminators and GAN losses: auto (default: on CUDA only), on, off; "
             "applies on --resume",
             COMPILE_CHOICES,
+        ),
+    )
+
+    eval_every: int | None = field(
+        default=None,
+        metadata=_flag(
+            "--eval-every",
+            "score the canary lines (held-out clips: WER, similarity, DNSMOS, F0 gap) every N epochs in a "
+            "low-priority process; 0: never (default: on the epochs that preview; never for the test preset); "
+            "applies on --resume",
+            low=0,
+            high=MAX_EPOCHS,
+        ),
+    )
+    eval_lines: int | None = field(
+        default=None,
+        metadata=_flag(
+            "--eval-lines",
+            "held-out clips each canary evaluation speaks (default: 5); applies on --resume",
+            low=1,
+            high=MAX_EVAL_LINES,
         ),
     )
 

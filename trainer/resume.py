@@ -1,4 +1,5 @@
-"""Resuming a run with options: what a resume applies (epochs, device, workers) and what it refuses.
+"""Resuming a run with options: what a resume applies (epochs, device, workers, compile, the canary evaluations)
+and what it refuses.
 
 A resume continues exactly where the run stopped (``last.ckpt``: weights, optimizers,
 loops), so the settings that shaped that state (dataset, start, preset, batch size,
@@ -34,8 +35,9 @@ REFUSED = (
 
 
 def resume_settings(run_dir: Path | str, given: dict[str, Any], **changes: Any) -> list[str]:
-    """Apply what a resume may change (``epochs``, ``device``, ``workers``, ``compile``: the keywords of
-    :func:`resume_plan`) by writing ``training.json``, and say so; refuse the rest.
+    """Apply what a resume may change (``epochs``, ``device``, ``workers``, ``compile``, ``eval_every``,
+    ``eval_lines``: the keywords of :func:`resume_plan`) by writing ``training.json``, and say so; refuse the
+    rest.
 
     Returns:
         one line per applied change, e.g. ``resuming with --device cpu (was auto)``.
@@ -56,9 +58,12 @@ def resume_plan(
     device: str | None = None,
     workers: int | None = None,
     compile: str | None = None,
+    eval_every: int | None = None,
+    eval_lines: int | None = None,
 ) -> tuple[RunDocument, list[str]]:
     """The run's ``training.json`` as a resume trains it, unwritten, and one line per change: what a resume
-    may change (``epochs``, ``device``, ``workers``, ``compile``) applied, the rest refused. The ranks other
+    may change (``epochs``, ``device``, ``workers``, ``compile``, ``eval_every``, ``eval_lines``) applied, the
+    rest refused. The ranks other
     than 0 of a DDP resume train from it while rank 0 writes it (the file read before or after rank 0 wrote
     it gives the same plan).
 
@@ -82,11 +87,13 @@ def resume_plan(
     if refused:
         raise RunError(
             f"{run_dir}: a resume continues with the run's own settings, so these cannot change: "
-            f"{'; '.join(refused)}. Leave them out (--epochs, --device, --workers and --compile apply on a resume), "
+            f"{'; '.join(refused)}. Leave them out (--epochs, --device, --workers, --compile, --eval-every and "
+            "--eval-lines apply on a resume), "
             "or start a new run with --out"
         )
     check_resumable(run_dir, epochs if epochs is not None else int(document.config["epochs"]))  # before any change
-    return _plan(document, epochs, {"device": device, "workers": workers, "compile": compile})
+    changes = {"device": device, "workers": workers, "compile": compile}
+    return _plan(document, epochs, {**changes, "eval_every": eval_every, "eval_lines": eval_lines})
 
 
 def _run_values(document: RunDocument) -> dict[str, Any]:
@@ -97,7 +104,7 @@ def _run_values(document: RunDocument) -> dict[str, Any]:
 
 
 def _plan(document: RunDocument, epochs: int | None, settings: dict[str, Any]) -> tuple[RunDocument, list[str]]:
-    """``document`` with the new epoch count and the changed ``device``/``workers``/``compile``; a line for each."""
+    """``document`` with the new epoch count and the other settings changed; a line for each."""
     messages = []
     was = document.options
     if epochs is not None and epochs != was.epochs:

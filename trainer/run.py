@@ -9,6 +9,8 @@ Run folder layout::
     last.ckpt           resume checkpoint (weights, optimizers, schedulers, loops, RNG)
     checkpoints/        the best generator checkpoints by val_mel, and best.json
     previews/           preview lines per epoch
+    evaluations/        canary evaluations: each evaluated epoch's result (``epoch=EEEE.json``, an ``Evaluation``
+                        record), and while it is measured its checkpoint and output (``trainer.evaluate.canary``)
 
 A run starts from scratch, a Piper ``.ckpt`` or a Piper ONNX voice
 (``trainer.starts``), or resumes exactly from ``last.ckpt`` (``trainer.resume``: what a
@@ -247,9 +249,11 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
     _compile(system, options.compile, accelerator, log)
     timing, writer = Timing(), CheckpointWriter()
     checkpoints = CheckpointCallback(run_dir, writer, timing, log, config.checkpoint_every, config.keep_best)
+    previews = PreviewCallback(run_dir, phonemizer, timing, log, config.preview_every)
     callbacks = [
-        PreviewCallback(run_dir, phonemizer, timing, log, config.preview_every),
+        previews,
         checkpoints,
+        *_canary(run_dir, options, writer, log, timing, previews),  # before the events: its last ones precede finish
         EventsCallback(
             log,
             timing,
@@ -298,6 +302,30 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
             clear_training(run_dir)
     files = checkpoints.best.files()
     return files[0] if files else last
+
+
+def _canary(run_dir: Path, options: RunOptions, writer, log, timing, previews) -> list:
+    """The canary evaluations' callback (``trainer.canary_callback``): every ``eval_every`` epochs and the last,
+    or by default on the epochs ``previews`` speaks; none with ``--eval-every 0``, nor by default for the
+    ``test`` preset (a smoke test previews every epoch, which would start an evaluation each epoch)."""
+    from trainer.presets import is_smoke_test
+
+    if options.eval_every == 0 or (options.eval_every is None and is_smoke_test(options.preset)):
+        return []
+    with importing("trainer.canary_callback"):
+        from trainer.canary_callback import CanaryCallback
+    from trainer.evaluate.canary import CANARY_LINES
+    from trainer.evaluate.render import default_cache_dir
+
+    every = options.eval_every
+
+    def due(trainer) -> bool:
+        if every is None:
+            return previews.due(trainer)
+        return (trainer.current_epoch + 1) % every == 0 or trainer.current_epoch + 1 == trainer.max_epochs
+
+    lines = options.eval_lines or CANARY_LINES
+    return [CanaryCallback(run_dir, writer, log, timing, due=due, lines=lines, cache_dir=default_cache_dir())]
 
 
 def _compile(system, choice: str, accelerator: str, log) -> None:

@@ -7,7 +7,8 @@
     {"version": 1, "dataset": ..., "cache": ..., "start": ..., "preset": ..., "device": ..., "workers": ...,
      "devices": ..., "precision": ..., "config": {...}, "conversions": [...]}
 
-``num_nodes``, ``no_recovery_cache`` and ``compile`` are written only when they differ from their defaults.
+``num_nodes``, ``no_recovery_cache``, ``compile``, ``eval_every`` and ``eval_lines`` are written only when they
+differ from their defaults.
 
 ``epochs`` and ``batch_size`` live in ``config`` (the preset's values with the run's overrides).
 """
@@ -28,7 +29,19 @@ from trainer.options import RunOptions
 RUN_VERSION = 1
 """``version`` of ``training.json``."""
 TRAINING_FILE = "training.json"
-STORED = ("start", "preset", "device", "workers", "devices", "num_nodes", "precision", "no_recovery_cache", "compile")
+STORED = (
+    "start",
+    "preset",
+    "device",
+    "workers",
+    "devices",
+    "num_nodes",
+    "precision",
+    "no_recovery_cache",
+    "compile",
+    "eval_every",
+    "eval_lines",
+)
 """``RunOptions`` fields kept in ``training.json`` as they are (``dataset`` as text; ``out`` is the folder)."""
 OPTIONAL = {
     "device": "auto",
@@ -38,9 +51,11 @@ OPTIONAL = {
     "precision": "auto",
     "no_recovery_cache": False,
     "compile": "auto",
+    "eval_every": None,
+    "eval_lines": None,
 }
 """Keys older runs may lack, and the value they ran with."""
-WRITTEN_WHEN_SET = ("num_nodes", "no_recovery_cache", "compile")
+WRITTEN_WHEN_SET = ("num_nodes", "no_recovery_cache", "compile", "eval_every", "eval_lines")
 """Settings written only when they differ from their ``OPTIONAL`` value: a run that sets none writes the file it
 always wrote."""
 

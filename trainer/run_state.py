@@ -3,7 +3,8 @@
 :class:`RunState` folds a run's events (``trainer.events``, read by ``trainer.event_log``)
 into what a person wants to see: per-epoch wall time split into train,
 validation, previews and checkpoint wait, and the training steps' own split; losses and learning rates; the
-latest speed and ETA; previews; the best val_mel; how the run ended. A resumed
+latest speed and ETA; previews; the canary evaluations (measures of held-out lines per evaluated epoch) and the
+run's noise bands; the best val_mel; how the run ended. A resumed
 run appends to the same file: an epoch seen twice keeps its latest record.
 """
 
@@ -16,12 +17,14 @@ from pathlib import Path
 
 from trainer.checkpoint_writer import CheckpointError
 from trainer.checkpoints import RankedCheckpoint, ranked_checkpoints
+from trainer.evaluate.bands import DEFAULT_BANDS, Bands
 from trainer.event_log import EventTail
 from trainer.events import (
     Checkpoint,
     Epoch,
     ErrorEvent,
     Eta,
+    Evaluation,
     Event,
     Finish,
     Preview,
@@ -60,6 +63,8 @@ class RunState:
     previews: list[tuple[int, str, str]] = field(default_factory=list)
     """``(epoch from 0, WAV path, the line it speaks)``, in the order written."""
     best: list[tuple[int, str]] = field(default_factory=list)
+    evaluations: dict[int, Evaluation] = field(default_factory=dict)
+    """The canary evaluations by epoch (from 0; an epoch evaluated twice keeps its latest)."""
     messages: list[str] = field(default_factory=list)
     stage: str = ""
     finish: Finish | None = None
@@ -93,6 +98,8 @@ class RunState:
             self.previews.append((event.epoch, event.path, preview_text(event.path, event.text)))
         elif isinstance(event, Checkpoint) and event.role == "best":
             self.best.append((event.epoch, event.path))
+        elif isinstance(event, Evaluation):
+            self.evaluations[event.epoch] = event
         else:
             self._apply_outcome(event)
 
@@ -205,6 +212,20 @@ class RunState:
                 xs.append(epoch + 1)
                 ys.append(float(value))
         return xs, ys
+
+    def evaluation_series(self, name: str) -> tuple[list[int], list[float]]:
+        """A measure of the canary evaluations (a ``trainer.evaluate.board.Row`` field, e.g. ``wer``) per
+        evaluated epoch: ``(epochs from 1, values)``, where measured."""
+        measured = [(e + 1, self.evaluations[e].values.get(name)) for e in sorted(self.evaluations)]
+        return [e for e, v in measured if v is not None], [float(v) for _, v in measured if v is not None]
+
+    @property
+    def noise_bands(self) -> Bands:
+        """The run's own noise bands (its first evaluation that measured them), else ``DEFAULT_BANDS``."""
+        found = next((self.evaluations[e] for e in sorted(self.evaluations) if self.evaluations[e].bands), None)
+        if found is None or not found.bands:
+            return DEFAULT_BANDS
+        return Bands(values=dict(found.bands), source=found.bands_source or "this run's canary lines")
 
     def milestones(self) -> list[tuple[int, float | None]]:
         """``(epoch, cumulative wall seconds when it finished)``: epochs 100, 250, 500, 1000 within the run's

@@ -113,10 +113,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def default_cache() -> Path:
-    """``<user data>/compare/cache``: renders and their scores, shared by the Compare page and this command."""
-    from engines.registry import user_data_dir
+    """``<user data>/compare/cache``: renders and their scores, shared by the Compare page, this command and the
+    canary evaluations during training (``trainer.evaluate.render.default_cache_dir``)."""
+    from trainer.evaluate.render import default_cache_dir
 
-    return user_data_dir() / "compare" / "cache"
+    return default_cache_dir()
 
 
 def resolve_candidate(spec: str) -> list[Candidate]:

@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
         type=Path,
         metavar="RUN_DIR",
         help="continue a run exactly where it stopped, with its own settings (only --epochs, --device, "
-        "--workers and --compile may change; other options are refused)",
+        "--workers, --compile, --eval-every and --eval-lines may change; other options are refused)",
     )
     train.add_argument(
         "--check",
@@ -72,9 +72,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.resume:
         refused = {key: value for key, value in given(args).items() if key in REFUSED}
-        document, applied = resume_plan(
-            args.resume, refused, epochs=args.epochs, device=args.device, workers=args.workers, compile=args.compile
-        )
+        changes = {k: getattr(args, k) for k in ("epochs", "device", "workers", "compile", "eval_every", "eval_lines")}
+        document, applied = resume_plan(args.resume, refused, **changes)
         if applied and rank_zero():  # the other ranks of a DDP resume train from the same plan, unwritten
             write_run(document)
         for message in applied if rank_zero() else []:

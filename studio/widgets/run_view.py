@@ -1,5 +1,6 @@
 """A training run drawn live: speed and ETAs, the epoch-time chart (and, in the tab beside it, where the
-training steps' time goes), loss curves, milestones, previews, log.
+training steps' time goes), loss curves, and beside them the voice's quality over the epochs (the canary
+evaluations, with their noise bands), milestones, previews, log.
 
 ``show_state`` redraws from a ``trainer.run_state.RunState``; a preview plays from its list
 (``studio.widgets.preview_list``), the log follows the newest line (``studio.widgets.run_log``).
@@ -20,6 +21,8 @@ from PySide6.QtWidgets import (
 
 from studio.widgets.best_row import BestRowView
 from studio.widgets.preview_list import PreviewList
+from studio.widgets.quality_chart import MEASURES as QUALITY
+from studio.widgets.quality_chart import QualityChart
 from studio.widgets.run_log import RunLog
 from studio.widgets.runs_table import duration
 from studio.widgets.step_chart import StepChart
@@ -49,6 +52,8 @@ class RunView(QWidget):
         self.previews = PreviewList()
         self.previews.message.connect(self.message)
         self.log = RunLog()
+        self.quality = QualityChart()
+        """The canary evaluations' measures per epoch (WER, similarity, DNSMOS, F0 gap), beside the loss curves."""
 
         self.time_tabs = QTabWidget()
         """The epoch-time chart and the training-step chart, one shown at a time."""
@@ -62,6 +67,7 @@ class RunView(QWidget):
         charts.addWidget(self.time_tabs)
         charts.addWidget(self.loss_chart)
         side = self.side = QTabWidget()
+        side.addTab(self.quality, "Quality")
         side.addTab(self.milestones, "Milestones")
         side.addTab(self.previews, "Previews")
         side.addTab(self.log, "Log")
@@ -101,6 +107,8 @@ class RunView(QWidget):
         self.epoch_chart.set_epochs(state.epoch_split())
         self.step_chart.set_epochs(state.step_split(), recorded=len(state.epochs))
         self.loss_chart.set_series({name: state.series(name) for name, _, _ in LOSSES})
+        quality = {name: state.evaluation_series(name) for name, *_ in QUALITY}
+        self.quality.set_evaluations(quality, state.noise_bands, state.epochs_done)
         self.show_stats(state)
         self.milestones.setRowCount(0)
         for epoch, seconds in state.milestones():

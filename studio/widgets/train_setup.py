@@ -1,5 +1,6 @@
-"""The Train page's setup form: dataset, starting voice, preset, epochs, device, the pre-flight findings and the
-time the chosen epochs will take.
+"""The Train page's setup form: dataset, starting voice, preset, epochs, device, how often the voice's quality is
+measured on held-out lines (the canary evaluations), the pre-flight findings and the time the chosen epochs will
+take.
 
 It only holds choices and shows findings; ``options()`` turns the choices into the
 ``trainer.options.RunOptions`` of a new run. Devices are detected off the GUI thread
@@ -77,6 +78,7 @@ class TrainSetup(QGroupBox):
         self.device = QComboBox()
         self.device.addItem("Auto (a GPU if present)", "auto")
         self.device.addItem("CPU", "cpu")
+        self.evaluate, self.eval_every = evaluation_fields()
         self.findings = QLabel("")
         self.findings.setWordWrap(True)
         self.estimate = QLabel("")
@@ -102,6 +104,7 @@ class TrainSetup(QGroupBox):
         form.addRow("Preset", preset_row)
         form.addRow("", self.about)
         form.addRow("Device", self.device)
+        form.addRow("Measure quality", evaluation_row(self.evaluate, self.eval_every))
         form.addRow(self.findings)  # a row of its own: a wrapped label beside a button loses its lines
         form.addRow(self.resample)
         form.addRow(self.estimate)
@@ -195,7 +198,20 @@ class TrainSetup(QGroupBox):
         if not text:
             raise ValueError("Choose a dataset first (the Dataset page's project, or Browse…).")
         out = Path(runs_root) / run_name(start, preset)
-        return RunOptions(dataset=Path(text), out=out, start=start, preset=preset, epochs=epochs, device=device)
+        return RunOptions(
+            dataset=Path(text),
+            out=out,
+            start=start,
+            preset=preset,
+            epochs=epochs,
+            device=device,
+            eval_every=self.eval_choice(),
+        )
+
+    def eval_choice(self) -> int | None:
+        """The run's ``eval_every``: ``None`` (with the previews), 0 (off) or the epochs shown."""
+        chosen = self.evaluate.currentData()
+        return self.eval_every.value() if chosen == EVERY else chosen
 
     def show_findings(self, findings: list[Finding]) -> None:
         """List findings, errors first, with the resample offer when one is made."""
@@ -227,3 +243,37 @@ class TrainSetup(QGroupBox):
         folder = QFileDialog.getExistingDirectory(self, "Choose a dataset folder", existing_folder(self.dataset.text()))
         if folder:
             self.dataset.setText(folder)
+
+
+EVERY = "every"
+"""The ``evaluate`` choice that takes its epochs from the spin box beside it."""
+EVALUATE_HELP = (
+    "Speaks a few held-out clips with the checkpoint of the epoch and measures WER, speaker similarity, DNSMOS "
+    "and the F0 gap against their recordings, in a low-priority process beside training (it never stalls it; "
+    "one at a time): the Quality tab charts them. Not for the test preset unless asked for (a smoke test)."
+)
+
+
+def evaluation_fields() -> tuple[QComboBox, QSpinBox]:
+    """The choice of when the canary lines are measured (with the previews, every N epochs, off) and its N."""
+    evaluate = QComboBox()
+    evaluate.addItem("With the previews", None)
+    evaluate.addItem("Every", EVERY)
+    evaluate.addItem("Off", 0)
+    evaluate.setToolTip(EVALUATE_HELP)
+    every = QSpinBox()
+    low, high = bounds("eval_every")
+    every.setRange(max(1, low or 1), high or MAX_EPOCHS)
+    every.setValue(10)
+    every.setSuffix(" epochs")
+    every.setEnabled(False)
+    evaluate.currentIndexChanged.connect(lambda _: every.setEnabled(evaluate.currentData() == EVERY))
+    return evaluate, every
+
+
+def evaluation_row(evaluate: QComboBox, every: QSpinBox) -> QHBoxLayout:
+    """The two fields side by side, the choice taking the room."""
+    row = QHBoxLayout()
+    row.addWidget(evaluate, 1)
+    row.addWidget(every)
+    return row

@@ -33,6 +33,15 @@ CACHE_VERSION = 2  # 2: ONNX seeds are seed + 1 (seed 0 had given seed 1's noise
 ENGINE_BY_SUFFIX = {".ckpt": "torch", ".onnx": "onnx"}
 
 
+def default_cache_dir() -> Path:
+    """``<user data>/compare/cache``: the render cache (and the scores beside the renders) that the Compare page,
+    ``voice-studio compare``, the Train page's leaderboard row and the canary evaluations during training share,
+    so a render made by one is found by the others."""
+    from engines.registry import user_data_dir
+
+    return user_data_dir() / "compare" / "cache"
+
+
 class RenderError(VoiceStudioError, ValueError):
     """A candidate cannot be rendered (unknown model kind, nothing to speak)."""
 
