@@ -53,7 +53,8 @@ def _kinds(run, kind: str) -> list:
 
 def test_each_epoch_is_evaluated_with_its_own_checkpoint(evaluated_run):
     """One evaluation per epoch before the finish, scored on the held-out clip with that epoch's generator (its
-    val_mel), the first with the run's noise bands; the evaluation checkpoints and output are gone after."""
+    val_mel), the first with the run's noise bands, each with the verdict so far; of the evaluation checkpoints
+    only the recommended epoch's is kept, and no output."""
     from trainer.evaluate.lines import held_out_lines
 
     run = evaluated_run
@@ -71,7 +72,13 @@ def test_each_epoch_is_evaluated_with_its_own_checkpoint(evaluated_run):
     assert min(first.bands.values()) >= 0 and "3 noise seeds at epoch 1" in (first.bands_source or "")
     assert second.bands is None
     assert not _kinds(run, "warning")
-    assert sorted(p.name for p in (run / "evaluations").iterdir()) == ["epoch=0000.json", "epoch=0001.json"]
+    from trainer.evaluate.run_measures import run_verdict
+    from trainer.run_state import load_run
+
+    said = run_verdict(load_run(run))
+    assert said is not None and said.keep_epoch in (1, 2) and second.verdict == said.sentence and first.verdict
+    kept = f"checkpoint-epoch={said.keep_epoch - 1:04d}.ckpt"  # the recommended epoch's, for Export
+    assert sorted(p.name for p in (run / "evaluations").iterdir()) == [kept, "epoch=0000.json", "epoch=0001.json"]
 
 
 def test_the_run_state_reads_the_evaluations(evaluated_run):
@@ -122,7 +129,7 @@ def test_killing_the_evaluation_process_does_not_stop_training(piper_folder, tmp
     assert len(warnings) == 1 and "of epoch 1 ended without a result (exit code -9" in warnings[0]
     (evaluation,) = _kinds(run, "evaluation")
     assert evaluation.epoch == 1 and evaluation.bands is not None
-    assert not list((run / "evaluations").glob("*.ckpt"))
+    assert [p.name for p in (run / "evaluations").glob("*.ckpt")] == ["checkpoint-epoch=0001.ckpt"]
 
 
 def test_one_evaluation_runs_at_a_time_and_a_newer_one_replaces_a_waiting_one(tmp_path):

@@ -8,8 +8,9 @@ time: an evaluation due while the one before still runs waits, and a newer one r
 skipped with a warning. At each epoch's end the finished ones become ``Evaluation`` events (the trainer is the
 events file's only writer); one that ended without a result (killed, failed) becomes a warning, and training
 goes on. At the end of training the evaluations take normal priority (``trainer.evaluate.background``) and
-the callback waits up to ``FINAL_WAIT_S`` for the last, then stops what still runs. Evaluation checkpoints are
-removed once measured.
+the callback waits up to ``FINAL_WAIT_S`` for the last, then stops what still runs. Each event carries the
+verdict over the evaluations so far; of the measured evaluation checkpoints only the recommended epoch's is kept
+(``trainer.evaluate.run_measures.keep_recommended``), so Export can take it.
 """
 
 from __future__ import annotations
@@ -236,10 +237,23 @@ class CanaryCallback(L.Callback):
                 self._warn(job, f"ended without a result (exit code {code}; its output: {job.log})")
                 continue
             job.log.unlink(missing_ok=True)
-            job.checkpoint.unlink(missing_ok=True)
             if job.bands and not event.bands:  # not measured (the evaluation failed): a later one measures them
                 self._bands_asked = False
-            self.events.emit(event)
+            self._emit_judged(event)
+
+    def _emit_judged(self, event) -> None:
+        """Emit an evaluation with the verdict over the run's evaluations up to it, then keep only the
+        recommended epoch's evaluation checkpoint (``trainer.evaluate.run_measures``)."""
+        from dataclasses import replace
+
+        from trainer.evaluate.run_measures import keep_recommended, run_verdict
+        from trainer.run_state import load_run
+
+        state = load_run(self.run_dir)
+        state.evaluations[event.epoch] = event
+        said = run_verdict(state)
+        self.events.emit(replace(event, verdict=said.sentence if said is not None else None))
+        keep_recommended(state)
 
     def _warn(self, job: Job, why: str) -> None:
         """A warning that ``job``'s evaluation is missing; its checkpoint is removed; a later one may measure the
@@ -250,7 +264,8 @@ class CanaryCallback(L.Callback):
 
     def _pick_up_left_results(self) -> None:
         """Results an earlier session's evaluations wrote after it ended become events now; its leftover
-        checkpoints are removed; whether the run has its noise bands already is read from its events."""
+        checkpoints that were never measured are removed (the recommended epoch's is kept); whether the run has
+        its noise bands already is read from its events."""
         from trainer.run_state import load_run
 
         seen = load_run(self.run_dir).evaluations
@@ -258,10 +273,20 @@ class CanaryCallback(L.Callback):
         folder = self.run_dir / FOLDER
         if folder.is_dir():
             remove_stale_temps(folder)
+        results = {path: read_result(path) for path in sorted(folder.glob("epoch=*.json"))} if folder.is_dir() else {}
+        measured = set(seen) | {event.epoch for event in results.values() if event is not None}
         for stale in folder.glob("checkpoint-epoch=*.ckpt") if folder.is_dir() else []:
-            stale.unlink(missing_ok=True)
-        for path in sorted(folder.glob("epoch=*.json")) if folder.is_dir() else []:
-            event = read_result(path)
+            if _checkpoint_epoch(stale) not in measured:  # its evaluation never finished
+                stale.unlink(missing_ok=True)
+        for event in results.values():
             if event is not None and event.epoch not in seen:
                 self._bands_asked = self._bands_asked or bool(event.bands)
-                self.events.emit(event)
+                self._emit_judged(event)
+
+
+def _checkpoint_epoch(path: Path) -> int | None:
+    """The epoch (from 0) of an evaluation checkpoint's name ``checkpoint-epoch=EEEE.ckpt``; ``None`` otherwise."""
+    try:
+        return int(path.stem.rsplit("=", 1)[1])
+    except (IndexError, ValueError):
+        return None

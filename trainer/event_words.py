@@ -97,7 +97,8 @@ def _evaluation(e: Any) -> str:
         why = (e.errors or {}).get("evaluation") or next(iter((e.errors or {}).values()), "nothing measured")
         return _ended(f"Quality of epoch {e.epoch + 1} not measured ({duration(e.seconds)}): {why}")
     bands = "; its noise bands measured" if e.bands else ""
-    return f"Quality of epoch {e.epoch + 1} on {lines}: {', '.join(measured)} ({duration(e.seconds)}{bands})."
+    said = f"Quality of epoch {e.epoch + 1} on {lines}: {', '.join(measured)} ({duration(e.seconds)}{bands})."
+    return f"{said} {e.verdict}" if getattr(e, "verdict", None) else said
 
 
 def _finish(e: Any) -> str:

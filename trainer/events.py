@@ -168,7 +168,9 @@ class Evaluation(Event):
     many lines they rest on; ``seconds``: the evaluation's wall time; ``recognizer``: the speech recognizer
     behind ``wer``, where said; ``bands`` (the run's first evaluation): the noise band per measure, from the
     same lines rendered under more noise seeds (``trainer.evaluate.bands.measured``), and ``bands_source``
-    saying so; ``errors``: measure (or ``evaluation`` for the whole) -> why it is missing.
+    saying so; ``errors``: measure (or ``evaluation`` for the whole) -> why it is missing; ``verdict``: still
+    improving / levelled off / getting worse over the run's evaluations up to this one, in one sentence
+    (``trainer.evaluate.run_measures.run_verdict``), as the trainer said it when it wrote the record.
     """
 
     kind: ClassVar[str] = "evaluation"
@@ -180,6 +182,7 @@ class Evaluation(Event):
     bands: dict[str, float] | None = None
     bands_source: str | None = None
     errors: dict[str, str] | None = None
+    verdict: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

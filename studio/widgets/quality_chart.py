@@ -1,7 +1,8 @@
 """The voice's quality over the run (pyqtgraph): the canary evaluations' measures per evaluated epoch, each with
 its noise band drawn as a bar (± the band) around the point, so a step smaller than the bars is noise.
 
-Four small plots, their epoch axes linked: WER, speaker similarity, DNSMOS (overall) and the F0 gap
+Above them the verdict in plain words (still improving / levelled off / getting worse, and the epoch to keep);
+four small plots, their epoch axes linked: WER, speaker similarity, DNSMOS (overall) and the F0 gap
 (``trainer.run_state.RunState.evaluation_series``); the bands are the run's own
 (``RunState.noise_bands``: measured at its first evaluation) or the provisional constants, and the line under the
 plots says which. Like the other Train charts (``studio.widgets.train_charts``) it keeps the data it draws
@@ -64,8 +65,13 @@ class QualityChart(QWidget):
                 plot.setXLink(first)
         self.caption = QLabel(NONE_YET)
         self.caption.setWordWrap(True)
+        self.verdict = QLabel("")
+        self.verdict.setWordWrap(True)
+        self.verdict.setStyleSheet("font-weight: bold")
+        self.verdict.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.verdict)
         layout.addWidget(self.chart, 1)
         layout.addWidget(self.caption)
         self.setMinimumHeight(2 * MIN_HEIGHT)
@@ -106,6 +112,12 @@ class QualityChart(QWidget):
         self._titles()
         measured = any(xs for xs, _ in self.data.values())
         self.caption.setText(f"Bars: ± the noise band ({bands.source}); {WAYS}." if measured else NONE_YET)
+
+    def set_verdict(self, sentence: str) -> None:
+        """Show the verdict over the evaluations (``trainer.evaluate.run_measures.run_verdict``) above the plots;
+        "" hides it."""
+        self.verdict.setText(sentence)
+        self.verdict.setVisible(bool(sentence))
 
     def _titles(self) -> None:
         """Each plot's title: the measure and its band (or that it was not measured), in the text colour."""

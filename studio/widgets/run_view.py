@@ -27,6 +27,7 @@ from studio.widgets.run_log import RunLog
 from studio.widgets.runs_table import duration
 from studio.widgets.step_chart import StepChart
 from studio.widgets.train_charts import LOSSES, MIN_HEIGHT, EpochChart, LossChart
+from trainer.evaluate.run_measures import run_verdict
 from trainer.presets import SMOKE_TEST, is_smoke_test
 from trainer.run_state import RunState
 
@@ -109,6 +110,8 @@ class RunView(QWidget):
         self.loss_chart.set_series({name: state.series(name) for name, _, _ in LOSSES})
         quality = {name: state.evaluation_series(name) for name, *_ in QUALITY}
         self.quality.set_evaluations(quality, state.noise_bands, state.epochs_done)
+        said = run_verdict(state)
+        self.quality.set_verdict(said.sentence if said is not None else "")
         self.show_stats(state)
         self.milestones.setRowCount(0)
         for epoch, seconds in state.milestones():

@@ -7,9 +7,9 @@ measured, the lowest val_mel (the run's ranking, ``checkpoints/best.json``), say
 when the checkpoint taken is worse than the start voice beyond the noise bands on WER or DNSMOS, naming the
 recommended one.
 
-A run's measurements are evaluations (``trainer.evaluate.evaluation.Evaluation``): :func:`measured` reads
-today's (the leaderboard rows saved in the run folder, ``trainer.evaluate.best_row``); per-epoch evaluations from
-elsewhere (the run's events) are passed to :func:`run_choice` as a list.
+A run's measurements are evaluations (``trainer.evaluate.evaluation.Evaluation``): :func:`measured` reads the
+run's canary evaluations (its ``evaluation`` events, ``trainer.evaluate.run_measures``), else the leaderboard row
+saved in the run folder (``trainer.evaluate.best_row``); other evaluations can be passed to :func:`run_choice`.
 """
 
 from __future__ import annotations
@@ -139,19 +139,48 @@ def _warning(evaluation: Evaluation | None, start: Evaluation | None, bands: Ban
 
 
 def measured(run_dir: Path) -> tuple[list[Evaluation], Evaluation | None]:
-    """A run's measurements today: its best checkpoint's saved leaderboard row and the start voice's
-    (``leaderboard-best.csv``, ``leaderboard-start.csv``, while they describe those files), as
-    ``(checkpoint evaluations, the start voice's or None)``."""
+    """A run's measurements: its canary evaluations (``trainer.evaluate.run_measures``), else its best checkpoint's
+    saved leaderboard row; and the start voice's saved row (``leaderboard-best.csv``, ``leaderboard-start.csv``,
+    while they describe those files), as ``(checkpoint evaluations, the start voice's or None)``."""
     from trainer.checkpoints import CheckpointError
     from trainer.evaluate.best_row import saved_best_row, saved_start_row
     from trainer.evaluate.evaluation import from_row
 
+    start = saved_start_row(Path(run_dir))
+    baseline = from_row(start) if start is not None else None
+    canary = _canary(Path(run_dir))
+    if canary:
+        return canary, baseline
     try:
         best = saved_best_row(Path(run_dir), best_checkpoint(run_dir))
     except CheckpointError:
         best = None
-    start = saved_start_row(Path(run_dir))
-    return ([from_row(best)] if best is not None else []), (from_row(start) if start is not None else None)
+    return ([from_row(best)] if best is not None else []), baseline
+
+
+def _canary(run_dir: Path) -> list[Evaluation]:
+    """The run's canary evaluations ([] for a folder whose events cannot be read)."""
+    from trainer.evaluate.run_measures import canary_evaluations
+    from trainer.run_file import is_run
+    from trainer.run_state import load_run
+
+    if not is_run(run_dir):
+        return []
+    try:
+        return canary_evaluations(load_run(run_dir))
+    except (OSError, ValueError):
+        return []
+
+
+def _bands(run_dir: Path) -> Bands:
+    """The run's own noise bands (its first canary evaluation's), else ``DEFAULT_BANDS``."""
+    from trainer.run_file import is_run
+    from trainer.run_state import load_run
+
+    try:
+        return load_run(run_dir).noise_bands if is_run(run_dir) else DEFAULT_BANDS
+    except (OSError, ValueError):
+        return DEFAULT_BANDS
 
 
 def run_choice(
@@ -161,17 +190,22 @@ def run_choice(
     start: Evaluation | None = None,
     bands: Bands = DEFAULT_BANDS,
 ) -> ExportChoice:
-    """:func:`choose` over a run folder's ranked checkpoints; ``evaluations`` (and ``start``) given, or else
-    :func:`measured` from the run folder.
+    """:func:`choose` over a run folder's ranked checkpoints and the evaluation checkpoint it keeps (the
+    recommended epoch's, which val_mel may have ranked out); ``evaluations`` (and ``start``) given, or else
+    :func:`measured` from the run folder with the run's own noise bands.
 
     Raises:
         CheckpointError: not a run folder, no ranked checkpoint on disk, or an unreadable ranking.
         ValueError: ``take`` is not one of :data:`TAKES`.
     """
+    from trainer.evaluate.run_measures import kept_checkpoints
+
     best_checkpoint(run_dir)  # raises what a run without a ranked checkpoint raises
     if evaluations is None:
         evaluations, start = measured(Path(run_dir))
-    return choose(ranked_checkpoints(run_dir), evaluations, start, bands, take)
+        bands = _bands(Path(run_dir)) if bands is DEFAULT_BANDS else bands
+    ranked = ranked_checkpoints(run_dir)
+    return choose(ranked + kept_checkpoints(evaluations, ranked), evaluations, start, bands, take)
 
 
 def file_warning(path: Path, bands: Bands = DEFAULT_BANDS) -> str:

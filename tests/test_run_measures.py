@@ -1,0 +1,127 @@
+"""A run's canary evaluations read as the verdict, the recommended checkpoint kept on disk, and Export taking it
+(trainer.evaluate.run_measures, trainer.evaluate.choice) on a run folder written event by event."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from trainer import events
+from trainer.evaluate.bands import Bands
+from trainer.evaluate.canary import checkpoint_path
+from trainer.evaluate.choice import run_choice
+from trainer.evaluate.run_measures import canary_evaluations, keep_recommended, run_verdict
+from trainer.options import RunOptions
+from trainer.run_file import TRAINING_FILE, RunDocument
+from trainer.run_state import load_run
+
+BANDS = {"wer": 0.03, "dnsmos_ovrl": 0.05, "similarity": 0.01, "val_mel": 0.0}
+VAL_MEL = [1.0, 0.9, 0.8, 0.7]
+"""val_mel per epoch (from 0): it keeps falling."""
+HEARD = [
+    {"wer": 0.10, "similarity": 0.60, "dnsmos_ovrl": 3.2},
+    {"wer": 0.08, "similarity": 0.62, "dnsmos_ovrl": 3.2},
+    {"wer": 0.15, "similarity": 0.63, "dnsmos_ovrl": 3.2},
+    {"wer": 0.20, "similarity": 0.64, "dnsmos_ovrl": 3.1},
+]
+"""The canary's measures per epoch: epoch 2 (from 1) is the most intelligible; later ones mumble, closer to the
+speaker: the case val_mel hides."""
+
+
+def _epoch(epoch: int) -> events.Epoch:
+    return events.Epoch(
+        epoch=epoch,
+        step=10 * (epoch + 1),
+        seconds=10.0,
+        train_s=8.0,
+        losses={"val_mel": VAL_MEL[epoch]},
+        learning_rates={},
+        val_s=1.0,
+        preview_s=0.5,
+        checkpoint_wait_s=0.5,
+    )
+
+
+def _evaluation(epoch: int) -> events.Evaluation:
+    bands = dict(BANDS) if epoch == 0 else None
+    return events.Evaluation(epoch=epoch, values=HEARD[epoch], lines=5, seconds=30.0, bands=bands)
+
+
+@pytest.fixture
+def run(tmp_path) -> Path:
+    """A 4-epoch run: val_mel ranks epochs 3 and 4 (from 1) best; every epoch evaluated, its checkpoint kept."""
+    folder = tmp_path / "run"
+    (folder / "checkpoints").mkdir(parents=True)
+    ranking = []
+    for epoch in (3, 2):
+        name = f"best-epoch={epoch:04d}-val_mel={VAL_MEL[epoch]:.4f}.ckpt"
+        (folder / "checkpoints" / name).write_bytes(b"")
+        ranking.append([VAL_MEL[epoch], name])
+    (folder / "checkpoints" / "best.json").write_text(json.dumps({"metric": "val_mel", "ranking": ranking}))
+    options = RunOptions(dataset=folder / "data", out=folder, start="joe", preset="test", epochs=4)
+    document = RunDocument(options=options, cache=folder / "cache", config={"epochs": 4, "batch_size": None})
+    (folder / TRAINING_FILE).write_text(json.dumps(document.to_json()))
+    records = [e.to_record() for epoch in range(4) for e in (_epoch(epoch), _evaluation(epoch))]
+    (folder / "events.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    for epoch in range(4):
+        checkpoint_path(folder, epoch).parent.mkdir(exist_ok=True)
+        checkpoint_path(folder, epoch).write_bytes(b"")
+    return folder
+
+
+def test_the_evaluations_carry_their_epochs_val_mel_and_checkpoint(run):
+    """Epochs counted from 1, each with its val_mel added to the heard measures and its checkpoint's path."""
+    found = canary_evaluations(load_run(run))
+    assert [e.epoch for e in found] == [1, 2, 3, 4]
+    assert [e.values["val_mel"] for e in found] == VAL_MEL and found[1].values["wer"] == 0.08
+    assert [Path(e.path) for e in found] == [checkpoint_path(run, epoch) for epoch in range(4)]
+
+
+def test_the_verdict_says_getting_worse_while_val_mel_falls_and_keeps_the_intelligible_epoch(run):
+    """WER rose beyond its band after epoch 2 while val_mel fell: getting worse, keep epoch 2 (the run's bands)."""
+    state = load_run(run)
+    assert state.noise_bands == Bands(values=BANDS, source=state.noise_bands.source)
+    said = run_verdict(state)
+    assert said is not None and said.state == "worse" and said.keep_epoch == 2
+    assert said.sentence.startswith("Getting worse") and "val_mel still falls" in said.sentence
+
+
+def test_only_the_recommended_epochs_checkpoint_is_kept_and_export_takes_it(run):
+    """keep_recommended removes the other measured evaluation checkpoints; Export takes the kept one although
+    val_mel ranked it out, and names the lowest val_mel beside it."""
+    kept = keep_recommended(load_run(run))
+    assert kept == checkpoint_path(run, 1)
+    assert sorted(p.name for p in checkpoint_path(run, 0).parent.glob("*.ckpt")) == ["checkpoint-epoch=0001.ckpt"]
+    choice = run_choice(run)
+    assert choice.checkpoint.path == kept and choice.checkpoint.epoch == 1
+    assert choice.lowest.epoch == 3 and "The lowest val_mel is epoch 4" in choice.beside
+    assert choice.why.startswith("epoch 2 · val_mel 0.9000 (file checkpoint-epoch=0001.ckpt")
+    assert run_choice(run, "val_mel").checkpoint.epoch == 3
+
+
+def test_a_run_without_evaluations_has_no_verdict(run):
+    """Before the first evaluation: no verdict, nothing kept or removed."""
+    lines = [line for line in (run / "events.jsonl").read_text().splitlines() if '"evaluation"' not in line]
+    (run / "events.jsonl").write_text("\n".join(lines) + "\n")
+    state = load_run(run)
+    assert run_verdict(state) is None and keep_recommended(state) is None
+    assert len(list(checkpoint_path(run, 0).parent.glob("*.ckpt"))) == 4
+
+
+@pytest.mark.gui
+def test_the_train_pages_quality_tab_says_the_verdict(qtbot, run):
+    """The Quality tab shows the verdict above its plots; a run not yet evaluated shows none."""
+    from studio.widgets.run_view import RunView
+
+    view = RunView()
+    qtbot.addWidget(view)
+    view.show_state(load_run(run))
+    assert view.quality.verdict.isVisibleTo(view.quality)
+    assert view.quality.verdict.text() == run_verdict(load_run(run)).sentence
+    assert view.quality.verdict.text().startswith("Getting worse") and "keep epoch 2" in view.quality.verdict.text()
+    lines = [line for line in (run / "events.jsonl").read_text().splitlines() if '"evaluation"' not in line]
+    (run / "events.jsonl").write_text("\n".join(lines) + "\n")
+    view.show_state(load_run(run))
+    assert not view.quality.verdict.isVisibleTo(view.quality)

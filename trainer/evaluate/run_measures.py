@@ -1,0 +1,82 @@
+"""A run's canary evaluations as the verdict, the recommendation and Export read them (no Qt, no torch).
+
+The trainer writes one ``evaluation`` event per evaluated epoch (``trainer.canary_callback``); here each becomes a
+:class:`~trainer.evaluate.evaluation.Evaluation` (epochs counted from 1, the epoch's val_mel added to the heard
+measures) whose ``path`` is the epoch's evaluation checkpoint where the run still keeps it. The run keeps the
+checkpoint of the recommended epoch (:func:`keep_recommended`), so "keep epoch N" can always be exported, also
+when val_mel, still falling, has ranked epoch N out of the best checkpoints.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from trainer.checkpoints import RankedCheckpoint
+from trainer.evaluate.bands import Bands
+from trainer.evaluate.canary import FOLDER, checkpoint_path
+from trainer.evaluate.evaluation import Evaluation
+from trainer.evaluate.verdict import Verdict, verdict
+from trainer.run_state import RunState
+
+
+def canary_evaluations(state: RunState) -> list[Evaluation]:
+    """The run's canary evaluations in epoch order, each with its epoch's val_mel (where validated) and the
+    evaluation checkpoint it measured (``path``, "" where no longer kept)."""
+    found = []
+    for epoch in sorted(state.evaluations):
+        event = state.evaluations[epoch]
+        values = dict(event.values)
+        done = state.epochs.get(epoch)
+        if done is not None and "val_mel" in done.losses:
+            values["val_mel"] = float(done.losses["val_mel"])
+        kept = checkpoint_path(state.folder, epoch)
+        path = str(kept) if kept.is_file() else ""
+        found.append(
+            Evaluation(epoch=epoch + 1, values=values, lines=event.lines, label=f"epoch {epoch + 1}", path=path)
+        )
+    return found
+
+
+def run_verdict(state: RunState) -> Verdict | None:
+    """Still improving / levelled off / getting worse over the run's canary evaluations, with the run's own noise
+    bands; ``None`` before the first evaluation."""
+    evaluations = canary_evaluations(state)
+    return verdict(evaluations, state.noise_bands) if evaluations else None
+
+
+def kept_checkpoints(evaluations: list[Evaluation], ranked: list[RankedCheckpoint]) -> list[RankedCheckpoint]:
+    """The evaluation checkpoints still on disk whose epoch the run's ranking does not hold, as ranked checkpoints
+    (metric val_mel, its value where known, else NaN) for Export to choose from."""
+    held = {c.epoch for c in ranked}
+    return [
+        RankedCheckpoint(
+            path=Path(e.path), epoch=e.epoch - 1, metric="val_mel", value=e.values.get("val_mel", float("nan"))
+        )
+        for e in evaluations
+        if e.path and e.epoch - 1 not in held
+    ]
+
+
+def keep_recommended(state: RunState, bands: Bands | None = None) -> Path | None:
+    """Remove the run's evaluation checkpoints already measured except the recommended epoch's; returns the one
+    kept (``None`` without any). A checkpoint still waiting for its measures is left alone.
+
+    Raises:
+        OSError: a checkpoint cannot be removed.
+    """
+    from trainer.evaluate.recommend import recommend
+
+    evaluations = [e for e in canary_evaluations(state) if e.path]
+    if not evaluations:
+        return None
+    chosen = recommend(evaluations, bands or state.noise_bands).chosen
+    keep = Path(chosen.path) if chosen is not None and chosen.path else None
+    for evaluation in evaluations:
+        if keep is None or Path(evaluation.path) != keep:
+            Path(evaluation.path).unlink(missing_ok=True)
+    return keep
+
+
+def evaluations_folder(run_dir: Path | str) -> Path:
+    """``RUN/evaluations``: where the canary's checkpoints, results and logs are."""
+    return Path(run_dir) / FOLDER
