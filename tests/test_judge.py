@@ -171,3 +171,14 @@ def test_a_compound_written_apart_is_not_an_error(speak, joe):
         audio = speak(spoken)
         assert measures.word_error_rate(audio, joe.sample_rate, written) == 0.0, (spoken, written)
         assert measures.word_error_rate(audio, joe.sample_rate, spoken) == 0.0, spoken
+
+
+def test_whisper_hears_the_same_mumble_the_same_way_every_time(speak, joe):
+    """Speech it cannot make out (joe's render played backwards) is transcribed alike three times: greedy decoding
+    at temperature 0, no sampling fallback (with faster-whisper's default, three calls gave three texts)."""
+    import soxr
+
+    audio = speak("The choir rehearsed in the drafty chapel. Please fold the map.")[::-1].copy()
+    heard = soxr.resample(audio, joe.sample_rate, recognizers.RATE).astype(np.float32)
+    whisper = recognizers.shared("whisper")
+    assert len({whisper.transcribe(heard) for _ in range(3)}) == 1

@@ -187,8 +187,10 @@ class PocketSphinx:
 class FasterWhisper:
     """faster-whisper on the CPU (int8, ``WHISPER_THREADS`` threads) with a user-supplied model.
 
-    Decoding is greedy (``beam_size=1``), without timestamps and without conditioning on earlier text, so a
-    transcript depends on its own audio alone.
+    Decoding is greedy (``beam_size=1``) at temperature 0 only (faster-whisper's default falls back to sampling at
+    higher temperatures when a decode looks poor, which made a mumbling voice's transcript, and so its WER, change
+    from one call to the next), without timestamps and without conditioning on earlier text, so a transcript
+    depends on its own audio alone and is the same every time.
     """
 
     name = "faster-whisper"
@@ -207,6 +209,7 @@ class FasterWhisper:
         segments, _ = self._model.transcribe(
             audio.astype(np.float32),
             beam_size=1,
+            temperature=0.0,
             language=self._language,
             condition_on_previous_text=False,
             without_timestamps=True,
