@@ -62,7 +62,7 @@ def test_without_measurements_the_lowest_val_mel_is_taken_and_said_to_be(bare_ru
     assert choice.checkpoint.epoch == 1 and choice.recommended is None and choice.beside == choice.warning == ""
     assert choice.lines() == [
         f"Exporting {choice.checkpoint.describe()} — the lowest val_mel (nothing of this run was measured, so none "
-        "can be recommended: Score measures it)."
+        "can be recommended: the Compare page's Leaderboard, or Score on the Train page, measures its checkpoints)."
     ]
 
 
@@ -113,9 +113,10 @@ def test_measured_checkpoints_no_longer_kept_leave_the_lowest_val_mel(bare_run):
 def _measured(run: Path, joe, wer: float) -> None:
     """The run's best checkpoint and joe measured, as the Train page saves them (WER ``wer`` against 0.33)."""
     best = run / "checkpoints" / _name(1)
-    row = Row(label="epoch 2 · val_mel 1.1247", model_path=best, wer=wer, dnsmos_ovrl=3.1, similarity=0.7)
+    heard = {"wer": wer, "recognizer": "Whisper tiny.en", "dnsmos_ovrl": 3.1}
+    row = Row(label="epoch 2 · val_mel 1.1247", model_path=best, similarity=0.7, **heard)
     (run / "leaderboard-best.csv").write_text(to_csv([row]))
-    start = Row(label="start: joe", model_path=joe.model_path, wer=0.33, dnsmos_ovrl=3.1, similarity=0.4)
+    start = Row(label="start: joe", model_path=joe.model_path, similarity=0.4, **{**heard, "wer": 0.33})
     (run / "leaderboard-start.csv").write_text(to_csv([start]))
 
 
@@ -201,3 +202,26 @@ def test_the_train_pages_export_names_the_checkpoint_and_warns(qtbot, tmp_path, 
     assert f"Exporting {choice.why} to " in log and choice.warning in log
     assert page.status.text().startswith(f"Exported tune.onnx from {choice.checkpoint.describe()}")
     assert page.status.text().endswith(f"\n{choice.warning}")  # on a line of its own
+
+
+def test_the_compare_pages_leaderboard_of_the_run_is_what_export_follows(bare_run):
+    """The Compare page's saved leaderboard of the run (``leaderboard.csv`` in the run folder, the reported case:
+    epoch 2 has the lowest val_mel but mumbles): Export takes the recommended epoch 1 and warns for neither; an
+    older scorer's file (WER without its recognizer) is not followed."""
+    from trainer.evaluate.best_row import BOARD_FILE
+
+    folder = bare_run / "checkpoints"
+    heard = {"recognizer": "Whisper tiny.en", "dnsmos_ovrl": 3.2}
+    rows = [
+        Row(label="start: joe", model_path=Path("/voices/joe.onnx"), wer=0.10, similarity=0.5, **heard),
+        Row(label="epoch 1", model_path=folder / _name(0), val_mel=VAL_MEL[0], wer=0.12, similarity=0.70, **heard),
+        Row(label="epoch 2", model_path=folder / _name(1), val_mel=VAL_MEL[1], wer=1.00, similarity=0.75, **heard),
+    ]
+    (bare_run / BOARD_FILE).write_text(to_csv(rows))
+    choice = run_choice(bare_run)
+    assert choice.checkpoint.epoch == 0 and choice.lowest.epoch == 1 and choice.warning == ""
+    assert choice.why.startswith(f"{choice.checkpoint.describe()} — the highest similarity (0.700)")
+    assert run_choice(bare_run, "val_mel").warning.startswith("Warning: epoch 2 is measurably worse than the start")
+    older = [Row(label=r.label, model_path=r.model_path, val_mel=r.val_mel, wer=r.wer) for r in rows]
+    (bare_run / BOARD_FILE).write_text(to_csv(older))
+    assert run_choice(bare_run).recommended is None

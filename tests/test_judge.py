@@ -182,3 +182,21 @@ def test_whisper_hears_the_same_mumble_the_same_way_every_time(speak, joe):
     heard = soxr.resample(audio, joe.sample_rate, recognizers.RATE).astype(np.float32)
     whisper = recognizers.shared("whisper")
     assert len({whisper.transcribe(heard) for _ in range(3)}) == 1
+
+
+def test_a_row_saved_by_the_older_scorer_is_measured_again(tmp_path):
+    """A run's saved row whose WER names no recognizer (PocketSphinx's, before the judge) is not read back, so it is
+    never set beside today's measures; the same row with its recognizer is."""
+    import os
+
+    from trainer.evaluate import best_row
+    from trainer.evaluate.board import Row, to_csv
+
+    voice, saved = tmp_path / "joe.onnx", tmp_path / best_row.START_FILE
+    voice.write_bytes(b"")
+    os.utime(voice, (0, 0))  # written long before its row
+    saved.write_text(to_csv([Row(label="start: joe", model_path=voice, wer=0.45, mcd_db=7.0)]))
+    assert best_row._saved_row(saved, voice) is None
+    saved.write_text(to_csv([Row(label="start: joe", model_path=voice, wer=0.06, recognizer="Whisper tiny.en")]))
+    row = best_row._saved_row(saved, voice)
+    assert row is not None and row.recognizer == "Whisper tiny.en"

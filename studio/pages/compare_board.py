@@ -36,12 +36,11 @@ from studio.widgets.notices import failed_on
 from studio.widgets.task_progress import TaskProgress
 from studio.widgets.tie_break import TieBreakPanel
 from studio.workers import Task, TaskSlot
+from trainer.evaluate.best_row import BOARD_FILE
 from trainer.evaluate.leaderboard import Row, read_csv, score, to_csv
 from trainer.evaluate.render import render_all
 from trainer.evaluate.tie_break import RATINGS_FILE, offer_of
 
-BOARD_FILE = "leaderboard.csv"
-"""The saved rows' file name in ``Comparison.folder()`` (``trainer.evaluate.leaderboard.to_csv``)."""
 SCORED_FILE = "leaderboard.json"
 """What the saved rows measured (:func:`scored_key`), beside ``BOARD_FILE``."""
 

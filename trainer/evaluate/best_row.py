@@ -23,6 +23,9 @@ BEST_FILE = "leaderboard-best.csv"
 """The best checkpoint's leaderboard row, in the run folder."""
 START_FILE = "leaderboard-start.csv"
 """The start voice's row (the baseline), measured the same way, in the run folder."""
+BOARD_FILE = "leaderboard.csv"
+"""The Compare page's saved leaderboard, in ``Comparison.folder()``: the run folder when every candidate is one
+run's (``studio.pages.compare_board``); Export reads a run's from there too (``trainer.evaluate.choice``)."""
 
 INSTALL_HINT = install_line("compare")
 
@@ -72,13 +75,17 @@ def saved_start_row(run_dir: Path) -> Row | None:
 
 
 def _saved_row(path: Path, model: Path) -> Row | None:
-    """The one row in ``path`` when it is ``model``'s and written after ``model`` was; else None."""
+    """The one row in ``path`` when it is ``model``'s, written after ``model`` was, by this scorer; else None (a row
+    whose WER names no recognizer was written before the judge: PocketSphinx's WER, MCD and F0 with floors, so it
+    is measured again rather than set beside today's)."""
     try:
         rows = read_csv(path.read_text(encoding="utf-8"))
         fresh = path.stat().st_mtime >= model.stat().st_mtime
     except (OSError, BoardError, UnicodeDecodeError):
         return None
     if not fresh or len(rows) != 1 or Path(rows[0].model_path).resolve() != model.resolve():
+        return None
+    if rows[0].wer is not None and rows[0].recognizer is None:  # an older scorer's (PocketSphinx, floored MCD/F0)
         return None
     return rows[0]
 

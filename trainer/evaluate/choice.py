@@ -96,7 +96,10 @@ def _unmeasured(evaluations: list[Evaluation]) -> str:
     """Why the lowest val_mel is taken where no measured checkpoint is on disk."""
     if evaluations:
         return "the lowest val_mel (the checkpoints measured are no longer kept, so none can be recommended)"
-    return "the lowest val_mel (nothing of this run was measured, so none can be recommended: Score measures it)"
+    return (
+        "the lowest val_mel (nothing of this run was measured, so none can be recommended: the Compare page's "
+        "Leaderboard, or Score on the Train page, measures its checkpoints)"
+    )
 
 
 def _beside(
@@ -139,9 +142,10 @@ def _warning(evaluation: Evaluation | None, start: Evaluation | None, bands: Ban
 
 
 def measured(run_dir: Path) -> tuple[list[Evaluation], Evaluation | None]:
-    """A run's measurements: its canary evaluations (``trainer.evaluate.run_measures``), else its best checkpoint's
-    saved leaderboard row; and the start voice's saved row (``leaderboard-best.csv``, ``leaderboard-start.csv``,
-    while they describe those files), as ``(checkpoint evaluations, the start voice's or None)``."""
+    """A run's measurements: its canary evaluations (``trainer.evaluate.run_measures``), else the Compare page's
+    saved leaderboard of the run (``leaderboard.csv``), else its best checkpoint's saved row; and the start voice's
+    (that leaderboard's ``start: …`` row, else ``leaderboard-start.csv`` while it describes that voice), as
+    ``(checkpoint evaluations, the start voice's or None)``."""
     from trainer.checkpoints import CheckpointError
     from trainer.evaluate.best_row import saved_best_row, saved_start_row
     from trainer.evaluate.evaluation import from_row
@@ -151,11 +155,31 @@ def measured(run_dir: Path) -> tuple[list[Evaluation], Evaluation | None]:
     canary = _canary(Path(run_dir))
     if canary:
         return canary, baseline
+    board, board_start = _compared(Path(run_dir))
+    if board:
+        return board, board_start or baseline
     try:
         best = saved_best_row(Path(run_dir), best_checkpoint(run_dir))
     except CheckpointError:
         best = None
     return ([from_row(best)] if best is not None else []), baseline
+
+
+def _compared(run_dir: Path) -> tuple[list[Evaluation], Evaluation | None]:
+    """The run's checkpoints and start voice as the Compare page's saved leaderboard of this run measured them
+    (``RUN/leaderboard.csv``); nothing where there is none, it cannot be read, or an older scorer wrote it."""
+    from trainer.evaluate.best_row import BOARD_FILE
+    from trainer.evaluate.board import BoardError, read_csv
+    from trainer.evaluate.evaluation import START_PREFIX, from_row
+
+    try:
+        rows = [r for r in read_csv((run_dir / BOARD_FILE).read_text(encoding="utf-8")) if r.failed is None]
+    except (OSError, BoardError, UnicodeDecodeError):
+        return [], None
+    if any(r.wer is not None and r.recognizer is None for r in rows):  # PocketSphinx's WER, floored MCD and F0
+        return [], None
+    start = next((from_row(r) for r in rows if r.label.startswith(START_PREFIX)), None)
+    return [from_row(r) for r in rows if not r.label.startswith(START_PREFIX)], start
 
 
 def _canary(run_dir: Path) -> list[Evaluation]:
