@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
         if rank_zero():
             _say_what_comes(document, resumed=True)
         _stop_gently_on_ctrl_c(args.resume)
+        run = Path(args.resume)
         best = fit(args.resume, resume=True, document=document)
     elif args.check:
         return _check(RunOptions.from_args(args))
@@ -94,8 +95,23 @@ def run(args: argparse.Namespace) -> int:
         best = fit(run)
     if rank_zero():  # the others of a DDP run do not keep the ranking of the best checkpoints
         print(best)
-        print(f"export it with: voice-studio export {best} -o NAME.onnx", file=sys.stderr)
+        _say_the_verdict(run)
+        print(
+            f"export the recommended checkpoint with: voice-studio export {run} -o NAME.onnx "
+            f"(--take val_mel: the lowest val_mel, {best})",
+            file=sys.stderr,
+        )
     return 0
+
+
+def _say_the_verdict(run: Path) -> None:
+    """The verdict over the run's canary evaluations, on stderr, where it has any."""
+    from trainer.evaluate.run_measures import run_verdict
+    from trainer.run_state import load_run
+
+    said = run_verdict(load_run(run))
+    if said is not None:
+        print(said.sentence, file=sys.stderr)
 
 
 def _stop_gently_on_ctrl_c(run_dir: Path) -> None:

@@ -61,7 +61,8 @@ def summarise(rows: list[Row], bands: Bands = DEFAULT_BANDS) -> BoardSummary:
 
 def bands_line(bands: Bands) -> str:
     """``Noise bands (how far a value moves for the same checkpoint under another seed; SOURCE): val_mel ±0.0050,
-    WER ±0.03, …``: differences inside them are not told apart."""
-    said = [f"{measure_name(m)} {band_text(m, bands.of(m))}" for m in MEASURES if m in bands.values]
+    WER ±0.03, …``: differences inside them are not told apart (a measure whose band is 0, such as val_mel that no
+    seed moves, is left out)."""
+    said = [f"{measure_name(m)} {band_text(m, bands.of(m))}" for m in MEASURES if bands.of(m) > 0]
     source = f"; {bands.source}" if bands.source else ""
     return f"Noise bands (how far a value moves for the same checkpoint under another seed{source}): {', '.join(said)}."
