@@ -10,6 +10,11 @@
 - ``similarity``: speaker similarity (resemblyzer d-vectors); ``quality``: DNSMOS P.835 (speechmos's ONNX model).
 - ``leaderboard``: candidates scored on lines into rows (``board``: the rows as a table and CSV), each render's
   measures cached beside it (``scores``, ``scoring``).
+- ``bands``: how far each measure moves under another noise seed (the noise band), for telling real
+  differences from noise.
+- ``canary``: the canary evaluations during training: a run's held-out clips spoken by an epoch's checkpoint
+  and scored in a process of its own (``background``: at low priority while training goes on, ending with the
+  trainer); the trainer's side is ``trainer.canary_callback``.
 
 Neither torch nor onnxruntime (nor the measures' libraries) is imported until something is rendered or scored.
 """
