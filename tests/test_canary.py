@@ -212,3 +212,19 @@ def test_an_evaluation_runs_at_low_priority_until_training_is_over_and_ends_with
     assert process.stdout.readline().strip() == b"0"
     process.stdin.close()
     assert process.wait(timeout=30) == 3
+
+
+def test_evaluations_come_every_n_epochs_and_at_the_last_or_with_the_previews():
+    """--eval-every 3 of 10 epochs: epochs 3, 6, 9 and 10; without it, the preview callback's own "is this epoch
+    due" (the previews' schedule may change; the evaluations follow it)."""
+    from types import SimpleNamespace
+
+    from trainer.callbacks import PreviewCallback, Timing
+    from trainer.canary_callback import schedule
+    from trainer.event_log import NoLog
+
+    trainers = [SimpleNamespace(current_epoch=e, max_epochs=10) for e in range(10)]
+    due = schedule(3, lambda trainer: False)
+    assert [t.current_epoch + 1 for t in trainers if due(t)] == [3, 6, 9, 10]
+    previews = PreviewCallback(".", None, Timing(), NoLog(), every=4)
+    assert schedule(None, previews.due) == previews.due  # whatever the previews' schedule is

@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import lightning as L
 
@@ -30,11 +31,27 @@ from trainer.evaluate.canary import FOLDER, Job, checkpoint_path, launch, read_r
 from trainer.event_log import EventLog
 from trainer.events import Stage, WarningEvent
 
+if TYPE_CHECKING:
+    from trainer.callbacks import Timing
+
 FINAL_WAIT_S = 300.0
 """Most seconds the end of training waits for the evaluations still running or waiting."""
 
 Finished = tuple[Job, int]
 """An evaluation process that ended: its job and exit code."""
+
+
+def schedule(every: int | None, previews_due: Callable[[L.Trainer], bool]) -> Callable[[L.Trainer], bool]:
+    """When an evaluation is due, given the Lightning trainer at the end of an epoch: every ``every`` epochs and
+    the last; with ``every`` ``None``, when ``previews_due`` says (the preview callback's own schedule)."""
+    if every is None:
+        return previews_due
+
+    def due(trainer: L.Trainer) -> bool:
+        done = trainer.current_epoch + 1
+        return done % every == 0 or done == trainer.max_epochs
+
+    return due
 
 
 class Evaluations:
@@ -160,7 +177,7 @@ class CanaryCallback(L.Callback):
         run_dir: Path,
         writer: CheckpointWriter,
         log: EventLog,
-        timing,
+        timing: Timing,
         *,
         due: Callable[[L.Trainer], bool],
         lines: int,
@@ -214,8 +231,8 @@ class CanaryCallback(L.Callback):
         self._report(self.evaluations.poll())
         busy = self.evaluations.busy()
         if busy:
-            epochs = ", ".join(str(job.epoch + 1) for job in busy)
-            message = f"waiting for the quality measures of epoch {epochs} (at most {self.final_wait_s:.0f} s)"
+            epochs = ("epochs " if len(busy) > 1 else "epoch ") + " and ".join(str(job.epoch + 1) for job in busy)
+            message = f"waiting for the quality measures of {epochs} (at most {self.final_wait_s:.0f} s)"
             self.events.emit(Stage(name="evaluation", message=message))
             self._report(self.evaluations.wait(self.final_wait_s))
         for job in self.evaluations.stop():

@@ -307,24 +307,22 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
 def _canary(run_dir: Path, options: RunOptions, writer, log, timing, previews) -> list:
     """The canary evaluations' callback (``trainer.canary_callback``): every ``eval_every`` epochs and the last,
     or by default on the epochs ``previews`` speaks; none with ``--eval-every 0``, nor by default for the
-    ``test`` preset (a smoke test previews every epoch, which would start an evaluation each epoch)."""
+    ``test`` preset (a smoke test previews every epoch, which would start an evaluation each epoch), nor without
+    the ``compare`` extra's measures (a warning says how to add them)."""
+    from trainer.evaluate.best_row import missing_measures, not_installed
     from trainer.presets import is_smoke_test
 
     if options.eval_every == 0 or (options.eval_every is None and is_smoke_test(options.preset)):
         return []
+    if missing := missing_measures():  # said once, rather than a process per evaluation that measures nothing
+        log.emit(WarningEvent(message=f"no quality measures during training: {not_installed(', '.join(missing))}"))
+        return []
     with importing("trainer.canary_callback"):
-        from trainer.canary_callback import CanaryCallback
+        from trainer.canary_callback import CanaryCallback, schedule
     from trainer.evaluate.canary import CANARY_LINES
     from trainer.evaluate.render import default_cache_dir
 
-    every = options.eval_every
-
-    def due(trainer) -> bool:
-        if every is None:
-            return previews.due(trainer)
-        return (trainer.current_epoch + 1) % every == 0 or trainer.current_epoch + 1 == trainer.max_epochs
-
-    lines = options.eval_lines or CANARY_LINES
+    due, lines = schedule(options.eval_every, previews.due), options.eval_lines or CANARY_LINES
     return [CanaryCallback(run_dir, writer, log, timing, due=due, lines=lines, cache_dir=default_cache_dir())]
 
 

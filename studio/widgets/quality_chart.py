@@ -2,7 +2,8 @@
 its noise band drawn as a bar (± the band) around the point, so a step smaller than the bars is noise.
 
 Above them the verdict in plain words (still improving / levelled off / getting worse, and the epoch to keep);
-four small plots, their epoch axes linked: WER, speaker similarity, DNSMOS (overall) and the F0 gap
+four small plots over the same epochs (each set to the run's range: linked views of unequal widths would shift
+the narrower one's epochs): WER, speaker similarity, DNSMOS (overall) and the F0 gap
 (``trainer.run_state.RunState.evaluation_series``); the bands are the run's own
 (``RunState.noise_bands``: measured at its first evaluation) or the provisional constants, and the line under the
 plots says which. Like the other Train charts (``studio.widgets.train_charts``) it keeps the data it draws
@@ -29,10 +30,10 @@ MEASURES = (
 )
 """The measures charted: ``trainer.evaluate.board.Row`` field, title (the arrow: which way is better), band
 format, colour."""
-WAYS = "↓ lower is better, ↑ higher is better, →0 closer to 0 is better"
+WAYS = "better: ↓ lower, ↑ higher, →0 closer to 0"
 NONE_YET = (
-    "No quality measures yet. A few held-out clips are spoken and measured in the background on the epochs that "
-    "preview (Setup → Measure quality; train --eval-every N)."
+    "No quality measures in this run yet. A few held-out clips are spoken and measured in the background on the "
+    "epochs that preview (Setup → Measure quality; train --eval-every N; the test preset only when asked)."
 )
 
 
@@ -59,10 +60,6 @@ class QualityChart(QWidget):
             plot.addItem(self._bars[name])
             plot.setMouseEnabled(x=False, y=False)
             self.plots[name] = plot
-        first = self.plots[MEASURES[0][0]]
-        for plot in self.plots.values():
-            if plot is not first:
-                plot.setXLink(first)
         self.caption = QLabel(NONE_YET)
         self.caption.setWordWrap(True)
         self.verdict = QLabel("")
@@ -94,9 +91,17 @@ class QualityChart(QWidget):
             self.restyle()
         super().changeEvent(event)
 
-    def set_evaluations(self, series: dict[str, tuple[list[int], list[float]]], bands: Bands, epochs: int = 0) -> None:
+    def set_evaluations(
+        self,
+        series: dict[str, tuple[list[int], list[float]]],
+        bands: Bands,
+        epochs: int = 0,
+        reasons: dict[str, str] | None = None,
+    ) -> None:
         """Draw ``{measure: (epochs from 1, values)}`` with ± ``bands`` around each point; the epoch axes reach
-        ``epochs`` at least (the run's epochs done, as the loss curves beside them)."""
+        ``epochs`` at least (the run's epochs done, as the loss curves beside them); ``reasons``: why a measure
+        was not taken (the latest evaluation's ``errors``), said under the plots for the measures without a
+        point."""
         self.data = {name: series.get(name, ([], [])) for name, *_ in MEASURES}
         self.bands = bands
         for name, (xs, ys) in self.data.items():
@@ -111,7 +116,11 @@ class QualityChart(QWidget):
             plot.enableAutoRange(axis="y")
         self._titles()
         measured = any(xs for xs, _ in self.data.values())
-        self.caption.setText(f"Bars: ± the noise band ({bands.source}); {WAYS}." if measured else NONE_YET)
+        self.caption.setText(
+            f"Bars: ± the noise band ({bands.source}); {WAYS}.{_not_measured(self.data, reasons or {})}"
+            if measured
+            else NONE_YET
+        )
 
     def set_verdict(self, sentence: str) -> None:
         """Show the verdict over the evaluations (``trainer.evaluate.run_measures.run_verdict``) above the plots;
@@ -124,8 +133,17 @@ class QualityChart(QWidget):
         colour = self.palette().color(QPalette.ColorRole.WindowText).name()
         evaluated = any(xs for xs, _ in self.data.values())
         for name, title, fmt, _ in MEASURES:
-            if evaluated and not self.data[name][0]:
+            if not evaluated:
+                shown = title
+            elif not self.data[name][0]:
                 shown = f"{title}: not measured"
             else:
-                shown = f"{title} ±{fmt.format(self.bands.of(name))}" if self.bands.values else title
+                shown = f"{title} ±{fmt.format(self.bands.of(name))}"
             self.plots[name].setTitle(shown, color=colour, size="8pt")
+
+
+def _not_measured(data: dict[str, tuple[list[int], list[float]]], reasons: dict[str, str]) -> str:
+    """`` Not measured: similarity (why).`` for each charted measure without a point that has a reason; "" else."""
+    missing = [(name, title.split(" ")[0]) for name, title, *_ in MEASURES if not data[name][0] and name in reasons]
+    said = [f"{title} ({reasons[name]})" for name, title in missing]
+    return f" Not measured: {'; '.join(said)}." if said else ""

@@ -109,7 +109,9 @@ class RunView(QWidget):
         self.step_chart.set_epochs(state.step_split(), recorded=len(state.epochs))
         self.loss_chart.set_series({name: state.series(name) for name, _, _ in LOSSES})
         quality = {name: state.evaluation_series(name) for name, *_ in QUALITY}
-        self.quality.set_evaluations(quality, state.noise_bands, state.epochs_done)
+        latest = state.evaluations[max(state.evaluations)] if state.evaluations else None
+        reasons = (latest.errors or {}) if latest is not None else {}
+        self.quality.set_evaluations(quality, state.noise_bands, state.epochs_done, reasons)
         said = run_verdict(state)
         self.quality.set_verdict(said.sentence if said is not None else "")
         self.show_stats(state)
