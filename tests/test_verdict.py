@@ -226,3 +226,13 @@ def test_bands_decide_what_counts():
     wide = Bands(values={m: 10.0 for m in ("val_mel", "wer", "dnsmos_ovrl", "similarity")}, source="test")
     assert verdict(improving(), wide).state == "levelled"
     assert verdict(improving(), B).state == "improving"
+
+
+def test_the_same_weights_under_two_names_are_no_tie():
+    """``last`` measured exactly as the best epoch it is (every heard measure equal): not a tie a blind test could
+    settle; a near-equal one still is."""
+    best = ev(6, val_mel=0.60, wer=0.10, dnsmos_ovrl=3.2, similarity=0.80)
+    last = Evaluation(epoch=6, values={k: v for k, v in best.values.items() if k != "val_mel"}, lines=5, label="last")
+    near = ev(5, val_mel=0.61, wer=0.10, dnsmos_ovrl=3.2, similarity=0.80 - SIM / 2)
+    assert recommend([best, last], B).ties == []
+    assert [e.epoch for e in recommend([best, last, near], B).ties] == [5]

@@ -105,9 +105,20 @@ def _ties(kept: list[Evaluation], chosen: Evaluation, measure: str, bands: Bands
     near = [
         e
         for e in kept
-        if e is not chosen and e.has(measure) and not bands.differs(measure, e.values[measure], chosen.values[measure])
+        if e is not chosen
+        and e.has(measure)
+        and not bands.differs(measure, e.values[measure], chosen.values[measure])
+        and not same_voice(e, chosen)
     ]
     return sorted(near, key=lambda e: (oriented(measure, e.values[measure]), e.epoch), reverse=True)
+
+
+def same_voice(a: Evaluation, b: Evaluation) -> bool:
+    """Whether ``a`` and ``b`` measured exactly alike on every heard measure they have (two or more): the same
+    weights under two names (``last`` and the best epoch it also is), whose renders no listener can tell apart.
+    val_mel, which is not heard, is left out (a run's ``last.ckpt`` keeps none)."""
+    heard = {m for m in set(a.values) | set(b.values) if m != "val_mel"}
+    return len(heard) >= 2 and all(a.values.get(m) == b.values.get(m) for m in heard)
 
 
 def _worse_than(chosen: Evaluation, start: Evaluation | None, bands: Bands) -> list[str]:
