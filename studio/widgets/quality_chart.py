@@ -71,7 +71,7 @@ class QualityChart(QWidget):
         layout.addWidget(self.verdict)
         layout.addWidget(self.chart, 1)
         layout.addWidget(self.caption)
-        self.setMinimumHeight(2 * MIN_HEIGHT)
+        self.setMinimumHeight(MIN_HEIGHT)
         self.data: dict[str, tuple[list[int], list[float]]] = {name: ([], []) for name, *_ in MEASURES}
         self.bands = Bands()
         self._ready = True
