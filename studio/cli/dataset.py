@@ -151,8 +151,8 @@ def _check_slicing(args: argparse.Namespace) -> None:
         raise ValueError(f"dataset slice: --min {args.min:g} must be less than --max {args.max:g}") from exc
     if args.recognizer != NO_RECOGNIZER and args.recognizer not in available():
         raise RecognizerError(f"the {args.recognizer} recognizer is not installed: {BACKENDS[args.recognizer][1]}")
-    if args.recognizer != NO_RECOGNIZER and args.language is not None:
-        check(args.recognizer, args.model or "-", args.language)  # a language the back-end has; the model comes later
+    if args.recognizer != NO_RECOGNIZER:
+        check(args.recognizer, args.model, args.language)  # a language the back-end has, a model where it needs one
 
 
 def _import(project, args) -> int:
