@@ -220,3 +220,19 @@ def test_train_check_prints_the_findings_and_the_estimate(tmp_path):
         [*command[:5], str(empty), "--out", str(out), "--check"], capture_output=True, text=True, cwd=ROOT
     )
     assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1].endswith("to fix before training")
+
+
+def test_a_smoke_test_from_joe_is_timed_with_joes_generator(tmp_path):
+    """A ``test`` run from joe trains joe's medium generator: its step key says so, so neither the test preset's
+    figure nor a step timed from scratch stands in for it (the reported 51 s estimate of an 8-minute run)."""
+    pytest.importorskip("torch")
+    from trainer.options import RunOptions
+    from trainer.step_timing import step_key
+
+    def key(start: str) -> StepKey:
+        return step_key(RunOptions(dataset=tmp_path, out=tmp_path / "run", preset="test", device="cpu", start=start))
+
+    scratch, joe = key("scratch"), key("joe")
+    assert scratch.generator == "" and joe.generator == "medium" and joe.quality == "test"
+    assert joe.text() != scratch.text() and "test+medium-generator" in joe.text()
+    assert preset_figure(joe) is None and preset_figure(scratch) is not None

@@ -59,12 +59,15 @@ class StepKey:
         device: ``cpu``, or the GPU's name as torch gives it.
         quality: the preset whose generator the run trains (a start voice's own quality when it has one).
         precision: the Lightning precision the run will train in (``trainer.hardware``).
+        generator: the start voice's quality where its generator replaces a ``test`` preset's small one (a
+            smoke test from joe trains joe's ``medium`` generator: ``trainer.start_shape``); "" otherwise.
     """
 
     host: str
     device: str
     quality: str
     precision: str
+    generator: str = ""
 
     @property
     def cpu(self) -> bool:
@@ -73,7 +76,8 @@ class StepKey:
 
     def text(self) -> str:
         """The key as one string (how the remembered figures' file names it)."""
-        return "|".join((self.host, self.device, self.quality, self.precision))
+        quality = f"{self.quality}+{self.generator}-generator" if self.generator else self.quality
+        return "|".join((self.host, self.device, quality, self.precision))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -166,10 +170,10 @@ def _where(e: TimeEstimate) -> str:
 
 
 def preset_figure(key: StepKey) -> StepFigure | None:
-    """The preset's figure for a 2-core CPU (``PRESET_STEP_S``); ``None`` on a GPU or for a preset without
-    one."""
+    """The preset's figure for a 2-core CPU (``PRESET_STEP_S``); ``None`` on a GPU, for a preset without one, or
+    where a start voice's generator replaces the preset's (``StepKey.generator``)."""
     quality = SAME_GENERATOR.get(key.quality, key.quality)
-    step_s = PRESET_STEP_S.get((quality, key.precision)) if key.cpu else None
+    step_s = PRESET_STEP_S.get((quality, key.precision)) if key.cpu and not key.generator else None
     if step_s is None:
         return None
     source = "the preset's figure for a 2-core CPU (no step timed on this one yet)"

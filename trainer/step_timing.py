@@ -64,7 +64,18 @@ def step_key(options: RunOptions) -> StepKey:
     quality = run_quality(options)
     cuda, precision = planned_precision(options.device, preset(quality), options.precision)
     device = _gpu_name(options.device) if cuda else "cpu"
-    return StepKey(host=socket.gethostname(), device=device, quality=quality, precision=precision)
+    generator = _start_generator(options) if quality == "test" else ""
+    return StepKey(host=socket.gethostname(), device=device, quality=quality, precision=precision, generator=generator)
+
+
+def _start_generator(options: RunOptions) -> str:
+    """The quality of the start voice whose generator a ``test`` run trains ("" from scratch, or a start that names
+    none): its size wins over the preset's (``trainer.start_shape``), and with it a step's time."""
+    from trainer.starts import start_voice
+
+    voice = start_voice(options.start)
+    quality = voice.config.raw.get("audio", {}).get("quality") if voice is not None else None
+    return str(quality).replace("_", "-") if quality else ""
 
 
 def _gpu_name(device: str) -> str:
