@@ -200,3 +200,16 @@ def test_a_row_saved_by_the_older_scorer_is_measured_again(tmp_path):
     saved.write_text(to_csv([Row(label="start: joe", model_path=voice, wer=0.06, recognizer="Whisper tiny.en")]))
     row = best_row._saved_row(saved, voice)
     assert row is not None and row.recognizer == "Whisper tiny.en"
+
+
+def test_a_line_with_nothing_to_speak_is_named_before_anything_is_rendered(tmp_path):
+    """A lines file with a line of punctuation alone: one error naming the file and line, not a render failure."""
+    from trainer.evaluate.lines import LinesError, read_lines_file, typed_lines
+
+    path = tmp_path / "odd.txt"
+    path.write_text("12345\n?!\nHello there.\n", encoding="utf-8")
+    with pytest.raises(LinesError, match=r"odd\.txt, line 2: nothing to speak in '\?!'"):
+        read_lines_file(path)
+    with pytest.raises(LinesError, match=r"the typed text, line 1: nothing to speak in '\.\.\.'"):
+        typed_lines("...\nHi.")
+    assert [line.text for line in typed_lines("12345\nHi.")] == ["12345", "Hi."]

@@ -69,12 +69,12 @@ def typed_lines(text: str) -> list[Line]:
     """One line per non-empty line of ``text`` (``line 1``, ``line 2``…).
 
     Raises:
-        LinesError: nothing but blank lines.
+        LinesError: nothing but blank lines, or a line with no letter or digit (named).
     """
     texts = [t.strip() for t in text.splitlines() if t.strip()]
     if not texts:
         raise LinesError("no line to speak: type at least one line of text")
-    return [Line(name=f"line {n}", text=t) for n, t in enumerate(texts, start=1)]
+    return _speakable([Line(name=f"line {n}", text=t) for n, t in enumerate(texts, start=1)], "the typed text")
 
 
 def read_lines_file(path: Path | str) -> list[Line]:
@@ -82,7 +82,8 @@ def read_lines_file(path: Path | str) -> list[Line]:
     it, or ``ID.*`` beside it, become the references) or plain text, one line each (``#`` comments skipped).
 
     Raises:
-        LinesError: the file cannot be read, is not UTF-8, or holds no line (names the file and line).
+        LinesError: the file cannot be read, is not UTF-8, holds no line, or a line with no letter or digit (names
+            the file and line).
     """
     path = Path(path)
     try:
@@ -93,8 +94,21 @@ def read_lines_file(path: Path | str) -> list[Line]:
     if not rows:
         raise LinesError(f"{path}: no line to speak in the file")
     if path.name.lower() == "metadata.csv" or all("|" in r for r in rows):
-        return _metadata_lines(path, rows)
-    return [Line(name=f"line {n}", text=r.strip()) for n, r in enumerate(rows, start=1)]
+        return _speakable(_metadata_lines(path, rows), str(path))
+    return _speakable([Line(name=f"line {n}", text=r.strip()) for n, r in enumerate(rows, start=1)], str(path))
+
+
+def _speakable(lines: list[Line], where: str) -> list[Line]:
+    """``lines``, each with a letter or digit to speak.
+
+    Raises:
+        LinesError: a line of punctuation or symbols alone (``?!``, ``...``), named by ``where`` and its name,
+            before anything is rendered (a voice would find nothing to speak in it).
+    """
+    for line in lines:
+        if not any(ch.isalnum() for ch in line.text):
+            raise LinesError(f"{where}, {line.name}: nothing to speak in {line.text!r} (no letter or digit)")
+    return lines
 
 
 def _metadata_lines(path: Path, rows: list[str]) -> list[Line]:
