@@ -130,7 +130,7 @@ def test_the_reported_case_a_run_whose_best_is_less_intelligible_than_joe(bare_r
     )
     assert choice.warning.startswith("Warning: epoch 2 is measurably worse than the start voice joe: WER 1.00 against")
     assert choice.warning.endswith(
-        "no other checkpoint of this run was measured (Compare checkpoints scores them all)."
+        "no other checkpoint of this run was measured (the Train page's Compare scores them all)."
     )
     assert file_warning(bare_run / "checkpoints" / _name(1)) == choice.warning
     assert file_warning(bare_run / "checkpoints" / _name(0)) == ""  # not measured

@@ -306,6 +306,7 @@ def scored_run(prepared_run, make_tiny_checkpoint, tmp_path):
         wer=1.0,
         rate_pps=13.8,
         dataset_rate_pps=14.2,
+        recognizer="Whisper tiny.en",
     )
     start = start_candidate(run)
     assert start is not None

@@ -98,9 +98,10 @@ def _run_checkpoint(run_dir: Path, take: str) -> Path:
 
 
 def _say_file(path: Path) -> None:
-    """Name a checkpoint given outright, and warn where its run measured it worse than the start voice."""
+    """Warn, naming it, where the run of a checkpoint given outright measured it worse than the start voice (a file
+    the user named needs no other word: an unreadable one then fails in one line)."""
     from trainer.evaluate.choice import file_warning
 
-    print(f"Exporting {path} (the checkpoint named).", file=sys.stderr)
     if warning := file_warning(path):
+        print(f"Exporting {path} (the checkpoint named).", file=sys.stderr)
         print(warning, file=sys.stderr)

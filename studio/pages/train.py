@@ -109,6 +109,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         self.setup = TrainSetup()
         self.buttons: dict[str, QAbstractButton] = {name: QPushButton(label) for name, label in BUTTONS}
         self.buttons["export"] = self.export_button()  # a click: the recommended checkpoint; its menu: val_mel's
+        self.buttons["compare"].setToolTip("Compare this run's checkpoints by ear and by numbers (the Compare page)")
         for name, handler in (
             ("check", lambda: self.check()),  # clicked(bool) would fill its first argument
             ("start", self.start),
@@ -467,5 +468,5 @@ BUTTONS = (
     ("resume", "Resume"),
     ("open", "Open folder"),
     ("export", "Export voice"),
-    ("compare", "Compare checkpoints"),
+    ("compare", "Compare"),
 )

@@ -118,7 +118,7 @@ def _other(taken: RankedCheckpoint, recommended: RankedCheckpoint, measured: int
     if recommended is not taken:
         return f"the recommended checkpoint is {recommended.label()}"
     if measured == 1:
-        return "no other checkpoint of this run was measured (Compare checkpoints scores them all)"
+        return "no other checkpoint of this run was measured (the Train page's Compare scores them all)"
     return "no other measured checkpoint of this run does better by the rule"
 
 
