@@ -141,18 +141,21 @@ def _warning(evaluation: Evaluation | None, start: Evaluation | None, bands: Ban
     return f"Warning: {evaluation.name()} is measurably worse than {start.name()}: {said}; {other}."
 
 
-def measured(run_dir: Path) -> tuple[list[Evaluation], Evaluation | None]:
+def measured(run_dir: Path, state=None) -> tuple[list[Evaluation], Evaluation | None]:
     """A run's measurements: its canary evaluations (``trainer.evaluate.run_measures``), else the Compare page's
     saved leaderboard of the run (``leaderboard.csv``), else its best checkpoint's saved row; and the start voice's
     (that leaderboard's ``start: …`` row, else ``leaderboard-start.csv`` while it describes that voice), as
-    ``(checkpoint evaluations, the start voice's or None)``."""
+    ``(checkpoint evaluations, the start voice's or None)``. ``state``: the run's events already read
+    (``trainer.run_state.RunState``), else they are read here."""
     from trainer.checkpoints import CheckpointError
     from trainer.evaluate.best_row import saved_best_row, saved_start_row
     from trainer.evaluate.evaluation import from_row
+    from trainer.evaluate.run_measures import canary_evaluations
 
     start = saved_start_row(Path(run_dir))
     baseline = from_row(start) if start is not None else None
-    canary = _canary(Path(run_dir))
+    state = state if state is not None else _run_state(Path(run_dir))
+    canary = canary_evaluations(state) if state is not None else []
     if canary:
         return canary, baseline
     board, board_start = _compared(Path(run_dir))
@@ -182,29 +185,16 @@ def _compared(run_dir: Path) -> tuple[list[Evaluation], Evaluation | None]:
     return [from_row(r) for r in rows if not r.label.startswith(START_PREFIX)], start
 
 
-def _canary(run_dir: Path) -> list[Evaluation]:
-    """The run's canary evaluations ([] for a folder whose events cannot be read)."""
-    from trainer.evaluate.run_measures import canary_evaluations
-    from trainer.run_file import is_run
-    from trainer.run_state import load_run
-
-    if not is_run(run_dir):
-        return []
-    try:
-        return canary_evaluations(load_run(run_dir))
-    except (OSError, ValueError):
-        return []
-
-
-def _bands(run_dir: Path) -> Bands:
-    """The run's own noise bands (its first canary evaluation's), else ``DEFAULT_BANDS``."""
+def _run_state(run_dir: Path):
+    """The run's state from its events (``trainer.run_state.load_run``), or ``None`` for a folder that is not a run
+    or whose events cannot be read."""
     from trainer.run_file import is_run
     from trainer.run_state import load_run
 
     try:
-        return load_run(run_dir).noise_bands if is_run(run_dir) else DEFAULT_BANDS
+        return load_run(run_dir) if is_run(run_dir) else None
     except (OSError, ValueError):
-        return DEFAULT_BANDS
+        return None
 
 
 def run_choice(
@@ -226,8 +216,9 @@ def run_choice(
 
     best_checkpoint(run_dir)  # raises what a run without a ranked checkpoint raises
     if evaluations is None:
-        evaluations, start = measured(Path(run_dir))
-        bands = _bands(Path(run_dir)) if bands is DEFAULT_BANDS else bands
+        state = _run_state(Path(run_dir))  # read once: the evaluations and the run's own bands
+        evaluations, start = measured(Path(run_dir), state)
+        bands = state.noise_bands if state is not None and bands is DEFAULT_BANDS else bands
     ranked = ranked_checkpoints(run_dir)
     return choose(ranked + kept_checkpoints(evaluations, ranked), evaluations, start, bands, take)
 
