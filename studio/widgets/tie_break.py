@@ -130,31 +130,31 @@ class TieBreakPanel(QWidget):
         if missing:
             self.status.setText(f"Render on the Listen tab first: {missing} has no audio for every line yet.")
             return
-        try:
-            self.test, notice = open_tie_break(self.offer, self.lines, self.path)
-        except OSError as exc:
-            self.status.setText(f"Cannot keep the ratings in {self.path}: {exc}")
-            return
-        self._plan()
-        self.running = True
-        self._show()
-        self.status.setText(" ".join(filter(None, (notice, KEYS))))
-        self.setFocus()
+        offer, lines, path = self.offer, self.lines, self.path
+        if self._begin(lambda: open_tie_break(offer, lines, path), f"Cannot keep the ratings in {path}"):
+            self.setFocus()
 
     def again(self) -> None:
         """New trials of the same candidates (the finished ratings are kept aside, ``trials.new_test``)."""
         if self.offer is None or self.path is None:
             return
+        candidates, path = self.offer.candidates, self.path
+        if self._begin(lambda: new_test(candidates, path), f"Cannot start new trials in {path}"):
+            self.settled.emit(None)
+
+    def _begin(self, opening: Callable[[], tuple], failure: str) -> bool:
+        """Take the test ``opening()`` gives (``(ListeningTest, notice)``) and show its first trial; an OSError is
+        said as ``failure: why`` in the status line. Returns whether the trials began."""
         try:
-            self.test, notice = new_test(self.offer.candidates, self.path)
+            self.test, notice = opening()
         except OSError as exc:
-            self.status.setText(f"Cannot start new trials in {self.path}: {exc}")
-            return
+            self.status.setText(f"{failure}: {exc}")
+            return False
         self._plan()
         self.running = True
         self._show()
         self.status.setText(" ".join(filter(None, (notice, KEYS))))
-        self.settled.emit(None)
+        return True
         self.setFocus()
 
     def _plan(self) -> None:
