@@ -7,11 +7,13 @@ import pytest
 torch = pytest.importorskip("torch")
 
 
-def test_recovered_posterior_reconstructs_the_voice_better_than_a_fresh_one(joe):
-    """After fitting on lines the voice spoke, enc_q's mean decodes closer to the voice's audio; frozen parts stay."""
+def test_recovered_posterior_reconstructs_the_voice_and_agrees_with_its_prior(joe):
+    """After the warm start on lines the voice spoke, enc_q's mean decodes closer to the voice's audio; the fit by
+    the training objective then lowers the KL to the prior on a held-out line; frozen parts stay."""
     from engines.phonemes import Phonemizer
     from engines.torch.vits.onnx_import import load_onnx_generator
     from trainer.preprocess import training_phoneme_ids
+    from trainer.presets import TrainingConfig
     from trainer.recovery import TRAINABLE, _check, recover, speak
 
     torch.manual_seed(0)
@@ -26,10 +28,16 @@ def test_recovered_posterior_reconstructs_the_voice_better_than_a_fresh_one(joe)
     assert all(e.audio.shape[0] == e.z.shape[-1] * 256 for e in examples)
     frozen = {k: v.clone() for k, v in model.state_dict().items() if not k.startswith(TRAINABLE)}
     before_mel, before_dur = _check(model, examples[:1], 22050)
-    fitted = recover(model, examples, 22050, steps=40, held_out=1, progress=lambda d, t: steps.append((d, t)))
+    config = TrainingConfig()
+    warm = recover(
+        model, examples, config, warm_steps=40, fit_steps=0, held_out=1, progress=lambda d, t: steps.append((d, t))
+    )
     assert steps == [(n, 40) for n in range(41)]  # the last one: the check on held-out lines begins
-    assert fitted.mel_l1 < before_mel and fitted.duration_nll < before_dur
-    assert fitted.posterior_loss[-1] < fitted.posterior_loss[0]
+    assert warm.mel_l1 < before_mel and warm.duration_nll < before_dur
+    assert warm.posterior_loss[-1] < warm.posterior_loss[0]
+    fitted = recover(model, examples, config, warm_steps=0, fit_steps=6, batch_size=3, held_out=1)
+    assert fitted.kl < 0.8 * warm.kl, (warm.kl, fitted.kl)  # the training objective's KL, not the NLL's
+    assert len(fitted.objective) == 2
     after = model.state_dict()
     assert all(torch.equal(after[k], v) for k, v in frozen.items())
     assert all(p.requires_grad for p in model.parameters()) and not model.training  # as it was given

@@ -54,7 +54,7 @@ def test_second_run_takes_the_recovery_from_the_cache_and_each_step_is_said(pipe
     steps = [(r.message.split(": ")[-1], r.step, r.steps) for r in records if r.kind == "stage" and r.steps]
     lines = [s for s in steps if s[0].startswith("speaking line")]
     fitting = [s for s in steps if s[0].startswith("fitting step")]
-    assert lines[0] == ("speaking line 1 of 6", 0, 6) and fitting[0] == ("fitting step 1 of 4", 0, 4)
+    assert lines[0] == ("speaking line 1 of 6", 0, 6) and fitting[0] == ("fitting step 1 of 6", 0, 6)  # 4 warm + 2 fit
     assert [s[1] for s in lines] == sorted({s[1] for s in lines}) and steps.index(lines[-1]) < steps.index(fitting[0])
     epoch_start = next(i for i, r in enumerate(records) if r.kind == "stage" and r.name == "epoch")
     assert "loading the first batch, then the first training step" in records[epoch_start].message
@@ -79,7 +79,7 @@ def test_second_run_takes_the_recovery_from_the_cache_and_each_step_is_said(pipe
 
 
 def _prepared(run_dir, **changes):
-    """What ``fit`` builds before the recovery, with a 2-line, 1-step recovery (``changes`` on top)."""
+    """What ``fit`` builds before the recovery, with a 2-line, 1+1-step recovery (``changes`` on top)."""
     from engines.phonemes import Phonemizer
     from engines.voice import load_config
     from trainer.presets import TrainingConfig
@@ -88,7 +88,8 @@ def _prepared(run_dir, **changes):
     from trainer.system import VitsSystem
 
     document = read_run(run_dir)
-    config = replace(TrainingConfig.from_dict(document.config), recovery_lines=2, recovery_steps=1, **changes)
+    budget = {"recovery_lines": 2, "recovery_steps": 1, "recovery_fit_steps": 1}
+    config = replace(TrainingConfig.from_dict(document.config), **{**budget, **changes})
     data = _data(document, config, config.batch_size)
     return VitsSystem(config.to_dict()), data, Phonemizer(load_config(run_dir / "config.json"))
 
@@ -160,12 +161,13 @@ def test_only_the_newest_entries_are_kept(tmp_path):
     from trainer.recovery_cache import CachedRecovery, RecoveryKey, entry_path, read_entry, write_entry
 
     keys = [
-        RecoveryKey(voice_sha256=f"{n:064x}", phoneme_ids=[[1, 2, 3]], recovery_lines=6, recovery_steps=4, seed=1,
-                    sample_rate=22050, device="cpu", precision="32-true")
+        RecoveryKey(voice_sha256=f"{n:064x}", phoneme_ids=[[1, 2, 3]], recovery_lines=6, recovery_steps=4,
+                    recovery_fit_steps=2, seed=1, sample_rate=22050, device="cpu", precision="32-true")
         for n in range(3)
     ]  # fmt: skip
     for age, key in enumerate(keys):
-        entry = CachedRecovery(state={"enc_q.w": torch.full((4,), float(age))}, mel_l1=1.0, duration_nll=2.0, created=0)
+        state = {"enc_q.w": torch.full((4,), float(age))}
+        entry = CachedRecovery(state=state, kl=3.0, mel_l1=1.0, duration_nll=2.0, created=0)
         path = write_entry(tmp_path, key, entry, keep=2)
         os.utime(path, (1_000 + age, 1_000 + age))  # written in this order, whatever the clock's resolution
     assert not entry_path(tmp_path, keys[0]).exists()

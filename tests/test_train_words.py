@@ -106,6 +106,21 @@ def test_a_cached_recovery_stays_in_view_for_the_whole_run(qtbot, tmp_path):
     assert "using the recovered parts prepared 2026-12-01 05:05 (cached)" in log.toPlainText()
 
 
+def test_the_recovered_kl_is_said_in_the_log_and_kept_in_the_stats_line(tmp_path):
+    """The KL the recovered parts reach on held-out lines: one sentence in the log, and beside the recovery in the
+    stats line for the whole run."""
+    from studio.widgets.run_status import stats_line
+    from trainer.event_words import sentence
+
+    state = RunState(tmp_path / "run")
+    _first_session(state)
+    kl = events.Recovery(time=T + 2, part="enc_q", metric="kl_held_out", value=1.8765)
+    assert sentence(kl) == "Recovered from the voice: KL 1.88 on held-out lines."
+    state.apply(kl)
+    state.apply(_epoch(1, T + 70))
+    assert "Recovery: KL 1.88 on held-out lines, cached (prepared 05:05)" in stats_line(state, T + 80)
+
+
 def test_a_smoke_test_says_so_when_it_ends_and_first_in_voice_labels(tmp_path):
     """The status line and the terminal's finish line of a test-preset run, and a test-preset voice's label in
     the pickers, which begins with the mark a closed picker still shows."""

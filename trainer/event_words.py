@@ -139,6 +139,12 @@ def worth_a_line(event: Event) -> bool:
     return True
 
 
+def _recovery(event) -> str:
+    if event.metric == "kl_held_out":
+        return f"Recovered from the voice: KL {event.value:.3g} on held-out lines."
+    return f"Recovered {event.part}: {event.metric.replace('_', ' ')} {event.value:.4g}."
+
+
 def _sentence_case(text: str) -> str:
     return text[:1].upper() + text[1:]
 
@@ -152,7 +158,7 @@ WORDS: dict[str, Callable[[Any], str]] = {
     "evaluation": _evaluation,
     "eta": _eta,
     "stage": lambda e: _sentence_case(e.message) + ("" if e.message.endswith((".", "…")) else "."),
-    "recovery": lambda e: f"Recovered {e.part}: {e.metric.replace('_', ' ')} {e.value:.4g}.",
+    "recovery": _recovery,
     "warning": lambda e: f"Warning: {e.message}",
     "error": lambda e: f"Error: {e.message}",
     "finish": _finish,

@@ -105,7 +105,9 @@ class TrainingConfig:
         d_warmup_steps: steps that train the discriminators alone before the generator moves
             (used when they start fresh against a trained generator, as from an ONNX voice; at most
             the first epoch).
-        recovery_lines, recovery_steps: budget of the recovery stage for an ONNX start (``trainer.recovery``).
+        recovery_lines, recovery_steps, recovery_fit_steps: budget of the recovery stage for an ONNX start
+            (``trainer.recovery``): lines the voice speaks, steps of the warm start (one line each), steps of
+            the training objective (4 lines each).
     """
 
     model: VitsConfig = field(default_factory=lambda: VitsConfig.preset("medium"))
@@ -137,7 +139,8 @@ class TrainingConfig:
     seed: int = 1234
     d_warmup_steps: int = 200
     recovery_lines: int = 300
-    recovery_steps: int = 600
+    recovery_steps: int = 300
+    recovery_fit_steps: int = 120
 
     @property
     def segment_frames(self) -> int:
@@ -199,6 +202,7 @@ def preset(name: str, num_symbols: int = 256, num_speakers: int = 1, **overrides
             preview_every=1,
             recovery_lines=6,
             recovery_steps=4,
+            recovery_fit_steps=2,
             d_warmup_steps=2,
         )
     elif name in QUALITIES or name.replace("_", "-") in QUALITIES:

@@ -3,7 +3,7 @@
 Recovering them takes a minute or more; a second run of the same dataset from the same
 voice asks for exactly the same result. An entry is keyed by everything that changes it
 (:class:`RecoveryKey`): the start voice file's SHA-256, the phoneme_ids of the lines
-spoken, ``recovery_lines``, ``recovery_steps``, ``seed``, ``sample_rate``, the device and
+spoken, ``recovery_lines``, ``recovery_steps``, ``recovery_fit_steps``, ``seed``, ``sample_rate``, the device and
 precision, and :data:`CACHE_VERSION` (raised whenever the recovery's code changes what
 it computes). Entries live in :func:`recovery_cache_dir`, one ``KEY.pt`` each
 (``torch.save`` of plain data, read with ``weights_only=True``), written atomically; the
@@ -24,7 +24,7 @@ from typing import Any
 from engines.errors import VoiceStudioError
 from engines.imports import importing
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 """Part of every key: raise it when ``trainer.recovery`` changes what a recovery computes."""
 KEEP = 8
 """Entries kept (the most recently written); about 32 MB each for a medium voice."""
@@ -49,7 +49,8 @@ class RecoveryKey:
     Attributes:
         voice_sha256: hex SHA-256 of the start voice's ``.onnx`` file.
         phoneme_ids: the lines the voice speaks, as training phoneme_ids, in order.
-        recovery_lines, recovery_steps, seed, sample_rate: the ``TrainingConfig``'s (Hz for the rate).
+        recovery_lines, recovery_steps, recovery_fit_steps, seed, sample_rate: the ``TrainingConfig``'s (Hz
+            for the rate).
         device: ``cpu`` or ``cuda``; precision: the run's Lightning precision.
         version: :data:`CACHE_VERSION`.
     """
@@ -58,6 +59,7 @@ class RecoveryKey:
     phoneme_ids: list[list[int]]
     recovery_lines: int
     recovery_steps: int
+    recovery_fit_steps: int
     seed: int
     sample_rate: int
     device: str
@@ -73,9 +75,11 @@ class RecoveryKey:
 @dataclass(frozen=True, kw_only=True)
 class CachedRecovery:
     """A cached result: the recovered parameters (``name -> tensor``, CPU, the ``trainer.recovery.TRAINABLE``
-    ones), the fit on held-out lines (``mel_l1``, ``duration_nll``) and ``created`` (Unix seconds)."""
+    ones), the fit on held-out lines (``kl`` per frame, ``mel_l1``, ``duration_nll``) and ``created`` (Unix
+    seconds)."""
 
     state: dict[str, Any]
+    kl: float
     mel_l1: float
     duration_nll: float
     created: float
@@ -110,6 +114,7 @@ def read_entry(folder: Path, key: RecoveryKey) -> CachedRecovery | None:
     try:
         return CachedRecovery(
             state=state,
+            kl=float(raw["kl"]),
             mel_l1=float(raw["mel_l1"]),
             duration_nll=float(raw["duration_nll"]),
             created=float(raw["created"]),
@@ -135,6 +140,7 @@ def write_entry(folder: Path, key: RecoveryKey, entry: CachedRecovery, keep: int
     record = {
         "key": asdict(key),
         "state": {k: v.detach().cpu().clone() for k, v in entry.state.items()},
+        "kl": entry.kl,
         "mel_l1": entry.mel_l1,
         "duration_nll": entry.duration_nll,
         "created": entry.created,

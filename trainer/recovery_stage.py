@@ -101,6 +101,7 @@ def recover_onnx_start(
     steps_per_epoch = max(1, len(data.train_set) // data.batch_size)
     system.d_warmup_left.fill_(min(config.d_warmup_steps, steps_per_epoch))  # at most the first epoch
     if log is not None:
+        log.emit(Recovery(part="enc_q", metric="kl_held_out", value=entry.kl))
         log.emit(Recovery(part="enc_q", metric="mel_l1_vs_voice", value=entry.mel_l1))
         log.emit(Recovery(part="dp", metric="duration_nll", value=entry.duration_nll))
     return notes
@@ -123,6 +124,7 @@ def _key(voice_path: Path, ids: list[list[int]], config, device: str, precision:
         phoneme_ids=ids,
         recovery_lines=config.recovery_lines,
         recovery_steps=config.recovery_steps,
+        recovery_fit_steps=config.recovery_fit_steps,
         seed=config.seed,
         sample_rate=config.sample_rate,
         device=device,
@@ -138,18 +140,22 @@ def _recover(model, ids: list[list[int]], config, stage: StageLog) -> CachedReco
     with importing("trainer.recovery"):
         from trainer.recovery import TRAINABLE, recover, speak
 
-    stage.say(f"{count(len(ids), 'line')} to speak, then {count(config.recovery_steps, 'fitting step')}")
+    steps = config.recovery_steps + config.recovery_fit_steps
+    stage.say(f"{count(len(ids), 'line')} to speak, then {count(steps, 'fitting step')}")
     torch.manual_seed(config.seed)
     examples = speak(model, ids, progress=lambda done, total: stage.step("speaking line", done, total))
     report = recover(
         model,
         examples,
-        config.sample_rate,
-        config.recovery_steps,
+        config,
+        warm_steps=config.recovery_steps,
+        fit_steps=config.recovery_fit_steps,
         progress=lambda done, total: stage.step("fitting step", done, total, "checking the fit on held-out lines"),
     )
     state = {k: v for k, v in model.state_dict().items() if k.startswith(TRAINABLE)}
-    return CachedRecovery(state=state, mel_l1=report.mel_l1, duration_nll=report.duration_nll, created=time.time())
+    return CachedRecovery(
+        state=state, kl=report.kl, mel_l1=report.mel_l1, duration_nll=report.duration_nll, created=time.time()
+    )
 
 
 def _cached(cache_dir: Path | None, key: RecoveryKey, log) -> CachedRecovery | None:

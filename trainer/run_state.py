@@ -29,6 +29,7 @@ from trainer.events import (
     Finish,
     Preview,
     Progress,
+    Recovery,
     RunStart,
     Stage,
     WarningEvent,
@@ -75,6 +76,8 @@ class RunState:
     recovery: str = ""
     """How the start's training-only parts were had this run, e.g. ``cached (prepared 2026-12-01 05:05)``, kept
     for the whole run (``""``: none recovered, or not said)."""
+    recovery_kl: float | None = None
+    """The KL per frame the recovered parts reach on held-out lines of the voice (``None``: not said)."""
     session_since: float = 0.0
     """Unix seconds the session being followed began (the page sets it when it launches a trainer): an earlier
     session's progress, stage or ETA is not what the trainer does now."""
@@ -96,6 +99,8 @@ class RunState:
             self.eta = event if event.time >= self.session_since else self.eta
         elif isinstance(event, Preview):
             self.previews.append((event.epoch, event.path, preview_text(event.path, event.text)))
+        elif isinstance(event, Recovery) and event.metric == "kl_held_out":
+            self.recovery_kl = event.value
         elif isinstance(event, Checkpoint) and event.role == "best":
             self.best.append((event.epoch, event.path))
         elif isinstance(event, Evaluation):

@@ -48,16 +48,14 @@ import warnings
 
 import lightning as L
 import torch
-import torch.nn.functional as F
 
 from engines.torch.vits.models import Synthesizer
 from engines.torch.vits.weight_norm import weights_once
-from trainer import losses
 from trainer.compile import eager_losses
 from trainer.datamodule import Batch
 from trainer.discriminators import MultiPeriodDiscriminator
-from trainer.generator_forward import generator_forward, slice_segments
-from trainer.mel import mel_spectrogram, spec_to_mel
+from trainer.generator_forward import generator_forward
+from trainer.generator_losses import generator_losses
 from trainer.presets import TrainingConfig
 from trainer.step_timer import StepTimer
 
@@ -193,40 +191,13 @@ class VitsSystem(L.LightningModule):
                     scheduler.step()
 
     def _generator_losses(self, batch: Batch):
-        c = self.config
-        out = generator_forward(
-            self.model_g,
-            batch.phoneme_ids,
-            batch.phoneme_lengths,
-            batch.spec,
-            batch.spec_lengths,
-            batch.speaker_ids,
-            c.segment_frames,
-            search=self.step_timer.timed(SEARCH, "alignment", before="generator"),
+        got = generator_losses(
+            self.model_g, batch, self.config, search=self.step_timer.timed(SEARCH, "alignment", before="generator")
         )
-        y = slice_segments(batch.audio, out.ids_slice * c.hop_length, c.model.segment_size)
-        y_hat = out.audio[..., : y.shape[-1]]
-        with torch.autocast(self.device.type, enabled=False):
-            spec = slice_segments(batch.spec, out.ids_slice, c.segment_frames)  # crop, then project
-            y_mel = spec_to_mel(spec, c.sample_rate, c.n_mels, c.mel_fmin, c.mel_fmax)
-            y_hat_mel = mel_spectrogram(
-                y_hat.squeeze(1).float(),
-                c.sample_rate,
-                c.n_fft,
-                c.hop_length,
-                c.win_length,
-                c.n_mels,
-                c.mel_fmin,
-                c.mel_fmax,
-            )
-            mel = F.l1_loss(y_hat_mel, y_mel)
-            kl = losses.kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.y_mask)
-            dur = torch.sum(out.l_length.float())
-        loss_g = mel * c.c_mel + kl * c.c_kl + dur
-        metrics = {"mel": mel.detach(), "kl": kl.detach(), "dur": dur.detach()}
+        metrics = {"mel": got.mel.detach(), "kl": got.kl.detach(), "dur": got.dur.detach()}
         self.step_timer.lap("generator")
-        metrics["loss_g"] = loss_g
-        return out, y, y_hat, metrics
+        metrics["loss_g"] = got.total(self.config)
+        return got.out, got.y, got.y_hat, metrics
 
     def _warming_up(self) -> bool:
         """Whether this step trains the discriminators alone (the buffer is read once per fit, not per step)."""

@@ -94,6 +94,7 @@ def stats_line(state: RunState, now: float | None = None) -> str:
         if rate is not None:
             parts.append(f"lr {rate:.2e}")
         parts.append(f"GPU {last.max_memory_gib:.1f} GiB" if last.max_memory_gib is not None else "GPU —")
-    if state.recovery:
-        parts.append(f"Recovery: {state.recovery}")
+    recovered = [f"KL {state.recovery_kl:.3g} on held-out lines"] if state.recovery_kl is not None else []
+    if state.recovery or recovered:
+        parts.append("Recovery: " + ", ".join(recovered + ([state.recovery] if state.recovery else [])))
     return " · ".join(parts)
