@@ -140,7 +140,7 @@ class TrainingConfig:
     d_warmup_steps: int = 200
     recovery_lines: int = 300
     recovery_steps: int = 300
-    recovery_fit_steps: int = 120
+    recovery_fit_steps: int = 60
 
     @property
     def segment_frames(self) -> int:

@@ -19,7 +19,7 @@ voice itself, everything else frozen:
    through the frozen decoder, KL to the frozen prior through the frozen flow after
    MAS, the duration NLL), on batches of ``batch_size`` lines. Here the posterior takes
    the prior's spread where the audio carries nothing and stays sharp where it does
-   (joe: held-out KL 31 -> about 10 in 120 steps, the rest in a handful of channels).
+   (joe: held-out KL 31 -> about 10 in 60-120 steps, a third of it in a handful of channels).
 
 The fit is reported on held-out lines: the KL the run starts from, mel L1 between the
 voice's audio and the audio decoded from the recovered posterior's mean, and the
@@ -96,7 +96,7 @@ def recover(
     config,
     *,
     warm_steps: int = 300,
-    fit_steps: int = 120,
+    fit_steps: int = 60,
     batch_size: int = 4,
     held_out: int = 4,
     lr: float = 2e-4,
