@@ -102,7 +102,7 @@ def test_a_run_made_before_the_schedule_keeps_its_fixed_decay(tmp_path):
     rates = _train(old, schedulers, range(3))
     assert rates[1] == pytest.approx((START_G * 0.999875, START_D * 0.9999), rel=1e-12)
     assert rates[2] == pytest.approx((START_G * 0.999875**2, START_D * 0.9999**2), rel=1e-12)
-    assert load_run(run, with_events=False).lr_schedule == "2e-4 × 0.999875 per epoch"
+    assert lr_schedule.path_words(load_run(run, with_events=False).config) == "2e-4 × 0.999875 per epoch"
     write_run(read_run(run))
     assert (run / "training.json").read_text(encoding="utf-8") == text and "lr_schedule" not in text
 
@@ -121,4 +121,4 @@ def test_training_json_states_the_schedule_and_follows_the_epochs(tmp_path):
     assert TrainingConfig.from_dict(read_run(tmp_path).config) == TrainingConfig.from_dict(config)  # words ignored
     write_run(document.with_epochs(1500))
     assert "at the last epoch (1,500): generator" in json.loads((tmp_path / "training.json").read_text())["lr_schedule"]
-    assert load_run(tmp_path, with_events=False).lr_schedule == "2e-4 → 1e-5 over 1,500 epochs"
+    assert lr_schedule.path_words(load_run(tmp_path, with_events=False).config) == "2e-4 → 1e-5"
