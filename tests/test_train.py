@@ -40,7 +40,8 @@ def finished_run(piper_folder, tmp_path_factory):
 
 
 def test_two_epochs_write_valid_events_checkpoints_and_previews(finished_run):
-    """Events validate against the schema; two epoch records with their time split; rates decay; files exist."""
+    """Events validate against the schema; two epoch records with their time split; both rates anneal to 5% of
+    their start at the last epoch; files exist."""
     run, best = finished_run
     records = list(read_events(run / "events.jsonl"))
     kinds = [r.kind for r in records]
@@ -50,9 +51,9 @@ def test_two_epochs_write_valid_events_checkpoints_and_previews(finished_run):
         parts = record.train_s + record.val_s + record.preview_s + record.checkpoint_wait_s
         assert parts == pytest.approx(record.seconds, rel=1e-6) and record.val_s > 0
         assert {"val_mel", "train_mel", "train_disc"} <= set(record.losses)
-    assert epochs[0].learning_rates["generator"] == 2e-4  # the rate each epoch trained with
-    assert epochs[1].learning_rates["generator"] == pytest.approx(2e-4 * 0.999875)
-    assert epochs[1].learning_rates["discriminator"] == pytest.approx(1e-4 * 0.9999)
+    assert epochs[0].learning_rates == {"generator": 2e-4, "discriminator": 1e-4}  # the rates each epoch trained with
+    assert epochs[1].learning_rates["generator"] == pytest.approx(2e-4 * 0.05, rel=1e-9)
+    assert epochs[1].learning_rates["discriminator"] == pytest.approx(1e-4 * 0.05, rel=1e-9)
     assert {r.role for r in records if r.kind == "checkpoint"} == {"best", "resume"}
     etas = [r for r in records if r.kind == "eta"]
     assert etas[0].seconds_left == pytest.approx(epochs[0].seconds) and etas[-1].seconds_left == 0
@@ -88,8 +89,8 @@ def test_best_checkpoint_exports_a_voice_piper_speaks(finished_run, tmp_path):
 
 
 def test_kill_9_then_resume_continues_from_the_last_checkpoint(piper_folder, tmp_path, monkeypatch):
-    """A run killed mid-epoch resumes from last.ckpt: the next epoch, the scheduler's decayed rate, both
-    optimizers' Adam moments bit for bit."""
+    """A run killed mid-epoch resumes from last.ckpt: the next epoch, the rate the schedule gives it (from the
+    saved one on to 5% of the start at the last epoch), both optimizers' Adam moments bit for bit."""
     from trainer.callbacks import EventsCallback
     from trainer.checkpoint_writer import snapshot
 
@@ -119,7 +120,9 @@ def test_kill_9_then_resume_continues_from_the_last_checkpoint(piper_folder, tmp
     assert records[restart].start == "resume"
     resumed = [r for r in records[restart:] if r.kind == "epoch"]
     assert resumed[0].epoch == saved["epoch"] + 1 and resumed[-1].epoch == 2
-    assert resumed[0].learning_rates["generator"] == pytest.approx(saved_lr * 0.999875)
+    assert saved_lr == pytest.approx(2e-4 * 0.05 ** (saved["epoch"] / 2), rel=1e-9)
+    for record in resumed:
+        assert record.learning_rates["generator"] == pytest.approx(2e-4 * 0.05 ** (record.epoch / 2), rel=1e-9)
     assert len(restored) == len(saved["optimizer_states"]) == 2
     for ours, theirs in zip(restored, saved["optimizer_states"], strict=True):
         assert ours["state"].keys() == theirs["state"].keys() and len(ours["state"]) > 10
@@ -131,7 +134,8 @@ def test_kill_9_then_resume_continues_from_the_last_checkpoint(piper_folder, tmp
 def test_previews_keep_their_schedule_across_a_resume_and_come_when_asked(piper_folder, tmp_path):
     """Previews every 4 epochs over 5, trained as 1 epoch then resumed to 5: scheduled after epochs 1, 2, 4 and 5
     (from 1) whichever session trains them, each ETA counting to the next; a request left before training is
-    answered after the first training step, in a folder of its own, marked as asked for, and taken away."""
+    answered after the first training step, in a folder of its own, marked as asked for, and taken away. The
+    learning rate, flat over the 1 epoch planned first, anneals from there to 5% at the 5th."""
     from dataclasses import replace
 
     from trainer.preview_schedule import epochs_to_next
@@ -157,6 +161,8 @@ def test_previews_keep_their_schedule_across_a_resume_and_come_when_asked(piper_
     for eta in (r for r in records if r.kind == "eta" and 0 < r.epoch < 4):  # the resumed session's, but the last
         mean = eta.seconds_left / (5 - eta.epoch - 1)
         assert eta.next_preview_s == pytest.approx(mean * epochs_to_next(eta.epoch, 5, 4)), eta
+    rates = [r.learning_rates["generator"] for r in records if r.kind == "epoch"]
+    assert rates == pytest.approx([2e-4 * 0.05 ** (epoch / 4) for epoch in range(5)], rel=1e-9)
 
 
 def test_train_says_its_time_and_schedule_then_preview_now_is_answered(tmp_path):

@@ -148,6 +148,47 @@ def test_a_smoke_test_says_so_when_it_ends_and_first_in_voice_labels(tmp_path):
     assert start_label(voice) == "⚠ smoke test: smoke (smoke.onnx)"
 
 
+def test_the_learning_rate_and_its_schedule_are_said(qtbot, tmp_path):
+    """A run read from its folder: the stats line gives the rate and where the schedule ends (before any epoch,
+    its start), its tooltip and the log's first line the schedule; a resumed session with more epochs says its
+    new last epoch; a run made before the schedule says its rate and its fixed decay."""
+    from dataclasses import replace
+
+    from studio.widgets.run_status import stats_line
+    from studio.widgets.run_view import RunView
+    from trainer.event_words import sentence
+    from trainer.options import RunOptions
+    from trainer.presets import preset
+    from trainer.run_file import RunDocument, write_run
+    from trainer.run_state import load_run
+
+    config = preset("medium", epochs=1000).to_dict()
+    options = RunOptions(dataset=tmp_path, out=tmp_path, preset="medium", epochs=1000)
+    write_run(RunDocument(options=options, cache=tmp_path, config=config))
+    state, view = load_run(tmp_path, with_events=False), RunView()
+    qtbot.addWidget(view)
+    view.show_stats(state, T)
+    assert view.stats.text().endswith(" · lr 2e-4 → 1e-5"), view.stats.text()
+    said = "exponential per epoch to 5% of the start at the last epoch (1,000)"
+    assert view.stats.toolTip() == f"Learning rate: {said}: generator 2e-4 → 1e-5, discriminators 1e-4 → 5e-6"
+    start = events.RunStart(time=T, config=config, num_utterances=9, device="cpu", epochs=1000, start="joe")
+    assert sentence(start) == "Training from joe on cpu: 9 utterances, 1000 epochs, learning rate 2e-4 → 1e-5."
+    state.apply(start)
+    state.apply(_epoch(0, T + 30))
+    state.apply(replace(_epoch(1, T + 60), learning_rates={"generator": 1.994e-4}))
+    assert " · lr 1.99e-04 → 1e-5 · GPU —" in stats_line(state, T + 61)
+    state.apply(events.RunStart(time=T + 70, config={**config, "epochs": 2000}, num_utterances=9, device="cpu",
+                                epochs=2000, start="resume"))  # fmt: skip
+    view.show_stats(state, T + 71)
+    assert "at the last epoch (2,000)" in view.stats.toolTip()
+    old = {k: v for k, v in config.items() if k != "lr_final_fraction"}
+    state.apply(events.RunStart(time=T + 80, config=old, num_utterances=9, device="cpu", epochs=2000, start="resume"))
+    view.show_stats(state, T + 81)
+    assert " · lr 1.99e-04 · GPU —" in view.stats.text()
+    fixed = "generator 2e-4 × 0.999875, discriminators 1e-4 × 0.9999"
+    assert view.stats.toolTip() == f"Learning rate: fixed per epoch: {fixed}"
+
+
 def test_the_test_presets_size_is_said_for_the_start_chosen(qtbot):
     """From scratch the test preset is 0.14 M parameters; from joe the generator keeps joe's size: said so."""
     from studio.widgets.train_setup import TrainSetup

@@ -14,6 +14,7 @@ from typing import Any
 from engines.words import count
 from trainer.checkpoints import named_file
 from trainer.events import Event
+from trainer.lr_schedule import path_words
 from trainer.presets import SMOKE_TEST, is_smoke_test
 from trainer.preview_lines import preview_moment, preview_text
 
@@ -38,7 +39,10 @@ def _run_start(e: Any) -> str:
     batch = f", batches of {e.batch_size}" if e.batch_size else ""
     precision = getattr(e, "precision", None)
     how = f" ({PRECISION_WORDS.get(precision, precision)})" if precision else ""
-    return f"{verb} on {e.device}{how}: {count(e.num_utterances, 'utterance')}, {count(e.epochs, 'epoch')}{batch}."
+    schedule = path_words(e.config)
+    lr = f", learning rate {schedule}" if schedule else ""  # the generator's (trainer.lr_schedule)
+    sizes = f"{count(e.num_utterances, 'utterance')}, {count(e.epochs, 'epoch')}{batch}{lr}"
+    return f"{verb} on {e.device}{how}: {sizes}."
 
 
 STEP_WORDS = {

@@ -86,17 +86,21 @@ def planned_precision(device: str, config: TrainingConfig, precision: str = "aut
 
 
 def cpu_bf16_pays(config: TrainingConfig) -> bool:
-    """Whether ``auto`` trains with bf16 autocast on this CPU: one with AMX tiles (Intel Xeon since Sapphire
-    Rapids), for a model with Piper's full-width discriminators (every quality preset, not ``test``).
+    """Whether ``auto`` trains with bf16 autocast on this CPU: one with bf16 arithmetic of its own, AVX512-BF16
+    (AMD Zen 4 and later, Intel since Cooper Lake) or AMX tiles (Intel Xeon since Sapphire Rapids), for a model
+    with Piper's full-width discriminators (every quality preset, not ``test``).
 
-    Measured on a 2-core AMX Xeon (``tests/bench/train_step.py``, README "Training speed"): a medium step
-    took 0.66x the float32 step's time and an x-low one 0.60x, with the mel, the losses and the alignment
-    still in float32. The ``test`` preset's 1/16-width layers gained nothing measurable (0.94x, within
-    noise); it keeps float32, so smoke runs give the same numbers on every machine. CPUs with AVX512-BF16
-    but no AMX (AMD Zen 4, Intel Cooper Lake) keep float32: not measured.
+    Measured with ``tests/bench/train_step.py`` (README "Training speed"): on a 2-core AMX Xeon a medium step
+    took 0.66x the float32 step's time and an x-low one 0.60x; on an AMD EPYC with AVX512-BF16 and no AMX
+    (``--variants passive,bf16``) 0.68x; the mel, the losses and the alignment still in float32. The ``test``
+    preset's 1/16-width layers gained nothing measurable (0.94x on the Xeon, within noise); it keeps float32,
+    so smoke runs give the same numbers on every machine. A CPU with neither keeps float32.
     """
     with importing("torch"):
         import torch
 
-    amx = getattr(torch.cpu, "_is_amx_tile_supported", lambda: False)()
-    return bool(amx) and config.discriminator_width >= 1.0
+    def has(name: str) -> bool:  # torch's private CPU probes (torch.cpu._is_*_supported); absent: no
+        return bool(getattr(torch.cpu, name, lambda: False)())
+
+    native = has("_is_avx512_bf16_supported") or has("_is_amx_tile_supported")
+    return native and config.discriminator_width >= 1.0

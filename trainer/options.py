@@ -73,7 +73,7 @@ class RunOptions:
             the same command through a cluster launcher Lightning detects (torchrun, SLURM's srun). The run folder
             must be on storage all machines share.
         precision: ``auto`` (bf16 autocast on CUDA where supported, else fp16 autocast; on the CPU bf16
-            autocast where it has AMX and the model full-width discriminators, else float32:
+            autocast where it has AVX512-BF16 or AMX and the model full-width discriminators, else float32:
             ``trainer.hardware.cpu_bf16_pays``) or one of ``PRECISIONS`` (``bf16-mixed`` also runs on the
             CPU; ``16-mixed`` needs CUDA).
         no_recovery_cache: recover an ONNX start's training-only parts again rather than take them from the
@@ -134,7 +134,7 @@ class RunOptions:
         metadata=_flag(
             "--precision",
             "auto (default): bf16 autocast on CUDA (fp16 where bf16 is missing); on the CPU bf16 autocast"
-            " where it has AMX (not for the test preset), else float32",
+            " where it has AVX512-BF16 or AMX (not for the test preset), else float32",
             ("auto", *PRECISIONS),
         ),
     )

@@ -4,8 +4,8 @@
 discriminator is narrower than Piper's, so its checkpoints are not Piper's shape).
 ``x-low``, ``low``, ``medium`` and ``high`` are Piper's qualities with Piper's
 training settings (piper1-gpl ``VitsModel`` defaults: AdamW at 2e-4 / 1e-4, betas
-(0.8, 0.99) / (0.5, 0.9), exponential decay 0.999875 / 0.9999 per epoch, ``c_mel``
-45, ``c_kl`` 1; VITS, Kim et al. 2021, sec. 4).
+(0.8, 0.99) / (0.5, 0.9), ``c_mel`` 45, ``c_kl`` 1; VITS, Kim et al. 2021, sec. 4), the rates annealed
+exponentially per epoch to 5% of their start at the last epoch as piper1-gpl 1.8.0 does (``trainer.lr_schedule``).
 """
 
 from __future__ import annotations
@@ -93,7 +93,12 @@ class TrainingConfig:
         sample_rate, n_fft, hop_length, win_length, n_mels, mel_fmin, mel_fmax: audio and mel settings.
         batch_size: utterances per step (``None``: chosen from free memory on CUDA, 8 on the CPU).
         epochs: epochs to train.
-        learning_rate, learning_rate_d, betas, betas_d, eps, lr_decay, lr_decay_d: AdamW and ExponentialLR.
+        learning_rate, learning_rate_d, betas, betas_d, eps: AdamW's, the generator's and the discriminators'.
+        lr_final_fraction: both rates at the last epoch as a fraction of their start, annealed exponentially once
+            per epoch (``trainer.lr_schedule``; 1.0 keeps them constant); ``None`` in a run made before the
+            schedule, which keeps the fixed factors.
+        lr_decay, lr_decay_d: fixed factors per epoch (ExponentialLR's ``gamma``; VITS's), used only where
+            ``lr_final_fraction`` is ``None``.
         c_mel, c_kl: loss weights.
         grad_clip: clip gradient norms above this (``None``: no clipping).
         val_fraction, max_val: share of utterances held out for validation, and a cap.
@@ -126,6 +131,7 @@ class TrainingConfig:
     betas: tuple[float, float] = (0.8, 0.99)
     betas_d: tuple[float, float] = (0.5, 0.9)
     eps: float = 1e-9
+    lr_final_fraction: float | None = 0.05
     lr_decay: float = 0.999875
     lr_decay_d: float = 0.9999
     c_mel: float = 45.0
@@ -153,14 +159,21 @@ class TrainingConfig:
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> TrainingConfig:
-        """Inverse of :meth:`to_dict` (lists become tuples).
+        """Inverse of :meth:`to_dict` (lists become tuples); a config written before a setting existed reads
+        with the value it ran with (``BEFORE``).
 
         Raises:
             TypeError: an unknown setting.
         """
-        values = dict(values)
+        values = {**BEFORE, **values}
         model = VitsConfig(**_tuples(values.pop("model", {})))
         return cls(model=model, **_tuples(values))
+
+
+BEFORE: dict[str, Any] = {"lr_final_fraction": None}
+"""Settings added to ``TrainingConfig`` since runs were first written (``training.json``'s ``config``, a checkpoint's
+``voice_studio`` hyperparameters), and the value a config without them ran with: ``None``, the fixed per-epoch
+factors (``trainer.lr_schedule``)."""
 
 
 def _tuples(values: dict[str, Any]) -> dict[str, Any]:

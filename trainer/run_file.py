@@ -5,12 +5,19 @@
 ``RunDocument`` existed, so the runs made before read as they are::
 
     {"version": 1, "dataset": ..., "cache": ..., "start": ..., "preset": ..., "device": ..., "workers": ...,
-     "devices": ..., "precision": ..., "config": {...}, "conversions": [...]}
+     "devices": ..., "precision": ..., "config": {...}, "lr_schedule": "...", "conversions": [...]}
 
 ``num_nodes``, ``no_recovery_cache``, ``compile``, ``eval_every`` and ``eval_lines`` are written only when they
 differ from their defaults.
 
-``epochs`` and ``batch_size`` live in ``config`` (the preset's values with the run's overrides).
+``epochs`` and ``batch_size`` live in ``config`` (the preset's values with the run's overrides). A config
+written before a setting existed reads with the value it ran with (``trainer.presets.BEFORE``): a run's config
+without ``lr_final_fraction`` keeps its fixed per-epoch learning-rate factors.
+
+``lr_schedule`` says the run's learning-rate schedule in words (``trainer.lr_schedule.words``: ``exponential per
+epoch to 5% of the start at the last epoch (1,000): generator 2e-4 → 1e-5, discriminators 1e-4 → 5e-6``), written
+again with every change of the epochs; only for runs made with the schedule (their files only: an older run's
+file is written back as it was). The reader ignores it: ``config`` says the same.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from typing import Any
 
 from engines.base import VoiceError
 from engines.records import matches, read_json_object
+from trainer.lr_schedule import words
 from trainer.options import RunOptions
 
 RUN_VERSION = 1
@@ -85,12 +93,15 @@ class RunDocument:
         """The ``training.json`` object (keys in the order the file has always had)."""
         stored = {name: getattr(self.options, name) for name in STORED}
         stored = {k: v for k, v in stored.items() if k not in WRITTEN_WHEN_SET or v != OPTIONAL[k]}  # as it was
+        said = words(self.config) if "lr_final_fraction" in self.config else ""  # a run made with the schedule
+        schedule = {"lr_schedule": said} if said else {}
         return {
             "version": RUN_VERSION,
             "dataset": str(self.options.dataset),
             "cache": str(self.cache),
             **stored,
             "config": self.config,
+            **schedule,
             "conversions": self.conversions,
         }
 

@@ -78,6 +78,9 @@ class RunState:
     for the whole run (``""``: none recovered, or not said)."""
     recovery_kl: float | None = None
     """The KL per frame the recovered parts reach on held-out lines of the voice (``None``: not said)."""
+    config: dict = field(default_factory=dict)
+    """The run's training config (``TrainingConfig.to_dict()``): ``training.json``'s, then its latest session's
+    (``run_start``); e.g. its learning-rate schedule (``trainer.lr_schedule``). Empty when unknown."""
     session_since: float = 0.0
     """Unix seconds the session being followed began (the page sets it when it launches a trainer): an earlier
     session's progress, stage or ETA is not what the trainer does now."""
@@ -86,6 +89,7 @@ class RunState:
         """Fold one event in."""
         if isinstance(event, RunStart):
             self.epochs_total, self.device, self.num_utterances = event.epochs, event.device, event.num_utterances
+            self.config = event.config or self.config
             if event.start != "resume":
                 self.start = event.start
             self._new_session()
@@ -247,9 +251,9 @@ class RunState:
 
 
 def load_run(folder: Path | str, with_events: bool = True) -> RunState:
-    """The state of a run folder (``training.json`` gives the start, preset and epochs; an unreadable one
-    leaves them blank), from its whole events file unless ``with_events`` is False (the caller follows
-    them itself)."""
+    """The state of a run folder (``training.json`` gives the start, preset, epochs and training config; an
+    unreadable one leaves them blank), from its whole events file unless ``with_events`` is False (the caller
+    follows them itself)."""
     folder = Path(folder)
     state = RunState(folder)
     try:
@@ -259,6 +263,7 @@ def load_run(folder: Path | str, with_events: bool = True) -> RunState:
     if document is not None:
         options = document.options
         state.start, state.preset, state.epochs_total = options.start, options.preset, options.epochs or 0
+        state.config = document.config
     if with_events:
         state.apply_all(EventTail(folder / "events.jsonl").read())
     return state

@@ -35,8 +35,9 @@ backward, optimizer); the events callback reads the sums once per epoch.
 The learning-rate schedulers are stepped once per epoch, at the start of every
 epoch after the first (manual optimization does not step them by itself; stepping
 before the epoch rather than after it means a checkpoint written at an epoch's end
-resumes with the right rate). Validation computes the generator's losses (``val_mel``,
-``val_kl``, ``val_dur``) and no discriminator loss. State dict keys are Piper's:
+resumes with the right rate), each with the factor ``trainer.lr_schedule`` works out for that epoch from the
+rate now and the epochs left (not the one a resumed checkpoint saved). Validation computes the generator's
+losses (``val_mel``, ``val_kl``, ``val_dur``) and no discriminator loss. State dict keys are Piper's:
 ``model_g.*`` (the generator) and ``model_d.*`` (the discriminators).
 """
 
@@ -51,6 +52,7 @@ import torch
 
 from engines.torch.vits.models import Synthesizer
 from engines.torch.vits.weight_norm import weights_once
+from trainer import lr_schedule
 from trainer.compile import eager_losses
 from trainer.datamodule import Batch
 from trainer.discriminators import MultiPeriodDiscriminator
@@ -186,9 +188,8 @@ class VitsSystem(L.LightningModule):
                 warnings.filterwarnings("ignore", re.escape("Detected call of `lr_scheduler.step()`"), UserWarning)
                 schedulers = self.lr_schedulers()
                 assert isinstance(schedulers, list)  # configure_optimizers gives two
-                for scheduler in schedulers:
-                    assert isinstance(scheduler, torch.optim.lr_scheduler.ExponentialLR)  # steps without a metric
-                    scheduler.step()
+                assert all(isinstance(s, torch.optim.lr_scheduler.ExponentialLR) for s in schedulers)
+                lr_schedule.step(schedulers, self.config, self.current_epoch)
 
     def _generator_losses(self, batch: Batch):
         got = generator_losses(
@@ -233,9 +234,10 @@ class VitsSystem(L.LightningModule):
         fused = self.device.type in ("cuda", "cpu")  # torch has fused AdamW kernels for both
         opt_g = torch.optim.AdamW(self.model_g.parameters(), c.learning_rate, c.betas, c.eps, fused=fused)
         opt_d = torch.optim.AdamW(self.model_d.parameters(), c.learning_rate_d, c.betas_d, c.eps, fused=fused)
+        gamma_g, gamma_d = lr_schedule.gammas(c, (c.learning_rate, c.learning_rate_d), 1)  # reset each epoch
         schedulers = [
-            torch.optim.lr_scheduler.ExponentialLR(opt_g, gamma=c.lr_decay),
-            torch.optim.lr_scheduler.ExponentialLR(opt_d, gamma=c.lr_decay_d),
+            torch.optim.lr_scheduler.ExponentialLR(opt_g, gamma=gamma_g),
+            torch.optim.lr_scheduler.ExponentialLR(opt_d, gamma=gamma_d),
         ]
         return [opt_g, opt_d], schedulers
 

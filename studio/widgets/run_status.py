@@ -12,6 +12,7 @@ import time
 
 from studio.widgets.runs_table import duration
 from trainer.events import Progress, Stage
+from trainer.lr_schedule import end_rate, rate_words, words
 from trainer.run_state import RunState
 
 
@@ -70,7 +71,8 @@ def current_epoch(state: RunState, now: float) -> tuple[float, float | None]:
 
 
 def stats_line(state: RunState, now: float | None = None) -> str:
-    """Epoch, speed, elapsed (moving on within an epoch), ETAs, learning rate and GPU memory, in one line."""
+    """Epoch, speed, elapsed (moving on within an epoch), ETAs, learning rate (and its schedule) and GPU memory, in
+    one line."""
     now = time.time() if now is None else now
     shown = f"epoch {state.epoch_shown} of {state.epochs_total}" if state.epoch_shown else "no epoch yet"
     parts = [shown if state.epochs_total else "no epoch yet"]
@@ -89,12 +91,30 @@ def stats_line(state: RunState, now: float | None = None) -> str:
     elif left is not None and state.progress is not None:  # the first epoch: from its steps so far
         epochs_after = max(0, state.epochs_total - state.progress.epoch - 1)
         parts.append(f"ETA about {duration(left + (elapsed + left) * epochs_after)} (training steps only)")
+    if lr := lr_words(state):
+        parts.append(lr)
     if last:
-        rate = last.learning_rates.get("generator")
-        if rate is not None:
-            parts.append(f"lr {rate:.2e}")
         parts.append(f"GPU {last.max_memory_gib:.1f} GiB" if last.max_memory_gib is not None else "GPU —")
     recovered = [f"KL {state.recovery_kl:.3g} on held-out lines"] if state.recovery_kl is not None else []
     if state.recovery or recovered:
         parts.append("Recovery: " + ", ".join(recovered + ([state.recovery] if state.recovery else [])))
     return " · ".join(parts)
+
+
+def lr_words(state: RunState) -> str:
+    """The generator's learning rate of the latest epoch and where the schedule takes it at the last epoch:
+    ``lr 1.99e-04 → 1e-5``; before any epoch its start, ``lr 2e-4 → 1e-5``; a run made before the schedule,
+    ``lr 1.99e-04``; ``""`` when neither is known (``trainer.lr_schedule``)."""
+    last = state.epochs[max(state.epochs)] if state.epochs else None
+    rate = last.learning_rates.get("generator") if last else None
+    end = end_rate(state.config)
+    to = f" → {rate_words(end)}" if end is not None else ""
+    if rate is not None:
+        return f"lr {rate:.2e}{to}"
+    return f"lr {rate_words(state.config['learning_rate'])}{to}" if to else ""
+
+
+def lr_tooltip(state: RunState) -> str:
+    """The stats line's tooltip: the run's learning-rate schedule in a sentence (``""`` when unknown)."""
+    said = words(state.config)
+    return f"Learning rate: {said}" if said else ""

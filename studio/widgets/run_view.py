@@ -101,7 +101,10 @@ class RunView(QWidget):
 
     def show_stats(self, state: RunState, now: float | None = None) -> None:
         """Redraw the stats line only: its elapsed time moves on between events (``now``: Unix seconds)."""
+        from studio.widgets.run_status import lr_tooltip
+
         self.stats.setText(stats_line(state, now))
+        self.stats.setToolTip(lr_tooltip(state))
 
     def show_state(self, state: RunState) -> None:
         """Redraw everything from ``state``."""
