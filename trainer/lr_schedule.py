@@ -104,5 +104,12 @@ def words(config: Mapping[str, Any]) -> str:
     fraction = f"{c.lr_final_fraction * 100:g}%"
     return (
         f"exponential per epoch to {fraction} of the start at the last epoch ({c.epochs:,}): "
-        f"generator {g} → {g_end}, discriminators {d} → {d_end}"
+        f"generator {g} → {g_end}, discriminators {d} → {d_end}" + _inference_words(c)
     )
+
+
+def _inference_words(c: TrainingConfig) -> str:
+    """``; the inference path before the decoder at 10% of the generator's rate`` where it is slowed."""
+    if c.inference_lr_scale == 1.0:
+        return ""
+    return f"; the inference path before the decoder at {c.inference_lr_scale * 100:g}% of the generator's rate"

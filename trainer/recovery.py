@@ -39,7 +39,9 @@ from trainer.datamodule import Batch
 from trainer.generator_losses import generator_losses
 from trainer.mel import mel_spectrogram, spectrogram
 
-TRAINABLE = ("enc_q.", "dp.post_pre.", "dp.post_proj.", "dp.post_convs.", "dp.post_flows.", "dp.flows.1.")
+TRAINING_ONLY = ("dp.post_pre.", "dp.post_proj.", "dp.post_convs.", "dp.post_flows.", "dp.flows.1.")
+"""The duration predictor's parameters that inference skips (name prefixes): not in an ONNX voice."""
+TRAINABLE = ("enc_q.", *TRAINING_ONLY)
 """Parameter name prefixes the recovery trains."""
 
 Progress = Callable[[int, int], None]

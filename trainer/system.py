@@ -32,6 +32,11 @@ Each optimizer clears its gradients right after its step (only its own backward 
 The step is timed by parts (``trainer.step_timer``: data wait, generator, alignment, discriminator,
 backward, optimizer); the events callback reads the sums once per epoch.
 
+The generator's optimizer has two groups: everything at ``learning_rate``, and the inference path before the
+decoder (``inference_parameters``: text encoder, flow, the duration predictor's inference part, speaker
+embedding) at ``inference_lr_scale`` of it, so a fine-tune adapts the decoder and the posterior first and keeps
+the path that makes the decoder's input near the voice it started from.
+
 The learning-rate schedulers are stepped once per epoch, at the start of every
 epoch after the first (manual optimization does not step them by itself; stepping
 before the epoch rather than after it means a checkpoint written at an epoch's end
@@ -59,6 +64,7 @@ from trainer.discriminators import MultiPeriodDiscriminator
 from trainer.generator_forward import generator_forward
 from trainer.generator_losses import generator_losses
 from trainer.presets import TrainingConfig
+from trainer.recovery import TRAINING_ONLY
 from trainer.step_timer import StepTimer
 
 SEARCH = inspect.signature(generator_forward).parameters["search"].default
@@ -232,7 +238,10 @@ class VitsSystem(L.LightningModule):
     def configure_optimizers(self):
         c = self.config
         fused = self.device.type in ("cuda", "cpu")  # torch has fused AdamW kernels for both
-        opt_g = torch.optim.AdamW(self.model_g.parameters(), c.learning_rate, c.betas, c.eps, fused=fused)
+        slow = inference_parameters(self.model_g)
+        fast = [p for p in self.model_g.parameters() if all(p is not q for q in slow)]
+        groups = [{"params": fast}, {"params": slow, "lr": c.learning_rate * c.inference_lr_scale}]  # the 1st rules
+        opt_g = torch.optim.AdamW(groups, c.learning_rate, c.betas, c.eps, fused=fused)
         opt_d = torch.optim.AdamW(self.model_d.parameters(), c.learning_rate_d, c.betas_d, c.eps, fused=fused)
         gamma_g, gamma_d = lr_schedule.gammas(c, (c.learning_rate, c.learning_rate_d), 1)  # reset each epoch
         schedulers = [
@@ -240,6 +249,18 @@ class VitsSystem(L.LightningModule):
             torch.optim.lr_scheduler.ExponentialLR(opt_d, gamma=gamma_d),
         ]
         return [opt_g, opt_d], schedulers
+
+
+INFERENCE_PATH = ("enc_p.", "flow.", "dp.", "emb_g.")
+"""Parameter name prefixes of the generator's inference path other than the decoder (less the duration predictor's
+training-only part, ``trainer.recovery.TRAINING_ONLY``): what turns text into the decoder's input."""
+
+
+def inference_parameters(model_g: torch.nn.Module) -> list[torch.nn.Parameter]:
+    """The generator's inference path before the decoder (``INFERENCE_PATH``): the group that learns at
+    ``inference_lr_scale`` of the rate."""
+    named = model_g.named_parameters()
+    return [p for n, p in named if n.startswith(INFERENCE_PATH) and not n.startswith(TRAINING_ONLY)]
 
 
 def _trained(module: torch.nn.Module) -> list[torch.nn.Parameter]:

@@ -1,0 +1,64 @@
+"""The generator's inference path learns at a fraction of the rate in a fine-tune, the full rate from scratch."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import target_voice_slice
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(scope="module")
+def piper_folder(tmp_path_factory):
+    """The first 8 target-voice clips in Piper's layout."""
+    return target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", 8)
+
+
+def _groups(config):
+    from trainer.system import VitsSystem
+
+    system = VitsSystem(config.to_dict())
+    (opt_g, _), _ = system.configure_optimizers()
+    names = {id(p): n for n, p in system.model_g.named_parameters()}
+    return [({names[id(p)] for p in group["params"]}, group["lr"]) for group in opt_g.param_groups]
+
+
+def test_the_inference_path_learns_at_its_scale_and_everything_else_at_the_rate():
+    """Two groups partition the generator: enc_p, flow, the duration predictor's inference part and emb_g at
+    ``inference_lr_scale`` of the rate (the second group); the decoder, enc_q and the duration predictor's
+    training-only part at the rate (the first, which the schedule and the events read)."""
+    from dataclasses import replace
+
+    from trainer.presets import preset
+
+    config = replace(preset("test", num_speakers=2), learning_rate=3e-4, inference_lr_scale=0.25)
+    (fast, fast_lr), (slow, slow_lr) = _groups(config)
+    assert fast_lr == 3e-4 and slow_lr == pytest.approx(7.5e-5)
+    assert {n.split(".")[0] for n in slow} == {"enc_p", "flow", "dp", "emb_g"}
+    assert {n.split(".")[0] for n in fast} == {"dec", "enc_q", "dp"}
+    assert all(n.startswith(("dp.post_", "dp.flows.1.")) for n in fast if n.startswith("dp."))
+    assert not fast & slow
+
+
+def test_a_config_written_before_the_scale_keeps_the_full_rate():
+    """training.json configs without the field ran with the whole generator at the full rate, and resume so."""
+    from trainer.presets import TrainingConfig
+
+    values = TrainingConfig().to_dict()
+    assert values.pop("inference_lr_scale") == 0.1
+    old = TrainingConfig.from_dict(values)
+    assert old.inference_lr_scale == 1.0
+    assert {lr for _, lr in _groups(old)} == {old.learning_rate}
+
+
+def test_a_run_from_scratch_trains_the_inference_path_at_the_full_rate(piper_folder, tmp_path):
+    """A run from joe keeps the preset's scale in its training.json; a run from scratch has nothing to keep."""
+    from trainer.options import RunOptions
+    from trainer.run import create_run
+    from trainer.run_file import read_run
+
+    scales = {}
+    for start in ("joe", "scratch"):
+        run = create_run(RunOptions(dataset=piper_folder, out=tmp_path / start, start=start, preset="test", epochs=1))
+        scales[start] = read_run(run).config["inference_lr_scale"]
+    assert scales == {"joe": 0.1, "scratch": 1.0}
