@@ -102,9 +102,11 @@ class TrainingConfig:
             checkpoints.
         keep_best: ranked (best val_mel) generator checkpoints kept.
         seed: random seed for splits, segments and noise.
-        d_warmup_steps: steps that train the discriminators alone before the generator moves
-            (used when they start fresh against a trained generator, as from an ONNX voice; at most
-            the first epoch).
+        d_warmup_min_steps, d_warmup_max_steps, d_warmup_ready_loss: the discriminator warm-up of a start
+            with fresh discriminators against a trained generator (an ONNX voice, a ``.ckpt`` without them;
+            ``trainer.d_warmup``): the discriminators train alone until their smoothed loss (the sum over the 6
+            discriminators, as ``train_disc``) is below ``d_warmup_ready_loss`` (3.0: undecided) after at least
+            ``d_warmup_min_steps``, or for ``d_warmup_max_steps`` at most (0: no warm-up).
         recovery_lines, recovery_steps: budget of the recovery stage for an ONNX start (``trainer.recovery``).
     """
 
@@ -135,7 +137,9 @@ class TrainingConfig:
     checkpoint_every: int = 1
     keep_best: int = 5
     seed: int = 1234
-    d_warmup_steps: int = 200
+    d_warmup_min_steps: int = 50
+    d_warmup_max_steps: int = 1000
+    d_warmup_ready_loss: float = 2.7
     recovery_lines: int = 300
     recovery_steps: int = 600
 
@@ -150,14 +154,22 @@ class TrainingConfig:
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> TrainingConfig:
-        """Inverse of :meth:`to_dict` (lists become tuples).
+        """Inverse of :meth:`to_dict` (lists become tuples); settings of older runs that are gone
+        (``RETIRED``) are left out.
 
         Raises:
             TypeError: an unknown setting.
         """
-        values = dict(values)
+        values = {k: v for k, v in values.items() if k not in RETIRED}
         model = VitsConfig(**_tuples(values.pop("model", {})))
         return cls(model=model, **_tuples(values))
+
+
+RETIRED = ("d_warmup_steps",)
+"""Settings older runs' configs hold that no longer exist: ``d_warmup_steps`` was a fixed warm-up length (at most
+the first epoch), which the criterion of ``d_warmup_min_steps``, ``d_warmup_max_steps`` and ``d_warmup_ready_loss``
+replaced (an older run's checkpoints say its warm-up is over, or how many of its steps are left:
+``trainer.d_warmup.upgrade_state``)."""
 
 
 def _tuples(values: dict[str, Any]) -> dict[str, Any]:
@@ -199,7 +211,8 @@ def preset(name: str, num_symbols: int = 256, num_speakers: int = 1, **overrides
             preview_every=1,
             recovery_lines=6,
             recovery_steps=4,
-            d_warmup_steps=2,
+            d_warmup_min_steps=2,
+            d_warmup_max_steps=4,
         )
     elif name in QUALITIES or name.replace("_", "-") in QUALITIES:
         model = VitsConfig.preset(name, num_symbols=num_symbols, num_speakers=num_speakers)
