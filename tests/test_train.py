@@ -269,8 +269,10 @@ def test_fine_tune_from_the_default_onnx_voice(piper_folder, tmp_path, monkeypat
     assert stages[1].endswith("en_US-joe-medium.onnx: 6 lines to speak, then 4 fitting steps")  # after loading it
     assert set(recovered) == {"enc_q", "dp"} and all(np.isfinite(v) for v in recovered.values())
     assert [r.epoch for r in records if r.kind == "epoch"] == [0, 1]
-    assert config["d_warmup_steps"] == 2  # the test preset's: two discriminator-only steps first
-    assert torch.load(run / "last.ckpt", weights_only=False)["state_dict"]["d_warmup_left"] == 0
+    warmup = [r for r in records if r.kind == "stage" and r.name == "d_warmup"]
+    assert warmup[0].step == 0 and warmup[-1].step == warmup[-1].steps  # begun, then over (ready or at its cap)
+    state = torch.load(run / "last.ckpt", weights_only=False)["state_dict"]
+    assert state["d_warmup.left"] == 0 and 2 <= state["d_warmup.done"] <= 4  # the test preset's: 2 to 4 steps
     onnx_path, _ = export_voice(best, tmp_path / "tuned.onnx")
     audio = np.concatenate([c.audio_float_array for c in PiperVoice.load(onnx_path).synthesize("Good morning.")])
     assert len(audio) > 5000 and np.isfinite(audio).all()
@@ -289,8 +291,8 @@ def test_dataset_at_another_rate_than_the_start_voice_is_refused(piper_folder, t
 
 
 def test_discriminator_warm_up_leaves_the_generator_alone(finished_run):
-    """While d_warmup_left > 0 only the discriminators learn; afterwards the generator does too. The count
-    survives in the state dict: a system given it (as a resume is) warms up for the steps left, then trains."""
+    """During the warm-up only the discriminators learn; afterwards the generator does too. Its state survives in
+    the state dict: a system given it (as a resume is) warms up for the steps left, then trains."""
     import lightning as L
 
     from trainer.datamodule import CacheDataModule
@@ -298,7 +300,7 @@ def test_discriminator_warm_up_leaves_the_generator_alone(finished_run):
     from trainer.system import VitsSystem
 
     run, _ = finished_run
-    config = preset("test", num_symbols=256)
+    config = preset("test", num_symbols=256, d_warmup_ready_loss=0.0)  # its cap alone ends it
     data = CacheDataModule(run / "cache", 4, config.segment_frames)
 
     def one_epoch(system):
@@ -317,10 +319,10 @@ def test_discriminator_warm_up_leaves_the_generator_alone(finished_run):
         trainer.fit(system, datamodule=data)
         g_moved = any(not torch.equal(before_g[k], v) for k, v in system.model_g.state_dict().items())
         d_moved = any(not torch.equal(before_d[k], v) for k, v in system.model_d.state_dict().items())
-        return g_moved, d_moved, int(system.d_warmup_left)
+        return g_moved, d_moved, int(system.d_warmup.left)
 
     first = VitsSystem(config.to_dict())
-    first.d_warmup_left.fill_(3)
+    first.d_warmup.arm(3)
     assert one_epoch(first) == (False, True, 1)  # two of the three warm-up steps
     resumed = VitsSystem(config.to_dict())
     resumed.load_state_dict(first.state_dict())

@@ -60,7 +60,17 @@ def _epoch(e: Any) -> str:
     shown = next((k for k in ("val_mel", "train_mel", *e.losses) if k in e.losses), None)
     loss = f"; {shown} {e.losses[shown]:.4f}" if shown else ""
     parts = f"train {duration(e.train_s)}{_biggest_step_part(e)}, validation {duration(e.val_s)}"
-    return f"Epoch {e.epoch + 1} finished in {duration(e.seconds)} ({parts}){loss}."
+    return f"Epoch {e.epoch + 1} finished in {duration(e.seconds)} ({parts}){loss}{_warmup_share(e)}."
+
+
+def _warmup_share(e: Any) -> str:
+    """``; the generator frozen all epoch (discriminator warm-up…)`` or ``… for 40% of it …`` when some of the
+    epoch's utterances warmed up the discriminators (its ``train_d_warmup``), else ``""``."""
+    share = e.losses.get("train_d_warmup", 0.0)
+    if share <= 0:
+        return ""
+    when = "all epoch" if share >= 1 else f"for {share:.0%} of it"
+    return f"; the generator frozen {when} (discriminator warm-up: its losses measured, not learned from)"
 
 
 def _biggest_step_part(e: Any) -> str:

@@ -198,7 +198,8 @@ class Eta(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Stage(Event):
-    """A long setup step begins or reports (e.g. ``setup``, ``recovery``, ``epoch``, ``stopping``).
+    """A long setup step begins or reports (e.g. ``setup``, ``recovery``, ``epoch``, ``stopping``, ``d_warmup``: the
+    discriminator warm-up, ``WARMUP_STAGE``).
 
     Optional, for a step that counts (absent in records of older trainers): ``step`` done of ``steps`` (the
     part now under way, e.g. lines spoken), ``elapsed_s`` since the stage began, ``seconds_left`` of that part
@@ -253,6 +254,11 @@ class Finish(Event):
     setup_s: float
     status: str
     preset: str | None = None
+
+
+WARMUP_STAGE = "d_warmup"
+"""The ``Stage.name`` of the discriminator warm-up (``trainer.d_warmup``), which goes on while epochs run: its
+progress reports ``step`` (steps done) of ``steps`` (at most), its last one ``step`` equal to ``steps``."""
 
 
 KINDS: dict[str, type[Event]] = {

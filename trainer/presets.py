@@ -113,9 +113,11 @@ class TrainingConfig:
             checkpoints.
         keep_best: ranked (best val_mel) generator checkpoints kept.
         seed: random seed for splits, segments and noise.
-        d_warmup_steps: steps that train the discriminators alone before the generator moves
-            (used when they start fresh against a trained generator, as from an ONNX voice; at most
-            the first epoch).
+        d_warmup_min_steps, d_warmup_max_steps, d_warmup_ready_loss: the discriminator warm-up of a start
+            with fresh discriminators against a trained generator (an ONNX voice, a ``.ckpt`` without them;
+            ``trainer.d_warmup``): the discriminators train alone until their smoothed loss (the sum over the 6
+            discriminators, as ``train_disc``) is below ``d_warmup_ready_loss`` (3.0: undecided) after at least
+            ``d_warmup_min_steps``, or for ``d_warmup_max_steps`` at most (0: no warm-up).
         recovery_lines, recovery_steps, recovery_fit_steps: budget of the recovery stage for an ONNX start
             (``trainer.recovery``): lines the voice speaks, steps of the warm start (one line each), steps of
             the training objective (4 lines each).
@@ -150,7 +152,9 @@ class TrainingConfig:
     checkpoint_every: int = 1
     keep_best: int = 5
     seed: int = 1234
-    d_warmup_steps: int = 200
+    d_warmup_min_steps: int = 50
+    d_warmup_max_steps: int = 1000
+    d_warmup_ready_loss: float = 2.7
     recovery_lines: int = 300
     recovery_steps: int = 300
     recovery_fit_steps: int = 60
@@ -167,12 +171,12 @@ class TrainingConfig:
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> TrainingConfig:
         """Inverse of :meth:`to_dict` (lists become tuples); a config written before a setting existed reads
-        with the value it ran with (``BEFORE``).
+        with the value it ran with (``BEFORE``); settings of older runs that are gone (``RETIRED``) are left out.
 
         Raises:
             TypeError: an unknown setting.
         """
-        values = {**BEFORE, **values}
+        values = {**BEFORE, **{k: v for k, v in values.items() if k not in RETIRED}}
         model = VitsConfig(**_tuples(values.pop("model", {})))
         return cls(model=model, **_tuples(values))
 
@@ -181,6 +185,11 @@ BEFORE: dict[str, Any] = {"lr_final_fraction": None, "inference_lr_scale": 1.0, 
 """Settings added to ``TrainingConfig`` since runs were first written (``training.json``'s ``config``, a checkpoint's
 ``voice_studio`` hyperparameters), and the value a config without them ran with: ``None``, the fixed per-epoch
 factors (``trainer.lr_schedule``); the inference path at the full rate; a recovery without the objective's fit."""
+RETIRED = ("d_warmup_steps",)
+"""Settings older runs' configs hold that no longer exist: ``d_warmup_steps`` was a fixed warm-up length (at most
+the first epoch), which the criterion of ``d_warmup_min_steps``, ``d_warmup_max_steps`` and ``d_warmup_ready_loss``
+replaced (an older run's checkpoints say its warm-up is over, or how many of its steps are left:
+``trainer.d_warmup.upgrade_state``)."""
 
 
 def _tuples(values: dict[str, Any]) -> dict[str, Any]:
@@ -223,7 +232,8 @@ def preset(name: str, num_symbols: int = 256, num_speakers: int = 1, **overrides
             recovery_lines=6,
             recovery_steps=4,
             recovery_fit_steps=2,
-            d_warmup_steps=2,
+            d_warmup_min_steps=2,
+            d_warmup_max_steps=4,
         )
     elif name in QUALITIES or name.replace("_", "-") in QUALITIES:
         model = VitsConfig.preset(name, num_symbols=num_symbols, num_speakers=num_speakers)

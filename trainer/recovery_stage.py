@@ -98,8 +98,7 @@ def recover_onnx_start(
         _store(cache_dir if keep else None, key, entry, log)
     torch.manual_seed(config.seed + 1)
     notes = copy_matching(system.model_g, imported.to("cpu").state_dict(), voice_path.name, "generator")
-    steps_per_epoch = max(1, len(data.train_set) // data.batch_size)
-    system.d_warmup_left.fill_(min(config.d_warmup_steps, steps_per_epoch))  # at most the first epoch
+    system.d_warmup.arm()  # fresh discriminators: they train alone until ready (trainer.d_warmup)
     if log is not None:
         log.emit(Recovery(part="enc_q", metric="kl_held_out", value=entry.kl))
         log.emit(Recovery(part="enc_q", metric="mel_l1_vs_voice", value=entry.mel_l1))

@@ -209,6 +209,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
 
     with importing("trainer.system"):
         from trainer.system import VitsSystem
+    from trainer.d_warmup import WarmupEvents
 
     logging.getLogger("lightning.pytorch").setLevel(logging.WARNING)  # the run's events say what matters
     warnings.filterwarnings("ignore", message=".*LeafSpec.*")  # Lightning's own, on every run
@@ -265,6 +266,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
             preset=options.preset,
         ),
         *seen_utterances(data),
+        WarmupEvents(log),
     ]
     trainer = L.Trainer(
         max_epochs=config.epochs,

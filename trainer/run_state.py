@@ -20,6 +20,7 @@ from trainer.checkpoints import RankedCheckpoint, ranked_checkpoints
 from trainer.evaluate.bands import DEFAULT_BANDS, Bands
 from trainer.event_log import EventTail
 from trainer.events import (
+    WARMUP_STAGE,
     Checkpoint,
     Epoch,
     ErrorEvent,
@@ -81,6 +82,9 @@ class RunState:
     config: dict = field(default_factory=dict)
     """The run's training config (``TrainingConfig.to_dict()``): ``training.json``'s, then its latest session's
     (``run_start``); e.g. its learning-rate schedule (``trainer.lr_schedule``). Empty when unknown."""
+    warmup: Stage | None = None
+    """The discriminator warm-up under way in the session followed: its latest ``d_warmup`` stage (``None``:
+    none, or over). Epochs run meanwhile, so it is not the ``activity``: the status line says both."""
     session_since: float = 0.0
     """Unix seconds the session being followed began (the page sets it when it launches a trainer): an earlier
     session's progress, stage or ETA is not what the trainer does now."""
@@ -116,11 +120,17 @@ class RunState:
         """A trainer session begins (its ``setup`` stage or its ``run_start``): what an earlier one was doing,
         its speed and its ETA are not this one's."""
         self.finish, self.error, self.activity, self.progress, self.eta = None, None, None, None, None
+        self.warmup = None
         self.stage = ""
 
     def _apply_outcome(self, event: Event) -> None:
         """Stages, warnings, errors and the finish."""
-        if isinstance(event, Stage):
+        if isinstance(event, Stage) and event.name == WARMUP_STAGE:
+            over = event.step is not None and event.steps is not None and event.step >= event.steps
+            if event.time >= self.session_since:
+                self.warmup = None if over else event
+            self.messages.append(event.message)
+        elif isinstance(event, Stage):
             if event.name == "setup":
                 self._new_session()
             if event.name == "recovery" and event.cached:

@@ -5,7 +5,8 @@
 - ONNX voice (``joe`` is the embedded one): the generator takes the voice's size and
   weights; its training-only parts are recovered from the voice itself
   (``trainer.recovery``; the stage: ``trainer.recovery_stage``; kept between runs: ``trainer.recovery_cache``)
-  and the fresh discriminators are warmed up before the generator moves.
+  and the fresh discriminators are warmed up before the generator moves (``trainer.d_warmup``), as are those
+  a ``.ckpt`` does not hold (a generator-only checkpoint).
 
 A start and a dataset of another shape (speakers, symbols, sample rate, size) are
 converted in a defined way or refused before training: ``trainer.start_shape``.
@@ -149,12 +150,20 @@ def _start_model(start: str, num_speakers: int) -> VitsConfig:
 
 
 def load_start(system, checkpoint_path: Path) -> list[str]:
-    """Copy a Piper checkpoint's weights into ``system`` where names and shapes match; returns notes on the rest."""
+    """Copy a Piper checkpoint's weights into ``system`` where names and shapes match; returns notes on the rest.
+
+    Discriminators not wholly in the checkpoint (none, as in a generator-only checkpoint, or of another width)
+    start partly or wholly fresh against a trained generator: the discriminator warm-up is armed
+    (``trainer.d_warmup``). Trained ones need none: they already tell the generator's audio from real audio.
+    """
     from engines.torch.vits.checkpoint import read_checkpoint
 
     checkpoint = read_checkpoint(checkpoint_path)
     notes = copy_matching(system.model_g, checkpoint.generator, checkpoint_path.name, "generator")
-    return notes + copy_matching(system.model_d, checkpoint.discriminator, checkpoint_path.name, "discriminator")
+    fresh = copy_matching(system.model_d, checkpoint.discriminator, checkpoint_path.name, "discriminator")
+    if fresh:
+        system.d_warmup.arm()
+    return notes + fresh
 
 
 def copy_matching(module, weights: dict, source: str, name: str) -> list[str]:

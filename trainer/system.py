@@ -24,9 +24,12 @@ only) and once detached. Every way gives the same gradients as four forwards
 process, and the warm-up) each layer's weight norm is computed once for both forwards
 (``engines.torch.vits.weight_norm.weights_once``).
 
-While ``d_warmup_left`` is positive (an ONNX start: fresh discriminators against a
-trained generator) only the discriminator step runs. The buffer is saved in checkpoints; the step decides
-from a Python copy of it (read once per fit, decremented beside it), so it never waits for the device.
+While the discriminator warm-up is on (``trainer.d_warmup``: fresh discriminators against a trained
+generator, until they tell real from generated audio) only the discriminator step runs; the generator's losses
+are still computed, without gradients, and logged (its adversarial ones as the discriminators score its audio),
+with ``train_d_warmup``, the share of the epoch's utterances that warmed up (its steps weighted by their
+batch's size, as every epoch loss is; logged in every epoch of a fit that began warming up). Its state is saved
+in checkpoints; the step decides from host copies of it (read once per fit), so it never waits for the device.
 Each optimizer clears its gradients right after its step (only its own backward writes them).
 
 The step is timed by parts (``trainer.step_timer``: data wait, generator, alignment, discriminator,
@@ -57,8 +60,9 @@ import torch
 
 from engines.torch.vits.models import Synthesizer
 from engines.torch.vits.weight_norm import weights_once
-from trainer import lr_schedule
+from trainer import losses, lr_schedule
 from trainer.compile import eager_losses
+from trainer.d_warmup import DiscriminatorWarmup, upgrade_state
 from trainer.datamodule import Batch
 from trainer.discriminators import MultiPeriodDiscriminator
 from trainer.generator_forward import generator_forward
@@ -79,16 +83,14 @@ class VitsSystem(L.LightningModule):
             checkpoint's ``hyper_parameters`` hold plain values).
     """
 
-    d_warmup_left: torch.Tensor  # a buffer (register_buffer below), declared for the type checker
-
     def __init__(self, config: dict) -> None:
         super().__init__()
         self.save_hyperparameters(_piper_hparams(config))
         self.config = TrainingConfig.from_dict(config)
         self.model_g = Synthesizer(self.config.model)
         self.model_d = MultiPeriodDiscriminator(self.config.discriminator_width)
-        self.register_buffer("d_warmup_left", torch.tensor(0))  # set by the run; saved for resuming
-        self._warmup_left: int | None = None  # d_warmup_left on the host: read at a fit's first step
+        self.d_warmup = DiscriminatorWarmup(self.config)  # armed by the run for fresh discriminators
+        self.register_load_state_dict_pre_hook(upgrade_state)  # an older checkpoint's warm-up state
         self.automatic_optimization = False
         self.step_timer = StepTimer()
         self.losses = eager_losses()  # the GAN losses it calls; trainer.compile swaps in compiled ones
@@ -98,20 +100,16 @@ class VitsSystem(L.LightningModule):
         optimizers = self.optimizers()
         assert isinstance(optimizers, list)  # configure_optimizers gives two
         opt_g, opt_d = optimizers
-        if self._warming_up():  # discriminators alone, against the generator as it is
-            with torch.no_grad():
-                out, y, y_hat, metrics = self._generator_losses(batch)
-            self._count_warmup_step()
-            self.model_d.requires_grad_(True)
-            with weights_once(self.model_d):
-                real, fake = self.model_d(y), self.model_d(y_hat)
-            loss_d = self._discriminator_loss(real, fake)
-            self._learn(self.model_d, opt_d, loss_d)
+        warming_up = self.d_warmup.on
+        if warming_up:  # discriminators alone, against the generator as it is
+            metrics, loss_d = self._warmup_step(batch, opt_d)
         else:
             out, y, y_hat, metrics = self._generator_losses(batch)
             loss_d = self._adversarial_steps(y, y_hat, metrics, opt_g, opt_d)
         metrics.pop("loss_g")
         metrics["disc"] = loss_d.detach()
+        if self.d_warmup.began_on:  # this fit began warming up: the share of each epoch's utterances that did
+            metrics["d_warmup"] = float(warming_up)
         self.log_dict(
             {f"train_{k}": v for k, v in metrics.items()}, on_step=False, on_epoch=True, batch_size=len(batch)
         )
@@ -178,7 +176,7 @@ class VitsSystem(L.LightningModule):
         self.log_dict({f"val_{k}": v for k, v in metrics.items()}, batch_size=len(batch), sync_dist=True)
 
     def on_train_start(self) -> None:
-        self._warmup_left = None  # the buffer may have been set (the run) or restored (a resume) since
+        self.d_warmup.begin_fit(self.device)  # it may have been armed (the run) or restored (a resume) since
 
     def on_train_batch_start(self, batch: Batch, batch_idx: int) -> None:
         self.step_timer.begin_step()
@@ -206,17 +204,30 @@ class VitsSystem(L.LightningModule):
         metrics["loss_g"] = got.total(self.config)
         return got.out, got.y, got.y_hat, metrics
 
-    def _warming_up(self) -> bool:
-        """Whether this step trains the discriminators alone (the buffer is read once per fit, not per step)."""
-        if self._warmup_left is None:
-            self._warmup_left = int(self.d_warmup_left)
-        return self._warmup_left > 0
+    def _warmup_step(self, batch: Batch, opt_d) -> tuple[dict, torch.Tensor]:
+        """The discriminators' step alone against the generator as it is; gives the metrics and ``loss_d``.
 
-    def _count_warmup_step(self) -> None:
-        """One warm-up step done: the host copy and the buffer (on the device, no wait) count down together."""
-        assert self._warmup_left is not None  # _warming_up read it
-        self._warmup_left -= 1
-        self.d_warmup_left -= 1
+        The generator's losses are computed without gradients, its adversarial ones (``fm``, ``gen``) from the
+        discriminators' scores before their step: what the generator would have met, logged, not learned.
+        """
+        with torch.no_grad():
+            _, y, y_hat, metrics = self._generator_losses(batch)
+        self.model_d.requires_grad_(True)
+        with weights_once(self.model_d):
+            real, fake = self.model_d(y), self.model_d(y_hat)
+        loss_d = self._discriminator_loss(real, fake)
+        self._learn(self.model_d, opt_d, loss_d)
+        with torch.no_grad():
+            targets = [[m.detach() for m in maps] for _, maps in real]
+            fm = losses.feature_loss(targets, [[m.detach() for m in maps] for _, maps in fake])
+            metrics.update(fm=fm, gen=losses.generator_loss([logits.detach() for logits, _ in fake]))
+        self.step_timer.lap("discriminator")
+        self.d_warmup.count(loss_d, reduce=self._mean_over_ranks)
+        return metrics, loss_d
+
+    def _mean_over_ranks(self, value: torch.Tensor) -> torch.Tensor:
+        """``value``'s mean over the DDP ranks (itself in one process)."""
+        return self.trainer.strategy.reduce(value, reduce_op="mean")
 
     def _learn(self, module: torch.nn.Module, optimizer, loss: torch.Tensor, **backward) -> None:
         """Backward, clip, step, then clear the gradients for the next step (timed: backward, optimizer).

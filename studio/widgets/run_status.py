@@ -35,8 +35,16 @@ def clock_words(event: Stage | Progress, now: float, left_of: str = "") -> str:
 
 def following_line(state: RunState, now: float | None = None) -> str:
     """The status line while a trainer works: its stage (what, step n of m, elapsed, remaining), its epoch and
-    step in the epoch, or the epochs done (empty before any event of the session followed)."""
-    now = time.time() if now is None else now
+    step in the epoch, or the epochs done (empty before any event of the session followed); led by the
+    discriminator warm-up's step and loss while it goes on (its epochs run meanwhile)."""
+    line = _doing(state, time.time() if now is None else now)
+    if state.warmup is None or not line:
+        return line
+    return f"{state.warmup.message[:1].upper()}{state.warmup.message[1:]} · {line}"
+
+
+def _doing(state: RunState, now: float) -> str:
+    """The status line without the warm-up."""
     activity, name = state.activity, state.folder.name
     if isinstance(activity, Stage):
         message = activity.message[:1].upper() + activity.message[1:]
