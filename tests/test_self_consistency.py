@@ -11,15 +11,9 @@ training-only parts leaves the posterior far from joe's own: the first epoch's K
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+from bench import self_consistency_parts as parts  # tests/bench, beside this file (no package: a namespace)
 from conftest import shared_path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "bench"))
-
-import self_consistency_parts as parts  # noqa: E402
 
 LINES, HELD_OUT, EPOCHS, BATCH_SIZE = 16, 4, 2, 4
 """The small run: 15 of 16 lines train (the run holds one out for val_mel), 4 steps an epoch (the first
