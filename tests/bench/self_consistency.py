@@ -16,10 +16,12 @@ Targets (issue 28), against the start's own scores: F0 gap within 3 Hz of the st
 
 Usage: ``.venv/bin/python tests/bench/self_consistency.py [--lines 150] [--held-out 10] [--epochs 10]
 [--batch-size 8] [--precision auto] [--device auto] [--voice joe] [--renderer onnx] [--noise-scale 0.667]
-[--noise-w 0.8] [--recovery-lines N] [--recovery-steps N] [--no-recovery-cache] [--work DIR]``. With
+[--noise-w 0.8] [--recovery-lines N] [--recovery-steps N] [--recovery-fit-steps N] [--inference-lr-scale F]
+[--no-recovery-cache] [--work DIR]``. With
 ``--work DIR`` the dataset, run and renders stay in DIR; a finished run there is scored again without rendering or
 training (its ``bench.json`` says how it was made). ``--recovery-lines``/``--recovery-steps`` cut the recovery's
-budget (the preset's: 300 lines, 600 steps) for a quick run on a CPU.
+budget (the preset's: 300 lines, 300 + 60 steps) for a quick run on a CPU; ``--inference-lr-scale 1`` trains
+the inference path at the full rate (the ablation).
 """
 
 from __future__ import annotations
@@ -64,7 +66,17 @@ def arguments(argv=None) -> argparse.Namespace:
     parser.add_argument("--precision", default="auto")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--recovery-lines", type=int, help="lines the recovery speaks (default: the preset's, 300)")
-    parser.add_argument("--recovery-steps", type=int, help="the recovery's fitting steps (default: the preset's, 600)")
+    parser.add_argument(
+        "--recovery-steps", type=int, help="the recovery's warm-start steps (default: the preset's, 300)"
+    )
+    parser.add_argument(
+        "--recovery-fit-steps",
+        type=int,
+        help="the recovery's steps of the training objective (default 60)",
+    )
+    parser.add_argument(
+        "--inference-lr-scale", type=float, help="the inference path's share of the rate (default: the preset's, 0.1)"
+    )
     parser.add_argument("--no-recovery-cache", action="store_true", help="recover the start's parts again")
     parser.add_argument("--work", type=Path, help="keep everything here; a finished run here is only re-scored")
     return parser.parse_args(argv)
@@ -83,9 +95,17 @@ def recipe_of(args: argparse.Namespace) -> parts.Recipe:
         precision=args.precision,
         device=args.device,
         no_recovery_cache=args.no_recovery_cache,
-        config=tuple(
-            (k, v) for k, v in (("recovery_lines", args.recovery_lines), ("recovery_steps", args.recovery_steps)) if v
-        ),
+        config=tuple((k, v) for k, v in _budget(args) if v is not None),
+    )
+
+
+def _budget(args) -> tuple[tuple[str, int | None], ...]:
+    """The recovery budget asked for (``None``: the preset's)."""
+    return (
+        ("recovery_lines", args.recovery_lines),
+        ("recovery_steps", args.recovery_steps),
+        ("recovery_fit_steps", args.recovery_fit_steps),
+        ("inference_lr_scale", args.inference_lr_scale),
     )
 
 
