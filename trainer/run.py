@@ -209,7 +209,8 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
 
     with importing("trainer.system"):
         from trainer.system import VitsSystem
-    from trainer.d_warmup import WarmupEvents
+    with importing("trainer.d_warmup"):
+        from trainer.d_warmup import WarmupEvents
 
     logging.getLogger("lightning.pytorch").setLevel(logging.WARNING)  # the run's events say what matters
     warnings.filterwarnings("ignore", message=".*LeafSpec.*")  # Lightning's own, on every run
