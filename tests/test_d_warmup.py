@@ -220,6 +220,8 @@ def test_the_train_page_says_the_warm_up_beside_the_epochs_steps(tmp_path):
     state.apply(end)
     assert following_line(state, t + 61).startswith("Training tune: epoch 3 of 40, step 2 of 19")
     assert "at least 50 steps and at most 1000 steps" in sentence(begin) and worth_a_line(begin)
+    short = stage(t + 1, done=0, cap=34, loss=None)  # a cap below the minimum: the cap is the length
+    assert "below 2.70 (3.00: undecided), for 34 steps (its cap, at or below the minimum of 50)" in sentence(short)
     assert sentence(end).startswith("Discriminator warm-up over after 130 steps: the discriminators tell real")
     assert worth_a_line(end) and not worth_a_line(stage(t + 40, done=41, cap=1000, loss=3.1))
     epoch = Epoch(epoch=2, step=57, seconds=60.0, train_s=50.0, losses={"val_mel": 0.9, "train_d_warmup": 0.4},

@@ -184,10 +184,14 @@ def warmup_message(news: WarmupNews) -> str:
         done = count(news.done, "step")
         return f"discriminator warm-up resumed after {done}: {loss}, ready below {ready}, at most {news.cap} steps"
     if news.loss is None:
+        between = (
+            f"after at least {count(news.min_steps, 'step')} and at most {count(news.cap, 'step')}"
+            if news.min_steps < news.cap
+            else f"for {count(news.cap, 'step')} (its cap, at or below the minimum of {news.min_steps})"
+        )
         return (
             "discriminator warm-up: the discriminators train alone (the generator frozen) until they tell real from"
-            f" generated audio: smoothed loss below {ready} ({UNDECIDED_LOSS:.2f}: undecided), after at least"
-            f" {count(news.min_steps, 'step')} and at most {count(news.cap, 'step')}"
+            f" generated audio: smoothed loss below {ready} ({UNDECIDED_LOSS:.2f}: undecided), {between}"
         )
     early = f" from step {news.min_steps}" if news.done < news.min_steps else ""
     return f"discriminator warm-up: step {news.done} of at most {news.cap}, {loss} (ready below {ready}{early})"
