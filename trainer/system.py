@@ -54,6 +54,7 @@ from __future__ import annotations
 import inspect
 import re
 import warnings
+from typing import Any
 
 import lightning as L
 import torch
@@ -250,8 +251,12 @@ class VitsSystem(L.LightningModule):
         c = self.config
         fused = self.device.type in ("cuda", "cpu")  # torch has fused AdamW kernels for both
         slow = inference_parameters(self.model_g)
-        fast = [p for p in self.model_g.parameters() if all(p is not q for q in slow)]
-        groups = [{"params": fast}, {"params": slow, "lr": c.learning_rate * c.inference_lr_scale}]  # the 1st rules
+        slow_ids = {id(p) for p in slow}
+        fast = [p for p in self.model_g.parameters() if id(p) not in slow_ids]
+        groups: list[dict[str, Any]] = [  # the first group's rate is the one the schedule and the events read
+            {"params": fast},
+            {"params": slow, "lr": c.learning_rate * c.inference_lr_scale},
+        ]
         opt_g = torch.optim.AdamW(groups, c.learning_rate, c.betas, c.eps, fused=fused)
         opt_d = torch.optim.AdamW(self.model_d.parameters(), c.learning_rate_d, c.betas_d, c.eps, fused=fused)
         gamma_g, gamma_d = lr_schedule.gammas(c, (c.learning_rate, c.learning_rate_d), 1)  # reset each epoch
