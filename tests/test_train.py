@@ -266,7 +266,7 @@ def test_fine_tune_from_the_default_onnx_voice(piper_folder, tmp_path, monkeypat
     records = list(read_events(run / "events.jsonl"))
     recovered = {r.part: r.value for r in records if r.kind == "recovery"}
     stages = [r.message for r in records if r.kind == "stage" and r.name == "recovery"]
-    assert stages[1].endswith("en_US-joe-medium.onnx: 6 lines to speak, then 4 fitting steps")  # after loading it
+    assert stages[1].endswith("en_US-joe-medium.onnx: 6 lines to speak, then 6 fitting steps")  # 4 warm + 2 fit
     assert set(recovered) == {"enc_q", "dp"} and all(np.isfinite(v) for v in recovered.values())
     assert [r.epoch for r in records if r.kind == "epoch"] == [0, 1]
     warmup = [r for r in records if r.kind == "stage" and r.name == "d_warmup"]

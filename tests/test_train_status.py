@@ -98,10 +98,10 @@ def test_train_page_says_what_a_run_from_joe_does_until_its_first_epoch_ends(win
     running = [(status, stats, stop) for status, stats, stop in seen if "elapsed" in status]
     said = [status for status, _, _ in running]
     told = page.state.messages  # every stage the page was handed, in order (the status shows the newest)
-    for stage in ("Setting up: reading the training cache", "speaking line 1 of 6", "fitting step 1 of 4"):
+    for stage in ("Setting up: reading the training cache", "speaking line 1 of 6", "fitting step 1 of 6"):
         assert any(stage.lower() in message.lower() for message in told), (stage, told)
     assert any(m.startswith("epoch 1: loading the first batch, then the first training step") for m in told)
-    assert any(re.search(r"joe-medium\.onnx: (speaking line \d of 6|fitting step \d of 4) · ", s) for s in said)
+    assert any(re.search(r"joe-medium\.onnx: (speaking line \d of 6|fitting step \d of 6) · ", s) for s in said)
     assert any(re.search(r"epoch 1 of 1, step \d of \d+ · .* elapsed", s) for s in said)
     clocks: dict[str, set[str]] = {}  # the same event shown with another elapsed: the clock moved by itself
     for status in said:
