@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn.functional as F
 
-from trainer.datamodule import Batch
+from trainer.datamodule import Batch, collate
 from trainer.generator_losses import generator_losses
 from trainer.mel import mel_spectrogram, spectrogram
 
@@ -164,26 +164,16 @@ def _learn(optimizer, loss: torch.Tensor) -> None:
 
 
 def _batch(examples: list[Example], model) -> Batch:
-    """``examples`` padded into a training ``Batch`` (speaker 0 where the voice has several)."""
-    specs = [_spec(e)[0] for e in examples]
-    frames = [min(spec.shape[-1], e.z.shape[-1]) for spec, e in zip(specs, examples, strict=True)]
+    """``examples`` padded into a training ``Batch`` by the data module's own ``collate`` (speaker 0 where the
+    voice has several), on the examples' device."""
     hop = examples[0].audio.shape[0] // examples[0].z.shape[-1]
-    ids = torch.nn.utils.rnn.pad_sequence([e.phoneme_ids for e in examples], batch_first=True)
-    spec = torch.zeros(len(examples), specs[0].shape[0], max(frames), device=ids.device)
-    audio = torch.zeros(len(examples), 1, max(frames) * hop, device=ids.device)
-    for i, (example, one, n) in enumerate(zip(examples, specs, frames, strict=True)):
-        spec[i, :, :n], audio[i, 0, : n * hop] = one[:, :n], example.audio[: n * hop]
-    n_frames = torch.tensor(frames, device=ids.device)
-    speakers = torch.zeros(len(examples), dtype=torch.long, device=ids.device)
-    return Batch(
-        phoneme_ids=ids,
-        phoneme_lengths=torch.tensor([len(e.phoneme_ids) for e in examples], device=ids.device),
-        spec=spec,
-        spec_lengths=n_frames,
-        audio=audio,
-        audio_lengths=n_frames * hop,
-        speaker_ids=speakers if model.config.num_speakers > 1 else None,
-    )
+    speaker = 0 if model.config.num_speakers > 1 else None
+    items = []
+    for index, example in enumerate(examples):
+        spec = _spec(example)[0]
+        frames = min(spec.shape[-1], example.z.shape[-1])
+        items.append((example.phoneme_ids, spec[:, :frames], example.audio[: frames * hop], speaker, index))
+    return collate(items).to(examples[0].audio.device)
 
 
 @torch.no_grad()
