@@ -250,13 +250,7 @@ class VitsSystem(L.LightningModule):
     def configure_optimizers(self):
         c = self.config
         fused = self.device.type in ("cuda", "cpu")  # torch has fused AdamW kernels for both
-        slow = inference_parameters(self.model_g)
-        slow_ids = {id(p) for p in slow}
-        fast = [p for p in self.model_g.parameters() if id(p) not in slow_ids]
-        groups: list[dict[str, Any]] = [  # the first group's rate is the one the schedule and the events read
-            {"params": fast},
-            {"params": slow, "lr": c.learning_rate * c.inference_lr_scale},
-        ]
+        groups = generator_groups(self.model_g, c.learning_rate, c.inference_lr_scale)
         opt_g = torch.optim.AdamW(groups, c.learning_rate, c.betas, c.eps, fused=fused)
         opt_d = torch.optim.AdamW(self.model_d.parameters(), c.learning_rate_d, c.betas_d, c.eps, fused=fused)
         gamma_g, gamma_d = lr_schedule.gammas(c, (c.learning_rate, c.learning_rate_d), 1)  # reset each epoch
@@ -277,6 +271,15 @@ def inference_parameters(model_g: torch.nn.Module) -> list[torch.nn.Parameter]:
     ``inference_lr_scale`` of the rate."""
     named = model_g.named_parameters()
     return [p for n, p in named if n.startswith(INFERENCE_PATH) and not n.startswith(TRAINING_ONLY)]
+
+
+def generator_groups(model_g: torch.nn.Module, learning_rate: float, scale: float) -> list[dict[str, Any]]:
+    """The generator's two optimizer groups: everything else at ``learning_rate`` (the first: the rate the
+    schedule and the events read), ``inference_parameters`` at ``scale`` of it."""
+    slow = inference_parameters(model_g)
+    slow_ids = {id(p) for p in slow}
+    fast = [p for p in model_g.parameters() if id(p) not in slow_ids]
+    return [{"params": fast}, {"params": slow, "lr": learning_rate * scale}]
 
 
 def _trained(module: torch.nn.Module) -> list[torch.nn.Parameter]:

@@ -83,13 +83,11 @@ def optimizer(model, args):
     """AdamW with the inference path at ``--inference-scale`` of the rate (frozen at 0)."""
     import torch
 
-    from trainer.system import inference_parameters
+    from trainer.system import generator_groups
 
-    slow = inference_parameters(model)
-    fast = [p for p in model.parameters() if all(p is not q for q in slow)]
-    for parameter in slow:
+    groups = generator_groups(model, args.lr, args.inference_scale)
+    for parameter in groups[1]["params"]:
         parameter.requires_grad_(args.inference_scale > 0)
-    groups = [{"params": fast}, {"params": slow, "lr": args.lr * args.inference_scale}]
     return torch.optim.AdamW(groups, args.lr, betas=(0.8, 0.99), eps=1e-9)
 
 
