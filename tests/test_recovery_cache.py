@@ -47,10 +47,15 @@ def spoken(monkeypatch):
 def test_second_run_takes_the_recovery_from_the_cache_and_each_step_is_said(piper_folder, tmp_path, cache_home, spoken):
     """Run 1 speaks and fits, saying each line and step in order, then each training step of its epoch; run 2 of
     the same dataset and start takes the recovered parts from the cache (no speaking, no fitting) and says so."""
-    first = create_run(RunOptions(dataset=piper_folder, out=tmp_path / "one", start="joe", preset="test", epochs=1))
+    options = RunOptions(dataset=piper_folder, out=tmp_path / "one", start="joe", preset="test", epochs=1)
+    assert "Recovered from this voice before" not in _recovery_note(options)
+    first = create_run(options)
     fit(first)
     assert spoken == ["speak", "recover"]
     records = list(read_events(first / "events.jsonl"))
+    kl = next(r.value for r in records if r.kind == "recovery" and r.metric == "kl_held_out")
+    said = f"Recovered from this voice before: KL {kl:.1f} on held-out lines (6 lines spoken)"
+    assert said in _recovery_note(options)
     steps = [(r.message.split(": ")[-1], r.step, r.steps) for r in records if r.kind == "stage" and r.steps]
     lines = [s for s in steps if s[0].startswith("speaking line")]
     fitting = [s for s in steps if s[0].startswith("fitting step")]
@@ -76,6 +81,15 @@ def test_second_run_takes_the_recovery_from_the_cache_and_each_step_is_said(pipe
     fit_of = {r.part: r.value for r in records if r.kind == "recovery"}
     assert {r.part: r.value for r in again if r.kind == "recovery"} == fit_of
     assert not [r for r in again if r.kind == "stage" and "speaking line" in r.message]
+
+
+def _recovery_note(options) -> str:
+    """The pre-flight's ``info`` finding on the recovery of ``options``' start (one, for an ONNX start)."""
+    from trainer.preflight import preflight
+
+    notes = [f.message for f in preflight(options) if f.level == "info"]
+    assert len(notes) == 1 and "recovered from its own speech (up to 6 lines, 6 steps)" in notes[0]
+    return notes[0]
 
 
 def _prepared(run_dir, **changes):
@@ -158,7 +172,15 @@ def test_only_the_newest_entries_are_kept(tmp_path):
     """Writing a third entry with keep=2 removes the oldest; the newest two still read."""
     import os
 
-    from trainer.recovery_cache import CachedRecovery, RecoveryKey, entry_path, read_entry, write_entry
+    from trainer.recovery_cache import (
+        CACHE_VERSION,
+        CachedRecovery,
+        RecoveryKey,
+        entry_path,
+        read_entry,
+        summaries,
+        write_entry,
+    )
 
     keys = [
         RecoveryKey(voice_sha256=f"{n:064x}", phoneme_ids=[[1, 2, 3]], recovery_lines=6, recovery_steps=4,
@@ -171,4 +193,6 @@ def test_only_the_newest_entries_are_kept(tmp_path):
         path = write_entry(tmp_path, key, entry, keep=2)
         os.utime(path, (1_000 + age, 1_000 + age))  # written in this order, whatever the clock's resolution
     assert not entry_path(tmp_path, keys[0]).exists()
+    assert sorted(p.stem for p in tmp_path.glob("*.json")) == sorted(entry_path(tmp_path, k).stem for k in keys[1:])
+    assert [s.budget for s in summaries(tmp_path, keys[2].voice_sha256)] == [(6, 4, 2, CACHE_VERSION)]
     assert [float(read_entry(tmp_path, k).state["enc_q.w"][0]) for k in keys[1:]] == [1.0, 2.0]

@@ -7,7 +7,8 @@ will keep, a start voice whose speakers, symbols or rate cannot fit the dataset)
 warnings inform (few clips, clips the trainer will leave out, clips at another
 sample rate than the start voice, with the fix: resample), conversions say how
 the start is made to fit (a single-speaker start on a multi-speaker dataset:
-``trainer.start_shape``).
+``trainer.start_shape``), and an ONNX start says what its recovery will do and how
+well an earlier recovery of the voice agreed with it (``info``).
 """
 
 from __future__ import annotations
@@ -81,7 +82,36 @@ def preflight(options: RunOptions) -> list[Finding]:
     findings += _shape_findings(options, summary)
     findings += _device_findings(options.device)
     findings += _disk_findings(options, summary, rate)
+    findings += _recovery_findings(options)
     return sorted(findings, key=lambda f: not f.blocking)
+
+
+def _recovery_findings(options: RunOptions) -> list[Finding]:
+    """An ONNX start: its training-only parts are recovered first (``trainer.recovery``), and the held-out KL
+    the newest cached recovery of the same voice and budget reached (``trainer.recovery_cache``), if any."""
+    from engines.files import sha256_file
+    from trainer.presets import preset
+    from trainer.recovery_cache import budget_of, recovery_cache_dir, summaries
+    from trainer.starts import resolve_start
+
+    kind, path = resolve_start(options.start)
+    if path is None or kind == "ckpt":
+        return []
+    config = preset(options.preset)
+    steps = config.recovery_steps + config.recovery_fit_steps
+    said = (
+        f"Before training, the training-only parts {path.name} does not hold are recovered from its own speech "
+        f"(up to {count(config.recovery_lines, 'line')}, {count(steps, 'step')}); the run log says how well "
+        "they agree with the voice (KL on held-out lines: the lower, the less the voice is pulled at first)."
+    )
+    budget = budget_of(config)
+    done = [s for s in summaries(recovery_cache_dir(), sha256_file(path)) if s.budget == budget]
+    if done and not options.no_recovery_cache:
+        said += (
+            f" Recovered from this voice before: KL {done[0].kl:.1f} on held-out lines "
+            f"({count(done[0].lines, 'line')} spoken); a run on the same lines takes it from the cache."
+        )
+    return [Finding("info", said)]
 
 
 def summarize(dataset: Path) -> DatasetSummary:

@@ -6,8 +6,9 @@ voice asks for exactly the same result. An entry is keyed by everything that cha
 spoken, ``recovery_lines``, ``recovery_steps``, ``recovery_fit_steps``, ``seed``, ``sample_rate``, the device and
 precision, and :data:`CACHE_VERSION` (raised whenever the recovery's code changes what
 it computes). Entries live in :func:`recovery_cache_dir`, one ``KEY.pt`` each
-(``torch.save`` of plain data, read with ``weights_only=True``), written atomically; the
-:data:`KEEP` newest are kept.
+(``torch.save`` of plain data, read with ``weights_only=True``), written atomically, with a
+``KEY.json`` beside it (:class:`EntrySummary`: the voice, budget and held-out KL, read without
+torch by the pre-flight); the :data:`KEEP` newest are kept.
 
 ``RunOptions.no_recovery_cache`` (``--no-recovery-cache``) recovers again and leaves
 the cache alone.
@@ -85,6 +86,43 @@ class CachedRecovery:
     created: float
 
 
+@dataclass(frozen=True, kw_only=True)
+class EntrySummary:
+    """What an entry's ``KEY.json`` says, for the pre-flight (no torch, no tensors).
+
+    Attributes:
+        voice_sha256: hex SHA-256 of the voice's ``.onnx``.
+        budget: ``(recovery_lines, recovery_steps, recovery_fit_steps, version)`` of its key.
+        lines: lines the voice spoke; kl: the held-out KL per frame it reached; created: Unix seconds.
+    """
+
+    voice_sha256: str
+    budget: tuple[int, int, int, int]
+    lines: int
+    kl: float
+    created: float
+
+
+def budget_of(config) -> tuple[int, int, int, int]:
+    """``EntrySummary.budget`` of a ``TrainingConfig``'s recovery settings with this :data:`CACHE_VERSION`."""
+    return (config.recovery_lines, config.recovery_steps, config.recovery_fit_steps, CACHE_VERSION)
+
+
+def summaries(folder: Path, voice_sha256: str) -> list[EntrySummary]:
+    """The summaries in ``folder`` of entries for the voice ``voice_sha256``, newest first; an unreadable or
+    foreign ``.json`` is skipped (a summary only informs: the entry itself is checked when read)."""
+    found = []
+    for path in Path(folder).glob("*.json"):
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            summary = EntrySummary(**{**raw, "budget": tuple(raw["budget"])})
+        except (OSError, ValueError, TypeError, KeyError):
+            continue
+        if summary.voice_sha256 == voice_sha256 and path.with_suffix(".pt").is_file():
+            found.append(summary)
+    return sorted(found, key=lambda s: s.created, reverse=True)
+
+
 def entry_path(folder: Path, key: RecoveryKey) -> Path:
     """Where ``key``'s entry lives in ``folder``."""
     return Path(folder) / f"{key.digest()}.pt"
@@ -147,6 +185,15 @@ def write_entry(folder: Path, key: RecoveryKey, entry: CachedRecovery, keep: int
     }
     with atomic_path(path) as tmp:
         torch.save(record, tmp)
+    summary = EntrySummary(
+        voice_sha256=key.voice_sha256,
+        budget=(key.recovery_lines, key.recovery_steps, key.recovery_fit_steps, key.version),
+        lines=len(key.phoneme_ids),
+        kl=entry.kl,
+        created=entry.created,
+    )
+    with atomic_path(path.with_suffix(".json")) as tmp:
+        Path(tmp).write_text(json.dumps(asdict(summary)), encoding="utf-8")
     _forget_old(path.parent, keep)
     return path
 
@@ -156,3 +203,4 @@ def _forget_old(folder: Path, keep: int) -> None:
     entries = sorted(folder.glob("*.pt"), key=lambda p: p.stat().st_mtime, reverse=True)
     for old in entries[keep:]:
         old.unlink(missing_ok=True)
+        old.with_suffix(".json").unlink(missing_ok=True)

@@ -451,8 +451,9 @@ TICK_MS = 1000
 
 
 def _noted(findings: list[Finding]) -> str:
-    """``, with 3 warnings (shown under Setup)``: the findings that do not block a start, counted by level."""
-    levels = [f.level for f in findings if not f.blocking]
+    """``, with 3 warnings (shown under Setup)``: the findings that do not block a start, counted by level
+    (``info``, what the run will do, is shown but not counted)."""
+    levels = [f.level for f in findings if not f.blocking and f.level != "info"]
     said = [count(levels.count(level), level) for level in dict.fromkeys(levels)]
     return f", with {' and '.join(said)} (shown under Setup)" if said else ""
 
