@@ -53,10 +53,16 @@ class Watch(L.Callback):
         self.shares.append(float(trainer.callback_metrics.get("train_d_warmup", -1.0)))
 
 
-def _system(ready: float, cap: int, min_steps: int = 3) -> VitsSystem:
-    """A seeded ``test``-preset system with its warm-up armed: at least ``min_steps``, at most ``cap``, ready below
-    ``ready``."""
-    config = preset("test", d_warmup_min_steps=min_steps, d_warmup_max_steps=cap, d_warmup_ready_loss=ready)
+def _system(ready: float, cap: int, min_steps: int = 3, share: float = 1.0) -> VitsSystem:
+    """A seeded ``test``-preset system with its warm-up armed: at least ``min_steps``, at most ``cap`` and ``share``
+    of the fit's steps, ready below ``ready``."""
+    config = preset(
+        "test",
+        d_warmup_min_steps=min_steps,
+        d_warmup_max_steps=cap,
+        d_warmup_ready_loss=ready,
+        d_warmup_max_share=share,
+    )
     torch.manual_seed(0)
     system = VitsSystem(config.to_dict())
     system.d_warmup.arm()
@@ -109,6 +115,15 @@ def test_the_warm_up_ends_at_its_cap_and_the_generator_stays_frozen_until_then(c
     assert checks[0].loss > 4.0  # fresh discriminators: about 1 each, 6 in all
 
 
+def test_a_short_run_caps_the_warm_up_at_its_share_of_the_planned_steps(cache):
+    """A cap of 8 steps in a fit of 4 epochs of 3 steps with a share of 0.25: the warm-up takes 3 steps (a quarter of
+    12), then the generator trains; the news says the cut cap from the start."""
+    system = _system(ready=0.0, cap=8, share=0.25)
+    watch = _fit(system, cache, epochs=4)
+    assert system.d_warmup.news[0].cap == 3 and system.d_warmup.news[-1].ended == "cap"
+    assert watch.warming == [True] * 3 + [False] * 9
+
+
 def test_the_warm_up_ends_when_the_smoothed_loss_falls_below_the_criterion(capped, cache, tmp_path):
     """The same run with a threshold its smoothed loss crosses after the minimum: the warm-up ends at the first
     step from the minimum whose smoothed loss is below it (not at a count), and its stage events say how it went."""
@@ -132,7 +147,7 @@ def test_the_warm_up_ends_when_the_smoothed_loss_falls_below_the_criterion(cappe
 def test_a_resume_mid_warm_up_goes_on_where_it_was(cache, tmp_path):
     """A checkpoint after 3 of 8 warm-up steps: the resumed fit restores the steps done and the smoothed loss,
     says so, warms up for the 5 steps left (not 8 again), then trains the generator."""
-    first = _system(ready=0.0, cap=8)
+    first = _system(ready=0.0, cap=8, share=10.0)  # its one epoch stands for a run stopped early: no cut
     _fit(first, cache, epochs=1)
     first.fitted.save_checkpoint(tmp_path / "last.ckpt")
     smoothed = first.d_warmup.news[-1].loss

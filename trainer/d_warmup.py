@@ -12,8 +12,9 @@ the two apart does best by scoring everything 0.5, giving 0.5 per discriminator 
 *undecided* level). Only a discriminator that separates real from generated audio goes below it.
 So the warm-up ends once the smoothed loss (``SMOOTHING``; bias-corrected, so the first step's loss
 is its first value) is below ``TrainingConfig.d_warmup_ready_loss`` (a margin under 3) after at least
-``d_warmup_min_steps``, or at ``d_warmup_max_steps`` whatever the loss (the cap). A start with
-trained discriminators has no warm-up.
+``d_warmup_min_steps``, or at its cap whatever the loss: ``d_warmup_max_steps``, or
+``d_warmup_max_share`` of the run's planned steps where that is fewer (:meth:`DiscriminatorWarmup.begin_fit`).
+A start with trained discriminators has no warm-up.
 
 State, kept in checkpoints (so a resume goes on where it was): buffers ``d_warmup.left`` (steps the
 warm-up may still take, its cap left; 0: none or over), ``d_warmup.done`` (steps taken) and
@@ -84,6 +85,7 @@ class DiscriminatorWarmup(torch.nn.Module):
     def __init__(self, config: TrainingConfig) -> None:
         super().__init__()
         self.min_steps, self.max_steps = config.d_warmup_min_steps, config.d_warmup_max_steps
+        self.max_share = config.d_warmup_max_share
         self.ready_loss = config.d_warmup_ready_loss
         self.register_buffer("left", torch.tensor(0))
         self.register_buffer("done", torch.tensor(0))
@@ -102,10 +104,16 @@ class DiscriminatorWarmup(torch.nn.Module):
         self.loss.zero_()
         self._left = None
 
-    def begin_fit(self, device: torch.device) -> None:
+    def begin_fit(self, device: torch.device, run_steps: int | None = None) -> None:
         """Read the buffers (once per fit: they may have been armed, or restored by a resume) and say where the
-        warm-up stands. On ``device`` of type ``cpu`` the loss is read after every step, else every ``CHECK_EVERY``."""
+        warm-up stands. On ``device`` of type ``cpu`` the loss is read after every step, else every ``CHECK_EVERY``.
+
+        ``run_steps``: the steps this fit plans (batches per epoch x epochs left); a warm-up not begun yet is cut
+        to ``ceil(max_share * run_steps)`` where that is below its cap (a begun one keeps its cap on a resume).
+        """
         self.every = 1 if device.type == "cpu" else CHECK_EVERY
+        if run_steps is not None and int(self.done) == 0 and int(self.left) > 0:
+            self.left.clamp_(max=max(1, math.ceil(self.max_share * run_steps)))
         self._left, self._done = int(self.left), int(self.done)
         self.began_on = self._left > 0
         if self._left > 0:

@@ -52,6 +52,7 @@ losses (``val_mel``, ``val_kl``, ``val_dur``) and no discriminator loss. State d
 from __future__ import annotations
 
 import inspect
+import math
 import re
 import warnings
 from typing import Any
@@ -177,7 +178,11 @@ class VitsSystem(L.LightningModule):
         self.log_dict({f"val_{k}": v for k, v in metrics.items()}, batch_size=len(batch), sync_dist=True)
 
     def on_train_start(self) -> None:
-        self.d_warmup.begin_fit(self.device)  # it may have been armed (the run) or restored (a resume) since
+        # it may have been armed (the run) or restored (a resume) since; a short run caps it to its share
+        batches = self.trainer.num_training_batches
+        left = max(0, (self.trainer.max_epochs or self.config.epochs) - self.current_epoch)
+        run_steps = int(batches * left) if math.isfinite(batches) else None
+        self.d_warmup.begin_fit(self.device, run_steps)
 
     def on_train_batch_start(self, batch: Batch, batch_idx: int) -> None:
         self.step_timer.begin_step()

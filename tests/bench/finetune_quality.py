@@ -1,17 +1,22 @@
-"""Quality evidence for fine-tuning: the Compare page's leaderboard before and after (not a test).
+"""Quality evidence for fine-tuning on a real speaker (not a test): joe fine-tuned on the target-voice corpus.
 
-Fine-tunes the default voice (en_US-joe-medium, ONNX) on ``../shared/corpus/target-voice`` with the
-``medium`` preset and scores, on the run's held-out clips against the target speaker's own recordings:
-joe (the start), the run's ranked checkpoints and the exported best voice, with every measure of
-``trainer.evaluate.leaderboard`` (val_mel, MCD after DTW, F0 RMSE and mean-F0 gap, speaker similarity,
-DNSMOS P.835, WER, speaking rate). Targets (issue 16): speaker similarity to the target rises; DNSMOS OVRL
-does not fall by more than 0.2; rendering and scoring 5 candidates x 10 lines again (cached renders) takes
-under a minute. With ``--scratch`` it also trains from scratch and compares val_mel at ``--compare-epoch``
-(target: the ONNX start at least 30% lower).
+Fine-tunes the default voice (en_US-joe-medium, ONNX) on the first ``--clips`` clips of
+``../shared/corpus/target-voice`` with the last ``--held-out`` excluded from the dataset (the run never sees
+them), for ``--epochs`` epochs of the ``medium`` preset, keeping every epoch's checkpoint. joe and every epoch's
+checkpoint then speak the excluded clips' texts (noise seed 0) and are scored against the target speaker's own
+recordings of them by the leaderboard (``trainer.evaluate.leaderboard``: MCD after DTW, F0 gap, speaker
+similarity, DNSMOS OVRL, WER by the best recognizer installed); the table adds each epoch's val_mel and KL.
+The studio's rule (``trainer.evaluate.recommend``: the highest similarity among the checkpoints whose WER and
+DNSMOS are within their noise bands of the best) picks the recommended checkpoint.
 
-Usage: ``.venv/bin/python tests/bench/finetune_quality.py [--epochs 5] [--clips 240] [--held-out 10]
-[--device auto] [--work DIR] [--scratch]``. With ``--work DIR`` a finished run in ``DIR/from-joe`` is
-scored again without training.
+Targets (issue 28), at the recommended checkpoint: speaker similarity >= 0.85; WER <= 0.15 and <= joe's + 0.05;
+DNSMOS OVRL >= joe's - 0.2.
+
+Usage: ``.venv/bin/python tests/bench/finetune_quality.py [--epochs 12] [--clips 240] [--held-out 10]
+[--batch-size 8] [--precision auto] [--device auto] [--corpus DIR] [--train-only] [--work DIR]``. With
+``--work DIR`` the dataset, run and renders stay in DIR; a finished run there is scored again without training,
+a stopped one is resumed. ``--train-only`` stops after training and prints each epoch's val_mel, KL and seconds
+(a GPU machine without the scoring packages; score the kept run later with ``--work``).
 """
 
 from __future__ import annotations
@@ -19,131 +24,149 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import self_consistency as bench  # noqa: E402
+import self_consistency_parts as parts  # noqa: E402
+
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "target-voice"
+"""The default ``--corpus``: LJSpeech layout (``metadata.csv`` of ``id|text``, ``wavs/ID.flac``)."""
+TARGETS = (
+    ("similarity >= 0.85", lambda start, row: row.similarity >= 0.85),
+    ("WER <= 0.15", lambda start, row: row.wer <= 0.15),
+    ("WER <= joe's + 0.05", lambda start, row: row.wer <= start.wer + 0.05),
+    ("OVRL >= joe's - 0.2", lambda start, row: row.dnsmos_ovrl >= start.dnsmos_ovrl - 0.2),
+)
+"""(what, met(joe's row, the recommended checkpoint's row))."""
 
 
-def prepare(work: Path, clips: int, held_out: int):
-    """A project of the first ``clips`` clips with the last ``held_out`` excluded; returns (project, held-out rows)."""
+def arguments(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--clips", type=int, default=240)
+    parser.add_argument("--held-out", type=int, default=10)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--precision", default="auto")
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the target speaker's clips (LJSpeech layout)")
+    parser.add_argument("--train-only", action="store_true", help="train, print the epochs' losses, do not score")
+    parser.add_argument("--work", type=Path, help="keep the dataset, run and renders here (default: a temporary one)")
+    return parser.parse_args(argv)
+
+
+def corpus_rows(corpus: Path, clips: int, held_out: int) -> tuple[list[str], list]:
+    """The first ``clips`` rows of the corpus's ``metadata.csv`` and the last ``held_out`` of them as lines
+    (``trainer.evaluate.lines.Line``) with the target speaker's recordings as references."""
+    from trainer.evaluate.lines import Line
+
+    rows = (corpus / "metadata.csv").read_text(encoding="utf-8").splitlines()[:clips]
+    held = [row.split("|") for row in rows[-held_out:]]
+    return rows, [Line(name=cols[0], text=cols[-1], reference=corpus / "wavs" / f"{cols[0]}.flac") for cols in held]
+
+
+def make_project(work: Path, corpus: Path, rows: list[str], held: list):
+    """A dataset project of ``rows`` (copied from the corpus into ``work/source``) with the held-out clips excluded."""
     import shutil
 
     from trainer.dataset.curation import set_excluded
     from trainer.dataset.project import DatasetProject
 
-    rows = (CORPUS / "metadata.csv").read_text(encoding="utf-8").splitlines()[:clips]
+    if (work / "project" / "manifest.json").is_file():
+        return DatasetProject(work / "project")
     source = work / "source"
-    (source / "wavs").mkdir(parents=True)
+    (source / "wavs").mkdir(parents=True, exist_ok=True)
     (source / "metadata.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     for row in rows:
-        shutil.copy(CORPUS / "wavs" / f"{row.split('|')[0]}.flac", source / "wavs")
+        shutil.copy(corpus / "wavs" / f"{row.split('|')[0]}.flac", source / "wavs")
     project = DatasetProject.create(work / "project")
     project.import_sources([source])
-    held = [r.split("|", 1) for r in rows[-held_out:]]
-    set_excluded(project, [clip_id for clip_id, _ in held], True)
-    return project, held
+    set_excluded(project, [line.name for line in held], True)
+    return project
 
 
-def train(project, out: Path, start: str, epochs: int, device: str) -> tuple[Path, list[float]]:
-    """One run; returns the best checkpoint and val_mel per epoch."""
-    from trainer.event_log import read_events
-    from trainer.options import RunOptions
-    from trainer.run import create_run, fit
+def train(recipe: parts.Recipe, work: Path, corpus: Path, rows: list[str], held: list) -> None:
+    """Train the run in ``work/run`` unless it is done (a stopped one resumes); keeps the training time."""
+    from trainer.run_state import load_run
 
-    run = create_run(
-        RunOptions(dataset=project.folder, out=out, start=start, preset="medium", epochs=epochs, device=device)
-    )
-    best = fit(run)
-    val = [r.losses["val_mel"] for r in read_events(run / "events.jsonl") if r.kind == "epoch"]
-    return best, val
-
-
-def candidates(run: Path, work: Path, count: int):
-    """joe, the exported best, the run's ranked checkpoints and its last: ``count`` candidates at most, joe first."""
-    from trainer.checkpoints import best_checkpoint
-    from trainer.evaluate.lines import run_candidates
-    from trainer.evaluate.render import Candidate
-    from trainer.export import export_voice
-
-    offered = run_candidates(run)
-    start = [c for c in offered if c.label.startswith("start")]
-    ranked = [c for c in offered if c.label.startswith("epoch") or c.label == "last"]
-    onnx = work / "tuned.onnx"
-    if not onnx.exists():
-        export_voice(best_checkpoint(run).path, onnx)
-    export = [Candidate(label="export (best)", model_path=onnx)]
-    return (start + export + ranked)[:count]
+    run = work / "run"
+    if (run / "events.jsonl").is_file() and load_run(run).status == "done":
+        return
+    project = make_project(work, corpus, rows, held)
+    with bench.Stopwatch() as training:
+        parts.train(recipe, project.folder, run)
+    bench.write_bench(work, {"train_s": training.seconds, "clips": len(rows), "held_out": len(held)})
 
 
-def score(chosen, lines, cache: Path) -> tuple[list, float]:
-    """The leaderboard rows and the seconds it took."""
-    from trainer.evaluate.leaderboard import score as score_rows
-    from trainer.evaluate.render import RenderSettings
+def recommended(rows: list, epochs: list[int]):
+    """The studio's recommendation over the epochs' rows (``rows[0]`` is joe): ``(row, Recommendation)``."""
+    from trainer.evaluate.bands import DEFAULT_BANDS
+    from trainer.evaluate.board import FLOAT_FIELDS
+    from trainer.evaluate.evaluation import START_PREFIX, Evaluation
+    from trainer.evaluate.recommend import recommend
 
-    started = time.perf_counter()
-    rows = score_rows(chosen, lines, RenderSettings(seed=0), cache)
-    return rows, time.perf_counter() - started
+    def evaluation(row, epoch: int, label: str) -> Evaluation:
+        values = {f: float(getattr(row, f)) for f in FLOAT_FIELDS if getattr(row, f) is not None}
+        return Evaluation(epoch=epoch, values=values, lines=10, label=label)
+
+    start = evaluation(rows[0], 0, f"{START_PREFIX}joe")
+    measured = [evaluation(row, epoch + 1, "") for row, epoch in zip(rows[1:], epochs, strict=True)]
+    advice = recommend(measured, DEFAULT_BANDS, start)
+    return rows[1 + measured.index(advice.chosen)], advice
 
 
-def report(rows, first_s: float, again_s: float, count: int, lines: int) -> None:
+def report(work: Path, recipe: parts.Recipe, rows: list, epochs: list[int], scoring_s: float) -> None:
+    kept, run = bench.read_bench(work), work / "run"
+    began = parts.run_start(run)
+    trained = f"on {began.device} at {began.precision}, {began.num_utterances} utterances" if began else "?"
+    print(f"target-voice: {kept.get('clips', '?')} clips, {kept.get('held_out', '?')} excluded and scored on")
+    print(f"run: {run} (medium preset from joe, {recipe.epochs} epochs, batch {recipe.batch_size}, {trained})")
+    print(f"training took {kept.get('train_s', 0) / 60:.1f} min; scoring {len(rows)} candidates {scoring_s:.0f} s")
+    print("", *bench.epoch_table(rows, epochs, run, recipe), sep="\n")
+    row, advice = recommended(rows, epochs)
+    print(f"\n{advice.reason}")
+    print(f"targets at the recommended checkpoint ({row.label}), against joe's scores:")
+    for what, met in TARGETS:
+        print(f"  {what}: {'met' if met(rows[0], row) else 'NOT met'}")
     from trainer.evaluate.leaderboard import table
 
-    print(table(rows))
-    before, after = rows[0], rows[1]
-    print(f"\nscoring {count} candidates x {lines} lines: {first_s:.0f} s the first time, {again_s:.1f} s again")
-    print(f"  target: again under 60 s -> {'met' if again_s < 60 else 'NOT met'}")
-    if before.similarity is not None and after.similarity is not None:
-        rises = after.similarity > before.similarity
-        print(f"  speaker similarity {before.similarity:.3f} -> {after.similarity:.3f}: {'rises' if rises else 'NOT'}")
-    if before.dnsmos_ovrl is not None and after.dnsmos_ovrl is not None:
-        verdict = "met" if before.dnsmos_ovrl - after.dnsmos_ovrl <= 0.2 else "NOT met"
-        print(f"  DNSMOS OVRL {before.dnsmos_ovrl:.2f} -> {after.dnsmos_ovrl:.2f}: falls at most 0.2: {verdict}")
+    print("\nthe leaderboard:", table(rows), sep="\n")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=5)
-    parser.add_argument("--compare-epoch", type=int, default=5, help="1-based epoch of the val_mel comparison")
-    parser.add_argument("--clips", type=int, default=240)
-    parser.add_argument("--held-out", type=int, default=10)
-    parser.add_argument("--candidates", type=int, default=5)
-    parser.add_argument("--device", default="auto")
-    parser.add_argument("--work", type=Path, help="keep the runs and voices in this folder (default: a temporary one)")
-    parser.add_argument("--scratch", action="store_true", help="also train from scratch and compare val_mel")
-    args = parser.parse_args()
-    if not CORPUS.exists():
-        sys.exit(f"corpus not found: {CORPUS}")
-    from trainer.evaluate.lines import held_out_lines
+def losses_table(run: Path) -> list[str]:
+    """One line per epoch from the run's events: epoch, val_mel, train and val KL, seconds."""
+    from trainer.event_log import read_events
 
+    lines = ["epoch  val_mel  train KL  val KL  seconds"]
+    for r in read_events(run / "events.jsonl"):
+        if r.kind == "epoch":
+            kl, val_kl = r.losses.get("train_kl", float("nan")), r.losses.get("val_kl", float("nan"))
+            lines.append(f"{r.epoch + 1:5d}  {r.losses['val_mel']:.4f}  {kl:8.2f}  {val_kl:6.2f}  {r.seconds:7.0f}")
+    return lines
+
+
+def main(argv=None) -> None:
+    args = arguments(argv)
+    if not (args.corpus / "metadata.csv").is_file():
+        sys.exit(f"corpus not found: {args.corpus / 'metadata.csv'}")
+    recipe = parts.Recipe(
+        voice=parts.start_voice_path("joe"),
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        precision=args.precision,
+        device=args.device,
+    )
+    rows, held = corpus_rows(args.corpus, args.clips, args.held_out)
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
-        run = work / "from-joe"
-        if not (run / "checkpoints" / "best.json").exists():
-            project, _ = prepare(work, args.clips, args.held_out)
-            train(project, run, "joe", args.epochs, args.device)
-        chosen = candidates(run, work, args.candidates)
-        lines = held_out_lines(run, limit=args.held_out)
-        rows, first_s = score(chosen, lines, work / "compare-cache")
-        rows, again_s = score(chosen, lines, work / "compare-cache")
-        print(f"target-voice: {args.clips} clips; medium preset from joe; {len(lines)} held-out lines")
-        report(rows, first_s, again_s, len(chosen), len(lines))
-        if args.scratch:
-            from trainer.event_log import read_events
-
-            val_onnx = [r.losses["val_mel"] for r in read_events(run / "events.jsonl") if r.kind == "epoch"]
-            _, val_scratch = train(project_of(work), work / "from-scratch", "scratch", args.compare_epoch, args.device)
-            epoch = min(args.compare_epoch, len(val_onnx), len(val_scratch)) - 1
-            ratio = val_onnx[epoch] / val_scratch[epoch]
-            onnx, scratch = val_onnx[epoch], val_scratch[epoch]
-            print(f"\nval_mel at epoch {epoch + 1}: from ONNX {onnx:.3f}, from scratch {scratch:.3f}")
-            print(f"ONNX start {100 * (1 - ratio):.0f}% lower (target: at least 30%)")
-
-
-def project_of(work: Path):
-    from trainer.dataset.project import DatasetProject
-
-    return DatasetProject(work / "project")
+        work.mkdir(parents=True, exist_ok=True)
+        train(recipe, work, args.corpus, rows, held)
+        if args.train_only:
+            print(*losses_table(work / "run"), sep="\n")
+            return
+        scored, epochs, scoring_s = bench.score(recipe, work / "run", held, work / "score-cache")
+        report(work, recipe, scored, epochs, scoring_s)
 
 
 if __name__ == "__main__":

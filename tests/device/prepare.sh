@@ -4,6 +4,8 @@
 # ../shared present. Writes .whl/ (the wheels the checks need beyond that machine's packages, about
 # 37 MB) and .device-cache/ (a training cache of 8 target-voice clips); both are git-ignored and travel
 # with the device tool's `carry`. Then, on the device: `bash tests/device/run.sh`.
+# `prepare.sh bench` also writes .device-corpus/ (the first 160 target-voice clips at 22,050 Hz, about
+# 19 MB, git-ignored) for `run.sh bench`: the fine-tuning quality bench's training on the GPU.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 py=.venv/bin/python
@@ -34,3 +36,17 @@ document["voice_config"] = "voice.onnx.json"
 manifest.write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
 PY
 du -sh .whl .device-cache
+if [ "${1:-}" = bench ]; then
+  rm -rf .device-corpus && mkdir -p .device-corpus/wavs
+  head -n 160 ../shared/corpus/target-voice/metadata.csv > .device-corpus/metadata.csv
+  $py - <<'PY'
+from pathlib import Path
+import soundfile, soxr
+source = Path("../shared/corpus/target-voice/wavs")
+for row in Path(".device-corpus/metadata.csv").read_text(encoding="utf-8").splitlines():
+    clip = row.split("|")[0]
+    audio, rate = soundfile.read(source / f"{clip}.flac", dtype="float32")
+    soundfile.write(f".device-corpus/wavs/{clip}.flac", soxr.resample(audio, rate, 22050, "VHQ"), 22050, subtype="PCM_16")
+PY
+  du -sh .device-corpus
+fi
