@@ -156,6 +156,37 @@ def test_one_evaluation_runs_at_a_time_and_a_newer_one_replaces_a_waiting_one(tm
     assert evaluations.stop() == [jobs[2]] and processes[2].returncode != 0 and evaluations.busy() == []
 
 
+def test_an_epoch_spent_warming_up_the_discriminators_is_not_measured(tmp_path):
+    """A due epoch whose generator stayed frozen (the warm-up still on at its end) queues no evaluation and says
+    why; once the warm-up is over the due epoch is measured."""
+    from types import SimpleNamespace
+
+    from trainer.callbacks import Timing
+    from trainer.canary_callback import CanaryCallback, Evaluations
+    from trainer.d_warmup import DiscriminatorWarmup
+    from trainer.event_log import EventLog
+    from trainer.presets import preset
+
+    warmup = DiscriminatorWarmup(preset("test"))
+    warmup.arm()
+    log = EventLog(tmp_path / "events.jsonl")
+    callback = CanaryCallback(
+        tmp_path, None, log, Timing(), due=lambda trainer: True, lines=2, cache_dir=tmp_path, evaluations=Evaluations()
+    )
+    submitted = []
+    callback._submit = lambda trainer, module: submitted.append(trainer.current_epoch)
+    trainer, module = SimpleNamespace(is_global_zero=True, current_epoch=0), SimpleNamespace(d_warmup=warmup)
+    callback.on_train_epoch_end(trainer, module)
+    warmup.arm(0)  # the warm-up is over
+    trainer.current_epoch = 1
+    callback.on_train_epoch_end(trainer, module)
+    log.close()
+    said = [r.message for r in read_events(tmp_path / "events.jsonl") if r.kind == "stage"]
+    assert said == ["epoch 1 not measured: the generator was frozen all epoch (discriminator warm-up), so it still"
+                    " speaks as the start voice"]  # fmt: skip
+    assert submitted == [1]
+
+
 @pytest.mark.gui
 def test_the_train_pages_quality_chart_shows_the_evaluations(evaluated_run, qtbot):
     """The run view's Quality tab (beside the loss curves) charts each measure over the evaluated epochs with

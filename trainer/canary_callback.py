@@ -3,8 +3,10 @@
 :class:`CanaryCallback` (a Lightning callback), at the end of an epoch that is due (by default the epochs that
 preview, ``PreviewCallback.due``; or every ``--eval-every`` epochs and the last), queues a small generator
 checkpoint of the epoch on the checkpoint writer (in the background, as the ranked checkpoints are written);
-once it is on disk, :class:`Evaluations` starts its evaluation process (``trainer.evaluate.canary``), one at a
-time: an evaluation due while the one before still runs waits, and a newer one replaces a waiting one, which is
+an epoch spent wholly in the discriminator warm-up is not measured (its generator is the start's: the
+recommendation must never offer it as a new voice), which its stage event says. Once the checkpoint is on disk,
+:class:`Evaluations` starts its evaluation process (``trainer.evaluate.canary``), one at a time: an evaluation
+due while the one before still runs waits, and a newer one replaces a waiting one, which is
 skipped with a warning. At each epoch's end the finished ones become ``Evaluation`` events (the trainer is the
 events file's only writer); one that ended without a result (killed, failed) becomes a warning, and training
 goes on. At the end of training the evaluations take normal priority (``trainer.evaluate.background``) and
@@ -199,7 +201,13 @@ class CanaryCallback(L.Callback):
         if not trainer.is_global_zero:
             return
         self._report(self.evaluations.poll())
-        if self.due(trainer):
+        if self.due(trainer) and _frozen_all_epoch(module):
+            message = (
+                f"epoch {trainer.current_epoch + 1} not measured: the generator was frozen all epoch (discriminator"
+                " warm-up), so it still speaks as the start voice"
+            )
+            self.events.emit(Stage(name="evaluation", message=message))
+        elif self.due(trainer):
             started = time.perf_counter()
             self._submit(trainer, module)
             self.timing.add("checkpoint_wait_s", time.perf_counter() - started)
@@ -307,3 +315,10 @@ def _checkpoint_epoch(path: Path) -> int | None:
         return int(path.stem.rsplit("=", 1)[1])
     except (IndexError, ValueError):
         return None
+
+
+def _frozen_all_epoch(module) -> bool:
+    """Whether the epoch now ending left the generator as the start (``trainer.d_warmup``: the warm-up still on at
+    the epoch's end means it was on all epoch, since it only ever comes first)."""
+    warmup = getattr(module, "d_warmup", None)
+    return warmup is not None and bool(warmup.on)

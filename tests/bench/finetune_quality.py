@@ -103,8 +103,17 @@ def train(recipe: parts.Recipe, work: Path, corpus: Path, rows: list[str], held:
     bench.write_bench(work, {"train_s": training.seconds, "clips": len(rows), "held_out": len(held)})
 
 
-def recommended(rows: list, epochs: list[int]):
-    """The studio's recommendation over the epochs' rows (``rows[0]`` is joe): ``(row, Recommendation)``."""
+def frozen_epochs(run: Path) -> set[int]:
+    """Epochs (from 0) spent wholly in the discriminator warm-up: their generator is joe's (``train_d_warmup`` 1)."""
+    from trainer.event_log import read_events
+
+    events = read_events(run / "events.jsonl")
+    return {r.epoch for r in events if r.kind == "epoch" and r.losses.get("train_d_warmup") == 1.0}
+
+
+def recommended(rows: list, epochs: list[int], frozen: set[int]):
+    """The studio's recommendation over the epochs' rows (``rows[0]`` is joe), the epochs in ``frozen`` left out
+    as the run's own evaluations leave them out (``trainer.canary_callback``): ``(row, Recommendation)``."""
     from trainer.evaluate.bands import DEFAULT_BANDS
     from trainer.evaluate.board import FLOAT_FIELDS
     from trainer.evaluate.evaluation import START_PREFIX, Evaluation
@@ -115,9 +124,10 @@ def recommended(rows: list, epochs: list[int]):
         return Evaluation(epoch=epoch, values=values, lines=10, label=label)
 
     start = evaluation(rows[0], 0, f"{START_PREFIX}joe")
-    measured = [evaluation(row, epoch + 1, "") for row, epoch in zip(rows[1:], epochs, strict=True)]
+    trained = [(row, epoch) for row, epoch in zip(rows[1:], epochs, strict=True) if epoch not in frozen]
+    measured = [evaluation(row, epoch + 1, "") for row, epoch in trained]
     advice = recommend(measured, DEFAULT_BANDS, start)
-    return rows[1 + measured.index(advice.chosen)], advice
+    return trained[measured.index(advice.chosen)][0], advice
 
 
 def report(work: Path, recipe: parts.Recipe, rows: list, epochs: list[int], scoring_s: float) -> None:
@@ -128,7 +138,7 @@ def report(work: Path, recipe: parts.Recipe, rows: list, epochs: list[int], scor
     print(f"run: {run} (medium preset from joe, {recipe.epochs} epochs, batch {recipe.batch_size}, {trained})")
     print(f"training took {kept.get('train_s', 0) / 60:.1f} min; scoring {len(rows)} candidates {scoring_s:.0f} s")
     print("", *bench.epoch_table(rows, epochs, run, recipe), sep="\n")
-    row, advice = recommended(rows, epochs)
+    row, advice = recommended(rows, epochs, frozen_epochs(run))
     print(f"\n{advice.reason}")
     print(f"targets at the recommended checkpoint ({row.label}), against joe's scores:")
     for what, met in TARGETS:
