@@ -300,7 +300,8 @@ def test_discriminator_warm_up_leaves_the_generator_alone(finished_run):
     from trainer.system import VitsSystem
 
     run, _ = finished_run
-    config = preset("test", num_symbols=256, d_warmup_ready_loss=0.0)  # its cap alone ends it
+    # its cap alone ends it; each one-epoch fit stands for part of a longer run (no cut to a share of it)
+    config = preset("test", num_symbols=256, d_warmup_ready_loss=0.0, d_warmup_max_share=10.0)
     data = CacheDataModule(run / "cache", 4, config.segment_frames)
 
     def one_epoch(system):
