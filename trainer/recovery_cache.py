@@ -103,9 +103,10 @@ class EntrySummary:
     created: float
 
 
-def budget_of(config) -> tuple[int, int, int, int]:
-    """``EntrySummary.budget`` of a ``TrainingConfig``'s recovery settings with this :data:`CACHE_VERSION`."""
-    return (config.recovery_lines, config.recovery_steps, config.recovery_fit_steps, CACHE_VERSION)
+def budget_of(config, version: int = CACHE_VERSION) -> tuple[int, int, int, int]:
+    """``EntrySummary.budget`` of the recovery settings of ``config`` (a ``TrainingConfig`` or a
+    :class:`RecoveryKey`, which name them alike) at ``version``."""
+    return (config.recovery_lines, config.recovery_steps, config.recovery_fit_steps, version)
 
 
 def summaries(folder: Path, voice_sha256: str) -> list[EntrySummary]:
@@ -187,7 +188,7 @@ def write_entry(folder: Path, key: RecoveryKey, entry: CachedRecovery, keep: int
         torch.save(record, tmp)
     summary = EntrySummary(
         voice_sha256=key.voice_sha256,
-        budget=(key.recovery_lines, key.recovery_steps, key.recovery_fit_steps, key.version),
+        budget=budget_of(key, key.version),
         lines=len(key.phoneme_ids),
         kl=entry.kl,
         created=entry.created,
