@@ -40,6 +40,20 @@ def test_the_inference_path_learns_at_its_scale_and_everything_else_at_the_rate(
     assert not fast & slow
 
 
+def test_the_text_encoder_can_learn_at_its_own_scale():
+    """``text_lr_scale`` sets enc_p apart in a third group; the flow, the duration predictor and emb_g keep
+    ``inference_lr_scale``."""
+    from dataclasses import replace
+
+    from trainer.presets import preset
+
+    config = replace(preset("test", num_speakers=2), learning_rate=2e-4, inference_lr_scale=0.5, text_lr_scale=0.0)
+    (_, fast_lr), (rest, rest_lr), (text, text_lr) = _groups(config)
+    assert (fast_lr, rest_lr, text_lr) == (2e-4, 1e-4, 0.0)
+    assert {n.split(".")[0] for n in text} == {"enc_p"}
+    assert {n.split(".")[0] for n in rest} == {"flow", "dp", "emb_g"}
+
+
 def test_a_config_written_before_the_scale_keeps_the_full_rate():
     """training.json configs without the field ran with the whole generator at the full rate, and resume so."""
     from trainer.presets import TrainingConfig

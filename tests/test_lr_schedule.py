@@ -122,3 +122,14 @@ def test_training_json_states_the_schedule_and_follows_the_epochs(tmp_path):
     write_run(document.with_epochs(1500))
     assert "at the last epoch (1,500): generator" in json.loads((tmp_path / "training.json").read_text())["lr_schedule"]
     assert lr_schedule.path_words(load_run(tmp_path, with_events=False).config) == "2e-4 → 1e-5"
+
+
+def test_the_schedule_words_say_the_text_encoders_share_and_the_anchor():
+    """Where the text encoder has its own share and the start anchor is on, the schedule's words say both."""
+    from dataclasses import replace
+
+    config = replace(preset("test", num_symbols=40, epochs=2), text_lr_scale=0.0, inference_anchor=1000.0)
+    assert lr_schedule.words(config.to_dict()).endswith(
+        "the inference path before the decoder at 10% of the generator's rate (the text encoder at 0%), "
+        "pulled back towards the start's weights (anchor 1000 per unit of rate)"
+    )

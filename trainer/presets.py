@@ -105,6 +105,10 @@ class TrainingConfig:
             fine-tuned on its own speech, mel + KL + duration losses, 30 steps: at the full rate the prior path
             moved 1.3% and the voice broke (MCD 2.1 -> 3.6 dB, a held-out line silent by step 30); at 0.1 it moved
             0.2% and MCD stayed at 2.9 dB (README "Fine-tuning that keeps the voice").
+        inference_anchor: how hard that inference path is pulled back to the start's weights after each step
+            (``trainer.anchor``: decoupled L2-SP, the pull per unit of its rate; 0: none, as from scratch).
+        text_lr_scale: the text encoder's (``enc_p``) share of the rate where it differs from the rest of the
+            inference path's (``None``: ``inference_lr_scale``; the optimizer then has a third group).
         c_mel, c_kl: loss weights.
         grad_clip: clip gradient norms above this (``None``: no clipping).
         val_fraction, max_val: share of utterances held out for validation, and a cap.
@@ -148,6 +152,8 @@ class TrainingConfig:
     eps: float = 1e-9
     lr_final_fraction: float | None = 0.05
     inference_lr_scale: float = 0.1
+    inference_anchor: float = 0.0
+    text_lr_scale: float | None = None
     lr_decay: float = 0.999875
     lr_decay_d: float = 0.9999
     c_mel: float = 45.0
@@ -189,7 +195,13 @@ class TrainingConfig:
         return cls(model=model, **_tuples(values))
 
 
-BEFORE: dict[str, Any] = {"lr_final_fraction": None, "inference_lr_scale": 1.0, "recovery_fit_steps": 0}
+BEFORE: dict[str, Any] = {
+    "lr_final_fraction": None,
+    "inference_lr_scale": 1.0,
+    "inference_anchor": 0.0,
+    "text_lr_scale": None,
+    "recovery_fit_steps": 0,
+}
 """Settings added to ``TrainingConfig`` since runs were first written (``training.json``'s ``config``, a checkpoint's
 ``voice_studio`` hyperparameters), and the value a config without them ran with: ``None``, the fixed per-epoch
 factors (``trainer.lr_schedule``); the inference path at the full rate; a recovery without the objective's fit."""

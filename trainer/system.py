@@ -38,7 +38,9 @@ backward, optimizer); the events callback reads the sums once per epoch.
 The generator's optimizer has two groups: everything at ``learning_rate``, and the inference path before the
 decoder (``inference_parameters``: text encoder, flow, the duration predictor's inference part, speaker
 embedding) at ``inference_lr_scale`` of it, so a fine-tune adapts the decoder and the posterior first and keeps
-the path that makes the decoder's input near the voice it started from.
+the path that makes the decoder's input near the voice it started from; ``text_lr_scale`` can set the text encoder
+apart in a third group. After each generator step the start anchor (``trainer.anchor``: decoupled L2-SP,
+``inference_anchor``) pulls those slowed groups back towards the start's weights, each at its group's rate.
 
 The learning-rate schedulers are stepped once per epoch, at the start of every
 epoch after the first (manual optimization does not step them by itself; stepping
@@ -63,6 +65,7 @@ import torch
 from engines.torch.vits.models import Synthesizer
 from engines.torch.vits.weight_norm import weights_once
 from trainer import losses, lr_schedule
+from trainer.anchor import CHECKPOINT_KEY, StartAnchor
 from trainer.compile import eager_losses
 from trainer.d_warmup import DiscriminatorWarmup, upgrade_state
 from trainer.datamodule import Batch
@@ -92,6 +95,7 @@ class VitsSystem(L.LightningModule):
         self.model_g = Synthesizer(self.config.model)
         self.model_d = MultiPeriodDiscriminator(self.config.discriminator_width)
         self.d_warmup = DiscriminatorWarmup(self.config)  # armed by the run for fresh discriminators
+        self.anchor = StartAnchor(self.config.inference_anchor)
         self.register_load_state_dict_pre_hook(upgrade_state)  # an older checkpoint's warm-up state
         self.automatic_optimization = False
         self.step_timer = StepTimer()
@@ -183,6 +187,14 @@ class VitsSystem(L.LightningModule):
         left = max(0, (self.trainer.max_epochs or self.config.epochs) - self.current_epoch)
         run_steps = int(batches * left) if math.isfinite(batches) else None
         self.d_warmup.begin_fit(self.device, run_steps)
+        self.anchor.capture(inference_named(self.model_g))
+
+    def on_save_checkpoint(self, checkpoint: dict) -> None:
+        if (start := self.anchor.state()) is not None:
+            checkpoint[CHECKPOINT_KEY] = start
+
+    def on_load_checkpoint(self, checkpoint: dict) -> None:
+        self.anchor.restore(checkpoint.get(CHECKPOINT_KEY))
 
     def on_train_batch_start(self, batch: Batch, batch_idx: int) -> None:
         self.step_timer.begin_step()
@@ -245,6 +257,9 @@ class VitsSystem(L.LightningModule):
         self._clip(module)
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
+        if module is self.model_g:  # the inference path back towards the start, each group at its rate
+            for named, group in zip(slow_parts(self.model_g, self.config), optimizer.param_groups[1:], strict=True):
+                self.anchor.pull(named, group["lr"])
         self.step_timer.lap("optimizer")
 
     def _clip(self, module: torch.nn.Module) -> None:
@@ -255,7 +270,7 @@ class VitsSystem(L.LightningModule):
     def configure_optimizers(self):
         c = self.config
         fused = self.device.type in ("cuda", "cpu")  # torch has fused AdamW kernels for both
-        groups = generator_groups(self.model_g, c.learning_rate, c.inference_lr_scale)
+        groups = generator_groups(self.model_g, c)
         opt_g = torch.optim.AdamW(groups, c.learning_rate, c.betas, c.eps, fused=fused)
         opt_d = torch.optim.AdamW(self.model_d.parameters(), c.learning_rate_d, c.betas_d, c.eps, fused=fused)
         gamma_g, gamma_d = lr_schedule.gammas(c, (c.learning_rate, c.learning_rate_d), 1)  # reset each epoch
@@ -271,20 +286,44 @@ INFERENCE_PATH = ("enc_p.", "flow.", "dp.", "emb_g.")
 training-only part, ``trainer.recovery.TRAINING_ONLY``): what turns text into the decoder's input."""
 
 
+TEXT_ENCODER = "enc_p."
+"""The text encoder's parameter name prefix: the part of the inference path ``text_lr_scale`` sets apart."""
+
+
 def inference_parameters(model_g: torch.nn.Module) -> list[torch.nn.Parameter]:
     """The generator's inference path before the decoder (``INFERENCE_PATH``): the group that learns at
-    ``inference_lr_scale`` of the rate."""
+    ``inference_lr_scale`` of the rate (and that ``inference_anchor`` holds near the start)."""
+    return list(inference_named(model_g).values())
+
+
+def inference_named(model_g: torch.nn.Module) -> dict[str, torch.nn.Parameter]:
+    """:func:`inference_parameters` by their names in ``model_g``."""
     named = model_g.named_parameters()
-    return [p for n, p in named if n.startswith(INFERENCE_PATH) and not n.startswith(TRAINING_ONLY)]
+    return {n: p for n, p in named if n.startswith(INFERENCE_PATH) and not n.startswith(TRAINING_ONLY)}
 
 
-def generator_groups(model_g: torch.nn.Module, learning_rate: float, scale: float) -> list[dict[str, Any]]:
-    """The generator's two optimizer groups: everything else at ``learning_rate`` (the first: the rate the
-    schedule and the events read), ``inference_parameters`` at ``scale`` of it."""
-    slow = inference_parameters(model_g)
-    slow_ids = {id(p) for p in slow}
+def slow_parts(model_g: torch.nn.Module, config: TrainingConfig) -> list[dict[str, torch.nn.Parameter]]:
+    """The generator's slowed groups by name, in the optimizer's order after the first: the inference path
+    (:func:`inference_named`) at ``inference_lr_scale``, or, where ``text_lr_scale`` is set, the text encoder
+    (``enc_p``) apart from the rest of it."""
+    named = inference_named(model_g)
+    if config.text_lr_scale is None:
+        return [named]
+    text = {n: p for n, p in named.items() if n.startswith(TEXT_ENCODER)}
+    return [{n: p for n, p in named.items() if n not in text}, text]
+
+
+def generator_groups(model_g: torch.nn.Module, config: TrainingConfig) -> list[dict[str, Any]]:
+    """The generator's optimizer groups: everything else at ``learning_rate`` (the first: the rate the schedule
+    and the events read), then :func:`slow_parts` at ``inference_lr_scale`` (and ``text_lr_scale``) of it."""
+    slow = slow_parts(model_g, config)
+    slow_ids = {id(p) for named in slow for p in named.values()}
     fast = [p for p in model_g.parameters() if id(p) not in slow_ids]
-    return [{"params": fast}, {"params": slow, "lr": learning_rate * scale}]
+    scales = (config.inference_lr_scale, config.text_lr_scale)
+    rate = config.learning_rate
+    return [{"params": fast}] + [
+        {"params": list(named.values()), "lr": rate * scale} for named, scale in zip(slow, scales, strict=False)
+    ]
 
 
 def _trained(module: torch.nn.Module) -> list[torch.nn.Parameter]:

@@ -13,8 +13,8 @@ Targets (issue 28), at the recommended checkpoint: speaker similarity >= 0.85; W
 DNSMOS OVRL >= joe's - 0.2.
 
 Usage: ``.venv/bin/python tests/bench/finetune_quality.py [--epochs 12] [--clips 240] [--held-out 10]
-[--batch-size 8] [--precision auto] [--device auto] [--inference-lr-scale F] [--corpus DIR] [--train-only]
-[--work DIR]``. With
+[--batch-size 8] [--precision auto] [--device auto] [--inference-lr-scale F] [--set KEY=VALUE ...] [--corpus DIR]
+[--train-only] [--work DIR]``. With
 ``--work DIR`` the dataset, run and renders stay in DIR; a finished run there is scored again without training,
 a stopped one is resumed. ``--train-only`` stops after training and prints each epoch's val_mel, KL and seconds
 (a GPU machine without the scoring packages; score the kept run later with ``--work``).
@@ -54,6 +54,7 @@ def arguments(argv=None) -> argparse.Namespace:
     parser.add_argument(
         "--inference-lr-scale", type=float, help="the inference path's share of the rate (default: the preset's, 0.1)"
     )
+    parts.add_set_option(parser)
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="the target speaker's clips (LJSpeech layout)")
     parser.add_argument("--train-only", action="store_true", help="train, print the epochs' losses, do not score")
     parser.add_argument("--work", type=Path, help="keep the dataset, run and renders here (default: a temporary one)")
@@ -170,7 +171,8 @@ def main(argv=None) -> None:
         batch_size=args.batch_size,
         precision=args.precision,
         device=args.device,
-        config=(("inference_lr_scale", args.inference_lr_scale),) if args.inference_lr_scale is not None else (),
+        config=tuple(args.set)
+        + ((("inference_lr_scale", args.inference_lr_scale),) if args.inference_lr_scale is not None else ()),
     )
     rows, held = corpus_rows(args.corpus, args.clips, args.held_out)
     with tempfile.TemporaryDirectory() as tmp:

@@ -83,9 +83,10 @@ def optimizer(model, args):
     """AdamW with the inference path at ``--inference-scale`` of the rate (frozen at 0)."""
     import torch
 
+    from trainer.presets import TrainingConfig
     from trainer.system import generator_groups
 
-    groups = generator_groups(model, args.lr, args.inference_scale)
+    groups = generator_groups(model, TrainingConfig(learning_rate=args.lr, inference_lr_scale=args.inference_scale))
     for parameter in groups[1]["params"]:
         parameter.requires_grad_(args.inference_scale > 0)
     return torch.optim.AdamW(groups, args.lr, betas=(0.8, 0.99), eps=1e-9)

@@ -17,7 +17,7 @@ Targets (issue 28), against the start's own scores: F0 gap within 3 Hz of the st
 Usage: ``.venv/bin/python tests/bench/self_consistency.py [--lines 150] [--held-out 10] [--epochs 10]
 [--batch-size 8] [--precision auto] [--device auto] [--voice joe] [--renderer onnx] [--noise-scale 0.667]
 [--noise-w 0.8] [--recovery-lines N] [--recovery-steps N] [--recovery-fit-steps N] [--inference-lr-scale F]
-[--d-warmup-max-steps N] [--no-recovery-cache] [--work DIR]``. With
+[--d-warmup-max-steps N] [--set KEY=VALUE ...] [--no-recovery-cache] [--work DIR]``. With
 ``--work DIR`` the dataset, run and renders stay in DIR; a finished run there is scored again without rendering or
 training (its ``bench.json`` says how it was made). ``--recovery-lines``/``--recovery-steps`` cut the recovery's
 budget (the preset's: 300 lines, 300 + 60 steps) for a quick run on a CPU; ``--inference-lr-scale 1`` trains
@@ -80,6 +80,7 @@ def arguments(argv=None) -> argparse.Namespace:
     parser.add_argument(
         "--d-warmup-max-steps", type=int, help="cap of the discriminator warm-up (default: the preset's, 200)"
     )
+    parts.add_set_option(parser)
     parser.add_argument("--no-recovery-cache", action="store_true", help="recover the start's parts again")
     parser.add_argument("--work", type=Path, help="keep everything here; a finished run here is only re-scored")
     return parser.parse_args(argv)
@@ -98,7 +99,7 @@ def recipe_of(args: argparse.Namespace) -> parts.Recipe:
         precision=args.precision,
         device=args.device,
         no_recovery_cache=args.no_recovery_cache,
-        config=tuple((k, v) for k, v in _budget(args) if v is not None),
+        config=tuple((k, v) for k, v in _budget(args) if v is not None) + tuple(args.set),
     )
 
 

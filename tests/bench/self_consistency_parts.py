@@ -57,6 +57,38 @@ class Recipe:
     no_recovery_cache: bool = False
 
 
+def config_setting(text: str) -> tuple[str, int | float]:
+    """``KEY=VALUE`` (a ``--set`` argument) as a ``TrainingConfig`` field and its number.
+
+    Raises:
+        argparse.ArgumentTypeError: not ``KEY=VALUE``, no such field, or a value that is not a number.
+    """
+    import argparse
+    from dataclasses import fields
+
+    from trainer.presets import TrainingConfig
+
+    key, sep, value = text.partition("=")
+    if not sep or key not in {f.name for f in fields(TrainingConfig)}:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected KEY=VALUE with KEY a TrainingConfig field")
+    try:
+        return key, int(value) if value.lstrip("-").isdigit() else float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: the value is not a number") from None
+
+
+def add_set_option(parser) -> None:
+    """``--set KEY=VALUE`` (repeatable; :func:`config_setting`) on a bench's ``argparse`` parser: ``args.set``."""
+    parser.add_argument(
+        "--set",
+        type=config_setting,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a TrainingConfig field for the run (repeatable), e.g. inference_anchor=1000",
+    )
+
+
 def start_voice_path(name: str) -> Path:
     """``joe`` (the embedded default voice, ``engines.registry.default_voice``) or an ``.onnx`` path as a file."""
     from engines.registry import default_voice

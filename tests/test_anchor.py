@@ -1,0 +1,93 @@
+"""The start anchor pulls a fine-tune's inference path back to the start's weights, and a resume keeps the start."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+
+def _system(anchor: float):
+    from trainer.presets import preset
+    from trainer.system import VitsSystem
+
+    return VitsSystem(replace(preset("test"), inference_anchor=anchor).to_dict())
+
+
+def _nudge(named: dict, by: float) -> None:
+    with torch.no_grad():
+        for p in named.values():
+            p.add_(by)
+
+
+def test_a_pull_moves_the_inference_path_back_by_its_share_and_nothing_else():
+    """After a pull at rate 1e-4 and strength 2,000 every anchored weight's distance to the start shrinks by 20%;
+    the decoder, which the anchor does not hold, stays where it was."""
+    from trainer.system import inference_named
+
+    system = _system(2000.0)
+    named = inference_named(system.model_g)
+    system.anchor.capture(named)
+    _nudge(named, 0.01)
+    moved = system.anchor.distance(named)
+    decoder = [p.detach().clone() for p in system.model_g.dec.parameters()]
+    system.anchor.pull(named, 1e-4)
+    assert system.anchor.distance(named) == pytest.approx(0.8 * moved, rel=1e-4)
+    assert all(torch.equal(a, b) for a, b in zip(decoder, system.model_g.dec.parameters(), strict=True))
+
+
+def test_the_anchor_is_off_at_strength_zero():
+    """Strength 0 (the default and every run from scratch): no start kept, no pull, nothing in checkpoints."""
+    from trainer.system import inference_named
+
+    system = _system(0.0)
+    named = inference_named(system.model_g)
+    system.anchor.capture(named)
+    _nudge(named, 0.01)
+    before = [p.detach().clone() for p in named.values()]
+    system.anchor.pull(named, 1e-4)
+    checkpoint: dict = {}
+    system.on_save_checkpoint(checkpoint)
+    assert all(torch.equal(a, b) for a, b in zip(before, named.values(), strict=True))
+    assert checkpoint == {}
+
+
+def test_a_resumed_run_is_pulled_to_the_start_it_began_from():
+    """The start's weights travel in the resume checkpoint: a resumed system takes them rather than its
+    own (moved) weights as the start."""
+    from trainer.system import inference_named
+
+    first = _system(1000.0)
+    first.anchor.capture(inference_named(first.model_g))
+    checkpoint: dict = {}
+    first.on_save_checkpoint(checkpoint)
+    resumed = _system(1000.0)
+    resumed.load_state_dict(first.state_dict())
+    named = inference_named(resumed.model_g)
+    _nudge(named, 0.01)  # trained since the start
+    resumed.on_load_checkpoint(checkpoint)
+    resumed.anchor.capture(named)
+    assert resumed.anchor.distance(named) > 0
+    fresh = _system(1000.0)
+    fresh.load_state_dict(resumed.state_dict())
+    fresh.anchor.capture(inference_named(fresh.model_g))
+    assert fresh.anchor.distance(inference_named(fresh.model_g)) == 0
+
+
+def test_a_run_from_scratch_has_no_anchor(tmp_path):
+    """A run from joe keeps the preset's anchor in its training.json; a run from scratch has nothing to hold."""
+    from conftest import target_voice_slice
+
+    from trainer.options import RunOptions
+    from trainer.presets import TrainingConfig
+    from trainer.run import create_run
+    from trainer.run_file import read_run
+
+    data = target_voice_slice(tmp_path / "piper-data", 8)
+    anchors = {}
+    for start in ("joe", "scratch"):
+        run = create_run(RunOptions(dataset=data, out=tmp_path / start, start=start, preset="test", epochs=1))
+        anchors[start] = read_run(run).config["inference_anchor"]
+    assert anchors == {"joe": TrainingConfig().inference_anchor, "scratch": 0.0}
