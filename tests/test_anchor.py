@@ -76,6 +76,15 @@ def test_a_resumed_run_is_pulled_to_the_start_it_began_from():
     assert fresh.anchor.distance(inference_named(fresh.model_g)) == 0
 
 
+def test_a_config_written_before_the_anchor_has_none():
+    """training.json configs without the field ran unanchored, and resume so (no start kept, none pulled)."""
+    from trainer.presets import TrainingConfig
+
+    values = TrainingConfig().to_dict()
+    assert values.pop("inference_anchor") == 1000.0
+    assert TrainingConfig.from_dict(values).inference_anchor == 0.0
+
+
 def test_a_run_from_scratch_has_no_anchor(tmp_path):
     """A run from joe keeps the preset's anchor in its training.json; a run from scratch has nothing to hold."""
     from conftest import target_voice_slice

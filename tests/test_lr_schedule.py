@@ -116,7 +116,8 @@ def test_training_json_states_the_schedule_and_follows_the_epochs(tmp_path):
     said = json.loads((tmp_path / "training.json").read_text())["lr_schedule"]
     assert said == (
         "exponential per epoch to 5% of the start at the last epoch (2): generator 2e-4 → 1e-5, "
-        "discriminators 1e-4 → 5e-6; the inference path before the decoder at 10% of the generator's rate"
+        "discriminators 1e-4 → 5e-6; the inference path before the decoder at 10% of the generator's rate, "
+        "held near the start's weights (anchor 1,000)"
     )
     assert TrainingConfig.from_dict(read_run(tmp_path).config) == TrainingConfig.from_dict(config)  # words ignored
     write_run(document.with_epochs(1500))
@@ -128,8 +129,8 @@ def test_the_schedule_words_say_the_text_encoders_share_and_the_anchor():
     """Where the text encoder has its own share and the start anchor is on, the schedule's words say both."""
     from dataclasses import replace
 
-    config = replace(preset("test", num_symbols=40, epochs=2), text_lr_scale=0.0, inference_anchor=1000.0)
+    config = replace(preset("test", num_symbols=40, epochs=2), text_lr_scale=0.0, inference_anchor=500.0)
     assert lr_schedule.words(config.to_dict()).endswith(
         "the inference path before the decoder at 10% of the generator's rate (the text encoder at 0%), "
-        "pulled back towards the start's weights (anchor 1000 per unit of rate)"
+        "held near the start's weights (anchor 500)"
     )

@@ -118,5 +118,5 @@ def _inference_words(c: TrainingConfig) -> str:
     if text and c.text_lr_scale is not None:
         words += f" (the text encoder at {c.text_lr_scale * 100:g}%)"
     if c.inference_anchor:
-        words += f", pulled back towards the start's weights (anchor {c.inference_anchor:g} per unit of rate)"
+        words += f", held near the start's weights (anchor {c.inference_anchor:,g})"
     return words
