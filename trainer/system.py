@@ -319,11 +319,11 @@ def generator_groups(model_g: torch.nn.Module, config: TrainingConfig) -> list[d
     slow = slow_parts(model_g, config)
     slow_ids = {id(p) for named in slow for p in named.values()}
     fast = [p for p in model_g.parameters() if id(p) not in slow_ids]
-    scales = (config.inference_lr_scale, config.text_lr_scale)
-    rate = config.learning_rate
-    return [{"params": fast}] + [
-        {"params": list(named.values()), "lr": rate * scale} for named, scale in zip(slow, scales, strict=False)
-    ]
+    scales = [config.inference_lr_scale, config.text_lr_scale or 0.0][: len(slow)]
+    groups: list[dict[str, Any]] = [{"params": fast}]
+    for named, scale in zip(slow, scales, strict=True):
+        groups.append({"params": list(named.values()), "lr": config.learning_rate * scale})
+    return groups
 
 
 def _trained(module: torch.nn.Module) -> list[torch.nn.Parameter]:
