@@ -100,3 +100,27 @@ def test_a_run_from_scratch_has_no_anchor(tmp_path):
         run = create_run(RunOptions(dataset=data, out=tmp_path / start, start=start, preset="test", epochs=1))
         anchors[start] = read_run(run).config["inference_anchor"]
     assert anchors == {"joe": TrainingConfig().inference_anchor, "scratch": 0.0}
+
+
+def _fit(anchor: float):
+    """A seeded test-preset system after two real generator steps (no warm-up) with ``anchor``, and its start."""
+    from test_system_step import fit_steps
+
+    from trainer.system import inference_named
+
+    torch.manual_seed(0)
+    system = _system(anchor)
+    start = {n: p.detach().clone() for n, p in system.model_g.named_parameters()}
+    fit_steps(system, 2)
+    moved = {n for n, p in system.model_g.named_parameters() if not torch.equal(p.detach(), start[n])}
+    return moved, set(inference_named(system.model_g))
+
+
+def test_the_training_step_pulls_the_inference_path_and_only_it():
+    """In a real fit an anchor whose pull is whole (lr x strength >= 1) leaves the inference path exactly at the
+    start while the decoder learns; without the anchor the same steps move the inference path."""
+    held, path = _fit(1e9)
+    free, _ = _fit(0.0)
+    assert not held & path
+    assert any(n.startswith("dec.") for n in held)
+    assert free & path

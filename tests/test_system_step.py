@@ -58,6 +58,11 @@ def _train(system_class, steps: int = 1, warmup: int = 0):
     system = _recording(system_class)(preset("test", num_symbols=40).to_dict())
     system.recorded = []
     system.d_warmup.arm(warmup)  # a cap of `warmup` steps: the test preset's criterion needs more (min 2)
+    return fit_steps(system, steps)
+
+
+def fit_steps(system, steps: int):
+    """``system`` after one real Lightning epoch of ``steps`` of :func:`_batches` on the CPU (no validation)."""
     trainer = L.Trainer(
         max_epochs=1,
         accelerator="cpu",

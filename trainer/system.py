@@ -257,8 +257,8 @@ class VitsSystem(L.LightningModule):
         self._clip(module)
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
-        if module is self.model_g:  # the inference path back towards the start, each group at its rate
-            for named, group in zip(slow_parts(self.model_g, self.config), optimizer.param_groups[1:], strict=True):
+        if module is self.model_g and self.anchor.on:  # the inference path back to the start, each group at its rate
+            for named, group in zip(self._slow_parts, optimizer.param_groups[1:], strict=True):
                 self.anchor.pull(named, group["lr"])
         self.step_timer.lap("optimizer")
 
@@ -271,6 +271,7 @@ class VitsSystem(L.LightningModule):
         c = self.config
         fused = self.device.type in ("cuda", "cpu")  # torch has fused AdamW kernels for both
         groups = generator_groups(self.model_g, c)
+        self._slow_parts = slow_parts(self.model_g, c)  # what the anchor pulls, in the groups' order
         opt_g = torch.optim.AdamW(groups, c.learning_rate, c.betas, c.eps, fused=fused)
         opt_d = torch.optim.AdamW(self.model_d.parameters(), c.learning_rate_d, c.betas_d, c.eps, fused=fused)
         gamma_g, gamma_d = lr_schedule.gammas(c, (c.learning_rate, c.learning_rate_d), 1)  # reset each epoch
