@@ -9,11 +9,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 
-def _system(anchor: float):
+def _system(anchor: float, speakers: int = 1):
     from trainer.presets import preset
     from trainer.system import VitsSystem
 
-    return VitsSystem(replace(preset("test"), inference_anchor=anchor).to_dict())
+    return VitsSystem(replace(preset("test", num_speakers=speakers), inference_anchor=anchor).to_dict())
 
 
 def _nudge(named: dict, by: float) -> None:
@@ -36,6 +36,27 @@ def test_a_pull_moves_the_inference_path_back_by_its_share_and_nothing_else():
     system.anchor.pull(named, 1e-4)
     assert system.anchor.distance(named) == pytest.approx(0.8 * moved, rel=1e-4)
     assert all(torch.equal(a, b) for a, b in zip(decoder, system.model_g.dec.parameters(), strict=True))
+
+
+def test_layers_a_start_left_fresh_are_not_held():
+    """A single- to multi-speaker start leaves the speaker embedding and its conditioning layers fresh
+    (``trainer.starts.copy_matching``): they learn freely, while the weights copied from the voice are held."""
+    from trainer.starts import copy_matching, kept_fresh
+    from trainer.system import inference_named
+
+    voice, system = _system(1000.0), _system(1000.0, speakers=3)
+    weights = voice.model_g.state_dict()
+    copy_matching(system.model_g, weights, "voice", "generator")
+    fresh = kept_fresh(system.model_g, weights)
+    assert "emb_g.weight" in fresh and any(n.startswith("flow.") for n in fresh)
+    system.anchor.leave_out(fresh)
+    named = inference_named(system.model_g)
+    system.anchor.capture(named)
+    before = {n: p.detach().clone() for n, p in named.items()}
+    _nudge(named, 0.01)
+    system.anchor.pull(named, 1e-3)  # a whole pull: held weights back at the start
+    assert all(torch.equal(p, before[n] + 0.01) for n, p in named.items() if n in fresh)
+    assert all(torch.allclose(p, before[n]) for n, p in named.items() if n not in fresh)
 
 
 def test_the_anchor_is_off_at_strength_zero():

@@ -14,10 +14,13 @@ the anchor bounds how far the inference path (text encoder, flow, duration predi
 voice's articulation, while the decoder and the posterior adapt freely.
 
 The start's weights are taken when the fit first starts and kept in resume checkpoints
-(``voice_studio_anchor``: name -> tensor), so a resumed run is pulled to the same start.
+(``voice_studio_anchor``: name -> tensor), so a resumed run is pulled to the same start. Weights the start left
+fresh (``trainer.starts.kept_fresh``: a new speaker embedding and its conditioning layers) are not held.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import torch
 
@@ -35,6 +38,12 @@ class StartAnchor:
     def __init__(self, strength: float) -> None:
         self.strength = strength
         self.start: dict[str, torch.Tensor] | None = None
+        self.fresh: set[str] = set()
+
+    def leave_out(self, names: Iterable[str]) -> None:
+        """Hold none of ``names``: weights a start left at their fresh initialisation (a speaker embedding and
+        its conditioning layers in a single- to multi-speaker fine-tune), which have nothing to be held to."""
+        self.fresh |= set(names)
 
     @property
     def on(self) -> bool:
@@ -46,9 +55,9 @@ class StartAnchor:
         if not self.on:
             return
         if self.start is None:
-            self.start = {name: p.detach().clone() for name, p in named.items()}
+            self.start = {name: p.detach().clone() for name, p in named.items() if name not in self.fresh}
         else:
-            self.start = {name: self.start[name].to(p.device, p.dtype) for name, p in named.items()}
+            self.start = {name: t.to(named[name].device, named[name].dtype) for name, t in self.start.items()}
 
     @torch.no_grad()
     def pull(self, named: dict[str, torch.nn.Parameter], lr: float) -> None:
@@ -61,8 +70,9 @@ class StartAnchor:
             return
         if self.start is None:
             raise RuntimeError("the start anchor has no start weights: capture them before the first step")
-        params: list[torch.Tensor] = list(named.values())
-        torch._foreach_lerp_(params, [self.start[n] for n in named], min(1.0, lr * self.strength))
+        held = [n for n in named if n in self.start]
+        params: list[torch.Tensor] = [named[n] for n in held]
+        torch._foreach_lerp_(params, [self.start[n] for n in held], min(1.0, lr * self.strength))
 
     def state(self) -> dict[str, torch.Tensor] | None:
         """The start's weights for a checkpoint (``None``: off or not yet captured)."""
@@ -75,9 +85,10 @@ class StartAnchor:
             self.start = dict(state)
 
     def distance(self, named: dict[str, torch.nn.Parameter]) -> float:
-        """Relative L2 distance of ``named`` to the start: ``||w - w0|| / ||w0||`` over all of them (0: none)."""
+        """Relative L2 distance of the held weights of ``named`` to the start: ``||w - w0|| / ||w0||`` over all
+        of them (0: none held)."""
         if self.start is None:
             return 0.0
-        diff = sum(float((p.detach() - self.start[n]).float().pow(2).sum()) for n, p in named.items())
+        diff = sum(float((named[n].detach() - t).float().pow(2).sum()) for n, t in self.start.items())
         base = sum(float(t.float().pow(2).sum()) for t in self.start.values())
         return (diff / base) ** 0.5 if base else 0.0

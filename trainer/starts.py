@@ -160,6 +160,7 @@ def load_start(system, checkpoint_path: Path) -> list[str]:
 
     checkpoint = read_checkpoint(checkpoint_path)
     notes = copy_matching(system.model_g, checkpoint.generator, checkpoint_path.name, "generator")
+    system.anchor.leave_out(kept_fresh(system.model_g, checkpoint.generator))
     fresh = copy_matching(system.model_d, checkpoint.discriminator, checkpoint_path.name, "discriminator")
     if fresh:
         system.d_warmup.arm()
@@ -170,9 +171,15 @@ def copy_matching(module, weights: dict, source: str, name: str) -> list[str]:
     """Load the tensors of ``weights`` whose name and shape match ``module``'s; the rest of ``module`` keeps its
     fresh initialisation (Piper's single- to multi-speaker fine-tune). Returns a note naming what stayed fresh."""
     own = module.state_dict()
-    fitting = {k: v for k, v in weights.items() if k in own and own[k].shape == v.shape}
-    module.load_state_dict(fitting, strict=False)
-    left = sorted(set(own) - set(fitting))
+    module.load_state_dict({k: v for k, v in weights.items() if k in own and own[k].shape == v.shape}, strict=False)
+    left = kept_fresh(module, weights)
     if not left:
         return []
     return [f"{name}: {len(left)} of {len(own)} tensors not in {source} (kept fresh): {left[:3]}"]
+
+
+def kept_fresh(module, weights: dict) -> list[str]:
+    """The names of ``module``'s tensors that ``weights`` has no tensor of the same name and shape for: what
+    :func:`copy_matching` leaves at its fresh initialisation (sorted)."""
+    own = module.state_dict()
+    return sorted(k for k, v in own.items() if k not in weights or weights[k].shape != v.shape)
