@@ -100,7 +100,7 @@ class TrainingConfig:
         lr_decay, lr_decay_d: fixed factors per epoch (ExponentialLR's ``gamma``; VITS's), used only where
             ``lr_final_fraction`` is ``None``.
         inference_lr_scale: the generator's inference path (``enc_p``, ``flow``, the duration predictor's
-            inference part, ``emb_g``: ``trainer.system.inference_parameters``) learns at this fraction of
+            inference part, ``emb_g``: ``trainer.system.inference_named``) learns at this fraction of
             ``learning_rate`` when a run starts from a trained voice (a run from scratch: 1). Measured on joe
             fine-tuned on its own speech, mel + KL + duration losses, 30 steps: at the full rate the prior path
             moved 1.3% and the voice broke (MCD 2.1 -> 3.6 dB, a held-out line silent by step 30); at 0.1 it moved

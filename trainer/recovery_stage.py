@@ -78,7 +78,7 @@ def recover_onnx_start(
     with importing("engines.torch.vits.onnx_import"):
         from engines.torch.vits.onnx_import import load_onnx_generator
     from engines.voice import load_voice
-    from trainer.starts import copy_matching, kept_fresh
+    from trainer.starts import copy_generator
 
     config = system.config
     stage = StageLog(log, "recovery", f"recovering the training-only parts of {voice_path.name}")
@@ -97,9 +97,7 @@ def recover_onnx_start(
         entry = _recover(model, ids, config, stage)
         _store(cache_dir if keep else None, key, entry, log)
     torch.manual_seed(config.seed + 1)
-    weights = imported.to("cpu").state_dict()
-    notes = copy_matching(system.model_g, weights, voice_path.name, "generator")
-    system.anchor.leave_out(kept_fresh(system.model_g, weights))  # nothing to hold a fresh layer to
+    notes = copy_generator(system, imported.to("cpu").state_dict(), voice_path.name)
     system.d_warmup.arm()  # fresh discriminators: they train alone until ready (trainer.d_warmup)
     if log is not None:
         log.emit(Recovery(part="enc_q", metric="kl_held_out", value=entry.kl))

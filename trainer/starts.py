@@ -159,12 +159,19 @@ def load_start(system, checkpoint_path: Path) -> list[str]:
     from engines.torch.vits.checkpoint import read_checkpoint
 
     checkpoint = read_checkpoint(checkpoint_path)
-    notes = copy_matching(system.model_g, checkpoint.generator, checkpoint_path.name, "generator")
-    system.anchor.leave_out(kept_fresh(system.model_g, checkpoint.generator))
+    notes = copy_generator(system, checkpoint.generator, checkpoint_path.name)
     fresh = copy_matching(system.model_d, checkpoint.discriminator, checkpoint_path.name, "discriminator")
     if fresh:
         system.d_warmup.arm()
     return notes + fresh
+
+
+def copy_generator(system, weights: dict, source: str) -> list[str]:
+    """:func:`copy_matching` into ``system.model_g``; what stays fresh is left out of the start anchor
+    (``trainer.anchor``: nothing to hold a fresh layer to). Returns the notes."""
+    notes = copy_matching(system.model_g, weights, source, "generator")
+    system.anchor.leave_out(kept_fresh(system.model_g, weights))
+    return notes
 
 
 def copy_matching(module, weights: dict, source: str, name: str) -> list[str]:

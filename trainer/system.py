@@ -36,7 +36,7 @@ The step is timed by parts (``trainer.step_timer``: data wait, generator, alignm
 backward, optimizer); the events callback reads the sums once per epoch.
 
 The generator's optimizer has two groups: everything at ``learning_rate``, and the inference path before the
-decoder (``inference_parameters``: text encoder, flow, the duration predictor's inference part, speaker
+decoder (``inference_named``: text encoder, flow, the duration predictor's inference part, speaker
 embedding) at ``inference_lr_scale`` of it, so a fine-tune adapts the decoder and the posterior first and keeps
 the path that makes the decoder's input near the voice it started from; ``text_lr_scale`` can set the text encoder
 apart in a third group. After each generator step the start anchor (``trainer.anchor``: decoupled L2-SP,
@@ -291,14 +291,9 @@ TEXT_ENCODER = "enc_p."
 """The text encoder's parameter name prefix: the part of the inference path ``text_lr_scale`` sets apart."""
 
 
-def inference_parameters(model_g: torch.nn.Module) -> list[torch.nn.Parameter]:
-    """The generator's inference path before the decoder (``INFERENCE_PATH``): the group that learns at
-    ``inference_lr_scale`` of the rate (and that ``inference_anchor`` holds near the start)."""
-    return list(inference_named(model_g).values())
-
-
 def inference_named(model_g: torch.nn.Module) -> dict[str, torch.nn.Parameter]:
-    """:func:`inference_parameters` by their names in ``model_g``."""
+    """The generator's inference path before the decoder (``INFERENCE_PATH``) by name: what learns at
+    ``inference_lr_scale`` of the rate and what ``inference_anchor`` holds near the start."""
     named = model_g.named_parameters()
     return {n: p for n, p in named if n.startswith(INFERENCE_PATH) and not n.startswith(TRAINING_ONLY)}
 
