@@ -134,3 +134,13 @@ def test_the_schedule_words_say_the_text_encoders_share_and_the_anchor():
         "the inference path before the decoder at 10% of the generator's rate (the text encoder at 0%), "
         "held near the start's weights (anchor 500)"
     )
+
+
+def test_the_schedule_words_say_the_generators_warm_up():
+    """A run whose generator warms up says over how many steps; one without says nothing of it."""
+    from dataclasses import replace
+
+    config = preset("test", num_symbols=40, epochs=2)
+    assert "first" not in lr_schedule.words(replace(config, lr_warmup_steps=0).to_dict())
+    warmed = lr_schedule.words(replace(config, lr_warmup_steps=1200).to_dict())
+    assert warmed.endswith("; the generator's first 1,200 steps rise linearly to its rate")

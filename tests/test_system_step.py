@@ -61,10 +61,11 @@ def _train(system_class, steps: int = 1, warmup: int = 0):
     return fit_steps(system, steps)
 
 
-def fit_steps(system, steps: int):
-    """``system`` after one real Lightning epoch of ``steps`` of :func:`_batches` on the CPU (no validation)."""
+def fit_steps(system, steps: int, *, epochs: int = 1, resume=None):
+    """``system`` after real Lightning epochs (up to ``epochs``, resumed from checkpoint ``resume`` where given) of
+    ``steps`` of :func:`_batches` each on the CPU (no validation)."""
     trainer = L.Trainer(
-        max_epochs=1,
+        max_epochs=epochs,
         accelerator="cpu",
         limit_val_batches=0,
         logger=False,
@@ -73,7 +74,7 @@ def fit_steps(system, steps: int):
         enable_model_summary=False,
     )
     loader = torch.utils.data.DataLoader(_batches(steps), batch_size=None, collate_fn=lambda b: b)
-    trainer.fit(system, train_dataloaders=loader)
+    trainer.fit(system, train_dataloaders=loader, ckpt_path=resume)
     return system
 
 

@@ -17,7 +17,8 @@ No torch import: the schedulers are stepped through their own methods (``torch.o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from trainer.presets import TrainingConfig
@@ -54,6 +55,40 @@ def step(schedulers: list[Any], config: TrainingConfig, epoch: int) -> None:
     for scheduler, gamma in zip(schedulers, gammas(config, rates, epoch), strict=True):
         scheduler.gamma = gamma  # the plan's now, not the one a checkpoint's scheduler state brought back
         scheduler.step()
+
+
+def steps_taken(optimizer: Any) -> int:
+    """Steps ``optimizer`` (an AdamW) has taken: its first parameter's ``step`` (0 before any, or once its state
+    was dropped)."""
+    for group in optimizer.param_groups:
+        for parameter in group["params"]:
+            state = optimizer.state.get(parameter)
+            if state and "step" in state:
+                return int(state["step"])
+    return 0
+
+
+def warmup_factor(taken: int, steps: int) -> float:
+    """The share of the scheduled rate the step after ``taken`` steps trains with: ``(taken + 1) / steps`` over the
+    first ``steps`` steps (linear warm-up), then 1 (also where ``steps`` is 0)."""
+    return min(1.0, (taken + 1) / steps) if steps > 0 else 1.0
+
+
+@contextmanager
+def ramped(optimizer: Any, factor: float) -> Iterator[None]:
+    """Inside it, every group of ``optimizer`` trains at ``factor`` of its scheduled rate (:func:`warmup_factor`);
+    outside, at the schedule's again, so the per-epoch schedulers never see the ramp."""
+    if factor == 1.0:
+        yield
+        return
+    rates = [group["lr"] for group in optimizer.param_groups]
+    for group in optimizer.param_groups:
+        group["lr"] *= factor
+    try:
+        yield
+    finally:
+        for group, rate in zip(optimizer.param_groups, rates, strict=True):
+            group["lr"] = rate
 
 
 def rate_words(rate: float) -> str:
@@ -104,8 +139,14 @@ def words(config: Mapping[str, Any]) -> str:
     fraction = f"{c.lr_final_fraction * 100:g}%"
     return (
         f"exponential per epoch to {fraction} of the start at the last epoch ({c.epochs:,}): "
-        f"generator {g} → {g_end}, discriminators {d} → {d_end}" + _inference_words(c)
+        f"generator {g} → {g_end}, discriminators {d} → {d_end}" + _inference_words(c) + _warmup_words(c)
     )
+
+
+def _warmup_words(c: TrainingConfig) -> str:
+    """``; the generator's first 100 steps rise linearly to its rate`` where it warms up (``lr_warmup_steps``)."""
+    steps = c.lr_warmup_steps
+    return f"; the generator's first {steps:,} steps rise linearly to its rate" if steps else ""
 
 
 def _inference_words(c: TrainingConfig) -> str:

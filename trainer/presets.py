@@ -112,6 +112,11 @@ class TrainingConfig:
             frozen: 0.74); joe on joe kept F0, WER and similarity and its OVRL (README "Fine-tuning quality").
         text_lr_scale: the text encoder's (``enc_p``) share of the rate where it differs from the rest of the
             inference path's (``None``: ``inference_lr_scale``; the optimizer then has a third group).
+        lr_warmup_steps: the generator's rate rises linearly from ``1 / lr_warmup_steps`` of the schedule's to all
+            of it over its first ``lr_warmup_steps`` steps (``trainer.lr_schedule.ramped``; counted by its
+            optimizer, so a resume goes on where it was; 0: none). A fine-tune's AdamW starts with empty moments
+            against a trained voice: its first steps move every weight by about the full rate whatever its
+            gradient's size (Liu et al. 2020, "On the Variance of the Adaptive Learning Rate and Beyond").
         c_mel, c_kl: loss weights.
         grad_clip: clip gradient norms above this (``None``: no clipping).
         val_fraction, max_val: share of utterances held out for validation, and a cap.
@@ -157,6 +162,7 @@ class TrainingConfig:
     inference_lr_scale: float = 0.1
     inference_anchor: float = 1000.0
     text_lr_scale: float | None = None
+    lr_warmup_steps: int = 0
     lr_decay: float = 0.999875
     lr_decay_d: float = 0.9999
     c_mel: float = 45.0
@@ -203,6 +209,7 @@ BEFORE: dict[str, Any] = {
     "inference_lr_scale": 1.0,
     "inference_anchor": 0.0,
     "text_lr_scale": None,
+    "lr_warmup_steps": 0,
     "recovery_fit_steps": 0,
 }
 """Settings added to ``TrainingConfig`` since runs were first written (``training.json``'s ``config``, a checkpoint's

@@ -120,7 +120,7 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
         options.start, config, cache, preset_name=options.preset, dataset_label=str(options.dataset)
     )
     if options.start == "scratch":  # nothing to keep: the whole generator learns at the full rate
-        config = replace(config, inference_lr_scale=1.0, inference_anchor=0.0)
+        config = replace(config, inference_lr_scale=1.0, inference_anchor=0.0, lr_warmup_steps=0)
     dataset = Path(options.dataset).resolve()
     chosen = replace(options, dataset=dataset, out=out, epochs=config.epochs, batch_size=config.batch_size)
     document = RunDocument(options=chosen, cache=cache_dir.resolve(), config=config.to_dict(), conversions=conversions)

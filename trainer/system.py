@@ -40,7 +40,9 @@ decoder (``inference_named``: text encoder, flow, the duration predictor's infer
 embedding) at ``inference_lr_scale`` of it, so a fine-tune adapts the decoder and the posterior first and keeps
 the path that makes the decoder's input near the voice it started from; ``text_lr_scale`` can set the text encoder
 apart in a third group. After each generator step the start anchor (``trainer.anchor``: decoupled L2-SP,
-``inference_anchor``) pulls those slowed groups back towards the start's weights, each at its group's rate.
+``inference_anchor``) pulls those slowed groups back towards the start's weights, each at its group's rate. Over
+the generator's first ``lr_warmup_steps`` steps its rate rises linearly to the schedule's (``lr_schedule.ramped``;
+counted on the host from the optimizer's own step count, read once per fit).
 
 The learning-rate schedulers are stepped once per epoch, at the start of every
 epoch after the first (manual optimization does not step them by itself; stepping
@@ -99,6 +101,7 @@ class VitsSystem(L.LightningModule):
         self.register_load_state_dict_pre_hook(upgrade_state)  # an older checkpoint's warm-up state
         self.automatic_optimization = False
         self.step_timer = StepTimer()
+        self._generator_steps = 0  # the generator optimizer's steps, on the host (``on_train_start`` reads them)
         self.losses = eager_losses()  # the GAN losses it calls; trainer.compile swaps in compiled ones
 
     # --- steps ------------------------------------------------------------------
@@ -188,6 +191,8 @@ class VitsSystem(L.LightningModule):
         run_steps = int(batches * left) if math.isfinite(batches) else None
         self.d_warmup.begin_fit(self.device, run_steps)
         self.anchor.capture(inference_named(self.model_g))
+        opt_g = self.optimizers()[0]  # type: ignore[index]
+        self._generator_steps = lr_schedule.steps_taken(opt_g)  # host count for the warm-up (restored on resume)
 
     def on_save_checkpoint(self, checkpoint: dict) -> None:
         if (start := self.anchor.state()) is not None:
@@ -255,11 +260,17 @@ class VitsSystem(L.LightningModule):
         self.manual_backward(loss, **backward)
         self.step_timer.lap("backward")
         self._clip(module)
-        optimizer.step()
+        if module is not self.model_g:
+            optimizer.step()
+        else:
+            factor = lr_schedule.warmup_factor(self._generator_steps, self.config.lr_warmup_steps)
+            self._generator_steps += 1
+            with lr_schedule.ramped(optimizer, factor):
+                optimizer.step()
+                if self.anchor.on:  # the inference path back to the start, each group at its rate
+                    for named, group in zip(self._slow_parts, optimizer.param_groups[1:], strict=True):
+                        self.anchor.pull(named, group["lr"])
         optimizer.zero_grad(set_to_none=True)
-        if module is self.model_g and self.anchor.on:  # the inference path back to the start, each group at its rate
-            for named, group in zip(self._slow_parts, optimizer.param_groups[1:], strict=True):
-                self.anchor.pull(named, group["lr"])
         self.step_timer.lap("optimizer")
 
     def _clip(self, module: torch.nn.Module) -> None:

@@ -1,0 +1,67 @@
+"""The generator's learning-rate warm-up: a fine-tune's first steps train at a rising share of the rate, and a
+resume ramps on from where it stopped."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from test_system_step import fit_steps  # noqa: E402
+
+from trainer import lr_schedule  # noqa: E402
+from trainer.presets import preset  # noqa: E402
+from trainer.system import VitsSystem  # noqa: E402
+
+
+def _system(warmup: int) -> VitsSystem:
+    torch.manual_seed(0)
+    return VitsSystem(replace(preset("test", num_symbols=40), lr_warmup_steps=warmup, inference_anchor=0.0).to_dict())
+
+
+def _decoder_move(warmup: int) -> tuple[float, VitsSystem]:
+    """The decoder's mean absolute weight change over one real generator step, and the system after it."""
+    system = _system(warmup)
+    start = {n: p.detach().clone() for n, p in system.model_g.dec.named_parameters()}
+    fit_steps(system, 1)
+    moved = [(p.detach() - start[n]).abs().mean() for n, p in system.model_g.dec.named_parameters()]
+    return float(torch.stack(moved).mean()), system
+
+
+def test_the_first_step_of_a_four_step_warm_up_moves_the_weights_a_quarter_as_far():
+    """AdamW's first step moves each weight by about its rate, so a quarter of the rate moves them a quarter as
+    far; afterwards the optimizer holds the schedule's rate again (the ramp is not baked into it)."""
+    ramped, system = _decoder_move(4)
+    full, _ = _decoder_move(0)
+    assert ramped / full == pytest.approx(0.25, rel=0.02)
+    opt_g = system.optimizers()[0]
+    assert opt_g.param_groups[0]["lr"] == pytest.approx(system.config.learning_rate)
+
+
+def test_a_resumed_fit_ramps_on_from_the_steps_its_optimizer_took(tmp_path, monkeypatch):
+    """Two steps of a four-step warm-up, a checkpoint, and a resumed fit: its steps train at 3/4, then all of the
+    rate (the count comes back with the optimizer's state, not from zero)."""
+    first = _system(4)
+    trainer = fit_steps(first, 2).trainer
+    trainer.save_checkpoint(tmp_path / "last.ckpt")
+    factors: list[float] = []
+    ramped = lr_schedule.ramped
+
+    def recording(optimizer, factor):
+        factors.append(factor)
+        return ramped(optimizer, factor)
+
+    monkeypatch.setattr(lr_schedule, "ramped", recording)
+    fit_steps(_system(4), 2, epochs=2, resume=tmp_path / "last.ckpt")
+    assert factors == [0.75, 1.0]
+
+
+def test_no_warm_up_in_a_config_written_before_it():
+    """training.json configs without the field ran without a warm-up, and resume so."""
+    from trainer.presets import TrainingConfig
+
+    values = TrainingConfig().to_dict()
+    values.pop("lr_warmup_steps")
+    assert TrainingConfig.from_dict(values).lr_warmup_steps == 0
