@@ -106,7 +106,8 @@ def test_a_config_written_before_the_anchor_has_none():
 
 
 def test_a_run_from_scratch_has_no_anchor(tmp_path):
-    """A run from joe keeps the preset's anchor in its training.json; a run from scratch has nothing to hold."""
+    """A run from joe keeps the preset's anchor and rate warm-up in its training.json; a run from scratch has
+    nothing to hold and fresh weights to warm up from (neither)."""
     from conftest import target_voice_slice
 
     from trainer.options import RunOptions
@@ -115,11 +116,12 @@ def test_a_run_from_scratch_has_no_anchor(tmp_path):
     from trainer.run_file import read_run
 
     data = target_voice_slice(tmp_path / "piper-data", 8)
-    anchors = {}
+    held = {}
     for start in ("joe", "scratch"):
         run = create_run(RunOptions(dataset=data, out=tmp_path / start, start=start, preset="test", epochs=1))
-        anchors[start] = read_run(run).config["inference_anchor"]
-    assert anchors == {"joe": TrainingConfig().inference_anchor, "scratch": 0.0}
+        config = read_run(run).config
+        held[start] = config["inference_anchor"], config["lr_warmup_steps"]
+    assert held == {"joe": (TrainingConfig().inference_anchor, 2), "scratch": (0.0, 0)}
 
 
 def _fit(anchor: float):

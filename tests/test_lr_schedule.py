@@ -117,7 +117,7 @@ def test_training_json_states_the_schedule_and_follows_the_epochs(tmp_path):
     assert said == (
         "exponential per epoch to 5% of the start at the last epoch (2): generator 2e-4 → 1e-5, "
         "discriminators 1e-4 → 5e-6; the inference path before the decoder at 10% of the generator's rate, "
-        "held near the start's weights (anchor 1,000)"
+        "held near the start's weights (anchor 1,000); the generator's first 2 steps rise linearly to its rate"
     )
     assert TrainingConfig.from_dict(read_run(tmp_path).config) == TrainingConfig.from_dict(config)  # words ignored
     write_run(document.with_epochs(1500))

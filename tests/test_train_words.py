@@ -172,7 +172,7 @@ def test_the_learning_rate_and_its_schedule_are_said(qtbot, tmp_path):
     said = "exponential per epoch to 5% of the start at the last epoch (1,000)"
     slowed = (
         "the inference path before the decoder at 10% of the generator's rate, "
-        "held near the start's weights (anchor 1,000)"
+        "held near the start's weights (anchor 1,000); the generator's first 100 steps rise linearly to its rate"
     )
     assert view.stats.toolTip() == f"Learning rate: {said}: generator 2e-4 → 1e-5, discriminators 1e-4 → 5e-6; {slowed}"
     start = events.RunStart(time=T, config=config, num_utterances=9, device="cpu", epochs=1000, start="joe")

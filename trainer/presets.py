@@ -114,9 +114,13 @@ class TrainingConfig:
             inference path's (``None``: ``inference_lr_scale``; the optimizer then has a third group).
         lr_warmup_steps: the generator's rate rises linearly from ``1 / lr_warmup_steps`` of the schedule's to all
             of it over its first ``lr_warmup_steps`` steps (``trainer.lr_schedule.ramped``; counted by its
-            optimizer, so a resume goes on where it was; 0: none). A fine-tune's AdamW starts with empty moments
-            against a trained voice: its first steps move every weight by about the full rate whatever its
-            gradient's size (Liu et al. 2020, "On the Variance of the Adaptive Learning Rate and Beyond").
+            optimizer, so a resume goes on where it was; 0: none, as from scratch). A fine-tune's AdamW starts with
+            empty moments against a trained voice: its first steps move every weight by about the full rate whatever
+            its gradient's size (Liu et al. 2020, "On the Variance of the Adaptive Learning Rate and Beyond"). 100:
+            ``1 / (1 - betas[1])``, the horizon of Adam's second-moment average (Ma and Yarats 2021 suggest twice
+            that untuned). Measured on joe fine-tuned on its own speech (10 epochs): MCD +0.25 dB against +0.39, F0
+            within 2.1 Hz against 3.7, the decoder moving half as far; on the target speaker WER stayed within joe's
+            + 0.05 (README "Fine-tuning that keeps the voice", "Fine-tuning quality").
         c_mel, c_kl: loss weights.
         grad_clip: clip gradient norms above this (``None``: no clipping).
         val_fraction, max_val: share of utterances held out for validation, and a cap.
@@ -162,7 +166,7 @@ class TrainingConfig:
     inference_lr_scale: float = 0.1
     inference_anchor: float = 1000.0
     text_lr_scale: float | None = None
-    lr_warmup_steps: int = 0
+    lr_warmup_steps: int = 100
     lr_decay: float = 0.999875
     lr_decay_d: float = 0.9999
     c_mel: float = 45.0
@@ -214,7 +218,8 @@ BEFORE: dict[str, Any] = {
 }
 """Settings added to ``TrainingConfig`` since runs were first written (``training.json``'s ``config``, a checkpoint's
 ``voice_studio`` hyperparameters), and the value a config without them ran with: ``None``, the fixed per-epoch
-factors (``trainer.lr_schedule``); the inference path at the full rate; a recovery without the objective's fit."""
+factors (``trainer.lr_schedule``); the inference path at the full rate; a recovery without the objective's fit; no
+warm-up of the generator's rate."""
 RETIRED = ("d_warmup_steps",)
 """Settings older runs' configs hold that no longer exist: ``d_warmup_steps`` was a fixed warm-up length (at most
 the first epoch), which the criterion of ``d_warmup_min_steps``, ``d_warmup_max_steps`` and ``d_warmup_ready_loss``
@@ -265,6 +270,7 @@ def preset(name: str, num_symbols: int = 256, num_speakers: int = 1, **overrides
             d_warmup_min_steps=2,
             d_warmup_max_steps=4,
             d_warmup_max_share=1.0,  # the test runs' few steps warm up as long as the cap says
+            lr_warmup_steps=2,
         )
     elif name in QUALITIES or name.replace("_", "-") in QUALITIES:
         model = VitsConfig.preset(name, num_symbols=num_symbols, num_speakers=num_speakers)
