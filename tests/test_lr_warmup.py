@@ -30,6 +30,19 @@ def _decoder_move(warmup: int) -> tuple[float, VitsSystem]:
     return float(torch.stack(moved).mean()), system
 
 
+def _recording_factors(monkeypatch) -> list[float]:
+    """The shares of the rate the generator's steps will train with (``lr_schedule.ramped``'s factors), in order."""
+    factors: list[float] = []
+    ramped = lr_schedule.ramped
+
+    def recording(optimizer, factor):
+        factors.append(factor)
+        return ramped(optimizer, factor)
+
+    monkeypatch.setattr(lr_schedule, "ramped", recording)
+    return factors
+
+
 def test_the_first_step_of_a_four_step_warm_up_moves_the_weights_a_quarter_as_far():
     """AdamW's first step moves each weight by about its rate, so a quarter of the rate moves them a quarter as
     far; afterwards the optimizer holds the schedule's rate again (the ramp is not baked into it)."""
@@ -46,16 +59,25 @@ def test_a_resumed_fit_ramps_on_from_the_steps_its_optimizer_took(tmp_path, monk
     first = _system(4)
     trainer = fit_steps(first, 2).trainer
     trainer.save_checkpoint(tmp_path / "last.ckpt")
-    factors: list[float] = []
-    ramped = lr_schedule.ramped
-
-    def recording(optimizer, factor):
-        factors.append(factor)
-        return ramped(optimizer, factor)
-
-    monkeypatch.setattr(lr_schedule, "ramped", recording)
+    factors = _recording_factors(monkeypatch)
     fit_steps(_system(4), 2, epochs=2, resume=tmp_path / "last.ckpt")
     assert factors == [0.75, 1.0]
+
+
+def test_a_step_the_optimizer_did_not_take_does_not_count(monkeypatch):
+    """A generator step skipped (as the 16-mixed GradScaler skips one whose gradients overflowed) leaves the ramp
+    where it was: the next step trains at the same share of the rate, not the next one."""
+    factors = _recording_factors(monkeypatch)
+    calls = []
+    step = torch.optim.AdamW.step
+
+    def skipping_the_first(self, *args, **kwargs):
+        calls.append(self)
+        return None if len(calls) == 1 else step(self, *args, **kwargs)  # the first is the generator's
+
+    monkeypatch.setattr(torch.optim.AdamW, "step", skipping_the_first)
+    fit_steps(_system(4), 2)
+    assert factors == [0.25, 0.25]
 
 
 def test_no_warm_up_in_a_config_written_before_it():

@@ -58,14 +58,10 @@ def step(schedulers: list[Any], config: TrainingConfig, epoch: int) -> None:
 
 
 def steps_taken(optimizer: Any) -> int:
-    """Steps ``optimizer`` (an AdamW) has taken: its first parameter's ``step`` (0 before any, or once its state
-    was dropped)."""
-    for group in optimizer.param_groups:
-        for parameter in group["params"]:
-            state = optimizer.state.get(parameter)
-            if state and "step" in state:
-                return int(state["step"])
-    return 0
+    """Steps ``optimizer`` (an AdamW) has taken: the most any parameter's ``step`` counts (0 before any; a step the
+    GradScaler skipped is not counted)."""
+    steps = [int(state["step"]) for state in optimizer.state.values() if "step" in state]
+    return max(steps, default=0)
 
 
 def warmup_factor(taken: int, steps: int) -> float:
@@ -134,7 +130,8 @@ def words(config: Mapping[str, Any]) -> str:
         return ""
     g, d = rate_words(c.learning_rate), rate_words(c.learning_rate_d)
     if c.lr_final_fraction is None:
-        return f"fixed per epoch: generator {g} × {c.lr_decay:g}, discriminators {d} × {c.lr_decay_d:g}"
+        fixed = f"fixed per epoch: generator {g} × {c.lr_decay:g}, discriminators {d} × {c.lr_decay_d:g}"
+        return fixed + _warmup_words(c)
     g_end, d_end = (rate_words(rate) for rate in end_rates(c))
     fraction = f"{c.lr_final_fraction * 100:g}%"
     return (

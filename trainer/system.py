@@ -42,7 +42,8 @@ the path that makes the decoder's input near the voice it started from; ``text_l
 apart in a third group. After each generator step the start anchor (``trainer.anchor``: decoupled L2-SP,
 ``inference_anchor``) pulls those slowed groups back towards the start's weights, each at its group's rate. Over
 the generator's first ``lr_warmup_steps`` steps its rate rises linearly to the schedule's (``lr_schedule.ramped``;
-counted on the host from the optimizer's own step count, read once per fit).
+counted by the optimizer's own steps, so a resume ramps on and a step the 16-mixed GradScaler skipped does not
+count; read before each step of the warm-up only, a host copy after it).
 
 The learning-rate schedulers are stepped once per epoch, at the start of every
 epoch after the first (manual optimization does not step them by itself; stepping
@@ -101,7 +102,7 @@ class VitsSystem(L.LightningModule):
         self.register_load_state_dict_pre_hook(upgrade_state)  # an older checkpoint's warm-up state
         self.automatic_optimization = False
         self.step_timer = StepTimer()
-        self._generator_steps = 0  # the generator optimizer's steps, on the host (``on_train_start`` reads them)
+        self._generator_steps = 0  # the generator optimizer's steps taken, read from it until the warm-up is over
         self.losses = eager_losses()  # the GAN losses it calls; trainer.compile swaps in compiled ones
 
     # --- steps ------------------------------------------------------------------
@@ -191,8 +192,6 @@ class VitsSystem(L.LightningModule):
         run_steps = int(batches * left) if math.isfinite(batches) else None
         self.d_warmup.begin_fit(self.device, run_steps)
         self.anchor.capture(inference_named(self.model_g))
-        opt_g = self.optimizers()[0]  # type: ignore[index]
-        self._generator_steps = lr_schedule.steps_taken(opt_g)  # host count for the warm-up (restored on resume)
 
     def on_save_checkpoint(self, checkpoint: dict) -> None:
         if (start := self.anchor.state()) is not None:
@@ -263,8 +262,9 @@ class VitsSystem(L.LightningModule):
         if module is not self.model_g:
             optimizer.step()
         else:
+            if self._generator_steps < self.config.lr_warmup_steps:  # read while ramping: a skipped step does not count
+                self._generator_steps = lr_schedule.steps_taken(optimizer)
             factor = lr_schedule.warmup_factor(self._generator_steps, self.config.lr_warmup_steps)
-            self._generator_steps += 1
             with lr_schedule.ramped(optimizer, factor):
                 optimizer.step()
                 if self.anchor.on:  # the inference path back to the start, each group at its rate
