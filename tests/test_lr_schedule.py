@@ -130,9 +130,9 @@ def test_the_schedule_words_say_the_text_encoders_share_and_the_anchor():
     from dataclasses import replace
 
     config = replace(preset("test", num_symbols=40, epochs=2), text_lr_scale=0.0, inference_anchor=500.0)
-    assert lr_schedule.words(config.to_dict()).endswith(
-        "the inference path before the decoder at 10% of the generator's rate (the text encoder at 0%), "
-        "held near the start's weights (anchor 500)"
+    assert (
+        "; the inference path before the decoder at 10% of the generator's rate (the text encoder at 0%), "
+        "held near the start's weights (anchor 500);" in lr_schedule.words(config.to_dict())
     )
 
 

@@ -158,7 +158,7 @@ def test_the_learning_rate_and_its_schedule_are_said(qtbot, tmp_path):
     from studio.widgets.run_view import RunView
     from trainer.event_words import sentence
     from trainer.options import RunOptions
-    from trainer.presets import preset
+    from trainer.presets import BEFORE, preset
     from trainer.run_file import RunDocument, write_run
     from trainer.run_state import load_run
 
@@ -185,7 +185,7 @@ def test_the_learning_rate_and_its_schedule_are_said(qtbot, tmp_path):
                                 epochs=2000, start="resume"))  # fmt: skip
     view.show_stats(state, T + 71)
     assert "at the last epoch (2,000)" in view.stats.toolTip()
-    old = {k: v for k, v in config.items() if k != "lr_final_fraction"}
+    old = {k: v for k, v in config.items() if k not in BEFORE}  # written before the schedule and what came after
     state.apply(events.RunStart(time=T + 80, config=old, num_utterances=9, device="cpu", epochs=2000, start="resume"))
     view.show_stats(state, T + 81)
     assert " · lr 1.99e-04 · GPU —" in view.stats.text()
