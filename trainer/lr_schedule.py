@@ -58,10 +58,13 @@ def step(schedulers: list[Any], config: TrainingConfig, epoch: int) -> None:
 
 
 def steps_taken(optimizer: Any) -> int:
-    """Steps ``optimizer`` (an AdamW) has taken: the most any parameter's ``step`` counts (0 before any; a step the
-    GradScaler skipped is not counted)."""
-    steps = [int(state["step"]) for state in optimizer.state.values() if "step" in state]
-    return max(steps, default=0)
+    """Steps ``optimizer`` (an AdamW) has taken: its first group's first parameter's ``step`` (0 before any; a step
+    the GradScaler skipped is not counted). The generator's first group leads with the decoder, which every step
+    trains; one state is read, so on a GPU it waits for the device once."""
+    for parameter in optimizer.param_groups[0]["params"]:
+        if "step" in (state := optimizer.state.get(parameter, {})):
+            return int(state["step"])
+    return 0
 
 
 def warmup_factor(taken: int, steps: int) -> float:

@@ -259,19 +259,23 @@ class VitsSystem(L.LightningModule):
         self.manual_backward(loss, **backward)
         self.step_timer.lap("backward")
         self._clip(module)
-        if module is not self.model_g:
-            optimizer.step()
+        if module is self.model_g:
+            self._generator_step(optimizer)
         else:
-            if self._generator_steps < self.config.lr_warmup_steps:  # read while ramping: a skipped step does not count
-                self._generator_steps = lr_schedule.steps_taken(optimizer)
-            factor = lr_schedule.warmup_factor(self._generator_steps, self.config.lr_warmup_steps)
-            with lr_schedule.ramped(optimizer, factor):
-                optimizer.step()
-                if self.anchor.on:  # the inference path back to the start, each group at its rate
-                    for named, group in zip(self._slow_parts, optimizer.param_groups[1:], strict=True):
-                        self.anchor.pull(named, group["lr"])
+            optimizer.step()
         optimizer.zero_grad(set_to_none=True)
         self.step_timer.lap("optimizer")
+
+    def _generator_step(self, optimizer) -> None:
+        """The generator's optimizer step at its warm-up's share of the rate, then the start anchor's pull."""
+        if self._generator_steps < self.config.lr_warmup_steps:  # read while ramping: a skipped step does not count
+            self._generator_steps = lr_schedule.steps_taken(optimizer)
+        factor = lr_schedule.warmup_factor(self._generator_steps, self.config.lr_warmup_steps)
+        with lr_schedule.ramped(optimizer, factor):
+            optimizer.step()
+            if self.anchor.on:  # the inference path back to the start, each group at its rate
+                for named, group in zip(self._slow_parts, optimizer.param_groups[1:], strict=True):
+                    self.anchor.pull(named, group["lr"])
 
     def _clip(self, module: torch.nn.Module) -> None:
         if self.config.grad_clip is not None:
