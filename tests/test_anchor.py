@@ -105,7 +105,7 @@ def test_a_config_written_before_the_anchor_has_none():
     assert TrainingConfig.from_dict(values).inference_anchor == 0.0
 
 
-def test_a_run_from_scratch_has_no_anchor(tmp_path):
+def test_a_run_from_scratch_has_no_anchor_and_no_warm_up(tmp_path):
     """A run from joe keeps the preset's anchor and rate warm-up in its training.json; a run from scratch has
     nothing to hold and fresh weights to warm up from (neither)."""
     from conftest import target_voice_slice
