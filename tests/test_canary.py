@@ -71,6 +71,8 @@ def test_each_epoch_is_evaluated_with_its_own_checkpoint(evaluated_run):
     assert first.bands is not None and {"wer", "dnsmos_ovrl"} <= set(first.bands)
     assert min(first.bands.values()) >= 0 and "3 noise seeds at epoch 1" in (first.bands_source or "")
     assert second.bands is None
+    assert first.recordings is not None and set(first.recordings) == {"dnsmos_sig", "dnsmos_bak", "dnsmos_ovrl", "wer"}
+    assert 1 <= first.recordings["dnsmos_ovrl"] <= 5 and second.recordings is None  # heard once, by the first
     assert not _kinds(run, "warning")
     from trainer.evaluate.run_measures import run_verdict
     from trainer.run_state import load_run
@@ -91,6 +93,10 @@ def test_the_run_state_reads_the_evaluations(evaluated_run):
     assert epochs == [1, 2] and wer == [state.evaluations[e].values["wer"] for e in (0, 1)]
     assert state.noise_bands.values == state.evaluations[0].bands
     assert state.noise_bands.source.startswith("this run's 1 held-out line under 3 noise seeds")
+    from trainer.evaluate.run_measures import run_recordings
+
+    heard = run_recordings(state)
+    assert heard is not None and heard.is_recordings() and heard.values == state.evaluations[0].recordings
 
 
 def test_the_leaderboard_finds_the_canary_renders_cached(evaluated_run):

@@ -205,3 +205,22 @@ def test_two_candidates_within_noise_get_the_blind_tie_break_offered_in_one_line
         "are within noise on every measure taken (DNSMOS and WER): settle it by ear with " in offer.line()
         and f"{TRIALS} blind" in offer.line()
     )
+
+
+def test_lines_with_recordings_get_the_recordings_row_and_its_meaning(tmp_path, joe):
+    """``--lines metadata.csv``: the recordings are scored too, as the last row of the table and the CSV, with
+    the note saying what it is; the progress counts them."""
+    pytest.importorskip("jiwer")
+    from conftest import target_voice_slice
+
+    from trainer.evaluate.board import RECORDINGS_MEANING, is_recordings
+
+    folder = target_voice_slice(tmp_path / "lines", 2)
+    out = tmp_path / "board.csv"
+    result = compare("joe", "--lines", str(folder / "metadata.csv"), "--cache", str(tmp_path / "c"), "--csv", str(out))
+    assert result.returncode == 0, result.stderr
+    assert [line.split()[0] for line in result.stdout.splitlines()[1:3]] == ["joe", "recordings"]
+    assert RECORDINGS_MEANING in result.stdout and "scoring 4/4" in result.stderr
+    joe_row, heard = read_csv(out.read_text(encoding="utf-8"))
+    assert is_recordings(heard) and heard.model_path == folder / "wavs" and heard.dnsmos_ovrl is not None
+    assert "Recommended: joe" in result.stdout

@@ -134,15 +134,18 @@ def test_compare_checkpoints_render_listen_rate_reveal_export_score_and_reopen(q
     assert board.progress.isVisible() and not board.view.score_button.isEnabled()
     qtbot.waitUntil(lambda: not board.slot.busy(), timeout=120_000)
     rows = board.view.rows
+    from trainer.evaluate.board import is_recordings
     from trainer.evaluate.leaderboard import COLUMNS, read_csv
 
-    assert [r.label for r in rows] == labels, board.view.status.text()
+    *voices, heard = rows  # the held-out clips' own recordings last, heard as the renders are
+    assert [r.label for r in voices] == labels and is_recordings(heard), board.view.status.text()
+    assert "Scored 2 candidates and their recordings; saved as" in board.view.status.text()
     measures = [c.field for c in COLUMNS[1:]]
-    assert all(getattr(r, f) is not None or r.missing.get(f) for r in rows for f in measures), rows
+    assert all(getattr(r, f) is not None or r.missing.get(f) for r in voices for f in measures), rows
     assert all(r.dnsmos_ovrl is not None and r.rate_pps is not None for r in rows), rows  # random weights: noise
     assert rows[0].val_mel == pytest.approx(0.71) and rows[1].val_mel == pytest.approx(0.95)
     assert read_csv((run / "leaderboard.csv").read_text()) == rows
-    assert board.view.table.rowCount() == 2 and not board.from_file
+    assert board.view.table.rowCount() == 3 and not board.from_file
     ratings = list(panel.test.ratings)
     _close(window)
 
@@ -150,7 +153,7 @@ def test_compare_checkpoints_render_listen_rate_reveal_export_score_and_reopen(q
     assert _open_from_train_page(again, qtbot, run) == labels
     board = again.compare_page.board
     assert board.from_file and board.view.rows == rows and "saved earlier" in board.view.status.text()
-    assert board.view.table.rowCount() == 2
+    assert board.view.table.rowCount() == 3
     again.compare_page.tabs.setCurrentWidget(again.compare_page.blind)
     reopened = again.compare_page.blind.panel
     assert reopened.test.ratings == ratings and reopened.test.revealed

@@ -225,3 +225,34 @@ def test_the_compare_pages_leaderboard_of_the_run_is_what_export_follows(bare_ru
     older = [Row(label=r.label, model_path=r.model_path, val_mel=r.val_mel, wer=r.wer) for r in rows]
     (bare_run / BOARD_FILE).write_text(to_csv(older))
     assert run_choice(bare_run).recommended is None
+
+
+def test_a_checkpoint_as_clean_as_the_recordings_is_recommended_and_not_warned_of(bare_run):
+    """The Compare page's leaderboard with the recordings' row (less clean than joe, as the target corpus is):
+    the recordings are no checkpoint; the more adapted epoch 2, as clean as the recordings, is recommended over
+    the cleaner epoch 1 and not warned of; without the row, epoch 1 is taken and epoch 2 warned of."""
+    from trainer.evaluate.best_row import BOARD_FILE
+    from trainer.evaluate.board import RECORDINGS_LABEL
+    from trainer.evaluate.choice import measured, measured_recordings
+
+    folder, ovrl = bare_run / "checkpoints", DEFAULT_BANDS.of("dnsmos_ovrl")
+    said = {"recognizer": "Whisper tiny.en", "wer": 0.05}
+    rows = [
+        Row(label="start: joe", model_path=Path("/voices/joe.onnx"), dnsmos_ovrl=3.39, similarity=0.5, **said),
+        Row(label="epoch 1", model_path=folder / _name(0), val_mel=VAL_MEL[0], dnsmos_ovrl=3.39, similarity=0.6,
+            **said),
+        Row(label="epoch 2", model_path=folder / _name(1), val_mel=VAL_MEL[1], dnsmos_ovrl=3.17 - ovrl / 2,
+            similarity=0.8, **said),
+        Row(label=RECORDINGS_LABEL, model_path=Path("/data/target/wavs"), dnsmos_ovrl=3.17, **said),
+    ]  # fmt: skip
+    (bare_run / BOARD_FILE).write_text(to_csv(rows))
+    evaluations, start = measured(bare_run)
+    assert [e.label for e in evaluations] == ["epoch 1", "epoch 2"] and start is not None
+    heard = measured_recordings(bare_run)
+    assert heard is not None and heard.values["dnsmos_ovrl"] == 3.17
+    choice = run_choice(bare_run)
+    assert choice.checkpoint.epoch == 1 and choice.warning == ""
+    assert "no worse than the recordings'" in choice.why
+    (bare_run / BOARD_FILE).write_text(to_csv(rows[:3]))
+    assert run_choice(bare_run).checkpoint.epoch == 0
+    assert run_choice(bare_run, "val_mel").warning.startswith("Warning: epoch 2 is measurably worse than the start")

@@ -193,3 +193,33 @@ def test_val_mel_comes_precise_from_the_checkpoint_before_its_file_name(tmp_path
     assert val_mel_at_save(path) == 0.6171204447746277
     row = Row(label="x", model_path=path, val_mel=val_mel_at_save(path))
     assert ",0.6171," in to_csv([row]) and "0.6171 " in table([row]).splitlines()[1] + " "
+
+
+def test_the_recordings_row_hears_the_lines_recordings_as_the_renders_are(board):
+    """recordings=True adds a last row for the lines' recordings: their own DNSMOS (as quality.dnsmos gives it)
+    and WER, the dataset rate, nothing measured against a reference; counted in the progress, cached, kept by
+    the CSV; typed lines (no recording) add none."""
+    from trainer.evaluate import quality
+    from trainer.evaluate.board import RECORDINGS_LABEL, RECORDINGS_MEANING, is_recordings
+
+    candidates, lines, cache, _, _ = board
+    seen: list[tuple[int, int]] = []
+    joe_row, heard = score(
+        candidates[:1], lines, RenderSettings(seed=1), cache, TaskState(progress=lambda *p: seen.append(p)),
+        recordings=True,
+    )  # fmt: skip
+    assert is_recordings(heard) and not is_recordings(joe_row) and heard.label == RECORDINGS_LABEL
+    assert heard.model_path == lines[0].reference.parent and seen[-1] == (4, 4)  # 1 candidate x 2 lines, 2 recordings
+    direct = [quality.dnsmos(*sf.read(line.reference, dtype="float32")).ovrl for line in lines]
+    assert heard.dnsmos_ovrl == pytest.approx(np.mean(direct), abs=1e-6) and heard.lines["dnsmos_ovrl"] == 2
+    assert 0 <= heard.wer < 0.5 and heard.recognizer == joe_row.recognizer
+    assert heard.rate_pps == heard.dataset_rate_pps == joe_row.dataset_rate_pps
+    assert heard.mcd_db is heard.similarity is heard.f0_gap_hz is None and heard.missing == {}
+    before = _snapshot(cache)
+    again = score(candidates[:1], lines, RenderSettings(seed=1), cache, recordings=True)
+    assert again == [joe_row, heard] and _snapshot(cache) == before
+    assert [is_recordings(row) for row in read_csv(to_csv(again))] == [False, True]
+    assert RECORDINGS_MEANING in table(again)
+    typed = score(candidates[:1], typed_lines("Who left the garden gate open?"), RenderSettings(seed=1), cache,
+                  recordings=True)  # fmt: skip
+    assert len(typed) == 1

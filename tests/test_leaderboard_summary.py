@@ -5,6 +5,7 @@ lines they rest on, in the table and the CSV (which older CSVs still read as).""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
 from pathlib import Path
@@ -12,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from trainer.evaluate.bands import DEFAULT_BANDS
-from trainer.evaluate.board import COLUMNS, BoardError, Row, read_csv, table, to_csv
+from trainer.evaluate.board import COLUMNS, BoardError, Row, is_recordings, read_csv, table, to_csv
 from trainer.evaluate.spread import jackknife_error, standard_error
-from trainer.evaluate.summary import bands_line, evaluations_of, summarise
+from trainer.evaluate.summary import bands_line, evaluations_of, recordings_of, summarise
 
 WER, OVRL = DEFAULT_BANDS.of("wer"), DEFAULT_BANDS.of("dnsmos_ovrl")
 SPREAD = {"lines": {"wer": 5, "dnsmos_ovrl": 5, "mcd_db": 3, "similarity": 5}, "stderr": {"wer": 0.02}}
@@ -102,3 +103,42 @@ def test_standard_errors_of_a_mean_and_the_jackknife_agree():
     left_out = [(sum(values) - v) / 3 for v in values]
     assert jackknife_error(left_out) == pytest.approx(expected)
     assert standard_error([0.4]) is None and jackknife_error([0.4]) is None
+
+
+HEARD = Row(label="recordings", model_path=Path("/data/target/wavs"), wer=0.06, dnsmos_ovrl=3.3 - 2.5 * OVRL)
+"""The lines' own recordings: as clear as joe, less clean (DNSMOS within its band of FIVE's and SIX's)."""
+
+
+def test_a_candidate_as_clean_as_its_recordings_keeps_the_dnsmos_guard():
+    """Adapting joe to noisier recordings lowers DNSMOS: without the recordings' row the least adapted candidate
+    wins on DNSMOS; with it, a candidate no worse than the recordings keeps the guard, the most similar is picked,
+    and the reason says it is as clean as the recordings. The row is neither candidate nor start voice."""
+    near = Row(label="epoch 2", model_path=Path("/run/epoch=0001.ckpt"), wer=0.08, dnsmos_ovrl=3.3, similarity=0.6)
+    far = dataclasses.replace(SIX, wer=0.08)
+    assert summarise([START, near, far]).recommended == near.label
+    summary = summarise([START, near, far, HEARD])
+    assert summary.recommended == far.label
+    assert "within their noise bands of the best or no worse than the recordings'" in summary.reason
+    assert summary.reason.endswith(
+        f"It is worse than the start voice joe beyond the noise bands (DNSMOS {far.dnsmos_ovrl:.2f} against 3.30), "
+        f"as the recordings themselves are (DNSMOS {HEARD.dnsmos_ovrl:.2f})."
+    )
+    assert "recordings" not in summary.disagreement
+    candidates, start = evaluations_of([START, near, far, HEARD])
+    assert [c.label for c in candidates] == [near.label, far.label] and start is not None
+    assert recordings_of([START, near, HEARD]) is not None and recordings_of([START, near]) is None
+
+
+def test_a_candidate_worse_than_its_recordings_is_still_left_out():
+    """The floor is the recordings' own level: a candidate below it beyond the band stays out."""
+    near = Row(label="epoch 2", model_path=Path("/run/epoch=0001.ckpt"), wer=0.08, dnsmos_ovrl=3.3, similarity=0.6)
+    worse = Row(label="epoch 9", model_path=Path("/run/epoch=0008.ckpt"), wer=0.08,
+                dnsmos_ovrl=HEARD.dnsmos_ovrl - 2 * OVRL, similarity=0.9)  # fmt: skip
+    assert summarise([START, near, worse, HEARD]).recommended == near.label
+
+
+def test_a_voice_named_recordings_is_a_candidate():
+    """Only the row of a folder is the recordings' row: a voice file labelled ``recordings`` is a candidate."""
+    voice = dataclasses.replace(HEARD, model_path=Path("/voices/recordings.onnx"), similarity=0.7)
+    assert not is_recordings(voice) and is_recordings(HEARD)
+    assert summarise([START, voice]).recommended == "recordings"

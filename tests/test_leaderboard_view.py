@@ -143,3 +143,20 @@ def test_the_candidate_column_stays_in_view_when_scrolled_right(qtbot):
     assert shown == view.table.item(0, 0).text()
     frozen.horizontalHeader().sectionClicked.emit(0)
     assert view.table.horizontalHeader().sortIndicatorSection() == 0
+
+
+def test_the_recordings_row_is_shown_but_never_best_nor_recommended(qtbot):
+    """The lines' recordings show as a row (its tooltip says what it is), never bold nor ★, even where its WER
+    and rate are the best of their columns."""
+    from studio.widgets.leaderboard_view import RECOMMENDED
+    from trainer.evaluate.board import RECORDINGS_MEANING
+
+    heard = Row(label="recordings", model_path=Path("/data/target/wavs"), wer=0.05, dnsmos_ovrl=3.1,
+                rate_pps=12.0, dataset_rate_pps=12.0)  # fmt: skip
+    view = _view(qtbot, [*ROWS, heard])
+    at = _labels(view).index("recordings")
+    assert view.table.item(at, _column("wer")).text() == "0.05"
+    assert not any(view.table.item(at, c).font().bold() for c in range(len(COLUMNS)))
+    assert view.table.item(_labels(view).index("epoch 10"), _column("wer")).font().bold()
+    assert view.table.item(at, 0).text() == "recordings" and not view.table.item(at, 0).text().startswith(RECOMMENDED)
+    assert view.table.item(at, 0).toolTip() == f"{RECORDINGS_MEANING}\n{heard.model_path}"

@@ -236,3 +236,19 @@ def test_the_same_weights_under_two_names_are_no_tie():
     near = ev(5, val_mel=0.61, wer=0.10, dnsmos_ovrl=3.2, similarity=0.80 - SIM / 2)
     assert recommend([best, last], B).ties == []
     assert [e.epoch for e in recommend([best, last, near], B).ties] == [5]
+
+
+def test_dnsmos_falling_to_the_recordings_level_is_not_getting_worse():
+    """A voice adapting to recordings less clean than the start: DNSMOS falls by 2 bands an epoch while similarity
+    rises. Without the recordings it is *getting worse* and epoch 1 is kept; with recordings at the latest's level
+    it is *still improving* and the most similar epoch is kept; below the recordings it is getting worse again."""
+    stream = [ev(e, wer=0.1, dnsmos_ovrl=3.4 - 2 * OVRL * e, similarity=0.6 + 2 * SIM * e) for e in range(1, 5)]
+    level = Evaluation(epoch=0, values={"wer": 0.1, "dnsmos_ovrl": 3.4 - 2 * OVRL * 4}, label="recordings")
+    alone = verdict(stream, B)
+    assert alone.state == "worse" and alone.keep_epoch == 1
+    floored = verdict(stream, B, recordings=level)
+    assert floored.state == "improving" and floored.keep_epoch == 4
+    assert floored.recommendation.chosen is not None and not floored.recommendation.chosen.is_recordings()
+    cleaner = Evaluation(epoch=0, values={"dnsmos_ovrl": 3.4 - 2 * OVRL * 2}, label="recordings")
+    above = verdict(stream, B, recordings=cleaner)
+    assert above.state == "worse" and above.keep_epoch == 2  # epochs 3 and 4 fall below the recordings

@@ -168,9 +168,11 @@ class Evaluation(Event):
     many lines they rest on; ``seconds``: the evaluation's wall time; ``recognizer``: the speech recognizer
     behind ``wer``, where said; ``bands`` (the run's first evaluation): the noise band per measure, from the
     same lines rendered under more noise seeds (``trainer.evaluate.bands.measured``), and ``bands_source``
-    saying so; ``errors``: measure (or ``evaluation`` for the whole) -> why it is missing; ``verdict``: still
-    improving / levelled off / getting worse over the run's evaluations up to this one, in one sentence
-    (``trainer.evaluate.run_measures.run_verdict``), as the trainer said it when it wrote the record.
+    saying so; ``recordings`` (the run's first evaluation): the canary lines' own recordings heard as the renders
+    are (``trainer.evaluate.board.HEARD``: DNSMOS and WER, by the same recognizer), the floor of the
+    recommendation's guards; ``errors``: measure (or ``evaluation`` for the whole) -> why it is missing;
+    ``verdict``: still improving / levelled off / getting worse over the run's evaluations up to this one, in
+    one sentence (``trainer.evaluate.run_measures.run_verdict``), as the trainer said it when it wrote the record.
     """
 
     kind: ClassVar[str] = "evaluation"
@@ -181,6 +183,7 @@ class Evaluation(Event):
     recognizer: str | None = None
     bands: dict[str, float] | None = None
     bands_source: str | None = None
+    recordings: dict[str, float] | None = None
     errors: dict[str, str] | None = None
     verdict: str | None = None
 

@@ -246,6 +246,13 @@ class RunState:
             return DEFAULT_BANDS
         return Bands(values=dict(found.bands), source=found.bands_source or "this run's canary lines")
 
+    @property
+    def recordings(self) -> tuple[dict[str, float], int] | None:
+        """The canary lines' own recordings as the run's first evaluation heard them (DNSMOS, WER by measure
+        name) and how many lines that is; ``None`` where no evaluation measured them."""
+        found = next((self.evaluations[e] for e in sorted(self.evaluations) if self.evaluations[e].recordings), None)
+        return (dict(found.recordings), found.lines) if found is not None and found.recordings else None
+
     def milestones(self) -> list[tuple[int, float | None]]:
         """``(epoch, cumulative wall seconds when it finished)``: epochs 100, 250, 500, 1000 within the run's
         length, or its quarters for shorter runs; ``None`` for those not reached."""

@@ -97,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
     use_shared_thread_pool()
     previous = signal.getsignal(signal.SIGINT)
     try:  # the first Ctrl+C cancels (_task), the second stops at once
-        rows = score(candidates, lines, _settings(args), args.cache or default_cache(), _task("rendering", phased=True))
+        state = _task("rendering", phased=True)
+        rows = score(candidates, lines, _settings(args), args.cache or default_cache(), state, recordings=True)
     except Cancelled as exc:
         print(exc, file=sys.stderr)
         return 130

@@ -37,6 +37,7 @@ from studio.widgets.task_progress import TaskProgress
 from studio.widgets.tie_break import TieBreakPanel
 from studio.workers import Task, TaskSlot
 from trainer.evaluate.best_row import BOARD_FILE
+from trainer.evaluate.board import is_recordings
 from trainer.evaluate.leaderboard import Row, read_csv, score, to_csv
 from trainer.evaluate.render import render_all
 from trainer.evaluate.tie_break import RATINGS_FILE, offer_of
@@ -179,9 +180,9 @@ class BoardTab(QWidget):
         try:
             path = save_board(folder, rows, key)
         except OSError as exc:
-            self.say(f"Scored {count(len(rows), 'candidate')}, but could not save the rows in {folder}: {exc}")
+            self.say(f"Scored {scored(rows)}, but could not save the rows in {folder}: {exc}")
             return
-        self.say(f"Scored {count(len(rows), 'candidate')}; saved as {path}. Bold: the best of a column.")
+        self.say(f"Scored {scored(rows)}; saved as {path}. Bold: the best of a column.")
 
     def _on_ended(self) -> None:
         self.progress.finish()
@@ -218,9 +219,15 @@ class BoardTab(QWidget):
 
 def _score(candidates, lines, settings, cache_dir, state, pool) -> tuple[list[Row], dict]:
     """``score``, then its renders read back from the cache (no engine runs) for the comparison."""
-    rows = score(candidates, lines, settings, cache_dir, state, pool)
+    rows = score(candidates, lines, settings, cache_dir, state, pool, recordings=True)
     texts = [line.text for line in lines]  # a candidate that failed (Row.failed) has no renders
     return rows, render_all(candidates, texts, settings, cache_dir, None, pool, failed={})
+
+
+def scored(rows: list[Row]) -> str:
+    """``3 candidates`` (and ``and their recordings`` where the recordings' row was measured too)."""
+    voices = [row for row in rows if not is_recordings(row)]
+    return count(len(voices), "candidate") + (" and their recordings" if len(voices) < len(rows) else "")
 
 
 def _sentence(text: str) -> str:

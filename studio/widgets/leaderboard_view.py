@@ -28,6 +28,7 @@ from studio.widgets.frozen_column import FrozenColumn
 from studio.widgets.tables import export_text, read_only_table
 from trainer.checkpoints import file_epoch_note
 from trainer.evaluate.bands import DEFAULT_BANDS
+from trainer.evaluate.board import RECORDINGS_MEANING, is_recordings
 from trainer.evaluate.evaluation import band_text
 from trainer.evaluate.leaderboard import COLUMNS, Column, Row, to_csv
 from trainer.evaluate.summary import BoardSummary, summarise
@@ -66,10 +67,12 @@ def best_rows(rows: list[Row], column: Column) -> set[int]:
     """Indices of the rows with the best value of ``column`` (ties all count); empty for an unranked column.
 
     ``lower``/``higher``: the least/greatest value; ``closer``: the least distance to the row's ``closer_to``
-    field (or to 0), rows without that field left out.
+    field (or to 0), rows without that field left out. The recordings' row is never best: it is no candidate.
     """
     scored = {}
     for i, row in enumerate(rows):
+        if is_recordings(row):
+            continue  # a baseline, not a candidate to be best of
         value = getattr(row, column.field)
         if column.better not in ("lower", "higher", "closer") or not isinstance(value, (int, float)):
             continue
@@ -209,7 +212,7 @@ def leaderboard_cell(row: Row, column: Column, best: bool) -> QTableWidgetItem:
     if column.field == "label":
         item = QTableWidgetItem(row.label)
         item.setData(LABEL_KEY, row.label)
-        item.setToolTip(file_epoch_note(row.model_path))  # the label counts epochs from 1, the file from 0
+        item.setToolTip(label_tip(row))
         return item
     item = NumberItem(column.text(row))
     item.setData(SORT_KEY, None if value is None else float(value))
@@ -227,12 +230,20 @@ def leaderboard_cell(row: Row, column: Column, best: bool) -> QTableWidgetItem:
     return item
 
 
+def label_tip(row: Row) -> str:
+    """The label cell's tooltip: what the recordings' row is, else how the checkpoint's file counts its epoch
+    (the label counts epochs from 1, the file from 0)."""
+    if is_recordings(row):
+        return f"{RECORDINGS_MEANING}\n{row.model_path}"
+    return file_epoch_note(row.model_path)
+
+
 def mark(item: QTableWidgetItem, row: Row, said: BoardSummary, by_ear: Outcome | None = None) -> None:
     """Label the cell of ``row`` afresh, marked as recommended (★, the reason as tooltip), as the measures' pick
     where ``by_ear`` moved the recommendation off it (☆), or as within noise of the recommended one (≈)."""
     follows = by_ear is not None and by_ear.overrides
     recommended = by_ear.recommended if by_ear is not None and follows else said.recommended
-    note = file_epoch_note(row.model_path)
+    note = label_tip(row)
     if recommended and row.label == recommended:
         reason = by_ear.sentence if by_ear is not None and follows else said.reason
         item.setText(RECOMMENDED + row.label)

@@ -6,8 +6,9 @@ them), for ``--epochs`` epochs of the ``medium`` preset, keeping every epoch's c
 checkpoint then speak the excluded clips' texts (noise seed 0) and are scored against the target speaker's own
 recordings of them by the leaderboard (``trainer.evaluate.leaderboard``: MCD after DTW, F0 gap, speaker
 similarity, DNSMOS OVRL, WER by the best recognizer installed); the table adds each epoch's val_mel and KL.
-The studio's rule (``trainer.evaluate.recommend``: the highest similarity among the checkpoints whose WER and
-DNSMOS are within their noise bands of the best) picks the recommended checkpoint.
+The target speaker's recordings of those lines are measured alike (the leaderboard's ``recordings`` row). The
+studio's rule (``trainer.evaluate.recommend``: the highest similarity among the checkpoints whose WER and DNSMOS
+are within their noise bands of the best, or no worse than the recordings') picks the recommended checkpoint.
 
 Targets (issue 28), at the recommended checkpoint: speaker similarity >= 0.85; WER <= 0.15 and <= joe's + 0.05;
 DNSMOS OVRL >= joe's - 0.2.
@@ -112,12 +113,13 @@ def frozen_epochs(run: Path) -> set[int]:
     return {r.epoch for r in events if r.kind == "epoch" and r.losses.get("train_d_warmup") == 1.0}
 
 
-def recommended(rows: list, epochs: list[int], frozen: set[int]):
+def recommended(rows: list, epochs: list[int], frozen: set[int], recordings=None):
     """The studio's recommendation over the epochs' rows (``rows[0]`` is joe), the epochs in ``frozen`` left out
-    as the run's own evaluations leave them out (``trainer.canary_callback``): ``(row, Recommendation)``."""
+    as the run's own evaluations leave them out (``trainer.canary_callback``), ``recordings`` (their row, or
+    None) as the guards' floor: ``(row, Recommendation)``."""
     from trainer.evaluate.bands import DEFAULT_BANDS
     from trainer.evaluate.board import FLOAT_FIELDS
-    from trainer.evaluate.evaluation import START_PREFIX, Evaluation
+    from trainer.evaluate.evaluation import START_PREFIX, Evaluation, from_row
     from trainer.evaluate.recommend import recommend
 
     def evaluation(row, epoch: int, label: str) -> Evaluation:
@@ -127,26 +129,33 @@ def recommended(rows: list, epochs: list[int], frozen: set[int]):
     start = evaluation(rows[0], 0, f"{START_PREFIX}joe")
     trained = [(row, epoch) for row, epoch in zip(rows[1:], epochs, strict=True) if epoch not in frozen]
     measured = [evaluation(row, epoch + 1, "") for row, epoch in trained]
-    advice = recommend(measured, DEFAULT_BANDS, start)
+    floor = from_row(recordings) if recordings is not None else None
+    advice = recommend(measured, DEFAULT_BANDS, start, recordings=floor)
     return trained[measured.index(advice.chosen)][0], advice
 
 
-def report(work: Path, recipe: parts.Recipe, rows: list, epochs: list[int], scoring_s: float) -> None:
+def report(work: Path, recipe: parts.Recipe, scored: list, epochs: list[int], scoring_s: float) -> None:
+    from trainer.evaluate.board import is_recordings
+
     kept, run = bench.read_bench(work), work / "run"
+    rows = [row for row in scored if not is_recordings(row)]
+    recordings = next((row for row in scored if is_recordings(row)), None)
     began = parts.run_start(run)
     trained = f"on {began.device} at {began.precision}, {began.num_utterances} utterances" if began else "?"
     print(f"target-voice: {kept.get('clips', '?')} clips, {kept.get('held_out', '?')} excluded and scored on")
     print(f"run: {run} (medium preset from joe, {recipe.epochs} epochs, batch {recipe.batch_size}, {trained})")
     print(f"training took {kept.get('train_s', 0) / 60:.1f} min; scoring {len(rows)} candidates {scoring_s:.0f} s")
     print("", *bench.epoch_table(rows, epochs, run, recipe), sep="\n")
-    row, advice = recommended(rows, epochs, frozen_epochs(run))
+    row, advice = recommended(rows, epochs, frozen_epochs(run), recordings)
     print(f"\n{advice.reason}")
     print(f"targets at the recommended checkpoint ({row.label}), against joe's scores:")
     for what, met in TARGETS:
         print(f"  {what}: {'met' if met(rows[0], row) else 'NOT met'}")
+    if recordings is not None and recordings.dnsmos_ovrl is not None and recordings.wer is not None:
+        print(f"  (the recordings themselves: OVRL {recordings.dnsmos_ovrl:.2f}, WER {recordings.wer:.3f})")
     from trainer.evaluate.leaderboard import table
 
-    print("\nthe leaderboard:", table(rows), sep="\n")
+    print("\nthe leaderboard:", table(scored), sep="\n")
 
 
 def losses_table(run: Path) -> list[str]:
@@ -182,7 +191,7 @@ def main(argv=None) -> None:
         if args.train_only:
             print(*losses_table(work / "run"), sep="\n")
             return
-        scored, epochs, scoring_s = bench.score(recipe, work / "run", held, work / "score-cache")
+        scored, epochs, scoring_s = bench.score(recipe, work / "run", held, work / "score-cache", recordings=True)
         report(work, recipe, scored, epochs, scoring_s)
 
 

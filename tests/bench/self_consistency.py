@@ -148,8 +148,11 @@ def render(recipe: parts.Recipe, work: Path) -> tuple:
     return project, held
 
 
-def score(recipe: parts.Recipe, run: Path, lines: list, cache: Path) -> tuple[list, list[int], float]:
-    """Leaderboard rows of the start and every epoch's checkpoint (in that order), the epochs (from 0), seconds."""
+def score(
+    recipe: parts.Recipe, run: Path, lines: list, cache: Path, *, recordings: bool = False
+) -> tuple[list, list[int], float]:
+    """Leaderboard rows of the start and every epoch's checkpoint (in that order; with ``recordings``, the lines'
+    recordings' row last), the epochs (from 0), seconds."""
     from trainer.evaluate.leaderboard import score as score_rows
     from trainer.evaluate.render import Candidate, RenderSettings
 
@@ -158,7 +161,7 @@ def score(recipe: parts.Recipe, run: Path, lines: list, cache: Path) -> tuple[li
     candidates += [Candidate(label=f"epoch {epoch + 1}", model_path=path) for epoch, path in checkpoints]
     settings = RenderSettings(noise_scale=recipe.noise_scale, noise_w=recipe.noise_w, seed=0)
     with Stopwatch() as watch:
-        rows = score_rows(candidates, lines, settings, cache)
+        rows = score_rows(candidates, lines, settings, cache, recordings=recordings)
     return rows, [epoch for epoch, _ in checkpoints], watch.seconds
 
 

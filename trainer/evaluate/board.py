@@ -120,6 +120,33 @@ field ``closer_to``, or to 0) or empty (not ranked)."""
 FLOAT_FIELDS = [c.field for c in COLUMNS[1:]]
 """The Row fields that hold a measure (float or None)."""
 
+RECORDINGS_LABEL = "recordings"
+"""The label of the row that measures the lines' own recordings (``leaderboard.score(recordings=True)``): a
+baseline, not a candidate. Its ``model_path`` is their folder, not a voice file (:data:`VOICE_SUFFIXES`): that
+tells it from a voice of the same name."""
+
+VOICE_SUFFIXES = (".onnx", ".ckpt")
+"""The files a candidate is (an ONNX voice, a checkpoint)."""
+
+HEARD = ("dnsmos_sig", "dnsmos_bak", "dnsmos_ovrl", "wer")
+"""The measures the recordings' row has of its own (what a listener hears of any audio: quality and words)."""
+
+
+def is_recordings(row: Row) -> bool:
+    """Whether ``row`` measures the lines' recordings rather than a voice (:data:`RECORDINGS_LABEL`)."""
+    return names_recordings(row.label, row.model_path)
+
+
+def names_recordings(label: str, path: str | Path) -> bool:
+    """Whether a row labelled ``label`` for ``path`` is the recordings' row: that label, and no voice file."""
+    return label == RECORDINGS_LABEL and Path(path).suffix.lower() not in VOICE_SUFFIXES
+
+
+RECORDINGS_MEANING = (
+    "recordings: the lines' own recordings, heard as the renders are (DNSMOS, WER): the quality and clarity a "
+    "voice that sounds like them can be asked for."
+)
+"""The note under a table with the recordings' row."""
 
 MEANINGS = (
     "WER is the fraction of the line's words the recognizer got wrong (0 is perfect; it can exceed 1). "
@@ -151,7 +178,8 @@ def table(rows: list[Row]) -> str:
     widths = [max(len(line[i]) for line in cells) for i in range(len(cells[0]))]
     text = ["  ".join(_aligned(line, widths)) for line in cells]
     notes = _notes(rows) + _fewer_lines(rows)
-    return "\n".join([*text, "", *legend(), *recognizers(rows), *([""] if notes else []), *notes])
+    baseline = [RECORDINGS_MEANING] if any(is_recordings(row) for row in rows) else []
+    return "\n".join([*text, "", *legend(), *baseline, *recognizers(rows), *([""] if notes else []), *notes])
 
 
 def recognizers(rows: list[Row]) -> list[str]:

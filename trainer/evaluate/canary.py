@@ -10,7 +10,8 @@ trainer's), speaks the run's first ``lines`` held-out clips with their recording
 (``trainer.evaluate.leaderboard.score``: speaker similarity, WER, DNSMOS, F0 gap, MCD...). Renders and scores go
 to the shared render cache (``trainer.evaluate.render.default_cache_dir``) under seed 0, as the Train page's
 leaderboard row and the Compare page render, so they find them there. The run's first evaluation also renders
-the lines under noise seeds 1 and 2 and measures the run's noise bands (``trainer.evaluate.bands.measured``).
+the lines under noise seeds 1 and 2 and measures the run's noise bands (``trainer.evaluate.bands.measured``),
+and hears the lines' own recordings as the renders are (DNSMOS, WER: the floor of the recommendation's guards).
 
 The result is one ``trainer.events.Evaluation`` record written atomically to ``evaluations/epoch=EEEE.json``;
 the trainer emits it into the run's events (one writer). The process's output goes to
@@ -143,7 +144,7 @@ def evaluate(job: Job) -> Evaluation:
     """
     started = time.perf_counter()
     try:
-        rows = _rows(job)
+        rows, heard = _rows(job)
     except (VoiceStudioError, OSError) as exc:  # LinesError, RenderError, VoiceError, EngineError...
         seconds = time.perf_counter() - started
         return Evaluation(epoch=job.epoch, values={}, lines=0, seconds=seconds, errors={"evaluation": str(exc)})
@@ -158,12 +159,14 @@ def evaluate(job: Job) -> Evaluation:
         recognizer=getattr(row, "recognizer", None),  # where the leaderboard's rows say which recognizer heard
         bands=bands.values if bands else None,
         bands_source=bands.source if bands else None,
+        recordings=_heard(heard),
         errors=errors or None,
     )
 
 
-def _rows(job: Job) -> list[tuple[int, Row]]:
-    """``(lines, leaderboard row)`` per seed: 0 first, then ``BAND_SEEDS`` when the job measures bands.
+def _rows(job: Job) -> tuple[list[tuple[int, Row]], Row | None]:
+    """``(lines, leaderboard row)`` per seed: 0 first, then ``BAND_SEEDS`` when the job measures bands; and, when
+    it does, the recordings' row (``leaderboard.score(recordings=True)``), else ``None``.
 
     Raises:
         LinesError: the run holds out no clip. RenderError: the checkpoint cannot speak. OSError: the cache.
@@ -175,7 +178,19 @@ def _rows(job: Job) -> list[tuple[int, Row]]:
     lines = held_out_lines(job.run_dir, limit=job.lines)
     candidate = Candidate(label=f"epoch {job.epoch + 1}", model_path=job.checkpoint)
     seeds = (0, *BAND_SEEDS) if job.bands else (0,)
-    return [(len(lines), score([candidate], lines, RenderSettings(seed=s), job.cache_dir)[0]) for s in seeds]
+    boards = [
+        score([candidate], lines, RenderSettings(seed=s), job.cache_dir, recordings=job.bands and s == 0) for s in seeds
+    ]
+    heard = boards[0][1] if len(boards[0]) > 1 else None
+    return [(len(lines), board[0]) for board in boards], heard
+
+
+def _heard(row: Row | None) -> dict[str, float] | None:
+    """The recordings' row's DNSMOS and WER (``board.HEARD``), or ``None`` without the row or with none measured."""
+    from trainer.evaluate.board import HEARD
+
+    found = {name: value for name, value in _values(row).items() if name in HEARD} if row is not None else {}
+    return found or None
 
 
 def _values(row: Row) -> dict[str, float]:

@@ -5,11 +5,13 @@ By default Export takes the **recommended** checkpoint (``trainer.evaluate.recom
 measured checkpoints still on disk, and names the lowest-val_mel one beside it; where nothing of the run was
 measured, the lowest val_mel (the run's ranking, ``checkpoints/best.json``), saying so. It warns in one line
 when the checkpoint taken is worse than the start voice beyond the noise bands on WER or DNSMOS, naming the
-recommended one.
+recommended one; a measure on which it is no worse than the lines' own recordings is not warned of (a voice
+cannot be asked to be cleaner than the speech it learns from).
 
 A run's measurements are evaluations (``trainer.evaluate.evaluation.Evaluation``): :func:`measured` reads the
 run's canary evaluations (its ``evaluation`` events, ``trainer.evaluate.run_measures``), else the leaderboard row
 saved in the run folder (``trainer.evaluate.best_row``); other evaluations can be passed to :func:`run_choice`.
+:func:`measured_recordings` reads the recordings' own measures from the same source.
 """
 
 from __future__ import annotations
@@ -65,8 +67,11 @@ def choose(
     start: Evaluation | None,
     bands: Bands = DEFAULT_BANDS,
     take: str = "recommended",
+    *,
+    recordings: Evaluation | None = None,
 ) -> ExportChoice:
-    """The checkpoint to export among ``ranked`` (best-val_mel first, on disk), by ``take`` (:data:`TAKES`).
+    """The checkpoint to export among ``ranked`` (best-val_mel first, on disk), by ``take`` (:data:`TAKES`);
+    ``recordings``: the lines' own recordings measured alike, where known (the guards' floor).
 
     Raises:
         ValueError: ``ranked`` is empty, or ``take`` is not one of :data:`TAKES`.
@@ -77,7 +82,7 @@ def choose(
     lowest = ranked[0]
     if not kept:
         return ExportChoice(checkpoint=lowest, lowest=lowest, why=f"{lowest.describe()} — {_unmeasured(evaluations)}")
-    advice = recommend([e for e, _ in kept], bands, start)
+    advice = recommend([e for e, _ in kept], bands, start, recordings=recordings)
     recommended = next(c for e, c in kept if e is advice.chosen)
     taken = recommended if take == "recommended" else lowest
     why = f"{taken.describe()} — " + (advice.why if taken is recommended else "the lowest val_mel, as asked")
@@ -88,7 +93,7 @@ def choose(
         lowest=lowest,
         recommended=recommended,
         beside=_beside(taken, lowest, recommended, advice),
-        warning=_warning(evaluation, start, bands, _other(taken, recommended, len(kept))),
+        warning=_warning(evaluation, start, bands, _other(taken, recommended, len(kept)), recordings),
     )
 
 
@@ -122,13 +127,25 @@ def _other(taken: RankedCheckpoint, recommended: RankedCheckpoint, measured: int
     return "no other measured checkpoint of this run does better by the rule"
 
 
-def _warning(evaluation: Evaluation | None, start: Evaluation | None, bands: Bands, other: str) -> str:
+def _warning(
+    evaluation: Evaluation | None,
+    start: Evaluation | None,
+    bands: Bands,
+    other: str,
+    recordings: Evaluation | None = None,
+) -> str:
     """``Warning: epoch 5 is measurably worse than the start voice joe: WER 1.00 against 0.33 (beyond its ±0.03
-    band); {other}.`` — or "" when it is not (or either is not measured)."""
+    band); {other}.`` — or "" when it is not (or either is not measured), or only on measures where it is no
+    worse than ``recordings``."""
     if evaluation is None or start is None:
         return ""
     worse = [m for m in GUARDS if evaluation.has(m) and start.has(m)]
     worse = [m for m in worse if bands.worse(m, evaluation.values[m], start.values[m])]
+    if recordings is not None:
+        level = [
+            m for m in worse if recordings.has(m) and not bands.worse(m, evaluation.values[m], recordings.values[m])
+        ]
+        worse = [m for m in worse if m not in level]
     if not worse:
         return ""
     said = listed(
@@ -139,6 +156,18 @@ def _warning(evaluation: Evaluation | None, start: Evaluation | None, bands: Ban
         ]
     )
     return f"Warning: {evaluation.name()} is measurably worse than {start.name()}: {said}; {other}."
+
+
+def measured_recordings(run_dir: Path, state=None) -> Evaluation | None:
+    """The lines' own recordings as the run measured them, from the source :func:`measured` reads: its canary
+    evaluations' (``run_measures.run_recordings``), else the recordings' row of the Compare page's saved
+    leaderboard; ``None`` where neither has them. ``state``: as for :func:`measured`."""
+    from trainer.evaluate.run_measures import canary_evaluations, run_recordings
+
+    state = state if state is not None else _run_state(Path(run_dir))
+    if state is not None and canary_evaluations(state):
+        return run_recordings(state)
+    return _compared_recordings(Path(run_dir))
 
 
 def measured(run_dir: Path, state=None) -> tuple[list[Evaluation], Evaluation | None]:
@@ -171,18 +200,34 @@ def measured(run_dir: Path, state=None) -> tuple[list[Evaluation], Evaluation | 
 def _compared(run_dir: Path) -> tuple[list[Evaluation], Evaluation | None]:
     """The run's checkpoints and start voice as the Compare page's saved leaderboard of this run measured them
     (``RUN/leaderboard.csv``); nothing where there is none, it cannot be read, or an older scorer wrote it."""
+    from trainer.evaluate.board import is_recordings
+    from trainer.evaluate.evaluation import START_PREFIX, from_row
+
+    rows = _board_rows(run_dir)
+    start = next((from_row(r) for r in rows if r.label.startswith(START_PREFIX)), None)
+    voices = [r for r in rows if not r.label.startswith(START_PREFIX) and not is_recordings(r)]
+    return [from_row(r) for r in voices], start
+
+
+def _compared_recordings(run_dir: Path) -> Evaluation | None:
+    """The recordings' row of the Compare page's saved leaderboard of the run, as an evaluation, or ``None``."""
+    from trainer.evaluate.board import is_recordings
+    from trainer.evaluate.evaluation import from_row
+
+    return next((from_row(r) for r in _board_rows(run_dir) if is_recordings(r)), None)
+
+
+def _board_rows(run_dir: Path) -> list:
+    """The rendered rows of ``RUN/leaderboard.csv``; none where there is no file, it cannot be read, or an older
+    scorer wrote it (PocketSphinx's WER, floored MCD and F0)."""
     from trainer.evaluate.best_row import BOARD_FILE
     from trainer.evaluate.board import BoardError, read_csv
-    from trainer.evaluate.evaluation import START_PREFIX, from_row
 
     try:
         rows = [r for r in read_csv((run_dir / BOARD_FILE).read_text(encoding="utf-8")) if r.failed is None]
     except (OSError, BoardError, UnicodeDecodeError):
-        return [], None
-    if any(r.wer is not None and r.recognizer is None for r in rows):  # PocketSphinx's WER, floored MCD and F0
-        return [], None
-    start = next((from_row(r) for r in rows if r.label.startswith(START_PREFIX)), None)
-    return [from_row(r) for r in rows if not r.label.startswith(START_PREFIX)], start
+        return []
+    return [] if any(r.wer is not None and r.recognizer is None for r in rows) else rows
 
 
 def _run_state(run_dir: Path):
@@ -203,10 +248,13 @@ def run_choice(
     evaluations: list[Evaluation] | None = None,
     start: Evaluation | None = None,
     bands: Bands = DEFAULT_BANDS,
+    *,
+    recordings: Evaluation | None = None,
 ) -> ExportChoice:
     """:func:`choose` over a run folder's ranked checkpoints and the evaluation checkpoint it keeps (the
-    recommended epoch's, which val_mel may have ranked out); ``evaluations`` (and ``start``) given, or else
-    :func:`measured` from the run folder with the run's own noise bands.
+    recommended epoch's, which val_mel may have ranked out); ``evaluations`` (and ``start``, ``recordings``)
+    given, or else :func:`measured` and :func:`measured_recordings` from the run folder with the run's own noise
+    bands.
 
     Raises:
         CheckpointError: not a run folder, no ranked checkpoint on disk, or an unreadable ranking.
@@ -218,9 +266,11 @@ def run_choice(
     if evaluations is None:
         state = _run_state(Path(run_dir))  # read once: the evaluations and the run's own bands
         evaluations, start = measured(Path(run_dir), state)
+        recordings = measured_recordings(Path(run_dir), state)
         bands = state.noise_bands if state is not None and bands is DEFAULT_BANDS else bands
     ranked = ranked_checkpoints(run_dir)
-    return choose(ranked + kept_checkpoints(evaluations, ranked), evaluations, start, bands, take)
+    everything = ranked + kept_checkpoints(evaluations, ranked)
+    return choose(everything, evaluations, start, bands, take, recordings=recordings)
 
 
 def file_warning(path: Path, bands: Bands = DEFAULT_BANDS) -> str:
@@ -237,9 +287,11 @@ def file_warning(path: Path, bands: Bands = DEFAULT_BANDS) -> str:
     chosen = next((c for c in ranked if c.path.resolve() == Path(path).resolve()), None)
     if chosen is None or run is None:
         return ""
-    evaluations, start = measured(run)
+    state = _run_state(run)
+    evaluations, start = measured(run, state)
+    recordings = measured_recordings(run, state)
     kept = [(e, c) for e in evaluations if (c := on_disk(e, ranked)) is not None]
     evaluation = next((e for e, c in kept if c is chosen), None)
-    advice = recommend([e for e, _ in kept], bands, start)
+    advice = recommend([e for e, _ in kept], bands, start, recordings=recordings)
     recommended = next((c for e, c in kept if e is advice.chosen), chosen)
-    return _warning(evaluation, start, bands, _other(chosen, recommended, len(kept)))
+    return _warning(evaluation, start, bands, _other(chosen, recommended, len(kept)), recordings)

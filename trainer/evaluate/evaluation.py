@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trainer.evaluate.board import COLUMNS, Row
+from trainer.evaluate.board import COLUMNS, Row, names_recordings
 
 START_PREFIX = "start: "
 """How a leaderboard labels the voice a run started from (``start: joe``)."""
@@ -45,7 +45,9 @@ class Evaluation:
     path: str = ""
 
     def name(self) -> str:
-        """How a sentence names it: ``epoch 5``, ``the start voice joe``, or its label."""
+        """How a sentence names it: ``epoch 5``, ``the start voice joe``, ``the recordings``, or its label."""
+        if self.is_recordings():
+            return f"the {self.label}"
         if self.label.startswith(START_PREFIX):
             return f"the start voice {self.label[len(START_PREFIX) :]}"
         if not self.label:
@@ -59,6 +61,10 @@ class Evaluation:
     def is_start(self) -> bool:
         """Whether this is the voice a run started from (labelled ``start: NAME``)."""
         return self.label.startswith(START_PREFIX)
+
+    def is_recordings(self) -> bool:
+        """Whether this measures the lines' own recordings (``board.RECORDINGS_LABEL``), not a voice."""
+        return names_recordings(self.label, self.path)
 
 
 def measure_name(measure: str) -> str:

@@ -6,18 +6,21 @@ measures each render (``trainer.evaluate.scores``, cached beside the render), th
 val_mel at save time, MCD and F0 error against the lines' reference recordings, speaker similarity of all
 renders to all references, DNSMOS P.835, WER of an ASR round trip (Whisper tiny.en, else PocketSphinx) and the
 speaking rate against the references'. A measure that fails on one line is left out of that candidate's mean and
-counted in ``Row.missing``; one that could not be measured at all is ``None`` with the reason there.
+counted in ``Row.missing``; one that could not be measured at all is ``None`` with the reason there. Asked to, it
+adds a last row for the lines' own recordings (``board.RECORDINGS_LABEL``), heard as the renders are: the DNSMOS
+and WER a voice that sounds like them can be asked for (``trainer.evaluate.recommend`` reads it so).
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
 from pathlib import Path
 
 from engines.pool import EnginePool
 from engines.words import count
-from trainer.evaluate.board import COLUMNS, Column, Row, read_csv, table, to_csv
+from trainer.evaluate.board import COLUMNS, HEARD, RECORDINGS_LABEL, Column, Row, read_csv, table, to_csv
 from trainer.evaluate.lines import Line
 from trainer.evaluate.render import Candidate, Rendered, RenderError, RenderSettings, render_all
 from trainer.evaluate.scores import Scores
@@ -106,8 +109,11 @@ def score(
     cache_dir: Path,
     state: TaskState | None = None,
     pool: EnginePool | None = None,
+    *,
+    recordings: bool = False,
 ) -> list[Row]:
     """One row per candidate (in order): every line rendered (cached) and measured (cached), then averaged.
+    With ``recordings``, a last row for the lines' own recordings (:func:`recordings_row`) where any line has one.
 
     A candidate that cannot be loaded or spoken does not stop the others: its row has every measure ``None`` and
     ``Row.failed`` says why. Status says ``rendering ... (step 1 of 2)`` then ``scoring ... (step 2 of 2: ...)``;
@@ -128,7 +134,8 @@ def score(
     if len(failed) == len(candidates):
         raise RenderError("; ".join(failed.values()))
     scorer = Scorer(lines, Path(cache_dir), _language(candidates, failed))
-    total, done = (len(candidates) - len(failed)) * len(lines), 0
+    recorded = [i for i, line in enumerate(lines) if line.reference is not None] if recordings else []
+    total, done = (len(candidates) - len(failed)) * len(lines) + len(recorded), 0
     state.status(f"scoring {count(total, 'render')} (step 2 of 2: pitch, speaker, words, quality)")
     state.progress(0, total)  # this step's count starts afresh (the bar is not left full from rendering)
     rows: list[Row] = []
@@ -144,7 +151,54 @@ def score(
             done += 1
             state.progress(done, total)
         rows.append(_row(candidate, lines, per_line, scorer))
+    if recorded:
+        rows.append(recordings_row(scorer, recorded, rows, state, done, total))
     return rows
+
+
+def recordings_row(
+    scorer: Scorer, recorded: list[int], rows: list[Row], state: TaskState, done: int = 0, total: int = 0
+) -> Row:
+    """The row of the recordings of lines ``recorded`` (``scorer.lines`` indices), heard as renders are: DNSMOS
+    and WER (``Scorer.recording_scores``, cached); the speaking rate is the dataset rate the candidates' ``rows``
+    measured. Labelled :data:`board.RECORDINGS_LABEL`, with the recordings' folder as its path.
+
+    Raises:
+        Cancelled: ``state`` was cancelled.
+    """
+    per_line = []
+    for index in recorded:
+        if state.is_cancelled():
+            raise Cancelled("scoring cancelled; no row kept (renders and scores so far stay cached)")
+        scores = scorer.recording_scores(index)
+        assert scores is not None  # recorded lines have a recording
+        per_line.append(scores)
+        done += 1
+        state.progress(done, total)
+    values: dict[str, float | None] = {}
+    missing: dict[str, str] = {}
+    counted: dict[str, int] = {}
+    errors: dict[str, float] = {}
+    for name in HEARD:
+        values[name], reason = _mean(name, per_line)
+        if reason:
+            missing[name] = reason
+        _spread(name, [float(s.values[name]) for s in per_line if name in s.values], counted, errors)
+    values["rate_pps"] = values["dataset_rate_pps"] = next(
+        (row.dataset_rate_pps for row in rows if row.dataset_rate_pps is not None), None
+    )
+    by = sorted({str(s.values["recognizer"]) for s in per_line if "recognizer" in s.values})
+    folders = [str(Path(str(scorer.lines[i].reference)).parent) for i in recorded]
+    return Row(
+        label=RECORDINGS_LABEL,
+        model_path=Path(os.path.commonpath(folders)),
+        missing=missing,
+        failed=None,
+        recognizer=" and ".join(by) or None,
+        lines=counted,
+        stderr=errors,
+        **values,
+    )
 
 
 def _language(candidates: list[Candidate], failed: dict[str, str]) -> str:

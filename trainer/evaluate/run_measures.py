@@ -37,11 +37,23 @@ def canary_evaluations(state: RunState) -> list[Evaluation]:
     return found
 
 
+def run_recordings(state: RunState) -> Evaluation | None:
+    """The canary lines' own recordings as the run heard them (``RunState.recordings``), as an evaluation
+    labelled ``board.RECORDINGS_LABEL``: the floor of the recommendation's guards; ``None`` where not measured."""
+    from trainer.evaluate.board import RECORDINGS_LABEL
+
+    heard = state.recordings
+    if heard is None:
+        return None
+    values, lines = heard
+    return Evaluation(epoch=0, values=values, lines=lines, label=RECORDINGS_LABEL)
+
+
 def run_verdict(state: RunState) -> Verdict | None:
     """Still improving / levelled off / getting worse over the run's canary evaluations, with the run's own noise
-    bands; ``None`` before the first evaluation."""
+    bands and its recordings' floor; ``None`` before the first evaluation."""
     evaluations = canary_evaluations(state)
-    return verdict(evaluations, state.noise_bands) if evaluations else None
+    return verdict(evaluations, state.noise_bands, recordings=run_recordings(state)) if evaluations else None
 
 
 def kept_checkpoints(evaluations: list[Evaluation], ranked: list[RankedCheckpoint]) -> list[RankedCheckpoint]:
@@ -69,7 +81,7 @@ def keep_recommended(state: RunState, bands: Bands | None = None) -> Path | None
     evaluations = [e for e in canary_evaluations(state) if e.path]
     if not evaluations:
         return None
-    chosen = recommend(evaluations, bands or state.noise_bands).chosen
+    chosen = recommend(evaluations, bands or state.noise_bands, recordings=run_recordings(state)).chosen
     keep = Path(chosen.path) if chosen is not None and chosen.path else None
     for evaluation in evaluations:
         if keep is None or Path(evaluation.path) != keep:

@@ -2,8 +2,9 @@
 
 A render's scores are kept beside its audio as ``<render key>.<score key>.scores.json``; the score key is
 the SHA-256 of (``MEASURES_VERSION``, the reference file's SHA-256 or none, the line's text), and the render
-key already names the model, its config, the text and the settings. A reference's own measures (its speaker
-embedding) is kept in ``<cache>/references/<key>.json``. Writes are atomic. A measure that
+key already names the model, its config, the text and the settings. A reference's own measures are kept in
+``<cache>/references/``: its speaker embedding (``<key>.json``) and, for the recordings' row of a leaderboard,
+what is heard of it as of a render (``<key>.heard.json``: DNSMOS and WER of its line). Writes are atomic. A measure that
 fails on this audio (``MeasureError``) is cached as its error; one whose package is missing
 (``MeasureUnavailable``) is not cached, so installing the package later measures it.
 """
@@ -97,19 +98,43 @@ def reference_path(cache_dir: Path, reference_sha: str) -> Path:
     return Path(cache_dir) / "references" / f"{key}.json"
 
 
+def heard_path(cache_dir: Path, reference_sha: str, text: str, language: str) -> Path:
+    """Where a reference recording's DNSMOS and WER (of its line ``text``, normalized for ``language``) are kept."""
+    fields = {"version": MEASURES_VERSION, "reference": reference_sha, "text": text, "language": language}
+    key = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
+    return Path(cache_dir) / "references" / f"{key}.heard.json"
+
+
+def heard_scores(clip: Clip, text: str, recognizer: Callable[[], Any], language: str = "en") -> Scores:
+    """What is heard of ``clip`` speaking ``text``, whoever spoke it: DNSMOS (``dnsmos_sig``, ``dnsmos_bak``,
+    ``dnsmos_ovrl``) and WER (``wer``, ``recognizer``), measured as :func:`render_scores` measures a render, so a
+    recording and the renders of its line compare like for like."""
+    scores = Scores()
+    _heard(scores, clip, text, recognizer, language)
+    return scores
+
+
+def _heard(scores: Scores, clip: Clip, text: str, recognizer: Callable[[], Any], language: str) -> None:
+    """Add ``clip``'s DNSMOS and WER to ``scores``."""
+    from trainer.evaluate import quality
+
+    audio, rate = clip
+    scores.measure(("dnsmos_sig", "dnsmos_bak", "dnsmos_ovrl"), lambda: _dnsmos(quality.dnsmos(audio, rate)))
+    scores.measure(("wer", "recognizer"), lambda: _wer(audio, rate, text, recognizer, language))
+
+
 def render_scores(
     clip: Clip, text: str, reference: Clip | None, phonemizer, recognizer: Callable[[], Any], language: str = "en"
 ) -> Scores:
     """The measures of a render ``clip`` speaking ``text``: speaker embedding (``[256]`` list), speaking rate by
     ``phonemizer``, DNSMOS, WER (the recognizer made by ``recognizer()``, text normalized for ``language``;
     ``recognizer`` names it, a string) and, with a ``reference``, MCD and F0 error against it."""
-    from trainer.evaluate import measures, quality, similarity
+    from trainer.evaluate import measures, similarity
 
     (audio, rate), scores = clip, Scores()
     scores.measure(("embedding",), lambda: similarity.utterance_embedding(audio, rate).tolist())
     scores.measure(("rate_pps",), lambda: measures.phoneme_rate(phonemizer, text, audio, rate))
-    scores.measure(("dnsmos_sig", "dnsmos_bak", "dnsmos_ovrl"), lambda: _dnsmos(quality.dnsmos(audio, rate)))
-    scores.measure(("wer", "recognizer"), lambda: _wer(audio, rate, text, recognizer, language))
+    _heard(scores, clip, text, recognizer, language)
     if reference is not None:
         _against(scores, reference, clip)
     return scores

@@ -16,7 +16,16 @@ import numpy as np
 from trainer.evaluate.lines import Line
 from trainer.evaluate.measures import MeasureError
 from trainer.evaluate.render import Candidate, Rendered, file_sha256
-from trainer.evaluate.scores import Clip, Scores, cached, reference_path, render_scores, score_path
+from trainer.evaluate.scores import (
+    Clip,
+    Scores,
+    cached,
+    heard_path,
+    heard_scores,
+    reference_path,
+    render_scores,
+    score_path,
+)
 
 NO_REFERENCE = "no line has a reference recording (use held-out clips or an LJSpeech metadata.csv)"
 
@@ -62,6 +71,31 @@ class Scorer:
             failed = [s for s in per_line if "embedding" not in s.values] + references
             return None, _reason(failed[0], "embedding")
         return cosine(mean_embedding(synthesized), mean_embedding([np.asarray(e) for e in found])), None
+
+    def recording_scores(self, index: int) -> Scores | None:
+        """Line ``index``'s recording heard as a render is (``scores.heard_scores``: DNSMOS, WER), cached under
+        ``<cache>/references/``; ``None`` where the line has no recording. One that cannot be read is its error.
+
+        Raises:
+            OSError: the cache cannot be written.
+        """
+        line = self.lines[index]
+        if line.reference is None:
+            return None
+
+        def measure() -> Scores:
+            try:
+                clip = self._checked_reference(index)
+            except MeasureError as exc:
+                names = ("dnsmos_sig", "dnsmos_bak", "dnsmos_ovrl", "wer")
+                return Scores(errors=dict.fromkeys(names, str(exc)))
+            return heard_scores(clip, line.text, self._recognizer_of, self.language)
+
+        sha = self._reference_sha(index) or ""
+        path = heard_path(self.cache_dir, sha, line.text, self.language)
+        scores, hit = cached(path, measure)
+        self.hits, self.computed = self.hits + hit, self.computed + (not hit)
+        return scores
 
     def _reference_sha(self, index: int) -> str | None:
         reference = self.lines[index].reference

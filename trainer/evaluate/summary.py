@@ -2,7 +2,8 @@
 the noise band of each measure (``voice-studio compare`` prints it under the table; the Compare page shows it).
 
 The rows become evaluations (``trainer.evaluate.evaluation.from_row``); the row labelled ``start: NAME`` is the
-start voice, a baseline rather than a candidate; the rule is ``trainer.evaluate.recommend``'s. Plain Python.
+start voice and the row ``recordings`` the lines' own recordings, baselines rather than candidates; the rule is
+``trainer.evaluate.recommend``'s. Plain Python.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from trainer.evaluate.bands import DEFAULT_BANDS, MEASURES, Bands
-from trainer.evaluate.board import Row
+from trainer.evaluate.board import Row, is_recordings
 from trainer.evaluate.evaluation import Evaluation, band_text, from_row, measure_name
 from trainer.evaluate.recommend import disagreement, recommend
 
@@ -39,16 +40,22 @@ class BoardSummary:
 
 
 def evaluations_of(rows: list[Row]) -> tuple[list[Evaluation], Evaluation | None]:
-    """The rendered rows as ``(candidates, the start voice or None)``."""
-    measured = [from_row(row) for row in rows if row.failed is None]
+    """The rendered rows as ``(candidates, the start voice or None)``; the recordings' row is neither."""
+    measured = [from_row(row) for row in rows if row.failed is None and not is_recordings(row)]
     start = next((e for e in measured if e.is_start()), None)
     return [e for e in measured if e is not start], start
 
 
+def recordings_of(rows: list[Row]) -> Evaluation | None:
+    """The recordings' row (``board.RECORDINGS_LABEL``) as an evaluation, or ``None`` where there is none."""
+    return next((from_row(row) for row in rows if is_recordings(row)), None)
+
+
 def summarise(rows: list[Row], bands: Bands = DEFAULT_BANDS) -> BoardSummary:
-    """The recommended row (the rule of ``trainer.evaluate.recommend``), the disagreement sentence and the bands."""
+    """The recommended row (the rule of ``trainer.evaluate.recommend``, the recordings' row as its floor), the
+    disagreement sentence (between the candidates and the start voice) and the bands."""
     candidates, start = evaluations_of(rows)
-    chosen = recommend(candidates, bands, start, noun="candidate")
+    chosen = recommend(candidates, bands, start, noun="candidate", recordings=recordings_of(rows))
     everyone = [*([start] if start is not None else []), *candidates]
     return BoardSummary(
         recommended=chosen.chosen.label if chosen.chosen is not None else "",

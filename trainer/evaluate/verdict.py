@@ -4,9 +4,11 @@ The states (issue 27, point 6), judged on the evaluations in epoch order, each m
 have it, differences inside a measure's noise band (``trainer.evaluate.bands``) not counting:
 
 - ``worse`` (*getting worse*): WER or DNSMOS of the latest evaluation is worse beyond its band than the best
-  so far in the run (an earlier evaluation, the first included). The sentence says whether val_mel still falls
-  meanwhile: the case a val_mel chart hides. The start voice is not the yardstick here (a fine-tune usually
-  begins below it and climbs; the recommendation and Export say where a checkpoint is worse than it).
+  so far in the run (an earlier evaluation, the first included), and, where the run measured the canary lines'
+  own recordings, worse than them too (a voice coming to sound like noisier recordings is not getting worse).
+  The sentence says whether val_mel still falls meanwhile: the case a val_mel chart hides. The start voice is
+  not the yardstick here (a fine-tune usually begins below it and climbs; the recommendation and Export say
+  where a checkpoint is worse than it).
 - ``improving`` (*still improving*): some heard measure (every measure but val_mel; val_mel where nothing else
   was measured) of the latest evaluation is better beyond its band than at the first of the last ``window``.
 - ``levelled`` (*levelled off*): nothing better beyond its band over the last ``window`` evaluations.
@@ -63,11 +65,17 @@ class Change:
 
 
 def verdict(
-    evaluations: list[Evaluation], bands: Bands, window: int = 3, *, start: Evaluation | None = None
+    evaluations: list[Evaluation],
+    bands: Bands,
+    window: int = 3,
+    *,
+    start: Evaluation | None = None,
+    recordings: Evaluation | None = None,
 ) -> Verdict:
     """The verdict on ``evaluations`` (a run's checkpoints, any order; the rule in this module's docstring) and
     the checkpoint to keep. ``start``: the start voice's evaluation, which the recommendation's reason compares
-    the checkpoint to keep with.
+    the checkpoint to keep with; ``recordings``: the lines' own recordings measured alike, the guards' floor in
+    the recommendation and in *getting worse*.
 
     Args:
         window: how many latest evaluations *still improving* and *levelled off* look at (>= 2).
@@ -78,7 +86,7 @@ def verdict(
     if window < 2:
         raise ValueError(f"a verdict window is at least 2 evaluations, not {window}")
     ordered = sorted(evaluations, key=lambda e: e.epoch)
-    chosen = recommend(ordered, bands, start)
+    chosen = recommend(ordered, bands, start, recordings=recordings)
     keep = chosen.chosen.epoch if chosen.chosen is not None else None
     kept = chosen.chosen.name() if chosen.chosen is not None else ""
 
@@ -87,7 +95,7 @@ def verdict(
 
     if len(ordered) < 2:
         return told("too_few", _too_early(ordered, window))
-    if worse := worsened(ordered, bands):
+    if worse := worsened(ordered, bands, recordings):
         return told("worse", _worse_sentence(worse, ordered, bands, kept))
     recent = ordered[-window:]
     better = [c for c in moves(recent, bands) if bands.better(c.measure, *reversed(c.values()))]
@@ -98,17 +106,21 @@ def verdict(
     return told("levelled", _levelled_sentence(recent, bands, kept))
 
 
-def worsened(ordered: list[Evaluation], bands: Bands) -> list[Change]:
+def worsened(ordered: list[Evaluation], bands: Bands, recordings: Evaluation | None = None) -> list[Change]:
     """Each of :data:`GUARDS` whose latest value (in epoch order) is worse beyond its band than its best in an
-    earlier evaluation, as ``best -> latest``."""
+    earlier evaluation, and than ``recordings``' where they have it, as ``best -> latest``."""
     changes = []
     for measure in GUARDS:
         having = [e for e in ordered if e.has(measure)]
         if not having:
             continue
         best, latest = best_of(having[:-1], measure), having[-1]
-        if best is not None and bands.worse(measure, latest.values[measure], best.values[measure]):
-            changes.append(Change(measure=measure, before=best, after=latest))
+        if best is None or not bands.worse(measure, latest.values[measure], best.values[measure]):
+            continue
+        if recordings is not None and recordings.has(measure):
+            if not bands.worse(measure, latest.values[measure], recordings.values[measure]):
+                continue  # as clean (or clear) as the recordings it should sound like
+        changes.append(Change(measure=measure, before=best, after=latest))
     return changes
 
 
