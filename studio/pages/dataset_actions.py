@@ -23,6 +23,8 @@ TARGET_RATE = 22050
 """Piper's usual training sample rate, Hz: the Resample fix's target."""
 ROWS_EVERY_MS = 1000
 """While import or slicing runs, the table shows the clips measured so far at most this often, ms."""
+NO_PROJECT = "not a dataset project yet: add recordings (drop them here) or slice a long recording to start one"
+"""What the page says of a folder without a manifest, where the command line says ``NotAProject``."""
 
 
 class DatasetActions(DatasetJobs):
@@ -255,8 +257,6 @@ class DatasetActions(DatasetJobs):
     # --- export and report ------------------------------------------------------
     def _refuse_without_project(self) -> bool:
         """Say so (and return True) when the folder shown is not a project yet, before any dialog opens."""
-        from studio.pages.dataset import NO_PROJECT
-
         if self.has_project():
             return False
         self.hint.setText(f"{self.project_dir}: {NO_PROJECT}")
