@@ -21,8 +21,8 @@ import numpy as np
 
 from engines.extras import require
 from engines.words import count
-from trainer.out_folder import holds_only, replace_folder
-from trainer.preprocess.cache import CACHE_VERSION, FILES, CacheSettings, Utterance
+from trainer.out_folder import replace_folder
+from trainer.preprocess.cache import CACHE_VERSION, FILES, CacheSettings, Utterance, is_cache
 from trainer.preprocess.features import map_digest, spectrogram, training_phoneme_ids
 from trainer.preprocess.status import remember
 from trainer.tasks import Cancelled, TaskState
@@ -71,11 +71,6 @@ def build_cache(
     if record:
         remember(project, out)  # the Dataset page and the CLI say where it is and whether it is up to date
     return out
-
-
-def is_cache(folder: Path) -> bool:
-    """Whether ``folder`` is a training cache we wrote (``cache.json`` and the array files, nothing else)."""
-    return (folder / "cache.json").is_file() and holds_only(folder, {"cache.json", *(n for n, _ in FILES.values())})
 
 
 def _write_arrays(staging: Path, clips, work, workers, state: TaskState) -> list[Utterance]:

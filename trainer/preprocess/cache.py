@@ -23,6 +23,7 @@ import numpy as np
 
 from engines.base import VoiceError
 from engines.records import read_json_object, record
+from trainer.out_folder import holds_only
 
 CACHE_VERSION = 1
 FILES = {
@@ -30,6 +31,11 @@ FILES = {
     "audio": ("audio.f32", np.float32),
     "spec": ("spec.f32", np.float32),
 }
+
+
+def is_cache(folder: Path) -> bool:
+    """Whether ``folder`` is a training cache we wrote (``cache.json`` and the array files, nothing else)."""
+    return (folder / "cache.json").is_file() and holds_only(folder, {"cache.json", *(n for n, _ in FILES.values())})
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from engines.files import write_text
 from engines.words import count
+from trainer.preprocess.cache import is_cache
 
 POINTER = "training_cache.json"
 """The file in a project folder naming its last training cache."""
@@ -53,8 +54,6 @@ def remember(project, folder: Path) -> None:
 
 def cache_status(project) -> CacheStatus:
     """The status of ``project``'s last training cache (reads ``cache.json``, not the arrays)."""
-    from trainer.preprocess.build import is_cache
-
     pointer = Path(project.folder) / POINTER
     try:
         folder = Path(json.loads(pointer.read_text(encoding="utf-8"))["path"])
