@@ -137,13 +137,13 @@ class DatasetActions(DatasetJobs):
         selected and scrolled to when it ends (with those of a resumed recording made before), the kept ones
         after a Cancel; slicing a recording again resumes it (``trainer.dataset.slicing_run``)."""
         from engines.words import count
-        from trainer.dataset.slicing_run import Drafting
+        from trainer.dataset.slicing_run import Drafting, slice_recordings
 
         drafting = drafting or Drafting()
 
         def work(project, state):
-            return project.slice_recordings(
-                paths, options, drafting.recognizer, drafting.model, language=drafting.language, state=state
+            return slice_recordings(
+                project, paths, options, drafting.recognizer, drafting.model, language=drafting.language, state=state
             )
 
         def describe(r) -> str:
