@@ -42,7 +42,8 @@ from trainer.ranks import check_launcher, rank_zero, wait_for_run
 from trainer.run_file import RunDocument, is_run, read_run, write_run
 from trainer.run_live import clear_training, mark_training
 from trainer.run_state import STOP_FILE
-from trainer.starts import RunError, fit_to_start, load_start, resolve_start, start_rate
+from trainer.start_shape import fit_to_start
+from trainer.starts import RunError, load_start, resolve_start, start_rate
 
 __all__ = ["DEVICES", "PRECISIONS", "RunError", "RunOptions", "create_run", "extend_run", "fit"]
 

@@ -15,17 +15,21 @@ A start (a Piper ``.ckpt`` or ONNX voice) and a dataset can disagree in shape:
 - size: the start's generator size wins over the preset's; said when they differ.
 
 :func:`check_fit` returns the conversions in words (the pre-flight shows them, the
-run echoes and records them) or raises :class:`RunError` naming both sides.
+run echoes and records them) or raises :class:`RunError` naming both sides; :func:`fit_to_start` makes the
+preset take the start's size and the dataset's speakers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from trainer.starts import RunError
+from engines.imports import importing
+from trainer.presets import TrainingConfig
+from trainer.starts import RunError, resolve_start
 
 if TYPE_CHECKING:
+    from engines.torch.vits.config import VitsConfig
     from engines.voice import Voice
 
 FRESH_LAYERS = "the speaker embedding (emb_g) and the conditioning layers (dp.cond, flow/enc_q cond_layer, dec.cond)"
@@ -70,7 +74,6 @@ def start_shape(start: str) -> StartShape | None:
     """
     from engines.voice import load_voice
     from trainer.preprocess import map_digest
-    from trainer.starts import resolve_start
 
     kind, path = resolve_start(start)
     if path is None:  # scratch
@@ -196,3 +199,43 @@ def size_notes(start_label: str, start_model, preset_model, preset_name: str) ->
         return []
     sizes = ", ".join(f"{f} {getattr(start_model, f)} (preset: {getattr(preset_model, f)})" for f in differ[:3])
     return [f"the generator keeps {start_label}'s size, not the {preset_name} preset's: {sizes}"]
+
+
+def fit_to_start(
+    start: str, config: TrainingConfig, cache, *, preset_name: str = "", dataset_label: str = ""
+) -> tuple[TrainingConfig, list[str]]:
+    """The preset with the start's generator size and the dataset's speakers, and the conversions made
+    (:func:`check_fit`, :func:`size_notes`), in words.
+
+    Raises:
+        RunError: a start that does not fit the dataset (the message names both sides).
+    """
+    shape = start_shape(start)
+    if shape is None:
+        return config, []
+    label = dataset_label or str(cache.folder)
+    notes = check_fit(shape, data_shape(label, cache.speakers, cache.voice_config, cache.settings.sample_rate))
+    model = _start_model(start, shape.num_speakers)
+    notes += size_notes(shape.label, model, config.model, preset_name or "chosen")
+    speakers = config.model.num_speakers
+    model = replace(
+        model,
+        num_speakers=speakers,
+        gin_channels=(model.gin_channels or config.model.gin_channels) if speakers > 1 else 0,
+        segment_size=config.model.segment_size,
+    )
+    return replace(config, model=model), notes
+
+
+def _start_model(start: str, num_speakers: int) -> VitsConfig:
+    """The ``VitsConfig`` of a ``.ckpt`` or ONNX start, as it is (``num_speakers`` for an ONNX graph)."""
+    kind, path = resolve_start(start)
+    assert path is not None  # fit_to_start calls this for a start with a shape, never scratch
+    if kind == "ckpt":
+        from engines.torch.vits.checkpoint import read_checkpoint
+
+        return read_checkpoint(path).config
+    with importing("engines.torch.vits.onnx_import"):
+        from engines.torch.vits.onnx_import import load_onnx_generator
+
+    return load_onnx_generator(path, num_speakers)[0].config

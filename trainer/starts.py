@@ -9,7 +9,7 @@
   a ``.ckpt`` does not hold (a generator-only checkpoint).
 
 A start and a dataset of another shape (speakers, symbols, sample rate, size) are
-converted in a defined way or refused before training: ``trainer.start_shape``.
+converted in a defined way or refused before training: ``trainer.start_shape`` (its ``fit_to_start``).
 """
 
 from __future__ import annotations
@@ -18,11 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engines.errors import VoiceStudioError
-from engines.imports import importing
-from trainer.presets import TrainingConfig
 
 if TYPE_CHECKING:
-    from engines.torch.vits.config import VitsConfig
     from engines.voice import Voice
 
 
@@ -103,50 +100,6 @@ def start_voice(start: str) -> Voice | None:
     from engines.voice import load_voice
 
     return load_voice(path)  # a voice name is already resolved to its file
-
-
-def fit_to_start(
-    start: str, config: TrainingConfig, cache, *, preset_name: str = "", dataset_label: str = ""
-) -> tuple[TrainingConfig, list[str]]:
-    """The preset with the start's generator size and the dataset's speakers, and the conversions made
-    (``trainer.start_shape``), in words.
-
-    Raises:
-        RunError: a start that does not fit the dataset (the message names both sides).
-    """
-    from dataclasses import replace
-
-    from trainer.start_shape import check_fit, data_shape, size_notes, start_shape
-
-    shape = start_shape(start)
-    if shape is None:
-        return config, []
-    label = dataset_label or str(cache.folder)
-    notes = check_fit(shape, data_shape(label, cache.speakers, cache.voice_config, cache.settings.sample_rate))
-    model = _start_model(start, shape.num_speakers)
-    notes += size_notes(shape.label, model, config.model, preset_name or "chosen")
-    speakers = config.model.num_speakers
-    model = replace(
-        model,
-        num_speakers=speakers,
-        gin_channels=(model.gin_channels or config.model.gin_channels) if speakers > 1 else 0,
-        segment_size=config.model.segment_size,
-    )
-    return replace(config, model=model), notes
-
-
-def _start_model(start: str, num_speakers: int) -> VitsConfig:
-    """The ``VitsConfig`` of a ``.ckpt`` or ONNX start, as it is (``num_speakers`` for an ONNX graph)."""
-    kind, path = resolve_start(start)
-    assert path is not None  # fit_to_start calls this for a start with a shape, never scratch
-    if kind == "ckpt":
-        from engines.torch.vits.checkpoint import read_checkpoint
-
-        return read_checkpoint(path).config
-    with importing("engines.torch.vits.onnx_import"):
-        from engines.torch.vits.onnx_import import load_onnx_generator
-
-    return load_onnx_generator(path, num_speakers)[0].config
 
 
 def load_start(system, checkpoint_path: Path) -> list[str]:
