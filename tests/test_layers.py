@@ -60,13 +60,13 @@ def test_cli_help_does_not_import_qt():
 
 def test_train_presets_load_without_torch():
     """The trainer's presets and run options, which the CLI and the Train page offer, load without torch."""
-    code = "import sys\nfrom trainer.presets import PRESETS\nfrom trainer.options import DEVICES, PRECISIONS"
+    code = "import sys\nfrom trainer.run.presets import PRESETS\nfrom trainer.run.options import DEVICES, PRECISIONS"
     assert _heavy_after(code) == ""
 
 
 def test_preview_lines_load_without_torch():
     """The Compare page reads a run's preview lines (trainer.evaluate.lines.preview_lines) without loading torch or
-    Lightning (trainer.callbacks imports both, about 9 s); they are the lines the run's previews speak."""
+    Lightning (trainer.run.callbacks imports both, about 9 s); they are the lines the run's previews speak."""
     code = (
         "import sys\nfrom trainer.evaluate.lines import preview_lines\n"
         "assert [line.text for line in preview_lines()][0].startswith('The quick brown fox')"

@@ -360,8 +360,8 @@ def _export(project, args) -> int:
 
 def _cache(project, args) -> int:
     from engines.extras import require
+    from trainer.data.preprocess import CacheSettings, build_cache
     from trainer.dataset.export import selection
-    from trainer.preprocess import CacheSettings, build_cache
 
     require("train", "Building the training cache")  # before listing what it would leave out
     chosen, left_out = selection(project)

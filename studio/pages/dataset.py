@@ -79,7 +79,7 @@ class DatasetPage(DatasetActions, QWidget):
         self.hint = QLabel(HINT)
         self.hint.setWordWrap(True)  # a long result (a slicing warning, a layout hint) is read in full
         self.cache_label = QLabel()
-        """The training cache's status (``trainer.preprocess.status``), with a link to open its folder."""
+        """The training cache's status (``trainer.data.preprocess.status``), with a link to open its folder."""
         self.cache_label.setWordWrap(True)  # a long path and its "Open folder" link are read in full
         self.cache_label.linkActivated.connect(self._open_cache_folder)
         self.job_progress = TaskProgress()

@@ -303,7 +303,7 @@ class DatasetActions(DatasetJobs):
 
     def _cache_start(self) -> Path:
         """Where the cache picker starts: the last cache's folder, else ``<project>-cache`` beside the project."""
-        from trainer.preprocess.status import cache_status
+        from trainer.data.preprocess.status import cache_status
 
         last = cache_status(self.project()).folder
         return last or self.project_dir.parent / f"{self.project_dir.name}-cache"
@@ -312,7 +312,7 @@ class DatasetActions(DatasetJobs):
         """Say whether a training cache was built, where, and whether it is up to date (a link opens it)."""
         import html
 
-        from trainer.preprocess.status import cache_status
+        from trainer.data.preprocess.status import cache_status
 
         status = self._cache = cache_status(project)
         text = html.escape(status.describe())
@@ -327,7 +327,7 @@ class DatasetActions(DatasetJobs):
     def build_cache(self, out_dir: Path, rate: int = TARGET_RATE) -> Task | None:
         """Preprocess the trainable clips (phoneme_ids, audio, spectrograms) for the trainer, in the background,
         into exactly ``out_dir`` (created when missing)."""
-        from trainer.preprocess import CacheSettings, build_cache
+        from trainer.data.preprocess import CacheSettings, build_cache
 
         def work(p, state):
             from trainer.dataset.export import selection
