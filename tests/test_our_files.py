@@ -59,6 +59,14 @@ def test_resume_checkpoint_rng_state_is_plain_data(run_dir):
     assert torch.serialization.get_unsafe_globals_in_checkpoint(run_dir / "last.ckpt") == []
 
 
+def test_no_checkpoint_names_a_module_of_ours(run_dir):
+    """Every checkpoint a run writes (resume and best) holds tensors and plain data only, no class or function of
+    ours by its module path: moving a module (trainer/ by concern) leaves the checkpoints written before loadable."""
+    files = [run_dir / "last.ckpt", *sorted((run_dir / "checkpoints").glob("*.ckpt"))]
+    found = {f.name: torch.serialization.get_unsafe_globals_in_checkpoint(f) for f in files}
+    assert len(found) > 1 and found == dict.fromkeys(found, [])
+
+
 def test_rng_state_survives_a_weights_only_round_trip(tmp_path):
     """What the checkpoint callback saves, read back with weights_only=True, restores numpy's (and Python's)
     random streams exactly: resuming draws the numbers the run would have drawn."""
