@@ -23,7 +23,7 @@ complete one is skipped. Each is said in the result's ``earlier``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -59,7 +59,7 @@ class Recording:
 
 def slice_recordings(
     project: DatasetProject,
-    paths: list[Path | str],
+    paths: Sequence[Path | str],
     options: SliceOptions | None = None,
     recognizer: str | None = "pocketsphinx",
     model: str | None = None,
