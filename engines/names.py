@@ -7,11 +7,10 @@ ignoring case, then by Piper's short name (the NAME of ``lang_REGION-NAME-qualit
 
 A speaker of a voice is named by:
 
-- nothing, ``default`` or the voice's own name: the voice's default speaker;
+- the voice's own name: the voice's default speaker;
 - a key of the voice map (``{"alloy": "ben"}``): the speaker it maps to;
-- a speaker name of ``speaker_id_map``, or an id as digits (``"1"``; ``"0"`` for a one-speaker voice);
-- one of OpenAI's voice names (``OPENAI_VOICES``) not in the map: the default speaker, so that stock
-  OpenAI clients, which always send one, are answered with the voice as it is.
+- otherwise as its config reads it (``engines.speakers``: ``default``, a speaker name, an id as digits, or one of
+  OpenAI's voice names not in the map).
 """
 
 from __future__ import annotations
@@ -19,26 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from engines.errors import VoiceStudioError
+from engines.speakers import UnknownName, config_speaker
 from engines.voice import Voice, VoiceConfig
 
-OPENAI_VOICES = ("alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer", "verse")
-"""OpenAI's speech voices (its "Create speech" API reference), which its SDKs and the apps built on them send."""
 MODEL_ALIASES = ("tts-1", "tts-1-hd", "gpt-4o-mini-tts")
 """OpenAI model names that mean "the default voice", for clients that cannot change the model."""
-DEFAULT_SPEAKER = "default"
-"""The name of a voice's default speaker (its only one for a single-speaker voice)."""
-
 _PIPER_NAME = re.compile(r"[a-z]{2,3}(?:_[A-Za-z]{2,3})?-(.+)-(?:x_low|low|medium|high)")
-
-
-class UnknownName(VoiceStudioError, ValueError):
-    """A voice or speaker name that matches nothing; ``field`` is ``"model"`` (a voice) or ``"voice"``
-    (a speaker, as OpenAI's API calls it). The message lists the known names."""
-
-    def __init__(self, message: str, field: str) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 def short_name(name: str) -> str:
@@ -77,33 +62,11 @@ def find_speaker(
     config = voice.config if isinstance(voice, Voice) else voice
     own = voice.name if isinstance(voice, Voice) else None
     key = str(name).strip() if name is not None else ""
-    if key in ("", DEFAULT_SPEAKER) or key == own:
+    if key == own:
         return None
     if voice_map and key in voice_map:  # a one-speaker voice has nothing else to map to
-        return find_speaker(config, voice_map[key]) if config.num_speakers > 1 else None
-    if key in config.speaker_id_map:
-        return config.speaker_id_map[key]
-    if key.isdigit() and int(key) < max(config.num_speakers, 1):
-        return int(key) if config.num_speakers > 1 else None
-    if key in OPENAI_VOICES:
-        return None
-    where = own or config.path.name
-    raise UnknownName(f"unknown speaker '{name}' for {where}; known: {known_speakers(config)}", "voice")
-
-
-def known_speakers(config: VoiceConfig) -> str:
-    """The speaker names a message can offer: ``default``, the names, the id range, OpenAI's voice names."""
-    names = [DEFAULT_SPEAKER, *config.speakers]
-    ids = f"ids 0-{config.num_speakers - 1}" if config.num_speakers > 1 else "id 0"
-    return f"{', '.join(names)}, {ids}, or one of OpenAI's voices ({', '.join(OPENAI_VOICES)})"
-
-
-def speaker_name(config: VoiceConfig, speaker: int | None) -> str:
-    """How a resolved speaker is shown: its name in ``speaker_id_map``, else ``default`` or the id as text."""
-    if speaker is None:
-        return DEFAULT_SPEAKER
-    by_id = {sid: name for name, sid in config.speaker_id_map.items()}
-    return by_id.get(speaker, str(speaker))
+        return config_speaker(config, voice_map[key]) if config.num_speakers > 1 else None
+    return config_speaker(config, name, own)
 
 
 def check_voice_map(voice_map: Mapping[str, str], voices: Sequence[Voice]) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from engines import names
 from engines.base import EngineError, VoiceError
 from engines.imports import importing
+from engines.speakers import DEFAULT_SPEAKER, UnknownName
 from engines.voice import Voice, load_voice
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ def find_voice(spec: str | Path | None, extra: list[Path] | None = None) -> Voic
     Raises:
         VoiceError: no voice by that name or path.
     """
-    if spec is None or spec == "" or (spec == names.DEFAULT_SPEAKER and not Path(spec).exists()):
+    if spec is None or spec == "" or (spec == DEFAULT_SPEAKER and not Path(spec).exists()):
         return default_voice()
     path = Path(spec)
     if path.suffix.lower() == ".ckpt":
@@ -135,7 +136,7 @@ def find_voice(spec: str | Path | None, extra: list[Path] | None = None) -> Voic
         return load_voice(path)
     try:
         return names.find_voice(discover(extra).voices, str(spec))
-    except names.UnknownName as exc:
+    except UnknownName as exc:
         raise VoiceError(path, str(exc)) from None
 
 

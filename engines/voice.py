@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engines.base import VoiceError
+from engines.speakers import config_speaker
 
 PAD, BOS, EOS = "_", "^", "$"
 """Piper's padding, beginning- and end-of-sentence symbols (``piper.const``)."""
@@ -73,15 +74,13 @@ class VoiceConfig:
 
     def speaker_id(self, speaker: str | int | None) -> int | None:
         """Resolve a speaker name or id to an id; ``None`` for single-speaker voices. A name (or an id as text)
-        is read as everywhere else, by ``engines.names.find_speaker``.
+        is read as everywhere else, by ``engines.speakers.config_speaker``.
 
         Raises:
-            ValueError: unknown speaker name or id out of range (``engines.names.UnknownName`` for a name).
+            ValueError: unknown speaker name or id out of range (``engines.speakers.UnknownName`` for a name).
         """
         if isinstance(speaker, str):
-            from engines.names import find_speaker  # names imports this module
-
-            speaker = find_speaker(self, speaker)
+            speaker = config_speaker(self, speaker)
         if self.num_speakers <= 1:
             return None
         if speaker is None:

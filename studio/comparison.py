@@ -42,7 +42,7 @@ def render_cache_dir() -> Path:
 
 def run_folder_of(model_path: Path) -> Path | None:
     """The training run a model file lies in (``RUN/checkpoints/x.ckpt`` or ``RUN/x``), or ``None``."""
-    from trainer.run_file import TRAINING_FILE
+    from trainer.run.document import TRAINING_FILE
 
     for folder in list(Path(model_path).absolute().parents)[:2]:
         if (folder / TRAINING_FILE).is_file():

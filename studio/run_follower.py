@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from trainer.event_log import EventTail
+from trainer.events.log import EventTail
 
 POLL_MS = 1000
 """How often the followed events file is read, milliseconds (a shared folder: not too often)."""
@@ -19,7 +19,7 @@ class RunFollower(QObject):
     """Reads new events of one run's events file every ``POLL_MS`` while following.
 
     Signals:
-        records(list): new events (``trainer.events.Event``).
+        records(list): new events (``trainer.events.schema.Event``).
     """
 
     records = Signal(list)

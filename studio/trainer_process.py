@@ -1,7 +1,7 @@
 """``voice-studio train`` as a child process of the studio (QProcess), followed through its events file.
 
 The trainer writes ``RUN/events.jsonl``; a timer reads what is new
-(``trainer.run_state.EventTail``) and hands the records over as a signal, so
+(``trainer.events.run_state.EventTail``) and hands the records over as a signal, so
 following works the same for a run started now, resumed, or started before the
 studio was restarted. The process's own output (the events echoed as text, and
 any traceback) goes to the log signal line by line.
@@ -14,9 +14,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
-from trainer.event_log import EventTail
-from trainer.options import RunOptions
-from trainer.run_state import request_stop
+from trainer.events.log import EventTail
+from trainer.events.run_state import request_stop
+from trainer.run.options import RunOptions
 
 POLL_MS = 300
 """How often the events file is read, milliseconds."""
@@ -26,7 +26,7 @@ class TrainerProcess(QObject):
     """One trainer child process.
 
     Signals:
-        records(list): new events (``trainer.events.Event``) from the run's events file.
+        records(list): new events (``trainer.events.schema.Event``) from the run's events file.
         log(str): a line the process printed.
         finished(int, bool): exit code, and True when it crashed or was killed.
     """

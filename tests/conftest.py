@@ -192,8 +192,8 @@ def make_tiny_checkpoint():
 def prepared_run(tmp_path_factory):
     """A run prepared on 40 target-voice clips (two held out) from joe, preset ``test``; not trained."""
     pytest.importorskip("lightning")
-    from trainer.options import RunOptions
-    from trainer.run import create_run
+    from trainer.run.options import RunOptions
+    from trainer.run.train import create_run
 
     folder = target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", 40)
     out = tmp_path_factory.mktemp("runs") / "tune"
@@ -207,7 +207,7 @@ def trio_voice(tmp_path_factory) -> Path:
     from piper.phoneme_ids import DEFAULT_PHONEME_ID_MAP
 
     from engines.torch.vits import Synthesizer, VitsConfig
-    from trainer.export import voice_config, write_voice
+    from trainer.checkpoints.export import voice_config, write_voice
 
     torch.manual_seed(5)
     tiny = dict(hidden_channels=32, inter_channels=32, filter_channels=64, n_layers=2, upsample_initial_channel=32)
@@ -292,10 +292,10 @@ def speech_server():
 def write_started_run(run: Path, dataset: Path, *, epochs: int = 3, **options):
     """A run folder as a trainer leaves it after its first epoch (``training.json``, a run_start and one epoch
     event, no finish), without training: for tests of what reads runs. Returns the run's ``RunOptions``."""
-    from trainer.event_log import EventLog
-    from trainer.events import Epoch, RunStart
-    from trainer.options import RunOptions
-    from trainer.run_file import RunDocument, write_run
+    from trainer.events.log import EventLog
+    from trainer.events.schema import Epoch, RunStart
+    from trainer.run.document import RunDocument, write_run
+    from trainer.run.options import RunOptions
 
     run.mkdir(parents=True, exist_ok=True)
     run_options = RunOptions(dataset=dataset, out=run, preset="test", epochs=epochs, **options)

@@ -1,4 +1,4 @@
-"""The training step as Piper and HiFi-GAN write it, for comparison with ours (``trainer.system``).
+"""The training step as Piper and HiFi-GAN write it, for comparison with ours (``trainer.gan.system``).
 
 The generator step scores the real audio (no graph) and the generated audio with the discriminators frozen;
 the discriminator step then scores both again, the generated audio detached: four discriminator forwards a
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from trainer.system import VitsSystem
+from trainer.gan.system import VitsSystem
 
 
 class FourForwards(VitsSystem):

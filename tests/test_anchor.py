@@ -10,8 +10,8 @@ torch = pytest.importorskip("torch")
 
 
 def _system(anchor: float, speakers: int = 1):
-    from trainer.presets import preset
-    from trainer.system import VitsSystem
+    from trainer.gan.system import VitsSystem
+    from trainer.run.presets import preset
 
     return VitsSystem(replace(preset("test", num_speakers=speakers), inference_anchor=anchor).to_dict())
 
@@ -25,7 +25,7 @@ def _nudge(named: dict, by: float) -> None:
 def test_a_pull_moves_the_inference_path_back_by_its_share_and_nothing_else():
     """After a pull at rate 1e-4 and strength 2,000 every anchored weight's distance to the start shrinks by 20%;
     the decoder, which the anchor does not hold, stays where it was."""
-    from trainer.system import inference_named
+    from trainer.gan.system import inference_named
 
     system = _system(2000.0)
     named = inference_named(system.model_g)
@@ -40,9 +40,9 @@ def test_a_pull_moves_the_inference_path_back_by_its_share_and_nothing_else():
 
 def test_layers_a_start_left_fresh_are_not_held():
     """A single- to multi-speaker start leaves the speaker embedding and its conditioning layers fresh
-    (``trainer.starts.copy_matching``): they learn freely, while the weights copied from the voice are held."""
-    from trainer.starts import copy_generator, kept_fresh
-    from trainer.system import inference_named
+    (``trainer.start.points.copy_matching``): they learn freely, while the weights copied from the voice are held."""
+    from trainer.gan.system import inference_named
+    from trainer.start.points import copy_generator, kept_fresh
 
     voice, system = _system(1000.0), _system(1000.0, speakers=3)
     weights = voice.model_g.state_dict()
@@ -60,7 +60,7 @@ def test_layers_a_start_left_fresh_are_not_held():
 
 def test_the_anchor_is_off_at_strength_zero():
     """Strength 0 (the default and every run from scratch): no start kept, no pull, nothing in checkpoints."""
-    from trainer.system import inference_named
+    from trainer.gan.system import inference_named
 
     system = _system(0.0)
     named = inference_named(system.model_g)
@@ -77,7 +77,7 @@ def test_the_anchor_is_off_at_strength_zero():
 def test_a_resumed_run_is_pulled_to_the_start_it_began_from():
     """The start's weights travel in the resume checkpoint: a resumed system takes them rather than its
     own (moved) weights as the start."""
-    from trainer.system import inference_named
+    from trainer.gan.system import inference_named
 
     first = _system(1000.0)
     first.anchor.capture(inference_named(first.model_g))
@@ -98,7 +98,7 @@ def test_a_resumed_run_is_pulled_to_the_start_it_began_from():
 
 def test_a_config_written_before_the_anchor_has_none():
     """training.json configs without the field ran unanchored, and resume so (no start kept, none pulled)."""
-    from trainer.presets import TrainingConfig
+    from trainer.run.presets import TrainingConfig
 
     values = TrainingConfig().to_dict()
     assert values.pop("inference_anchor") == 1000.0
@@ -110,10 +110,10 @@ def test_a_run_from_scratch_has_no_anchor_and_no_warm_up(tmp_path):
     nothing to hold and fresh weights to warm up from (neither)."""
     from conftest import target_voice_slice
 
-    from trainer.options import RunOptions
-    from trainer.presets import TrainingConfig
-    from trainer.run import create_run
-    from trainer.run_file import read_run
+    from trainer.run.document import read_run
+    from trainer.run.options import RunOptions
+    from trainer.run.presets import TrainingConfig
+    from trainer.run.train import create_run
 
     data = target_voice_slice(tmp_path / "piper-data", 8)
     held = {}
@@ -128,7 +128,7 @@ def _fit(anchor: float):
     """A seeded test-preset system after two real generator steps (no warm-up) with ``anchor``, and its start."""
     from test_system_step import fit_steps
 
-    from trainer.system import inference_named
+    from trainer.gan.system import inference_named
 
     torch.manual_seed(0)
     system = _system(anchor)

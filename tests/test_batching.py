@@ -1,4 +1,5 @@
-"""Length-bucketed batches sharded by rank (trainer.batching) and the loader's RAM cache (trainer.ram_cache)."""
+"""Length-bucketed batches sharded by rank (trainer.data.batching) and the loader's RAM cache
+(trainer.data.ram_cache)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import random
 import pytest
 
 from tests.conftest import shared_path
-from trainer.batching import BucketBatchSampler, padding_fraction
-from trainer.ram_cache import ByteLRU
+from trainer.data.batching import BucketBatchSampler, padding_fraction
+from trainer.data.ram_cache import ByteLRU
 
 
 def plans(lengths: list[int], batch_size: int, world: int, epoch: int = 0, seed: int = 1) -> list[list[list[int]]]:
@@ -92,7 +93,7 @@ def test_ram_cache_drops_the_least_recently_used_to_stay_within_its_bytes():
 
 def test_dataset_items_come_from_the_ram_cache_the_second_time(prepared_run):
     """A cache dataset keeps the tensors it made (within its bound) and returns them again; 0 bytes keeps none."""
-    from trainer.datamodule import CacheDataset
+    from trainer.data.datamodule import CacheDataset
 
     folder = prepared_run / "cache"
     kept, unkept = CacheDataset(folder, [0, 1], []), CacheDataset(folder, [0, 1], [], ram_bytes=0)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from trainer import events
+from trainer.events import schema as events
 
 pytest.importorskip("torch")
 
@@ -55,8 +55,8 @@ def _exported_rate(onnx: Path) -> int:
 
 def test_ranking_reads_best_json_not_file_names(run_dir):
     """best_checkpoint is epoch 1 (val_mel 1.1247); a ranked file deleted from disk is skipped."""
-    from trainer.checkpoints import CheckpointError, best_checkpoint, ranked_checkpoints
-    from trainer.run_state import load_run
+    from trainer.checkpoints.best import CheckpointError, best_checkpoint, ranked_checkpoints
+    from trainer.events.run_state import load_run
 
     best = best_checkpoint(run_dir)
     assert (best.epoch, best.value) == (1, 1.1247)
@@ -105,7 +105,7 @@ def test_cli_export_of_a_run_folder_takes_the_best_ranked_checkpoint(run_dir, tm
 
 def test_a_folder_that_is_not_a_run_is_named_as_such(tmp_path):
     """export FOLDER on a plain folder says it is not a run folder (it said "no ranked checkpoint yet")."""
-    from trainer.checkpoints import CheckpointError, best_checkpoint
+    from trainer.checkpoints.best import CheckpointError, best_checkpoint
 
     with pytest.raises(CheckpointError, match="not a run folder"):
         best_checkpoint(tmp_path)

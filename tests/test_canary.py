@@ -14,9 +14,9 @@ from conftest import target_voice_slice
 torch = pytest.importorskip("torch")
 pytest.importorskip("lightning")
 
-from trainer.event_log import read_events  # noqa: E402
-from trainer.options import RunOptions  # noqa: E402
-from trainer.run import create_run, fit  # noqa: E402
+from trainer.events.log import read_events  # noqa: E402
+from trainer.run.options import RunOptions  # noqa: E402
+from trainer.run.train import create_run, fit  # noqa: E402
 
 CLIPS = 24
 
@@ -75,7 +75,7 @@ def test_each_epoch_is_evaluated_with_its_own_checkpoint(evaluated_run):
     assert 1 <= first.recordings["dnsmos_ovrl"] <= 5 and second.recordings is None  # heard once, by the first
     assert not _kinds(run, "warning")
     from trainer.evaluate.run_measures import run_verdict
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     said = run_verdict(load_run(run))
     assert said is not None and said.keep_epoch in (1, 2) and second.verdict == said.sentence and first.verdict
@@ -85,7 +85,7 @@ def test_each_epoch_is_evaluated_with_its_own_checkpoint(evaluated_run):
 
 def test_the_run_state_reads_the_evaluations(evaluated_run):
     """load_run gives the evaluations by epoch, a measure's series over the epochs and the run's own bands."""
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     state = load_run(evaluated_run)
     assert sorted(state.evaluations) == [0, 1]
@@ -102,7 +102,7 @@ def test_the_run_state_reads_the_evaluations(evaluated_run):
 def test_the_leaderboard_finds_the_canary_renders_cached(evaluated_run):
     """The run's best checkpoint speaks its held-out clip from the shared cache: the canary evaluation rendered it
     with the same bytes (no second render)."""
-    from trainer.checkpoints import best_checkpoint
+    from trainer.checkpoints.best import best_checkpoint
     from trainer.evaluate.lines import held_out_lines
     from trainer.evaluate.render import Candidate, RenderSettings, default_cache_dir, render
 
@@ -115,7 +115,7 @@ def test_the_leaderboard_finds_the_canary_renders_cached(evaluated_run):
 def test_killing_the_evaluation_process_does_not_stop_training(piper_folder, tmp_path, monkeypatch):
     """The first epoch's evaluation process killed: the run finishes, a warning says that evaluation has no
     result, and the second epoch's evaluation measures the noise bands instead."""
-    import trainer.canary_callback as canary
+    import trainer.run.canary_callback as canary
 
     _needs_measures()
     launched, launch = [], canary.launch
@@ -141,8 +141,8 @@ def test_killing_the_evaluation_process_does_not_stop_training(piper_folder, tmp
 def test_one_evaluation_runs_at_a_time_and_a_newer_one_replaces_a_waiting_one(tmp_path):
     """While one process runs, a second job waits; a third replaces it (the second is skipped); the waiting job
     starts when the running one ends; stop kills what runs."""
-    from trainer.canary_callback import Evaluations
     from trainer.evaluate.canary import Job
+    from trainer.run.canary_callback import Evaluations
 
     processes: dict[int, subprocess.Popen] = {}
 
@@ -167,11 +167,11 @@ def test_an_epoch_spent_warming_up_the_discriminators_is_not_measured(tmp_path):
     why; once the warm-up is over the due epoch is measured."""
     from types import SimpleNamespace
 
-    from trainer.callbacks import Timing
-    from trainer.canary_callback import CanaryCallback, Evaluations
-    from trainer.d_warmup import DiscriminatorWarmup
-    from trainer.event_log import EventLog
-    from trainer.presets import preset
+    from trainer.events.log import EventLog
+    from trainer.gan.d_warmup import DiscriminatorWarmup
+    from trainer.run.callbacks import Timing
+    from trainer.run.canary_callback import CanaryCallback, Evaluations
+    from trainer.run.presets import preset
 
     warmup = DiscriminatorWarmup(preset("test"))
     warmup.arm()
@@ -198,7 +198,7 @@ def test_the_train_pages_quality_chart_shows_the_evaluations(evaluated_run, qtbo
     """The run view's Quality tab (beside the loss curves) charts each measure over the evaluated epochs with
     ± the run's band as bars, its band in each title and the band's source under the plots."""
     from studio.widgets.run_view import RunView
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     view = RunView()
     qtbot.addWidget(view)
@@ -256,9 +256,9 @@ def test_evaluations_come_every_n_epochs_and_at_the_last_or_with_the_previews():
     due" (the previews' schedule may change; the evaluations follow it)."""
     from types import SimpleNamespace
 
-    from trainer.callbacks import PreviewCallback, Timing
-    from trainer.canary_callback import schedule
-    from trainer.event_log import NoLog
+    from trainer.events.log import NoLog
+    from trainer.run.callbacks import PreviewCallback, Timing
+    from trainer.run.canary_callback import schedule
 
     trainers = [SimpleNamespace(current_epoch=e, max_epochs=10) for e in range(10)]
     due = schedule(3, lambda trainer: False)

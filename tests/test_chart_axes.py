@@ -87,7 +87,7 @@ def test_empty_epoch_axes_count_whole_epochs_without_si_prefix(qtbot):
 def test_one_selected_run_shows_its_own_epoch_times(qtbot, tmp_path):
     """Train → Runs with one run selected draws that run's bars (before: "Select two runs…" and nothing)."""
     from studio.widgets.runs_table import RunsTable
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     folder = _run(tmp_path / "runs" / "solo", [1.4, 1.2], [3.0, 2.0])
     table = _shown(qtbot, RunsTable(tmp_path / "runs"), height=400)

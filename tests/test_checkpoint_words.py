@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from test_train_leaderboard import RANKING, finished, page  # noqa: F401 - fixtures
 
-from trainer import events
 from trainer.evaluate.leaderboard import COLUMNS, Row
+from trainer.events import schema as events
 
 pytestmark = pytest.mark.gui
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.gui
 def test_train_page_names_the_best_checkpoint_by_epoch_with_its_file_in_the_tooltip(page, finished):  # noqa: F811
     """The Run tab's caption says "epoch 2 · val_mel 0.7100" (not "best-epoch=0001… (epoch 2, …)"); the file
     name, with how it counts, is its tooltip."""
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     page.state = load_run(finished)
     page.show_best_row(score=False)
@@ -32,7 +32,7 @@ def test_log_and_leaderboard_say_how_a_file_name_counts_epochs(qtbot):
     """The Log's line for a best checkpoint counts from 1 and says the file's name counts from 0; the
     leaderboard's (and the Compare candidates') label tooltip does the same."""
     from studio.widgets.leaderboard_view import leaderboard_cell
-    from trainer.event_words import sentence
+    from trainer.events.words import sentence
 
     saved = events.Checkpoint(epoch=0, path="/r/checkpoints/best-epoch=0000-val_mel=1.2848.ckpt", role="best")
     assert sentence(saved) == (

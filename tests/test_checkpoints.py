@@ -15,8 +15,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from trainer.checkpoint_writer import CheckpointError, CheckpointWriter, remove_stale_temps, torch_save  # noqa: E402
-from trainer.checkpoints import BestK  # noqa: E402
+from trainer.checkpoints.best import BestK  # noqa: E402
+from trainer.checkpoints.writer import CheckpointError, CheckpointWriter, remove_stale_temps, torch_save  # noqa: E402
 
 
 def _load(path):
@@ -123,7 +123,7 @@ KILL_SCRIPT = textwrap.dedent(
     import os, sys
     from pathlib import Path
     import numpy as np
-    from trainer.checkpoint_writer import CheckpointWriter
+    from trainer.checkpoints.writer import CheckpointWriter
 
     def save(state, path):
         with open(path, "wb") as f:

@@ -192,7 +192,7 @@ def test_choices_are_the_owners_and_refused_before_any_work(tmp_path):
     with the list, before a project or a run folder is made."""
     from engines.remote.settings import RESPONSE_FORMATS
     from trainer.dataset.recognizers import BACKENDS
-    from trainer.presets import PRESETS
+    from trainer.run.presets import PRESETS
 
     project, run = tmp_path / "project", tmp_path / "run"
     sliced = run_cli("dataset", "slice", str(tmp_path / "long.wav"), "--project", str(project), "--recognizer", "bogus")

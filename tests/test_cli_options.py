@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import soundfile
 
-from trainer.options import RunOptions
-from trainer.starts import RunError
+from trainer.run.errors import RunError
+from trainer.run.options import RunOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 """The checkout under test: the subprocesses run in a temporary folder, and import from here."""

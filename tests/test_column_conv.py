@@ -1,4 +1,4 @@
-"""``trainer.column_conv`` and ``weights_once``: the period discriminators' faster CPU paths give the
+"""``trainer.gan.column_conv`` and ``weights_once``: the period discriminators' faster CPU paths give the
 built-in convolution's and the plain weight norm's numbers, and compute no gradient nobody asked for."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
 from engines.torch.vits.weight_norm import WNConv2d, weights_once  # noqa: E402
-from trainer import column_conv as cc  # noqa: E402
-from trainer.discriminators import MultiPeriodDiscriminator, PeriodConv  # noqa: E402
+from trainer.gan import column_conv as cc  # noqa: E402
+from trainer.gan.discriminators import MultiPeriodDiscriminator, PeriodConv  # noqa: E402
 
 SHAPES = [  # B, C_in, H, W (the period), C_out, kernel, stride, padding
     (2, 1, 31, 2, 8, 5, 3, 2),

@@ -23,8 +23,8 @@ RANKING = [[0.71, "best-epoch=0001-val_mel=0.7100.ckpt"], [0.95, "best-epoch=000
 @pytest.fixture(scope="module")
 def run(tmp_path_factory, make_tiny_checkpoint):
     """A run prepared on 40 target-voice clips (two held out) from joe, with two ranked tiny checkpoints."""
-    from trainer.options import RunOptions
-    from trainer.run import create_run
+    from trainer.run.options import RunOptions
+    from trainer.run.train import create_run
 
     folder = target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", 40)
     out = tmp_path_factory.mktemp("runs") / "tune"
@@ -58,7 +58,7 @@ def _close(window) -> None:
 
 def _open_from_train_page(window, qtbot, run) -> list:
     """Train page → "Compare checkpoints" on the run; then only the two checkpoints checked and rendered."""
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     window.show_area("Train")
     window.train_page.show_run(load_run(run))

@@ -9,7 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from trainer.compile import LOSSES, compile_parts, wanted  # noqa: E402
+from trainer.gan.compile import LOSSES, compile_parts, wanted  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -28,8 +28,8 @@ def test_an_unknown_choice_is_refused():
 
 
 def _system():
-    from trainer.presets import preset
-    from trainer.system import VitsSystem
+    from trainer.gan.system import VitsSystem
+    from trainer.run.presets import preset
 
     torch.manual_seed(0)
     return VitsSystem(preset("test", num_symbols=40).to_dict())
@@ -59,7 +59,7 @@ def test_compiled_parts_keep_their_state_dict_and_numbers():
 
 
 def _check_losses(compiled, logits, maps):
-    from trainer import losses
+    from trainer.gan import losses
 
     assert sorted(vars(compiled)) == sorted(LOSSES)
     fake = [t * 0.5 for t in logits]
@@ -70,9 +70,9 @@ def _check_losses(compiled, logits, maps):
 
 
 def _run_document(tmp_path, **options):
-    from trainer.options import RunOptions
-    from trainer.presets import preset
-    from trainer.run_file import RunDocument, read_run, write_run
+    from trainer.run.document import RunDocument, read_run, write_run
+    from trainer.run.options import RunOptions
+    from trainer.run.presets import preset
 
     run = tmp_path / "run"
     run.mkdir(parents=True)
@@ -94,8 +94,8 @@ def test_training_json_keeps_a_chosen_compile_and_omits_the_default(tmp_path):
 
 def test_a_resume_may_change_compile_and_says_so(tmp_path):
     """--compile on a resume is applied to training.json and said, not dropped."""
-    from trainer.resume import resume_settings
-    from trainer.run_file import read_run
+    from trainer.run.document import read_run
+    from trainer.run.resume import resume_settings
 
     run, _ = _run_document(tmp_path)
     (run / "last.ckpt").write_bytes(b"")
@@ -107,7 +107,7 @@ def test_the_train_command_takes_compile():
     """``voice-studio train --compile off`` parses into RunOptions; a wrong value is argparse's error."""
     import argparse
 
-    from trainer.options import RunOptions, add_arguments
+    from trainer.run.options import RunOptions, add_arguments
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)
@@ -120,7 +120,7 @@ def test_the_train_command_takes_compile():
 
 def test_a_compile_failure_is_told_apart_from_other_errors():
     """An error raised by dynamo or inductor (or caused by one) is a compile failure; others are not."""
-    from trainer.run import _compile_failed
+    from trainer.run.train import _compile_failed
 
     inductor_error = type("InductorError", (RuntimeError,), {"__module__": "torch._inductor.exc"})
     assert _compile_failed(inductor_error("no working C++ compiler"))

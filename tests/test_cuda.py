@@ -67,9 +67,9 @@ def test_training_on_the_gpu_uses_bf16_tf32_and_fused_adamw(tmp_path):
     the step split timed by CUDA events."""
     from conftest import target_voice_slice
 
-    from trainer.event_log import read_events
-    from trainer.options import RunOptions
-    from trainer.run import create_run, fit
+    from trainer.events.log import read_events
+    from trainer.run.options import RunOptions
+    from trainer.run.train import create_run, fit
 
     cache = os.environ.get("VOICE_STUDIO_TEST_CACHE")
     dataset = cache or target_voice_slice(tmp_path / "data", 8)
@@ -100,9 +100,9 @@ def test_training_on_the_gpu_uses_bf16_tf32_and_fused_adamw(tmp_path):
 
 def test_compiled_training_step_matches_eager(tmp_path):
     """The decoder, discriminators and GAN losses compiled with inductor: a step's losses as eager ones."""
-    from trainer.compile import compile_parts
-    from trainer.presets import preset
-    from trainer.system import VitsSystem
+    from trainer.gan.compile import compile_parts
+    from trainer.gan.system import VitsSystem
+    from trainer.run.presets import preset
 
     torch.manual_seed(0)
     eager = VitsSystem(preset("test", num_symbols=40).to_dict()).to(DEVICE)
@@ -123,11 +123,11 @@ def test_generator_step_makes_no_host_sync():
     """Generator forward (the MAS on the GPU, Triton), its losses and backward under
     torch.cuda.set_sync_debug_mode("error")."""
     from engines.torch.vits import Synthesizer, VitsConfig
-    from trainer import losses
     from trainer.align import search_indices
-    from trainer.discriminators import MultiPeriodDiscriminator
-    from trainer.generator_forward import generator_forward, slice_segments
-    from trainer.mel import mel_spectrogram, spec_to_mel
+    from trainer.gan import losses
+    from trainer.gan.discriminators import MultiPeriodDiscriminator
+    from trainer.gan.generator_forward import generator_forward, slice_segments
+    from trainer.gan.mel import mel_spectrogram, spec_to_mel
 
     torch.manual_seed(0)
     config = VitsConfig.preset("x-low", num_symbols=40, num_speakers=3, hidden_channels=32, inter_channels=32)

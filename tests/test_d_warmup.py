@@ -8,12 +8,12 @@ from conftest import target_voice_slice
 torch = pytest.importorskip("torch")
 L = pytest.importorskip("lightning")
 
-from trainer.d_warmup import WarmupEvents  # noqa: E402
-from trainer.datamodule import CacheDataModule  # noqa: E402
-from trainer.event_log import EventLog, read_events  # noqa: E402
-from trainer.events import WARMUP_STAGE  # noqa: E402
-from trainer.presets import preset  # noqa: E402
-from trainer.system import VitsSystem  # noqa: E402
+from trainer.data.datamodule import CacheDataModule  # noqa: E402
+from trainer.events.log import EventLog, read_events  # noqa: E402
+from trainer.events.schema import WARMUP_STAGE  # noqa: E402
+from trainer.gan.d_warmup import WarmupEvents  # noqa: E402
+from trainer.gan.system import VitsSystem  # noqa: E402
+from trainer.run.presets import preset  # noqa: E402
 
 BATCHES = 3
 """Training batches per epoch (``limit_train_batches``): a warm-up of 8 steps spans three epochs."""
@@ -22,8 +22,8 @@ BATCHES = 3
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
     """A training cache of 12 target-voice clips at 22,050 Hz (the ``test`` preset's rate)."""
-    from trainer.options import RunOptions
-    from trainer.run import create_run
+    from trainer.run.options import RunOptions
+    from trainer.run.train import create_run
 
     folder = target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", 12)
     return create_run(RunOptions(dataset=folder, out=tmp_path_factory.mktemp("runs") / "run", preset="test")) / "cache"
@@ -191,7 +191,7 @@ def test_an_older_checkpoint_with_its_one_count_loads(cache, tmp_path):
 def test_a_ckpt_start_warms_up_only_discriminators_it_lacks(tmp_path):
     """A generator-only ``.ckpt`` (ours are, and some Piper ones) arms the warm-up; one with the discriminators
     (a resume checkpoint of ours, Piper's full ones) does not."""
-    from trainer.starts import load_start
+    from trainer.start.points import load_start
 
     trained = _system(ready=0.0, cap=0)
     full = {"state_dict": trained.state_dict(), "hyper_parameters": dict(trained.hparams)}
@@ -211,10 +211,10 @@ def test_the_train_page_says_the_warm_up_beside_the_epochs_steps(tmp_path):
     the epoch's step after it; once over, the epoch's step alone. The log keeps its first and last lines, and an
     epoch's sentence says how much of it the generator stood still."""
     from studio.widgets.run_status import following_line
-    from trainer.d_warmup import WarmupNews, warmup_message
-    from trainer.event_words import sentence, worth_a_line
-    from trainer.events import Epoch, Progress, RunStart, Stage
-    from trainer.run_state import RunState
+    from trainer.events.run_state import RunState
+    from trainer.events.schema import Epoch, Progress, RunStart, Stage
+    from trainer.events.words import sentence, worth_a_line
+    from trainer.gan.d_warmup import WarmupNews, warmup_message
 
     def stage(at: float, **news) -> Stage:
         said = WarmupNews(ready_loss=2.7, min_steps=50, **news)

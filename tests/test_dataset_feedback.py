@@ -154,7 +154,7 @@ def test_open_folder_without_a_file_manager_says_where(page, qtbot, tmp_path):
     the sibling: the Train page's Open folder does the same."""
     from studio.pages.train import TrainPage
     from studio.state import VoiceLibrary, Workspace
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     page.build_cache(tmp_path / "cache")
     _wait(qtbot, page)
@@ -217,11 +217,11 @@ def test_train_page_resample_moves_and_says_the_path_once(qtbot, tmp_path):
 
 
 def test_cache_line_keeps_describing_the_cache_the_user_built(page, qtbot, tmp_path):
-    """A training run from the project builds its own cache in its run folder (``trainer.run``); the page's
+    """A training run from the project builds its own cache in its run folder (``trainer.run.train``); the page's
     cache line still describes the cache the user built, and wraps rather than losing its "Open folder" link."""
     import io
 
-    from trainer.run import _cache_for
+    from trainer.run.train import _cache_for
 
     built = tmp_path / "my-cache"
     project = page.project()

@@ -58,7 +58,7 @@ def test_fix_exclude_and_export(page, qtbot, tmp_path):
     assert ids == ["001", "002", "003", "005"]
     page.build_cache(tmp_path / "cache")
     _wait(qtbot, page)
-    from trainer.preprocess import PreprocessedCache
+    from trainer.data.preprocess import PreprocessedCache
 
     assert [u.id for u in PreprocessedCache(tmp_path / "cache").utterances] == ids
 

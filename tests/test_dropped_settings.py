@@ -62,7 +62,7 @@ def test_resume_refuses_options_it_cannot_apply_and_names_the_ones_it_does(tmp_p
     naming both with the run's values (nothing changed); --epochs and --device apply and are said; an option
     equal to the run's own passes."""
     pytest.importorskip("torch")
-    from trainer.event_log import read_events
+    from trainer.events.log import read_events
 
     data, run = target_voice_slice(tmp_path / "data", 8), tmp_path / "run"
     handler = signal.getsignal(signal.SIGINT)

@@ -1,5 +1,5 @@
 """How long a run's epochs take, said before it starts: the arithmetic, its sentence and its figures
-(``trainer.epoch_time``, ``trainer.step_timing``)."""
+(``trainer.run.epoch_time``, ``trainer.run.step_timing``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from trainer.epoch_time import (
+from trainer.events.words import duration
+from trainer.run.epoch_time import (
     EVENING_S,
     PRESET_STEP_S,
     StepFigure,
@@ -28,7 +29,6 @@ from trainer.epoch_time import (
     remembered,
     steps_per_epoch,
 )
-from trainer.event_words import duration
 
 HERE = StepKey(host=socket.gethostname(), device="cpu", quality="medium", precision="32-true")
 
@@ -83,8 +83,8 @@ def test_one_epoch_longer_than_an_evening_is_said():
 def test_held_out_counts_what_the_data_split_holds_out():
     """The validation count the estimate leaves out of each epoch's steps is the data module's split's."""
     pytest.importorskip("lightning")
-    from trainer.datamodule import split
-    from trainer.presets import preset
+    from trainer.data.datamodule import split
+    from trainer.run.presets import preset
 
     config = preset("medium")
     for clips in (1, 2, 3, 20, 40, 240, 2000):
@@ -121,8 +121,8 @@ def test_a_timed_step_is_remembered_per_machine_device_generator_and_precision(t
 
 def _run(folder: Path, *, model: dict, host: str | None, precision: str, train_s: list[float], batches: int) -> Path:
     """A run folder as a trainer leaves it: ``training.json`` naming its generator, and events of its epochs."""
-    from trainer.event_log import EventLog
-    from trainer.events import Epoch, Progress, RunStart
+    from trainer.events.log import EventLog
+    from trainer.events.schema import Epoch, Progress, RunStart
 
     folder.mkdir(parents=True)
     (folder / "training.json").write_text(json.dumps({"version": 1, "config": {"model": model}}), encoding="utf-8")
@@ -157,7 +157,7 @@ def test_earlier_runs_of_the_same_generator_here_give_the_figure(tmp_path):
     """The newest run of the same generator, precision and machine gives the median epoch's training time per
     step and the median time around the steps; runs elsewhere, in another precision, of another generator or
     without an epoch are passed over."""
-    from trainer.presets import preset
+    from trainer.run.presets import preset
 
     medium, x_low = preset("medium").model.to_dict(), preset("x-low").model.to_dict()
     mine = _run(tmp_path / "mine", model=medium, host=HERE.host, precision="32-true", train_s=[50, 40, 45], batches=5)
@@ -184,8 +184,8 @@ def test_a_step_of_the_test_preset_is_timed_in_a_child_process(tmp_path):
     pytest.importorskip("lightning")
     from conftest import target_voice_slice
 
-    from trainer.options import RunOptions
-    from trainer.step_timing import TIMED_HERE, estimate_run, step_key, time_in_child
+    from trainer.run.options import RunOptions
+    from trainer.run.step_timing import TIMED_HERE, estimate_run, step_key, time_in_child
 
     folder = target_voice_slice(tmp_path / "piper-data", 12)
     options = RunOptions(dataset=folder, out=tmp_path / "runs" / "new", preset="test", device="cpu")
@@ -226,8 +226,8 @@ def test_a_smoke_test_from_joe_is_timed_with_joes_generator(tmp_path):
     """A ``test`` run from joe trains joe's medium generator: its step key says so, so neither the test preset's
     figure nor a step timed from scratch stands in for it (the reported 51 s estimate of an 8-minute run)."""
     pytest.importorskip("torch")
-    from trainer.options import RunOptions
-    from trainer.step_timing import step_key
+    from trainer.run.options import RunOptions
+    from trainer.run.step_timing import step_key
 
     def key(start: str) -> StepKey:
         return step_key(RunOptions(dataset=tmp_path, out=tmp_path / "run", preset="test", device="cpu", start=start))

@@ -62,7 +62,7 @@ def test_every_error_class_of_engines_and_trainer_derives_from_the_root():
     assert {"VoiceError", "EngineError", "ApiError", "CheckpointError", "NotAProject", "RecognizerError"} <= names
     assert [c.__qualname__ for c in classes if not issubclass(c, VoiceStudioError)] == []
     from engines.base import EngineError, VoiceError
-    from trainer.checkpoint_writer import CheckpointError
+    from trainer.checkpoints.writer import CheckpointError
     from trainer.dataset.manifest import NotAProject
 
     assert issubclass(VoiceError, ValueError) and issubclass(NotAProject, ValueError)
@@ -95,7 +95,8 @@ def untranscribed_project(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def run_with_garbled_ranking(tmp_path_factory) -> Path:
     """A prepared run with a resume checkpoint and a ``checkpoints/best.json`` that is not JSON."""
-    from trainer.run import RunOptions, create_run
+    from trainer.run.options import RunOptions
+    from trainer.run.train import create_run
 
     folder = tmp_path_factory.mktemp("garbled")
     run = create_run(

@@ -1,11 +1,11 @@
-"""The time left a run announces after each epoch (trainer.callbacks.epoch_estimate): the epochs of the
+"""The time left a run announces after each epoch (trainer.run.callbacks.epoch_estimate): the epochs of the
 discriminator warm-up, which freeze the generator and take about half as long, do not shorten the estimate."""
 
 from __future__ import annotations
 
 import pytest
 
-from trainer.callbacks import epoch_estimate
+from trainer.run.callbacks import epoch_estimate
 
 
 def test_the_warm_up_epochs_are_left_out_once_the_generator_trains():

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from trainer import events
-from trainer.event_log import EventLog, read_events
+from trainer.events import schema as events
+from trainer.events.log import EventLog, read_events
 
 TODAYS_LINES = [
     '{"v": 1, "kind": "run_start", "time": 1764540000.5, "config": {"epochs": 2}, "num_utterances": 12, '
@@ -40,7 +40,7 @@ evaluation, a later kind, as the trainer writes it)."""
 
 def test_events_modules_do_not_import_torch():
     """The studio reads events without loading torch."""
-    code = "import sys, trainer.events, trainer.event_log; assert 'torch' not in sys.modules, 'torch loaded'"
+    code = "import sys, trainer.events.schema, trainer.events.log; assert 'torch' not in sys.modules, 'torch loaded'"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

@@ -29,7 +29,7 @@ def _default_id_map() -> dict[str, list[int]]:
 @pytest.fixture(scope="module")
 def round_trip(joe, tmp_path_factory):
     """joe -> torch -> our export."""
-    from trainer.export import export_voice
+    from trainer.checkpoints.export import export_voice
 
     out = tmp_path_factory.mktemp("export") / "joe round trip.onnx"
     export_voice(joe.model_path, out)
@@ -90,7 +90,7 @@ def test_multi_speaker_export_has_sid_and_defaults_to_speaker_0(tmp_path):
     import onnx
 
     from engines.onnx.engine import OnnxEngine
-    from trainer.export import voice_config, write_voice
+    from trainer.checkpoints.export import voice_config, write_voice
 
     torch.manual_seed(5)
     model = Synthesizer(VitsConfig.preset("low", num_symbols=256, num_speakers=3, **TINY)).eval()
@@ -147,7 +147,7 @@ def test_cli_exports_and_speaks_a_checkpoint(tmp_path, make_tiny_checkpoint):
 def test_export_over_its_own_source_is_refused(tmp_path, make_tiny_checkpoint, capsys):
     """``export V.onnx -o V.onnx`` (by any spelling of the path) leaves the original as it was: one line, exit 2."""
     from studio.cli import main
-    from trainer.export import export_voice
+    from trainer.checkpoints.export import export_voice
 
     voice, _ = export_voice(make_tiny_checkpoint(tmp_path / "tiny.ckpt"), tmp_path / "v.onnx")
     before = voice.read_bytes()

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from trainer import events
-from trainer.checkpoints import ranked_checkpoints
+from trainer.checkpoints.best import ranked_checkpoints
 from trainer.evaluate.bands import DEFAULT_BANDS
 from trainer.evaluate.board import Row, to_csv
 from trainer.evaluate.choice import choose, file_warning, run_choice
 from trainer.evaluate.evaluation import Evaluation
-from trainer.options import RunOptions
-from trainer.run_file import TRAINING_FILE, RunDocument
+from trainer.events import schema as events
+from trainer.run.document import TRAINING_FILE, RunDocument
+from trainer.run.options import RunOptions
 
 WER = DEFAULT_BANDS.of("wer")
 VAL_MEL = {0: 1.3012, 1: 1.1247, 2: 1.1885}

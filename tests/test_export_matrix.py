@@ -55,7 +55,7 @@ def generators() -> dict:
 @pytest.fixture(scope="module")
 def exported(generators, tmp_path_factory) -> dict:
     """Each voice of ``VOICES`` exported once: name -> ``NAME.onnx``."""
-    from trainer.export import voice_config, write_voice
+    from trainer.checkpoints.export import voice_config, write_voice
 
     folder = tmp_path_factory.mktemp("matrix")
     paths = {}
@@ -151,15 +151,15 @@ def test_torch_engine_imports_a_graph_with_weight_norm_in_place(tmp_path, monkey
     """An export that kept weight_g/weight_v (older studio versions) still loads in the torch engine, same audio."""
     import onnx
 
-    import trainer.export
+    import trainer.checkpoints.export
     from engines.onnx.engine import OnnxEngine
     from engines.torch.engine import TorchEngine
     from engines.torch.vits import weight_norm
-    from trainer.export import voice_config, write_voice
+    from trainer.checkpoints.export import voice_config, write_voice
 
     # the export as it was: weight norm left in, computed by the plain formula g * v / ||v|| (which the
     # exporter keeps as graph nodes over the named weight_g and weight_v)
-    monkeypatch.setattr(trainer.export, "remove_weight_norm", lambda module: module)
+    monkeypatch.setattr(trainer.checkpoints.export, "remove_weight_norm", lambda module: module)
     monkeypatch.setattr(
         weight_norm._WeightNorm,
         "normalized_weight",

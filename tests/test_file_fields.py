@@ -227,7 +227,7 @@ def _cache(folder, spec_channels=3, phoneme_span=(0, 4), **changes) -> None:
 )
 def test_cache_manifest_fields_are_named(tmp_path, cache, field):
     """cache.json with a mistyped field, missing fields or a span past its array file names the field."""
-    from trainer.preprocess import PreprocessedCache
+    from trainer.data.preprocess import PreprocessedCache
 
     _cache(tmp_path / "cache", **cache)
     if field is None:  # CacheSettings' defaults fill the rest, as when the cache was written

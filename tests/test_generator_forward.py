@@ -13,7 +13,7 @@ from conftest import piper_synthesizer  # noqa: E402
 
 from engines.torch.vits import Synthesizer, VitsConfig  # noqa: E402
 from trainer.align import maximum_path  # noqa: E402
-from trainer.generator_forward import (  # noqa: E402
+from trainer.gan.generator_forward import (  # noqa: E402
     GeneratorOutput,
     duration_loss,
     expand,
@@ -22,8 +22,8 @@ from trainer.generator_forward import (  # noqa: E402
     random_segments,
     slice_segments,
 )
-from trainer.losses import kl_loss  # noqa: E402
-from trainer.mel import mel_spectrogram, spec_to_mel  # noqa: E402
+from trainer.gan.losses import kl_loss  # noqa: E402
+from trainer.gan.mel import mel_spectrogram, spec_to_mel  # noqa: E402
 
 CONFIGS = {
     "x-low, 3 speakers": VitsConfig.preset("x-low", num_symbols=48, num_speakers=3),
@@ -120,7 +120,7 @@ def dense_generator_forward(model, ids, lengths, spec, spec_lengths, sid, frames
 
 
 def training_losses(out: GeneratorOutput, spec: torch.Tensor, config) -> dict[str, torch.Tensor]:
-    """mel, kl and dur as trainer.system computes them (mel of the decoded segment against the cropped spec)."""
+    """mel, kl and dur as trainer.gan.system computes them (mel of the decoded segment against the cropped spec)."""
     frames = config.segment_size // config.hop_length
     n_fft = (config.spec_channels - 1) * 2
     y_mel = spec_to_mel(slice_segments(spec, out.ids_slice, frames), 22050)

@@ -1,4 +1,4 @@
-"""How a training process's CPU threads wait (``trainer.hardware.thread_environment``)."""
+"""How a training process's CPU threads wait (``trainer.run.hardware.thread_environment``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from trainer.hardware import thread_environment
+from trainer.run.hardware import thread_environment
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +24,7 @@ def test_the_train_command_sets_the_policy_before_torch_is_imported(tmp_path):
     probe = (
         "import os, sys\n"
         "from studio.cli import train\n"
-        "from trainer.options import RunOptions\n"
+        "from trainer.run.options import RunOptions\n"
         "def stop(options):\n"
         "    print(os.environ.get('OMP_WAIT_POLICY'), 'torch' in sys.modules)\n"
         "    raise SystemExit(0)\n"
@@ -42,8 +42,8 @@ def test_auto_precision_on_the_cpu_is_bf16_where_it_has_bf16_arithmetic_and_the_
     without either and for the ``test`` preset; a precision the user names is kept."""
     import torch
 
-    from trainer.hardware import cpu_bf16_pays, hardware
-    from trainer.presets import preset
+    from trainer.run.hardware import cpu_bf16_pays, hardware
+    from trainer.run.presets import preset
 
     native = torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported()
     medium, test = preset("medium", num_symbols=40), preset("test", num_symbols=40)
@@ -68,8 +68,8 @@ def test_auto_precision_follows_the_cpus_bf16_features(monkeypatch, avx512_bf16,
     neither keeps float32; the ``test`` preset and a named precision are kept whatever the CPU."""
     import torch
 
-    from trainer.hardware import hardware
-    from trainer.presets import preset
+    from trainer.run.hardware import hardware
+    from trainer.run.presets import preset
 
     monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: avx512_bf16)
     monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: amx)

@@ -15,7 +15,7 @@ def piper_folder(tmp_path_factory):
 
 
 def _groups(config):
-    from trainer.system import VitsSystem
+    from trainer.gan.system import VitsSystem
 
     system = VitsSystem(config.to_dict())
     (opt_g, _), _ = system.configure_optimizers()
@@ -29,7 +29,7 @@ def test_the_inference_path_learns_at_its_scale_and_everything_else_at_the_rate(
     training-only part at the rate (the first, which the schedule and the events read)."""
     from dataclasses import replace
 
-    from trainer.presets import preset
+    from trainer.run.presets import preset
 
     config = replace(preset("test", num_speakers=2), learning_rate=3e-4, inference_lr_scale=0.25)
     (fast, fast_lr), (slow, slow_lr) = _groups(config)
@@ -45,7 +45,7 @@ def test_the_text_encoder_can_learn_at_its_own_scale():
     ``inference_lr_scale``."""
     from dataclasses import replace
 
-    from trainer.presets import preset
+    from trainer.run.presets import preset
 
     config = replace(preset("test", num_speakers=2), learning_rate=2e-4, inference_lr_scale=0.5, text_lr_scale=0.0)
     (_, fast_lr), (rest, rest_lr), (text, text_lr) = _groups(config)
@@ -56,7 +56,7 @@ def test_the_text_encoder_can_learn_at_its_own_scale():
 
 def test_a_config_written_before_the_scale_keeps_the_full_rate():
     """training.json configs without the field ran with the whole generator at the full rate, and resume so."""
-    from trainer.presets import TrainingConfig
+    from trainer.run.presets import TrainingConfig
 
     values = TrainingConfig().to_dict()
     assert values.pop("inference_lr_scale") == 0.1
@@ -67,9 +67,9 @@ def test_a_config_written_before_the_scale_keeps_the_full_rate():
 
 def test_a_run_from_scratch_trains_the_inference_path_at_the_full_rate(piper_folder, tmp_path):
     """A run from joe keeps the preset's scale in its training.json; a run from scratch has nothing to keep."""
-    from trainer.options import RunOptions
-    from trainer.run import create_run
-    from trainer.run_file import read_run
+    from trainer.run.document import read_run
+    from trainer.run.options import RunOptions
+    from trainer.run.train import create_run
 
     scales = {}
     for start in ("joe", "scratch"):

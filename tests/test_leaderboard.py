@@ -155,8 +155,8 @@ def test_val_mel_at_save_from_the_callback_state_and_from_the_run_events(tmp_pat
     """A Lightning ModelCheckpoint on val_mel gives its score; a run's last.ckpt gives its epoch's val_mel."""
     import torch
 
-    from trainer.event_log import EventLog
-    from trainer.events import Epoch
+    from trainer.events.log import EventLog
+    from trainer.events.schema import Epoch
 
     path = make_tiny_checkpoint(tmp_path / "saved.ckpt")
     checkpoint = torch.load(path, weights_only=True)

@@ -27,8 +27,8 @@ pytest.importorskip("torch")
 @pytest.fixture(scope="module")
 def new_run(tmp_path_factory):
     """A run prepared (cache, training.json) on 24 target-voice clips, started from joe; not trained."""
-    from trainer.options import RunOptions
-    from trainer.run import create_run
+    from trainer.run.options import RunOptions
+    from trainer.run.train import create_run
 
     folder = target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", 24)
     out = tmp_path_factory.mktemp("runs") / "tune"
@@ -84,9 +84,9 @@ def test_plain_files_and_bad_files_name_what_is_wrong(tmp_path):
 
 
 def test_a_run_holds_out_what_its_validation_loader_sees(new_run):
-    from trainer.presets import TrainingConfig
-    from trainer.run import _data
-    from trainer.run_file import read_run
+    from trainer.run.document import read_run
+    from trainer.run.presets import TrainingConfig
+    from trainer.run.train import _data
 
     document = read_run(new_run)
     config = TrainingConfig.from_dict(document.config)

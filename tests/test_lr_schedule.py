@@ -1,4 +1,4 @@
-"""The learning-rate schedule (``trainer.lr_schedule``) through the training system's own schedulers: both rates
+"""The learning-rate schedule (``trainer.gan.lr_schedule``) through the training system's own schedulers: both rates
 anneal to 5% of their start at the last planned epoch, an extended run goes from its rate then to 5% at its new
 last epoch whatever gamma its checkpoint saved, and a run made before the schedule keeps its fixed decay."""
 
@@ -12,11 +12,11 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("lightning")
 pytestmark = pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)`:UserWarning")  # no training
 
-from trainer import lr_schedule  # noqa: E402
-from trainer.options import RunOptions  # noqa: E402
-from trainer.presets import TrainingConfig, preset  # noqa: E402
-from trainer.run_file import RunDocument, read_run, write_run  # noqa: E402
-from trainer.run_state import load_run  # noqa: E402
+from trainer.events.run_state import load_run  # noqa: E402
+from trainer.gan import lr_schedule  # noqa: E402
+from trainer.run.document import RunDocument, read_run, write_run  # noqa: E402
+from trainer.run.options import RunOptions  # noqa: E402
+from trainer.run.presets import TrainingConfig, preset  # noqa: E402
 
 START_G, START_D = 2e-4, 1e-4
 """The test preset's starting rates (Piper's)."""
@@ -25,7 +25,7 @@ START_G, START_D = 2e-4, 1e-4
 def _schedulers(config: TrainingConfig, saved: list[dict] | None = None):
     """The training system's two optimizers and their schedulers for ``config``; ``saved``: a checkpoint's
     ``[optimizer, optimizer, scheduler, scheduler]`` states loaded into them, as a resume does."""
-    from trainer.system import VitsSystem
+    from trainer.gan.system import VitsSystem
 
     optimizers, schedulers = VitsSystem(config.to_dict()).configure_optimizers()
     if saved is not None:

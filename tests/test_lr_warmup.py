@@ -11,9 +11,9 @@ torch = pytest.importorskip("torch")
 
 from test_system_step import fit_steps  # noqa: E402
 
-from trainer import lr_schedule  # noqa: E402
-from trainer.presets import preset  # noqa: E402
-from trainer.system import VitsSystem  # noqa: E402
+from trainer.gan import lr_schedule  # noqa: E402
+from trainer.gan.system import VitsSystem  # noqa: E402
+from trainer.run.presets import preset  # noqa: E402
 
 
 def _system(warmup: int) -> VitsSystem:
@@ -82,7 +82,7 @@ def test_a_step_the_optimizer_did_not_take_does_not_count(monkeypatch):
 
 def test_no_warm_up_in_a_config_written_before_it():
     """training.json configs without the field ran without a warm-up, and resume so."""
-    from trainer.presets import TrainingConfig
+    from trainer.run.presets import TrainingConfig
 
     values = TrainingConfig().to_dict()
     values.pop("lr_warmup_steps")

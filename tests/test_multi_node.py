@@ -1,4 +1,4 @@
-"""Multi-node training: which process writes (trainer.ranks), and a real 2-node torchrun run on 127.0.0.1."""
+"""Multi-node training: which process writes (trainer.run.ranks), and a real 2-node torchrun run on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import target_voice_slice, write_started_run
-from trainer.event_log import read_events
-from trainer.ranks import global_rank, rank_zero, wait_for_run
-from trainer.starts import RunError
+from trainer.events.log import read_events
+from trainer.run.errors import RunError
+from trainer.run.ranks import global_rank, rank_zero, wait_for_run
 
 TORCHRUN_NODE_1 = {"TORCHELASTIC_RUN_ID": "none", "RANK": "1", "LOCAL_RANK": "0", "GROUP_RANK": "1", "WORLD_SIZE": "2"}
 SLURM_TASK_2 = {
@@ -74,9 +74,9 @@ def test_torchrun_on_two_nodes_shards_the_epoch_and_writes_once(tmp_path):
     """torchrun --nnodes 2 (two launches on 127.0.0.1, gloo), preset test, 2 epochs: both exit 0; per epoch the
     ranks train on disjoint utterances that together are the training set; one events file with one start,
     two epochs and one finish, each file written once; the best checkpoint exports. About 2 min on 2 cores."""
-    from trainer.datamodule import CacheDataModule
-    from trainer.export import export_voice
-    from trainer.presets import preset
+    from trainer.checkpoints.export import export_voice
+    from trainer.data.datamodule import CacheDataModule
+    from trainer.run.presets import preset
 
     data, run, seen = target_voice_slice(tmp_path / "data", 24), tmp_path / "run", tmp_path / "seen"
     port = free_port()
@@ -117,9 +117,9 @@ def test_torchrun_on_two_nodes_shards_the_epoch_and_writes_once(tmp_path):
 
 def test_a_resume_plan_is_what_resume_settings_writes_and_writes_nothing(tmp_path):
     """The ranks other than 0 of a DDP resume plan the same training.json that rank 0 writes, without writing."""
-    from trainer.options import RunOptions
-    from trainer.resume import resume_plan, resume_settings
-    from trainer.run_file import RunDocument, read_run, write_run
+    from trainer.run.document import RunDocument, read_run, write_run
+    from trainer.run.options import RunOptions
+    from trainer.run.resume import resume_plan, resume_settings
 
     run = tmp_path / "run"
     run.mkdir()
@@ -148,7 +148,7 @@ def test_a_resume_plan_is_what_resume_settings_writes_and_writes_nothing(tmp_pat
 def test_more_than_one_node_needs_a_launcher(environ, refused):
     """--num-nodes 2 from a plain command would wait forever for machines that never join: refused in one
     line naming torchrun and srun; one node needs no launcher."""
-    from trainer.ranks import check_launcher
+    from trainer.run.ranks import check_launcher
 
     check_launcher(1, {})
     if refused:
@@ -161,7 +161,7 @@ def test_more_than_one_node_needs_a_launcher(environ, refused):
 def test_a_rank_other_than_zero_refuses_a_run_that_started_instead_of_training_it(tmp_path, monkeypatch):
     """A new run's --out that holds a run which trained: rank 1 refuses it at once, as rank 0 does, rather
     than waiting for a folder rank 0 will never prepare (it waited 30 minutes for the rendezvous)."""
-    from trainer.run import create_run
+    from trainer.run.train import create_run
 
     run, data = tmp_path / "run", tmp_path / "data"
     data.mkdir()

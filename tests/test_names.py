@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 
 from engines import names
+from engines.speakers import UnknownName
 from engines.voice import parse_config
 
 
@@ -24,10 +25,10 @@ def test_voices_by_full_name_case_and_piper_short_name(joe, trio):
     assert names.find_voice(voices, "en_US-joe-medium") is joe
     assert names.find_voice(voices, "EN_US-JOE-MEDIUM") is joe
     assert names.find_voice(voices, "joe") is joe and names.find_voice(voices, "trio") is trio
-    with pytest.raises(names.UnknownName, match="known voices: en_US-joe-medium, en_GB-trio-low"):
+    with pytest.raises(UnknownName, match="known voices: en_US-joe-medium, en_GB-trio-low"):
         names.find_voice(voices, "bob")
     twin = dataclasses.replace(trio, name="de_DE-joe-low")
-    with pytest.raises(names.UnknownName, match="could be en_US-joe-medium, de_DE-joe-low"):
+    with pytest.raises(UnknownName, match="could be en_US-joe-medium, de_DE-joe-low"):
         names.find_voice([joe, twin], "joe")
 
 
@@ -38,16 +39,16 @@ def test_speakers_by_name_id_default_and_openai_voice(joe, trio):
     assert {names.find_speaker(trio, s, voice_map) for s in (None, "", "default", "en_GB-trio-low", "nova")} == {None}
     assert names.find_speaker(joe, "alloy", voice_map) is None and names.find_speaker(joe, "0") is None
     for wrong, voice in (("3", trio), ("dan", trio), ("1", joe)):
-        with pytest.raises(names.UnknownName, match=f"unknown speaker '{wrong}'"):
+        with pytest.raises(UnknownName, match=f"unknown speaker '{wrong}'"):
             names.find_speaker(voice, wrong)
 
 
 def test_a_voice_map_naming_no_speaker_is_refused(joe, trio):
     """--map-voice alloy=zed fails at start, naming the mapping; so does a map with only one-speaker voices."""
     names.check_voice_map({"alloy": "ben"}, [joe, trio])
-    with pytest.raises(names.UnknownName, match="voice map alloy=zed: unknown speaker 'zed'"):
+    with pytest.raises(UnknownName, match="voice map alloy=zed: unknown speaker 'zed'"):
         names.check_voice_map({"alloy": "zed"}, [joe, trio])
-    with pytest.raises(names.UnknownName, match="no voice here has several speakers"):
+    with pytest.raises(UnknownName, match="no voice here has several speakers"):
         names.check_voice_map({"alloy": "ben"}, [joe])
 
 
@@ -58,5 +59,5 @@ def test_engines_read_speaker_names_by_the_same_rules(joe, trio):
     assert [config.speaker_id(s) for s in ("ben", "1", 2, "nova", "default", None)] == [1, 1, 2, 0, 0, 0]
     assert [joe.config.speaker_id(s) for s in ("alloy", "0", None)] == [None, None, None]
     for wrong, voice in (("dan", trio), ("3", trio), ("bob", joe)):
-        with pytest.raises(names.UnknownName, match=f"unknown speaker '{wrong}'"):
+        with pytest.raises(UnknownName, match=f"unknown speaker '{wrong}'"):
             voice.config.speaker_id(wrong)

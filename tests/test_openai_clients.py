@@ -17,9 +17,9 @@ from conftest import SpeechServer
 
 from engines.audio import snr_db
 from engines.base import SynthesisOptions
-from engines.names import OPENAI_VOICES
 from engines.remote.engine import RemoteEngine
 from engines.remote.settings import RemoteSettings
+from engines.speakers import OPENAI_VOICES
 
 DETERMINISTIC = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
 NOISE_OFF = {"noise_scale": 0, "noise_w": 0}

@@ -21,8 +21,8 @@ pytest.importorskip("lightning")
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     """A real one-epoch ``--preset test`` run on 8 target-voice clips (its ``last.ckpt`` as the trainer writes)."""
-    from trainer.options import RunOptions
-    from trainer.run import create_run, fit
+    from trainer.run.options import RunOptions
+    from trainer.run.train import create_run, fit
 
     folder = target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", 8)
     run = create_run(RunOptions(dataset=folder, out=tmp_path_factory.mktemp("runs") / "run", preset="test", epochs=1))
@@ -59,12 +59,20 @@ def test_resume_checkpoint_rng_state_is_plain_data(run_dir):
     assert torch.serialization.get_unsafe_globals_in_checkpoint(run_dir / "last.ckpt") == []
 
 
+def test_no_checkpoint_names_a_module_of_ours(run_dir):
+    """Every checkpoint a run writes (resume and best) holds tensors and plain data only, no class or function of
+    ours by its module path: moving a module (trainer/ by concern) leaves the checkpoints written before loadable."""
+    files = [run_dir / "last.ckpt", *sorted((run_dir / "checkpoints").glob("*.ckpt"))]
+    found = {f.name: torch.serialization.get_unsafe_globals_in_checkpoint(f) for f in files}
+    assert len(found) > 1 and found == dict.fromkeys(found, [])
+
+
 def test_rng_state_survives_a_weights_only_round_trip(tmp_path):
     """What the checkpoint callback saves, read back with weights_only=True, restores numpy's (and Python's)
     random streams exactly: resuming draws the numbers the run would have drawn."""
     import random
 
-    from trainer.callbacks import CheckpointCallback
+    from trainer.run.callbacks import CheckpointCallback
 
     callback = CheckpointCallback.__new__(CheckpointCallback)  # the hooks use no state of the callback
     saved = {}
@@ -105,8 +113,8 @@ def test_numpy_allow_list_still_refuses_code(tmp_path):
 
 def test_train_from_last_ckpt_starts(run_dir):
     """Sibling: train --from RUN/last.ckpt reads it as a start point (its shape and rate)."""
-    from trainer.start_shape import start_shape
-    from trainer.starts import start_rate
+    from trainer.start.points import start_rate
+    from trainer.start.shape import start_shape
 
     assert start_rate(str(run_dir / "last.ckpt")) == 22050
     assert start_shape(str(run_dir / "last.ckpt")).num_speakers == 1
@@ -137,7 +145,8 @@ def test_export_of_an_unknown_name_lists_the_known_voices(tmp_path, capsys):
 def test_train_from_takes_the_full_voice_name():
     """Sibling: train --from en_US-joe-medium (not only joe) is the embedded voice; an unknown name is named."""
     from engines.registry import default_voice
-    from trainer.starts import RunError, resolve_start
+    from trainer.run.errors import RunError
+    from trainer.start.points import resolve_start
 
     assert resolve_start("en_US-joe-medium") == ("onnx", default_voice().model_path)
     with pytest.raises(RunError, match="no voice named 'nobody'"):

@@ -115,9 +115,10 @@ def _train(*argv) -> subprocess.CompletedProcess:
 def test_run_that_never_started_can_be_started_again(cards, tmp_path):
     """A run folder with no epoch and no checkpoint (its start failed) is replaced, saying so; a started run is
     not; the dataset inside it is never replaced."""
-    from trainer.preprocess import build_cache
-    from trainer.run import RunOptions, create_run, fit
-    from trainer.starts import RunError
+    from trainer.data.preprocess import build_cache
+    from trainer.run.errors import RunError
+    from trainer.run.options import RunOptions
+    from trainer.run.train import create_run, fit
 
     cache = build_cache(cards, tmp_path / "cache", workers=1)
     run = create_run(RunOptions(dataset=cache, out=tmp_path / "tr", preset="test"))  # fit never ran

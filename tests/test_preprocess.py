@@ -14,7 +14,7 @@ def test_spectrogram_equals_pipers():
     """Our linear spectrogram is Piper's ``spectrogram_torch`` (random audio and a real clip)."""
     from piper.train.vits.mel_processing import spectrogram_torch
 
-    from trainer.mel import spectrogram
+    from trainer.gan.mel import spectrogram
 
     clip, _ = soundfile.read(str(shared_path("corpus", "real-speech", "cards", "001.wav")), dtype="float32")
     for audio in (torch.rand(2, 22050 * 2) * 2 - 1, torch.from_numpy(clip)[None]):
@@ -38,9 +38,9 @@ def test_cache_holds_piper_phoneme_ids_audio_and_spectrograms(cards, tmp_path):
     from piper.phoneme_ids import phonemes_to_ids
     from piper.phonemize_espeak import EspeakPhonemizer
 
+    from trainer.data.preprocess import PreprocessedCache, build_cache
     from trainer.dataset.export import trainable
-    from trainer.mel import spectrogram
-    from trainer.preprocess import PreprocessedCache, build_cache
+    from trainer.gan.mel import spectrogram
 
     seen = []
     folder = build_cache(cards, tmp_path / "cache", workers=2, progress=lambda d, t: seen.append((d, t)))
@@ -62,8 +62,8 @@ def test_cache_holds_piper_phoneme_ids_audio_and_spectrograms(cards, tmp_path):
 
 def test_rebuild_replaces_the_cache_whole(cards, tmp_path):
     """A second build swaps in a new folder; a failed build leaves the old cache as it was."""
+    from trainer.data.preprocess import CacheSettings, PreprocessedCache, build_cache
     from trainer.dataset.curation import set_excluded
-    from trainer.preprocess import CacheSettings, PreprocessedCache, build_cache
 
     folder = build_cache(cards, tmp_path / "cache", workers=1)
     before = (folder / "cache.json").read_bytes()
@@ -81,7 +81,7 @@ def test_rebuild_replaces_the_cache_whole(cards, tmp_path):
 
 def test_not_a_cache_is_refused(tmp_path):
     """Opening a folder without cache.json names the folder."""
-    from trainer.preprocess import PreprocessedCache
+    from trainer.data.preprocess import PreprocessedCache
 
     with pytest.raises(ValueError, match="not a preprocessed cache"):
         PreprocessedCache(tmp_path)
@@ -93,7 +93,7 @@ def test_training_phoneme_ids_follow_pipers_trainer_on_quotes(joe):
     from piper.phonemize_espeak import EspeakPhonemizer
 
     from engines.phonemes import Phonemizer, sentences
-    from trainer.preprocess import training_phoneme_ids
+    from trainer.data.preprocess import training_phoneme_ids
 
     phonemizer = Phonemizer(joe.config)
     for text in ('She said, "Keep your voice down."', "Plain text, no quotes.", 'One. "Two," he said. "Three."'):
@@ -106,9 +106,9 @@ def test_training_phoneme_ids_follow_pipers_trainer_on_quotes(joe):
 
 @pytest.mark.parametrize(("n_fft", "hop_length", "win_length"), [(1024, 256, 1024), (512, 128, 400)])
 def test_numpy_spectrogram_equals_the_trainers(n_fft, hop_length, win_length):
-    """The cache workers' NumPy STFT is trainer.mel.spectrogram (PyTorch), frame-major, to float32 rounding."""
-    from trainer.mel import spectrogram
-    from trainer.preprocess import spectrogram as numpy_spectrogram
+    """The cache workers' NumPy STFT is trainer.gan.mel.spectrogram (PyTorch), frame-major, to float32 rounding."""
+    from trainer.data.preprocess import spectrogram as numpy_spectrogram
+    from trainer.gan.mel import spectrogram
 
     audio = (np.random.default_rng(7).standard_normal(22050 + 37) * 0.3).astype(np.float32)
     ours = numpy_spectrogram(audio, n_fft, hop_length, win_length)

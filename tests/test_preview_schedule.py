@@ -1,10 +1,10 @@
-"""The preview schedule: early epochs, then thinning out, and the last (``trainer.preview_schedule``)."""
+"""The preview schedule: early epochs, then thinning out, and the last (``trainer.events.preview_schedule``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from trainer.preview_schedule import due_epochs, epochs_to_next, preview_due, schedule_words
+from trainer.events.preview_schedule import due_epochs, epochs_to_next, preview_due, schedule_words
 
 
 def test_a_thousand_epochs_preview_early_then_every_25th():
@@ -59,9 +59,9 @@ def test_schedule_in_words():
 def test_a_preview_says_when_it_was_spoken_and_whether_it_was_asked_for():
     """The list's label and the log's sentence: the epoch (from 1), and the step for one spoken within the
     epoch (its folder ``epoch=EEEE-batch=BBBB``), "asked for" when requested."""
-    from trainer.event_words import sentence
-    from trainer.events import Preview
-    from trainer.preview_lines import preview_moment
+    from trainer.events.preview_lines import preview_moment
+    from trainer.events.schema import Preview
+    from trainer.events.words import sentence
 
     within = "/runs/a/previews/epoch=0002-batch=0004/1.wav"
     assert preview_moment(2, within) == "Epoch 3, step 4"

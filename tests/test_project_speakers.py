@@ -47,7 +47,7 @@ def _copy(mixed, tmp_path):
 def test_clips_without_speaker_are_named_and_left_out_of_export_and_cache(mixed, tmp_path, capsys):
     """The report names each clip without a speaker; export writes only id|speaker|text lines with a
     speaker (no empty field: a 4th speaker for Piper); the cache holds only alice, bob and carol."""
-    from trainer.preprocess import PreprocessedCache
+    from trainer.data.preprocess import PreprocessedCache
 
     folder, plain = mixed
     assert main(["dataset", "report", str(folder)]) == 0
@@ -70,7 +70,7 @@ def test_preflight_and_nothing_to_train_count_clips_without_speaker(mixed, tmp_p
     """Siblings: the Train page's Check counts the clips left out for no speaker; when nothing is left,
     the error counts them in words."""
     from trainer.dataset.export import nothing_to_train
-    from trainer.preflight import summarize
+    from trainer.run.preflight import summarize
 
     summary = summarize(mixed[0])
     assert summary.clips == 6 and summary.skipped["without a speaker in a multi-speaker project"] == 2
@@ -109,9 +109,9 @@ def test_a_cache_clip_without_a_known_speaker_is_refused_naming_it(mixed, tmp_pa
     """A multi-speaker cache holding a clip without speaker (built before the check existed) is refused at
     load, naming the clip; the datamodule never maps an unknown speaker to id 0."""
     from engines.base import VoiceError
-    from trainer.datamodule import speaker_id
+    from trainer.data.datamodule import speaker_id
+    from trainer.data.preprocess import PreprocessedCache, build_cache
     from trainer.dataset.project import DatasetProject
-    from trainer.preprocess import PreprocessedCache, build_cache
 
     cache = build_cache(DatasetProject(mixed[0]), tmp_path / "cache", workers=1)
     document = json.loads((cache / "cache.json").read_text(encoding="utf-8"))
@@ -159,7 +159,7 @@ def test_preflight_and_the_dataset_page_do_not_create_a_project(tmp_path, qtbot)
     (Save report) on a folder that is not a project: a reason, and nothing created."""
     from studio.pages.dataset import DatasetPage
     from studio.state import Workspace
-    from trainer.preflight import summarize
+    from trainer.run.preflight import summarize
 
     with pytest.raises(ValueError, match="not a dataset"):
         summarize(tmp_path / "nonexist")

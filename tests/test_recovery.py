@@ -12,9 +12,9 @@ def test_recovered_posterior_reconstructs_the_voice_and_agrees_with_its_prior(jo
     the training objective then lowers the KL to the prior on a held-out line; frozen parts stay."""
     from engines.phonemes import Phonemizer
     from engines.torch.vits.onnx_import import load_onnx_generator
-    from trainer.preprocess import training_phoneme_ids
-    from trainer.presets import TrainingConfig
-    from trainer.recovery import TRAINABLE, _check, recover, speak
+    from trainer.data.preprocess import training_phoneme_ids
+    from trainer.run.presets import TrainingConfig
+    from trainer.start.recovery import TRAINABLE, _check, recover, speak
 
     torch.manual_seed(0)
     model, report = load_onnx_generator(joe.model_path, 1)

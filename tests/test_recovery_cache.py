@@ -1,4 +1,5 @@
-"""The recovery of an ONNX start, said step by step and kept between runs (trainer.recovery_stage, recovery_cache)."""
+"""The recovery of an ONNX start, said step by step and kept between runs (trainer.start.recovery_stage,
+recovery_cache)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from conftest import target_voice_slice
 torch = pytest.importorskip("torch")
 pytest.importorskip("lightning")
 
-from trainer.event_log import EventLog, read_events  # noqa: E402
-from trainer.options import RunOptions  # noqa: E402
-from trainer.run import create_run, fit  # noqa: E402
+from trainer.events.log import EventLog, read_events  # noqa: E402
+from trainer.run.options import RunOptions  # noqa: E402
+from trainer.run.train import create_run, fit  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -25,15 +26,15 @@ def piper_folder(tmp_path_factory):
 def cache_home(tmp_path, monkeypatch):
     """A user data folder of this test's own, so its recovery cache starts empty."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    from trainer.recovery_cache import recovery_cache_dir
+    from trainer.start.recovery_cache import recovery_cache_dir
 
     return recovery_cache_dir()
 
 
 @pytest.fixture
 def spoken(monkeypatch):
-    """Counts the recoveries that really ran (``trainer.recovery.speak`` and ``recover`` calls)."""
-    import trainer.recovery as recovery
+    """Counts the recoveries that really ran (``trainer.start.recovery.speak`` and ``recover`` calls)."""
+    import trainer.start.recovery as recovery
 
     calls = []
     for name in ("speak", "recover"):
@@ -85,7 +86,7 @@ def test_second_run_takes_the_recovery_from_the_cache_and_each_step_is_said(pipe
 
 def _recovery_note(options) -> str:
     """The pre-flight's ``info`` finding on the recovery of ``options``' start (one, for an ONNX start)."""
-    from trainer.preflight import preflight
+    from trainer.run.preflight import preflight
 
     notes = [f.message for f in preflight(options) if f.level == "info"]
     assert len(notes) == 1 and "recovered from its own speech (up to 6 lines, 6 steps)" in notes[0]
@@ -96,10 +97,10 @@ def _prepared(run_dir, **changes):
     """What ``fit`` builds before the recovery, with a 2-line, 1+1-step recovery (``changes`` on top)."""
     from engines.phonemes import Phonemizer
     from engines.voice import load_config
-    from trainer.presets import TrainingConfig
-    from trainer.run import _data
-    from trainer.run_file import read_run
-    from trainer.system import VitsSystem
+    from trainer.gan.system import VitsSystem
+    from trainer.run.document import read_run
+    from trainer.run.presets import TrainingConfig
+    from trainer.run.train import _data
 
     document = read_run(run_dir)
     budget = {"recovery_lines": 2, "recovery_steps": 1, "recovery_fit_steps": 1}
@@ -111,7 +112,7 @@ def _prepared(run_dir, **changes):
 def _recover(run_dir, events, cache_dir, **changes):
     """Recover joe's parts for the run in ``run_dir``; returns the events said."""
     from engines.registry import default_voice
-    from trainer.recovery_stage import recover_onnx_start
+    from trainer.start.recovery_stage import recover_onnx_start
 
     system, data, phonemizer = _prepared(run_dir, **changes)
     log = EventLog(events)
@@ -159,8 +160,8 @@ def test_a_changed_setting_or_dataset_misses_and_a_corrupt_entry_is_ignored(pipe
 
 def _apply_start_of(run_dir, events) -> None:
     """The start of the run in ``run_dir`` applied as ``fit`` applies it (its options decide the cache)."""
-    from trainer.run import _apply_start
-    from trainer.run_file import read_run
+    from trainer.run.document import read_run
+    from trainer.run.train import _apply_start
 
     system, data, phonemizer = _prepared(run_dir)
     log = EventLog(events)
@@ -172,7 +173,7 @@ def test_only_the_newest_entries_are_kept(tmp_path):
     """Writing a third entry with keep=2 removes the oldest; the newest two still read."""
     import os
 
-    from trainer.recovery_cache import (
+    from trainer.start.recovery_cache import (
         CACHE_VERSION,
         CachedRecovery,
         RecoveryKey,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 from trainer.evaluate.runs import compare_runs, runs_table
-from trainer.event_log import EventLog
-from trainer.events import Epoch
+from trainer.events.log import EventLog
+from trainer.events.schema import Epoch
 
 
 def _run(folder, val_mels, seconds):

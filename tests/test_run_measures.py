@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from trainer import events
 from trainer.evaluate.bands import Bands
 from trainer.evaluate.canary import checkpoint_path
 from trainer.evaluate.choice import run_choice
 from trainer.evaluate.run_measures import canary_evaluations, keep_recommended, run_verdict
-from trainer.options import RunOptions
-from trainer.run_file import TRAINING_FILE, RunDocument
-from trainer.run_state import load_run
+from trainer.events import schema as events
+from trainer.events.run_state import load_run
+from trainer.run.document import TRAINING_FILE, RunDocument
+from trainer.run.options import RunOptions
 
 BANDS = {"wer": 0.03, "dnsmos_ovrl": 0.05, "similarity": 0.01, "val_mel": 0.0}
 VAL_MEL = [1.0, 0.9, 0.8, 0.7]

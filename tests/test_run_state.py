@@ -8,10 +8,10 @@ from dataclasses import replace
 import pytest
 from conftest import target_voice_slice
 
-from trainer import events
-from trainer.event_log import EventTail
-from trainer.options import RunOptions
-from trainer.run_state import RunState, list_runs, load_run
+from trainer.events import schema as events
+from trainer.events.log import EventTail
+from trainer.events.run_state import RunState, list_runs, load_run
+from trainer.run.options import RunOptions
 
 
 def _epoch(epoch: int, seconds: float, val_mel: float) -> events.Epoch:
@@ -96,7 +96,7 @@ def test_preflight_on_real_clips(project_32k, tmp_path):
     pytest.importorskip("torch")
     import torch
 
-    from trainer.preflight import preflight
+    from trainer.run.preflight import preflight
 
     options = RunOptions(dataset=project_32k.folder, out=tmp_path / "run", start="joe", preset="test", epochs=2)
     findings = preflight(replace(options, device="cpu"))
@@ -114,7 +114,7 @@ def test_the_train_pages_preset_list_agrees_with_the_trainer():
     """The Train page writes the presets out (no torch on the GUI thread); they are the trainer's, epochs too."""
     pytest.importorskip("torch")
     from studio.widgets.train_setup import PRESET_EPOCHS, PRESETS
-    from trainer.presets import QUALITIES, preset
+    from trainer.run.presets import QUALITIES, preset
 
     assert PRESETS == ("test", *QUALITIES)
     assert {name: preset(name).epochs for name in PRESETS} == {name: PRESET_EPOCHS.get(name, 1000) for name in PRESETS}

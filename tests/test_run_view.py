@@ -10,8 +10,8 @@ import pytest
 import soundfile
 from PySide6.QtCore import QRectF
 
-from trainer import events
-from trainer.run_state import RunState
+from trainer.events import schema as events
+from trainer.events.run_state import RunState
 
 pytestmark = pytest.mark.gui
 
@@ -47,7 +47,7 @@ STEP_S = {"data": 4.2, "generator": 2.0, "alignment": 1.0, "discriminator": 1.5,
 
 
 def test_known_events_read_as_sentences_unknown_ones_generically(monkeypatch):
-    from trainer.event_words import WORDS, sentence
+    from trainer.events.words import WORDS, sentence
 
     assert sentence(_epoch(2, 0.8123)) == (
         "Epoch 3 finished in 12.0 s (train 10.5 s, validation 1.0 s); val_mel 0.8123."
@@ -177,8 +177,8 @@ def test_playing_a_preview_shows_what_plays_and_stops(view, qtbot, tmp_path, cap
 
 def test_the_log_keeps_moving_figures_out_but_an_epochs_last_step_in():
     """Progress once a second and a stage's middle steps go to the status line; the log keeps the ends."""
-    from trainer.event_words import sentence, worth_a_line
-    from trainer.events import Progress, Stage
+    from trainer.events.schema import Progress, Stage
+    from trainer.events.words import sentence, worth_a_line
 
     middle = Progress(time=0.0, epoch=1, step=7, batches=3, items_per_s=4.0, batches_total=5, elapsed_s=6.0)
     last = Progress(time=0.0, epoch=1, step=9, batches=5, items_per_s=4.0, batches_total=5, elapsed_s=10.0)
@@ -189,7 +189,7 @@ def test_the_log_keeps_moving_figures_out_but_an_epochs_last_step_in():
 
 
 def _events_file(folder, *epochs: events.Epoch):
-    from trainer.event_log import EventLog
+    from trainer.events.log import EventLog
 
     folder.mkdir()
     log = EventLog(folder / "events.jsonl")
@@ -203,7 +203,7 @@ def test_a_run_with_step_splits_shows_where_the_step_time_goes(view, qtbot, tmp_
     """A run folder whose epochs carry step_s: the Training step tab charts them, the legend gives the latest
     epoch's shares (the biggest in bold), whole and beside the plot."""
     from studio.widgets.step_chart import StepChart
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     folder = _events_file(
         tmp_path / "run", replace(_epoch(0, 1.0), step_s=STEP_S), replace(_epoch(1, 0.9), step_s=STEP_S)
@@ -229,7 +229,7 @@ def test_a_run_with_step_splits_shows_where_the_step_time_goes(view, qtbot, tmp_
 def test_an_older_run_without_step_splits_shows_none_and_no_error(view, tmp_path):
     """Events written before the trainer timed its steps: no bars, a title that says why, plain legend labels."""
     from studio.widgets.step_chart import NO_SPLIT
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     view.show_state(load_run(_events_file(tmp_path / "old", _epoch(0, 1.0), _epoch(1, 0.9))))
     chart = view.step_chart

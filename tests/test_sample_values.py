@@ -99,7 +99,7 @@ def test_the_cache_refuses_non_finite_features(imported, tmp_path):
     """The cache builder never writes inf: the 1e30 clip's spectrogram is refused with its name; a cache of the
     trainable clips holds only finite values."""
     pytest.importorskip("torch")
-    from trainer.preprocess import CacheSettings, PreprocessedCache, build_cache, preprocess_clip
+    from trainer.data.preprocess import CacheSettings, PreprocessedCache, build_cache, preprocess_clip
 
     project, _ = imported
     path = str(project.clip_path("big"))
@@ -260,8 +260,8 @@ def test_statistics_leave_out_blocked_clips(imported):
 def test_preflight_counts_left_out_clips_by_kind(imported, tmp_path):
     """The Train page's check groups the clips it leaves out by finding kind, every kind named, counts adding up
     to the total (a 1e30 peak and a 4.0 peak are one kind, not two reasons with their own numbers)."""
-    from trainer.options import RunOptions
-    from trainer.preflight import preflight
+    from trainer.run.options import RunOptions
+    from trainer.run.preflight import preflight
 
     findings = preflight(
         RunOptions(
@@ -277,7 +277,7 @@ def test_a_run_names_the_clips_its_cache_leaves_out(imported):
     """`train --dataset PROJECT` says how many clips the cache leaves out and why, by kind, before it builds it."""
     import io
 
-    from trainer.run import _echo_left_out
+    from trainer.run.train import _echo_left_out
 
     echo = io.StringIO()
     _echo_left_out(imported[0], echo)

@@ -5,7 +5,7 @@ for training and 4 held out (``tests/bench/self_consistency_parts.py``), a run f
 epochs (the ``test`` preset: joe's own generator, the preset's narrow discriminators; a reduced recovery
 budget), and one trained run serves the checks. With the recovery that fitted ``enc_q`` by the NLL of ``z`` alone
 the first epoch's KL was 684 per frame here (val KL 318; about 39 on 150 lines with the full budget, issue 28);
-with the training objective's fit (``trainer.recovery``) it is 52 here and 10.7 on 60 held-out lines with the
+with the training objective's fit (``trainer.start.recovery``) it is 52 here and 10.7 on 60 held-out lines with the
 full budget (README "Fine-tuning that keeps the voice").
 """
 
@@ -22,7 +22,7 @@ RECOVERY = (("recovery_lines", 8), ("recovery_steps", 24), ("recovery_fit_steps"
 """The recovery's budget, cut to fit the test's time (the default: 300 lines, 300 + 60 steps): 8 lines spoken, 2
 of them held out for its report, 24 warm-start steps (4 passes) and 16 steps of the training objective."""
 KL_BOUND = 80.0
-"""Highest first-epoch train KL (per frame, summed over the 192 latent channels, ``trainer.losses.kl_loss``)
+"""Highest first-epoch train KL (per frame, summed over the 192 latent channels, ``trainer.gan.losses.kl_loss``)
 accepted with the test's budget: 52 measured (2026-12-02), against 684 when the recovery fitted ``enc_q`` by the
 NLL of ``z`` alone. With the full budget the recovery reaches 10.7 on joe's own held-out lines; what remains is
 real information in a few channels and the posterior's inexact reading of the prior's mean in the others."""
@@ -67,7 +67,7 @@ def test_first_epoch_kl_is_far_below_the_nll_recoverys(trained):
 
 def test_the_run_starts_at_the_kl_the_recovery_reported(trained):
     """The recovery's held-out KL (its Recovery event) is the KL the run meets in its first epoch, within AGREEMENT."""
-    from trainer.event_log import read_events
+    from trainer.events.log import read_events
 
     _, run, _, _ = trained
     reported = [

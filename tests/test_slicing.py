@@ -15,6 +15,7 @@ from trainer.dataset.health import check
 from trainer.dataset.manifest import MANIFEST_VERSION
 from trainer.dataset.project import DatasetProject
 from trainer.dataset.slicing import WINDOW_S, SliceOptions, group, speech_regions
+from trainer.dataset.slicing_run import slice_recordings
 
 # The opening of "A Tale of Two Cities" (Dickens, 1859, public domain), which the recording reads.
 OPENING = (
@@ -54,7 +55,7 @@ def test_slice_two_cities_into_reviewable_drafts(tmp_path):
     source = shared_path("corpus", "real-speech", "long", "two_cities.wav")
     digest = hashlib.sha256(source.read_bytes()).hexdigest()
     project = DatasetProject.create(tmp_path / "sliced")
-    result = project.slice_recordings([source], SliceOptions(min_s=1.0, max_s=10.0))
+    result = slice_recordings(project, [source], SliceOptions(min_s=1.0, max_s=10.0))
     assert not result.problems and len(result.added) >= 5
     clips = [project.clips[i] for i in result.added]
     spans = [c.span for c in clips]
@@ -79,7 +80,7 @@ def test_slice_two_cities_into_reviewable_drafts(tmp_path):
     written = export_piper(project, tmp_path / "out2").written
     assert written and set(written) <= {c.id for c in clips}
 
-    again = DatasetProject(tmp_path / "sliced").slice_recordings([source])
+    again = slice_recordings(DatasetProject(tmp_path / "sliced"), [source])
     assert again.unchanged == 1 and not again.added
     assert hashlib.sha256(source.read_bytes()).hexdigest() == digest
 
@@ -130,7 +131,7 @@ def test_slicing_reports_progress_within_a_recording(tmp_path):
     progress: list[tuple[int, int]] = []
     project = DatasetProject.create(tmp_path / "sliced")
     state = TaskState(status=said.append, progress=lambda done, total: progress.append((done, total)))
-    result = project.slice_recordings([source, part], recognizer=None, workers=1, state=state)
+    result = slice_recordings(project, [source, part], recognizer=None, workers=1, state=state)
     drafts = len(result.added)
     assert said[0] == "Finding the pauses in two_cities.wav, part.wav…"
     recognising = [s for s in said if s.startswith("Recognising")]
@@ -146,7 +147,7 @@ def test_longest_clip_is_a_hard_limit_margins_included(tmp_path, max_s):
     and the long utterances still come close to it (the limit is not met by cutting everything short)."""
     source = shared_path("corpus", "real-speech", "long", "two_cities.wav")
     project = DatasetProject.create(tmp_path / "sliced")
-    result = project.slice_recordings([source], SliceOptions(min_s=1.0, max_s=max_s), recognizer=None, workers=2)
+    result = slice_recordings(project, [source], SliceOptions(min_s=1.0, max_s=max_s), recognizer=None, workers=2)
     lengths = [project.clips[i].analysis["duration_s"] for i in result.added]
     spans = [project.clips[i].span[1] - project.clips[i].span[0] for i in result.added]
     assert max(lengths) <= max_s and max(spans) <= max_s + 0.001, (lengths, spans)

@@ -18,6 +18,7 @@ from conftest import shared_path
 from engines.words import count
 from trainer.dataset.project import DatasetProject
 from trainer.dataset.slicing import SliceOptions
+from trainer.dataset.slicing_run import slice_recordings
 from trainer.tasks import Cancelled, TaskState
 
 OPTIONS = SliceOptions(min_s=1.0, max_s=4.0)
@@ -37,7 +38,7 @@ def reading(tmp_path_factory) -> Path:
 def full(reading, tmp_path_factory) -> dict[str, list[float]]:
     """``{clip id: span}`` of one uninterrupted slicing of ``reading`` (no drafts)."""
     project = DatasetProject.create(tmp_path_factory.mktemp("full") / "project")
-    result = project.slice_recordings([reading], OPTIONS, recognizer=None, workers=1)
+    result = slice_recordings(project, [reading], OPTIONS, recognizer=None, workers=1)
     assert len(result.added) >= 5 and not result.problems, result
     return {clip_id: project.clips[clip_id].span for clip_id in result.added}
 
@@ -57,21 +58,21 @@ def test_cancelled_slicing_resumes_to_the_drafts_of_a_full_run(reading, full, tm
     (ids and cuts), no duplicates; a third slicing skips the recording and says it is sliced in full."""
     folder = tmp_path / "project"
     with pytest.raises(Cancelled) as cut:
-        DatasetProject.create(folder).slice_recordings(
-            [reading], OPTIONS, recognizer=None, workers=1, state=_cancel_at_draft(3)
+        slice_recordings(
+            DatasetProject.create(folder), [reading], OPTIONS, recognizer=None, workers=1, state=_cancel_at_draft(3)
         )
     kept = cut.value.partial.added
     assert 2 <= len(kept) < len(full)
     assert str(cut.value) == f"Slicing cancelled: {len(kept)} drafts of {len(full)} kept; slicing again resumes"
     project = DatasetProject(folder)  # what was kept is on disk, as after a restart
     assert _spans(project) == {i: full[i] for i in kept} and not project.slicings[0].complete
-    result = project.slice_recordings([reading], OPTIONS, recognizer=None, workers=1)
+    result = slice_recordings(project, [reading], OPTIONS, recognizer=None, workers=1)
     assert result.earlier == [f"part.wav resumed: {len(kept)} of {len(full)} drafts already made"]
     assert sorted(result.added) == sorted(set(full) - set(kept)) and result.unchanged == 0
     again = DatasetProject(folder)
     assert _spans(again) == full and all(again.clip_path(i).is_file() for i in full)
     assert again.slicings[0].complete
-    skipped = again.slice_recordings([reading], OPTIONS, recognizer=None, workers=1)
+    skipped = slice_recordings(again, [reading], OPTIONS, recognizer=None, workers=1)
     assert skipped.added == [] and skipped.unchanged == 1
     assert skipped.earlier == [f"part.wav already sliced: all {len(full)} drafts made"]
 
@@ -81,8 +82,8 @@ def test_a_resumed_recording_keeps_its_first_cuts_and_says_so(reading, full, tmp
     drafts), and the result says the options given now were not used for it."""
     project = DatasetProject.create(tmp_path / "project")
     with pytest.raises(Cancelled):
-        project.slice_recordings([reading], OPTIONS, recognizer=None, workers=1, state=_cancel_at_draft(2))
-    result = project.slice_recordings([reading], SliceOptions(max_s=12.0), recognizer=None, workers=1)
+        slice_recordings(project, [reading], OPTIONS, recognizer=None, workers=1, state=_cancel_at_draft(2))
+    result = slice_recordings(project, [reading], SliceOptions(max_s=12.0), recognizer=None, workers=1)
     assert result.earlier[0].endswith("(cut where its first slicing chose, not with the options given now)")
     assert _spans(project) == full
 
@@ -92,13 +93,13 @@ def test_an_import_between_takes_no_id_the_resumed_slicing_will_make(reading, fu
     another id; slicing again still makes that draft, at its cut."""
     project = DatasetProject.create(tmp_path / "project")
     with pytest.raises(Cancelled):
-        project.slice_recordings([reading], OPTIONS, recognizer=None, workers=1, state=_cancel_at_draft(2))
+        slice_recordings(project, [reading], OPTIONS, recognizer=None, workers=1, state=_cancel_at_draft(2))
     last = sorted(full)[-1]
     audio, rate = soundfile.read(str(reading), dtype="float32")
     soundfile.write(str(tmp_path / f"{last}.wav"), audio[: 2 * rate], rate)
     imported = project.import_sources([tmp_path / f"{last}.wav"], workers=1).added
     assert imported == [f"{last}_2"]
-    project.slice_recordings([reading], OPTIONS, recognizer=None, workers=1)
+    slice_recordings(project, [reading], OPTIONS, recognizer=None, workers=1)
     assert {i: s for i, s in _spans(project).items() if i != imported[0]} == full
 
 
@@ -106,12 +107,12 @@ def test_a_slicing_killed_before_its_mark_is_finished_on_the_next_run(reading, f
     """Every draft made but the recording not yet marked sliced (killed between the two writes): slicing again
     drafts nothing, marks it and says it is sliced in full."""
     folder = tmp_path / "project"
-    DatasetProject.create(folder).slice_recordings([reading], OPTIONS, recognizer=None, workers=1)
+    slice_recordings(DatasetProject.create(folder), [reading], OPTIONS, recognizer=None, workers=1)
     manifest = json.loads((folder / "manifest.json").read_text())
     manifest["slicings"][0]["complete"] = False
     (folder / "manifest.json").write_text(json.dumps(manifest))
     project = DatasetProject(folder)
-    result = project.slice_recordings([reading], OPTIONS, recognizer=None, workers=1)
+    result = slice_recordings(project, [reading], OPTIONS, recognizer=None, workers=1)
     assert result.added == [] and result.unchanged == 1 and result.earlier[0].startswith("part.wav already sliced")
     assert DatasetProject(folder).slicings[0].complete and _spans(project) == full
 
@@ -264,11 +265,11 @@ def test_cancel_after_the_first_draft_stops_the_drafts_in_flight(tmp_path):
     project = DatasetProject.create(tmp_path / "project")
     state = TaskState(progress=lambda done, total: done > 0 and state.cancel())  # seconds of audio drafted
     with pytest.raises(Cancelled) as cut:
-        project.slice_recordings([reading], SliceOptions(), "pocketsphinx", workers=6, state=state)
+        slice_recordings(project, [reading], SliceOptions(), "pocketsphinx", workers=6, state=state)
     drafts = len(project.slicings[0].spans)
     kept = len(cut.value.partial.added)
     assert drafts >= 5 and 1 <= kept < drafts, (kept, drafts)
     assert str(cut.value) == f"Slicing cancelled: {count(kept, 'draft')} of {drafts} kept; slicing again resumes"
     assert len(DatasetProject(project.folder).clips) == kept
-    rest = DatasetProject(project.folder).slice_recordings([reading], SliceOptions(), None, workers=2)
+    rest = slice_recordings(DatasetProject(project.folder), [reading], SliceOptions(), None, workers=2)
     assert len(rest.added) == drafts - kept

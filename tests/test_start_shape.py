@@ -13,9 +13,10 @@ from conftest import target_voice_slice
 torch = pytest.importorskip("torch")
 pytest.importorskip("lightning")
 
-from trainer.options import RunOptions  # noqa: E402
-from trainer.preflight import preflight  # noqa: E402
-from trainer.run import RunError, create_run, fit  # noqa: E402
+from trainer.run.errors import RunError  # noqa: E402
+from trainer.run.options import RunOptions  # noqa: E402
+from trainer.run.preflight import preflight  # noqa: E402
+from trainer.run.train import create_run, fit  # noqa: E402
 
 SPEAKERS = ("alice", "bob", "carol")
 
@@ -33,7 +34,7 @@ def three_speakers(tmp_path_factory):
 def write_start(path, num_speakers: int = 1, num_symbols: int = 256):
     """A Piper-style checkpoint of a fresh ``test``-preset generator at 22,050 Hz."""
     from engines.torch.vits import Synthesizer
-    from trainer.presets import preset
+    from trainer.run.presets import preset
 
     torch.manual_seed(5)
     config = preset("test", num_symbols=num_symbols, num_speakers=num_speakers).model
@@ -95,8 +96,8 @@ def test_single_speaker_start_on_three_speakers_trains_and_exports_three(three_s
 def test_conversion_copies_every_shared_weight_and_leaves_speaker_layers_fresh(three_speakers, tmp_path):
     """After loading the single-speaker start, every tensor it has is the start's; emb_g and the cond layers
     exist only in the converted generator."""
-    from trainer.starts import load_start
-    from trainer.system import VitsSystem
+    from trainer.gan.system import VitsSystem
+    from trainer.start.points import load_start
 
     start, model = write_start(tmp_path / "single.ckpt")
     run = create_run(RunOptions(dataset=three_speakers, out=tmp_path / "run", start=str(start), preset="test"))
@@ -189,7 +190,7 @@ def test_onnx_start_whose_graph_hides_its_embedding_takes_the_config_symbols(tmp
     import onnx
 
     from engines.registry import find_voice
-    from trainer.start_shape import start_shape
+    from trainer.start.shape import start_shape
 
     joe = find_voice("joe")
     model = onnx.load(str(joe.model_path))

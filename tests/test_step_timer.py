@@ -8,8 +8,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from trainer.events import STEP_PARTS  # noqa: E402
-from trainer.step_timer import StepTimer  # noqa: E402
+from trainer.events.schema import STEP_PARTS  # noqa: E402
+from trainer.gan.step_timer import StepTimer  # noqa: E402
 
 
 def _busy(seconds: float) -> None:

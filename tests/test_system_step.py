@@ -13,9 +13,9 @@ L = pytest.importorskip("lightning")
 
 from four_forwards import FourForwards, TwoFakeForwards  # noqa: E402
 
-from trainer.datamodule import Batch  # noqa: E402
-from trainer.presets import preset  # noqa: E402
-from trainer.system import VitsSystem  # noqa: E402
+from trainer.data.datamodule import Batch  # noqa: E402
+from trainer.gan.system import VitsSystem  # noqa: E402
+from trainer.run.presets import preset  # noqa: E402
 
 
 def _batches(count: int, num_symbols: int = 40) -> list[Batch]:

@@ -26,7 +26,7 @@ def window(qapp, tmp_path_factory):
 
     from studio.main_window import MainWindow
     from studio.settings import Settings
-    from trainer.run_state import TRAINING_FILE
+    from trainer.events.run_state import TRAINING_FILE
 
     runs = tmp_path_factory.mktemp("runs")
     for name in ("first", "second"):

@@ -140,8 +140,8 @@ def test_cancelled_fixes_keep_the_clips_fixed(cards, tmp_path):
 
 def test_cancelled_cache_build_writes_nothing(cards, tmp_path):
     """A training cache cancelled part-way leaves no cache and no half-built folder."""
+    from trainer.data.preprocess import build_cache
     from trainer.dataset.project import DatasetProject
-    from trainer.preprocess import build_cache
 
     seen: list = []
     with pytest.raises(Cancelled, match=r"Training cache cancelled after \d of 5 clips; nothing written"):

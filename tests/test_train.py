@@ -16,9 +16,10 @@ from conftest import target_voice_slice
 torch = pytest.importorskip("torch")
 pytest.importorskip("lightning")
 
-from trainer.event_log import read_events  # noqa: E402
-from trainer.options import RunOptions  # noqa: E402
-from trainer.run import RunError, create_run, fit  # noqa: E402
+from trainer.events.log import read_events  # noqa: E402
+from trainer.run.errors import RunError  # noqa: E402
+from trainer.run.options import RunOptions  # noqa: E402
+from trainer.run.train import create_run, fit  # noqa: E402
 
 CLIPS = 24
 
@@ -65,7 +66,7 @@ def test_two_epochs_write_valid_events_checkpoints_and_previews(finished_run):
 
 def test_epoch_records_split_the_training_step(finished_run):
     """Each epoch's step_s: every part timed, none negative, alignment and generator above 0, all within train_s."""
-    from trainer.events import STEP_PARTS
+    from trainer.events.schema import STEP_PARTS
 
     run, _ = finished_run
     for record in (r for r in read_events(run / "events.jsonl") if r.kind == "epoch"):
@@ -79,7 +80,7 @@ def test_best_checkpoint_exports_a_voice_piper_speaks(finished_run, tmp_path):
     """The best generator checkpoint exports to a Piper voice that piper-tts loads and speaks."""
     from piper import PiperVoice
 
-    from trainer.export import export_voice
+    from trainer.checkpoints.export import export_voice
 
     _, best = finished_run
     onnx_path, json_path = export_voice(best, tmp_path / "trained.onnx")
@@ -91,8 +92,8 @@ def test_best_checkpoint_exports_a_voice_piper_speaks(finished_run, tmp_path):
 def test_kill_9_then_resume_continues_from_the_last_checkpoint(piper_folder, tmp_path, monkeypatch):
     """A run killed mid-epoch resumes from last.ckpt: the next epoch, the rate the schedule gives it (from the
     saved one on to 5% of the start at the last epoch), both optimizers' Adam moments bit for bit."""
-    from trainer.callbacks import EventsCallback
-    from trainer.checkpoint_writer import snapshot
+    from trainer.checkpoints.writer import snapshot
+    from trainer.run.callbacks import EventsCallback
 
     restored = []
     monkeypatch.setattr(  # copy the optimizers' state once Lightning has restored it, before the first step
@@ -138,10 +139,10 @@ def test_previews_keep_their_schedule_across_a_resume_and_come_when_asked(piper_
     learning rate, flat over the 1 epoch planned first, anneals from there to 5% at the 5th."""
     from dataclasses import replace
 
-    from trainer.preview_schedule import epochs_to_next
-    from trainer.run import extend_run
-    from trainer.run_file import read_run, write_run
-    from trainer.run_state import PREVIEW_FILE, request_preview
+    from trainer.events.preview_schedule import epochs_to_next
+    from trainer.events.run_state import PREVIEW_FILE, request_preview
+    from trainer.run.document import read_run, write_run
+    from trainer.run.train import extend_run
 
     run = create_run(RunOptions(dataset=piper_folder, out=tmp_path / "run", preset="test", epochs=1))
     document = read_run(run)
@@ -244,7 +245,7 @@ def test_ddp_two_cpu_processes_train_an_epoch_and_write_each_file_once(piper_fol
     written = [r.path for r in records if r.kind in ("checkpoint", "preview")]
     assert len(written) == len(set(written)) == 5  # best, last, 3 previews
     assert len(list((run / "checkpoints").glob("best-*.ckpt"))) == 1 and (run / "last.ckpt").exists()
-    assert not (run / "trainer.json").exists()  # kept by rank 0 while it trained (trainer.run_live), then removed
+    assert not (run / "trainer.json").exists()  # kept by rank 0 while it trained (trainer.events.live), then removed
     batch = next(r for r in records if r.kind == "run_start").batch_size
     first = next(r for r in records if r.kind == "progress" and r.batches == 1)  # one batch per process so far
     assert 2 * (batch - 1) - 0.5 <= first.items_per_s * first.elapsed_s <= 2 * batch + 0.5, (batch, first)
@@ -255,7 +256,7 @@ def test_fine_tune_from_the_default_onnx_voice(piper_folder, tmp_path, monkeypat
     """From joe (ONNX): recovery reported, discriminator warmed up first, exported voice speaks in piper-tts."""
     from piper import PiperVoice
 
-    from trainer.export import export_voice
+    from trainer.checkpoints.export import export_voice
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # an empty recovery cache: joe is recovered
 
@@ -280,8 +281,8 @@ def test_fine_tune_from_the_default_onnx_voice(piper_folder, tmp_path, monkeypat
 
 def test_dataset_at_another_rate_than_the_start_voice_is_refused(piper_folder, tmp_path):
     """A 32 kHz cache against joe (22,050 Hz): a clear error naming both rates and the fix."""
+    from trainer.data.preprocess import CacheSettings, build_cache
     from trainer.dataset.project import DatasetProject
-    from trainer.preprocess import CacheSettings, build_cache
 
     project = DatasetProject.create(tmp_path / "project")
     project.import_sources([piper_folder], workers=2)
@@ -295,9 +296,9 @@ def test_discriminator_warm_up_leaves_the_generator_alone(finished_run):
     the state dict: a system given it (as a resume is) warms up for the steps left, then trains."""
     import lightning as L
 
-    from trainer.datamodule import CacheDataModule
-    from trainer.presets import preset
-    from trainer.system import VitsSystem
+    from trainer.data.datamodule import CacheDataModule
+    from trainer.gan.system import VitsSystem
+    from trainer.run.presets import preset
 
     run, _ = finished_run
     # its cap alone ends it; each one-epoch fit stands for part of a longer run (no cut to a share of it)
@@ -332,7 +333,7 @@ def test_discriminator_warm_up_leaves_the_generator_alone(finished_run):
 
 def test_disk_estimate_matches_the_files_a_run_keeps(finished_run, piper_folder):
     """The pre-flight estimate of last.ckpt, a best checkpoint and the cache is within 30% of the real files."""
-    from trainer.preflight import generator_bytes, network_size, resume_bytes, summarize
+    from trainer.run.preflight import generator_bytes, network_size, resume_bytes, summarize
 
     run, best = finished_run
     size = network_size("test")
@@ -363,14 +364,14 @@ def test_ctrl_c_stops_after_the_epoch_and_resume_trains_on(piper_folder, tmp_pat
     done = records[-1].epochs
     assert done < 30 and (run / "last.ckpt").exists()
 
-    from trainer.run import extend_run
+    from trainer.run.train import extend_run
 
     extend_run(run, done + 1)
     fit(run, resume=True)
     assert list(read_events(run / "events.jsonl"))[-1].status == "done"
     with pytest.raises(RunError, match="finished all its .* epochs; give --epochs"):
         fit(run, resume=True)
-    from trainer.resume import resume_settings
+    from trainer.run.resume import resume_settings
 
     before = (run / "training.json").read_bytes()
     with pytest.raises(RunError, match="finished all its .* epochs; give --epochs"):  # refused before any change
@@ -417,9 +418,9 @@ def test_an_utterance_with_more_phoneme_ids_than_frames_is_left_out(finished_run
     handed to the search (whose GPU back-end does not check lengths). The pre-flight check counts it too."""
     import shutil
 
-    from trainer.datamodule import CacheDataModule
-    from trainer.preflight import UNALIGNABLE, preflight
-    from trainer.presets import preset
+    from trainer.data.datamodule import CacheDataModule
+    from trainer.run.preflight import UNALIGNABLE, preflight
+    from trainer.run.presets import preset
 
     run, _ = finished_run
     cache = shutil.copytree(run / "cache", tmp_path / "cache")

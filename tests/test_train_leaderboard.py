@@ -19,8 +19,8 @@ RANKING = [[0.71, "best-epoch=0001-val_mel=0.7100.ckpt"], [0.95, "best-epoch=000
 @pytest.fixture
 def finished(prepared_run, make_tiny_checkpoint):
     """The prepared run, finished: two ranked tiny checkpoints, a Finish event, no leaderboard row saved."""
-    from trainer import events
     from trainer.evaluate.best_row import BEST_FILE, START_FILE
+    from trainer.events import schema as events
 
     (prepared_run / BEST_FILE).unlink(missing_ok=True)
     (prepared_run / START_FILE).unlink(missing_ok=True)
@@ -63,7 +63,7 @@ def _shown(page) -> dict[str, tuple[str, str]]:
 def test_a_finished_run_is_scored_saved_and_shown_again_without_scoring(page, qtbot, finished):
     from trainer.evaluate.best_row import BEST_FILE, START_FILE
     from trainer.evaluate.leaderboard import read_csv
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     page.state = load_run(finished)
     page._on_process_finished(0, False)  # what the page does when its trainer exits after the Finish event
@@ -97,7 +97,7 @@ def test_a_finished_run_is_scored_saved_and_shown_again_without_scoring(page, qt
 def test_a_changed_best_checkpoint_is_scored_again(page, qtbot, finished, make_tiny_checkpoint):
     from trainer.evaluate.best_row import BEST_FILE
     from trainer.evaluate.leaderboard import read_csv
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     page.show_run(load_run(finished))
     assert not page._board.busy()  # an opened run without a saved row waits for Score

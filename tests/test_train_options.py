@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from engines.base import VoiceError
-from trainer.options import RunOptions, add_arguments, flag, run_name
-from trainer.run_file import RunDocument, read_run, write_run
+from trainer.run.document import RunDocument, read_run, write_run
+from trainer.run.options import RunOptions, add_arguments, flag, run_name
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
@@ -52,7 +52,7 @@ def test_a_chosen_gpu_travels_in_the_environment(tmp_path):
 
 def test_from_args_needs_dataset_and_out():
     """A new run without --dataset or --out is refused in words."""
-    from trainer.starts import RunError
+    from trainer.run.errors import RunError
 
     with pytest.raises(RunError, match="train needs --dataset and --out"):
         RunOptions.from_args(_parse(["--dataset", "x"]))
@@ -153,7 +153,7 @@ def test_the_train_pages_choices_are_the_options_the_trainer_parses(qtbot, tmp_p
 def test_the_train_pages_epochs_box_has_the_parsers_range(qtbot):
     """The epochs box offers exactly what RunOptions and `train --epochs` accept (1..MAX_EPOCHS)."""
     from studio.widgets.train_setup import TrainSetup
-    from trainer.options import MAX_EPOCHS, bounds
+    from trainer.run.options import MAX_EPOCHS, bounds
 
     setup = TrainSetup()
     qtbot.addWidget(setup)
@@ -167,8 +167,8 @@ def test_the_train_pages_epochs_box_has_the_parsers_range(qtbot):
 def test_the_canary_options_travel_through_argv_training_json_and_a_resume(tmp_path):
     """--eval-every and --eval-lines parse into RunOptions and back; training.json keeps them (and leaves them
     out when not given, as it always was); a resume may change them and says so."""
-    from trainer.presets import preset
-    from trainer.resume import resume_settings
+    from trainer.run.presets import preset
+    from trainer.run.resume import resume_settings
 
     options = RunOptions(dataset=tmp_path / "d", out=tmp_path / "run", preset="test", eval_every=3, eval_lines=4)
     assert RunOptions.from_args(_parse(options.to_argv())) == options

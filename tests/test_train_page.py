@@ -140,7 +140,7 @@ def test_a_restarted_studio_lists_the_run_and_offers_resume(window, qtbot, proje
 
     from studio.pages.train import TrainPage
     from studio.state import VoiceLibrary, Workspace
-    from trainer.run_state import request_stop
+    from trainer.events.run_state import request_stop
 
     run = tmp_path / "runs" / "earlier"
     command = ["train", "--dataset", str(project), "--out", str(run), "--preset", "test", "--epochs", "5"]
@@ -162,7 +162,7 @@ def test_compare_checkpoints_emits_the_run_folder(qtbot, tmp_path):
     with none ranked leaves it disabled."""
     from studio.pages.train import TrainPage
     from studio.state import VoiceLibrary, Workspace
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     runs = tmp_path / "runs"
     ranked, bare = runs / "ranked", runs / "bare"
@@ -189,11 +189,11 @@ def test_a_run_folder_trained_elsewhere_is_opened_and_followed(qtbot, tmp_path):
     Runs tab; its new events show as they are written, and following ends with its finish."""
     from studio.pages.train import TrainPage
     from studio.state import VoiceLibrary, Workspace
-    from trainer.event_log import EventLog
-    from trainer.events import Checkpoint, Epoch, Finish, RunStart
-    from trainer.options import RunOptions
-    from trainer.run_file import RunDocument, write_run
-    from trainer.run_live import LIVE_FILE
+    from trainer.events.live import LIVE_FILE
+    from trainer.events.log import EventLog
+    from trainer.events.schema import Checkpoint, Epoch, Finish, RunStart
+    from trainer.run.document import RunDocument, write_run
+    from trainer.run.options import RunOptions
 
     run = tmp_path / "shared" / "run"
     run.mkdir(parents=True)
@@ -232,7 +232,7 @@ def test_a_run_another_trainer_is_writing_is_running_elsewhere_not_resumable(qtb
 
     from studio.pages.train import TrainPage
     from studio.state import VoiceLibrary, Workspace
-    from trainer.run_live import LIVE_FILE, RECENT_S
+    from trainer.events.live import LIVE_FILE, RECENT_S
 
     run = tmp_path / "runs" / "terminal"
     write_started_run(run, tmp_path)
@@ -261,7 +261,7 @@ def test_a_run_another_trainer_is_writing_is_running_elsewhere_not_resumable(qtb
 
 
 def _timing_children() -> list[int]:
-    """Child processes of this test that time a training step (``trainer.step_timing``; Linux ``/proc``)."""
+    """Child processes of this test that time a training step (``trainer.run.step_timing``; Linux ``/proc``)."""
     import os
 
     found = []
@@ -271,7 +271,7 @@ def _timing_children() -> list[int]:
             command = (stat.parent / "cmdline").read_bytes()
         except (OSError, IndexError, ValueError):
             continue
-        if parent == os.getpid() and b"trainer.step_timing" in command:
+        if parent == os.getpid() and b"trainer.run.step_timing" in command:
             found.append(int(stat.parent.name))
     return found
 
@@ -289,9 +289,9 @@ def test_check_says_how_long_the_epochs_take_here(window, qtbot, project, tmp_pa
     """On a machine that never timed a step, Check times one in a child process (saying so, with a moving
     figure), then says how long the chosen epochs take, under the findings and in the status line; the next
     Check says it from the remembered step at once; a change of the choices clears it."""
-    from trainer.epoch_time import estimate_sentence, remembered
-    from trainer.preflight import summarize
-    from trainer.step_timing import estimate_run, step_key
+    from trainer.run.epoch_time import estimate_sentence, remembered
+    from trainer.run.preflight import summarize
+    from trainer.run.step_timing import estimate_run, step_key
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # nothing timed here yet
     page = window.train_page

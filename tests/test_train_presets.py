@@ -22,8 +22,8 @@ def setup(qtbot):
 def test_each_preset_explains_itself(setup):
     """Under the picker and as its tooltip: what the preset is for, its generator's size (as counted), its
     epochs, the time to expect."""
-    from trainer.preflight import network_size
-    from trainer.presets import ABOUT, PRESETS, about, explain, preset
+    from trainer.run.preflight import network_size
+    from trainer.run.presets import ABOUT, PRESETS, about, explain, preset
 
     for name in PRESETS:
         setup.preset.setCurrentText(name)  # starting from joe (the default start): its size, said so
@@ -41,7 +41,7 @@ def test_each_preset_explains_itself(setup):
 
 
 def test_epochs_follow_the_preset_unless_edited(setup):
-    from trainer.presets import preset
+    from trainer.run.presets import preset
 
     assert setup.preset.currentText() == "medium" and setup.epochs.value() == preset("medium").epochs
     setup.preset.setCurrentText("test")
@@ -60,11 +60,11 @@ def test_epochs_follow_the_preset_unless_edited(setup):
 
 def _test_run(folder, preset_name: str):
     """A run folder as ``voice-studio train --preset PRESET`` leaves it after its first epoch."""
-    from trainer.event_log import EventLog
-    from trainer.events import Epoch
-    from trainer.options import RunOptions
-    from trainer.presets import preset
-    from trainer.run_file import RunDocument, write_run
+    from trainer.events.log import EventLog
+    from trainer.events.schema import Epoch
+    from trainer.run.document import RunDocument, write_run
+    from trainer.run.options import RunOptions
+    from trainer.run.presets import preset
 
     options = RunOptions(dataset=folder.parent, out=folder, start="scratch", preset=preset_name, epochs=2)
     folder.mkdir(parents=True)
@@ -81,7 +81,7 @@ def test_a_test_preset_run_is_labelled_a_smoke_test(qtbot, tmp_path):
     run's do not."""
     from studio.pages.train import TrainPage
     from studio.state import VoiceLibrary, Workspace
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     smoke, real = _test_run(tmp_path / "runs" / "smoke", "test"), _test_run(tmp_path / "runs" / "real", "medium")
     page = TrainPage(Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices"), VoiceLibrary())
@@ -119,7 +119,7 @@ def test_setup_findings_count_in_words():
     """The Train setup's findings agree with their numbers ("1 usable clip", "1 clip will be left out")."""
     from collections import Counter
 
-    from trainer.preflight import DatasetSummary, _clip_findings
+    from trainer.run.preflight import DatasetSummary, _clip_findings
 
     one = _clip_findings(DatasetSummary("piper", 1, Counter(), 2.0, Counter()), 22050, "the voice")
     assert one[0].message == "The dataset has 1 usable clip; training needs at least 2."

@@ -8,9 +8,9 @@ import re
 import pytest
 from conftest import target_voice_slice
 
-from trainer.event_log import EventTail
-from trainer.events import Eta, Progress, RunStart, Stage
-from trainer.run_state import RunState
+from trainer.events.log import EventTail
+from trainer.events.run_state import RunState
+from trainer.events.schema import Eta, Progress, RunStart, Stage
 
 pytestmark = pytest.mark.gui
 
@@ -119,7 +119,7 @@ def test_train_page_says_what_a_run_from_joe_does_until_its_first_epoch_ends(win
 def test_stage_and_progress_records_of_older_trainers_still_read():
     """The step fields are optional: a record without them parses; one with them keeps them; a mistyped one is
     refused, naming the field."""
-    from trainer.events import EventError, parse_event
+    from trainer.events.schema import EventError, parse_event
 
     record = {"v": 1, "kind": "progress", "time": 1.0, "epoch": 0, "step": 20, "batches": 20, "items_per_s": 3}
     old = parse_event(record)

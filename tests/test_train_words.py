@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 import soundfile
 
-from trainer import events
-from trainer.run_state import RunState
+from trainer.events import schema as events
+from trainer.events.run_state import RunState
 
 pytestmark = pytest.mark.gui
 
@@ -110,7 +110,7 @@ def test_the_recovered_kl_is_said_in_the_log_and_kept_in_the_stats_line(tmp_path
     """The KL the recovered parts reach on held-out lines: one sentence in the log, and beside the recovery in the
     stats line for the whole run."""
     from studio.widgets.run_status import stats_line
-    from trainer.event_words import sentence
+    from trainer.events.words import sentence
 
     state = RunState(tmp_path / "run")
     _first_session(state)
@@ -129,7 +129,7 @@ def test_a_smoke_test_says_so_when_it_ends_and_first_in_voice_labels(tmp_path):
     from studio.pages.train import start_label
     from studio.widgets.run_view import outcome_line
     from studio.widgets.voice_picker import _label
-    from trainer.event_words import sentence
+    from trainer.events.words import sentence
 
     state = RunState(tmp_path / "run", preset="test")
     state.apply(events.Finish(time=T, epochs=2, seconds=60.0, setup_s=5.0, status="done", preset="test"))
@@ -156,11 +156,11 @@ def test_the_learning_rate_and_its_schedule_are_said(qtbot, tmp_path):
 
     from studio.widgets.run_status import stats_line
     from studio.widgets.run_view import RunView
-    from trainer.event_words import sentence
-    from trainer.options import RunOptions
-    from trainer.presets import BEFORE, preset
-    from trainer.run_file import RunDocument, write_run
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
+    from trainer.events.words import sentence
+    from trainer.run.document import RunDocument, write_run
+    from trainer.run.options import RunOptions
+    from trainer.run.presets import BEFORE, preset
 
     config = preset("medium", epochs=1000).to_dict()
     options = RunOptions(dataset=tmp_path, out=tmp_path, preset="medium", epochs=1000)
@@ -264,7 +264,7 @@ def test_the_log_has_room_and_sets_events_apart(qtbot):
 
 def test_preview_sentences_end_with_one_period():
     """A line that ends with its own period is not given a second one after its closing quote."""
-    from trainer.event_words import sentence
+    from trainer.events.words import sentence
 
     ended = events.Preview(epoch=0, path="/r/1.wav", text="The quick brown fox jumps over the lazy dog.")
     assert sentence(ended) == "Preview of epoch 1 written: “The quick brown fox jumps over the lazy dog.”"
@@ -321,7 +321,7 @@ def test_a_fresh_test_preset_run_is_known_as_a_smoke_test_from_its_start(window,
     preset is said to be one even when the run shown does not say."""
     from conftest import target_voice_slice
 
-    from trainer.checkpoints import RankedCheckpoint
+    from trainer.checkpoints.best import RankedCheckpoint
 
     page = window.train_page
     page.setup.dataset.setText(str(target_voice_slice(tmp_path / "piper-data", 4)))

@@ -12,7 +12,7 @@ piper_models = pytest.importorskip("piper.train.vits.models")
 def test_mel_filterbank_equals_librosa():
     """Our Slaney mel filterbank is librosa's (what Piper's trainer uses), for several settings."""
     librosa = pytest.importorskip("librosa")
-    from trainer.mel import mel_filterbank
+    from trainer.gan.mel import mel_filterbank
 
     for sr, n_fft, n_mels, fmin, fmax in [(22050, 1024, 80, 0.0, None), (16000, 512, 64, 20.0, 7600.0)]:
         expected = librosa.filters.mel(sr=sr, n_fft=n_fft, n_mels=n_mels, fmin=fmin, fmax=fmax)
@@ -23,7 +23,7 @@ def test_mel_spectrograms_equal_pipers():
     """spec_to_mel and mel_spectrogram give Piper's values on the same audio."""
     from piper.train.vits import mel_processing as piper_mel
 
-    from trainer.mel import mel_spectrogram, spec_to_mel, spectrogram
+    from trainer.gan.mel import mel_spectrogram, spec_to_mel, spectrogram
 
     audio = torch.rand(2, 16384) * 1.6 - 0.8
     spec = spectrogram(audio)
@@ -36,7 +36,7 @@ def test_mel_spectrograms_equal_pipers():
 
 def test_discriminator_loads_pipers_weights_strictly_and_scores_alike():
     """Piper's MultiPeriodDiscriminator state dict loads strictly into ours (and back); same scores."""
-    from trainer.discriminators import MultiPeriodDiscriminator
+    from trainer.gan.discriminators import MultiPeriodDiscriminator
 
     torch.manual_seed(0)
     theirs = piper_models.MultiPeriodDiscriminator().eval()
@@ -59,7 +59,7 @@ def test_losses_equal_pipers():
     """Feature, generator, discriminator and KL losses equal Piper's on the same inputs."""
     from piper.train.vits import losses as piper_losses
 
-    from trainer import losses
+    from trainer.gan import losses
 
     torch.manual_seed(1)
     real = [torch.randn(2, 30) for _ in range(3)]

@@ -29,7 +29,7 @@ def _report(*extra: str) -> str:
         f"studio/a.py:10: error: {UNION}",
         "studio/a.py:10: note: See https://mypy.readthedocs.io/",
         f"studio\\b.py:41:5: error: {REDEF.replace('line 3', 'line 30')}",
-        "trainer/run.py:1: error: Not studio's  [misc]",
+        "trainer/run/train.py:1: error: Not studio's  [misc]",
         *extra,
         "Found 3 errors in 3 files (checked 9 source files)",
     ]
@@ -45,7 +45,7 @@ def test_baseline_ignores_moved_lines_reports_fixed_errors_and_fails_on_new_ones
     code, message = tool.check(_report(), baseline)
     assert code == 0, message  # same errors on other lines (and citing another line) are known
     assert "studio/c.py: Gone" in message and "--update" in message
-    assert "trainer/run.py" not in message
+    assert "trainer/run/train.py" not in message
 
     code, message = tool.check(_report(f"studio/a.py:12: error: {UNION}"), baseline)
     assert code == 1  # a second copy of a known error in the same file is new

@@ -261,9 +261,9 @@ def scored_run(prepared_run, make_tiny_checkpoint, tmp_path):
     import json
     import shutil
 
-    from trainer import events
     from trainer.evaluate.best_row import BEST_FILE, START_FILE, start_candidate
     from trainer.evaluate.board import Row, to_csv
+    from trainer.events import schema as events
 
     run = shutil.copytree(prepared_run, tmp_path / "runs" / "tune", ignore=shutil.ignore_patterns("checkpoints"))
     (run / "checkpoints").mkdir()
@@ -318,7 +318,7 @@ def scored_run(prepared_run, make_tiny_checkpoint, tmp_path):
 def test_the_train_page_shows_a_finished_scored_run_unclipped(window, scored_run):
     """Setup, the best checkpoint's row with its baseline, and the charts with their axis titles and legends all
     get at least what they need, at 1024×640 and in the smallest window."""
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     page = _show(window, "Train")
     page.show_run(load_run(scored_run))

@@ -1,5 +1,18 @@
-"""Voice making: dataset curation (``trainer.dataset``), preprocessing and cache, the Lightning
-system with its losses, discriminators and alignment, checkpoints, and export to Piper ONNX.
+"""Voice making, no Qt, by concern:
 
-No Qt. Importing this package imports nothing heavy; its modules import torch where they need it.
+- ``dataset`` curation: recordings into a dataset project; ``data`` the training cache built from it and the
+  batches drawn from the cache;
+- ``run`` a run's lifecycle: options, presets, pre-flight, the run folder, the fit, resume;
+- ``start`` start points: scratch, a ``.ckpt``, an ONNX voice and its recovery;
+- ``gan`` the GAN step: the LightningModule, the generator's losses, the discriminators, the schedules;
+  ``align`` monotonic alignment search;
+- ``events`` what a run says and how the studio reads it back; ``checkpoints`` best-k, the background writer,
+  export to Piper ONNX;
+- ``evaluate`` comparing voices: renders, measures, leaderboards, listening tests;
+- ``tasks`` (cancel, progress and status for long work) and ``out_folder`` (output folders the user chooses),
+  which every part may use.
+
+Each package's ``__init__`` says what it owns and what it may import (``tests/test_layers.py`` holds them to it);
+no two modules import each other. Importing this package imports nothing heavy; its modules import torch where
+they need it.
 """

@@ -24,11 +24,12 @@ import numpy as np
 
 from engines import names
 from engines.base import SynthesisOptions
-from engines.names import DEFAULT_SPEAKER, MODEL_ALIASES
+from engines.names import MODEL_ALIASES
 from engines.pool import EnginePool
 from engines.remote.settings import OPENAI_PCM_RATE  # the API's constant, one definition for client and server
 from engines.server.encode import Resampler, carried_rate
 from engines.server.request import ApiError, SpeechRequest
+from engines.speakers import DEFAULT_SPEAKER, OPENAI_VOICES, UnknownName, speaker_name
 from engines.voice import Voice
 
 END = object()
@@ -163,7 +164,7 @@ class SpeechService:
         try:
             voice, speaker = self._voice_and_speaker(name, voice_id)
             return Target(engine, voice, names.find_speaker(voice, speaker, self.config.voice_map))
-        except names.UnknownName as exc:
+        except UnknownName as exc:
             message = str(exc)
             if exc.field == "model" and message.startswith("no voice named"):
                 message = f"unknown model '{model}'; known: {', '.join(m for m, _, _ in self.model_ids())}"
@@ -174,19 +175,19 @@ class SpeechService:
         a voice field that names a voice chooses it (with its default speaker)."""
         if model not in (None, *MODEL_ALIASES):
             return names.find_voice(self.config.voices, model), voice_id
-        if voice_id and voice_id not in names.OPENAI_VOICES and voice_id not in self.config.voice_map:
+        if voice_id and voice_id not in OPENAI_VOICES and voice_id not in self.config.voice_map:
             try:
                 return names.find_voice(self.config.voices, voice_id), None
-            except names.UnknownName:
+            except UnknownName:
                 pass  # a speaker of the default voice
         return self.default_voice, voice_id
 
     def voice_map_entries(self, voice: Voice) -> list[dict]:
         """``/v1/audio/voices``'s mapping for ``voice``: each OpenAI voice name (and map key) and its speaker."""
-        aliases = dict.fromkeys([*names.OPENAI_VOICES, *self.config.voice_map])
+        aliases = dict.fromkeys([*OPENAI_VOICES, *self.config.voice_map])
         mapped = {alias: names.find_speaker(voice, alias, self.config.voice_map) for alias in aliases}
         return [
-            {"voice": alias, "model": voice.name, "speaker": names.speaker_name(voice.config, speaker)}
+            {"voice": alias, "model": voice.name, "speaker": speaker_name(voice.config, speaker)}
             for alias, speaker in mapped.items()
         ]
 

@@ -148,7 +148,7 @@ def by_run(resolved: list[tuple[str, list[Candidate]]]) -> list[Candidate]:
     checkpoint in one), each run's candidates are prefixed with its folder name (``run-a/last``), but for the
     voice a run started from, which is not the run's."""
     from trainer.evaluate.lines import run_of
-    from trainer.run_file import is_run
+    from trainer.run.document import is_run
 
     def run_name(spec: str) -> str | None:
         path = Path(spec)

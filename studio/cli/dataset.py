@@ -228,13 +228,14 @@ def _print_blocked(project, clip_ids: list[str]) -> None:
 
 def _slice(project, args) -> int:
     from trainer.dataset.slicing import SliceOptions
+    from trainer.dataset.slicing_run import slice_recordings
 
     recognizer = None if args.recognizer == NO_RECOGNIZER else args.recognizer
     options = SliceOptions(min_s=args.min, max_s=args.max, min_pause_s=args.min_pause)
     state = _task("sliced", unit="s of audio", many="s of audio")
     with _naming_kept(project, args.speaker):
-        result = project.slice_recordings(
-            args.sources, options, recognizer, args.model, args.workers, language=args.language, state=state
+        result = slice_recordings(
+            project, args.sources, options, recognizer, args.model, args.workers, language=args.language, state=state
         )
     for line in result.earlier:
         print(line, file=sys.stderr)
@@ -359,8 +360,8 @@ def _export(project, args) -> int:
 
 def _cache(project, args) -> int:
     from engines.extras import require
+    from trainer.data.preprocess import CacheSettings, build_cache
     from trainer.dataset.export import selection
-    from trainer.preprocess import CacheSettings, build_cache
 
     require("train", "Building the training cache")  # before listing what it would leave out
     chosen, left_out = selection(project)

@@ -91,8 +91,8 @@ def _add_editing(dsub: argparse._SubParsersAction) -> None:
 
 def _add_writing(dsub: argparse._SubParsersAction) -> None:
     """``report``, ``export`` and ``cache``; the rates are ``export``'s and the cache's."""
+    from trainer.data.preprocess import CacheSettings
     from trainer.dataset.export import DEFAULT_RATE
-    from trainer.preprocess import CacheSettings
 
     rep = dsub.add_parser("report", help="health report of a project (Markdown, or HTML for a .html file)")
     rep.add_argument("project", type=Path)

@@ -60,8 +60,8 @@ def run(args: argparse.Namespace) -> int:
     from engines.files import check_output_path
     from engines.voice import load_config
 
-    with importing("trainer.export"):
-        from trainer.export import export_voice
+    with importing("trainer.checkpoints.export"):
+        from trainer.checkpoints.export import export_voice
 
     check_output_path(args.output, (".onnx",), "voice file")
     config = load_config(args.config) if args.config else None
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         _say_file(source)
     onnx_path, json_path = export_voice(source, args.output, config, args.espeak_voice)
     print(f"wrote {onnx_path} and {json_path}", file=sys.stderr)
-    from trainer.presets import SMOKE_TEST, smoke_note
+    from trainer.run.presets import SMOKE_TEST, smoke_note
 
     if smoke_note(json.loads(Path(json_path).read_text(encoding="utf-8"))):
         print(f"note: trained with the test preset: a {SMOKE_TEST}", file=sys.stderr)

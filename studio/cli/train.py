@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 from engines.extras import explain
-from trainer.options import add_arguments
+from trainer.run.options import add_arguments
 
 
 def add_parser(sub) -> None:
-    """Add ``train`` to the CLI's subparsers: a flag per ``trainer.options.RunOptions`` field, and ``--resume``."""
+    """Add ``train`` to the CLI's subparsers: a flag per ``trainer.run.options.RunOptions`` field, and ``--resume``."""
     train = sub.add_parser(
         "train",
         help="fine-tune or train a Piper voice (events in RUN/events.jsonl)",
@@ -49,12 +49,12 @@ def run(args: argparse.Namespace) -> int:
         ExtraMissing: torch, lightning or numba is not installed (an ONNX-only install), with how to add them.
     """
     from engines.extras import require
-    from trainer.hardware import thread_environment
+    from trainer.run.hardware import thread_environment
 
     if args.preview_now:
         return _ask_for_previews(args)
     require("train", "Training")
-    from trainer.options import RunOptions, device_environment, given
+    from trainer.run.options import RunOptions, device_environment, given
 
     os.environ.update(thread_environment())  # before torch is imported: how its CPU threads wait
     if args.device and args.device.startswith("cuda:"):  # as the Train page does: GPU N becomes the only one
@@ -64,11 +64,11 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         args.device = "cuda"
-    from trainer.ranks import rank_zero
-    from trainer.resume import REFUSED, resume_plan
-    from trainer.run import create_run, fit
-    from trainer.run_file import read_run, write_run
-    from trainer.starts import RunError
+    from trainer.run.document import read_run, write_run
+    from trainer.run.errors import RunError
+    from trainer.run.ranks import rank_zero
+    from trainer.run.resume import REFUSED, resume_plan
+    from trainer.run.train import create_run, fit
 
     if args.resume:
         refused = {key: value for key, value in given(args).items() if key in REFUSED}
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
 def _say_the_verdict(run: Path) -> None:
     """The verdict over the run's canary evaluations, on stderr, where it has any."""
     from trainer.evaluate.run_measures import run_verdict
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     said = run_verdict(load_run(run))
     if said is not None:
@@ -119,7 +119,7 @@ def _stop_gently_on_ctrl_c(run_dir: Path) -> None:
     one stops at once."""
     import signal
 
-    from trainer.run_state import request_stop
+    from trainer.events.run_state import request_stop
 
     def first(signum, frame) -> None:
         request_stop(run_dir)
@@ -130,16 +130,17 @@ def _stop_gently_on_ctrl_c(run_dir: Path) -> None:
 
 
 def _ask_for_previews(args: argparse.Namespace) -> int:
-    """``--preview-now RUN_DIR``: leave the request for the run's trainer (``trainer.run_state.request_preview``).
+    """``--preview-now RUN_DIR``: leave the request for the run's trainer
+    (``trainer.events.run_state.request_preview``).
 
     Raises:
         RunError: other options given, not a run folder, or no trainer writing it now.
     """
-    from trainer.options import given
-    from trainer.run_file import is_run
-    from trainer.run_live import trainer_alive
-    from trainer.run_state import request_preview
-    from trainer.starts import RunError
+    from trainer.events.live import trainer_alive
+    from trainer.events.run_state import request_preview
+    from trainer.run.document import is_run
+    from trainer.run.errors import RunError
+    from trainer.run.options import given
 
     folder = args.preview_now
     if given(args) or args.resume or args.check:
@@ -154,16 +155,16 @@ def _ask_for_previews(args: argparse.Namespace) -> int:
 
 
 def _say_what_comes(document, resumed: bool) -> None:
-    """Before training: how long the epochs will take here (``trainer.step_timing.estimate_run``, from what is
+    """Before training: how long the epochs will take here (``trainer.run.step_timing.estimate_run``, from what is
     known without timing a step) and when previews come, with how to ask for one now; on stderr."""
     from dataclasses import replace
 
     from engines.errors import VoiceStudioError
-    from trainer.epoch_time import estimate_basis, estimate_sentence
-    from trainer.preflight import summarize
-    from trainer.preview_schedule import schedule_words
-    from trainer.run_state import load_run
-    from trainer.step_timing import estimate_run
+    from trainer.events.preview_schedule import schedule_words
+    from trainer.events.run_state import load_run
+    from trainer.run.epoch_time import estimate_basis, estimate_sentence
+    from trainer.run.preflight import summarize
+    from trainer.run.step_timing import estimate_run
 
     options, config = document.options, document.config
     left = config["epochs"] - (load_run(options.out).epochs_done if resumed else 0)
@@ -185,10 +186,10 @@ def _check(options) -> int:
     Raises:
         RunError: a finding that blocks the start (all are printed first).
     """
-    from trainer.epoch_time import estimate_basis, estimate_sentence
-    from trainer.preflight import preflight, summarize
-    from trainer.starts import RunError
-    from trainer.step_timing import estimate_run
+    from trainer.run.epoch_time import estimate_basis, estimate_sentence
+    from trainer.run.errors import RunError
+    from trainer.run.preflight import preflight, summarize
+    from trainer.run.step_timing import estimate_run
 
     findings = preflight(options)
     for finding in findings:

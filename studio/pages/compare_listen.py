@@ -123,7 +123,7 @@ class ListenTab(QWidget):
     def open_run(self, run_dir: Path) -> None:
         """Check a run's ranked checkpoints and start voice (listed if need be), read its held-out clips as the
         lines, then render (instant when cached). A failure is a status line."""
-        from trainer.checkpoints import ranked_checkpoints
+        from trainer.checkpoints.best import ranked_checkpoints
 
         run_dir = Path(run_dir)
         candidates = self.candidates_box.add_run(run_dir)

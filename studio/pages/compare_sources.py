@@ -30,7 +30,7 @@ from engines.errors import VoiceStudioError
 from studio.comparison import unique_label
 from studio.state import VoiceLibrary, Workspace
 from studio.widgets.start_folders import app_folder
-from trainer.checkpoints import file_epoch_note
+from trainer.checkpoints.best import file_epoch_note
 from trainer.evaluate.render import Candidate, RenderSettings
 
 

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from engines.imports import importing
 from engines.playback import why_not_played
-from studio.pages.dataset_actions import TARGET_RATE, DatasetActions
+from studio.pages.dataset_actions import NO_PROJECT, TARGET_RATE, DatasetActions
 from studio.state import Workspace
 from studio.widgets.clip_editor import ClipEditor, clips_and_editor
 from studio.widgets.clip_table import ClipTable, rows
@@ -39,8 +39,6 @@ from studio.workers import Task, TaskSlot
 
 HINT = "Drop folders, recordings, metadata.csv files or zip archives here."
 """What the line under the buttons says until a job has run on the project shown."""
-NO_PROJECT = "not a dataset project yet: add recordings (drop them here) or slice a long recording to start one"
-"""What the page says of a folder without a manifest, where the command line says ``NotAProject``."""
 
 
 class DatasetPage(DatasetActions, QWidget):
@@ -81,7 +79,7 @@ class DatasetPage(DatasetActions, QWidget):
         self.hint = QLabel(HINT)
         self.hint.setWordWrap(True)  # a long result (a slicing warning, a layout hint) is read in full
         self.cache_label = QLabel()
-        """The training cache's status (``trainer.preprocess.status``), with a link to open its folder."""
+        """The training cache's status (``trainer.data.preprocess.status``), with a link to open its folder."""
         self.cache_label.setWordWrap(True)  # a long path and its "Open folder" link are read in full
         self.cache_label.linkActivated.connect(self._open_cache_folder)
         self.job_progress = TaskProgress()

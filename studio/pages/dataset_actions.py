@@ -23,6 +23,8 @@ TARGET_RATE = 22050
 """Piper's usual training sample rate, Hz: the Resample fix's target."""
 ROWS_EVERY_MS = 1000
 """While import or slicing runs, the table shows the clips measured so far at most this often, ms."""
+NO_PROJECT = "not a dataset project yet: add recordings (drop them here) or slice a long recording to start one"
+"""What the page says of a folder without a manifest, where the command line says ``NotAProject``."""
 
 
 class DatasetActions(DatasetJobs):
@@ -135,13 +137,13 @@ class DatasetActions(DatasetJobs):
         selected and scrolled to when it ends (with those of a resumed recording made before), the kept ones
         after a Cancel; slicing a recording again resumes it (``trainer.dataset.slicing_run``)."""
         from engines.words import count
-        from trainer.dataset.slicing_run import Drafting
+        from trainer.dataset.slicing_run import Drafting, slice_recordings
 
         drafting = drafting or Drafting()
 
         def work(project, state):
-            return project.slice_recordings(
-                paths, options, drafting.recognizer, drafting.model, language=drafting.language, state=state
+            return slice_recordings(
+                project, paths, options, drafting.recognizer, drafting.model, language=drafting.language, state=state
             )
 
         def describe(r) -> str:
@@ -255,8 +257,6 @@ class DatasetActions(DatasetJobs):
     # --- export and report ------------------------------------------------------
     def _refuse_without_project(self) -> bool:
         """Say so (and return True) when the folder shown is not a project yet, before any dialog opens."""
-        from studio.pages.dataset import NO_PROJECT
-
         if self.has_project():
             return False
         self.hint.setText(f"{self.project_dir}: {NO_PROJECT}")
@@ -303,7 +303,7 @@ class DatasetActions(DatasetJobs):
 
     def _cache_start(self) -> Path:
         """Where the cache picker starts: the last cache's folder, else ``<project>-cache`` beside the project."""
-        from trainer.preprocess.status import cache_status
+        from trainer.data.preprocess.status import cache_status
 
         last = cache_status(self.project()).folder
         return last or self.project_dir.parent / f"{self.project_dir.name}-cache"
@@ -312,7 +312,7 @@ class DatasetActions(DatasetJobs):
         """Say whether a training cache was built, where, and whether it is up to date (a link opens it)."""
         import html
 
-        from trainer.preprocess.status import cache_status
+        from trainer.data.preprocess.status import cache_status
 
         status = self._cache = cache_status(project)
         text = html.escape(status.describe())
@@ -327,7 +327,7 @@ class DatasetActions(DatasetJobs):
     def build_cache(self, out_dir: Path, rate: int = TARGET_RATE) -> Task | None:
         """Preprocess the trainable clips (phoneme_ids, audio, spectrograms) for the trainer, in the background,
         into exactly ``out_dir`` (created when missing)."""
-        from trainer.preprocess import CacheSettings, build_cache
+        from trainer.data.preprocess import CacheSettings, build_cache
 
         def work(p, state):
             from trainer.dataset.export import selection

@@ -1,7 +1,7 @@
 """The Train page: set up, check, start, watch, stop, resume and export a fine-tuning run.
 
 The trainer is a child process (``studio.trainer_process``); the page folds its
-events into a ``trainer.run_state.RunState`` and draws it: the epoch-time chart
+events into a ``trainer.events.run_state.RunState`` and draws it: the epoch-time chart
 (train, validation, previews, checkpoint wait), speed and ETAs, loss curves,
 learning rate and GPU memory, milestones, previews to play, and the log.
 Pre-flight checks, the resample fix and export run off the GUI thread.
@@ -39,12 +39,12 @@ from studio.widgets.run_view import RunView, following_line, outcome_line
 from studio.widgets.runs_table import RunsTable, duration, training_elsewhere
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task, TaskSlot
-from trainer.event_log import EventTail
-from trainer.events import Event
-from trainer.options import RunOptions
-from trainer.preflight import Finding
-from trainer.presets import SMOKE_TEST, is_smoke_test, smoke_prefix
-from trainer.run_state import RunState, load_run
+from trainer.events.log import EventTail
+from trainer.events.run_state import RunState, load_run
+from trainer.events.schema import Event
+from trainer.run.options import RunOptions
+from trainer.run.preflight import Finding
+from trainer.run.presets import SMOKE_TEST, is_smoke_test, smoke_prefix
 
 
 class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
@@ -199,7 +199,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         self.setup.show_message("Checking…", "info")
 
         def work(cancel: threading.Event):
-            from trainer.preflight import preflight
+            from trainer.run.preflight import preflight
 
             return preflight(options)
 

@@ -23,7 +23,7 @@ from engines.words import count
 from studio.widgets.run_view import RunView
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task
-from trainer.run_state import RunState
+from trainer.events.run_state import RunState
 
 
 class TrainActions:
@@ -96,7 +96,7 @@ class TrainActions:
 
     def _name_export_choices(self) -> None:
         """Name the checkpoint each of the menu's choices takes (the recommended: none where nothing is measured)."""
-        from trainer.checkpoints import CheckpointError
+        from trainer.checkpoints.best import CheckpointError
         from trainer.evaluate.choice import run_choice
 
         try:
@@ -112,7 +112,7 @@ class TrainActions:
         """Export the shown run's recommended checkpoint (``take="val_mel"``: its lowest val_mel, the one the Runs
         tab shows) as a voice in the user's voice folder; the page and the log say which, why, the other choice,
         and warn when it is measurably worse than the start voice."""
-        from trainer.checkpoints import CheckpointError
+        from trainer.checkpoints.best import CheckpointError
         from trainer.evaluate.choice import run_choice
 
         if self.state is None:
@@ -126,8 +126,8 @@ class TrainActions:
         self._say("\n".join([f"Exporting {choice.why} to {target}…", *choice.lines()[1:]]))  # the warning: a line
 
         def work(cancel: threading.Event):
-            with importing("trainer.export"):
-                from trainer.export import export_voice
+            with importing("trainer.checkpoints.export"):
+                from trainer.checkpoints.export import export_voice
 
             target.parent.mkdir(parents=True, exist_ok=True)
             return export_voice(best.path, target, None, None)[0]
@@ -145,7 +145,7 @@ class TrainActions:
     def _on_exported(self, path, best, warning: str = "") -> None:
         import json
 
-        from trainer.presets import is_smoke_test, trained_preset
+        from trainer.run.presets import is_smoke_test, trained_preset
 
         try:  # what the voice itself says (its .onnx.json), as the voice pickers label it
             written = json.loads(Path(f"{path}.json").read_text(encoding="utf-8"))
@@ -161,9 +161,9 @@ class TrainActions:
 
     def preview_now(self) -> None:
         """Ask the shown run's trainer (this page's, or one elsewhere being followed) to speak its preview lines
-        after its current training step (``trainer.run_state.request_preview``); they come to the Previews tab,
+        after its current training step (``trainer.events.run_state.request_preview``); they come to the Previews tab,
         shown now, and the button waits for them."""
-        from trainer.run_state import request_preview
+        from trainer.events.run_state import request_preview
 
         if self.state is None or self._preview_asked:
             return
@@ -175,7 +175,7 @@ class TrainActions:
     def _note_previews(self, events: list) -> None:
         """Previews that were asked for have come (``Preview`` events marked ``requested``): Preview now works
         again."""
-        from trainer.events import Preview
+        from trainer.events.schema import Preview
 
         if self._preview_asked and any(isinstance(e, Preview) and e.requested for e in events):
             self._preview_asked = False

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, cast
 from PySide6.QtCore import QObject
 
 from studio.workers import Task, TaskSlot
-from trainer.checkpoints import RankedCheckpoint, file_epoch_note
+from trainer.checkpoints.best import RankedCheckpoint, file_epoch_note
 from trainer.evaluate.board import Row
-from trainer.run_state import RunState
+from trainer.events.run_state import RunState
 
 if TYPE_CHECKING:
     from studio.trainer_process import TrainerProcess

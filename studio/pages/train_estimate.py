@@ -1,7 +1,7 @@
 """What the Train page's Check says about time: how long the chosen epochs will take on this machine.
 
 After a Check's findings (not Start's: the run's own ETA follows within an epoch), a task works it out
-(``trainer.step_timing.estimate_run``: earlier runs here, a step timed here before, else a step timed now in a
+(``trainer.run.step_timing.estimate_run``: earlier runs here, a step timed here before, else a step timed now in a
 child process, with a moving figure meanwhile) and shows it under the findings, and in the status line while
 it still invites Start. A change of the choices or a Start drops the task (a step being timed is
 ended).
@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task, TaskSlot
-from trainer.epoch_time import TimeEstimate, estimate_basis, estimate_sentence
-from trainer.options import RunOptions
+from trainer.run.epoch_time import TimeEstimate, estimate_basis, estimate_sentence
+from trainer.run.options import RunOptions
 
 START_HINT = "Press Start to train."
 """How the status line of a check that found nothing blocking ends; the estimate goes before it."""
@@ -40,8 +40,8 @@ class TrainEstimate:
         """Work out, in the background, how long the epochs ``options`` ask for take here, and show it."""
 
         def work(state):
-            from trainer.preflight import summarize
-            from trainer.step_timing import estimate_run
+            from trainer.run.preflight import summarize
+            from trainer.run.step_timing import estimate_run
 
             clips = summarize(options.dataset).clips
             said = lambda key: state.status("CPU" if key.cpu else f"GPU ({key.device})")  # noqa: E731

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from engines.words import count
 from studio.widgets.frozen_column import FrozenColumn
 from studio.widgets.tables import export_text, read_only_table
-from trainer.checkpoints import file_epoch_note
+from trainer.checkpoints.best import file_epoch_note
 from trainer.evaluate.bands import DEFAULT_BANDS
 from trainer.evaluate.board import RECORDINGS_MEANING, is_recordings
 from trainer.evaluate.evaluation import band_text

@@ -22,7 +22,7 @@ from engines.imports import importing
 from engines.playback import why_not_played
 from engines.words import count
 from studio.widgets.clip_player import ClipPlayer
-from trainer.preview_lines import preview_moment
+from trainer.events.preview_lines import preview_moment
 
 PATH = Qt.ItemDataRole.UserRole
 """Item data: the preview WAV's path."""

@@ -4,7 +4,7 @@ its noise band drawn as a bar (± the band) around the point, so a step smaller 
 Above them the verdict in plain words (still improving / levelled off / getting worse, and the epoch to keep);
 four small plots over the same epochs (each set to the run's range: linked views of unequal widths would shift
 the narrower one's epochs): WER, speaker similarity, DNSMOS (overall) and the F0 gap
-(``trainer.run_state.RunState.evaluation_series``); the bands are the run's own
+(``trainer.events.run_state.RunState.evaluation_series``); the bands are the run's own
 (``RunState.noise_bands``: measured at its first evaluation) or the provisional constants, and the line under the
 plots says which. Like the other Train charts (``studio.widgets.train_charts``) it keeps the data it draws
 (``data``, ``bands``) and takes the app palette.

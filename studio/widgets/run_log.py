@@ -1,4 +1,4 @@
-"""The Train page's log: one event per line in plain words (``trainer.event_words``), following the newest
+"""The Train page's log: one event per line in plain words (``trainer.events.words``), following the newest
 line unless the person scrolled up to read (scrolling back to the end follows again). Every other event is
 shaded (the palette's base towards its text) and lines wrap between words, a path at its ``/``, so an event that
 wraps reads as one."""
@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from PySide6.QtGui import QColor, QPalette, QShowEvent, QTextBlockFormat, QTextCursor, QTextOption
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from trainer.event_words import sentence, worth_a_line
-from trainer.events import Event
+from trainer.events.schema import Event
+from trainer.events.words import sentence, worth_a_line
 
 SHADE = 0.07
 """How far every other event's background moves from the base colour towards the text colour."""

@@ -1,7 +1,7 @@
 """The words and figures of a followed training run: the status line and the stats line (no widgets).
 
 Both take ``now`` (Unix seconds): between two events their clocks move on from the latest
-event's ``elapsed_s`` and ``seconds_left`` (``trainer.events.Stage``/``Progress``), so the
+event's ``elapsed_s`` and ``seconds_left`` (``trainer.events.schema.Stage``/``Progress``), so the
 Train page redraws them every second (``TrainPage``'s ticker) and the figure never freezes
 while the trainer works on a long step.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 import time
 
 from studio.widgets.runs_table import duration
-from trainer.events import Progress, Stage
-from trainer.lr_schedule import end_rate, rate_words, words
-from trainer.run_state import RunState
+from trainer.events.run_state import RunState
+from trainer.events.schema import Progress, Stage
+from trainer.gan.lr_schedule import end_rate, rate_words, words
 
 
 def clock(event: Stage | Progress, now: float) -> tuple[float, float | None]:
@@ -112,7 +112,7 @@ def stats_line(state: RunState, now: float | None = None) -> str:
 def lr_words(state: RunState) -> str:
     """The generator's learning rate of the latest epoch and where the schedule takes it at the last epoch:
     ``lr 1.99e-04 → 1e-5``; before any epoch its start, ``lr 2e-4 → 1e-5``; a run made before the schedule,
-    ``lr 1.99e-04``; ``""`` when neither is known (``trainer.lr_schedule``)."""
+    ``lr 1.99e-04``; ``""`` when neither is known (``trainer.gan.lr_schedule``)."""
     last = state.epochs[max(state.epochs)] if state.epochs else None
     rate = last.learning_rates.get("generator") if last else None
     end = end_rate(state.config)

@@ -2,7 +2,7 @@
 training steps' time goes), loss curves, and beside them the voice's quality over the epochs (the canary
 evaluations, with their noise bands), milestones, previews, log.
 
-``show_state`` redraws from a ``trainer.run_state.RunState``; a preview plays from its list
+``show_state`` redraws from a ``trainer.events.run_state.RunState``; a preview plays from its list
 (``studio.widgets.preview_list``), the log follows the newest line (``studio.widgets.run_log``).
 """
 
@@ -28,8 +28,8 @@ from studio.widgets.runs_table import duration
 from studio.widgets.step_chart import StepChart
 from studio.widgets.train_charts import LOSSES, MIN_HEIGHT, EpochChart, LossChart
 from trainer.evaluate.run_measures import run_verdict
-from trainer.presets import SMOKE_TEST, is_smoke_test
-from trainer.run_state import RunState
+from trainer.events.run_state import RunState
+from trainer.run.presets import SMOKE_TEST, is_smoke_test
 
 
 class RunView(QWidget):

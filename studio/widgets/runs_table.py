@@ -21,13 +21,13 @@ from PySide6.QtWidgets import (
 )
 
 from studio.widgets.train_charts import EpochChart
-from trainer.event_words import duration
-from trainer.presets import SMOKE_TEST, explain, is_smoke_test
-from trainer.run_file import TRAINING_FILE, is_run
-from trainer.run_live import trainer_alive
-from trainer.run_state import RunState, list_runs, load_run
+from trainer.events.live import trainer_alive
+from trainer.events.run_state import RunState, list_runs, load_run
+from trainer.events.words import duration
+from trainer.run.document import TRAINING_FILE, is_run
+from trainer.run.presets import SMOKE_TEST, explain, is_smoke_test
 
-__all__ = ["RunsTable", "duration"]  # duration: also the Train page's, from trainer.event_words
+__all__ = ["RunsTable", "duration"]  # duration: also the Train page's, from trainer.events.words
 
 NO_SELECTION = "Select a run to see its epoch times, two to compare them"
 COLUMNS = ("run", "status", "epochs", "train time", "best val_mel", "start", "preset")
@@ -144,13 +144,13 @@ class RunsTable(QWidget):
 
 def row_status(run: RunState, live: Path | None) -> str:
     """The status column: ``run.status``, except for a run without a finish that this studio is not training
-    (``live``): "running elsewhere" while another trainer writes it (``trainer.run_live``), else "interrupted"."""
+    (``live``): "running elsewhere" while another trainer writes it (``trainer.events.live``), else "interrupted"."""
     if run.status != "running" or run.folder == live:
         return run.status
     return "running elsewhere" if training_elsewhere(run) else "interrupted"
 
 
 def training_elsewhere(run: RunState) -> bool:
-    """Whether a trainer outside this studio is writing ``run`` now (``trainer.run_live.trainer_alive``): the
+    """Whether a trainer outside this studio is writing ``run`` now (``trainer.events.live.trainer_alive``): the
     Train page follows such a run and does not offer to resume it beside that trainer."""
     return run.status == "running" and trainer_alive(run.folder)

@@ -1,7 +1,7 @@
 """Where the training steps' time goes (pyqtgraph): each epoch's training time as a 100% stacked bar of the
 step's parts, the latest epoch's shares in the legend, its biggest part in bold.
 
-The parts are the trainer's (``trainer.events.STEP_PARTS``, timed by ``trainer.step_timer``) plus what no
+The parts are the trainer's (``trainer.events.schema.STEP_PARTS``, timed by ``trainer.gan.step_timer``) plus what no
 part timed (the loop's own work, logging). Records of older trainers carry no step split: no bars then,
 and the title says why. Like the other Train charts (``studio.widgets.train_charts``) it keeps the data it
 draws (``data``) and takes the app palette; its legend sits beside the plot.
@@ -13,7 +13,7 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QWidget
 
 from studio.widgets.train_charts import PlotBeside, integer_epochs, stack, stacked_bars
-from trainer.events import STEP_PARTS
+from trainer.events.schema import STEP_PARTS
 
 OTHER = "other"
 """The label of what no part timed (the training loop's own work, logging)."""
@@ -33,7 +33,7 @@ STEP_LABELS = tuple(
         strict=True,
     )
 )
-"""Step parts in stacking order (``trainer.events.Epoch.step_split``): name, label, colour."""
+"""Step parts in stacking order (``trainer.events.schema.Epoch.step_split``): name, label, colour."""
 LEGEND_SIZE = "8pt"
 """The legend's text: seven parts with their shares fit two columns beside a 440 px wide chart."""
 LEGEND_MARGIN = 9

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QWidget
 
 from studio.widgets.axes import ReadableAxis, readable_axes, room_for_top_tick
 from studio.widgets.loss_legend import LossLegend
-from trainer.events import SPLIT
+from trainer.events.schema import SPLIT
 
 PARTS = tuple(
     zip(
@@ -28,7 +28,7 @@ PARTS = tuple(
         strict=True,
     )
 )
-"""Epoch parts in stacking order (``trainer.events.Epoch.split``): event field, label, colour."""
+"""Epoch parts in stacking order (``trainer.events.schema.Epoch.split``): event field, label, colour."""
 LOSSES = (
     ("train_mel", (59, 130, 246), False),
     ("val_mel", (59, 130, 246), True),

@@ -3,7 +3,7 @@ measured on held-out lines (the canary evaluations), the pre-flight findings and
 take.
 
 It only holds choices and shows findings; ``options()`` turns the choices into the
-``trainer.options.RunOptions`` of a new run. Devices are detected off the GUI thread
+``trainer.run.options.RunOptions`` of a new run. Devices are detected off the GUI thread
 (torch loads then).
 """
 
@@ -29,12 +29,12 @@ from PySide6.QtWidgets import (
 from studio.widgets.elided_label import ElidedLabel
 from studio.widgets.start_folders import existing_folder
 from studio.workers import Task
-from trainer.options import MAX_EPOCHS, RunOptions, bounds, run_name
-from trainer.preflight import Finding
-from trainer.presets import PRESETS, about, explain, preset
+from trainer.run.options import MAX_EPOCHS, RunOptions, bounds, run_name
+from trainer.run.preflight import Finding
+from trainer.run.presets import PRESETS, about, explain, preset
 
 PRESET_EPOCHS = {name: preset(name).epochs for name in PRESETS}
-"""Default epochs per preset, the trainer's (``trainer.presets`` loads without torch)."""
+"""Default epochs per preset, the trainer's (``trainer.run.presets`` loads without torch)."""
 COLOURS = {"error": "#b91c1c", "warning": "#b45309", "conversion": "#1d4ed8", "info": "#15803d"}
 
 
@@ -175,7 +175,7 @@ class TrainSetup(QGroupBox):
         """List the GPUs torch sees (in the background)."""
 
         def work(cancel: threading.Event):
-            from trainer.preflight import detect_devices
+            from trainer.run.preflight import detect_devices
 
             return detect_devices()
 
@@ -189,7 +189,7 @@ class TrainSetup(QGroupBox):
         return task.start()
 
     def options(self, runs_root: Path) -> RunOptions:
-        """The choices as the options of a new run in ``runs_root`` (named by ``trainer.options.run_name``).
+        """The choices as the options of a new run in ``runs_root`` (named by ``trainer.run.options.run_name``).
 
         Raises:
             ValueError: no dataset chosen.

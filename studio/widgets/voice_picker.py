@@ -142,7 +142,7 @@ class VoicePicker(QWidget):
 
 
 def _label(voice: Voice) -> str:
-    from trainer.presets import smoke_prefix
+    from trainer.run.presets import smoke_prefix
 
     origin = {"embedded": "default", "user": "my voices"}.get(voice.origin, "added")
     return f"{smoke_prefix(voice.config.raw)}{voice.name} ({origin}, {voice.sample_rate} Hz)"

@@ -2,7 +2,7 @@
 
 Padding is counted on the lengths of all 240 target-voice clips (spec frames, hop 256) and on the cached
 slice; the time is that of whole epochs over the slice (``--clips`` utterances, batches of ``--batch-size``)
-trained through ``trainer.system.VitsSystem`` and ``lightning.Trainer``, the two batchings alternating
+trained through ``trainer.gan.system.VitsSystem`` and ``lightning.Trainer``, the two batchings alternating
 (shuffled, bucketed, shuffled, ...) over ``--rounds`` rounds in one process after one warm-up epoch.
 Both epochs hold the same utterances; only how they are grouped differs.
 
@@ -42,7 +42,7 @@ def shuffled(count: int, batch_size: int, seed: int) -> list[list[int]]:
 
 
 def bucketed(lengths: list[int], batch_size: int, seed: int) -> list[list[int]]:
-    from trainer.batching import BucketBatchSampler
+    from trainer.data.batching import BucketBatchSampler
 
     sampler = BucketBatchSampler(lengths, batch_size, seed=0)
     sampler.set_epoch(seed)
@@ -53,7 +53,7 @@ def corpus_padding(batch_size: int) -> tuple[float, float]:
     """Padding fraction of shuffled and bucketed batches over the whole target voice (mean of 5 epochs)."""
     import soundfile
 
-    from trainer.batching import padding_fraction
+    from trainer.data.batching import padding_fraction
 
     wavs = ROOT.parent / "shared" / "corpus" / "target-voice" / "wavs"
     lengths = [soundfile.info(str(p)).frames // 256 for p in sorted(wavs.glob("*.flac"))]
@@ -87,11 +87,11 @@ def main(argv=None) -> None:
 def timings(cache: Path, args) -> None:
     """Alternate a shuffled and a bucketed epoch over the cached slice; print each and the medians."""
     from engines.voice import load_config
-    from trainer.batching import padding_fraction
-    from trainer.datamodule import CacheDataModule, collate
-    from trainer.preprocess import PreprocessedCache
-    from trainer.presets import preset
-    from trainer.system import VitsSystem
+    from trainer.data.batching import padding_fraction
+    from trainer.data.datamodule import CacheDataModule, collate
+    from trainer.data.preprocess import PreprocessedCache
+    from trainer.gan.system import VitsSystem
+    from trainer.run.presets import preset
 
     data = CacheDataModule(cache, args.batch_size, preset(args.quality).segment_frames, max_val=2)
     data.setup()

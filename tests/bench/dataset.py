@@ -68,8 +68,8 @@ def _piper_ids(cache: Path, rows: list[str]) -> dict[str, list[int]]:
 
 def run_ours(work: Path, workers: int | None) -> dict:
     """Import with analysis, then the preprocessed cache."""
+    from trainer.data.preprocess import PreprocessedCache, build_cache
     from trainer.dataset.project import DatasetProject
-    from trainer.preprocess import PreprocessedCache, build_cache
 
     start = time.perf_counter()
     project = DatasetProject.create(work / "project")

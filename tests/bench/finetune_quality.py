@@ -94,7 +94,7 @@ def make_project(work: Path, corpus: Path, rows: list[str], held: list):
 
 def train(recipe: parts.Recipe, work: Path, corpus: Path, rows: list[str], held: list) -> None:
     """Train the run in ``work/run`` unless it is done (a stopped one resumes); keeps the training time."""
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     run = work / "run"
     if (run / "events.jsonl").is_file() and load_run(run).status == "done":
@@ -107,7 +107,7 @@ def train(recipe: parts.Recipe, work: Path, corpus: Path, rows: list[str], held:
 
 def frozen_epochs(run: Path) -> set[int]:
     """Epochs (from 0) spent wholly in the discriminator warm-up: their generator is joe's (``train_d_warmup`` 1)."""
-    from trainer.event_log import read_events
+    from trainer.events.log import read_events
 
     events = read_events(run / "events.jsonl")
     return {r.epoch for r in events if r.kind == "epoch" and r.losses.get("train_d_warmup") == 1.0}
@@ -115,7 +115,7 @@ def frozen_epochs(run: Path) -> set[int]:
 
 def recommended(rows: list, epochs: list[int], frozen: set[int], recordings=None):
     """The studio's recommendation over the epochs' rows (``rows[0]`` is joe), the epochs in ``frozen`` left out
-    as the run's own evaluations leave them out (``trainer.canary_callback``), ``recordings`` (their row, or
+    as the run's own evaluations leave them out (``trainer.run.canary_callback``), ``recordings`` (their row, or
     None) as the guards' floor: ``(row, Recommendation)``."""
     from trainer.evaluate.bands import DEFAULT_BANDS
     from trainer.evaluate.board import FLOAT_FIELDS
@@ -160,7 +160,7 @@ def report(work: Path, recipe: parts.Recipe, scored: list, epochs: list[int], sc
 
 def losses_table(run: Path) -> list[str]:
     """One line per epoch from the run's events: epoch, val_mel, train and val KL, seconds."""
-    from trainer.event_log import read_events
+    from trainer.events.log import read_events
 
     lines = ["epoch  val_mel  train KL  val KL  seconds"]
     for r in read_events(run / "events.jsonl"):

@@ -1,8 +1,8 @@
 """How far the voice as spoken moves in the first steps of a fine-tune (not a test; issue 28's probe).
 
-Imports joe (or ``--voice``), recovers its training-only parts (``trainer.recovery``: ``--recovery old`` the NLL
+Imports joe (or ``--voice``), recovers its training-only parts (``trainer.start.recovery``: ``--recovery old`` the NLL
 fit alone, ``new`` the NLL warm start and the training objective), then trains it for ``--steps`` steps on the
-generator's losses alone (mel + KL + duration, ``trainer.generator_losses``; no discriminator), AdamW at
+generator's losses alone (mel + KL + duration, ``trainer.gan.generator_losses``; no discriminator), AdamW at
 ``--lr``, ``--batch`` lines a step, with the inference path before the decoder at ``--inference-scale`` of the
 rate (``0``: frozen). Data: ``--data self`` lines the voice itself spoke (noise_scale 0.667, noise_w 0.8: a sound
 fine-tune has nothing to change), ``--data target`` the target-voice corpus's recordings. Every ``--every``
@@ -33,13 +33,13 @@ def transcripts(count: int) -> list[tuple[str, str]]:
 
 
 def recordings(rows, phonemizer, rate: int):
-    """The corpus's own audio as ``trainer.recovery.Example`` s (no ``z``: its frame count only)."""
+    """The corpus's own audio as ``trainer.start.recovery.Example`` s (no ``z``: its frame count only)."""
     import soundfile
     import soxr
     import torch
 
-    from trainer.preprocess import training_phoneme_ids
-    from trainer.recovery import Example
+    from trainer.data.preprocess import training_phoneme_ids
+    from trainer.start.recovery import Example
 
     examples = []
     for clip, text in rows:
@@ -60,9 +60,9 @@ def prepared(args):
     from engines.registry import default_voice
     from engines.torch.vits.onnx_import import load_onnx_generator
     from engines.voice import load_voice
-    from trainer.preprocess import training_phoneme_ids
-    from trainer.presets import TrainingConfig
-    from trainer.recovery import recover, speak
+    from trainer.data.preprocess import training_phoneme_ids
+    from trainer.run.presets import TrainingConfig
+    from trainer.start.recovery import recover, speak
 
     voice = load_voice(Path(args.voice)) if args.voice else default_voice()
     model, _ = load_onnx_generator(voice.model_path, 1)
@@ -83,8 +83,8 @@ def optimizer(model, args):
     """AdamW with the inference path at ``--inference-scale`` of the rate (frozen at 0)."""
     import torch
 
-    from trainer.presets import TrainingConfig
-    from trainer.system import generator_groups
+    from trainer.gan.system import generator_groups
+    from trainer.run.presets import TrainingConfig
 
     groups = generator_groups(model, TrainingConfig(learning_rate=args.lr, inference_lr_scale=args.inference_scale))
     for parameter in groups[1]["params"]:
@@ -98,7 +98,7 @@ def score(model, config, held, start) -> str:
     import torch
 
     from trainer.evaluate.measures import MeasureError, f0_rmse, mel_cepstral_distortion
-    from trainer.recovery import held_out_kl
+    from trainer.start.recovery import held_out_kl
 
     model.eval()
     gaps, mcds, rate = [], [], config.sample_rate
@@ -143,8 +143,8 @@ def main() -> None:
     args = parser.parse_args()
     if not CORPUS.exists():
         sys.exit(f"corpus not found: {CORPUS}")
-    from trainer.generator_losses import generator_losses
-    from trainer.recovery import _batch
+    from trainer.gan.generator_losses import generator_losses
+    from trainer.start.recovery import _batch
 
     model, config, train, held = prepared(args)
     start = {n: p.detach().clone() for n, p in model.named_parameters()}

@@ -119,7 +119,7 @@ def prepare(recipe: parts.Recipe, work: Path) -> tuple[parts.Recipe, list, bool]
     a stopped one is resumed). Returns the recipe the run was made with, the held-out lines and whether this
     call trained."""
     from trainer.dataset.project import DatasetProject
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
 
     run, kept = work / "run", read_bench(work)
     if "recipe" in kept and (work / "project" / "manifest.json").is_file():

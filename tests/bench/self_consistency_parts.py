@@ -36,7 +36,7 @@ class Recipe:
         lines, held_out: lines rendered for training, and held out (excluded from training, scored on).
         noise_scale, noise_w: the renders' noise (piper-tts's defaults: 0.667, 0.8).
         renderer: one of ``RENDERERS``.
-        epochs, batch_size, precision, device, preset: the run's (``trainer.options.RunOptions``).
+        epochs, batch_size, precision, device, preset: the run's (``trainer.run.options.RunOptions``).
         config: ``TrainingConfig`` fields set in the run's ``training.json`` on top of the preset's (e.g. a
             smaller recovery budget); ``keep_best`` is always set to ``epochs``, so every epoch's checkpoint stays.
         no_recovery_cache: recover the start's training-only parts again, not from the recovery cache.
@@ -66,7 +66,7 @@ def config_setting(text: str) -> tuple[str, int | float]:
     import argparse
     from dataclasses import fields
 
-    from trainer.presets import TrainingConfig
+    from trainer.run.presets import TrainingConfig
 
     key, sep, value = text.partition("=")
     if not sep or key not in {f.name for f in fields(TrainingConfig)}:
@@ -99,7 +99,7 @@ def start_voice_path(name: str) -> Path:
 def corpus_texts() -> tuple[list[str], str]:
     """The lines to render and where they come from: the transcripts of ``../shared/corpus/target-voice`` (240)
     when present, else the studio's own lines (``assets/default_lines.txt`` and the preview lines: 6)."""
-    from trainer.preview_lines import PREVIEW_LINES
+    from trainer.events.preview_lines import PREVIEW_LINES
 
     if (CORPUS / "metadata.csv").is_file():
         with open(CORPUS / "metadata.csv", encoding="utf-8") as handle:
@@ -181,10 +181,10 @@ def make_project(source: Path, folder: Path, voice: Path, held_out: list):
 def train(recipe: Recipe, dataset: Path, run: Path) -> Path:
     """Create the run (every epoch's checkpoint kept: ``keep_best = epochs`` in its ``training.json``, with
     ``recipe.config`` on top) and train it; resumes a run that stopped before its last epoch. Returns ``run``."""
-    from trainer.options import RunOptions
-    from trainer.run import create_run, fit
-    from trainer.run_file import read_run, write_run
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
+    from trainer.run.document import read_run, write_run
+    from trainer.run.options import RunOptions
+    from trainer.run.train import create_run, fit
 
     if (run / "last.ckpt").exists() and load_run(run).status != "done":
         fit(run, resume=True)
@@ -210,7 +210,7 @@ def train(recipe: Recipe, dataset: Path, run: Path) -> Path:
 
 def epoch_checkpoints(run: Path) -> list[tuple[int, Path]]:
     """``(epoch from 0, checkpoint)`` of every ranked checkpoint the run kept, in epoch order."""
-    from trainer.checkpoints import ranked_checkpoints
+    from trainer.checkpoints.best import ranked_checkpoints
 
     return sorted((c.epoch, c.path) for c in ranked_checkpoints(run))
 
@@ -227,7 +227,7 @@ class EpochLosses:
 
 def epoch_losses(run: Path) -> dict[int, EpochLosses]:
     """Each epoch's losses (by epoch from 0) from the run's ``events.jsonl``."""
-    from trainer.event_log import read_events
+    from trainer.events.log import read_events
 
     found = {}
     for record in read_events(run / "events.jsonl"):
@@ -239,7 +239,7 @@ def epoch_losses(run: Path) -> dict[int, EpochLosses]:
 
 def run_start(run: Path):
     """The run's first ``RunStart`` event (device, precision, utterances), or ``None`` before training began."""
-    from trainer.event_log import read_events
+    from trainer.events.log import read_events
 
     return next((r for r in read_events(run / "events.jsonl") if r.kind == "run_start"), None)
 
@@ -247,7 +247,7 @@ def run_start(run: Path):
 def recovery_report(run: Path) -> list[str]:
     """The recovery's lines from the run's events: how the parts were had (recovered or cached, and how long it
     took) and each ``Recovery`` event's fit."""
-    from trainer.event_log import read_events
+    from trainer.events.log import read_events
 
     records = list(read_events(run / "events.jsonl"))
     stages = [r for r in records if r.kind == "stage" and r.name == "recovery"]

@@ -96,8 +96,8 @@ def _slice(folder: Path, clips: int) -> dict[str, str]:
 def _our_cache(work: Path) -> Path:
     """Our dataset import and cache (``voice-studio dataset import`` + ``dataset cache``), its voice config kept
     inside (so the folder travels to another machine)."""
+    from trainer.data.preprocess import build_cache
     from trainer.dataset.project import DatasetProject
-    from trainer.preprocess import build_cache
 
     project = DatasetProject.create(work / "project")
     project.import_sources([work / "data"])
@@ -113,9 +113,9 @@ def _our_cache(work: Path) -> Path:
 
 def _our_split(cache: Path, quality: str, batch_size: int) -> dict[str, list[str]]:
     """The utterance ids our trainer trains and validates on (its ``CacheDataModule`` split)."""
-    from trainer.datamodule import CacheDataModule
-    from trainer.preprocess import PreprocessedCache
-    from trainer.presets import preset
+    from trainer.data.datamodule import CacheDataModule
+    from trainer.data.preprocess import PreprocessedCache
+    from trainer.run.presets import preset
 
     config = preset(quality)
     data = CacheDataModule(cache, batch_size, config.segment_frames, config.val_fraction, config.max_val, config.seed)
@@ -129,7 +129,7 @@ def _our_split(cache: Path, quality: str, batch_size: int) -> dict[str, list[str
 
 def _frames(cache: Path, ids: list[str]) -> int:
     """Spectrogram frames of the utterances ``ids`` in our cache."""
-    from trainer.preprocess import PreprocessedCache
+    from trainer.data.preprocess import PreprocessedCache
 
     return sum(u.spec[1] for u in PreprocessedCache(cache).utterances if u.id in ids)
 
@@ -168,7 +168,7 @@ def _train_stock(args, out: Path) -> dict:
 def _train_ours(args, out: Path) -> dict:
     """A run of ``voice-studio train --dataset CACHE`` (what the Train page starts), in a process of its own;
     its epochs from its events.jsonl."""
-    from trainer.event_log import read_events
+    from trainer.events.log import read_events
 
     command = [sys.executable, "-m", "studio", "train", "--dataset", str(args.work / "ours-cache"), "--out", str(out)]
     command += ["--preset", args.quality, "--epochs", str(args.epochs), "--batch-size", str(args.batch_size)]

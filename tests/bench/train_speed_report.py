@@ -14,7 +14,7 @@ SIDES = {
     "ours": "ours",
 }
 """Each side's column title. ``stock-passive`` is stock run with ``OMP_WAIT_POLICY=PASSIVE`` (what
-``voice-studio train`` sets, ``trainer.hardware.thread_environment``): the code's speed apart from that.
+``voice-studio train`` sets, ``trainer.run.hardware.thread_environment``): the code's speed apart from that.
 ``ours-fp32`` is ours with ``--precision 32-true``, where ``auto`` chose bf16 (a CPU with AVX512-BF16
 or AMX, or CUDA)."""
 PARTS = (("train_s", "train"), ("val_s", "validation"), ("preview_s", "previews"), ("checkpoint_s", "checkpoints"))

@@ -2,11 +2,11 @@
 
 Each variant trains ``--steps`` steps (after one warm-up step) on one fixed batch of the first
 ``--batch-size`` target-voice clips, in a fresh process (thread settings only apply before torch is
-imported), through ``trainer.system.VitsSystem`` and ``lightning.Trainer``; the variants alternate
+imported), through ``trainer.gan.system.VitsSystem`` and ``lightning.Trainer``; the variants alternate
 (A B C A B C ...) over ``--rounds`` rounds and each prints its median step time and its ratio to the first.
 
 Variants: ``active`` (libgomp's default: spinning waits), ``passive`` (``OMP_WAIT_POLICY=PASSIVE``, what
-``voice-studio train`` sets: ``trainer.hardware.thread_environment``), ``1thread``, and, with passive
+``voice-studio train`` sets: ``trainer.run.hardware.thread_environment``), ``1thread``, and, with passive
 waits: ``bf16`` (bf16-mixed autocast), ``pad30`` (the spectrogram padded 30% past the batch's longest: what
 length-bucketed batches would save), ``vary`` (one frame and one phoneme more each step: a new shape per
 step, what padded lengths would save), ``four`` (the step as Piper writes it: four discriminator forwards
@@ -64,8 +64,8 @@ def batches(cache: Path, args, pad: float):
     """``steps + 1`` batches of the same clips: padded by ``pad``, or (``pad`` 0) one frame longer each."""
     import torch.nn.functional as F
 
-    from trainer.datamodule import CacheDataModule, collate
-    from trainer.presets import preset
+    from trainer.data.datamodule import CacheDataModule, collate
+    from trainer.run.presets import preset
 
     data = CacheDataModule(cache, args.batch_size, preset(args.quality).segment_frames)
     data.setup()
@@ -82,9 +82,9 @@ def step_times(cache: Path, args) -> list[float]:
     from four_forwards import FourForwards
 
     from engines.voice import load_config
-    from trainer.preprocess import PreprocessedCache
-    from trainer.presets import preset
-    from trainer.system import VitsSystem
+    from trainer.data.preprocess import PreprocessedCache
+    from trainer.gan.system import VitsSystem
+    from trainer.run.presets import preset
 
     variant = VARIANTS[args.variant]
     symbols = load_config(Path(PreprocessedCache(cache).voice_config)).num_symbols

@@ -22,7 +22,7 @@ SEGMENT_S = 8192 / 22050
 MAX_PHONEME_IDS = 400
 FRAMES_PER_S = 22050 / 256
 """Spectrogram frames per second of audio at Piper's ``sample_rate`` 22,050 Hz and ``hop_length`` 256: MAS needs
-at least one frame per phoneme_id (``trainer.datamodule.alignable``)."""
+at least one frame per phoneme_id (``trainer.data.datamodule.alignable``)."""
 CLIPPED_LIMIT = 0.001
 """More than this share of full-scale samples counts as clipping."""
 BROKEN_AUDIO = frozenset({"non_finite", "out_of_range"})

@@ -6,7 +6,7 @@ Layout of a project folder (the manifest's record is ``trainer.dataset.manifest`
     clips/ID.wav       curated copy (mono float32 WAV at the source rate); fixes rewrite these, never sources
     unpacked/NAME/     contents of imported zip archives
 
-Clips sliced from a long recording (:meth:`DatasetProject.slice_recordings`) carry
+Clips sliced from a long recording (``trainer.dataset.slicing_run.slice_recordings``) carry
 their ``span`` in the source and a draft text from a recognizer; they stay
 unreviewed (``reviewed`` false) until a person confirms the text
 (``trainer.dataset.curation``).
@@ -25,12 +25,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from engines.files import sha256_file
 from engines.words import count
 from trainer.dataset import jobs
+from trainer.dataset.import_result import ImportResult
 from trainer.dataset.manifest import ClipEntry, NotAProject, SlicePlan, read_manifest, write_manifest
 from trainer.dataset.sources import SourceClip, scan
 from trainer.dataset.workers import run_jobs
@@ -47,31 +47,6 @@ Cancel stops within one group per worker and keeps no more than that. Measured o
 2 workers on 2 shared cores, 5 runs each: a Cancel at 60 clips stopped after 0.35-0.98 s keeping 80 (groups of 30:
 1.4-2.4 s, keeping 120); the whole import took 7.4-20.2 s, median 8.6 s (groups of 30: 5.1-12.3 s, median 10.4 s),
 so no throughput cost shows above the noise."""
-
-
-@dataclass
-class ImportResult:
-    """What an import did: clips added, skipped as already present, failed, problems met while scanning, notes."""
-
-    added: list[str] = field(default_factory=list)
-    unchanged: int = 0
-    failed: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    """Warnings that stop nothing (slicing: the recording's speaker may differ from the dataset's)."""
-    earlier: list[str] = field(default_factory=list)
-    """What slicing found done before, one line a recording: ``two_cities.wav resumed: 5 of 12 drafts already
-    made`` or ``two_cities.wav already sliced: all 12 drafts made``."""
-    resumed: list[str] = field(default_factory=list)
-    """Slicing: the drafts an earlier, cut short slicing of the recordings resumed now had made."""
-
-    def counts(self) -> str:
-        """The import's counts as the table shows them: every clip listed is counted as added, the unreadable
-        ones (``failed``: in the table, status ``error``) said as such: "3 clips added (1 unreadable: replace the
-        recording, or exclude the clip), 2 already present"."""
-        listed = len(self.added) + len(self.failed)
-        bad = f" ({len(self.failed)} unreadable: replace the recording, or exclude the clip)"
-        return f"{count(listed, 'clip')} added{bad if self.failed else ''}, {self.unchanged} already present"
 
 
 class DatasetProject:
@@ -216,46 +191,6 @@ class DatasetProject:
                 f"Fixes cancelled: {len(fixed)} of {count(len(ids), 'clip')} fixed", done=len(fixed), total=len(ids)
             )
         return ids
-
-    def slice_recordings(
-        self,
-        paths: list[Path | str],
-        options=None,
-        recognizer: str | None = "pocketsphinx",
-        model: str | None = None,
-        workers: int | None = None,
-        progress: Callable[[int, int], None] | None = None,
-        *,
-        language: str | None = None,
-        state: TaskState | None = None,
-    ) -> ImportResult:
-        """Cut long recordings into utterance clips with draft texts (``trainer.dataset.slicing_run``).
-
-        ``recognizer``/``model``/``language`` choose the drafts (``trainer.dataset.recognizers``; ``None``:
-        no drafts). Clips are named ``STEM_001``... and stay unreviewed until their text is confirmed; a
-        recording partly sliced (same path and content) is resumed, one completely sliced is skipped (both said
-        in the result's ``earlier``). ``progress(done, total)`` (or ``state.progress``) counts seconds of audio
-        drafted; ``notes`` of the result hold speaker warnings.
-
-        Raises:
-            Cancelled: ``state`` was cancelled; the drafts made until then are in the manifest, and slicing
-                again resumes.
-        """
-        from trainer.dataset.slicing import SliceOptions
-        from trainer.dataset.slicing_run import Drafting, slice_into
-
-        drafting = Drafting(recognizer=recognizer, model=model, language=language)
-        state = TaskState.of(state, progress)
-        return slice_into(self, list(paths), options or SliceOptions(), drafting, workers, state)
-
-    def _slice_base(self, path: Path, taken: set[str]) -> str:
-        """A name prefix for a recording's slices that no clip id starts with."""
-        base = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in path.stem) or "recording"
-        candidate, n = base, 1
-        while candidate in taken or any(i == candidate or i.startswith(candidate + "_") for i in self.clips):
-            n += 1
-            candidate = f"{base}-{n}"
-        return candidate
 
     def _new_id(self, clip: SourceClip, taken: set[str]) -> str:
         base = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in clip.audio.stem) or "clip"

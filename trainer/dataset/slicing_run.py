@@ -23,20 +23,19 @@ complete one is skipped. Each is said in the result's ``earlier``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from engines.files import sha256_file
 from engines.words import count
 from trainer.dataset import jobs
+from trainer.dataset.import_result import ImportResult
 from trainer.dataset.manifest import ClipEntry, SlicePlan
+from trainer.dataset.project import DatasetProject
 from trainer.dataset.slicing import SliceOptions
 from trainer.dataset.workers import run_jobs
 from trainer.tasks import Cancelled, TaskState
-
-if TYPE_CHECKING:
-    from trainer.dataset.project import DatasetProject, ImportResult
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,6 +57,35 @@ class Recording:
     base: str
 
 
+def slice_recordings(
+    project: DatasetProject,
+    paths: Sequence[Path | str],
+    options: SliceOptions | None = None,
+    recognizer: str | None = "pocketsphinx",
+    model: str | None = None,
+    workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    language: str | None = None,
+    state: TaskState | None = None,
+) -> ImportResult:
+    """Cut long recordings into utterance clips of ``project`` with draft texts.
+
+    ``recognizer``/``model``/``language`` choose the drafts (``trainer.dataset.recognizers``; ``None``:
+    no drafts). Clips are named ``STEM_001``... and stay unreviewed until their text is confirmed; a
+    recording partly sliced (same path and content) is resumed, one completely sliced is skipped (both said
+    in the result's ``earlier``). ``progress(done, total)`` (or ``state.progress``) counts seconds of audio
+    drafted; ``notes`` of the result hold speaker warnings.
+
+    Raises:
+        Cancelled: ``state`` was cancelled; the drafts made until then are in the manifest, and slicing
+            again resumes.
+    """
+    drafting = Drafting(recognizer=recognizer, model=model, language=language)
+    task = TaskState.of(state, progress)
+    return slice_into(project, list(paths), options or SliceOptions(), drafting, workers, task)
+
+
 def slice_into(
     project: DatasetProject,
     paths: list,
@@ -75,7 +103,6 @@ def slice_into(
             slicing the same recordings again resumes.
     """
     from trainer.dataset import recognizers
-    from trainer.dataset.project import ImportResult
 
     if drafting.recognizer:
         recognizers.check(drafting.recognizer, drafting.model, drafting.language)
@@ -104,7 +131,7 @@ def _sort_out(project, paths: list, options: SliceOptions, result) -> tuple[list
             result.unchanged += 1
             result.earlier.append(f"{path.name} already in the project (added, or sliced before cuts were recorded)")
         elif plan is None:
-            base = project._slice_base(path, {r.base for r in recordings} | {p.base for p in project.slicings})
+            base = _slice_base(project, path, {r.base for r in recordings} | {p.base for p in project.slicings})
             recordings.append(Recording(path=path, digest=key[1], base=base))
         elif _missing(project, plan):
             resumed.append(plan)
@@ -115,6 +142,16 @@ def _sort_out(project, paths: list, options: SliceOptions, result) -> tuple[list
             result.unchanged += 1
             result.earlier.append(f"{path.name} already sliced: all {count(len(plan.spans), 'draft')} made")
     return resumed, recordings
+
+
+def _slice_base(project: DatasetProject, path: Path, taken: set[str]) -> str:
+    """A name prefix for a recording's slices that no clip id of ``project`` starts with."""
+    base = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in path.stem) or "recording"
+    candidate, n = base, 1
+    while candidate in taken or any(i == candidate or i.startswith(candidate + "_") for i in project.clips):
+        n += 1
+        candidate = f"{base}-{n}"
+    return candidate
 
 
 def _missing(project, plan: SlicePlan) -> list[int]:

@@ -36,7 +36,7 @@ PRELOAD = [
     "trainer.dataset.probe",
     "trainer.dataset.fixes",
     "trainer.dataset.vad",
-    "trainer.preprocess",
+    "trainer.data.preprocess",
     "engines.phonemes",
     "engines.voice",
 ]

@@ -16,7 +16,7 @@
   settles a tie with the recommended candidate by ear; ``choice``: which checkpoint Export takes.
 - ``canary``: the canary evaluations during training: a run's held-out clips spoken by an epoch's checkpoint
   and scored in a process of its own (``background``: at low priority while training goes on, ending with the
-  trainer); the trainer's side is ``trainer.canary_callback``; ``run_measures``: a run's evaluations as the
+  trainer); the trainer's side is ``trainer.run.canary_callback``; ``run_measures``: a run's evaluations as the
   verdict and Export read them, and the recommended epoch's checkpoint kept.
 
 Neither torch nor onnxruntime (nor the measures' libraries) is imported until something is rendered or scored.

@@ -14,7 +14,7 @@ from pathlib import Path
 from engines.errors import VoiceStudioError
 from engines.extras import install_line, missing
 from engines.files import write_text
-from trainer.checkpoints import RankedCheckpoint
+from trainer.checkpoints.best import RankedCheckpoint
 from trainer.evaluate.board import BoardError, Row, read_csv, to_csv
 from trainer.evaluate.render import Candidate
 from trainer.tasks import TaskState

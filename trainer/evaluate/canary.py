@@ -1,7 +1,7 @@
 """Canary lines: a run's held-out clips spoken by one checkpoint during training and measured, in a process of
 its own at low priority, so training never waits for it.
 
-The trainer (``trainer.canary_callback``) writes a small generator checkpoint of the epoch
+The trainer (``trainer.run.canary_callback``) writes a small generator checkpoint of the epoch
 (``evaluations/checkpoint-epoch=EEEE.ckpt``, the same bytes as that epoch's ranked checkpoint, so the renders'
 cache keys match) and starts :func:`launch`; the process (``python -m trainer.evaluate.canary JOB``) runs at
 low priority until training is over (``trainer.evaluate.background``), without CUDA (the GPU stays the
@@ -13,7 +13,7 @@ leaderboard row and the Compare page render, so they find them there. The run's 
 the lines under noise seeds 1 and 2 and measures the run's noise bands (``trainer.evaluate.bands.measured``),
 and hears the lines' own recordings as the renders are (DNSMOS, WER: the floor of the recommendation's guards).
 
-The result is one ``trainer.events.Evaluation`` record written atomically to ``evaluations/epoch=EEEE.json``;
+The result is one ``trainer.events.schema.Evaluation`` record written atomically to ``evaluations/epoch=EEEE.json``;
 the trainer emits it into the run's events (one writer). The process's output goes to
 ``evaluations/epoch=EEEE.log``; it ends when the trainer does.
 
@@ -41,7 +41,7 @@ from engines.errors import VoiceStudioError
 from engines.files import write_text
 from engines.imports import importing
 from engines.words import count
-from trainer.events import Evaluation, EventError, parse_event
+from trainer.events.schema import Evaluation, EventError, parse_event
 
 if TYPE_CHECKING:
     from trainer.evaluate.bands import Bands

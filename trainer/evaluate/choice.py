@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from trainer.checkpoints import RankedCheckpoint, best_checkpoint, ranked_checkpoints
+from trainer.checkpoints.best import RankedCheckpoint, best_checkpoint, ranked_checkpoints
 from trainer.evaluate.bands import DEFAULT_BANDS, Bands
 from trainer.evaluate.evaluation import Evaluation, band_text, listed, measure_name, shown
 from trainer.evaluate.recommend import GUARDS, Recommendation, recommend
@@ -175,8 +175,8 @@ def measured(run_dir: Path, state=None) -> tuple[list[Evaluation], Evaluation | 
     saved leaderboard of the run (``leaderboard.csv``), else its best checkpoint's saved row; and the start voice's
     (that leaderboard's ``start: …`` row, else ``leaderboard-start.csv`` while it describes that voice), as
     ``(checkpoint evaluations, the start voice's or None)``. ``state``: the run's events already read
-    (``trainer.run_state.RunState``), else they are read here."""
-    from trainer.checkpoints import CheckpointError
+    (``trainer.events.run_state.RunState``), else they are read here."""
+    from trainer.checkpoints.best import CheckpointError
     from trainer.evaluate.best_row import saved_best_row, saved_start_row
     from trainer.evaluate.evaluation import from_row
     from trainer.evaluate.run_measures import canary_evaluations
@@ -231,10 +231,10 @@ def _board_rows(run_dir: Path) -> list:
 
 
 def _run_state(run_dir: Path):
-    """The run's state from its events (``trainer.run_state.load_run``), or ``None`` for a folder that is not a run
-    or whose events cannot be read."""
-    from trainer.run_file import is_run
-    from trainer.run_state import load_run
+    """The run's state from its events (``trainer.events.run_state.load_run``), or ``None`` for a folder that is
+    not a run or whose events cannot be read."""
+    from trainer.events.run_state import load_run
+    from trainer.run.document import is_run
 
     try:
         return load_run(run_dir) if is_run(run_dir) else None
@@ -276,7 +276,7 @@ def run_choice(
 def file_warning(path: Path, bands: Bands = DEFAULT_BANDS) -> str:
     """The warning :func:`choose` would give for one checkpoint file named outright, where it is one of a run's
     ranked checkpoints and measured worse than the run's start voice; "" otherwise (never raises)."""
-    from trainer.checkpoints import CheckpointError
+    from trainer.checkpoints.best import CheckpointError
     from trainer.evaluate.lines import run_of
 
     run = run_of(path)

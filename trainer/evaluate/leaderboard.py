@@ -49,7 +49,7 @@ def val_mel_at_save(model_path: Path) -> float | None:
     """The val_mel a checkpoint was saved with, or None where nothing tells it (an ONNX voice).
 
     Looked up in order, precise values first: the checkpoint's own ``val_mel`` (ranked checkpoints saved by
-    ``trainer.callbacks`` since it was added); its Lightning callback state (a ``ModelCheckpoint`` monitoring
+    ``trainer.run.callbacks`` since it was added); its Lightning callback state (a ``ModelCheckpoint`` monitoring
     val_mel); the run's events (``events.jsonl`` of the run folder the checkpoint is in) at the checkpoint's
     epoch; last, the file name (``best-epoch=E-val_mel=V.ckpt``, rounded to 4 decimals).
     """
@@ -90,8 +90,8 @@ def _monitored_val_mel(checkpoint: dict) -> float | None:
 
 def _val_mel_of_epoch(model_path: Path, epoch: int | None) -> float | None:
     """val_mel of ``epoch`` in the events of the run holding ``model_path`` (``last.ckpt`` or ``checkpoints/``)."""
-    from trainer.run_file import is_run
-    from trainer.run_state import load_run
+    from trainer.events.run_state import load_run
+    from trainer.run.document import is_run
 
     if epoch is None:
         return None

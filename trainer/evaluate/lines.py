@@ -58,9 +58,9 @@ class Line:
 
 
 def preview_lines() -> list[Line]:
-    """The lines a run's previews speak (``trainer.preview_lines.PREVIEW_LINES``), without references; imports
+    """The lines a run's previews speak (``trainer.events.preview_lines.PREVIEW_LINES``), without references; imports
     neither torch nor Lightning."""
-    from trainer.preview_lines import PREVIEW_LINES
+    from trainer.events.preview_lines import PREVIEW_LINES
 
     return [Line(name=f"preview {n}", text=text) for n, text in enumerate(PREVIEW_LINES, start=1)]
 
@@ -137,7 +137,7 @@ def _recording(folder: Path, clip_id: str) -> Path | None:
 def held_out_lines(folder: Path | str, limit: int | None = 10) -> list[Line]:
     """The clips held out for validation, with their recordings as references, at most ``limit``.
 
-    For a run folder: exactly the clips its training held out (the split of ``trainer.datamodule.split`` over
+    For a run folder: exactly the clips its training held out (the split of ``trainer.data.datamodule.split`` over
     the run's cache with the run's config). For a dataset project: the clips a run of the default preset would
     hold out, over the project's included clips (a run also leaves out clips shorter than one segment, so its
     split can differ when the project has such clips).
@@ -146,7 +146,7 @@ def held_out_lines(folder: Path | str, limit: int | None = 10) -> list[Line]:
         LinesError: the folder is neither a run nor a dataset project, or holds nothing to hold out.
     """
     folder = Path(folder)
-    from trainer.run_file import is_run
+    from trainer.run.document import is_run
 
     if is_run(folder):
         lines = _run_held_out(folder)
@@ -161,11 +161,11 @@ def held_out_lines(folder: Path | str, limit: int | None = 10) -> list[Line]:
 
 def _run_held_out(run_dir: Path) -> list[Line]:
     """The run's validation clips; references from its dataset project where it has one."""
-    with importing("trainer.datamodule"):
-        from trainer.datamodule import split
-    from trainer.preprocess import PreprocessedCache
-    from trainer.presets import TrainingConfig
-    from trainer.run_file import read_run
+    with importing("trainer.data.datamodule"):
+        from trainer.data.datamodule import split
+    from trainer.data.preprocess import PreprocessedCache
+    from trainer.run.document import read_run
+    from trainer.run.presets import TrainingConfig
 
     document = read_run(run_dir)
     config = TrainingConfig.from_dict(document.config)
@@ -192,10 +192,10 @@ def _clip_line(clip_id: str, text: str, project) -> Line:
 
 
 def _project_held_out(folder: Path) -> list[Line]:
-    with importing("trainer.datamodule"):
-        from trainer.datamodule import split
+    with importing("trainer.data.datamodule"):
+        from trainer.data.datamodule import split
     from trainer.dataset.project import DatasetProject
-    from trainer.presets import TrainingConfig
+    from trainer.run.presets import TrainingConfig
 
     project = DatasetProject(folder)
     clips = [c for c in project.clips.values() if c.status == "ok" and c.text]
@@ -211,10 +211,10 @@ def run_candidates(run_dir: Path | str, voices_dir: Path | str | None = None) ->
 
     Raises:
         LinesError: not a run folder, or a run with no checkpoint yet.
-        trainer.checkpoints.CheckpointError: an unreadable ranking.
+        trainer.checkpoints.writer.CheckpointError: an unreadable ranking.
     """
-    from trainer.checkpoints import ranked_checkpoints
-    from trainer.run_file import is_run, read_run
+    from trainer.checkpoints.best import ranked_checkpoints
+    from trainer.run.document import is_run, read_run
 
     run_dir = Path(run_dir)
     if not is_run(run_dir):
@@ -233,7 +233,7 @@ def run_candidates(run_dir: Path | str, voices_dir: Path | str | None = None) ->
 
 def run_of(model_path: Path | str) -> Path | None:
     """The run folder a checkpoint belongs to (``RUN/checkpoints/*.ckpt`` or ``RUN/last.ckpt``), else ``None``."""
-    from trainer.run_file import is_run
+    from trainer.run.document import is_run
 
     path = Path(model_path)
     if path.suffix.lower() != ".ckpt":
@@ -245,7 +245,7 @@ def run_of(model_path: Path | str) -> Path | None:
 def file_candidate(model_path: Path | str) -> Candidate:
     """A model file as a candidate, labelled as its run labels it (``epoch 2 · val_mel 0.6171``, ``last``) when
     it is one of a run's checkpoints, else by its file name."""
-    from trainer.checkpoints import CheckpointError
+    from trainer.checkpoints.best import CheckpointError
 
     path = Path(model_path)
     run = run_of(path)
@@ -262,7 +262,8 @@ def file_candidate(model_path: Path | str) -> Candidate:
 
 def _start_candidate(start: str) -> Candidate | None:
     """The voice a run started from, or ``None`` (scratch, or a start no longer on disk)."""
-    from trainer.starts import RunError, resolve_start
+    from trainer.run.errors import RunError
+    from trainer.start.points import resolve_start
 
     try:
         _, path = resolve_start(start)

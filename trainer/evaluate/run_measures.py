@@ -1,6 +1,6 @@
 """A run's canary evaluations as the verdict, the recommendation and Export read them (no Qt, no torch).
 
-The trainer writes one ``evaluation`` event per evaluated epoch (``trainer.canary_callback``); here each becomes a
+The trainer writes one ``evaluation`` event per evaluated epoch (``trainer.run.canary_callback``); here each becomes a
 :class:`~trainer.evaluate.evaluation.Evaluation` (epochs counted from 1, the epoch's val_mel added to the heard
 measures) whose ``path`` is the epoch's evaluation checkpoint where the run still keeps it. The run keeps the
 checkpoint of the recommended epoch (:func:`keep_recommended`), so "keep epoch N" can always be exported, also
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from trainer.checkpoints import RankedCheckpoint
+from trainer.checkpoints.best import RankedCheckpoint
 from trainer.evaluate.bands import Bands
 from trainer.evaluate.canary import FOLDER, checkpoint_path
 from trainer.evaluate.evaluation import Evaluation
 from trainer.evaluate.verdict import Verdict, verdict
-from trainer.run_state import RunState
+from trainer.events.run_state import RunState
 
 
 def canary_evaluations(state: RunState) -> list[Evaluation]:

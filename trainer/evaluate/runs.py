@@ -1,6 +1,6 @@
 """Runs compared as wholes: their val_mel and epoch-time curves side by side, total and per-epoch time.
 
-Read from each run's events (``trainer.run_state.load_run``); the Compare page overlays the curves and
+Read from each run's events (``trainer.events.run_state.load_run``); the Compare page overlays the curves and
 ``voice-studio compare`` prints :func:`runs_table`. Plain Python, no Qt, no torch.
 """
 
@@ -10,7 +10,7 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from trainer.run_state import RunState, load_run
+from trainer.events.run_state import RunState, load_run
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,0 +1,8 @@
+"""A run's checkpoints and what is made from them.
+
+- ``writer`` checkpoints written in the background, never lost, never half-written;
+- ``best`` the best-k kept by val_mel while training, and a run's best read back;
+- ``export`` a generator exported to a Piper ONNX voice (``NAME.onnx`` plus ``NAME.onnx.json``).
+
+May import: ``engines``, ``trainer.run.document``.
+"""

@@ -1,0 +1,325 @@
+"""Checks before a training run starts, in words a person can act on (no Qt).
+
+:func:`preflight` looks at what the Train page is about to start and returns
+findings: errors block the start (no clips, a start voice that cannot be read,
+a requested GPU that is missing, too little disk for the checkpoints the run
+will keep, a start voice whose speakers, symbols or rate cannot fit the dataset),
+warnings inform (few clips, clips the trainer will leave out, clips at another
+sample rate than the start voice, with the fix: resample), conversions say how
+the start is made to fit (a single-speaker start on a multi-speaker dataset:
+``trainer.start.shape``), and an ONNX start says what its recovery will do and how
+well an earlier recovery of the voice agreed with it (``info``).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engines.extras import missing
+from engines.imports import importing
+from engines.words import count
+from trainer.run.options import RunOptions
+
+MIN_CLIPS = 2
+"""Fewer usable clips than this cannot train (one is held out for validation)."""
+FEW_CLIPS = 50
+"""Below this a fine-tune is weak; datasets of 100-2,000 utterances are usual."""
+UNALIGNABLE = "more phoneme_ids than spectrogram frames (the text says more than the audio)"
+"""Why a cached utterance is left out (``Utterance.alignable``)."""
+BYTES_PER_PARAMETER_RESUME = 12
+"""``last.ckpt``: float32 weights plus AdamW's two moments per parameter (Loshchilov & Hutter, 2019)."""
+BYTES_PER_TENSOR = 340
+"""``torch.save``'s zip entry and pickle record per tensor (measured on the test preset's generator)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One pre-flight result: ``level`` is ``error``, ``warning`` or ``conversion`` (how the start is made to
+    fit the dataset). ``fix`` names an action the page offers (``resample`` to ``fix_rate`` Hz)."""
+
+    level: str
+    message: str
+    fix: str | None = None
+    fix_rate: int | None = None
+
+    @property
+    def blocking(self) -> bool:
+        """Errors stop the start."""
+        return self.level == "error"
+
+
+@dataclass
+class DatasetSummary:
+    """Usable clips, their sample rates (Hz -> count), seconds of audio, why others are left out, the
+    speakers' names (empty for one unnamed speaker) and the voice config whose map builds its phoneme_ids."""
+
+    kind: str
+    clips: int
+    rates: Counter
+    seconds: float
+    skipped: Counter
+    speakers: list[str] = field(default_factory=list)
+    voice_config: str | None = None
+
+
+def preflight(options: RunOptions) -> list[Finding]:
+    """All findings for what ``options`` ask for, errors first."""
+    from trainer.run.errors import RunError
+    from trainer.start.points import start_rate
+
+    findings: list[Finding] = []
+    try:
+        rate = start_rate(options.start) or 22050
+    except (RunError, ValueError, OSError) as exc:
+        return [Finding("error", f"The starting voice cannot be used: {exc}")]
+    try:
+        summary = summarize(options.dataset)
+    except ValueError as exc:
+        return [Finding("error", str(exc))]
+    findings += _clip_findings(summary, rate, "the starting voice" if options.start != "scratch" else "training")
+    findings += _shape_findings(options, summary)
+    findings += _device_findings(options.device)
+    findings += _disk_findings(options, summary, rate)
+    findings += _recovery_findings(options)
+    return sorted(findings, key=lambda f: not f.blocking)
+
+
+def _recovery_findings(options: RunOptions) -> list[Finding]:
+    """An ONNX start: its training-only parts are recovered first (``trainer.start.recovery``), and the held-out KL
+    the newest cached recovery of the same voice and budget reached (``trainer.start.recovery_cache``), if any."""
+    from engines.files import sha256_file
+    from trainer.run.presets import preset
+    from trainer.start.points import resolve_start
+    from trainer.start.recovery_cache import budget_of, recovery_cache_dir, summaries
+
+    kind, path = resolve_start(options.start)
+    if path is None or kind == "ckpt":
+        return []
+    config = preset(options.preset)
+    steps = config.recovery_steps + config.recovery_fit_steps
+    said = (
+        f"Before training, the training-only parts {path.name} does not hold are recovered from its own speech "
+        f"(up to {count(config.recovery_lines, 'line')}, {count(steps, 'step')}); the run log says how well "
+        "they agree with the voice (KL on held-out lines: the lower, the less the voice is pulled at first)."
+    )
+    budget = budget_of(config)
+    done = [s for s in summaries(recovery_cache_dir(), sha256_file(path)) if s.budget == budget]
+    if done and not options.no_recovery_cache:
+        said += (
+            f" Recovered from this voice before: KL {done[0].kl:.1f} on held-out lines "
+            f"({count(done[0].lines, 'line')} spoken); a run on the same lines takes it from the cache."
+        )
+    return [Finding("info", said)]
+
+
+def summarize(dataset: Path) -> DatasetSummary:
+    """What the trainer would use from ``dataset``: a project, a preprocessed cache, or a Piper folder.
+
+    Raises:
+        ValueError: none of those (the message names the folder).
+    """
+    dataset = Path(dataset)
+    if (dataset / "cache.json").is_file():
+        from trainer.data.preprocess import PreprocessedCache
+
+        cache = PreprocessedCache(dataset)
+        rate = cache.settings.sample_rate
+        usable = [u for u in cache.utterances if u.alignable]
+        seconds = sum(u.audio[1] for u in usable) / rate
+        unalignable = len(cache.utterances) - len(usable)
+        skipped = Counter({UNALIGNABLE: unalignable} if unalignable else {})
+        return DatasetSummary(
+            "cache", len(usable), Counter({rate: len(usable)}), seconds, skipped, cache.speakers, cache.voice_config
+        )
+    if (dataset / "manifest.json").is_file():
+        from trainer.dataset.export import WHY_LEFT_OUT, left_out, selection
+        from trainer.dataset.project import DatasetProject
+
+        project = DatasetProject(dataset)
+        chosen = selection(project)[0]
+        rates = Counter(c.analysis.get("sample_rate") for c in chosen if c.analysis)
+        seconds = sum(float(c.analysis.get("duration_s") or 0) for c in chosen if c.analysis)
+        reasons = Counter(WHY_LEFT_OUT.get(kind, kind) for kind in left_out(project).values())
+        speakers = sorted({c.speaker for c in chosen if c.speaker})
+        return DatasetSummary("project", len(chosen), rates, seconds, reasons, speakers, project.target_config)
+    if (dataset / "metadata.csv").is_file():
+        from trainer.dataset.metadata import read_metadata
+
+        metadata = read_metadata(dataset / "metadata.csv")
+        return DatasetSummary("piper", len(metadata.entries), Counter(), 0.0, Counter(), sorted(metadata.speakers))
+    raise ValueError(f"{dataset}: not a dataset (a project, a training cache, or a folder with metadata.csv)")
+
+
+def _clip_findings(summary: DatasetSummary, rate: int, who: str) -> list[Finding]:
+    findings = []
+    if summary.clips < MIN_CLIPS:
+        usable = count(summary.clips, "usable clip")
+        return [Finding("error", f"The dataset has {usable}; training needs at least {MIN_CLIPS}.")]
+    if summary.clips < FEW_CLIPS:
+        findings.append(Finding("warning", f"Only {count(summary.clips, 'clip')}: 100 to 2,000 make a good voice."))
+    if summary.skipped:
+        reasons = "; ".join(f"{n} × {reason}" for reason, n in summary.skipped.most_common())
+        total = sum(summary.skipped.values())
+        findings.append(Finding("warning", f"{count(total, 'clip')} will be left out: {reasons}."))
+    other = {r: n for r, n in summary.rates.items() if r and r != rate}
+    if other and summary.kind == "cache":
+        findings.append(
+            Finding(
+                "error",
+                f"The training cache is at {next(iter(other))} Hz but {who} is at {rate} Hz: "
+                "rebuild the cache from the project at the voice's rate.",
+            )
+        )
+    elif other:
+        rates = ", ".join(f"{n} at {r:,} Hz" for r, n in sorted(other.items()))
+        findings.append(
+            Finding(
+                "warning",
+                f"{who[0].upper() + who[1:]} is at {rate:,} Hz, clips are not ({rates}). Training resamples "
+                "them; resample the curated copies too (originals stay untouched)?",
+                fix="resample",
+                fix_rate=rate,
+            )
+        )
+    return findings
+
+
+def _shape_findings(options: RunOptions, summary: DatasetSummary) -> list[Finding]:
+    """Speakers, symbols and rate of the start against the dataset's: conversions, or an error naming both."""
+    from engines.base import VoiceError
+    from trainer.run.errors import RunError
+    from trainer.run.presets import preset
+    from trainer.start.shape import check_fit, data_shape, size_notes, start_shape
+
+    try:
+        start = start_shape(options.start)
+        if start is None:
+            return []
+        voice_config = summary.voice_config or default_voice_config()
+        data = data_shape(str(options.dataset), summary.speakers, voice_config)  # rates: _clip_findings
+        notes = check_fit(start, data)
+        if start.model is not None:
+            notes += size_notes(start.label, start.model, preset(options.preset).model, options.preset)
+        return [Finding("conversion", note) for note in notes]
+    except (RunError, VoiceError) as exc:
+        return [Finding("error", f"The starting voice does not fit the dataset: {exc}")]
+
+
+def default_voice_config() -> str:
+    """The voice config a Piper folder's clips are imported with (the embedded voice's)."""
+    from engines.registry import default_voice
+
+    return str(default_voice().config.path)
+
+
+def _device_findings(device: str) -> list[Finding]:
+    if not device.startswith("cuda"):
+        return []
+    available = {d for d, _ in detect_devices()}
+    wanted = device if ":" in device else "cuda:0"
+    if wanted not in available:
+        have = ", ".join(sorted(available - {"cpu"})) or "none"
+        return [Finding("error", f"GPU {wanted} was asked for but torch finds no such CUDA device (found: {have}).")]
+    return []
+
+
+def _disk_findings(options: RunOptions, summary: DatasetSummary, rate: int) -> list[Finding]:
+    need = estimate_bytes(options, summary, rate)
+    folder = Path(options.out)
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    free = shutil.disk_usage(folder).free
+    gib = 2**30
+    if free < need:
+        return [
+            Finding(
+                "error",
+                f"{need / gib:.1f} GiB are needed in {folder} for checkpoints and the cache; "
+                f"{free / gib:.1f} GiB are free.",
+            )
+        ]
+    if free < 2 * need:
+        return [Finding("warning", f"Disk space is short: {free / gib:.1f} GiB free, the run needs {need / gib:.1f}.")]
+    return []
+
+
+def estimate_bytes(options: RunOptions, summary: DatasetSummary, rate: int) -> int:
+    """Bytes the run will keep: ``last.ckpt``, the best-k generator checkpoints, and the cache it builds.
+
+    The networks' sizes come from the preset (or the start voice's quality), counted on torch's
+    ``meta`` device (no memory); the cache holds float32 audio and 513-bin spectrogram frames of
+    ``hop_length`` 256 samples (Piper's STFT).
+    """
+    size = network_size(run_quality(options))
+    checkpoints = resume_bytes(size) + size.keep_best * generator_bytes(size)
+    cache = 0 if summary.kind == "cache" else int(summary.seconds * rate * 4 * (1 + 513 / 256))
+    return checkpoints + cache
+
+
+def run_quality(options: RunOptions) -> str:
+    """The preset whose network size the run will have: the start voice's quality when it names one."""
+    if options.preset != "test":
+        from trainer.start.points import start_voice
+
+        voice = start_voice(options.start)
+        quality = voice.config.raw.get("audio", {}).get("quality") if voice is not None else None
+        if quality:
+            return quality.replace("_", "-")
+    return options.preset
+
+
+@dataclass(frozen=True)
+class NetworkSize:
+    """Parameters and tensors of a preset's generator and discriminators, and how many best checkpoints it keeps."""
+
+    generator: int
+    discriminator: int
+    generator_tensors: int
+    discriminator_tensors: int
+    keep_best: int
+
+
+def network_size(preset_name: str) -> NetworkSize:
+    """Counted on torch's ``meta`` device: no memory is allocated."""
+    with importing("torch"):
+        import torch
+
+    from engines.torch.vits import Synthesizer
+
+    with importing("trainer.gan.discriminators"):
+        from trainer.gan.discriminators import MultiPeriodDiscriminator
+    from trainer.run.presets import preset
+
+    config = preset(preset_name)
+    with torch.device("meta"):
+        generator = Synthesizer(config.model).state_dict()
+        discriminator = MultiPeriodDiscriminator(config.discriminator_width).state_dict()
+    count = lambda state: sum(t.numel() for t in state.values())  # noqa: E731
+    return NetworkSize(count(generator), count(discriminator), len(generator), len(discriminator), config.keep_best)
+
+
+def resume_bytes(size: NetworkSize) -> int:
+    """``last.ckpt``: weights and two optimizer moments per parameter, each tensor an entry."""
+    tensors = size.generator_tensors + size.discriminator_tensors
+    return BYTES_PER_PARAMETER_RESUME * (size.generator + size.discriminator) + 3 * BYTES_PER_TENSOR * tensors
+
+
+def generator_bytes(size: NetworkSize) -> int:
+    """One generator-only checkpoint (``best-*.ckpt``)."""
+    return 4 * size.generator + BYTES_PER_TENSOR * size.generator_tensors
+
+
+def detect_devices() -> list[tuple[str, str]]:
+    """``(device, label)`` for the CPU and each CUDA GPU torch sees, e.g. ``("cuda:0", "NVIDIA ... 12.0 GiB")``."""
+    devices = [("cpu", "CPU")]
+    if missing("torch"):  # an ONNX-only install: not even tried
+        return devices
+    with importing("torch"):
+        import torch
+    for index in range(torch.cuda.device_count() if torch.cuda.is_available() else 0):
+        props = torch.cuda.get_device_properties(index)
+        devices.append((f"cuda:{index}", f"GPU {index}: {props.name}, {props.total_memory / 2**30:.1f} GiB"))
+    return devices
