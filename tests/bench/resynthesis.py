@@ -51,7 +51,7 @@ def resynthesized(checkpoint: Path, clips: list[np.ndarray]) -> list[np.ndarray]
     import torch
 
     from engines.torch.vits.checkpoint import load_generator
-    from trainer.mel import spectrogram
+    from trainer.gan.mel import spectrogram
 
     model, loaded = load_generator(checkpoint)
     out = []
