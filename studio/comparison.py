@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from studio.state import Event
+from trainer.evaluate.labels import unique_label
 from trainer.evaluate.render import Candidate, Rendered, RenderSettings
 
 if TYPE_CHECKING:
@@ -48,15 +49,6 @@ def run_folder_of(model_path: Path) -> Path | None:
         if (folder / TRAINING_FILE).is_file():
             return folder
     return None
-
-
-def unique_label(label: str, taken: set[str]) -> str:
-    """``label``, or ``label (2)``, ``label (3)``… the first not in ``taken``."""
-    number, unique = 1, label
-    while unique in taken:
-        number += 1
-        unique = f"{label} ({number})"
-    return unique
 
 
 class ComparisonEvents:
@@ -99,7 +91,8 @@ class Comparison:
         return self._settings
 
     def set_candidates(self, candidates: Iterable[Candidate], run: Path | None = None) -> None:
-        """Replace the candidates (a file listed already is left out; a label taken already gets " (2)", " (3)"…);
+        """Replace the candidates (a file listed already is left out; a label taken already gets " (2)", " (3)"…,
+        the last step of ``trainer.evaluate.labels``' rule, which the lists that give them have applied);
         nothing happens (the renders stay) when they are the ones compared already."""
         before = (self._candidates, self._runs)
         self._candidates, self._runs = [], {}

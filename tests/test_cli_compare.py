@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from studio.cli.compare import distinct_labels, resolve_candidate
+from studio.cli.compare import listed, resolve_candidate
 from trainer.evaluate.leaderboard import read_csv
 
 
@@ -126,7 +126,7 @@ def test_candidates_resolve_names_and_files_and_repeated_labels_get_their_folder
     a, b = make_tiny_checkpoint(tmp_path / "a" / "last.ckpt"), make_tiny_checkpoint(tmp_path / "b" / "last.ckpt")
     (named,) = resolve_candidate("joe")
     assert (named.label, named.model_path) == ("joe", joe.model_path)
-    found = distinct_labels([*resolve_candidate(str(a)), *resolve_candidate(str(b)), *resolve_candidate(str(a))])
+    found = listed([str(a), str(b), str(a)])
     assert [(c.label, c.model_path) for c in found] == [("a/last.ckpt", a), ("b/last.ckpt", b)]
 
 

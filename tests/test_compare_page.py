@@ -426,9 +426,9 @@ def test_open_run_again_checks_exactly_that_runs_candidates_named_by_run(page, q
     ranked = {(other / "checkpoints" / name).absolute() for _, name in RANKING}
     starts = {e.candidate.model_path.absolute() for e in box.entries() if "start: " in e.candidate.label}
     assert len(starts) == 1 and set(checked) == ranked | starts
-    assert all(checked[f].startswith("tune-b · epoch") for f in ranked)
+    assert all(checked[f].startswith("tune-b/epoch") for f in ranked)
     assert not any("(2)" in e.candidate.label for e in box.entries())
-    assert any(e.candidate.label.startswith(f"{run.name} · epoch") for e in box.entries())
+    assert any(e.candidate.label.startswith(f"{run.name}/epoch") for e in box.entries())
 
 
 def test_candidate_buttons_elide_on_the_right_and_keep_their_key(page, qtbot, tmp_path):

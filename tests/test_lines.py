@@ -134,7 +134,7 @@ def test_a_checkpoint_of_a_run_is_labelled_as_the_run_labels_it(new_run, make_ti
     """A ranked .ckpt or last.ckpt given as a file gets its run's label; candidates of two runs get the run's name."""
     import shutil
 
-    from studio.cli.compare import by_run, resolve_candidate
+    from studio.cli.compare import listed, resolve_candidate
 
     folder = new_run / "checkpoints"
     folder.mkdir(exist_ok=True)
@@ -148,8 +148,28 @@ def test_a_checkpoint_of_a_run_is_labelled_as_the_run_labels_it(new_run, make_ti
     assert file_candidate(loose).label == loose.name
     other = tmp_path / "other"
     shutil.copytree(new_run, other)
-    one_run = by_run([(str(new_run), run_candidates(new_run)), (str(loose), [file_candidate(loose)])])
+    one_run = listed([str(new_run), str(loose)])
     assert [c.label for c in one_run][:2] == ["epoch 2 · val_mel 0.6171", "last"]
     other_last = str(other / "last.ckpt")
-    two_runs = by_run([(str(new_run), run_candidates(new_run)), (other_last, resolve_candidate(other_last))])
+    two_runs = listed([str(new_run), other_last])
     assert [c.label for c in two_runs] == ["tune/epoch 2 · val_mel 0.6171", "tune/last", "start: joe", "other/last"]
+
+
+def test_the_cli_and_the_compare_page_label_two_runs_alike(new_run, tmp_path, qtbot):
+    """The same two runs listed by ``voice-studio compare`` and by the Compare page's candidate list: the same
+    labels for the same files (trainer.evaluate.labels), each run's own prefixed with its folder name."""
+    import shutil
+
+    from engines.registry import user_voice_dir
+    from studio.cli.compare import listed
+    from studio.pages.compare_sources import CandidatesBox
+    from studio.state import VoiceLibrary, Workspace
+
+    other = shutil.copytree(new_run, tmp_path / "tune-b")
+    cli = {c.model_path.resolve(): c.label for c in listed([str(new_run), str(other)])}
+    box = CandidatesBox(Workspace(runs_dir=tmp_path, voices_dir=user_voice_dir()), VoiceLibrary())
+    qtbot.addWidget(box)
+    box.add_run(new_run)
+    box.add_run(other)
+    page = {e.candidate.model_path.resolve(): e.candidate.label for e in box.entries()}
+    assert page == cli and any(label.startswith("tune-b/") for label in page.values()), (page, cli)

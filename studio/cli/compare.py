@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     require("compare", "Comparing voices (the leaderboard's measures)")
     if args.csv is not None:
         check_output_path(args.csv, (".csv",), "leaderboard file")  # before any work
-    candidates = distinct_labels(by_run([(spec, resolve_candidate(spec)) for spec in args.candidates]))
+    candidates = listed(args.candidates)
     lines = _lines(args)
     use_shared_thread_pool()
     previous = signal.getsignal(signal.SIGINT)
@@ -143,54 +143,22 @@ def resolve_candidate(spec: str) -> list[Candidate]:
     raise ValueError(f"{spec}: no such candidate (not a .ckpt, an .onnx voice, a run folder or a voice name)")
 
 
-def by_run(resolved: list[tuple[str, list[Candidate]]]) -> list[Candidate]:
-    """The candidates of ``(spec, its candidates)``; when they come from two or more runs (a run folder, or a
-    checkpoint in one), each run's candidates are prefixed with its folder name (``run-a/last``), but for the
-    voice a run started from, which is not the run's."""
-    from trainer.evaluate.lines import run_of
+def listed(specs: list[str]) -> list[Candidate]:
+    """The candidates the ``specs`` name (:func:`resolve_candidate`), labelled by ``trainer.evaluate.labels``' rule
+    (as the Compare page labels them): each file once, a run's own prefixed with its folder name while there
+    are two or more runs, repeated labels told apart by their folder.
+
+    Raises:
+        ValueError, VoiceError: as :func:`resolve_candidate`.
+    """
+    from trainer.evaluate.labels import labelled
     from trainer.run.document import is_run
 
-    def run_name(spec: str) -> str | None:
+    def run_dir(spec: str) -> Path | None:
         path = Path(spec)
-        run = path if path.is_dir() and is_run(path) else run_of(path) if path.is_file() else None
-        return run.name if run is not None else None
+        return path if path.is_dir() and is_run(path) else None
 
-    named = [(run_name(spec), candidates) for spec, candidates in resolved]
-    if len({name for name, _ in named if name}) < 2:
-        return [c for _, candidates in named for c in candidates]
-    return [_prefixed(name, c) for name, candidates in named for c in candidates]
-
-
-def _prefixed(run: str | None, candidate: Candidate) -> Candidate:
-    """``candidate`` labelled ``RUN/label`` when it is one of run ``run``'s own (not its start voice)."""
-    from trainer.evaluate.render import Candidate
-
-    if run is None or candidate.label.startswith("start: "):
-        return candidate
-    return Candidate(label=f"{run}/{candidate.label}", model_path=candidate.model_path)
-
-
-def distinct_labels(candidates: list[Candidate]) -> list[Candidate]:
-    """``candidates`` with repeated labels told apart by their folder (``run-a/last``), the same file once."""
-    from collections import Counter
-
-    from trainer.evaluate.render import Candidate
-
-    first: dict[Path, Candidate] = {}
-    for candidate in candidates:
-        first.setdefault(candidate.model_path.resolve(), candidate)
-    unique = list(first.values())
-    counts = Counter(c.label for c in unique)
-    return [
-        c if counts[c.label] == 1 else Candidate(label=f"{_folder(c)}/{c.label}", model_path=c.model_path)
-        for c in unique
-    ]
-
-
-def _folder(candidate: Candidate) -> str:
-    """The name of the folder a candidate comes from: its run's for a ranked checkpoint (``RUN/checkpoints/``)."""
-    parent = candidate.model_path.parent
-    return parent.parent.name if parent.name == "checkpoints" else parent.name
+    return labelled([(c, run_dir(spec)) for spec in specs for c in resolve_candidate(spec)])
 
 
 def _lines(args: argparse.Namespace) -> list[Line]:

@@ -1,12 +1,12 @@
 """The Compare page's Leaderboard tab: ``studio.widgets.leaderboard_view.LeaderboardView`` scored off the GUI
 thread, and kept beside the comparison.
 
-"Score" runs ``trainer.evaluate.leaderboard.score`` on the comparison's candidates, lines and settings (renders
-from the Listen tab's cache) in a ``studio.workers.Task`` with progress and Cancel, then hands its renders to
-the comparison (read back from the cache) and saves the rows as ``leaderboard.csv`` in ``Comparison.folder()``
-with what was scored beside them (``leaderboard.json``: the candidates' files with size and mtime, the lines,
-the settings). Opening the same comparison again shows the saved rows at once; they are shown only while the
-candidates, their files, the lines and settings are the ones scored.
+"Score" runs ``trainer.evaluate.leaderboard.scored`` on the comparison's candidates, lines and settings (renders
+from the Listen tab's cache) in a ``studio.workers.Task`` with progress and Cancel, then hands the renders it
+measured to the comparison (nothing is rendered twice) and saves the rows as ``leaderboard.csv`` in
+``Comparison.folder()`` with what was scored beside them (``leaderboard.json``: the candidates' files with size
+and mtime, the lines, the settings). Opening the same comparison again shows the saved rows at once; they are
+shown only while the candidates, their files, the lines and settings are the ones scored.
 
 Where the recommended row has ties, ``studio.widgets.tie_break.TieBreakPanel`` under the table offers to settle
 them by ear: pairwise blind trials of those candidates on the scored lines, played from the comparison's renders
@@ -38,8 +38,7 @@ from studio.widgets.tie_break import TieBreakPanel
 from studio.workers import Task, TaskSlot
 from trainer.evaluate.best_row import BOARD_FILE
 from trainer.evaluate.board import is_recordings
-from trainer.evaluate.leaderboard import Row, read_csv, score, to_csv
-from trainer.evaluate.render import render_all
+from trainer.evaluate.leaderboard import Row, read_csv, scored, to_csv
 from trainer.evaluate.tie_break import RATINGS_FILE, offer_of
 
 SCORED_FILE = "leaderboard.json"
@@ -180,9 +179,9 @@ class BoardTab(QWidget):
         try:
             path = save_board(folder, rows, key)
         except OSError as exc:
-            self.say(f"Scored {scored(rows)}, but could not save the rows in {folder}: {exc}")
+            self.say(f"Scored {scored_words(rows)}, but could not save the rows in {folder}: {exc}")
             return
-        self.say(f"Scored {scored(rows)}; saved as {path}. Bold: the best of a column.")
+        self.say(f"Scored {scored_words(rows)}; saved as {path}. Bold: the best of a column.")
 
     def _on_ended(self) -> None:
         self.progress.finish()
@@ -218,13 +217,12 @@ class BoardTab(QWidget):
 
 
 def _score(candidates, lines, settings, cache_dir, state, pool) -> tuple[list[Row], dict]:
-    """``score``, then its renders read back from the cache (no engine runs) for the comparison."""
-    rows = score(candidates, lines, settings, cache_dir, state, pool, recordings=True)
-    texts = [line.text for line in lines]  # a candidate that failed (Row.failed) has no renders
-    return rows, render_all(candidates, texts, settings, cache_dir, None, pool, failed={})
+    """``scored``'s rows and the renders they were measured on (for the comparison's Listen and Blind test)."""
+    result = scored(candidates, lines, settings, cache_dir, state, pool, recordings=True)
+    return result.rows, result.renders
 
 
-def scored(rows: list[Row]) -> str:
+def scored_words(rows: list[Row]) -> str:
     """``3 candidates`` (and ``and their recordings`` where the recordings' row was measured too)."""
     voices = [row for row in rows if not is_recordings(row)]
     return count(len(voices), "candidate") + (" and their recordings" if len(voices) < len(rows) else "")

@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
 )
 
 from engines.errors import VoiceStudioError
-from studio.comparison import unique_label
 from studio.state import VoiceLibrary, Workspace
 from studio.widgets.start_folders import app_folder
 from trainer.checkpoints.best import file_epoch_note
+from trainer.evaluate.labels import labelled
 from trainer.evaluate.render import Candidate, RenderSettings
 
 
@@ -143,15 +143,14 @@ class CandidatesBox(QGroupBox):
         return [item.data(Qt.ItemDataRole.UserRole).candidate for item in added]
 
     def _relabel(self) -> None:
-        """Labels as listed: the run's name first while two or more runs are listed, then made distinct."""
+        """Labels as listed, by ``trainer.evaluate.labels``' rule (as ``voice-studio compare`` labels them): the
+        run's name first while two or more runs are listed, then made distinct."""
         items = [self.list.item(i) for i in range(self.list.count())]
-        runs = {item.data(Qt.ItemDataRole.UserRole).run for item in items} - {None}
-        taken: set[str] = set()
-        for item in items:
-            entry = item.data(Qt.ItemDataRole.UserRole)
-            base = entry.base or entry.candidate.label
-            label = unique_label(f"{entry.run.name} · {base}" if len(runs) > 1 and entry.run else base, taken)
-            taken.add(label)
+        entries = [item.data(Qt.ItemDataRole.UserRole) for item in items]
+        bases = [(replace(e.candidate, label=e.base or e.candidate.label), e.run) for e in entries]
+        label_of = {c.model_path.resolve(): c.label for c in labelled(bases)}
+        for item, entry in zip(items, entries, strict=True):
+            label = label_of[entry.candidate.model_path.resolve()]
             item.setText(label)
             item.setData(Qt.ItemDataRole.UserRole, replace(entry, candidate=replace(entry.candidate, label=label)))
 

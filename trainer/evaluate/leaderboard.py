@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from engines.pool import EnginePool
@@ -28,7 +29,7 @@ from trainer.evaluate.scoring import NO_REFERENCE, Scorer
 from trainer.evaluate.spread import jackknife_error, standard_error
 from trainer.tasks import Cancelled, TaskState
 
-__all__ = ["COLUMNS", "Column", "Row", "read_csv", "score", "table", "to_csv", "val_mel_at_save"]
+__all__ = ["COLUMNS", "Column", "Row", "Scored", "read_csv", "score", "scored", "table", "to_csv", "val_mel_at_save"]
 
 
 SOURCES = {
@@ -102,6 +103,15 @@ def _val_mel_of_epoch(model_path: Path, epoch: int | None) -> float | None:
     return None
 
 
+@dataclass(frozen=True)
+class Scored:
+    """What :func:`scored` gives: the rows, and the renders they were measured on by ``(candidate label, line
+    index)`` (a candidate that failed has none), for the page that shows them to play."""
+
+    rows: list[Row]
+    renders: dict[tuple[str, int], Rendered]
+
+
 def score(
     candidates: list[Candidate],
     lines: list[Line],
@@ -112,6 +122,20 @@ def score(
     *,
     recordings: bool = False,
 ) -> list[Row]:
+    """The rows of :func:`scored` (its arguments, what it raises)."""
+    return scored(candidates, lines, settings, cache_dir, state, pool, recordings=recordings).rows
+
+
+def scored(
+    candidates: list[Candidate],
+    lines: list[Line],
+    settings: RenderSettings,
+    cache_dir: Path,
+    state: TaskState | None = None,
+    pool: EnginePool | None = None,
+    *,
+    recordings: bool = False,
+) -> Scored:
     """One row per candidate (in order): every line rendered (cached) and measured (cached), then averaged.
     With ``recordings``, a last row for the lines' own recordings (:func:`recordings_row`) where any line has one.
 
@@ -153,7 +177,7 @@ def score(
         rows.append(_row(candidate, lines, per_line, scorer))
     if recorded:
         rows.append(recordings_row(scorer, recorded, rows, state, done, total))
-    return rows
+    return Scored(rows=rows, renders=renders)
 
 
 def recordings_row(

@@ -1,0 +1,82 @@
+"""Candidate labels: one rule for every list of candidates (``voice-studio compare`` and the Compare page).
+
+A label names a candidate in tables, buttons, ratings and sentences, so two lists of the same files must name
+them alike. The rule (:func:`labelled`): each file once; while the candidates come from two or more runs, a
+run's own candidates are prefixed with the run folder's name (``tune-b/epoch 5 · val_mel 0.6120``; the voice a
+run started from, ``start: joe``, is not the run's); a label still repeated is prefixed with its file's folder
+(``a/last.ckpt``), and one repeated even then gets `` (2)``, `` (3)``… The ``/`` keeps the label's own reading:
+``trainer.evaluate.evaluation`` finds the epoch after it and names a candidate by what precedes ``" · "``.
+Plain Python: no Qt, no torch.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from trainer.evaluate.evaluation import START_PREFIX
+from trainer.evaluate.render import Candidate
+
+
+def labelled(entries: Sequence[tuple[Candidate, Path | None]]) -> list[Candidate]:
+    """The candidates of ``entries`` labelled by the rule in this module's docstring, in order, each file once.
+
+    Args:
+        entries: ``(candidate, the run folder it was listed from or None)``; a candidate without one belongs to
+            the run its checkpoint lies in (``trainer.evaluate.lines.run_of``), if any. The candidates' labels
+            are their own (``run_candidates``', ``file_candidate``'s, a voice's name), without a run's prefix.
+    """
+    once: dict[Path, tuple[Candidate, Path | None]] = {}
+    for candidate, run in entries:
+        once.setdefault(candidate.model_path.resolve(), (candidate, run))
+    owned = [(c, None if c.label.startswith(START_PREFIX) else _run(c, run)) for c, run in once.values()]
+    runs = {run for _, run in owned if run is not None}
+    named = [_prefixed(c, run) if len(runs) > 1 else c for c, run in owned]
+    return numbered(_by_folder(named))
+
+
+def numbered(candidates: list[Candidate]) -> list[Candidate]:
+    """``candidates`` with a label taken already given `` (2)``, `` (3)``… (:func:`unique_label`), in order."""
+    taken: set[str] = set()
+    out = []
+    for candidate in candidates:
+        label = unique_label(candidate.label, taken)
+        taken.add(label)
+        out.append(replace(candidate, label=label))
+    return out
+
+
+def unique_label(label: str, taken: set[str]) -> str:
+    """``label``, or ``label (2)``, ``label (3)``… the first not in ``taken``."""
+    number, unique = 1, label
+    while unique in taken:
+        number += 1
+        unique = f"{label} ({number})"
+    return unique
+
+
+def _run(candidate: Candidate, run: Path | None) -> Path | None:
+    """The run ``candidate`` belongs to: the one it was listed from, else the one its checkpoint lies in."""
+    from trainer.evaluate.lines import run_of
+
+    found = run if run is not None else run_of(candidate.model_path)
+    return Path(found).resolve() if found is not None else None
+
+
+def _prefixed(candidate: Candidate, run: Path | None) -> Candidate:
+    """``candidate`` labelled ``RUN/label`` when it is one of run ``run``'s own."""
+    return candidate if run is None else replace(candidate, label=f"{run.name}/{candidate.label}")
+
+
+def _by_folder(candidates: list[Candidate]) -> list[Candidate]:
+    """Repeated labels prefixed with their file's folder (a ranked checkpoint's: its run's, not ``checkpoints``)."""
+    counts = Counter(c.label for c in candidates)
+    return [c if counts[c.label] == 1 else replace(c, label=f"{_folder(c)}/{c.label}") for c in candidates]
+
+
+def _folder(candidate: Candidate) -> str:
+    """The name of the folder a candidate comes from: its run's for a ranked checkpoint (``RUN/checkpoints/``)."""
+    parent = candidate.model_path.parent
+    return parent.parent.name if parent.name == "checkpoints" else parent.name
