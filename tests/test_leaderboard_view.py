@@ -146,8 +146,8 @@ def test_the_candidate_column_stays_in_view_when_scrolled_right(qtbot):
 
 
 def test_the_recordings_row_is_shown_but_never_best_nor_recommended(qtbot):
-    """The lines' recordings show as a row (its tooltip says what it is), never bold nor ★, even where its WER
-    and rate are the best of their columns."""
+    """The lines' recordings show as a row in italics (its tooltip says what it is), never bold nor ★, even where
+    its WER and rate are the best of their columns, and the status counts the candidates without it."""
     from studio.widgets.leaderboard_view import RECOMMENDED
     from trainer.evaluate.board import RECORDINGS_MEANING
 
@@ -160,3 +160,5 @@ def test_the_recordings_row_is_shown_but_never_best_nor_recommended(qtbot):
     assert view.table.item(_labels(view).index("epoch 10"), _column("wer")).font().bold()
     assert view.table.item(at, 0).text() == "recordings" and not view.table.item(at, 0).text().startswith(RECOMMENDED)
     assert view.table.item(at, 0).toolTip() == f"{RECORDINGS_MEANING}\n{heard.model_path}"
+    assert all(view.table.item(at, c).font().italic() for c in range(len(COLUMNS)))
+    assert view.status.text().startswith("3 candidates and their recordings. Bold: the best")

@@ -37,7 +37,7 @@ from studio.widgets.task_progress import TaskProgress
 from studio.widgets.tie_break import TieBreakPanel
 from studio.workers import Task, TaskSlot
 from trainer.evaluate.best_row import BOARD_FILE
-from trainer.evaluate.board import is_recordings
+from trainer.evaluate.board import candidates_text
 from trainer.evaluate.leaderboard import Row, read_csv, scored, to_csv
 from trainer.evaluate.tie_break import RATINGS_FILE, offer_of
 
@@ -179,9 +179,9 @@ class BoardTab(QWidget):
         try:
             path = save_board(folder, rows, key)
         except OSError as exc:
-            self.say(f"Scored {scored_words(rows)}, but could not save the rows in {folder}: {exc}")
+            self.say(f"Scored {candidates_text(rows)}, but could not save the rows in {folder}: {exc}")
             return
-        self.say(f"Scored {scored_words(rows)}; saved as {path}. Bold: the best of a column.")
+        self.say(f"Scored {candidates_text(rows)}; saved as {path}. Bold: the best of a column.")
 
     def _on_ended(self) -> None:
         self.progress.finish()
@@ -220,12 +220,6 @@ def _score(candidates, lines, settings, cache_dir, state, pool) -> tuple[list[Ro
     """``scored``'s rows and the renders they were measured on (for the comparison's Listen and Blind test)."""
     result = scored(candidates, lines, settings, cache_dir, state, pool, recordings=True)
     return result.rows, result.renders
-
-
-def scored_words(rows: list[Row]) -> str:
-    """``3 candidates`` (and ``and their recordings`` where the recordings' row was measured too)."""
-    voices = [row for row in rows if not is_recordings(row)]
-    return count(len(voices), "candidate") + (" and their recordings" if len(voices) < len(rows) else "")
 
 
 def _sentence(text: str) -> str:

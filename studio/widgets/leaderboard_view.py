@@ -28,7 +28,7 @@ from studio.widgets.frozen_column import FrozenColumn
 from studio.widgets.tables import export_text, read_only_table
 from trainer.checkpoints.best import file_epoch_note
 from trainer.evaluate.bands import DEFAULT_BANDS
-from trainer.evaluate.board import RECORDINGS_MEANING, is_recordings
+from trainer.evaluate.board import RECORDINGS_MEANING, candidates_text, is_recordings
 from trainer.evaluate.evaluation import band_text
 from trainer.evaluate.leaderboard import COLUMNS, Column, Row, to_csv
 from trainer.evaluate.summary import BoardSummary, summarise
@@ -172,7 +172,7 @@ class LeaderboardView(QWidget):
         self.summary.setToolTip(self.said.bands)
         self.export_button.setEnabled(bool(self.rows))
         if self.rows:
-            self.status.setText(f"{count(len(self.rows), 'candidate')}. Bold: the best of a column; hover a heading.")
+            self.status.setText(f"{candidates_text(self.rows)}. Bold: the best of a column; hover a heading.")
 
     def follow(self, outcome: Outcome | None) -> None:
         """Let the recommendation follow a finished tie-break where it clearly preferred another candidate (★ on
@@ -207,13 +207,25 @@ class LeaderboardView(QWidget):
 
 
 def leaderboard_cell(row: Row, column: Column, best: bool) -> QTableWidgetItem:
-    """One cell: its text, its number for sorting, bold when best, why it is missing as tooltip."""
+    """One cell: its text, its number for sorting, bold when best, why it is missing as tooltip; the recordings'
+    row in italics (a baseline, not a candidate)."""
+    item = _label_cell(row) if column.field == "label" else _number_cell(row, column, best)
+    if is_recordings(row):
+        font = item.font()
+        font.setItalic(True)
+        item.setFont(font)
+    return item
+
+
+def _label_cell(row: Row) -> QTableWidgetItem:
+    item = QTableWidgetItem(row.label)
+    item.setData(LABEL_KEY, row.label)
+    item.setToolTip(label_tip(row))
+    return item
+
+
+def _number_cell(row: Row, column: Column, best: bool) -> QTableWidgetItem:
     value = getattr(row, column.field)
-    if column.field == "label":
-        item = QTableWidgetItem(row.label)
-        item.setData(LABEL_KEY, row.label)
-        item.setToolTip(label_tip(row))
-        return item
     item = NumberItem(column.text(row))
     item.setData(SORT_KEY, None if value is None else float(value))
     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

@@ -137,6 +137,14 @@ def is_recordings(row: Row) -> bool:
     return names_recordings(row.label, row.model_path)
 
 
+def candidates_text(rows: list[Row]) -> str:
+    """``3 candidates``, and ``and their recordings`` where the recordings' row is among ``rows``."""
+    from engines.words import count
+
+    voices = [row for row in rows if not is_recordings(row)]
+    return count(len(voices), "candidate") + (" and their recordings" if len(voices) < len(rows) else "")
+
+
 def names_recordings(label: str, path: str | Path) -> bool:
     """Whether a row labelled ``label`` for ``path`` is the recordings' row: that label, and no voice file."""
     return label == RECORDINGS_LABEL and Path(path).suffix.lower() not in VOICE_SUFFIXES
