@@ -51,7 +51,7 @@ function Show-Help {
     if ($uv) {
         & $uv run --no-project --no-python-downloads --python '>=3.10' python -m studio_installer --help
     } else {
-        Write-Host "(the installer's options are listed in the README's Install section)"
+        Write-Host "(the installer's options are listed in docs/install.md)"
     }
 }
 

@@ -57,7 +57,7 @@ show_help() {  # this file's header, then the installer's options from a Python 
   elif uv="$(find_uv)"; then
     "$uv" run --no-project --no-python-downloads --python ">=3.10" python -m studio_installer --help
   else
-    echo "(the installer's options are listed in the README's Install section)"
+    echo "(the installer's options are listed in docs/install.md)"
   fi
 }
 

@@ -186,7 +186,7 @@ def _cell(page, clip_id: str, column: int, role=Qt.ItemDataRole.DisplayRole):
 
 
 def test_table_marks_drafts_and_blocked_clips(page, qtbot, tmp_path):
-    """Draft texts are yellow in the table (as the README says, and as in the editor); a clip kept out of
+    """Draft texts are yellow in the table (as docs/dataset.md says, and as in the editor); a clip kept out of
     training by a blocking finding (a 1e30 sample, a draft) says "blocked", not "ok"; the histograms leave both
     out and say so; the spike clip is drawn and played without its spike."""
     from PySide6.QtGui import QColor

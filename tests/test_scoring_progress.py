@@ -66,7 +66,7 @@ def test_leaderboard_scoring_counts_each_render_in_its_second_step(board, qtbot)
 
 
 def test_train_page_scoring_of_the_best_checkpoint_shows_n_of_m(page, qtbot, finished):  # noqa: F811
-    """ "Scoring the best checkpoint: scoring 2 renders (step 2 of 2: …) 1 / 2" as the README promises."""
+    """ "Scoring the best checkpoint: scoring 2 renders (step 2 of 2: …) 1 / 2" as docs/train.md promises."""
     from trainer.events.run_state import load_run
 
     seen = _recording(page.view.best_row.progress)

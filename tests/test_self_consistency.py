@@ -6,7 +6,7 @@ epochs (the ``test`` preset: joe's own generator, the preset's narrow discrimina
 budget), and one trained run serves the checks. With the recovery that fitted ``enc_q`` by the NLL of ``z`` alone
 the first epoch's KL was 684 per frame here (val KL 318; about 39 on 150 lines with the full budget, issue 28);
 with the training objective's fit (``trainer.start.recovery``) it is 52 here and 10.7 on 60 held-out lines with the
-full budget (README "Fine-tuning that keeps the voice").
+full budget (docs/benchmarks.md, "Fine-tuning that keeps the voice").
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from studio_installer.uninstall import uninstall
 
 def default_prefix(os_name: str, env: Mapping[str, str]) -> str:
     """The app folder an install without ``--prefix`` uses on ``os_name`` for ``env``'s user, as a path (or as
-    the README writes it when ``env`` lacks the variables it comes from)."""
+    docs/install.md writes it when ``env`` lacks the variables it comes from)."""
     try:
         return str(layout_for(os_name, env).prefix)
     except InstallError:

@@ -67,7 +67,7 @@ def detect(run: Runner = run_command, system: str | None = None, machine: str | 
 
     system = system or platform.system()
     if system not in OS_NAMES:
-        raise InstallError(f"no installer for {system}: install with pip (see the README)")
+        raise InstallError(f"no installer for {system}: install with pip (see docs/install.md)")
     os_name = OS_NAMES[system]
     arch = (machine or platform.machine()).lower()
     arch = ARCH_NAMES.get(arch, arch)

@@ -170,7 +170,7 @@ class SynthesizePage(QWidget):
         self.speakers.show_voice(voice)
         self.settings.set_defaults(voice.config)
         self.notice.clear("voice", "engine", "line")  # about the voice shown until now (and its engine), not this
-        if not self.picker.is_adding():  # another voice chosen: a failed add before it is over (README)
+        if not self.picker.is_adding():  # another voice chosen: a failed add before it is over (docs/synthesize.md)
             self.notice.clear("add")
 
     def restore(self, voice_path: str | None, engine: str | None) -> None:

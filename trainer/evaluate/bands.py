@@ -6,7 +6,7 @@ and the leaderboard treat such differences as ties.
 
 A band is half the spread (max - min) of a measure's mean over the same lines rendered with several seeds, or,
 where a run has not measured its own, the constant in :data:`DEFAULT_BANDS` (measured on the embedded voice joe,
-``tests/bench/judge.py``; the README's "Judging a voice" table gives the run).
+``tests/bench/judge.py``; the "Judging a voice" table of docs/benchmarks.md gives the run).
 """
 
 from __future__ import annotations
@@ -104,5 +104,5 @@ DEFAULT_BANDS = Bands(
     },
     source="measured on joe: 5 lines of the target-voice corpus under 4 noise seeds (tests/bench/judge.py)",
 )
-"""Bands used where a run has measured none of its own (the README's "Judging a voice" table, 2026-12-02). val_mel
-is not rendered, so no seed moves it: its band is 0 (every difference counts)."""
+"""Bands used where a run has measured none of its own (the "Judging a voice" table of docs/benchmarks.md,
+2026-12-02). val_mel is not rendered, so no seed moves it: its band is 0 (every difference counts)."""

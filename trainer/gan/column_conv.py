@@ -8,8 +8,8 @@ took 9 ms, about 100 GFLOP/s. The same gradient as an im2col matrix product,
     dW[o, c, j] = sum over (b, h, w) of dY[b, o, h, w] * X_padded[b, c, h * stride + j, w],
 
 is one ``[C_out, N] @ [N, C_in * k]`` product (N = B * H_out * W) that runs on the AMX tiles: 3x faster for
-the layer in bf16, 5-10% in float32 (``tests/bench/train_step.py``, README "Training speed"). The forward and
-the input gradient stay oneDNN's (``F.conv2d`` and ``aten.convolution_backward``).
+the layer in bf16, 5-10% in float32 (``tests/bench/train_step.py``, docs/benchmarks.md "Training speed"). The
+forward and the input gradient stay oneDNN's (``F.conv2d`` and ``aten.convolution_backward``).
 
 Each gradient is computed only when the backward pass will use it: besides ``requires_grad``, the autograd
 engine is asked whether it will run the node that receives it (``torch._C._will_engine_execute_node``), so a

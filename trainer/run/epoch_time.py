@@ -40,7 +40,7 @@ PRESET_STEP_S = {
     ("medium", "bf16-mixed"): 5.2,
 }
 """Seconds per training step of 8 clips on a quiet 2-vCPU Intel Xeon VM (AMX), passive thread waits, by
-preset and precision (README "Training speed", ``tests/bench/train_step.py``, 2026-12-02). ``low`` trains
+preset and precision (docs/benchmarks.md "Training speed", ``tests/bench/train_step.py``, 2026-12-02). ``low`` trains
 medium's generator (``VitsConfig.preset``), so it takes medium's figure; ``high`` has none measured."""
 PRESET_BATCH = 8
 """The batch size of ``PRESET_STEP_S``."""

@@ -22,7 +22,7 @@ def thread_environment(environ: Mapping[str, str] = os.environ) -> dict[str, str
     for each other. When another process holds a core (a second run, a test suite, the studio itself), a
     spinning thread burns the time its partner needs: a medium training step on 2 shared cores took 4x longer
     (about 80 s against 20 s passive). On an idle machine passive waiting cost about 10-15% there
-    (``tests/bench/train_speed.py``, README "Training speed").
+    (``tests/bench/train_speed.py``, docs/benchmarks.md "Training speed").
     """
     return {} if "OMP_WAIT_POLICY" in environ else {"OMP_WAIT_POLICY": "PASSIVE"}
 
@@ -90,8 +90,8 @@ def cpu_bf16_pays(config: TrainingConfig) -> bool:
     (AMD Zen 4 and later, Intel since Cooper Lake) or AMX tiles (Intel Xeon since Sapphire Rapids), for a model
     with Piper's full-width discriminators (every quality preset, not ``test``).
 
-    Measured with ``tests/bench/train_step.py`` (README "Training speed"): on a 2-core AMX Xeon a medium step
-    took 0.66x the float32 step's time and an x-low one 0.60x; on an AMD EPYC with AVX512-BF16 and no AMX
+    Measured with ``tests/bench/train_step.py`` (docs/benchmarks.md "Training speed"): on a 2-core AMX Xeon a medium
+    step took 0.66x the float32 step's time and an x-low one 0.60x; on an AMD EPYC with AVX512-BF16 and no AMX
     (``--variants passive,bf16``) 0.68x; the mel, the losses and the alignment still in float32. The ``test``
     preset's 1/16-width layers gained nothing measurable (0.94x on the Xeon, within noise); it keeps float32,
     so smoke runs give the same numbers on every machine. A CPU with neither keeps float32.

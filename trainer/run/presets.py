@@ -34,7 +34,7 @@ its epochs and the time to expect."""
 DETAILS = {
     "test": "It checks the dataset and the pipeline end to end: 16 clips took 2.5 min on 2 shared CPU cores.",
     "x-low": "Fastest to train and to speak; the plainest sound.",
-    "medium": "On a 2-core CPU one epoch of 240 clips took 6 to 23 min (README, Fine-tuning quality).",
+    "medium": "On a 2-core CPU one epoch of 240 clips took 6 to 23 min (docs/benchmarks.md, Fine-tuning quality).",
     "high": "Slowest to train and to speak.",
 }
 """More about a preset, for its tooltip."""
@@ -104,12 +104,13 @@ class TrainingConfig:
             ``learning_rate`` when a run starts from a trained voice (a run from scratch: 1). Measured on joe
             fine-tuned on its own speech, mel + KL + duration losses, 30 steps: at the full rate the prior path
             moved 1.3% and the voice broke (MCD 2.1 -> 3.6 dB, a held-out line silent by step 30); at 0.1 it moved
-            0.2% and MCD stayed at 2.9 dB (README "Fine-tuning that keeps the voice").
+            0.2% and MCD stayed at 2.9 dB (docs/benchmarks.md "Fine-tuning that keeps the voice").
         inference_anchor: how hard that inference path is pulled back to the start's weights after each step
             (``trainer.gan.anchor``: decoupled L2-SP, the pull per unit of its rate; 0: none, as from scratch). 1000
             holds it about 1/1000 from joe per weight: on the target speaker (10 epochs from joe) WER stayed at
             0.10-0.13 where the unanchored path reached 0.2-0.27, while similarity still rose to 0.83 (the path
-            frozen: 0.74); joe on joe kept F0, WER and similarity and its OVRL (README "Fine-tuning quality").
+            frozen: 0.74); joe on joe kept F0, WER and similarity and its OVRL (docs/benchmarks.md "Fine-tuning
+            quality").
         text_lr_scale: the text encoder's (``enc_p``) share of the rate where it differs from the rest of the
             inference path's (``None``: ``inference_lr_scale``; the optimizer then has a third group).
         lr_warmup_steps: the generator's rate rises linearly from ``1 / lr_warmup_steps`` of the schedule's to all
@@ -120,7 +121,7 @@ class TrainingConfig:
             ``1 / (1 - betas[1])``, the horizon of Adam's second-moment average (Ma and Yarats 2021 suggest twice
             that untuned). Measured on joe fine-tuned on its own speech (10 epochs): MCD +0.25 dB against +0.39, F0
             within 2.1 Hz against 3.7, the decoder moving half as far; on the target speaker WER stayed within joe's
-            + 0.05 (README "Fine-tuning that keeps the voice", "Fine-tuning quality").
+            + 0.05 (docs/benchmarks.md "Fine-tuning that keeps the voice", "Fine-tuning quality").
         c_mel, c_kl: loss weights.
         grad_clip: clip gradient norms above this (``None``: no clipping).
         val_fraction, max_val: share of utterances held out for validation, and a cap.
@@ -140,7 +141,8 @@ class TrainingConfig:
         d_warmup_max_share: the warm-up's cap as a share of the run's planned steps, where that is fewer than
             ``d_warmup_max_steps`` (a short run must not spend itself warming up: 200 steps are 10 of 10 epochs on
             150 lines at batch 8). 0.2: a fifth of the run, the share the self-consistency bench's capped warm-up
-            took (34 of 8 epochs' 152 steps) with the voice kept (README "Fine-tuning that keeps the voice").
+            took (34 of 8 epochs' 152 steps) with the voice kept (docs/benchmarks.md "Fine-tuning that keeps the
+            voice").
         recovery_lines, recovery_steps, recovery_fit_steps: budget of the recovery stage for an ONNX start
             (``trainer.start.recovery``): lines the voice speaks, steps of the warm start (one line each), steps of
             the training objective (4 lines each).

@@ -59,7 +59,7 @@ def check_launcher(num_nodes: int, environ: Mapping[str, str] = os.environ) -> N
     launched = {"TORCHELASTIC_RUN_ID", "SLURM_NTASKS", "RANK"} & set(environ)
     if num_nodes > 1 and not launched and not ("NODE_RANK" in environ and "MASTER_ADDR" in environ):
         raise RunError(
-            f"--num-nodes {num_nodes}: start the command on every machine through torchrun or srun (README: "
+            f"--num-nodes {num_nodes}: start the command on every machine through torchrun or srun (docs/install.md: "
             "Multi-node training); a plain command would wait for machines that never join"
         )
 
