@@ -36,13 +36,16 @@ def sdist_files(install: Install) -> set[str]:
 
 def test_the_wheel_and_sdist_carry_every_asset_and_module():
     """Every tracked file of ``assets/`` and every module of the packages is in the wheel and in the sdist; the
-    sdist has the README and the licence, the wheel the licence and the README as its description."""
+    sdist has the README, the manual (docs/*.md and the screenshots) and the licence, the wheel the licence and the
+    README as its description."""
     install = prepared()
     wheel = set(zipfile.ZipFile(install.wheel).namelist())
     modules = [p for package in ("engines", "studio", "trainer") for p in tracked(package) if p.endswith(".py")]
     assert tracked("assets") and modules
     assert set(tracked("assets")) | set(modules) <= wheel
     assert set(tracked("assets")) | set(modules) | {"README.md", "LICENSE", "pyproject.toml"} <= sdist_files(install)
+    manual = [p for p in tracked("docs") if p.count("/") == 1 and p.endswith((".md", ".png"))]
+    assert "docs/install.md" in manual and set(manual) <= sdist_files(install)
     info = next(name for name in wheel if name.endswith(".dist-info/METADATA"))
     metadata = zipfile.ZipFile(install.wheel).read(info).decode()
     title = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()[0]  # README edits do not rebuild
