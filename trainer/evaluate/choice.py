@@ -22,7 +22,7 @@ from pathlib import Path
 from trainer.checkpoints.best import RankedCheckpoint, best_checkpoint, ranked_checkpoints
 from trainer.evaluate.bands import DEFAULT_BANDS, Bands
 from trainer.evaluate.evaluation import Evaluation, band_text, listed, measure_name, shown
-from trainer.evaluate.recommend import GUARDS, Recommendation, recommend
+from trainer.evaluate.recommend import GUARDS, Recommendation, level_with_recordings, recommend
 
 TAKES = ("recommended", "val_mel")
 """What Export can be asked to take: the recommended checkpoint, or the lowest val_mel."""
@@ -141,11 +141,7 @@ def _warning(
         return ""
     worse = [m for m in GUARDS if evaluation.has(m) and start.has(m)]
     worse = [m for m in worse if bands.worse(m, evaluation.values[m], start.values[m])]
-    if recordings is not None:
-        level = [
-            m for m in worse if recordings.has(m) and not bands.worse(m, evaluation.values[m], recordings.values[m])
-        ]
-        worse = [m for m in worse if m not in level]
+    worse = [m for m in worse if not level_with_recordings(evaluation, m, recordings, bands)]
     if not worse:
         return ""
     said = listed(

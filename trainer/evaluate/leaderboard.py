@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engines.pool import EnginePool
@@ -199,30 +199,46 @@ def recordings_row(
         per_line.append(scores)
         done += 1
         state.progress(done, total)
-    values: dict[str, float | None] = {}
-    missing: dict[str, str] = {}
-    counted: dict[str, int] = {}
-    errors: dict[str, float] = {}
+    means = _Means()
     for name in HEARD:
-        values[name], reason = _mean(name, per_line)
-        if reason:
-            missing[name] = reason
-        _spread(name, [float(s.values[name]) for s in per_line if name in s.values], counted, errors)
-    values["rate_pps"] = values["dataset_rate_pps"] = next(
+        means.add(name, name, per_line)
+    means.values["rate_pps"] = means.values["dataset_rate_pps"] = next(
         (row.dataset_rate_pps for row in rows if row.dataset_rate_pps is not None), None
     )
-    by = sorted({str(s.values["recognizer"]) for s in per_line if "recognizer" in s.values})
     folders = [str(Path(str(scorer.lines[i].reference)).parent) for i in recorded]
     return Row(
         label=RECORDINGS_LABEL,
         model_path=Path(os.path.commonpath(folders)),
-        missing=missing,
+        missing=means.missing,
         failed=None,
-        recognizer=" and ".join(by) or None,
-        lines=counted,
-        stderr=errors,
-        **values,
+        recognizer=_recognizers(per_line),
+        lines=means.counted,
+        stderr=means.errors,
+        **means.values,
     )
+
+
+@dataclass
+class _Means:
+    """A row's measures as they are averaged: values, why some are missing, the lines each rests on and its
+    standard error over them (``trainer.evaluate.spread``)."""
+
+    values: dict[str, float | None] = field(default_factory=dict)
+    missing: dict[str, str] = field(default_factory=dict)
+    counted: dict[str, int] = field(default_factory=dict)
+    errors: dict[str, float] = field(default_factory=dict)
+
+    def add(self, name: str, key: str, scores: list[Scores]) -> None:
+        """Row field ``name``: the mean of the per-line score ``key`` over ``scores``, and its spread."""
+        self.values[name], reason = _mean(key, scores)
+        if reason:
+            self.missing[name] = reason
+        _spread(name, [float(s.values[key]) for s in scores if key in s.values], self.counted, self.errors)
+
+
+def _recognizers(per_line: list[Scores]) -> str | None:
+    """The recognizers that heard the lines (``Whisper tiny.en``), joined; ``None`` where WER was not measured."""
+    return " and ".join(sorted({str(s.values["recognizer"]) for s in per_line if "recognizer" in s.values})) or None
 
 
 def _language(candidates: list[Candidate], failed: dict[str, str]) -> str:
@@ -249,17 +265,11 @@ def _render(candidates, lines, settings, cache_dir, state, pool, failed) -> dict
 def _row(candidate: Candidate, lines: list[Line], per_line: list[Scores], scorer) -> Row:
     """Average a candidate's per-line scores into its row, with how many lines each value rests on and its
     standard error over them (``trainer.evaluate.spread``)."""
-    values: dict[str, float | None] = {}
-    missing: dict[str, str] = {}
-    counted: dict[str, int] = {}
-    errors: dict[str, float] = {}
+    means = _Means()
+    values, missing, counted, errors = means.values, means.missing, means.counted, means.errors
     has_reference = [line.reference is not None for line in lines]
     for name, (key, needs_reference) in SOURCES.items():
-        used = [s for s, ref in zip(per_line, has_reference, strict=True) if ref or not needs_reference]
-        values[name], reason = _mean(key, used)
-        if reason:
-            missing[name] = reason
-        _spread(name, [float(s.values[key]) for s in used if key in s.values], counted, errors)
+        means.add(name, key, [s for s, ref in zip(per_line, has_reference, strict=True) if ref or not needs_reference])
     values["similarity"], reason = scorer.similarity(per_line)
     if reason:
         missing["similarity"] = reason
@@ -269,13 +279,12 @@ def _row(candidate: Candidate, lines: list[Line], per_line: list[Scores], scorer
     values["val_mel"] = val_mel_at_save(candidate.model_path)
     if values["val_mel"] is None:
         missing["val_mel"] = _no_val_mel(candidate)
-    heard_by = sorted({str(s.values["recognizer"]) for s in per_line if "recognizer" in s.values})
     return Row(
         label=candidate.label,
         model_path=candidate.model_path,
         missing=missing,
         failed=None,
-        recognizer=" and ".join(heard_by) or None,
+        recognizer=_recognizers(per_line),
         lines=counted,
         stderr=errors,
         **values,

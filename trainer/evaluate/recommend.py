@@ -68,6 +68,15 @@ def val_mel_best(evaluations: list[Evaluation]) -> Evaluation | None:
     return best_of(evaluations, "val_mel")
 
 
+def level_with_recordings(evaluation: Evaluation, measure: str, recordings: Evaluation | None, bands: Bands) -> bool:
+    """Whether ``evaluation``'s ``measure`` is no worse than ``recordings``' beyond its band (the floor of the
+    guards: a voice is not asked to be cleaner or clearer than the speech it should sound like); ``False`` where
+    either lacks the measure or there are no recordings."""
+    if recordings is None or not (evaluation.has(measure) and recordings.has(measure)):
+        return False
+    return not bands.worse(measure, evaluation.values[measure], recordings.values[measure])
+
+
 def eligible(evaluations: list[Evaluation], bands: Bands, recordings: Evaluation | None = None) -> list[Evaluation]:
     """The evaluations that keep the most :data:`GUARDS` within their bands of the best, or no worse than
     ``recordings`` beyond the band (all of them, where any does). A guard nobody measured is left out of the
@@ -77,8 +86,7 @@ def eligible(evaluations: list[Evaluation], bands: Bands, recordings: Evaluation
     def keeps(e: Evaluation, m: str, best: Evaluation) -> bool:
         if not e.has(m):
             return False
-        floor = recordings is not None and recordings.has(m) and not bands.worse(m, e.values[m], recordings.values[m])
-        return floor or not bands.worse(m, e.values[m], best.values[m])
+        return level_with_recordings(e, m, recordings, bands) or not bands.worse(m, e.values[m], best.values[m])
 
     def kept(e: Evaluation) -> int:
         return sum(keeps(e, m, best) for m, best in guards.items())
@@ -111,7 +119,7 @@ def recommend(
     assert chosen is not None
     ties = _ties(kept, chosen, measure, bands)
     worse = _worse_than(chosen, start, bands)
-    level = [m for m in worse if recordings is not None and not _worse_than(chosen, recordings, bands, (m,))]
+    level = [m for m in worse if level_with_recordings(chosen, m, recordings, bands)]
     why = _why(measure, chosen, kept, evaluations, noun, recordings)
     said = [
         f"Recommended: {chosen.name()}, {why}.",
@@ -153,14 +161,12 @@ def same_voice(a: Evaluation, b: Evaluation) -> bool:
     return len(heard) >= 2 and all(a.values.get(m) == b.values.get(m) for m in heard)
 
 
-def _worse_than(
-    chosen: Evaluation, other: Evaluation | None, bands: Bands, measures: tuple[str, ...] = GUARDS
-) -> list[str]:
-    """The ``measures`` on which ``chosen`` is worse than ``other`` beyond their bands."""
-    if other is None:
+def _worse_than(chosen: Evaluation, start: Evaluation | None, bands: Bands) -> list[str]:
+    """The :data:`GUARDS` on which ``chosen`` is worse than ``start`` beyond their bands."""
+    if start is None:
         return []
-    both = [m for m in measures if chosen.has(m) and other.has(m)]
-    return [m for m in both if bands.worse(m, chosen.values[m], other.values[m])]
+    both = [m for m in GUARDS if chosen.has(m) and start.has(m)]
+    return [m for m in both if bands.worse(m, chosen.values[m], start.values[m])]
 
 
 def _why(
@@ -203,11 +209,11 @@ def _against_start(
     said = " and ".join(
         f"{measure_name(m)} {shown(m, chosen.values[m])} against {shown(m, start.values[m])}" for m in worse
     )
-    sentence = f"It is still worse than {start.name()} beyond the noise bands ({said})"
     if not level or recordings is None:
-        return sentence + "."
+        return f"It is still worse than {start.name()} beyond the noise bands ({said})."
     theirs = " and ".join(f"{measure_name(m)} {shown(m, recordings.values[m])}" for m in level)
-    return f"{sentence.replace('It is still', 'It is', 1)}, as the recordings themselves are ({theirs})."
+    same = f"as the recordings themselves are ({theirs})"
+    return f"It is worse than {start.name()} beyond the noise bands ({said}), {same}."
 
 
 def _tied(ties: list[Evaluation], measure: str, bands: Bands) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from trainer.evaluate.bands import Bands
 from trainer.evaluate.evaluation import Evaluation, band_text, listed, measure_name, shown
-from trainer.evaluate.recommend import GUARDS, Recommendation, best_of, recommend, val_mel_best
+from trainer.evaluate.recommend import GUARDS, Recommendation, best_of, level_with_recordings, recommend, val_mel_best
 
 __all__ = ["STATES", "Evaluation", "Verdict", "recommend", "val_mel_best", "verdict"]
 
@@ -117,10 +117,8 @@ def worsened(ordered: list[Evaluation], bands: Bands, recordings: Evaluation | N
         best, latest = best_of(having[:-1], measure), having[-1]
         if best is None or not bands.worse(measure, latest.values[measure], best.values[measure]):
             continue
-        if recordings is not None and recordings.has(measure):
-            if not bands.worse(measure, latest.values[measure], recordings.values[measure]):
-                continue  # as clean (or clear) as the recordings it should sound like
-        changes.append(Change(measure=measure, before=best, after=latest))
+        if not level_with_recordings(latest, measure, recordings, bands):  # as clean (or clear) as them: not worse
+            changes.append(Change(measure=measure, before=best, after=latest))
     return changes
 
 
