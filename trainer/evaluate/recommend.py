@@ -44,7 +44,6 @@ class Recommendation:
             :data:`BLIND_TRIALS` trials can tell them apart); best first.
         worse_than_start: measures (of :data:`GUARDS`) on which the chosen is worse than the start voice beyond
             their bands.
-        as_recordings: those of ``worse_than_start`` on which the chosen is no worse than the recordings.
     """
 
     chosen: Evaluation | None
@@ -53,7 +52,6 @@ class Recommendation:
     reason: str = ""
     ties: list[Evaluation] = field(default_factory=list)
     worse_than_start: list[str] = field(default_factory=list)
-    as_recordings: list[str] = field(default_factory=list)
 
 
 def best_of(evaluations: list[Evaluation], measure: str) -> Evaluation | None:
@@ -134,7 +132,6 @@ def recommend(
         reason=reason,
         ties=ties,
         worse_than_start=worse,
-        as_recordings=level,
     )
 
 

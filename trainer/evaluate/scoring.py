@@ -8,6 +8,7 @@ speech recognizer. Speaker similarity compares the renders' embeddings with the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,9 +54,7 @@ class Scorer:
         """
         line = self.lines[index]
         path = score_path(rendered.path, self._reference_sha(index), line.text)
-        scores, hit = cached(path, lambda: self._measure(candidate, index, rendered))
-        self.hits, self.computed = self.hits + hit, self.computed + (not hit)
-        return scores
+        return self._served(path, lambda: self._measure(candidate, index, rendered))
 
     def similarity(self, per_line: list[Scores]) -> tuple[float | None, str | None]:
         """Cosine of the mean embedding of the renders (``per_line``) and of every reference, or None and why."""
@@ -92,7 +91,11 @@ class Scorer:
             return heard_scores(clip, line.text, self._recognizer_of, self.language)
 
         sha = self._reference_sha(index) or ""
-        path = heard_path(self.cache_dir, sha, line.text, self.language)
+        return self._served(heard_path(self.cache_dir, sha, line.text, self.language), measure)
+
+    def _served(self, path: Path, measure: Callable[[], Scores]) -> Scores:
+        """The scores cached at ``path``, else ``measure()``'s (cached there), counted in :attr:`hits` or
+        :attr:`computed`."""
         scores, hit = cached(path, measure)
         self.hits, self.computed = self.hits + hit, self.computed + (not hit)
         return scores
