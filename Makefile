@@ -1,6 +1,7 @@
 # Two commands for a fresh machine:
 #   make run    set up .venv (and missing system libraries on Debian/Ubuntu), open the studio
 #   make test   set up the same, run the whole test suite
+#   make check  lint, then the tests not marked slow (the edit-test loop: a few minutes)
 PYTHON ?= python3
 VENV := .venv
 ifeq ($(OS),Windows_NT)
@@ -10,7 +11,7 @@ BIN := $(VENV)/bin
 endif
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint setup
+.PHONY: run test check bench lint setup
 
 setup: $(STAMP)
 
@@ -27,8 +28,17 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/voice-studio
 
+# pytest-xdist: whole files per worker (their module fixtures are built once), heaviest files first
+# (tests/conftest.py orders them by tests/durations.tsv; --no-loadscope-reorder keeps that order). Three
+# workers on two cores: while one waits for a child process (a trainer, a server, the CLI) the others compute.
+WORKERS ?= 3
+PARALLEL := -n $(WORKERS) --dist loadfile --no-loadscope-reorder
+
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PARALLEL) $(PYTEST_ARGS)
+
+check: lint
+	$(BIN)/python -m pytest $(PARALLEL) -m "not slow and not mypy" $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python tests/bench/synthesis.py

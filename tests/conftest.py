@@ -2,10 +2,12 @@
 
 Everything PortAudio plays goes to ALSA's default device. Unless the caller
 (``.ci/run``) already set one up, this file points ``ALSA_CONFIG_PATH`` at the
-system's ``alsa.conf`` followed by ``../shared/ci/asound-capture.conf`` (or the
-same snippet), with the capture file in a temporary folder, so tests hear what
-was played and never make noise on a developer's speakers. This must happen
-before ``sounddevice`` is imported, hence at the top of this file.
+system's ``alsa.conf`` followed by the same snippet as ``../shared/ci/asound-capture.conf``,
+with the capture file in a temporary folder, so tests hear what was played and
+never make noise on a developer's speakers. Under pytest-xdist (``make test`` runs
+three workers) every worker sets up its own, whatever the caller did: workers
+playing into one file would hear each other. This must happen before
+``sounddevice`` is imported, hence at the top of this file.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ _TMP = Path(tempfile.mkdtemp(prefix="voice-studio-tests-"))
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 os.environ["XDG_CONFIG_HOME"] = str(_TMP / "config")
 os.environ["XDG_DATA_HOME"] = str(_TMP / "data")
+# torch's OpenMP threads wait without spinning (as ``voice-studio train`` sets for itself,
+# trainer.run.hardware.thread_environment): make test's workers sharing two cores would otherwise burn each other's time
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 CAPTURE_SNIPPET = """pcm.!default {
   type file
@@ -36,10 +41,17 @@ CAPTURE_SNIPPET = """pcm.!default {
 """
 
 
+CAPTURE_OWNER = "VOICE_STUDIO_CAPTURE_PID"
+"""The process that set up ``VOICE_STUDIO_CAPTURE`` here (unset: the caller did)."""
+
+
 def _setup_alsa_capture() -> Path | None:
-    """Route ALSA's default device into a raw float32 file; returns its path."""
-    if os.environ.get("VOICE_STUDIO_CAPTURE"):
-        return Path(os.environ["VOICE_STUDIO_CAPTURE"])
+    """Route ALSA's default device into a raw float32 file; returns its path. The caller's (``.ci/run``) is kept
+    except in a pytest-xdist worker; this process's own is kept when this file is imported again (as
+    ``tests.conftest``, say): one process, one capture file."""
+    given, owner = os.environ.get("VOICE_STUDIO_CAPTURE"), os.environ.get(CAPTURE_OWNER)
+    if given and (owner == str(os.getpid()) or (owner is None and not os.environ.get("PYTEST_XDIST_WORKER"))):
+        return Path(given)
     system_conf = Path("/usr/share/alsa/alsa.conf")
     if not sys.platform.startswith("linux") or not system_conf.exists():
         return None
@@ -48,6 +60,7 @@ def _setup_alsa_capture() -> Path | None:
     conf.write_text(system_conf.read_text() + "\n" + CAPTURE_SNIPPET % capture)
     os.environ["ALSA_CONFIG_PATH"] = str(conf)
     os.environ["VOICE_STUDIO_CAPTURE"] = str(capture)
+    os.environ[CAPTURE_OWNER] = str(os.getpid())
     return capture
 
 
@@ -77,6 +90,28 @@ def capture() -> Capture:
     cap = Capture(CAPTURE_FILE)
     cap.reset()
     return cap
+
+
+APP_DATA = "voice-studio"
+"""The studio's folder under ``XDG_DATA_HOME`` (``engines.registry.user_data_dir``)."""
+
+
+@pytest.fixture(autouse=True, scope="module")
+def own_user_folders(tmp_path_factory):
+    """Each test file starts with empty user folders (settings, the voice library, runs), whatever ran before it
+    on its worker: under pytest-xdist a worker runs files in an order of its own. The caches (``cache/``: the
+    recovery's, the timed steps; ``compare/cache/``: renders and their scores) stay shared by the worker's files:
+    what they hold is keyed by everything it depends on."""
+    folder = tmp_path_factory.mktemp("user")
+    for cache in (Path("cache"), Path("compare", "cache")):
+        shared = _TMP / "data" / APP_DATA / cache
+        shared.mkdir(parents=True, exist_ok=True)
+        (folder / "data" / APP_DATA / cache.parent).mkdir(parents=True, exist_ok=True)
+        (folder / "data" / APP_DATA / cache).symlink_to(shared, target_is_directory=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CONFIG_HOME", str(folder / "config"))
+        patch.setenv("XDG_DATA_HOME", str(folder / "data"))
+        yield folder
 
 
 @pytest.fixture(autouse=True)
@@ -306,3 +341,30 @@ def write_started_run(run: Path, dataset: Path, *, epochs: int = 3, **options):
     log.emit(Epoch(epoch=0, step=5, losses={"val_mel": 1.5}, learning_rates={}, **times))
     log.close()
     return run_options
+
+
+SLOW_S = 1.0
+"""A test measured at this many seconds or more (``tests/durations.tsv``) is marked ``slow``."""
+DURATIONS = Path(__file__).with_name("durations.tsv")
+
+
+def measured_seconds() -> dict[str, float]:
+    """Each test's seconds in the last full run written down (``tools/suite_durations.py``), by node id."""
+    if not DURATIONS.is_file():
+        return {}
+    rows = (line.split("\t", 1) for line in DURATIONS.read_text(encoding="utf-8").splitlines())
+    return {node: float(seconds) for seconds, node in rows if not seconds.startswith("#")}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Marks the tests measured at ``SLOW_S`` or more ``slow`` (``make check`` runs the others) and puts the
+    heaviest files first, each file's tests in their own order: ``make test``'s workers take whole files
+    (``--dist loadfile``) in this order, so none is left with a long file at the end."""
+    seconds = measured_seconds()
+    weight: dict[Path, float] = {}
+    for item in items:
+        took = seconds.get(item.nodeid, 0.0)
+        weight[item.path] = weight.get(item.path, 0.0) + took
+        if took >= SLOW_S:
+            item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: -weight[item.path])

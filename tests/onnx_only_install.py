@@ -101,14 +101,18 @@ def cache_root() -> Path:
 @functools.cache
 def prepared() -> Install:
     """The cached install for this checkout, built first when missing (see the module's docstring)."""
+    from filelock import FileLock
+
     root, key = cache_root(), source_key()
     done = root / key
-    if not (done / "ready").is_file():  # built in place: a venv's scripts name its path, so it cannot move
-        shutil.rmtree(done, ignore_errors=True)  # a build that died half way
-        _build(uv(), done)
-        for old in root.iterdir():  # other keys' builds
-            if old != done:
-                shutil.rmtree(old, ignore_errors=True)
+    root.mkdir(parents=True, exist_ok=True)
+    with FileLock(root.parent / "onnx-only.lock"):  # pytest-xdist: one worker builds, the other waits for it
+        if not (done / "ready").is_file():  # built in place: a venv's scripts name its path, so it cannot move
+            shutil.rmtree(done, ignore_errors=True)  # a build that died half way
+            _build(uv(), done)
+            for old in root.iterdir():  # other keys' builds
+                if old != done:
+                    shutil.rmtree(old, ignore_errors=True)
     return Install(next(done.glob("dist/*.tar.gz")), next(done.glob("dist/*.whl")), done / "venv")
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import shared_path
 
-from tests.conftest import shared_path
 from trainer.data.batching import BucketBatchSampler, padding_fraction
 from trainer.data.ram_cache import ByteLRU
 

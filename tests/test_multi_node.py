@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import target_voice_slice, write_started_run
 
-from tests.conftest import target_voice_slice, write_started_run
 from trainer.events.log import read_events
 from trainer.run.errors import RunError
 from trainer.run.ranks import global_rank, rank_zero, wait_for_run

@@ -298,7 +298,8 @@ def test_check_says_how_long_the_epochs_take_here(window, qtbot, project, tmp_pa
     _choose(page, project, 9000)
     page.check()
     qtbot.waitUntil(lambda: "Timing a training step on this CPU" in page.setup.estimate.text(), timeout=60_000)
-    assert _timing_children() and page.setup.estimate.isVisibleTo(page)
+    assert page.setup.estimate.isVisibleTo(page)
+    qtbot.waitUntil(lambda: bool(_timing_children()), timeout=30_000)  # said just before the child starts
     qtbot.waitUntil(lambda: "≈" in page.setup.estimate.text(), timeout=180_000)
     options = page.setup.options(page.runs_root)
     assert remembered(step_key(options)) is not None  # the timed step, kept for the next check

@@ -1,0 +1,52 @@
+"""The suite's table of measured seconds (``tests/durations.tsv``, ``tools/suite_durations.py``): it names only
+tests that exist, and the tool reads pytest's JUnit report into node ids the way pytest names them."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from conftest import DURATIONS, ROOT, measured_seconds
+
+sys.path.insert(0, str(ROOT / "tools"))
+
+import suite_durations  # noqa: E402
+
+
+def test_every_row_names_a_test_that_exists():
+    """Each node id's file exists and the test function (parameters stripped) is defined in the tests (in the
+    file, or in a shared base class such as ``engine_conformance.py``): a renamed or deleted test is written
+    again with ``tools/suite_durations.py``, never left to mark nothing."""
+    sources = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "tests").glob("*.py"))
+    defined = set(re.findall(r"^\s*(?:async )?def (test_\w+)\(", sources, re.M))
+    missing = []
+    for node in measured_seconds():
+        path, *_, name = node.split("::")
+        if not (ROOT / path).is_file() or name.split("[", 1)[0] not in defined:
+            missing.append(node)
+    assert measured_seconds() and not missing, f"stale rows in {DURATIONS.name}: {missing[:5]}"
+
+
+def test_the_tool_writes_pytests_node_ids_from_a_junit_report(tmp_path):
+    """A JUnit report's cases come back as ``tests/file.py::name[param]`` with their seconds, sorted, and the
+    table reads back as it was written."""
+    report = tmp_path / "run.xml"
+    report.write_text(
+        '<testsuites><testsuite name="pytest">'
+        '<testcase classname="tests.test_b" name="test_two[x-1]" time="2.5"/>'
+        '<testcase classname="tests.test_a" name="test_one" time="0.125"/>'
+        '<testcase classname="tests.test_a.TestOnnx" name="test_three" time="1"/>'
+        "</testsuite></testsuites>"
+    )
+    seconds = suite_durations.durations(report)
+    assert seconds == {
+        "tests/test_b.py::test_two[x-1]": 2.5,
+        "tests/test_a.py::test_one": 0.125,
+        "tests/test_a.py::TestOnnx::test_three": 1.0,
+    }
+    rows = suite_durations.table(seconds).splitlines()[1:]
+    assert rows == [
+        "1.00\ttests/test_a.py::TestOnnx::test_three",
+        "0.12\ttests/test_a.py::test_one",
+        "2.50\ttests/test_b.py::test_two[x-1]",
+    ]
