@@ -54,6 +54,34 @@ def test_the_text_encoder_can_learn_at_its_own_scale():
     assert {n.split(".")[0] for n in rest} == {"flow", "dp", "emb_g"}
 
 
+def test_the_decoder_can_learn_at_its_own_scale_and_is_not_anchored(tmp_path):
+    """``decoder_lr_scale`` puts the decoder in a last group at its share; the anchor pulls only the inference
+    path's group, so a held decoder (scale 0) stays at the start's weights through a step and the words say so."""
+    from dataclasses import replace
+
+    import torch
+
+    from trainer.gan.lr_schedule import words
+    from trainer.gan.system import VitsSystem
+    from trainer.run.presets import preset
+
+    config = replace(preset("test"), learning_rate=2e-4, inference_lr_scale=0.5, decoder_lr_scale=0.0)
+    (fast, fast_lr), (slow, slow_lr), (decoder, decoder_lr) = _groups(config)
+    assert (fast_lr, slow_lr, decoder_lr) == (2e-4, 1e-4, 0.0)
+    assert {n.split(".")[0] for n in decoder} == {"dec"} and not decoder & (fast | slow)
+    assert "the decoder at 0%" in words(config.to_dict())
+    system = VitsSystem(replace(config, inference_anchor=1000.0).to_dict())
+    (opt_g, _), _ = system.configure_optimizers()
+    before = {n: p.detach().clone() for n, p in system.model_g.named_parameters()}
+    system.anchor.capture(dict(system.model_g.named_parameters()))
+    for p in system.model_g.parameters():
+        p.grad = torch.ones_like(p)
+    system._generator_step(opt_g)
+    after = dict(system.model_g.named_parameters())
+    assert all(torch.equal(after[n], before[n]) for n in decoder)
+    assert any(not torch.equal(after[n], before[n]) for n in fast)
+
+
 def test_a_config_written_before_the_scale_keeps_the_full_rate():
     """training.json configs without the field ran with the whole generator at the full rate, and resume so."""
     from trainer.run.presets import TrainingConfig

@@ -3,10 +3,12 @@
 A render goes text -> prior -> flow -> decoder; in training the decoder learns from the posterior of the
 recordings (``enc_q``). This bench puts each held-out recording of ``tests/bench/finetune_quality.py``'s run
 through one checkpoint's posterior encoder and decoder (``z`` = the posterior's mean ``m``, ``[1, C, T]``; no
-prior, no flow, no noise) and scores the audio with DNSMOS P.835 (``trainer.evaluate.quality``), beside the
+prior, no flow, no noise) and scores the audio with DNSMOS P.835 (``trainer.evaluate.quality``) and its speaker
+similarity to the recordings (``trainer.evaluate.similarity``, as the leaderboard's), beside the
 recordings themselves (resampled to the voice's rate as the dataset is). Where the resynthesis is as clean as the
 recordings, the decoder has learned them and what a render loses comes from the inference path (latents the
-decoder was not trained on); where it is not, the decoder itself costs quality.
+decoder was not trained on); where it is not, the decoder itself costs quality. The similarity of joe's own
+decoder's resynthesis says how much of the target's voice the posterior's latents carry to an unadapted decoder.
 
 Usage: ``.venv/bin/python tests/bench/resynthesis.py --work DIR [--epochs 1,5,10] [--clips 240] [--held-out 10]
 [--corpus DIR]``, ``DIR`` a ``finetune_quality.py --work`` folder with its run trained.
@@ -64,13 +66,23 @@ def resynthesized(checkpoint: Path, clips: list[np.ndarray]) -> list[np.ndarray]
     return out
 
 
-def scored(name: str, clips: list[np.ndarray], rate: int) -> str:
-    """``name  SIG 3.41  BAK 4.09  OVRL 3.17`` (means over the clips)."""
+def voice_of(clips: list[np.ndarray], rate: int) -> np.ndarray:
+    """The clips' speaker embedding: the normalised mean of their d-vectors (as the leaderboard's similarity)."""
+    from trainer.evaluate.similarity import mean_embedding, utterance_embedding
+
+    return mean_embedding([utterance_embedding(clip, rate) for clip in clips])
+
+
+def scored(name: str, clips: list[np.ndarray], rate: int, recorded: np.ndarray) -> str:
+    """``name  SIG 3.41  BAK 4.09  OVRL 3.17  similarity 0.91`` (DNSMOS means over the clips; similarity: the
+    cosine of the clips' speaker embedding and the recordings', ``recorded``, as the leaderboard measures it)."""
     from trainer.evaluate.quality import dnsmos
+    from trainer.evaluate.similarity import cosine
 
     ratings = [dnsmos(clip, rate) for clip in clips]
     sig, bak, ovrl = (float(np.mean([getattr(r, k) for r in ratings])) for k in ("sig", "bak", "ovrl"))
-    return f"{name:<22}  SIG {sig:.2f}  BAK {bak:.2f}  OVRL {ovrl:.2f}"
+    similar = cosine(voice_of(clips, rate), recorded)
+    return f"{name:<22}  SIG {sig:.2f}  BAK {bak:.2f}  OVRL {ovrl:.2f}  similarity {similar:.3f}"
 
 
 def main(argv=None) -> None:
@@ -85,10 +97,11 @@ def main(argv=None) -> None:
     _, held = target.corpus_rows(args.corpus, args.clips, args.held_out)
     clips = [recording(line.reference, rate) for line in held]
     print(f"{len(clips)} held-out recordings of {args.corpus}, at {rate} Hz; z = the posterior's mean")
-    print(scored("recordings", clips, rate), flush=True)
+    recorded = voice_of(clips, rate)
+    print(scored("recordings", clips, rate, recorded), flush=True)
     for epoch, path in checkpoints:
         if epoch + 1 in wanted:
-            print(scored(f"epoch {epoch + 1} resynthesized", resynthesized(path, clips), rate), flush=True)
+            print(scored(f"epoch {epoch + 1} resynthesized", resynthesized(path, clips), rate, recorded), flush=True)
 
 
 if __name__ == "__main__":

@@ -151,13 +151,15 @@ def _warmup_words(c: TrainingConfig) -> str:
 
 def _inference_words(c: TrainingConfig) -> str:
     """``; the inference path before the decoder at 10% of the generator's rate`` where it is slowed, with the
-    text encoder's own share (``text_lr_scale``) and the start anchor (``inference_anchor``) where set."""
+    text encoder's own share (``text_lr_scale``), the start anchor (``inference_anchor``) and the decoder's share
+    (``decoder_lr_scale``) where set."""
     text = c.text_lr_scale is not None and c.text_lr_scale != c.inference_lr_scale
+    decoder = f"; the decoder at {c.decoder_lr_scale * 100:g}%" if c.decoder_lr_scale != 1.0 else ""
     if c.inference_lr_scale == 1.0 and not text and not c.inference_anchor:
-        return ""
+        return decoder
     words = f"; the inference path before the decoder at {c.inference_lr_scale * 100:g}% of the generator's rate"
     if text and c.text_lr_scale is not None:
         words += f" (the text encoder at {c.text_lr_scale * 100:g}%)"
     if c.inference_anchor:
         words += f", held near the start's weights (anchor {c.inference_anchor:,g})"
-    return words
+    return words + decoder

@@ -274,7 +274,8 @@ class VitsSystem(L.LightningModule):
         with lr_schedule.ramped(optimizer, factor):
             optimizer.step()
             if self.anchor.on:  # the inference path back to the start, each group at its rate
-                for named, group in zip(self._slow_parts, optimizer.param_groups[1:], strict=True):
+                anchored = optimizer.param_groups[1 : 1 + len(self._slow_parts)]  # the decoder's group is not
+                for named, group in zip(self._slow_parts, anchored, strict=True):
                     self.anchor.pull(named, group["lr"])
 
     def _clip(self, module: torch.nn.Module) -> None:
@@ -324,13 +325,21 @@ def slow_parts(model_g: torch.nn.Module, config: TrainingConfig) -> list[dict[st
     return [{n: p for n, p in named.items() if n not in text}, text]
 
 
+DECODER = "dec."
+"""The decoder's parameter name prefix: what ``decoder_lr_scale`` sets apart."""
+
+
 def generator_groups(model_g: torch.nn.Module, config: TrainingConfig) -> list[dict[str, Any]]:
     """The generator's optimizer groups: everything else at ``learning_rate`` (the first: the rate the schedule
-    and the events read), then :func:`slow_parts` at ``inference_lr_scale`` (and ``text_lr_scale``) of it."""
+    and the events read), then :func:`slow_parts` at ``inference_lr_scale`` (and ``text_lr_scale``) of it, then,
+    where ``decoder_lr_scale`` is not 1, the decoder at that share."""
     slow = slow_parts(model_g, config)
+    scales = [config.inference_lr_scale, config.text_lr_scale or 0.0][: len(slow)]
+    if config.decoder_lr_scale != 1.0:
+        slow.append({n: p for n, p in model_g.named_parameters() if n.startswith(DECODER)})
+        scales.append(config.decoder_lr_scale)
     slow_ids = {id(p) for named in slow for p in named.values()}
     fast = [p for p in model_g.parameters() if id(p) not in slow_ids]
-    scales = [config.inference_lr_scale, config.text_lr_scale or 0.0][: len(slow)]
     groups: list[dict[str, Any]] = [{"params": fast}]
     for named, scale in zip(slow, scales, strict=True):
         groups.append({"params": list(named.values()), "lr": config.learning_rate * scale})

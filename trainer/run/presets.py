@@ -113,6 +113,10 @@ class TrainingConfig:
             quality").
         text_lr_scale: the text encoder's (``enc_p``) share of the rate where it differs from the rest of the
             inference path's (``None``: ``inference_lr_scale``; the optimizer then has a third group).
+        decoder_lr_scale: the decoder's (``dec``) share of the rate (1.0: the generator's; otherwise it learns in a
+            group of its own, the optimizer's last; 0 holds it at the start's weights). An experiment's setting
+            (``--set decoder_lr_scale=...``): the decoder's adaptation is what costs a fine-tune its quality on the
+            target speaker (docs/benchmarks.md "Fine-tuning quality", resynthesis).
         lr_warmup_steps: the generator's rate rises linearly from ``1 / lr_warmup_steps`` of the schedule's to all
             of it over its first ``lr_warmup_steps`` steps (``trainer.gan.lr_schedule.ramped``; counted by its
             optimizer, so a resume goes on where it was; 0: none, as from scratch). A fine-tune's AdamW starts with
@@ -168,6 +172,7 @@ class TrainingConfig:
     inference_lr_scale: float = 0.1
     inference_anchor: float = 1000.0
     text_lr_scale: float | None = None
+    decoder_lr_scale: float = 1.0
     lr_warmup_steps: int = 100
     lr_decay: float = 0.999875
     lr_decay_d: float = 0.9999
