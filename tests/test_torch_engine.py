@@ -25,10 +25,10 @@ def torch_engine(joe):
     return TorchEngine(joe, device="cpu")
 
 
-PADDED_SNR_DB = 80.0
+PADDED_SNR_DB = 60.0
 """Padded against unpadded synthesis differs by float rounding only: 86-100 dB SNR measured with 2 intra-op
-threads (the summation order changes with the threads OpenMP gives under load; 1 thread: bit-exact). A padding
-bug that reaches the audio gives under 40 dB."""
+threads alone, 75.6 dB once under make test's three workers (the summation order changes with the threads OpenMP
+gives under load; 1 thread: bit-exact). A padding bug that reaches the audio gives under 40 dB."""
 
 
 def _by_sentence(chunks):
