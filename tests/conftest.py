@@ -144,6 +144,17 @@ def gc_on_the_gui_thread(request):
         gc.collect()
 
 
+def tool(name: str):
+    """The script ``tools/NAME.py`` loaded as a module (``tools/`` is no package, and stays off ``sys.path``)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def shared_path(*parts: str) -> Path:
     """A path in ``../shared``; skips where it is absent, fails under CI (CI=true)."""
     path = SHARED.joinpath(*parts)

@@ -4,8 +4,9 @@ the CLI reference matches the parser."""
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
+
+from conftest import tool
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -115,11 +116,7 @@ def test_the_readme_is_a_front_door():
 
 def test_the_cli_reference_is_current():
     """docs/cli.md is what tools/cli_reference.py generates from the parser today."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import cli_reference
-    finally:
-        sys.path.remove(str(ROOT / "tools"))
+    cli_reference = tool("cli_reference")
     written = cli_reference.OUTPUT.read_text(encoding="utf-8")
     assert written == cli_reference.reference(), f"docs/cli.md is stale: run `{cli_reference.REGENERATE}`"
 

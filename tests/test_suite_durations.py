@@ -4,13 +4,10 @@ tests that exist, and the tool reads pytest's JUnit report into node ids the way
 from __future__ import annotations
 
 import re
-import sys
 
-from conftest import DURATIONS, ROOT, measured_seconds
+from conftest import DURATIONS, ROOT, measured_seconds, tool
 
-sys.path.insert(0, str(ROOT / "tools"))
-
-import suite_durations  # noqa: E402
+suite_durations = tool("suite_durations")
 
 
 def test_every_row_names_a_test_that_exists():

@@ -3,21 +3,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import tool
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _baseline_tool():
-    spec = importlib.util.spec_from_file_location("mypy_baseline", ROOT / "tools" / "mypy_baseline.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return tool("mypy_baseline")
 
 
 UNION = 'Item "None" of "Path | None" has no attribute "name"  [union-attr]'
