@@ -51,11 +51,11 @@ def _recording(system_class):
     return Recording
 
 
-def _train(system_class, steps: int = 1, warmup: int = 0):
-    """A fresh seeded ``system_class`` after ``steps`` steps (the first ``warmup`` train the discriminators
-    alone), with the gradients of each backward in ``recorded``."""
+def _train(system_class, steps: int = 1, warmup: int = 0, **settings):
+    """A fresh seeded ``system_class`` (the ``test`` preset with ``settings``) after ``steps`` steps (the first
+    ``warmup`` train the discriminators alone), with the gradients of each backward in ``recorded``."""
     torch.manual_seed(0)
-    system = _recording(system_class)(preset("test", num_symbols=40).to_dict())
+    system = _recording(system_class)(preset("test", num_symbols=40, **settings).to_dict())
     system.recorded = []
     system.d_warmup.arm(warmup)  # a cap of `warmup` steps: the test preset's criterion needs more (min 2)
     return fit_steps(system, steps)
@@ -101,6 +101,16 @@ def test_one_forward_per_audio_gives_the_gradients_of_four_forwards(reference):
     ours = _train(VitsSystem)
     assert [sorted(g)[0].split(".")[0] for g in ours.recorded] == ["model_g", "model_d"]
     _assert_same_gradients(ours, reference)
+
+
+def test_with_the_resolution_discriminators_too():
+    """With the three resolution discriminators beside Piper's six, one forward per audio still trains as four
+    do, and the resolution discriminators get gradients of their own."""
+    ours = _train(VitsSystem, resolution_discriminator=True)
+    _assert_same_gradients(ours, _train(FourForwards, resolution_discriminator=True))
+    assert len(ours.model_d.discriminators) == 9
+    discriminator_grads = ours.recorded[1]
+    assert any(name.startswith("model_d.discriminators.8.") for name in discriminator_grads)
 
 
 def test_the_ddp_way_gives_the_gradients_of_four_forwards(reference):

@@ -58,7 +58,8 @@ class Recipe:
 
 
 def config_setting(text: str) -> tuple[str, int | float]:
-    """``KEY=VALUE`` (a ``--set`` argument) as a ``TrainingConfig`` field and its number.
+    """``KEY=VALUE`` (a ``--set`` argument) as a ``TrainingConfig`` field and its number (a yes/no field's
+    ``true``/``false`` or ``1``/``0`` as a ``bool``).
 
     Raises:
         argparse.ArgumentTypeError: not ``KEY=VALUE``, no such field, or a value that is not a number.
@@ -69,8 +70,13 @@ def config_setting(text: str) -> tuple[str, int | float]:
     from trainer.run.presets import TrainingConfig
 
     key, sep, value = text.partition("=")
-    if not sep or key not in {f.name for f in fields(TrainingConfig)}:
+    kinds = {f.name: f.type for f in fields(TrainingConfig)}
+    if not sep or key not in kinds:
         raise argparse.ArgumentTypeError(f"{text!r}: expected KEY=VALUE with KEY a TrainingConfig field")
+    if kinds[key] in (bool, "bool"):
+        if value.lower() not in ("true", "false", "1", "0"):
+            raise argparse.ArgumentTypeError(f"{text!r}: expected true or false")
+        return key, value.lower() in ("true", "1")
     try:
         return key, int(value) if value.lstrip("-").isdigit() else float(value)
     except ValueError:

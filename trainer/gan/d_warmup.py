@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import lightning as L
@@ -40,7 +40,8 @@ import torch
 
 from engines.words import count
 from trainer.events.schema import WARMUP_STAGE, Stage
-from trainer.gan.discriminators import PERIODS
+from trainer.gan import losses
+from trainer.gan.discriminators import discriminator_count
 from trainer.run.presets import TrainingConfig
 
 SMOOTHING = 0.9
@@ -51,7 +52,10 @@ CHECK_EVERY = 10
 kernels are done (the queue then runs dry once while the host queues the next step): once in 10 steps that is
 at most a tenth of one step's host time, and the decision comes at most 9 steps late, less than the smoothing's
 own time constant."""
-UNDECIDED_LOSS = 0.5 * (len(PERIODS) + 1)
+PIPER_COUNT = discriminator_count(resolutions=False)
+"""Piper's discriminators (its scale discriminator and one per period): 6. ``d_warmup_ready_loss`` is stated for
+six fresh ones."""
+UNDECIDED_LOSS = 0.5 * PIPER_COUNT
 """The least-squares loss of discriminators that score real and generated audio alike (both 0.5): 0.5 for each
 of the ``MultiPeriodDiscriminator``'s (its scale discriminator and one per period), 3 in all."""
 
@@ -63,7 +67,9 @@ Reduce = Callable[[torch.Tensor], torch.Tensor]
 class WarmupNews:
     """What the warm-up has to say: ``done`` steps of at most ``cap``, the smoothed ``loss`` (``None`` before
     the first step), ``ready_loss`` and ``min_steps`` (the criterion); ``ended`` ``ready``/``cap`` when it is over,
-    ``resumed`` for a fit that goes on with a warm-up begun before."""
+    ``resumed`` for a fit that goes on with a warm-up begun before; ``undecided``: the discriminators' undecided
+    loss (``UNDECIDED_LOSS``, scaled as the ready loss); ``judged`` of ``count`` discriminators are judged (the
+    fresh ones)."""
 
     done: int
     cap: int
@@ -72,24 +78,38 @@ class WarmupNews:
     min_steps: int
     ended: str | None = None
     resumed: bool = False
+    undecided: float = UNDECIDED_LOSS
+    judged: int = PIPER_COUNT
+    count: int = PIPER_COUNT
 
 
 class DiscriminatorWarmup(torch.nn.Module):
     """The warm-up's state (buffers, see the module docstring) and its criterion; ``news`` collects what
-    :class:`WarmupEvents` says."""
+    :class:`WarmupEvents` says.
+
+    Only the fresh discriminators are judged (``fresh``, a mask over ``MultiPeriodDiscriminator.discriminators``;
+    all of them from an ONNX voice): a ``.ckpt`` with Piper's six trained ones and a run with the resolution
+    discriminators (``TrainingConfig.resolution_discriminator``) warms up the three fresh ones, whose loss alone
+    must come below ``d_warmup_ready_loss`` scaled by their share of six (the trained six would otherwise carry
+    the sum below it from the first steps). All of them still train.
+    """
 
     left: torch.Tensor  # buffers (register_buffer below), declared for the type checker
     done: torch.Tensor
     loss: torch.Tensor
+    fresh: torch.Tensor
 
     def __init__(self, config: TrainingConfig) -> None:
         super().__init__()
         self.min_steps, self.max_steps = config.d_warmup_min_steps, config.d_warmup_max_steps
         self.max_share = config.d_warmup_max_share
-        self.ready_loss = config.d_warmup_ready_loss
+        self.piper_ready_loss = config.d_warmup_ready_loss
         self.register_buffer("left", torch.tensor(0))
         self.register_buffer("done", torch.tensor(0))
         self.register_buffer("loss", torch.tensor(0.0))
+        number = discriminator_count(config.resolution_discriminator)
+        self.register_buffer("fresh", torch.ones(number, dtype=torch.bool))
+        self._judge()
         self.every = 1
         self.began_on = False
         """Whether this fit began with the warm-up on (``begin_fit``)."""
@@ -97,12 +117,39 @@ class DiscriminatorWarmup(torch.nn.Module):
         self._left: int | None = None  # host copies, read by begin_fit
         self._done = 0
 
-    def arm(self, max_steps: int | None = None) -> None:
-        """A new warm-up of at most ``max_steps`` (``None``: ``d_warmup_max_steps``; 0: none)."""
+    def arm(self, max_steps: int | None = None, fresh: Sequence[int] | None = None) -> None:
+        """A new warm-up of at most ``max_steps`` (``None``: ``d_warmup_max_steps``; 0: none), judging the
+        discriminators numbered ``fresh`` (``None``: all).
+
+        Raises:
+            ValueError: ``fresh`` names no discriminator, or one the run does not have.
+        """
+        mask = torch.ones_like(self.fresh)
+        if fresh is not None:
+            if not fresh or not all(0 <= i < len(mask) for i in fresh):
+                raise ValueError(f"fresh discriminators {list(fresh)}: expected some of 0..{len(mask) - 1}")
+            mask = torch.zeros_like(self.fresh)
+            mask[list(fresh)] = True
+        self.fresh.copy_(mask)
         self.left.fill_(self.max_steps if max_steps is None else max_steps)
         self.done.zero_()
         self.loss.zero_()
         self._left = None
+        self._judge()
+
+    def _judge(self) -> None:
+        """Host copies of the judged discriminators (``judged``: their numbers) and of the criterion for them."""
+        self.judged = [i for i, on in enumerate(self.fresh.tolist()) if on]
+        share = len(self.judged) / PIPER_COUNT
+        self.ready_loss, self.undecided = self.piper_ready_loss * share, UNDECIDED_LOSS * share
+
+    def judged_loss(self, loss_d: torch.Tensor, real: list, fake: list) -> torch.Tensor:
+        """The least-squares loss of the judged discriminators alone (``loss_d`` itself where all are judged);
+        ``real``, ``fake``: every discriminator's scores (``trainer.gan.discriminators.Scores``), detached here."""
+        if len(self.judged) == len(real):
+            return loss_d
+        pick = lambda scores: [scores[i][0].detach() for i in self.judged]  # noqa: E731
+        return losses.discriminator_loss(pick(real), pick(fake))
 
     def begin_fit(self, device: torch.device, run_steps: int | None = None) -> None:
         """Read the buffers (once per fit: they may have been armed, or restored by a resume) and say where the
@@ -115,6 +162,7 @@ class DiscriminatorWarmup(torch.nn.Module):
         if run_steps is not None and int(self.done) == 0 and int(self.left) > 0:
             self.left.clamp_(max=max(1, math.ceil(self.max_share * run_steps)))
         self._left, self._done = int(self.left), int(self.done)
+        self._judge()  # a resume restored the mask
         self.began_on = self._left > 0
         if self._left > 0:
             loss = float(self.loss) if self._done else None
@@ -157,6 +205,9 @@ class DiscriminatorWarmup(torch.nn.Module):
             loss=loss,
             ready_loss=self.ready_loss,
             min_steps=self.min_steps,
+            undecided=self.undecided,
+            judged=len(self.judged),
+            count=len(self.fresh),
             ended=ended,
             resumed=resumed,
         )
@@ -165,7 +216,10 @@ class DiscriminatorWarmup(torch.nn.Module):
 def upgrade_state(module, state_dict: dict, prefix: str, *args) -> None:
     """A state-dict pre-hook for the module holding the warm-up as ``d_warmup``: an older checkpoint's one
     count ``d_warmup_left`` (steps left of a fixed warm-up) becomes ``d_warmup.left``, with no steps done and
-    no smoothed loss yet."""
+    no smoothed loss yet; a checkpoint from before the fresh mask (``d_warmup.fresh``) judged every
+    discriminator."""
+    if f"{prefix}d_warmup.left" in state_dict or f"{prefix}d_warmup_left" in state_dict:
+        state_dict.setdefault(f"{prefix}d_warmup.fresh", torch.ones_like(module.d_warmup.fresh))
     old = state_dict.pop(f"{prefix}d_warmup_left", None)
     if old is None:
         return
@@ -197,9 +251,10 @@ def warmup_message(news: WarmupNews) -> str:
             if news.min_steps < news.cap
             else f"for {count(news.cap, 'step')} (its cap, at or below the minimum of {news.min_steps})"
         )
+        judged = f" (the {news.judged} fresh ones of {news.count} judged)" if news.judged < news.count else ""
         return (
             "discriminator warm-up: the discriminators train alone (the generator frozen) until they tell real from"
-            f" generated audio: smoothed loss below {ready} ({UNDECIDED_LOSS:.2f}: undecided), {between}"
+            f" generated audio{judged}: smoothed loss below {ready} ({news.undecided:.2f}: undecided), {between}"
         )
     early = f" from step {news.min_steps}" if news.done < news.min_steps else ""
     return f"discriminator warm-up: step {news.done} of at most {news.cap}, {loss} (ready below {ready}{early})"

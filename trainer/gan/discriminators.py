@@ -6,6 +6,15 @@ period discriminators that fold the waveform into ``[B, 1, T / p, p]`` for perio
 2, 3, 5, 7 and 11. All layers are weight-normalized (``weight_g``, ``weight_v``),
 so Piper's checkpoints load strictly, in both directions. On the CPU the period discriminators' weight
 gradients are matrix products (``trainer.gan.column_conv``).
+
+Optionally (``TrainingConfig.resolution_discriminator``) three resolution discriminators follow them in the same
+list (UnivNet's multi-resolution spectrogram discriminator, Jang et al., "UnivNet", Interspeech 2021; the
+optional MRD of later VITS trainers): each scores the linear magnitude spectrogram of one STFT resolution,
+where the period discriminators see waveform periods, so the generator also hears about spectral detail at
+each resolution. Their parameters follow the period discriminators' (``model_d.discriminators.6`` on), so
+a Piper checkpoint still fills the first six and the rest start fresh (``trainer.start.points.copy_matching``);
+a checkpoint with them holds tensors Piper's trainer does not know (it loads strictly), so with them on the
+strict load holds in one direction only: Piper's into ours.
 """
 
 from __future__ import annotations
@@ -19,6 +28,9 @@ from trainer.gan.column_conv import column_conv
 
 LRELU_SLOPE = 0.1
 PERIODS = (2, 3, 5, 7, 11)
+RESOLUTIONS = ((1024, 120, 600), (2048, 240, 1200), (512, 50, 240))
+"""The resolution discriminators' STFTs as ``(n_fft, hop_length, win_length)`` in samples: UnivNet's
+(Jang et al. 2021): windows of 240 to 1200 samples, 11 to 54 ms at 22.05 kHz."""
 
 Scores = tuple[torch.Tensor, list[torch.Tensor]]
 """One discriminator's output: logits ``[B, N]`` and its feature maps (one per layer)."""
@@ -87,6 +99,52 @@ class DiscriminatorS(nn.Module):
         return _run(self.convs, self.conv_post, x)
 
 
+class DiscriminatorR(nn.Module):
+    """Resolution discriminator: 2-D convolutions over one STFT resolution's linear magnitude spectrogram.
+
+    UnivNet's layout (Jang et al. 2021): five ``(3, 9)``/``(3, 3)`` convolutions of 32 channels, the
+    middle three striding the time axis by 2, then a one-channel ``(3, 3)`` output.
+
+    Args:
+        resolution: ``(n_fft, hop_length, win_length)`` in samples.
+        width: channel multiplier (as :class:`MultiPeriodDiscriminator`'s).
+    """
+
+    window: torch.Tensor  # a buffer (register_buffer below), declared for the type checker
+
+    def __init__(self, resolution: tuple[int, int, int], width: float = 1.0) -> None:
+        super().__init__()
+        self.n_fft, self.hop_length, self.win_length = resolution
+        self.register_buffer("window", torch.hann_window(self.win_length), persistent=False)
+        c = _scaled(32, width)
+        self.convs = nn.ModuleList(
+            [
+                WNConv2d(1, c, (3, 9), padding=(1, 4)),
+                *(WNConv2d(c, c, (3, 9), stride=(1, 2), padding=(1, 4)) for _ in range(3)),
+                WNConv2d(c, c, (3, 3), padding=(1, 1)),
+            ]
+        )
+        self.conv_post = WNConv2d(c, 1, (3, 3), padding=(1, 1))
+
+    def forward(self, x: torch.Tensor) -> Scores:
+        """``x`` ``[B, 1, T]`` -> logits ``[B, N]``, feature maps (``[B, C, n_fft / 2 + 1, frames / 2^k]``)."""
+        return _run(self.convs, self.conv_post, self.magnitude(x)[:, None])
+
+    def magnitude(self, x: torch.Tensor) -> torch.Tensor:
+        """``x`` ``[B, 1, T]`` -> linear magnitude ``[B, n_fft / 2 + 1, frames]``, float32 (the STFT in float32
+        under autocast, as the mel loss's); reflect-padded by ``(n_fft - hop_length) / 2`` each side, uncentred,
+        as UnivNet's, but under a Hann window (UnivNet's code passes none to ``torch.stft``: a rectangular one,
+        whose side lobes spread each harmonic over the bins around it). ``+ 1e-9`` under the root keeps the
+        gradient finite at silent bins."""
+        pad = (self.n_fft - self.hop_length) // 2
+        x = F.pad(x.float(), (pad, pad), "reflect").squeeze(1)
+        with torch.autocast(x.device.type, enabled=False):
+            spec = torch.stft(
+                x, self.n_fft, self.hop_length, self.win_length, self.window, center=False, return_complex=True
+            )
+            return (torch.view_as_real(spec).square().sum(-1) + 1e-9).sqrt()  # no complex op for torch.compile
+
+
 def _scaled(channels: int, width: float) -> int:
     return max(4, round(channels * width))
 
@@ -102,14 +160,17 @@ def _run(convs: nn.ModuleList, post: nn.Module, x: torch.Tensor) -> Scores:
 
 
 class MultiPeriodDiscriminator(nn.Module):
-    """The scale discriminator and one period discriminator per period in ``PERIODS``.
+    """The scale discriminator and one period discriminator per period in ``PERIODS``, then (``resolutions``)
+    one :class:`DiscriminatorR` per resolution in ``RESOLUTIONS``.
 
     ``width`` scales every layer's channels (1.0: Piper's; the ``test`` preset narrows it).
     """
 
-    def __init__(self, width: float = 1.0) -> None:
+    def __init__(self, width: float = 1.0, resolutions: bool = False) -> None:
         super().__init__()
         self.discriminators = nn.ModuleList([DiscriminatorS(width), *(DiscriminatorP(p, width=width) for p in PERIODS)])
+        if resolutions:
+            self.discriminators.extend(DiscriminatorR(r, width) for r in RESOLUTIONS)
 
     def forward(self, x: torch.Tensor) -> list[Scores]:
         """``x`` ``[B, 1, T]`` (real or generated audio) -> one :data:`Scores` per discriminator.
@@ -118,3 +179,8 @@ class MultiPeriodDiscriminator(nn.Module):
         score the generated audio alone and the discriminator step can reuse it.
         """
         return [d(x) for d in self.discriminators]
+
+
+def discriminator_count(resolutions: bool) -> int:
+    """How many discriminators :class:`MultiPeriodDiscriminator` holds (6 as Piper's; 9 with ``resolutions``)."""
+    return 1 + len(PERIODS) + (len(RESOLUTIONS) if resolutions else 0)

@@ -96,7 +96,7 @@ class VitsSystem(L.LightningModule):
         self.save_hyperparameters(_piper_hparams(config))
         self.config = TrainingConfig.from_dict(config)
         self.model_g = Synthesizer(self.config.model)
-        self.model_d = MultiPeriodDiscriminator(self.config.discriminator_width)
+        self.model_d = MultiPeriodDiscriminator(self.config.discriminator_width, self.config.resolution_discriminator)
         self.d_warmup = DiscriminatorWarmup(self.config)  # armed by the run for fresh discriminators
         self.anchor = StartAnchor(self.config.inference_anchor)
         self.register_load_state_dict_pre_hook(upgrade_state)  # an older checkpoint's warm-up state
@@ -244,7 +244,7 @@ class VitsSystem(L.LightningModule):
             fm = losses.feature_loss(targets, [[m.detach() for m in maps] for _, maps in fake])
             metrics.update(fm=fm, gen=losses.generator_loss([logits.detach() for logits, _ in fake]))
         self.step_timer.lap("discriminator")
-        self.d_warmup.count(loss_d, reduce=self._mean_over_ranks)
+        self.d_warmup.count(self.d_warmup.judged_loss(loss_d, real, fake), reduce=self._mean_over_ranks)
         return metrics, loss_d
 
     def _mean_over_ranks(self, value: torch.Tensor) -> torch.Tensor:

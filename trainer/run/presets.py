@@ -90,6 +90,11 @@ class TrainingConfig:
     Attributes:
         model: the generator's hyperparameters.
         discriminator_width: channel multiplier of the discriminators (1.0 = Piper's).
+        resolution_discriminator: three resolution discriminators (UnivNet's multi-resolution spectrogram
+            discriminator, ``trainer.gan.discriminators.DiscriminatorR``) beside Piper's six, for adversarial
+            feedback on spectral detail; they start fresh from any Piper start, so the discriminator warm-up runs
+            (judged on them). A checkpoint with them no longer loads strictly into Piper's trainer. An experiment's
+            setting (``--set resolution_discriminator=1``); off: Piper's discriminators alone.
         sample_rate, n_fft, hop_length, win_length, n_mels, mel_fmin, mel_fmax: audio and mel settings.
         batch_size: utterances per step (``None``: chosen from free memory on CUDA, 8 on the CPU).
         epochs: epochs to train.
@@ -139,7 +144,8 @@ class TrainingConfig:
         d_warmup_min_steps, d_warmup_max_steps, d_warmup_ready_loss: the discriminator warm-up of a start
             with fresh discriminators against a trained generator (an ONNX voice, a ``.ckpt`` without them;
             ``trainer.gan.d_warmup``): the discriminators train alone until their smoothed loss (the sum over the 6
-            discriminators, as ``train_disc``) is below ``d_warmup_ready_loss`` (3.0: undecided) after at least
+            discriminators, as ``train_disc``) is below ``d_warmup_ready_loss`` (3.0: undecided; where only some
+            are fresh, their loss alone against it scaled by their number over 6) after at least
             ``d_warmup_min_steps``, or for ``d_warmup_max_steps`` at most (0: no warm-up). On 24 target-voice
             clips from joe the smoothed loss first went below 2.7 near step 50; on speech the voice itself made
             it stays near 3 (nothing to tell apart), so the cap ends it: 200 steps, the old fixed warm-up's
@@ -156,6 +162,7 @@ class TrainingConfig:
 
     model: VitsConfig = field(default_factory=lambda: VitsConfig.preset("medium"))
     discriminator_width: float = 1.0
+    resolution_discriminator: bool = False
     sample_rate: int = 22050
     n_fft: int = 1024
     hop_length: int = 256

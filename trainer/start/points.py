@@ -100,17 +100,19 @@ def start_voice(start: str) -> Voice | None:
 def load_start(system, checkpoint_path: Path) -> list[str]:
     """Copy a Piper checkpoint's weights into ``system`` where names and shapes match; returns notes on the rest.
 
-    Discriminators not wholly in the checkpoint (none, as in a generator-only checkpoint, or of another width)
-    start partly or wholly fresh against a trained generator: the discriminator warm-up is armed
-    (``trainer.gan.d_warmup``). Trained ones need none: they already tell the generator's audio from real audio.
+    Discriminators not wholly in the checkpoint (none, as in a generator-only checkpoint, or of another width, or
+    the resolution discriminators Piper's lack) start partly or wholly fresh against a trained generator: the
+    discriminator warm-up is armed, judged on those (``trainer.gan.d_warmup``). Trained ones need none: they
+    already tell the generator's audio from real audio.
     """
     from engines.torch.vits.checkpoint import read_checkpoint
 
     checkpoint = read_checkpoint(checkpoint_path)
     notes = copy_generator(system, checkpoint.generator, checkpoint_path.name)
     fresh = copy_matching(system.model_d, checkpoint.discriminator, checkpoint_path.name, "discriminator")
-    if fresh:
-        system.d_warmup.arm()
+    if fresh:  # judged on the discriminators with a fresh tensor (`discriminators.K.…`)
+        numbers = {int(name.split(".")[1]) for name in kept_fresh(system.model_d, checkpoint.discriminator)}
+        system.d_warmup.arm(fresh=sorted(numbers))
     return notes + fresh
 
 
