@@ -98,15 +98,18 @@ def test_training_on_the_gpu_uses_bf16_tf32_and_fused_adamw(tmp_path):
         assert not any(r.kind == "stage" and r.name == "compile" for r in records)  # --compile auto: off on the CPU
 
 
-def test_compiled_training_step_matches_eager(tmp_path):
-    """The decoder, discriminators and GAN losses compiled with inductor: a step's losses as eager ones."""
+@pytest.mark.parametrize("resolutions", [False, True], ids=["piper-six", "with-resolution-discriminators"])
+def test_compiled_training_step_matches_eager(tmp_path, resolutions):
+    """The decoder, discriminators and GAN losses compiled with inductor: a step's losses as eager ones (with the
+    resolution discriminators too: their STFT goes through the compiled graph)."""
     from trainer.gan.compile import compile_parts
     from trainer.gan.system import VitsSystem
     from trainer.run.presets import preset
 
     torch.manual_seed(0)
-    eager = VitsSystem(preset("test", num_symbols=40).to_dict()).to(DEVICE)
-    compiled = VitsSystem(preset("test", num_symbols=40).to_dict()).to(DEVICE)
+    config = preset("test", num_symbols=40, resolution_discriminator=resolutions).to_dict()
+    eager = VitsSystem(config).to(DEVICE)
+    compiled = VitsSystem(config).to(DEVICE)
     compiled.load_state_dict(eager.state_dict())
     compile_parts(compiled)
     z = torch.randn(4, eager.config.model.inter_channels, eager.config.segment_frames, device=DEVICE)
