@@ -78,7 +78,7 @@ def test_torchrun_on_two_nodes_shards_the_epoch_and_writes_once(tmp_path):
     from trainer.data.datamodule import CacheDataModule
     from trainer.run.presets import preset
 
-    data, run, seen = target_voice_slice(tmp_path / "data", 24), tmp_path / "run", tmp_path / "seen"
+    data, run, seen = target_voice_slice(tmp_path / "data", 16), tmp_path / "run", tmp_path / "seen"
     port = free_port()
     env = {**os.environ, "PYTHONPATH": os.getcwd(), "VOICE_STUDIO_SEEN_UTTERANCES": str(seen), "OMP_NUM_THREADS": "1"}
     train = ["-m", "studio.cli", "train", "--dataset", str(data), "--out", str(run), "--preset", "test"]

@@ -48,6 +48,21 @@ def test_other_sample_rates_are_resampled_to_the_same_embedding():
     assert similarity.speaker_similarity([(audio, rate)], [(resampled, 22050)]) > 0.98
 
 
+def test_a_clip_is_resampled_once_with_soxr_not_again_by_resemblyzer(monkeypatch):
+    """resemblyzer's ``preprocess_wav`` is not asked to resample (with a ``source_sr`` it calls ``librosa.resample``
+    even from 16 to 16 kHz: librosa's resampling stack loaded on the scoring thread, to change nothing); the
+    embedding is what a clip already at 16 kHz gives."""
+    import soxr
+
+    resemblyzer = similarity._resemblyzer()
+    preprocess, asked = resemblyzer.preprocess_wav, []
+    monkeypatch.setattr(resemblyzer, "preprocess_wav", lambda *a, **k: (asked.append(k), preprocess(*a, **k))[1])
+    audio, rate = _clips("librivox")[1]
+    at_16k = soxr.resample(audio, rate, similarity.ENCODER_RATE, quality="HQ")
+    embedded = similarity.utterance_embedding(audio, rate)
+    assert asked == [{}] and np.allclose(embedded, similarity.utterance_embedding(at_16k, similarity.ENCODER_RATE))
+
+
 def test_silence_is_refused_and_a_missing_resemblyzer_says_how_to_install_it(monkeypatch):
     """Silent audio raises MeasureError; without resemblyzer the reason names the package and Windows."""
     with pytest.raises(MeasureError, match="empty or silent"):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import types
 
 import pytest
 
@@ -12,36 +12,55 @@ from trainer.events.schema import STEP_PARTS  # noqa: E402
 from trainer.gan.step_timer import StepTimer  # noqa: E402
 
 
-def _busy(seconds: float) -> None:
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        pass
+class Clock:
+    """The timer's ``time.perf_counter``: seconds that pass only when a test says (wall-clock busy loops failed
+    under a loaded machine: a preempted 1-ms stretch outgrew a 4-ms one)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
-def test_laps_go_to_their_parts_and_sum_within_the_wall_time():
+@pytest.fixture
+def clock(monkeypatch) -> Clock:
+    """The step timer's clock, moved by :func:`_busy`."""
+    import trainer.gan.step_timer as step_timer
+
+    clock = Clock()
+    monkeypatch.setattr(step_timer, "time", types.SimpleNamespace(perf_counter=clock))
+    return clock
+
+
+def _busy(clock: Clock, seconds: float) -> None:
+    clock.now += seconds
+
+
+def test_laps_go_to_their_parts_and_sum_within_the_wall_time(clock):
     """Each stretch goes to the part its lap names; the sums fit inside the wall time; between steps is data."""
     timer = StepTimer()
-    started = time.perf_counter()
+    started = clock()
     timer.start_epoch(torch.device("cpu"))
     for _ in range(2):
-        _busy(0.002)  # the loader
+        _busy(clock, 0.002)  # the loader
         timer.begin_step()
-        _busy(0.004)
+        _busy(clock, 0.004)
         timer.lap("generator")
-        _busy(0.001)
+        _busy(clock, 0.001)
         timer.lap("optimizer")
-        _busy(0.003)  # logging after the step's last lap: no part's
+        _busy(clock, 0.003)  # logging after the step's last lap: no part's
         timer.end_step()
-    wall = time.perf_counter() - started
+    wall = clock() - started
     seconds = timer.read()
     assert seconds is not None and list(seconds) == list(STEP_PARTS)
-    assert seconds["generator"] >= 0.008 and 0.002 <= seconds["optimizer"] < seconds["generator"]
-    assert seconds["data"] >= 0.004  # both loader waits
+    assert seconds["generator"] == pytest.approx(0.008) and seconds["optimizer"] == pytest.approx(0.002)
+    assert seconds["data"] == pytest.approx(0.004)  # both loader waits
     assert seconds["alignment"] == seconds["backward"] == seconds["discriminator"] == 0.0
-    assert sum(seconds.values()) <= wall - 0.006  # the logging counts nowhere
+    assert sum(seconds.values()) == pytest.approx(wall - 0.006)  # the logging counts nowhere
 
 
-def test_laps_outside_a_step_are_ignored_and_no_step_reads_none():
+def test_laps_outside_a_step_are_ignored_and_no_step_reads_none(clock):
     """Validation runs the same timed forward: its laps count nowhere; an epoch without a step reads None."""
     timer = StepTimer()
     timer.start_epoch(torch.device("cpu"))
@@ -51,26 +70,26 @@ def test_laps_outside_a_step_are_ignored_and_no_step_reads_none():
     timer.lap("generator")
     timer.end_step()
     counted = timer.read()
-    _busy(0.003)
+    _busy(clock, 0.003)
     timer.lap("generator")  # after the step: validation
     assert timer.read() == counted
     timer.start_epoch(torch.device("cpu"))  # the next epoch starts afresh
     assert timer.read() is None
 
 
-def test_timed_wraps_a_function_and_splits_the_time_around_it():
+def test_timed_wraps_a_function_and_splits_the_time_around_it(clock):
     """``timed``: the call's own time goes to its part, the stretch before it to ``before``; args and result pass."""
     from trainer.align import search_indices
 
     timer = StepTimer()
     timer.start_epoch(torch.device("cpu"))
     timer.begin_step()
-    timed = timer.timed(lambda x, y=1: (_busy(0.003), x + y)[1], "alignment", before="generator")
-    _busy(0.002)
+    timed = timer.timed(lambda x, y=1: (_busy(clock, 0.003), x + y)[1], "alignment", before="generator")
+    _busy(clock, 0.002)
     assert timed(2, y=3) == 5
     timer.end_step()
     seconds = timer.read()
-    assert seconds["alignment"] >= 0.003 and seconds["generator"] >= 0.002
+    assert seconds["alignment"] == pytest.approx(0.003) and seconds["generator"] == pytest.approx(0.002)
     assert timer.timed(search_indices, "alignment", before="generator").__name__ == "search_indices"
 
 
@@ -78,13 +97,14 @@ class FakeEvent:
     """Stands in for ``torch.cuda.Event``: its time is the host's; counts waits."""
 
     waits = 0
+    clock: Clock  # the test's clock: the host's time
 
     def __init__(self, enable_timing: bool = False) -> None:
         assert enable_timing
         self.at: float | None = None
 
     def record(self) -> None:
-        self.at = time.perf_counter()
+        self.at = FakeEvent.clock()
 
     def synchronize(self) -> None:
         FakeEvent.waits += 1
@@ -94,17 +114,18 @@ class FakeEvent:
         return (end.at - self.at) * 1000  # milliseconds, as CUDA gives them
 
 
-def test_on_cuda_marks_are_events_read_with_one_wait(monkeypatch):
+def test_on_cuda_marks_are_events_read_with_one_wait(monkeypatch, clock):
     """On CUDA the step records events and never waits; reading the epoch waits once and gives seconds."""
     monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
     monkeypatch.setattr(FakeEvent, "waits", 0)
+    monkeypatch.setattr(FakeEvent, "clock", clock, raising=False)
     timer = StepTimer()
     timer.start_epoch(torch.device("cuda", 0))
     for _ in range(3):
         timer.begin_step()
-        _busy(0.002)
+        _busy(clock, 0.002)
         timer.lap("backward")
         timer.end_step()
     assert FakeEvent.waits == 0
     seconds = timer.read()
-    assert FakeEvent.waits == 1 and 0.006 <= seconds["backward"] < 1.0
+    assert FakeEvent.waits == 1 and seconds["backward"] == pytest.approx(0.006)

@@ -21,7 +21,7 @@ from trainer.run.errors import RunError  # noqa: E402
 from trainer.run.options import RunOptions  # noqa: E402
 from trainer.run.train import create_run, fit  # noqa: E402
 
-CLIPS = 24
+CLIPS = 16
 
 
 @pytest.fixture(scope="module")

@@ -9,11 +9,12 @@ Variants: ``active`` (libgomp's default: spinning waits), ``passive`` (``OMP_WAI
 ``voice-studio train`` sets: ``trainer.run.hardware.thread_environment``), ``1thread``, and, with passive
 waits: ``bf16`` (bf16-mixed autocast), ``pad30`` (the spectrogram padded 30% past the batch's longest: what
 length-bucketed batches would save), ``vary`` (one frame and one phoneme more each step: a new shape per
-step, what padded lengths would save), ``four`` (the step as Piper writes it: four discriminator forwards
+step, what padded lengths would save), ``varyplain`` (``vary`` with PyTorch's own CPU convolutions in place of
+oneDNN's: ``torch.backends.mkldnn.enabled = False``), ``four`` (the step as Piper writes it: four discriminator forwards
 where ours runs two) and ``bf16four`` (that with bf16 autocast).
 
 Usage: ``.venv/bin/python tests/bench/train_step.py [--variants active,passive,bf16] [--quality medium]
-[--batch-size 8] [--steps 3] [--rounds 2] [--device cpu] [--work DIR]``.
+[--batch-size 8] [--steps 3] [--rounds 2] [--device cpu] [--discriminator-width 0.0625] [--work DIR]``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ VARIANTS = {
     "bf16": {"env": {"OMP_WAIT_POLICY": "PASSIVE"}, "precision": "bf16-mixed", "pad": 1.0},
     "pad30": {"env": {"OMP_WAIT_POLICY": "PASSIVE"}, "precision": "32-true", "pad": 1.3},
     "vary": {"env": {"OMP_WAIT_POLICY": "PASSIVE"}, "precision": "32-true", "pad": 0.0},
+    "varyplain": {"env": {"OMP_WAIT_POLICY": "PASSIVE"}, "precision": "32-true", "pad": 0.0, "mkldnn": False},
     "four": {"env": {"OMP_WAIT_POLICY": "PASSIVE"}, "precision": "32-true", "pad": 1.0, "system": "four"},
     "bf16four": {"env": {"OMP_WAIT_POLICY": "PASSIVE"}, "precision": "bf16-mixed", "pad": 1.0, "system": "four"},
 }
@@ -55,6 +57,7 @@ def arguments(argv=None) -> argparse.Namespace:
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    parser.add_argument("--discriminator-width", type=float, help="the quality's, unless given (test: 1/16)")
     parser.add_argument("--work", type=Path, help="keep the clips and the cache here (reused)")
     parser.add_argument("--variant", help=argparse.SUPPRESS)  # a child process: one variant
     return parser.parse_args(argv)
@@ -79,6 +82,7 @@ def batches(cache: Path, args, pad: float):
 
 def step_times(cache: Path, args) -> list[float]:
     """Seconds per training step of this process's variant (the warm-up step left out)."""
+    import torch
     from four_forwards import FourForwards
 
     from engines.voice import load_config
@@ -87,9 +91,11 @@ def step_times(cache: Path, args) -> list[float]:
     from trainer.run.presets import preset
 
     variant = VARIANTS[args.variant]
+    torch.backends.mkldnn.enabled = variant.get("mkldnn", True)
     symbols = load_config(Path(PreprocessedCache(cache).voice_config)).num_symbols
     system_class = FourForwards if variant.get("system") == "four" else VitsSystem
-    system = system_class(preset(args.quality, symbols).to_dict())
+    width = {"discriminator_width": args.discriminator_width} if args.discriminator_width else {}
+    system = system_class(preset(args.quality, symbols, **width).to_dict())
     seconds = fit_steps(system, batches(cache, args, variant["pad"]), args.device, variant["precision"])
     return seconds[1:]
 
@@ -151,6 +157,7 @@ def child(args, cache: Path, variant: str) -> float:
     command = [sys.executable, __file__, "--variant", variant, "--work", str(args.work)]
     command += ["--quality", args.quality, "--batch-size", str(args.batch_size), "--steps", str(args.steps)]
     command += ["--device", args.device]
+    command += ["--discriminator-width", str(args.discriminator_width)] if args.discriminator_width else []
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     lines = [line for line in done.stdout.splitlines() if line.startswith("median ")]
     if done.returncode or not lines:

@@ -58,7 +58,9 @@ def utterance_embedding(audio: np.ndarray, rate: int) -> np.ndarray:
     """The d-vector of one clip (float ``[N]`` mono at ``rate`` Hz): float32 ``[256]``, unit norm.
 
     The clip is resampled to ``ENCODER_RATE`` with soxr, then ``resemblyzer.preprocess_wav`` normalises its
-    loudness and trims long silences (webrtcvad) before ``VoiceEncoder.embed_utterance``.
+    loudness and trims long silences (webrtcvad) before ``VoiceEncoder.embed_utterance``. ``preprocess_wav`` is
+    given no ``source_sr``: with one it calls ``librosa.resample`` even from 16 kHz to 16 kHz, which loads
+    librosa's resampling stack (about 2 CPU-s, outside the import lock, on the scoring thread) to change nothing.
 
     Raises:
         MeasureError: the clip is empty or silent, or nothing is left after trimming its silences.
@@ -73,7 +75,7 @@ def utterance_embedding(audio: np.ndarray, rate: int) -> np.ndarray:
         raise MeasureError(f"speaker similarity: the audio is empty or silent ({samples.size} samples)")
     if rate != ENCODER_RATE:
         samples = soxr.resample(samples, rate, ENCODER_RATE, quality="HQ")
-    wav = _resemblyzer().preprocess_wav(samples, source_sr=ENCODER_RATE)
+    wav = _resemblyzer().preprocess_wav(samples)  # at its rate already: a source_sr would resample again (librosa)
     if wav.size == 0:
         raise MeasureError("speaker similarity: no speech left after trimming silences")
     with _lock:  # one encoder, one caller at a time
