@@ -82,8 +82,7 @@ def test_one_epoch_longer_than_an_evening_is_said():
 
 def test_held_out_counts_what_the_data_split_holds_out():
     """The validation count the estimate leaves out of each epoch's steps is the data module's split's."""
-    pytest.importorskip("lightning")
-    from trainer.data.datamodule import split
+    from trainer.data.split import split
     from trainer.run.presets import preset
 
     config = preset("medium")

@@ -2,7 +2,8 @@
 
 - ``preprocess`` the cache (phoneme_ids, audio at the training rate, spectrograms): its format, building and
   status;
-- ``datamodule`` training and validation batches from the cache, ``batching`` length-bucketed batches sharded by
+- ``split`` which utterances train and which validate (no torch, no Lightning), ``datamodule`` training and
+  validation batches from the cache, ``batching`` length-bucketed batches sharded by
   rank, ``ram_cache`` the loader's RAM cache, ``seen_utterances`` which utterances each rank trained on (a
   debugging record).
 

@@ -13,7 +13,6 @@ on the same utterances.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from torch.utils.data import DataLoader, Dataset
 from trainer.data.batching import BucketBatchSampler
 from trainer.data.preprocess import PreprocessedCache
 from trainer.data.ram_cache import DEFAULT_BYTES, ByteLRU
+from trainer.data.split import split
 
 PREFETCH_BATCHES = 4
 """Batches each loader worker prepares ahead (``DataLoader(prefetch_factor=...)``; torch's default is 2)."""
@@ -138,14 +138,6 @@ def collate(items) -> Batch:
         None if speakers[0] is None else torch.tensor(speakers),
         torch.tensor(indices),
     )
-
-
-def split(count: int, val_fraction: float, max_val: int, seed: int) -> tuple[list[int], list[int]]:
-    """Fixed train/validation indices for ``count`` utterances (at least one of each when count >= 2)."""
-    order = list(range(count))
-    random.Random(seed).shuffle(order)
-    val = min(max_val, max(1, round(count * val_fraction))) if count >= 2 else 0
-    return sorted(order[val:]), sorted(order[:val])
 
 
 class CacheDataModule(L.LightningDataModule):

@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 
 from engines.errors import VoiceStudioError
-from engines.imports import importing
 from trainer.evaluate.render import Candidate
 
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
@@ -137,7 +136,7 @@ def _recording(folder: Path, clip_id: str) -> Path | None:
 def held_out_lines(folder: Path | str, limit: int | None = 10) -> list[Line]:
     """The clips held out for validation, with their recordings as references, at most ``limit``.
 
-    For a run folder: exactly the clips its training held out (the split of ``trainer.data.datamodule.split`` over
+    For a run folder: exactly the clips its training held out (the split of ``trainer.data.split.split`` over
     the run's cache with the run's config). For a dataset project: the clips a run of the default preset would
     hold out, over the project's included clips (a run also leaves out clips shorter than one segment, so its
     split can differ when the project has such clips).
@@ -161,9 +160,8 @@ def held_out_lines(folder: Path | str, limit: int | None = 10) -> list[Line]:
 
 def _run_held_out(run_dir: Path) -> list[Line]:
     """The run's validation clips; references from its dataset project where it has one."""
-    with importing("trainer.data.datamodule"):
-        from trainer.data.datamodule import split
     from trainer.data.preprocess import PreprocessedCache
+    from trainer.data.split import split
     from trainer.run.document import read_run
     from trainer.run.presets import TrainingConfig
 
@@ -192,8 +190,7 @@ def _clip_line(clip_id: str, text: str, project) -> Line:
 
 
 def _project_held_out(folder: Path) -> list[Line]:
-    with importing("trainer.data.datamodule"):
-        from trainer.data.datamodule import split
+    from trainer.data.split import split
     from trainer.dataset.project import DatasetProject
     from trainer.run.presets import TrainingConfig
 
