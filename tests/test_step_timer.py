@@ -22,19 +22,19 @@ class Clock:
     def __call__(self) -> float:
         return self.now
 
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` pass (what a stretch of work would take)."""
+        self.now += seconds
+
 
 @pytest.fixture
 def clock(monkeypatch) -> Clock:
-    """The step timer's clock, moved by :func:`_busy`."""
+    """The step timer's clock, moved by :meth:`Clock.advance`."""
     import trainer.gan.step_timer as step_timer
 
     clock = Clock()
     monkeypatch.setattr(step_timer, "time", types.SimpleNamespace(perf_counter=clock))
     return clock
-
-
-def _busy(clock: Clock, seconds: float) -> None:
-    clock.now += seconds
 
 
 def test_laps_go_to_their_parts_and_sum_within_the_wall_time(clock):
@@ -43,13 +43,13 @@ def test_laps_go_to_their_parts_and_sum_within_the_wall_time(clock):
     started = clock()
     timer.start_epoch(torch.device("cpu"))
     for _ in range(2):
-        _busy(clock, 0.002)  # the loader
+        clock.advance(0.002)  # the loader
         timer.begin_step()
-        _busy(clock, 0.004)
+        clock.advance(0.004)
         timer.lap("generator")
-        _busy(clock, 0.001)
+        clock.advance(0.001)
         timer.lap("optimizer")
-        _busy(clock, 0.003)  # logging after the step's last lap: no part's
+        clock.advance(0.003)  # logging after the step's last lap: no part's
         timer.end_step()
     wall = clock() - started
     seconds = timer.read()
@@ -70,7 +70,7 @@ def test_laps_outside_a_step_are_ignored_and_no_step_reads_none(clock):
     timer.lap("generator")
     timer.end_step()
     counted = timer.read()
-    _busy(clock, 0.003)
+    clock.advance(0.003)
     timer.lap("generator")  # after the step: validation
     assert timer.read() == counted
     timer.start_epoch(torch.device("cpu"))  # the next epoch starts afresh
@@ -84,8 +84,8 @@ def test_timed_wraps_a_function_and_splits_the_time_around_it(clock):
     timer = StepTimer()
     timer.start_epoch(torch.device("cpu"))
     timer.begin_step()
-    timed = timer.timed(lambda x, y=1: (_busy(clock, 0.003), x + y)[1], "alignment", before="generator")
-    _busy(clock, 0.002)
+    timed = timer.timed(lambda x, y=1: (clock.advance(0.003), x + y)[1], "alignment", before="generator")
+    clock.advance(0.002)
     assert timed(2, y=3) == 5
     timer.end_step()
     seconds = timer.read()
@@ -123,7 +123,7 @@ def test_on_cuda_marks_are_events_read_with_one_wait(monkeypatch, clock):
     timer.start_epoch(torch.device("cuda", 0))
     for _ in range(3):
         timer.begin_step()
-        _busy(clock, 0.002)
+        clock.advance(0.002)
         timer.lap("backward")
         timer.end_step()
     assert FakeEvent.waits == 0
