@@ -3,8 +3,11 @@ server on 127.0.0.1 answers with bodies in other formats than requested."""
 
 from __future__ import annotations
 
+import base64
 import io
 import json
+import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -12,6 +15,7 @@ import numpy as np
 import pytest
 import soundfile
 
+from engines.base import EngineError
 from engines.remote.body_format import SniffingDecoder, body_format
 from engines.remote.engine import RemoteEngine
 from engines.remote.settings import RemoteSettings
@@ -151,3 +155,81 @@ def test_a_refused_format_falls_back_to_wav(odd_server):
     asked = [json.loads(r)["response_format"] for r in odd_server.requests[-2:]]
     assert asked == ["opus", "wav"] and len(audio) == RATE
     assert "refused opus" in engine.notice
+
+
+@pytest.mark.parametrize(
+    ("asked", "content_type", "rate"),
+    [("wav", "audio/wav", 22050), ("pcm", "audio/pcm", 22050), ("pcm", "audio/pcm", 44100), ("pcm", "", 8000)],
+)
+def test_an_mp3_without_id3_is_recognised_by_its_frames_whatever_its_label(odd_server, asked, content_type, rate):
+    """MPEG-2, -1 and -2.5 Layer III frames (FF F3, FF FB, FF E3; no ID3 tag) sent as wav or pcm: decoded as mp3."""
+    body = _encoded(_tone(rate=rate), "MP3", "MPEG_LAYER_III", rate)
+    assert body[:3] != b"ID3" and body[0] == 0xFF
+    odd_server.answer(body, content_type)
+    audio, engine = _speak(odd_server, asked)
+    assert engine.sample_rate == rate and abs(len(audio) - rate) < 0.1 * rate
+    assert f"asked for {asked}, the server sent mp3" in engine.notice
+
+
+def test_an_mp3_in_server_sent_events_for_a_pcm_request_is_decoded_as_mp3(odd_server):
+    """Base64 deltas of an MP3 without ID3 in an SSE stream asked as pcm (no label inside): 1 s of mp3, not noise."""
+    body = _encoded(_tone(), "MP3", "MPEG_LAYER_III")
+    parts = np.array_split(np.frombuffer(body, np.uint8), 5)
+    events = [{"type": "speech.audio.delta", "audio": base64.b64encode(p.tobytes()).decode()} for p in parts]
+    odd_server.answer("".join(f"data: {json.dumps(e)}\n\n" for e in events).encode(), "text/event-stream")
+    audio, engine = _speak(odd_server, "pcm")
+    assert engine.sample_rate == RATE and abs(len(audio) - RATE) < 0.1 * RATE
+    assert "asked for pcm, the server sent mp3" in engine.notice
+
+
+@pytest.mark.parametrize(("file_format", "subtype"), [("RF64", "PCM_16"), ("AIFF", "PCM_16")])
+def test_wave_containers_labelled_pcm_are_decoded_as_what_they_are(odd_server, file_format, subtype):
+    """An RF64 (a WAV past 4 GB: RF64....WAVE) or AIFF body labelled audio/pcm for a pcm request: its samples."""
+    odd_server.answer(_encoded(_tone(), file_format, subtype), "audio/pcm")
+    audio, engine = _speak(odd_server, "pcm")
+    expected, _ = soundfile.read(io.BytesIO(odd_server.body), dtype="float32")
+    assert engine.sample_rate == RATE and np.array_equal(audio, expected)
+    assert "asked for pcm, the server sent" in engine.notice
+
+
+def _adts(frames: int = 12, payload: int = 180) -> bytes:
+    """AAC-LC in ADTS frames (ISO/IEC 13818-7, 6.2): 44.1 kHz mono, no CRC; the payloads are seeded noise."""
+    length = 7 + payload
+    header = bytes(
+        [0xFF, 0xF1, (1 << 6) | (4 << 2), (1 << 6) | (length >> 11), (length >> 3) & 0xFF, ((length & 7) << 5) | 0x1F]
+    )
+    noise = np.random.default_rng(0).integers(0, 256, (frames, payload), dtype=np.uint8)
+    return b"".join(header + b"\xfc" + row.tobytes() for row in noise)
+
+
+@pytest.mark.parametrize(("asked", "content_type"), [("pcm", "audio/pcm"), ("wav", "audio/wav")])
+def test_aac_in_adts_frames_is_refused_naming_it(odd_server, asked, content_type):
+    """ADTS (AAC) sent as pcm or wav: one error naming AAC and what to ask for, never samples."""
+    odd_server.answer(_adts(), content_type)
+    with pytest.raises(EngineError, match=f"AAC audio in ADTS frames, labelled {content_type},.*cannot decode AAC"):
+        _speak(odd_server, asked)
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "words"),
+    [
+        (b'{"error": {"message": "model piper not loaded"}}', "audio/pcm", "model piper not loaded"),
+        (b"<!DOCTYPE html><html><title>502 Bad Gateway</title></html>", "", "502 Bad Gateway"),
+        (b"Service temporarily unavailable, try later\n", "text/plain", "Service temporarily unavailable"),
+    ],
+)
+def test_a_text_answer_is_refused_with_its_words(odd_server, body, content_type, words):
+    """A 200 answer of JSON, HTML or plain text for a pcm request (labelled audio/pcm, nothing, text/plain):
+    an error quoting it, not noise."""
+    odd_server.answer(body, content_type)
+    with pytest.raises(EngineError, match=f"not audio.*{words}"):
+        _speak(odd_server, "pcm")
+
+
+def test_say_refuses_an_aac_body_sent_as_pcm_in_one_line(odd_server, tmp_path):
+    """voice-studio say --engine remote --format pcm answered with ADTS labelled audio/pcm: exit 2, one line."""
+    odd_server.answer(_adts(), "audio/pcm")
+    command = [sys.executable, "-m", "studio", "say", "--engine", "remote", "--url", odd_server.url, "--format", "pcm"]
+    result = subprocess.run([*command, "-o", str(tmp_path / "out.wav"), "Hello."], capture_output=True, text=True)
+    assert result.returncode == 2 and "AAC" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and not (tmp_path / "out.wav").exists()

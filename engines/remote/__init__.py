@@ -4,5 +4,5 @@
 - ``settings``: :class:`~engines.remote.settings.RemoteSettings` (what to ask, and where) and the formats.
 - ``decode``: incremental decoders for PCM, WAV and compressed response bodies.
 - ``sse``: server-sent events carrying those bodies as base64 deltas.
-- ``body_format``: which format a response body is in, from its bytes.
+- ``body_format``: which format a response body is in, from its bytes (``frames``: MPEG audio and ADTS frame chains).
 """

@@ -13,7 +13,9 @@ the body ended too early.
   "to the end of the body". A known ``data`` size is honoured, and chunks
   other than ``fmt `` and ``data`` (``LIST``, ``fact``…) are skipped, before or
   after the audio, so no non-audio byte is ever played.
-- ``flac``, ``mp3``, ``opus``: compressed; decoded with libsndfile once the
+  RF64 and BW64 (WAVs past 4 GB: EBU Tech 3306, ITU-R BS.2088) are read the
+  same way, their ``data`` size taken from the ``ds64`` chunk.
+- ``flac``, ``mp3``, ``opus`` (and ``aiff``): decoded with libsndfile once the
   body is complete (:class:`BufferedDecoder`).
 
 Server-sent events around these bodies (OpenAI's ``stream_format: "sse"``): ``engines.remote.sse``.
@@ -32,6 +34,10 @@ from engines.imports import importing
 
 PLACEHOLDER_SIZES = (0xFFFFFFFF, 0)
 """``data`` chunk sizes that mean "unknown, to the end of the body" in a streamed WAV."""
+
+RIFF_IDS = (b"RIFF", b"RF64", b"BW64")
+"""The first four bytes of a WAV: RIFF, or RF64/BW64, whose 32-bit sizes are 0xFFFFFFFF and whose ``ds64``
+chunk holds the 64-bit ones."""
 
 _FORMAT_PCM, _FORMAT_FLOAT, _FORMAT_EXTENSIBLE = 1, 3, 0xFFFE
 
@@ -118,6 +124,7 @@ class WavDecoder:
         self._left: int | None = None  # data bytes still to come (None: to the end)
         self._format: tuple[int, int, bool] | None = None  # channels, bits, is_float
         self._pad = 0  # the pad byte after an odd-sized data chunk
+        self._ds64_data = 0  # an RF64's data size from its ds64 chunk (0: unknown)
 
     def feed(self, data: bytes) -> np.ndarray:
         """Samples complete after ``data``, float32 ``[N]``.
@@ -159,7 +166,7 @@ class WavDecoder:
         if self._state == "riff":
             if len(self._buffer) < 12:
                 return False
-            if self._buffer[:4] != b"RIFF" or self._buffer[8:12] != b"WAVE":
+            if self._buffer[:4] not in RIFF_IDS or self._buffer[8:12] != b"WAVE":
                 raise DecodeError(f"not a RIFF/WAVE body (starts with {self._buffer[:12]!r})")
             self._buffer, self._state = self._buffer[12:], "chunk"
             return True
@@ -172,14 +179,24 @@ class WavDecoder:
             self._read_format(self._buffer[8 : 8 + size])
             self._buffer, self._skip = self._buffer[8 + size :], size % 2
         elif chunk_id == b"data":
-            if self._format is None:
-                raise DecodeError("the WAV body has a data chunk before its fmt chunk")
-            self._buffer, self._state = self._buffer[8:], "data"
-            self._left = None if size in PLACEHOLDER_SIZES else size
-            self._pad = size % 2 if self._left is not None else 0
+            self._enter_data(size)
+        elif chunk_id == b"ds64" and len(self._buffer) < 24:
+            return False
         else:
+            if chunk_id == b"ds64":  # riffSize, then dataSize (64 bits each): an RF64's real data size
+                self._ds64_data = struct.unpack("<Q", self._buffer[16:24])[0]
             self._buffer, self._skip = self._buffer[8:], size + size % 2
         return True
+
+    def _enter_data(self, size: int) -> None:
+        """Start the samples of a ``data`` chunk of ``size`` bytes (a placeholder: to the end of the body)."""
+        if self._format is None:
+            raise DecodeError("the WAV body has a data chunk before its fmt chunk")
+        if size == 0xFFFFFFFF and self._ds64_data:
+            size = self._ds64_data
+        self._buffer, self._state = self._buffer[8:], "data"
+        self._left = None if size in PLACEHOLDER_SIZES else size
+        self._pad = size % 2 if self._left is not None else 0
 
     def _read_format(self, fmt: bytes) -> None:
         if len(fmt) < 16:
@@ -253,6 +270,6 @@ def decoder_for(response_format: str, pcm_rate: int) -> BodyDecoder:
         return PcmDecoder(pcm_rate)
     if response_format == "wav":
         return WavDecoder()
-    if response_format in ("flac", "mp3", "opus", "ogg"):
+    if response_format in ("flac", "mp3", "opus", "ogg", "aiff"):
         return BufferedDecoder(response_format)
     raise DecodeError(f"cannot decode response_format '{response_format}'; use pcm, wav, flac, mp3 or opus")

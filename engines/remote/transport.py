@@ -3,6 +3,7 @@ body's rate, the wait between attempts, and the socket shut down on cancel (http
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import threading
@@ -12,12 +13,17 @@ from engines.remote.settings import RemoteSettings
 
 
 def error_message(response) -> str:
-    """The server's own words from an error response (OpenAI's ``{"error": {"message"}}``, FastAPI's
-    ``{"detail"}``, or the text)."""
+    """The server's own words from an error response (:func:`server_words` of its text), or its reason phrase."""
+    return server_words(response.text) or response.reason_phrase
+
+
+def server_words(text: str) -> str:
+    """The words of a server's text answer, at most 300 characters: OpenAI's ``{"error": {"message"}}``,
+    FastAPI's ``{"detail"}``, another JSON value as it is, an HTML page's text without its tags, or the text."""
     try:
-        body = response.json()
+        body = json.loads(text)
     except ValueError:
-        return response.text.strip()[:300] or response.reason_phrase
+        return " ".join(re.sub(r"<[/!?A-Za-z][^>]*>", " ", text).split())[:300]
     error = body.get("error", body.get("detail", body)) if isinstance(body, dict) else body
     if isinstance(error, dict):
         error = error.get("message", error)
