@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from engines.errors import VoiceStudioError
+from engines.shell_command import shell_command
 
 MODULES: dict[str, tuple[str, ...]] = {
     "torch": ("torch",),
@@ -52,13 +53,13 @@ def install_line(extra: str) -> str:
     installer run again without ``--onnx-only``, from the folder it installed from."""
     installed = _installer_source()
     if installed is None:
-        return f"pip install 'voice-studio[{extra}]'"
+        return shell_command("pip", "install", f"voice-studio[{extra}]")
     source, prefix = installed
     if platform.system() == "Windows":
         script = source / "packaging" / "install.ps1"
-        command = f'powershell -ExecutionPolicy Bypass -File "{script}" --prefix "{prefix}"'
+        command = shell_command("powershell", "-ExecutionPolicy", "Bypass", "-File", script, "--prefix", prefix)
     else:
-        command = f"bash '{source / 'packaging' / 'install.sh'}' --prefix '{prefix}'"
+        command = shell_command("bash", source / "packaging" / "install.sh", "--prefix", prefix)
     return f"run the installer again without --onnx-only: {command}"
 
 

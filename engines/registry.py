@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 
 from engines import names
 from engines.base import EngineError, VoiceError
+from engines.extras import install_line
 from engines.imports import importing
+from engines.shell_command import shell_command
 from engines.speakers import DEFAULT_SPEAKER, UnknownName
 from engines.voice import Voice, load_voice
 
@@ -24,11 +26,12 @@ if TYPE_CHECKING:
 
 APP_NAME = "voice-studio"
 
-ENGINES: dict[str, tuple[str, str]] = {
-    "onnx": ("engines.onnx.engine:OnnxEngine", "pip install onnxruntime"),
-    "torch": ("engines.torch.engine:TorchEngine", "pip install 'voice-studio[torch]'"),
+ENGINES: dict[str, tuple[str, str | None]] = {
+    "onnx": ("engines.onnx.engine:OnnxEngine", None),
+    "torch": ("engines.torch.engine:TorchEngine", "torch"),
 }
-"""Engine name -> (``module:Class``, install hint)."""
+"""Engine name -> (``module:Class``, the extra that brings its packages (``engines.extras``); None: they are
+dependencies of every install)."""
 
 
 def user_data_dir() -> Path:
@@ -157,10 +160,11 @@ def create_engine(name: str, voice: Voice, **kwargs) -> LocalEngine:
         raise EngineError(f"unknown engine '{name}'; available: {', '.join(ENGINES)}")
     if name == "onnx" and voice.model_path.suffix.lower() == ".ckpt":
         raise EngineError(f"{voice.model_path.name} is a checkpoint: speak it with the torch engine (--engine torch)")
-    target, hint = ENGINES[name]
+    target, extra = ENGINES[name]
     module_name, class_name = target.split(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
+        hint = install_line(extra) if extra else shell_command("pip", "install", exc.name or module_name)
         raise EngineError(f"engine '{name}' needs a missing package ({exc.name}): {hint}") from exc
     return getattr(module, class_name)(voice, **kwargs)

@@ -171,6 +171,21 @@ def shared_path(*parts: str) -> Path:
     return path
 
 
+AWKWARD_FOLDER = "Dätä Földer ü/Jöhn's voice"
+"""A folder name users have (spaces, non-ASCII letters, an apostrophe): printed commands must paste with it."""
+
+
+def sh_words(line: str) -> list[str]:
+    """The words a real POSIX ``sh`` makes of ``line`` (``set -- LINE``, each word printed back); fails the test
+    where ``sh`` cannot parse it (an unterminated quote)."""
+    import subprocess
+
+    script = f'set -- {line}\nprintf "%s\\0" "$@"'
+    result = subprocess.run(["sh", "-c", script], capture_output=True, timeout=30)
+    assert result.returncode == 0, f"sh cannot parse {line!r}: {result.stderr.decode()}"
+    return result.stdout.decode().split("\0")[:-1]
+
+
 def target_voice_slice(folder: Path, count: int) -> Path:
     """The first ``count`` clips of ``../shared/corpus/target-voice`` (32 kHz FLAC) copied into ``folder`` in
     Piper's layout (metadata.csv + wavs/); skips or fails as ``shared_path`` does."""

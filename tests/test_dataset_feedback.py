@@ -174,21 +174,24 @@ def test_open_folder_without_a_file_manager_says_where(page, qtbot, tmp_path):
 
 def test_cli_counts_and_sentences(tmp_path):
     """`voice-studio dataset import` of one recording says "1 clip added"; a blocked clip is named with its
-    sentence, not its kind."""
+    sentence, not its kind; the report command it points to pastes into sh for a project under an awkward folder."""
     import subprocess
     import sys
 
     import numpy as np
+    from conftest import AWKWARD_FOLDER, sh_words
 
-    source = tmp_path / "in"
+    source, project = tmp_path / "in", tmp_path / AWKWARD_FOLDER / "p"
     source.mkdir()
     soundfile.write(str(source / "quiet.wav"), np.zeros(32000, dtype=np.float32), 16000)
     (source / "quiet.txt").write_text("ten of clubs", encoding="utf-8")
-    command = [sys.executable, "-m", "studio", "dataset", "import", "--project", str(tmp_path / "p"), str(source)]
+    command = [sys.executable, "-m", "studio", "dataset", "import", "--project", str(project), str(source)]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert "1 clip added," in result.stderr and "1 clips" not in result.stderr, result.stderr
     assert "problem: quiet: no speech found in its 2.00 s: exclude it" in result.stderr
     assert "1 of the 1 clip added now has blocking findings" in result.stderr
+    report = result.stderr.split("see them with: ", 1)[1].splitlines()[0]
+    assert sh_words(report) == ["voice-studio", "dataset", "report", str(project)]
 
 
 def test_train_page_resample_moves_and_says_the_path_once(qtbot, tmp_path):

@@ -139,20 +139,26 @@ def test_prefix_help_names_the_default_app_folder(tmp_path, os_name):
 
 def test_summary_says_how_to_put_the_command_on_the_path(tmp_path, capsys):
     """The summary adds one line telling how to put ``~/.local/bin`` on the PATH only where it is missing; on
-    Windows it names the command-line program in the environment."""
+    Windows it names the command-line program in the environment. The command is quoted for the OS's shell: a
+    home with spaces and an apostrophe pastes into sh as one word; Windows' default app folder (Programs\\Voice
+    Studio) is in PowerShell's quotes, with its call operator."""
+    from conftest import AWKWARD_FOLDER, sh_words
     from installer_fakes import WINDOWS_CUDA, FakeTools
     from studio_installer.cli import summarize
     from studio_installer.install import Options, install
 
+    home = tmp_path / AWKWARD_FOLDER
     reports = {
-        machine.os: install(Options(), env=home_env(tmp_path / machine.os, machine.os), machine=machine, uv="uv",
+        machine.os: install(Options(), env=home_env(home / machine.os, machine.os), machine=machine, uv="uv",
                             run=FakeTools())
         for machine in (LINUX, WINDOWS_CUDA)
     }  # fmt: skip
-    for os_name, path in (("linux", "/usr/bin:/bin"), ("linux", f"/bin:{tmp_path}/linux/.local/bin/"), ("windows", "")):
+    for os_name, path in (("linux", "/usr/bin:/bin"), ("linux", f"/bin:{home}/linux/.local/bin/"), ("windows", "")):
         summarize(reports[os_name], {"PATH": path})
     linux_missing, linux_found, windows, _ = capsys.readouterr().out.split("User data stays")
     hint = [line for line in linux_missing.splitlines() if "not on your PATH" in line]
     assert len(hint) == 1 and "export PATH=" in hint[0] and "~/.profile" in hint[0]
     assert "not on your PATH" not in linux_found + windows
-    assert f"command: {reports['windows'].layout.venv_bin / 'voice-studio.exe'}" in windows
+    command = next(line for line in linux_found.splitlines() if line.startswith("command: "))
+    assert sh_words(command.removeprefix("command: ")) == [str(home / "linux" / ".local" / "bin" / "voice-studio")]
+    assert f'command: & "{reports["windows"].layout.venv_bin / "voice-studio.exe"}"' in windows

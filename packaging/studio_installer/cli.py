@@ -7,6 +7,7 @@ arguments through. Errors raised on purpose (:class:`InstallError`) become one l
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import platform
 import sys
@@ -102,13 +103,25 @@ def summarize(report: Report, env: Mapping[str, str]) -> None:
     for name in launchers:
         print(f"launcher: {name}")
     if layout.bin_dir:
-        print(f"command: {layout.bin_dir / 'voice-studio'}")
+        print(f"command: {shell_command(layout.os, layout.bin_dir / 'voice-studio')}")
     else:
-        print(f"command: {layout.venv_bin / 'voice-studio.exe'} (the command-line program; not put on the PATH)")
+        program = shell_command(layout.os, layout.venv_bin / "voice-studio.exe")
+        print(f"command: {program} (the command-line program; not put on the PATH)")
     hint = path_hint(layout, env)
     if hint:
         print(hint)
     print(f"User data stays in {layout.user_data}. Undo with the same installer and --uninstall.")
+
+
+def shell_command(os_name: str, *words: str | os.PathLike[str]) -> str:
+    """``words`` (a program and its arguments) quoted for ``os_name``'s shell by the studio's own rule,
+    ``engines/shell_command.py`` of the tree the installer sits in, loaded by its path: the installer runs before
+    ``engines`` is installed, and ``import engines`` needs numpy."""
+    spec = importlib.util.spec_from_file_location("shell_command", SOURCE / "engines" / "shell_command.py")
+    assert spec is not None and spec.loader is not None  # the file is part of the tree
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.windows_command(list(words)) if os_name == "windows" else module.posix_command(list(words))
 
 
 def path_hint(layout: Layout, env: Mapping[str, str]) -> str | None:

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from engines.shell_command import shell_command
 from engines.words import count
 from studio.cli.dataset_parser import NO_RECOGNIZER
 from studio.cli.dataset_parser import add_parser as add_parser  # studio.cli calls dataset.add_parser
@@ -220,8 +221,8 @@ def _print_blocked(project, clip_ids: list[str]) -> None:
         print(
             f"{len(blocked)} of the {count(len(clip_ids), 'clip')} added now {'has' if len(blocked) == 1 else 'have'} "
             f"blocking findings ({len(every)} of the project's {count(len(project.clips), 'clip')} in all; left out of "
-            "export and the training cache): "
-            f"see 'voice-studio dataset report {project.folder}'",
+            "export and the training cache); see them with: "
+            + shell_command("voice-studio", "dataset", "report", project.folder),
             file=sys.stderr,
         )
 
@@ -251,7 +252,7 @@ def _slice(project, args) -> int:
         return 0 if result.unchanged else 1
     print(
         f"{_late(state, 'the slicing')}{count(len(result.added), 'utterance')} added "
-        "(drafts: confirm with 'voice-studio dataset confirm'), "
+        f"(drafts; confirm them with: {shell_command('voice-studio', 'dataset', 'confirm', project.folder)}), "
         f"{count(result.unchanged, 'recording')} already sliced",
         file=sys.stderr,
     )

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from engines.extras import explain
+from engines.shell_command import shell_command
 from trainer.run.options import add_arguments
 
 
@@ -96,12 +97,18 @@ def run(args: argparse.Namespace) -> int:
     if rank_zero():  # the others of a DDP run do not keep the ranking of the best checkpoints
         print(best)
         _say_the_verdict(run)
-        print(
-            f"export the recommended checkpoint with: voice-studio export {run} -o NAME.onnx "
-            f"(--take val_mel: the lowest val_mel, {best})",
-            file=sys.stderr,
-        )
+        _say_how_to_export(run, best)
     return 0
+
+
+def _say_how_to_export(run: Path, best) -> None:
+    """The command that exports ``run``'s recommended checkpoint, and which is the lowest val_mel (``best``), on
+    stderr."""
+    command = shell_command("voice-studio", "export", run, "-o", "NAME.onnx")
+    print(
+        f"export the recommended checkpoint with: {command} (--take val_mel: the lowest val_mel, {best})",
+        file=sys.stderr,
+    )
 
 
 def _say_the_verdict(run: Path) -> None:
@@ -176,7 +183,8 @@ def _say_what_comes(document, resumed: bool) -> None:
     if estimate is not None:
         print(f"{estimate_sentence(estimate, flag=True)} {estimate_basis(estimate)}", file=sys.stderr)
     schedule = schedule_words(config["epochs"], config["preview_every"])
-    print(f"previews {schedule}; for one now: voice-studio train --preview-now {options.out}", file=sys.stderr)
+    command = shell_command("voice-studio", "train", "--preview-now", options.out)
+    print(f"previews {schedule}; for one now: {command}", file=sys.stderr)
 
 
 def _check(options) -> int:

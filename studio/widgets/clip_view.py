@@ -14,6 +14,7 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
+from engines.extras import install_line
 from engines.imports import librosa_ready
 from studio.widgets.axes import readable_axes, room_for_top_tick
 from studio.widgets.waveform import WaveformView
@@ -123,7 +124,7 @@ class ClipView(QWidget):
     def _mel_failed(self, exc: BaseException, title: str) -> None:
         self.mel.setTitle(None)
         if isinstance(exc, ImportError):
-            self.title.setText(f"{title} — the mel spectrogram needs librosa (pip install 'voice-studio[compare]')")
+            self.title.setText(f"{title} — the mel spectrogram needs librosa ({install_line('compare')})")
         else:
             self.title.setText(f"{title} — no mel spectrogram: {type(exc).__name__}: {exc}")
         self.mel_drawn.emit()

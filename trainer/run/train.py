@@ -32,6 +32,7 @@ from typing import Any, cast
 
 from engines.files import write_text
 from engines.imports import importing
+from engines.shell_command import shell_command
 from engines.words import count
 from trainer.events.live import clear_training, mark_training
 from trainer.events.run_state import STOP_FILE
@@ -298,14 +299,16 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
     try:
         trainer.fit(system, datamodule=data, ckpt_path=str(last) if resume else None)
     except (KeyboardInterrupt, SystemExit):  # Ctrl+C twice (Lightning turns it into exit(1))
-        log.emit(WarningEvent(message=f"interrupted: resume with voice-studio train --resume {run_dir}"))
+        resume_with = shell_command("voice-studio", "train", "--resume", run_dir)
+        log.emit(WarningEvent(message=f"interrupted: resume with {resume_with}"))
         raise KeyboardInterrupt from None
     except BaseException as exc:
         log.emit(ErrorEvent(message=f"{type(exc).__name__}: {exc}"))
         if _compile_failed(exc):
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise RunError(
-                f"torch.compile failed ({first}); resume with: voice-studio train --resume {run_dir} --compile off"
+                f"torch.compile failed ({first}); resume with: "
+                + shell_command("voice-studio", "train", "--resume", run_dir, "--compile", "off")
             ) from None
         raise
     finally:
