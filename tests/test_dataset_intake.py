@@ -269,3 +269,56 @@ def test_new_project_takes_a_new_folder_typed_in_its_picker(qtbot, tmp_path):
     assert _type_in_folder_picker(qtbot, page.buttons["new"], new) == []
     assert page.project_dir == new and (new / "manifest.json").is_file()
     assert page.hint.text().startswith(f"New project {new}:")
+
+
+def test_a_zip_in_a_zip_imports_and_a_failed_import_leaves_no_folder(page, qtbot, tmp_path):
+    """A zip holding only a text file: the hint says why nothing came in and no project folder is left (the page
+    still offers to start one there); outer.zip holding inner.zip of an LJSpeech folder then imports its clips."""
+    from conftest import target_voice_slice
+
+    empty = tmp_path / "notes.zip"
+    with zipfile.ZipFile(empty, "w") as out:
+        out.writestr("readme.txt", "no audio here")
+    page.import_paths([empty])
+    _wait(qtbot, page)
+    assert "no recordings found; expected audio files" in page.hint.text()
+    assert not page.project_dir.exists() and not page.has_project()
+    source = target_voice_slice(tmp_path / "src", 2)
+    with zipfile.ZipFile(tmp_path / "inner.zip", "w") as out:
+        for path in sorted(source.rglob("*")):
+            out.write(path, str(path.relative_to(source)))
+    with zipfile.ZipFile(tmp_path / "outer.zip", "w") as out:
+        out.write(tmp_path / "inner.zip", "inner.zip")
+    page.import_paths([tmp_path / "outer.zip"])
+    _wait(qtbot, page)
+    assert page.hint.text() == "2 clips added, 0 already present" and page.model.rowCount() == 2
+
+
+def test_the_page_says_what_the_import_skipped_and_offers_changed_texts(page, qtbot, tmp_path):
+    """The hint names what the import skipped (a Windows-1252 metadata.csv: its line and byte), as the command
+    line does; importing the fixed file fills the transcripts in; a transcript changed later is offered by a
+    button, not taken until it is pressed."""
+    from conftest import target_voice_slice
+
+    source = target_voice_slice(tmp_path / "src", 2)
+    fixed = (source / "metadata.csv").read_text(encoding="utf-8").replace("The kettle", "The café kettle")
+    (source / "metadata.csv").write_bytes(fixed.encode("cp1252"))
+    page.import_paths([source])
+    _wait(qtbot, page)
+    assert "line 1 is not UTF-8 text (byte 16); save the file as UTF-8" in page.hint.text()
+    (source / "metadata.csv").write_text(fixed, encoding="utf-8")
+    page.import_paths([source])
+    _wait(qtbot, page)
+    assert page.hint.text() == "0 clips added, 2 already present, 2 transcripts filled in from the source"
+    assert not page.buttons["take_texts"].isVisibleTo(page)
+    (source / "metadata.csv").write_text(fixed.replace("The café kettle", "The kettle"), encoding="utf-8")
+    page.import_paths([source])
+    _wait(qtbot, page)
+    assert "1 transcript differs from its source: slt_0001: metadata.csv:1 says 'The kettle" in page.hint.text()
+    assert page.project().clips["slt_0001"].text.startswith("The café kettle")
+    take = page.buttons["take_texts"]
+    assert take.isVisibleTo(page) and take.text() == "Take the source's transcript"
+    qtbot.mouseClick(take, Qt.MouseButton.LeftButton)
+    _wait(qtbot, page)
+    assert page.hint.text() == "0 clips added, 2 already present, 1 transcript replaced by the source's"
+    assert page.project().clips["slt_0001"].text.startswith("The kettle") and not take.isVisibleTo(page)

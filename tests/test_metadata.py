@@ -95,3 +95,53 @@ def test_not_utf8_names_the_line(tmp_path):
     path = _write(tmp_path, "a|fine\nb|caf\xe9\n".encode("latin-1"))
     with pytest.raises(MetadataError, match="line 2 is not UTF-8"):
         read_metadata(path)
+
+
+def test_a_row_with_an_extra_bar_is_named_never_cut(tmp_path):
+    """Five id|text rows, one with a '|' inside its text: the file stays id|text and that row is named with its
+    line and column count, not read as LJSpeech's normalized column (which kept only the words after the '|')."""
+    rows = [
+        "c01|Please call Stella.",
+        "c02|Ask her to bring these things.",
+        "c03|Six spoons of fresh snow peas.",
+        "c04|Please call Stella|and ask her to bring these things with her.",
+        "c05|Five thick slabs of blue cheese.",
+    ]
+    metadata = read_metadata(_write(tmp_path, "\n".join(rows) + "\n"))
+    assert metadata.layout == "id|text"
+    assert [e.id for e in metadata.entries] == ["c01", "c02", "c03", "c05"]
+    assert all("|" not in e.text and e.text != "and ask her to bring these things with her." for e in metadata.entries)
+    [problem] = metadata.problems
+    assert problem.line == 4 and "3 columns" in problem.message and "2 columns" in problem.message
+
+
+def test_one_three_column_row_does_not_make_a_file_multi_speaker(tmp_path):
+    """A single id|word|text row among id|text rows is not a speaker layout that would refuse every other row:
+    the majority's layout wins and only that row is named."""
+    path = _write(tmp_path, "a|One.\nb|Two.\nc|Stella|Three.\nd|Four.\ne|Five.\n")
+    metadata = read_metadata(path)
+    assert metadata.layout == "id|text" and metadata.speakers == []
+    assert [e.id for e in metadata.entries] == ["a", "b", "d", "e"]
+    assert [(p.line, "3 columns" in p.message) for p in metadata.problems] == [(3, True)]
+
+
+def test_a_speaker_file_names_the_rows_that_do_not_fit(tmp_path):
+    """In an id|speaker|text file a row with a '|' in its text (4 columns) or none (2) is named, the rest kept."""
+    path = _write(tmp_path, "a|ann|One.\nb|bob|Two|too.\nc|ann|Three.\nd|Four.\ne|bob|Five.\n")
+    metadata = read_metadata(path)
+    assert metadata.layout == "id|speaker|text" and [e.id for e in metadata.entries] == ["a", "c", "e"]
+    assert [p.line for p in metadata.problems] == [2, 4]
+    assert all("the file's rows have 3" in p.message for p in metadata.problems)
+    assert "4 columns" in metadata.problems[0].message and "2 columns" in metadata.problems[1].message
+
+
+def test_a_unicode_line_separator_inside_a_text_does_not_cut_the_row(tmp_path):
+    """Only CR and LF end a row: a U+2028 or NEL pasted into a text stays inside it (splitlines cut there)."""
+    path = _write(tmp_path, "a|First half\u2028second half.\nb|One\x85two.\nc|Plain.\n")
+    metadata = read_metadata(path)
+    assert [(e.id, e.text, e.line) for e in metadata.entries] == [
+        ("a", "First half second half.", 1),
+        ("b", "One two.", 2),
+        ("c", "Plain.", 3),
+    ]
+    assert not metadata.problems

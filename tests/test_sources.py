@@ -70,11 +70,90 @@ def test_zip_archives_are_unpacked_into_the_given_folder(tmp_path):
     assert result.clips[0].audio.is_relative_to(unpack)
     assert any("points outside" in p for p in result.problems)
     assert not (tmp_path / "escape.txt").exists()
-    assert scan([archive]).problems == [f"{archive}: zip archives need a folder to unpack into"]
+    assert scan([archive]).problems == [f"{archive}: archives need a folder to unpack into"]
 
 
 def test_unknown_files_are_reported(tmp_path):
     """A file that is neither audio, metadata nor archive is named in the problems."""
     notes = tmp_path / "notes.docx"
     notes.write_bytes(b"x")
-    assert scan([notes]).problems == [f"{notes}: not a folder, zip archive, metadata.csv or recording"]
+    assert scan([notes]).problems == [f"{notes}: not a folder, archive, metadata.csv or recording"]
+
+
+def _ljspeech(folder, texts):
+    """A tiny LJSpeech folder: metadata.csv and wavs/ID.wav for each ``{id: text}``."""
+    for clip_id in texts:
+        _wav(folder / "wavs" / f"{clip_id}.wav")
+    (folder / "metadata.csv").write_text("".join(f"{i}|{t}\n" for i, t in texts.items()), encoding="utf-8")
+    return folder
+
+
+def _zip(archive, files):
+    """``archive`` holding ``{name in archive: path}``."""
+    with zipfile.ZipFile(archive, "w") as out:
+        for name, path in files.items():
+            out.write(path, name)
+    return archive
+
+
+def _tar(archive, folder, mode):
+    """``archive`` (``w:gz``, ``w:xz``) holding ``folder``'s files under their relative names."""
+    import tarfile
+
+    with tarfile.open(archive, mode) as out:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                out.add(path, str(path.relative_to(folder)))
+    return archive
+
+
+def test_a_zip_inside_a_zip_is_unpacked(tmp_path):
+    """outer.zip holding inner.zip holding metadata.csv + wavs/: both clips found with their texts."""
+    source = _ljspeech(tmp_path / "src", {"c01": "First line.", "c02": "Second line."})
+    inner = _zip(tmp_path / "inner.zip", {n: source / n for n in ("metadata.csv", "wavs/c01.wav", "wavs/c02.wav")})
+    outer = _zip(tmp_path / "outer.zip", {"inner.zip": inner})
+    result = scan([outer], unpack_dir=tmp_path / "unpacked")
+    assert sorted(c.text for c in result.clips) == ["First line.", "Second line."], result.problems
+    assert not result.problems and all(c.audio.is_relative_to(tmp_path / "unpacked") for c in result.clips)
+
+
+def test_tar_archives_inside_a_zip_and_in_a_folder(tmp_path):
+    """A .tar.xz inside a zip, and a .tar.gz lying in a dropped folder, are unpacked like zips."""
+    first = _ljspeech(tmp_path / "one", {"a1": "From the xz."})
+    second = _ljspeech(tmp_path / "two", {"b1": "From the gz."})
+    xz = _tar(tmp_path / "one.tar.xz", first, "w:xz")
+    outer = _zip(tmp_path / "outer.zip", {"data/one.tar.xz": xz})
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    _tar(shared / "two.tgz", second, "w:gz")
+    result = scan([outer, shared], unpack_dir=tmp_path / "unpacked")
+    assert sorted(c.text for c in result.clips) == ["From the gz.", "From the xz."], result.problems
+
+
+def test_archives_are_unpacked_to_a_bounded_depth_and_size(tmp_path, monkeypatch):
+    """Archives nested past MAX_DEPTH, and an archive whose contents would pass the size bound, are named and
+    not unpacked; a tar member pointing outside is refused."""
+    import tarfile
+
+    from trainer.dataset import archives
+
+    source = _ljspeech(tmp_path / "src", {"c01": "Deep."})
+    nested = _zip(tmp_path / "level0.zip", {n: source / n for n in ("metadata.csv", "wavs/c01.wav")})
+    for level in range(1, archives.MAX_DEPTH + 2):
+        nested = _zip(tmp_path / f"level{level}.zip", {nested.name: nested})
+    deep = scan([nested], unpack_dir=tmp_path / "deep")
+    assert not deep.clips and any(f"nested more than {archives.MAX_DEPTH} deep" in p for p in deep.problems)
+
+    evil = tmp_path / "evil.tar.gz"
+    with tarfile.open(evil, "w:gz") as out:
+        out.add(source / "wavs" / "c01.wav", "../../escape.wav")
+        out.add(source / "wavs" / "c01.wav", "wavs/c01.wav")
+    result = scan([evil], unpack_dir=tmp_path / "evil")
+    assert not list(tmp_path.glob("escape.wav")) and not (tmp_path / "evil" / "escape.wav").exists()
+    assert len(result.clips) == 1 and any("escape.wav" in p for p in result.problems), result.problems
+
+    monkeypatch.setattr(archives, "MAX_UNPACKED_BYTES", 4000)
+    big = _zip(tmp_path / "big.zip", {"metadata.csv": source / "metadata.csv", "wavs/c01.wav": source / "wavs/c01.wav"})
+    result = scan([big], unpack_dir=tmp_path / "big")
+    assert not result.clips and not (tmp_path / "big" / "big").exists()
+    assert any("would unpack to" in p and "big.zip" in p for p in result.problems), result.problems

@@ -95,15 +95,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from trainer.dataset.curation import speaker_name
-    from trainer.dataset.project import DatasetProject
+    from trainer.dataset.project import DatasetProject, making
 
-    if args.dataset_command in ("import", "slice"):  # the two that make projects: every input checked first
-        if args.speaker is not None:
-            args.speaker = speaker_name(args.speaker)
-        _check_sources(args)
-        project = DatasetProject.create(args.project)
-    else:
-        project = DatasetProject(args.project)
     command = {
         "import": _import,
         "slice": _slice,
@@ -115,7 +108,13 @@ def _run(args: argparse.Namespace) -> int:
         "export": _export,
         "cache": _cache,
     }[args.dataset_command]
-    return command(project, args)
+    if args.dataset_command not in ("import", "slice"):
+        return command(DatasetProject(args.project), args)
+    if args.speaker is not None:  # the two that make projects: every input checked first
+        args.speaker = speaker_name(args.speaker)
+    _check_sources(args)
+    with making(args.project) as project:  # one that ends with no clip leaves no folder it made
+        return command(project, args)
 
 
 def _check_sources(args: argparse.Namespace) -> None:
@@ -125,6 +124,7 @@ def _check_sources(args: argparse.Namespace) -> None:
     Raises:
         ValueError: naming the path or option. RecognizerError: the recognizer is not installed.
     """
+    from trainer.dataset.archives import is_archive
     from trainer.dataset.metadata import AUDIO_SUFFIXES
 
     for source in args.sources:
@@ -133,11 +133,11 @@ def _check_sources(args: argparse.Namespace) -> None:
     if args.dataset_command == "slice":
         _check_slicing(args)
         return
-    reads = f"import reads {', '.join(AUDIO_SUFFIXES)} recordings, metadata.csv files and .zip archives"
+    reads = f"import reads {', '.join(AUDIO_SUFFIXES)} recordings, metadata.csv files and archives of them"
     for source in args.sources:
-        if source.is_dir() and not any(p.suffix.lower() in AUDIO_SUFFIXES for p in source.rglob("*")):
+        if source.is_dir() and not any(p.suffix.lower() in AUDIO_SUFFIXES or is_archive(p) for p in source.rglob("*")):
             raise ValueError(f"{source}: no recordings found there ({reads})")
-        if source.is_file() and source.suffix.lower() not in (*AUDIO_SUFFIXES, ".zip", ".csv"):
+        if source.is_file() and not (source.suffix.lower() in (*AUDIO_SUFFIXES, ".csv") or is_archive(source)):
             raise ValueError(f"{source}: not a recording ({reads})")
 
 
@@ -159,15 +159,21 @@ def _check_slicing(args: argparse.Namespace) -> None:
 def _import(project, args) -> int:
     state = _task("analysed", unit="clip")
     with _naming_kept(project, args.speaker):
-        result = project.import_sources(args.sources, args.workers, state=state)
+        result = project.import_sources(args.sources, args.workers, state=state, replace_texts=args.refresh)
     for problem in result.problems:
         print(f"skipped: {problem}", file=sys.stderr)
     for clip_id in result.failed:
         print(f"unreadable: {project.clips[clip_id].error}", file=sys.stderr)
-    print(
-        f"{_late(state, 'the import')}{result.counts()}",
-        file=sys.stderr,
-    )
+    for change in result.changed:
+        print(f"changed: {change.describe()}", file=sys.stderr)
+    print(f"{_late(state, 'the import')}{result.counts()}", file=sys.stderr)
+    if offered := result.offered():
+        print(
+            f"{count(len(offered), 'transcript')} {'differs' if len(offered) == 1 else 'differ'} from "
+            f"{'its' if len(offered) == 1 else 'their'} source, not replaced: import again with --refresh to take "
+            f"{'it' if len(offered) == 1 else 'them'}",
+            file=sys.stderr,
+        )
     if not (result.added or result.unchanged or result.failed):
         print(f"no recordings found in {', '.join(map(str, args.sources))}", file=sys.stderr)
     _name_speaker(project, result.added, args.speaker)

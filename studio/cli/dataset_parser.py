@@ -26,9 +26,21 @@ def _add_making(dsub: argparse._SubParsersAction) -> None:
     from trainer.dataset.recognizers import BACKENDS
     from trainer.dataset.slicing import SliceOptions
 
-    imp = dsub.add_parser("import", help="import recordings (folders, files, zip archives) into a project")
+    imp = dsub.add_parser(
+        "import",
+        help="import recordings (folders, files, archives) into a project; again, to take their sources' fixes",
+        description="Clips imported before are not read again; their missing transcripts and speakers are "
+        "filled in from what their source (metadata.csv, clip.txt) says now, and transcripts it words otherwise "
+        "are listed (--refresh takes them).",
+    )
     imp.add_argument("sources", nargs="+", type=Path)
     imp.add_argument("--project", type=Path, required=True, help="project folder (created if missing)")
+    imp.add_argument(
+        "--refresh",
+        action="store_true",
+        help="replace the transcripts of clips imported before by what their source says now (texts typed in "
+        "the studio are kept; the old text is kept in the clip's edits)",
+    )
     imp.add_argument("--workers", type=positive_int, default=None, help="worker processes (default: one per core)")
     imp.add_argument("--speaker", help="speaker of the new clips whose metadata names none")
     cut = dsub.add_parser("slice", help="cut long recordings into utterances with draft transcripts")

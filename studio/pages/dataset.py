@@ -37,7 +37,7 @@ from studio.widgets.recordings_picker import StartFolders
 from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task, TaskSlot
 
-HINT = "Drop folders, recordings, metadata.csv files or zip archives here."
+HINT = "Drop folders, recordings, metadata.csv files or archives (.zip, .tar.gz, .tar.xz) here."
 """What the line under the buttons says until a job has run on the project shown."""
 
 
@@ -99,7 +99,10 @@ class DatasetPage(DatasetActions, QWidget):
             "confirm": self._button("Confirm texts", self.confirm_selected),
             "merge": self._button("Merge", self.merge_selected),
             "speaker": self._button("Set speaker…", self._on_speaker_clicked),
+            "take_texts": self._button("Take the sources' transcripts", self._on_take_texts_clicked),
         }
+        self.buttons["take_texts"].setVisible(False)  # shown when an import offers changed transcripts
+        self._offered_paths: list[Path] = []
         self.selection_label = QLabel()
         self.table = ClipTable()
         self.model, self.proxy = self.table.clips, self.table.proxy
@@ -116,6 +119,7 @@ class DatasetPage(DatasetActions, QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(top)
         layout.addWidget(self.hint)
+        layout.addWidget(self.buttons["take_texts"], 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.cache_label)
         layout.addWidget(self.job_progress)
         layout.addWidget(self.tabs, 1)
@@ -275,6 +279,7 @@ class DatasetPage(DatasetActions, QWidget):
         self.project_dir = Path(folder)
         self.start_folders.forget()  # dialogs open in this project's folder now
         self._phonemizer = None
+        self._offer_texts([], None)  # an offer is of the project left
         self.hint.setText(HINT if self.has_project() else f"{self.project_dir}: {NO_PROJECT}")
         self.refresh()
 

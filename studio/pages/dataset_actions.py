@@ -25,6 +25,8 @@ ROWS_EVERY_MS = 1000
 """While import or slicing runs, the table shows the clips measured so far at most this often, ms."""
 NO_PROJECT = "not a dataset project yet: add recordings (drop them here) or slice a long recording to start one"
 """What the page says of a folder without a manifest, where the command line says ``NotAProject``."""
+SHOWN = 3
+"""Problems (and changed transcripts) an import met that the hint names; all of them are in its tooltip."""
 
 
 class DatasetActions(DatasetJobs):
@@ -32,6 +34,8 @@ class DatasetActions(DatasetJobs):
 
     start_folders: StartFolders
     _rows_timer: QTimer
+    _offered_paths: list[Path]
+    """What the last import read, to import again taking the transcripts it offered (``take_texts``)."""
     model: Any
     if TYPE_CHECKING:  # the page's, named here for the type checker
 
@@ -52,24 +56,36 @@ class DatasetActions(DatasetJobs):
             self.start_folders.picked(paths[0])
             self.import_paths(paths)
 
-    def import_paths(self, paths: list[Path]) -> Task | None:
-        """Import recordings (files, folders, zip archives, metadata.csv) in the background; the table shows the
-        clips as they are measured (reloaded at most every ``ROWS_EVERY_MS``), and in full when it is done."""
-        from engines.words import count
+    def import_paths(self, paths: list[Path], replace_texts: bool = False) -> Task | None:
+        """Import recordings (files, folders, archives, metadata.csv) in the background; the table shows the
+        clips as they are measured (reloaded at most every ``ROWS_EVERY_MS``), and in full when it is done.
 
-        def describe(r) -> str:
-            text = r.counts()
-            if r.problems and not (r.added or r.unchanged or r.failed):  # nothing came in: say why, not how many
-                more = f" (and {count(len(r.problems) - 1, 'more problem')})" if len(r.problems) > 1 else ""
-                return f"{text}: {r.problems[0]}{more}"
-            return text + (f"; {count(len(r.problems), 'problem')} (see the report)" if r.problems else "")
-
-        task = self.run_job(
-            "Importing", lambda p, state: p.import_sources(paths, state=state), describe, create=True, cancellable=True
-        )
+        The hint says what it skipped as the command line does (:func:`describe_import`). Transcripts that the
+        sources of clips imported before now word otherwise are offered by the ``take_texts`` button, which
+        imports ``paths`` again with ``replace_texts`` (``DatasetProject.import_sources``); never taken silently.
+        """
+        work = lambda p, state: p.import_sources(paths, state=state, replace_texts=replace_texts)  # noqa: E731
+        task = self.run_job("Importing", work, describe_import, create=True, cancellable=True)
         if task is not None:
+            self._offer_texts([], None)  # until this import says what it offers
             task.progress.connect(lambda *_: self._rows_soon())
+            task.done.connect(lambda result: self._offer_texts(paths, result))  # after the page's reload
         return task
+
+    def _offer_texts(self, paths: list[Path], result) -> None:
+        """Show the ``take_texts`` button when ``result`` (an ``ImportResult``) offers changed transcripts, else
+        hide it; the hint's tooltip lists every problem and change of the import."""
+        offered = result.offered() if result is not None else []
+        self._offered_paths = paths if offered else []
+        button = self.buttons["take_texts"]
+        button.setText("Take the source's transcript" if len(offered) == 1 else "Take the sources' transcripts")
+        button.setToolTip("\n".join(change.describe() for change in offered))
+        button.setVisible(bool(offered))
+        if result is not None:
+            self.hint.setToolTip("\n".join([*result.problems, *(c.describe() for c in result.changed)]))
+
+    def _on_take_texts_clicked(self) -> None:
+        self.import_paths(self._offered_paths, replace_texts=True)
 
     def _rows_soon(self) -> None:
         """Show the clips measured so far within ``ROWS_EVERY_MS`` (not on every progress report)."""
@@ -358,3 +374,23 @@ class DatasetActions(DatasetJobs):
             lambda p, _: write_text(path, render(build_report(p))),
             lambda _: f"Report saved: {path}",
         )
+
+
+def describe_import(result) -> str:
+    """What an import (``trainer.dataset.import_result.ImportResult``) did, as the hint says it: the counts, what
+    it skipped (the first ``SHOWN``, named as the command line names them) and the transcripts their sources now
+    word otherwise."""
+    parts = [result.counts()]
+    if result.problems:
+        parts.append(f"skipped: {_first(result.problems, 'problem')}")
+    if changes := result.changed:
+        differ = "differs from its source" if len(changes) == 1 else "differ from their source"
+        parts.append(f"{count(len(changes), 'transcript')} {differ}: {_first([c.describe() for c in changes])}")
+    return "; ".join(parts)
+
+
+def _first(lines: list[str], what: str = "more") -> str:
+    """The first ``SHOWN`` of ``lines``, and how many more there are (listed in the hint's tooltip)."""
+    more = len(lines) - SHOWN
+    rest = f" (and {more} more {what}{'s' if more > 1 else ''} in this line's tooltip)" if more > 0 else ""
+    return "; ".join(lines[:SHOWN]) + rest

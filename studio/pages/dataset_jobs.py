@@ -71,8 +71,9 @@ class DatasetJobs(_Page):
 
         ``label`` names the job in the status line (``Importing 120 / 800 — 14 s left``); ``cancellable``
         shows Cancel (for work that stops at ``state``: the page then shows the ``Cancelled`` message).
-        Only ``create`` jobs (import, slicing) make the project folder; the others fail on a folder that is
-        not a project (``trainer.dataset.manifest.NotAProject``)."""
+        Only ``create`` jobs (import, slicing) make the project folder (and remove what they made when they
+        end with no clip: ``trainer.dataset.project.making``); the others fail on a folder that is not a project
+        (``trainer.dataset.manifest.NotAProject``)."""
         if self._busy:
             self.message.emit(BUSY)
             return None
@@ -82,10 +83,16 @@ class DatasetJobs(_Page):
         saved = f"Saved the text of {', '.join(edits)}" if edits else ""
 
         def run(state: TaskState):
-            from trainer.dataset.curation import set_text
-            from trainer.dataset.project import DatasetProject
+            from trainer.dataset.project import DatasetProject, making
 
-            project = DatasetProject(folder, create=create)
+            if not create:
+                return edited(DatasetProject(folder), state)
+            with making(folder) as project:
+                return edited(project, state)
+
+        def edited(project, state: TaskState):
+            from trainer.dataset.curation import set_text
+
             for clip_id, text in edits.items():  # the text on screen first: the action then acts on it
                 set_text(project, clip_id, text, phonemizer)
             return work(project, state)
@@ -120,6 +127,7 @@ class DatasetJobs(_Page):
         self._busy = False  # refresh enables the buttons
         self.refresh()
         self.hint.setText(text)
+        self.hint.setToolTip("")  # an import's lists (set after this) are of that import only
         self.message.emit(text)
 
     def _set_busy(self, busy: bool) -> None:

@@ -1,4 +1,4 @@
-"""Choosing what to add to a dataset: recordings, zip archives, metadata.csv files or a folder, in one dialog.
+"""Choosing what to add to a dataset: recordings, archives, metadata.csv files or a folder, in one dialog.
 
 :class:`RecordingsPicker` is Qt's own (non-native) file dialog in ``ExistingFiles`` mode with a button that
 takes the folder shown, and Open taking a selected folder too. :class:`StartFolders` says where every
@@ -11,15 +11,18 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QPushButton, QWidget
 
-KINDS = "Recordings, zip archives, metadata.csv (*.wav *.flac *.ogg *.mp3 *.zip *.csv)"
+from trainer.dataset.archives import ARCHIVE_SUFFIXES
+from trainer.dataset.metadata import AUDIO_SUFFIXES
+
+KINDS = f"Recordings, archives, metadata.csv ({' '.join(f'*{s}' for s in (*AUDIO_SUFFIXES, *ARCHIVE_SUFFIXES))} *.csv)"
 """The name filter: what ``trainer.dataset.sources.scan`` reads."""
 
 
 class RecordingsPicker(QFileDialog):
-    """Pick files (recordings, zips, metadata.csv) or a folder; :meth:`chosen` returns them after ``exec()``."""
+    """Pick files (recordings, archives, metadata.csv) or a folder; :meth:`chosen` returns them after ``exec()``."""
 
     def __init__(self, parent: QWidget | None, start: Path) -> None:
-        super().__init__(parent, "Add recordings: files, zip archives, metadata.csv or a folder", str(start))
+        super().__init__(parent, "Add recordings: files, archives, metadata.csv or a folder", str(start))
         self.setOption(QFileDialog.Option.DontUseNativeDialog, True)
         self.setFileMode(QFileDialog.FileMode.ExistingFiles)
         self.setNameFilters([KINDS, "All files (*)"])

@@ -10,7 +10,7 @@ process); text edits are measured in this process (phonemes only).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -280,13 +280,7 @@ def _remeasure(project: DatasetProject, clip_ids: list[str]) -> None:
 
 
 def _measure_text(project: DatasetProject, clip: ClipEntry, phonemizer) -> None:
-    from trainer.dataset.analysis import ClipAnalysis, measure_text
-
     if phonemizer is None:
         phonemizer = jobs.phonemizer(project.target_config)
     assert clip.analysis is not None and clip.text is not None  # set_text measures only an analysed clip it named
-    analysis = ClipAnalysis(**clip.analysis)
-    analysis.num_phoneme_ids, analysis.phonemes_per_second = None, None
-    analysis.missing_symbols, analysis.phoneme_counts = {}, {}
-    measure_text(analysis, clip.text, phonemizer)
-    clip.analysis = asdict(analysis)
+    clip.analysis = jobs.measure_new_text(clip.analysis, clip.text, phonemizer)

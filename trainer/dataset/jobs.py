@@ -66,6 +66,18 @@ def measure(audio: np.ndarray, rate: int, text: str | None, voice_config: str, s
     return asdict(analyze(audio, rate, text, phonemizer(voice_config) if text else None, vad(), speech))
 
 
+def measure_new_text(analysis: dict[str, Any], text: str, phonemes) -> dict[str, Any]:
+    """A clip's measurements (a ``ClipAnalysis`` dict) with the text fields measured again for ``text`` by the
+    ``engines.phonemes.Phonemizer`` ``phonemes``; the audio's stay as they were."""
+    from trainer.dataset.analysis import ClipAnalysis, measure_text
+
+    result = ClipAnalysis(**analysis)
+    result.num_phoneme_ids, result.phonemes_per_second = None, None
+    result.missing_symbols, result.phoneme_counts = {}, {}
+    measure_text(result, text, phonemes)
+    return asdict(result)
+
+
 def process(job: tuple[str, str, str, str | None, str]) -> dict[str, Any]:
     """Read, measure and copy one clip: ``(id, source, target, text, voice_config)`` -> manifest fields."""
     return process_group([job])[0]

@@ -6,8 +6,14 @@ Layouts (Piper's trainer reads the text from the last column, the speaker from t
 - ``id|speaker|text`` (multi-speaker)
 - ``id|text|normalized text`` (LJSpeech's own file; the last column is used)
 
+The layout is the one most rows have (a tie goes to fewer columns); a row with
+another number of columns (a ``|`` typed inside a text) is named with its line
+and column count and not read, never cut to its last column. Only a ``id|text``
+row in an ``id|text|normalized`` file is read as it is (its one text, whole).
+
 Ids may carry the audio extension (``clip.wav``). Files may be UTF-8 with or
-without a BOM, with LF, CRLF or CR line ends, with blank lines. Quotes are
+without a BOM, with LF, CRLF or CR line ends (only these end a row: a U+2028
+pasted into a text stays in it), with blank lines. Quotes are
 text: a stray ``"`` never swallows the lines after it, as it does with Python's
 ``csv`` module (and so in piper-tts's trainer). A comma- or tab-separated file
 is recognised and reported with the line and the expected format;
@@ -18,6 +24,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,9 +94,10 @@ def read_metadata(path: Path | str) -> Metadata:
     rows = [(number, line.split("|")) for number, line in lines]
     if rows and not any(len(fields) > 1 for _, fields in rows):
         _refuse_other_separator(path, lines)
-    result = Metadata(path, layout=_layout(rows))
+    columns = _columns(path, rows)
+    result = Metadata(path, layout=_layout(rows) if columns == 3 else "id|text")
     for number, fields in rows:
-        entry = _entry(number, fields, result.layout)
+        entry = _entry(number, fields, result.layout, columns)
         if isinstance(entry, Problem):
             result.problems.append(entry)
         else:
@@ -108,7 +116,12 @@ def _lines(path: Path) -> list[tuple[int, str]]:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise MetadataError(path, f"line {line} is not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
-    return [(number, line) for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    rows = ROW_END.split(text.removesuffix("\r\n").removesuffix("\n").removesuffix("\r"))
+    return [(number, line) for number, line in enumerate(rows, start=1) if line.strip()]
+
+
+ROW_END = re.compile(r"\r\n|\r|\n")
+"""What ends a row: CRLF, CR or LF only (``str.splitlines`` also cuts at U+2028, NEL and form feeds)."""
 
 
 def _refuse_other_separator(path: Path, lines: list[tuple[int, str]]) -> None:
@@ -123,8 +136,30 @@ def _refuse_other_separator(path: Path, lines: list[tuple[int, str]]) -> None:
     raise MetadataError(path, f"line {number} has no '|' ({first[:60]!r}); expected 'id|text' or 'id|speaker|text'")
 
 
+def _columns(path: Path, rows: list[tuple[int, list[str]]]) -> int:
+    """The number of columns most rows have (2 or 3; a tie goes to fewer, so no row is read as a layout that
+    would cut its text).
+
+    Raises:
+        MetadataError: most rows have more than 3 columns (names the first such line).
+    """
+    counts = Counter(len(fields) for _, fields in rows if len(fields) > 1)
+    if not counts:
+        return 2
+    columns = min(counts, key=lambda n: (-counts[n], n))
+    if columns > 3:
+        first = next(number for number, fields in rows if len(fields) == columns)
+        raise MetadataError(
+            path,
+            f"line {first} has {columns} columns, as most lines do; expected 'id|text', 'id|speaker|text' or "
+            "'id|text|normalized'",
+        )
+    return columns
+
+
 def _layout(rows: list[tuple[int, list[str]]]) -> str:
-    """``id|speaker|text`` when the middle column of 3-column rows looks like speaker names."""
+    """Of a file whose rows mostly have 3 columns: ``id|speaker|text`` when the middle column looks like
+    speaker names, else LJSpeech's ``id|text|normalized``."""
     middles = [fields[1].strip() for _, fields in rows if len(fields) == 3]
     if not middles:
         return "id|text"
@@ -142,15 +177,13 @@ def _same_texts(rows) -> bool:
     return sum(a == b or a.split()[:1] == b.split()[:1] for a, b in pairs if a and b) > len(pairs) // 2
 
 
-def _entry(number: int, fields: list[str], layout: str) -> Entry | Problem:
+def _entry(number: int, fields: list[str], layout: str, columns: int) -> Entry | Problem:
     if len(fields) < 2:
-        return Problem(number, "no '|' on this line; expected 'id|text'")
-    if layout == "id|speaker|text" and len(fields) != 3:
-        return Problem(number, f"{len(fields)} columns; expected 'id|speaker|text'")
-    if len(fields) > 3:
-        return Problem(number, f"{len(fields)} columns ('|' inside the text?); expected at most 3")
+        return Problem(number, f"no '|' on this line; expected '{layout}'")
+    if len(fields) != columns and not (layout == "id|text|normalized" and len(fields) == 2):
+        return _misfit(number, len(fields), layout, columns)
     utterance_id = _strip_audio_suffix(fields[0].strip())
-    text = fields[-1].strip()
+    text = " ".join(fields[-1].split())
     if not utterance_id:
         return Problem(number, "empty id")
     if not text:
@@ -159,6 +192,12 @@ def _entry(number: int, fields: list[str], layout: str) -> Entry | Problem:
     if layout == "id|speaker|text" and not speaker:
         return Problem(number, f"empty speaker for '{utterance_id}'")
     return Entry(utterance_id, text, speaker, number)
+
+
+def _misfit(number: int, found: int, layout: str, columns: int) -> Problem:
+    """A row whose column count is not the file's: named, not read (reading its last column would cut it)."""
+    why = "a '|' inside the text? Remove it" if found > columns else "a column missing? Add it"
+    return Problem(number, f"{found} columns where the file's rows have {columns} columns ('{layout}'): {why}")
 
 
 def _strip_audio_suffix(utterance_id: str) -> str:

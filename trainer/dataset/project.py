@@ -4,7 +4,7 @@ Layout of a project folder (the manifest's record is ``trainer.dataset.manifest`
 
     manifest.json      versioned record of every clip: source, hash, text, status, measurements, edits
     clips/ID.wav       curated copy (mono float32 WAV at the source rate); fixes rewrite these, never sources
-    unpacked/NAME/     contents of imported zip archives
+    unpacked/NAME/     contents of imported archives (``trainer.dataset.archives``)
 
 Clips sliced from a long recording (``trainer.dataset.slicing_run.slice_recordings``) carry
 their ``span`` in the source and a draft text from a recognizer; they stay
@@ -12,19 +12,23 @@ unreviewed (``reviewed`` false) until a person confirms the text
 (``trainer.dataset.curation``).
 
 Import is incremental and resumable: a clip whose source (path and content hash)
-is already in the manifest is not read again, and the manifest is rewritten
+is already in the manifest is not read again (its transcript is: ``trainer.dataset.reread``), and the
+manifest is rewritten
 atomically after every batch, so an interrupted import loses at most the batch
 in flight. A cancelled one (``trainer.tasks.TaskState``) records every clip
 already measured and then raises ``trainer.tasks.Cancelled``; importing the
 same sources again resumes it. Clips are analysed in parallel worker processes (never more workers
-than clips; the work itself is in ``trainer.dataset.jobs``).
+than clips; the work itself is in ``trainer.dataset.jobs``). Work that makes a project (import, slicing)
+runs in :func:`making`, which removes the folders it made when the work leaves no manifest.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from engines.files import sha256_file
@@ -32,6 +36,7 @@ from engines.words import count
 from trainer.dataset import jobs
 from trainer.dataset.import_result import ImportResult
 from trainer.dataset.manifest import ClipEntry, NotAProject, SlicePlan, read_manifest, write_manifest
+from trainer.dataset.reread import as_imported, reread
 from trainer.dataset.sources import SourceClip, scan
 from trainer.dataset.workers import run_jobs
 from trainer.out_folder import check_folder_path
@@ -110,9 +115,13 @@ class DatasetProject:
         voice_config: Path | None = None,
         *,
         state: TaskState | None = None,
+        replace_texts: bool = False,
     ) -> ImportResult:
         """Scan ``paths`` and add every new recording: analyse it and write its curated copy.
 
+        Clips already present get what their source says now (``trainer.dataset.reread``): a missing
+        transcript or speaker is filled in; a transcript worded otherwise is listed in ``changed``, and
+        replaced only with ``replace_texts`` (never a text typed in the studio).
         Texts are measured against ``voice_config`` (a Piper ``.onnx.json``; default:
         the embedded voice's), the voice the dataset will fine-tune.
         ``progress(done, total)`` (or ``state.progress``) counts the clips found, those already
@@ -131,13 +140,18 @@ class DatasetProject:
         state.status(f"Comparing {count(len(found.clips), 'recording')} with the clips already imported…")
         result = ImportResult(problems=list(found.problems))
         known = {(c.source, c.source_sha256) for c in self.clips.values()}
+        imported, reread_any = as_imported(self.clips), False
         todo: list[tuple[str, SourceClip, str]] = []
         for clip in found.clips:
-            digest = sha256_file(clip.audio)
-            if (str(clip.audio), digest) in known:
+            key = (str(clip.audio), sha256_file(clip.audio))
+            if key in known:
                 result.unchanged += 1
+                if key in imported:
+                    reread_any |= reread(imported[key], clip, result, self.target_config, replace=replace_texts)
             else:
-                todo.append((self._new_id(clip, {t[0] for t in todo}), clip, digest))
+                todo.append((self._new_id(clip, {t[0] for t in todo}), clip, key[1]))
+        if reread_any:
+            self.save()
         self._run(todo, workers, state, result)
         return result
 
@@ -229,6 +243,27 @@ class DatasetProject:
         if done < total:
             message = f"Import cancelled: {done} of {count(total, 'clip')} kept; import again to go on"
             raise Cancelled(message, done=done, total=total, partial=result)
+
+
+@contextmanager
+def making(folder: Path | str) -> Iterator[DatasetProject]:
+    """The project in ``folder`` for work that adds clips (import, slicing), made when missing. When the work
+    ends (or fails) with no manifest written, the folders it made are removed: ``folder`` and the parents it
+    lacked, or, where ``folder`` was there already, the ``clips/`` and ``unpacked/`` made in it; so a failed
+    import leaves no half-made project for the other commands to call "not a dataset project".
+
+    Raises:
+        OutFolderError: ``folder`` is a file or lies under one.
+    """
+    folder = Path(folder)
+    missing = [p for p in (folder, *folder.parents) if not p.exists()]
+    made = missing[-1:] or [p for p in (folder / "clips", folder / "unpacked") if not p.exists()]
+    try:
+        yield DatasetProject.create(folder)
+    finally:
+        if not (folder / "manifest.json").is_file():
+            for path in made:  # none of them was there before: all they hold is this work's
+                shutil.rmtree(path, ignore_errors=True)
 
 
 def _groups(work: list, workers: int | None) -> list[list]:

@@ -1,4 +1,4 @@
-"""Finding recordings and their transcripts in what a user drops: folders, files, zip archives.
+"""Finding recordings and their transcripts in what a user drops: folders, files, archives.
 
 Layouts recognised, per folder:
 
@@ -7,16 +7,17 @@ Layouts recognised, per folder:
 - Sidecar transcripts: ``clip.wav`` with ``clip.txt`` or ``clip.lab``.
 - Audio without text: listed with ``text=None`` (to be transcribed or typed later).
 
-Zip archives are unpacked into a folder the caller owns, never beside the archive.
-Nothing found is modified.
+Archives (zip, tar, tar.gz, tar.xz: ``trainer.dataset.archives``), dropped or lying in a dropped folder,
+are unpacked into a folder the caller owns, never beside the archive, with the archives inside them, to a
+bounded depth and size. Nothing found is modified.
 """
 
 from __future__ import annotations
 
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from trainer.dataset.archives import Budget, archive_stem, is_archive, unpack
 from trainer.dataset.metadata import AUDIO_SUFFIXES, MetadataError, read_metadata
 
 
@@ -46,9 +47,9 @@ class Scan:
 
 
 def scan(paths: list[Path | str], unpack_dir: Path | None = None) -> Scan:
-    """Find recordings in files, folders and zip archives.
+    """Find recordings in files, folders and archives (and archives inside them).
 
-    ``unpack_dir`` receives zip contents (one subfolder per archive); without it,
+    ``unpack_dir`` receives archive contents (one subfolder per archive); without it,
     archives are reported as problems.
     """
     result = Scan()
@@ -63,22 +64,23 @@ def scan(paths: list[Path | str], unpack_dir: Path | None = None) -> Scan:
 
 EXPECTED = (
     "audio files (.wav, .flac, .ogg, .mp3), an LJSpeech folder (metadata.csv beside a wavs/ folder of ID.wav), "
-    "or zip archives of them"
+    "or archives of them (.zip, .tar, .tar.gz, .tar.xz)"
 )
 """What a scan looks for, as the message of one that finds nothing says it."""
 
 
 def _scan_path(path: Path, unpack_dir: Path | None, result: Scan, seen: set[Path]) -> None:
     if path.is_dir():
+        _scan_archives_in(path, unpack_dir, result, seen)
         _scan_folder(path, result, seen)
-    elif path.suffix.lower() == ".zip":
-        _scan_zip(path, unpack_dir, result, seen)
+    elif is_archive(path):
+        _scan_archive(path, unpack_dir / archive_stem(path) if unpack_dir else None, Budget(), result, seen)
     elif path.suffix.lower() in AUDIO_SUFFIXES:
         _add(result, seen, _with_sidecar(path))
     elif path.name.lower().endswith(".csv") and path.is_file():
         _scan_metadata(path, result, seen)
     else:
-        result.problems.append(f"{path}: not a folder, zip archive, metadata.csv or recording")
+        result.problems.append(f"{path}: not a folder, archive, metadata.csv or recording")
 
 
 def _add(result: Scan, seen: set[Path], clip: SourceClip) -> None:
@@ -144,20 +146,18 @@ def _with_sidecar(audio: Path) -> SourceClip:
     return SourceClip(audio, None)
 
 
-def _scan_zip(path: Path, unpack_dir: Path | None, result: Scan, seen: set[Path]) -> None:
-    if unpack_dir is None:
-        result.problems.append(f"{path}: zip archives need a folder to unpack into")
-        return
-    target = unpack_dir / path.stem
-    try:
-        with zipfile.ZipFile(path) as archive:
-            for member in archive.infolist():
-                destination = (target / member.filename).resolve()
-                if not destination.is_relative_to(target.resolve()):
-                    result.problems.append(f"{path}: skipped '{member.filename}' (points outside the archive)")
-                    continue
-                archive.extract(member, target)
-    except (zipfile.BadZipFile, OSError) as exc:
-        result.problems.append(f"{path}: cannot unpack ({exc})")
-        return
-    _scan_folder(target, result, seen)
+def _scan_archives_in(folder: Path, unpack_dir: Path | None, result: Scan, seen: set[Path]) -> None:
+    """The archives lying in a dropped folder, each unpacked under ``unpack_dir/FOLDER/`` at its relative place
+    (all of them within one ``Budget``)."""
+    budget = Budget()
+    for archive in sorted(p for p in folder.rglob("*") if is_archive(p) and p.is_file()):
+        where = archive.parent.relative_to(folder) / archive_stem(archive)
+        _scan_archive(archive, unpack_dir / folder.name / where if unpack_dir else None, budget, result, seen)
+
+
+def _scan_archive(path: Path, target: Path | None, budget: Budget, result: Scan, seen: set[Path]) -> None:
+    """Unpack the archive ``path`` into ``target`` (``None``: no folder given to unpack into) and scan that."""
+    if target is None:
+        result.problems.append(f"{path}: archives need a folder to unpack into")
+    elif unpack(path, target, result.problems, budget):
+        _scan_folder(target, result, seen)
