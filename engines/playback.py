@@ -1,9 +1,13 @@
 """Playing streamed audio through PortAudio (``sounddevice``) on a thread of its own.
 
 A :class:`Playback` is one utterance: chunks go into a queue as they are
-synthesized, a player thread writes them to a blocking output stream in small
-blocks (so ``abort`` takes effect within one block), and the stream is drained
-and closed at the end. Nothing is padded: only real audio reaches the device.
+synthesized, a player thread writes them to a blocking output stream in blocks
+of :data:`BLOCK` samples (so ``abort`` takes effect within one block), and the
+stream is drained and closed at the end. Nothing is padded: only real audio
+reaches the device. A device that does not take the audio's rate is played at
+its own, the chunks resampled as one soxr stream (``engines.output_device``).
+A device that fails mid-line (unplugged) ends the playing; :attr:`Playback.error`
+then says after how many seconds and why, for the caller to tell.
 """
 
 from __future__ import annotations
@@ -13,41 +17,18 @@ import threading
 
 import numpy as np
 
-from engines.base import EngineError
-from engines.imports import importing
+from engines.output_device import (
+    CANNOT_PLAY,
+    NoOutputDevice,
+    PlaybackStopped,
+    open_output,
+    output_available,
+    stopped_words,
+)
+from engines.server.encode import Resampler
 
 BLOCK = 1024
 """Samples per write: at 22,050 Hz about 46 ms, the bound on how late a stop can land."""
-DTYPE = "float32"
-"""Sample format handed to PortAudio (and written by ALSA's ``file`` plugin in tests)."""
-
-
-class NoOutputDevice(EngineError):
-    """No audio output can be opened (no PortAudio library or no output device). Its message begins with
-    :data:`CANNOT_PLAY`."""
-
-
-CANNOT_PLAY = "Cannot play audio: "
-"""How every :class:`NoOutputDevice` message begins."""
-
-
-def why_not_played(exc: BaseException) -> str:
-    """``exc``'s reason without :data:`CANNOT_PLAY`, for a message that says "Cannot play …" itself."""
-    return str(exc).removeprefix(CANNOT_PLAY)
-
-
-def output_available() -> tuple[bool, str]:
-    """Whether a default output device exists; the reason if not."""
-    try:
-        with importing("sounddevice"):
-            import sounddevice
-
-        sounddevice.query_devices(kind="output")
-    except OSError as exc:  # PortAudio library missing
-        return False, f"PortAudio is not installed ({exc})"
-    except Exception:  # sounddevice.PortAudioError, ValueError: no such device
-        return False, "no audio output device was found"
-    return True, ""
 
 
 class Playback:
@@ -57,8 +38,15 @@ class Playback:
         sample_rate: rate of every chunk, Hz.
         device: sounddevice output device (``None``: the default).
 
+    Attributes:
+        rate: Hz the device plays at: ``sample_rate``, or the device's own when it refuses that one.
+        note: ``""``, or the line saying the audio is resampled to ``rate`` (``open_output``: once a process).
+        played_samples: samples written to the device so far, at ``rate``.
+        error: ``None``, or :class:`PlaybackStopped` once the device failed while playing (read it after
+            :meth:`wait`, or with :meth:`check`).
+
     Raises:
-        NoOutputDevice: PortAudio or an output device is missing; the message
+        NoOutputDevice: PortAudio or an output device is missing, or it takes no rate; the message
             says so in words a user understands.
     """
 
@@ -66,17 +54,17 @@ class Playback:
         ok, reason = output_available()
         if not ok:
             raise NoOutputDevice(f"{CANNOT_PLAY}{reason}. Saving to a WAV file still works.")
-        with importing("sounddevice"):
-            import sounddevice
-
+        opened = open_output(sample_rate, device)
+        self._stream = opened.stream
         try:
-            self._stream = sounddevice.OutputStream(samplerate=sample_rate, channels=1, dtype=DTYPE, device=device)
             self._stream.start()
         except Exception as exc:
-            raise NoOutputDevice(f"Cannot open the audio output at {sample_rate} Hz: {exc}") from exc
-        self.sample_rate = sample_rate
+            self._stream.close()
+            raise NoOutputDevice(f"Cannot start the audio output at {opened.rate} Hz: {exc}") from exc
+        self.sample_rate, self.rate, self.note = sample_rate, opened.rate, opened.note
         self.played_samples = 0
-        self.error: Exception | None = None
+        self.error: PlaybackStopped | None = None
+        self._resampler = Resampler(sample_rate, opened.rate)
         self._queue: queue.Queue[np.ndarray | None] = queue.Queue()
         self._abort = threading.Event()
         self._done = threading.Event()
@@ -84,8 +72,9 @@ class Playback:
         self._thread.start()
 
     def write(self, audio: np.ndarray) -> None:
-        """Queue mono float32 samples ``[N]`` for playing; returns at once."""
-        if not self._abort.is_set():
+        """Queue mono float32 samples ``[N]`` at ``sample_rate`` for playing; returns at once (dropped once
+        playing has ended)."""
+        if not self._abort.is_set() and not self._done.is_set():
             self._queue.put(np.ascontiguousarray(audio, dtype=np.float32))
 
     def close(self) -> None:
@@ -101,29 +90,65 @@ class Playback:
         """Block until playing has ended; False on timeout."""
         return self._done.wait(timeout)
 
+    def check(self) -> None:
+        """Raise :attr:`error` if the device failed while playing.
+
+        Raises:
+            PlaybackStopped: the device failed; the message says after how many seconds and why.
+        """
+        if self.error is not None:
+            raise self.error
+
     @property
     def finished(self) -> bool:
         """True once the device is released."""
         return self._done.is_set()
 
+    @property
+    def played_s(self) -> float:
+        """Seconds of audio the device has been given."""
+        return self.played_samples / self.rate
+
     def _run(self) -> None:
         try:
-            while not self._abort.is_set():
-                audio = self._queue.get()
-                if audio is None:
-                    break
-                for start in range(0, len(audio), BLOCK):
-                    if self._abort.is_set():
-                        break
-                    block = audio[start : start + BLOCK]
-                    self._stream.write(block.reshape(-1, 1))
-                    self.played_samples += len(block)
+            self._play_queue()
             if self._abort.is_set():
                 self._stream.abort()
             else:
                 self._stream.stop()
         except Exception as exc:  # device unplugged mid-line, and the like
-            self.error = exc
+            if not self._abort.is_set():
+                self.error = PlaybackStopped(stopped_words(self.played_s, f"the audio output failed ({exc})"))
         finally:
+            self._release()
+
+    def _play_queue(self) -> None:
+        """Write the queued chunks, resampled to ``rate``, in blocks of ``BLOCK`` samples (a shorter one only at
+        the end), until :meth:`close` or :meth:`abort`."""
+        pending = np.zeros(0, np.float32)
+        while not self._abort.is_set():
+            audio = self._queue.get()
+            more = self._resampler.finish() if audio is None else self._resampler(audio)
+            pending = np.concatenate([pending, more])
+            whole = len(pending) if audio is None else len(pending) // BLOCK * BLOCK
+            self._write(pending[:whole])
+            pending = pending[whole:]
+            if audio is None:
+                return
+
+    def _write(self, samples: np.ndarray) -> None:
+        """Write float32 ``[N]`` samples to the device ``BLOCK`` at a time (fewer once :meth:`abort` is called)."""
+        for start in range(0, len(samples), BLOCK):
+            if self._abort.is_set():
+                return
+            block = samples[start : start + BLOCK]
+            self._stream.write(block.reshape(-1, 1))
+            self.played_samples += len(block)
+
+    def _release(self) -> None:
+        """Close the stream (a device that is gone may refuse even that) and say playing has ended."""
+        try:
             self._stream.close()
-            self._done.set()
+        except Exception:  # noqa: BLE001 - the device went away: it is released either way
+            pass
+        self._done.set()

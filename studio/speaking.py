@@ -73,6 +73,8 @@ class Take:
         """Seconds a remote server took to answer (connecting included; ``None``: a local engine)."""
         self.sample_rate = 0
         """Hz of the first chunk (a remote server names its rate only then); 0 before it."""
+        self.playback_stopped = ""
+        """Why playing stopped before the line's end (the device failed, ``speak_and_play``); ``""``: it did not."""
         self.stats = StreamStats()
         self._audio: list[np.ndarray] = []
 
@@ -155,12 +157,13 @@ def speak_and_play(
     """Synthesize ``text`` and play it as it streams; yields ``(kind, value)`` items.
 
     Kinds: ``chunk`` (an ``AudioChunk``), ``notice`` (``(topic, message)`` for the user, the topic one of
-    ``studio.widgets.notices.TOPICS``, e.g. ``device``: no sound device, synthesis goes on without playing),
-    ``answered`` (a remote server's seconds to answer, ``RemoteEngine.answered_s``), ``synthesized`` (all audio
-    is out; playing may go on). Returns once playing has ended or ``cancel``
-    is set.
+    ``studio.widgets.notices.TOPICS``, e.g. ``device``: no sound device, synthesis goes on without playing, or
+    the device plays at its own rate), ``answered`` (a remote server's seconds to answer,
+    ``RemoteEngine.answered_s``), ``synthesized`` (all audio is out; playing may go on), ``playback_stopped``
+    (the device failed while playing: the line saying after how many seconds and why; synthesis goes on, the
+    line is kept). Returns once playing has ended or ``cancel`` is set.
     """
-    from engines.playback import Playback, output_available
+    from engines.output_device import output_available
 
     playback = None
     ok, reason = output_available()
@@ -169,14 +172,43 @@ def speak_and_play(
     for chunk in engine.synthesize(text, options, cancel):
         if playback is None and ok:  # opened at the first chunk: a remote server names its rate only then
             try:
-                with speaking.lock:
-                    playback = speaking.playback = None if cancel.is_set() else Playback(chunk.sample_rate)
+                playback = _open(chunk.sample_rate, speaking, cancel)
             except EngineError as exc:
                 ok = False
                 yield ("notice", ("device", str(exc)))
-        if playback is not None:
+            if playback is not None and playback.note:
+                yield ("notice", ("device", playback.note))
+        if playback is not None and playback.error is None:
             playback.write(chunk.audio)
         yield ("chunk", chunk)
+        if playback is not None and playback.error is not None:  # said once: playback is then dropped
+            yield ("playback_stopped", str(playback.error))
+            ok, playback = False, None
+    yield from _engine_notes(engine)
+    if not cancel.is_set():
+        yield ("synthesized", None)
+    if playback is not None:
+        _finish(playback, cancel)
+        if playback.error is not None:
+            yield ("playback_stopped", str(playback.error))
+
+
+def _open(sample_rate: int, speaking: Speaking, cancel: threading.Event) -> Playback | None:
+    """A playback at ``sample_rate`` Hz, reachable by Stop (``None`` when Stop came first).
+
+    Raises:
+        NoOutputDevice: nothing to play on.
+    """
+    from engines.playback import Playback
+
+    with speaking.lock:
+        speaking.playback = None if cancel.is_set() else Playback(sample_rate)
+        return speaking.playback
+
+
+def _engine_notes(engine) -> Iterator[tuple[str, object]]:
+    """What the engine noticed while speaking (phonemes the voice lacks, another format a server used) and a
+    remote server's time to answer, as :func:`speak_and_play` items."""
     report = getattr(engine, "last_report", None)
     if report is not None and report.missing:
         symbols = ", ".join(f"{s!r} ×{n}" for s, n in report.missing.items())
@@ -185,10 +217,6 @@ def speak_and_play(
         yield ("notice", ("engine", engine.notice))
     if getattr(engine, "answered_s", None) is not None:  # a remote server: the wait for its answer
         yield ("answered", engine.answered_s)
-    if not cancel.is_set():
-        yield ("synthesized", None)
-    if playback is not None:
-        _finish(playback, cancel)
 
 
 def load_and_speak(
@@ -219,18 +247,21 @@ def load_and_speak(
         yield from speak_and_play(engine, text, options, speaking, cancel)
 
 
-def replay_and_wait(audio: np.ndarray, sample_rate: int, speaking: Speaking, cancel: threading.Event) -> None:
-    """Play finished audio ``[N]`` float32 again; returns when played or cancelled.
+def replay_and_wait(audio: np.ndarray, sample_rate: int, speaking: Speaking, cancel: threading.Event) -> str:
+    """Play finished audio ``[N]`` float32 again; returns when played or cancelled, with the device's rate note
+    (``""``, or the line saying the audio was resampled to the rate the device takes: said once a process).
 
     Raises:
-        NoOutputDevice: no sound device.
+        NoOutputDevice: no sound device, or none of its rates opens.
+        PlaybackStopped: the device failed while playing (the message says after how many seconds and why).
     """
-    from engines.playback import Playback
-
-    with speaking.lock:
-        playback = speaking.playback = Playback(sample_rate)
+    playback = _open(sample_rate, speaking, cancel)
+    if playback is None:
+        return ""
     playback.write(audio)
     _finish(playback, cancel)
+    playback.check()
+    return playback.note
 
 
 def _finish(playback, cancel: threading.Event) -> None:

@@ -73,7 +73,7 @@ CAPTURE_FILE = _setup_alsa_capture()
 
 
 class Capture:
-    """What ALSA's file device received: float32 mono samples (``engines.playback.DTYPE``)."""
+    """What ALSA's file device received: float32 mono samples (``engines.output_device.DTYPE``)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path

@@ -104,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
     """Speak ``args.text``: into ``-o`` (a file written at the end, or a stream as it comes) or to the speakers.
 
     Raises:
-        VoiceError, EngineError: no such voice or engine; NoOutputDevice: nothing to play on.
+        VoiceError, EngineError: no such voice or engine; NoOutputDevice: nothing to play on;
+        PlaybackStopped: the device failed while playing (after how many seconds, and why).
         ValueError: a bad option or output path.
     """
     from engines import audio, audio_out
@@ -135,9 +136,10 @@ def run(args: argparse.Namespace) -> int:
             elif args.output is None:
                 player = player or _open_player(chunk.sample_rate)
                 player.write(chunk.audio)
+                player.check()  # the device failed: nothing more will be heard, so synthesis stops too
             else:
                 chunks.append(chunk.audio)
-    except KeyboardInterrupt:
+    except BaseException:  # Ctrl+C, or the device failed
         cancel.set()
         if player is not None:
             player.abort()
@@ -148,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
     if player is not None:
         player.close()
         player.wait()
+        player.check()
     if stats.audio_s == 0:  # a refusal, as for any bad input
         print("voice-studio: error: nothing to say: the text has no speakable words", file=sys.stderr)
         return 2
@@ -176,7 +179,7 @@ def _check_output_device() -> None:
     Raises:
         NoOutputDevice: no PortAudio library or no output device (the message says to give -o instead).
     """
-    from engines.playback import NoOutputDevice, output_available
+    from engines.output_device import NoOutputDevice, output_available
 
     ok, reason = output_available()
     if not ok:
@@ -231,9 +234,17 @@ def _local_engine(args: argparse.Namespace) -> tuple[object, int | None]:
 
 
 def _open_player(sample_rate: int):
+    """A ``Playback`` at ``sample_rate`` Hz; a device that plays at its own rate is said once, on stderr.
+
+    Raises:
+        NoOutputDevice: nothing to play on, or it takes no rate.
+    """
     from engines.playback import Playback
 
-    return Playback(sample_rate)
+    player = Playback(sample_rate)
+    if player.note:
+        print(f"voice-studio: note: {player.note}", file=sys.stderr)
+    return player
 
 
 def remote_engine(args: argparse.Namespace):

@@ -56,6 +56,7 @@ class ComparePage(QWidget):
             self.tabs.addTab(widget, title)
         self.tabs.addTab(self.runs, "Runs")
         self.tabs.currentChanged.connect(self._on_tab)
+        self.listen.player.message.connect(self._say)
         self.needs = QLabel(comparing_missing())
         """What this install cannot compare, and how to add it (an ONNX-only install); hidden when it can all."""
         self.needs.setWordWrap(True)
@@ -100,9 +101,13 @@ class ComparePage(QWidget):
         try:
             self.listen.player.play(audio, rate, start_s=0.0)
         except VoiceStudioError as exc:
-            self.listen.status.setText(str(exc))
-            self.blind.panel.status.setText(str(exc))
-            self.board.tie_break.status.setText(str(exc))
+            self._say(str(exc))
+
+    def _say(self, text: str) -> None:
+        """What the player has to say (no output device, its own rate, a device that stopped mid-clip), in the
+        status of every tab that plays: the Listen tab, the blind test and the leaderboard's tie-break."""
+        for status in (self.listen.status, self.blind.panel.status, self.board.tie_break.status):
+            status.setText(text)
 
     def stop(self) -> None:
         """Stop playing."""

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from engines.imports import importing
-from engines.playback import why_not_played
+from engines.output_device import why_not_played
 from studio.pages.dataset_actions import NO_PROJECT, TARGET_RATE, DatasetActions
 from studio.state import Workspace
 from studio.widgets.clip_editor import ClipEditor, clips_and_editor
@@ -320,5 +320,6 @@ class DatasetPage(DatasetActions, QWidget):
         speaking.cancel = task.cancel
         clip = ", ".join(self.selected_ids()[:1]) or "the clip"
         task.failed.connect(lambda exc: self.message.emit(f"Cannot play {clip}: {why_not_played(exc)}"))
+        task.done.connect(lambda note: self.message.emit(note) if note else None)  # the device's own rate, once
         task.ended.connect(lambda: setattr(speaking, "ended", True))
         return task.start()

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from engines.base import AudioChunk, SynthesisOptions
 from engines.cleaning import clean_text
+from engines.output_device import PlaybackStopped
 from engines.voice import Voice
 from studio.line_runner import LineRunner
 from studio.speaking import ENGINE_LABELS, Line, Take, default_line, load_and_speak, replay_and_wait
@@ -62,6 +63,8 @@ class SynthesizePage(QWidget):
         super().__init__(parent)
         self.state = state
         self._take = Take("", "")
+        self._stop_said = ""
+        """The last "Playback stopped …" the status showed (a replay takes it away)."""
         self._build()
         self._lines = LineRunner(self, self.stop_button.setEnabled, self.engines.show_devices)
         if len(state.library):
@@ -297,6 +300,9 @@ class SynthesizePage(QWidget):
             self.show_notice(text, topic)
         elif kind == "synthesized":
             self._show_stats()
+        elif kind == "playback_stopped":
+            self._take.playback_stopped = value
+            self._show_playback_stopped(value)
 
     def _on_first_chunk(self, chunk: AudioChunk) -> None:
         self.waveform.clear_audio(chunk.sample_rate)
@@ -311,7 +317,15 @@ class SynthesizePage(QWidget):
             self.status.setText("")
             self.show_notice("Nothing to say: the text has no speakable words.", "line")
             return
-        self.status.setText(self._take.timing())
+        self.status.setText(self._take.playback_stopped or self._take.timing())
+
+    def _show_playback_stopped(self, text: str) -> None:
+        """The device failed while playing: the status says after how many seconds and why (until the next line or
+        replay), and so does the status bar."""
+        self.waiting.stop()
+        self.status.setText(text)
+        self._stop_said = text
+        self.message.emit(text)
 
     def _on_failed(self, exc: Exception, name: str, server: int | None) -> None:
         """The line spoken with ``name`` (a remote one: asked of the server ``server``, a remote panel generation)
@@ -357,9 +371,20 @@ class SynthesizePage(QWidget):
         self.stop()
         self.waveform.set_audio(line.audio, line.sample_rate)
         self.bar.show_line(line)
+        if self.status.text() == self._stop_said:  # a stop said before: this replay is another try
+            self.status.setText("")
         task, _ = self._lines.task(lambda s, cancel: replay_and_wait(line.audio, line.sample_rate, s, cancel))
-        task.failed.connect(lambda exc: self.show_notice(str(exc), "device"))
+        task.done.connect(lambda note: self.show_notice(note, "device") if note else None)
+        task.failed.connect(self._on_replay_failed)
         return self._lines.start(task)
+
+    def _on_replay_failed(self, exc: Exception) -> None:
+        """A replay that could not play (no device) or stopped (the device failed): said under the buttons, and a
+        stop also in the status."""
+        if isinstance(exc, PlaybackStopped):
+            self._show_playback_stopped(str(exc))
+        else:
+            self.show_notice(str(exc), "device")
 
     @property
     def last_line(self) -> Line | None:

@@ -3,7 +3,9 @@
 A :class:`ClipPlayer` keeps one PortAudio output stream (``sounddevice``) whose callback reads
 from the current buffer; :meth:`ClipPlayer.switch` replaces that buffer between two callbacks,
 so the next block comes from the other clip at the same sample (candidates A/B without a gap).
-Every clip is played at the same integrated loudness (:func:`loudness_gain`).
+Every clip is played at the same integrated loudness (:func:`loudness_gain`). A device that does not take the
+clip's rate plays at its own (``engines.output_device.open_output``), the clip resampled with soxr; one that ends
+the stream before the clip's end (unplugged mid-clip) is said in :attr:`ClipPlayer.message`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from engines.imports import importing
-from engines.playback import CANNOT_PLAY, DTYPE, NoOutputDevice, output_available
+from engines.output_device import CANNOT_PLAY, NoOutputDevice, open_output, output_available, stopped_words
 
 TARGET_LUFS = -23.0
 """EBU R 128's programme loudness: every clip is played at this integrated loudness."""
@@ -56,10 +58,13 @@ class ClipPlayer(QObject):
     Signals:
         position_changed(float): seconds into the clip, about every ``POLL_MS`` while playing.
         playing_changed(bool): playing started (True) or ended, by :meth:`stop` or at the clip's end (False).
+        message(str): for the user: the device plays at its own rate (said once a process), or it ended playing
+            before the clip's end (after ``playing_changed(False)``).
     """
 
     position_changed = Signal(float)
     playing_changed = Signal(bool)
+    message = Signal(str)
 
     def __init__(self, parent: QObject | None = None, device: int | str | None = None) -> None:
         super().__init__(parent)
@@ -67,6 +72,9 @@ class ClipPlayer(QObject):
         self._lock = threading.Lock()
         self._buffer = np.zeros(0, np.float32)
         self._rate = 22050
+        """Hz of ``_buffer`` (the device's rate while playing, the clip's own while stopped)."""
+        self._clip_rate = 22050
+        """Hz of the clip given to :meth:`play` (a clip at another rate opens the device again)."""
         self._pos = 0
         self._ended = threading.Event()
         self._stream = None
@@ -93,11 +101,20 @@ class ClipPlayer(QObject):
         ok, reason = output_available()
         if not ok:
             raise NoOutputDevice(f"{CANNOT_PLAY}{reason}.")
-        self._set_clip(audio, rate, round(start_s * rate))
+        opened = open_output(rate, self.device, callback=self._callback, finished_callback=self._ended.set)
+        self._clip_rate = rate
+        self._set_clip(audio, rate, start_s, opened.rate)
         self._ended.clear()
-        self._stream = self._open(rate)
+        try:
+            opened.stream.start()
+        except Exception as exc:
+            opened.stream.close()
+            raise NoOutputDevice(f"Cannot start the audio output at {opened.rate} Hz: {exc}") from exc
+        self._stream = opened.stream
         self._timer.start()
         self.playing_changed.emit(True)
+        if opened.note:
+            self.message.emit(opened.note)
 
     def switch(self, audio: np.ndarray, rate: int) -> None:
         """Go on with another clip from the same position in seconds, taken at the moment of the swap (the
@@ -106,10 +123,10 @@ class ClipPlayer(QObject):
         Raises:
             NoOutputDevice: as :meth:`play` (only when the rate differs and the stream is opened again).
         """
-        if self._stream is not None and rate != self._rate:
+        if self._stream is not None and rate != self._clip_rate:
             self.play(audio, rate, start_s=self.position_s())
             return
-        self._set_clip(audio, rate, None)
+        self._set_clip(audio, rate, None, self._rate if self._stream is not None else rate)
 
     def seek(self, seconds: float) -> None:
         """Go to ``seconds`` into the current clip (playing or not), within its length."""
@@ -135,14 +152,21 @@ class ClipPlayer(QObject):
             pass
         self.playing_changed.emit(False)
 
-    def _set_clip(self, audio: np.ndarray, rate: int, pos: int | None) -> None:
-        """Make ``audio`` the current clip from sample ``pos`` (``None``: the current position in seconds)."""
+    def _set_clip(self, audio: np.ndarray, rate: int, start_s: float | None, out_rate: int) -> None:
+        """Make ``audio`` (``rate`` Hz) the current clip from ``start_s`` seconds (``None``: the current position in
+        seconds), resampled to ``out_rate`` Hz (the open stream's) with soxr where that differs."""
         samples = np.asarray(audio, dtype=np.float32).reshape(-1)
-        buffer = np.clip(samples * np.float32(self.gain(samples, rate)), -1.0, 1.0).astype(np.float32)
+        buffer = samples * np.float32(self.gain(samples, rate))
+        if out_rate != rate:
+            with importing("soxr"):
+                import soxr
+
+            buffer = soxr.resample(buffer, rate, out_rate, quality="HQ")
+        buffer = np.clip(buffer, -1.0, 1.0).astype(np.float32)
         with self._lock:
-            if pos is None:
-                pos = round(self._pos / self._rate * rate)
-            self._buffer, self._rate, self._pos = buffer, rate, min(max(0, pos), len(buffer))
+            seconds = self._pos / self._rate if start_s is None else start_s
+            self._buffer, self._rate = buffer, out_rate
+            self._pos = min(max(0, round(seconds * out_rate)), len(buffer))
 
     def gain(self, audio: np.ndarray, rate: int) -> float:
         """:func:`loudness_gain` of ``audio``, remembered for the last ``GAINS_KEPT`` arrays (by identity), so
@@ -153,24 +177,6 @@ class ClipPlayer(QObject):
             while len(self._gains) > GAINS_KEPT:
                 del self._gains[next(iter(self._gains))]
         return self._gains[key][1]
-
-    def _open(self, rate: int):
-        with importing("sounddevice"):
-            import sounddevice
-
-        try:
-            stream = sounddevice.OutputStream(
-                samplerate=rate,
-                channels=1,
-                dtype=DTYPE,
-                device=self.device,
-                callback=self._callback,
-                finished_callback=self._ended.set,
-            )
-            stream.start()
-        except Exception as exc:
-            raise NoOutputDevice(f"Cannot open the audio output at {rate} Hz: {exc}") from exc
-        return stream
 
     def _callback(self, outdata: np.ndarray, frames: int, _time, _status) -> None:
         """PortAudio's thread: the next ``frames`` samples of the current buffer, zeros past its end."""
@@ -186,6 +192,15 @@ class ClipPlayer(QObject):
             raise sounddevice.CallbackStop
 
     def _poll(self) -> None:
+        """The position; at the stream's end, stop, and say so when it ended before the clip's (the device failed:
+        PortAudio ends a callback stream, or just stops calling it, and gives no error)."""
         self.position_changed.emit(self.position_s())
-        if self._ended.is_set():
-            self.stop()
+        stream = self._stream
+        if stream is None or not (self._ended.is_set() or not stream.active):
+            return
+        with self._lock:
+            early = self._pos < len(self._buffer)
+        seconds = self.position_s()
+        self.stop()
+        if early:
+            self.message.emit(stopped_words(seconds, "the audio output ended before the clip's end"))

@@ -102,7 +102,7 @@ class EnginePicker(QWidget):
         the torch engine's device after it."""
 
         def work(cancel: threading.Event) -> tuple[str, float | None]:
-            from engines.playback import output_available
+            from engines.output_device import output_available
 
             seconds = None
             if kind != "remote":

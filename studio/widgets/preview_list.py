@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from engines.imports import importing
-from engines.playback import why_not_played
+from engines.output_device import why_not_played
 from engines.words import count
 from studio.widgets.clip_player import ClipPlayer
 from trainer.events.preview_lines import preview_moment
@@ -41,7 +41,8 @@ class PreviewList(QWidget):
         now: what plays (or why it cannot); progress: its position (milliseconds); stop: the Stop button.
 
     Signals:
-        message(str): a preview that cannot be played (the reason).
+        message(str): a preview that cannot be played (the reason), one whose device stopped mid-preview, or the
+            device's own rate it is played at (``ClipPlayer.message``).
     """
 
     message = Signal(str)
@@ -56,6 +57,7 @@ class PreviewList(QWidget):
         self.player = ClipPlayer(self)
         self.player.position_changed.connect(self._on_position)
         self.player.playing_changed.connect(self._on_playing)
+        self.player.message.connect(self._on_player_message)
         self.now = QLabel("")
         self.now.setWordWrap(True)
         self.progress = QProgressBar()
@@ -142,6 +144,13 @@ class PreviewList(QWidget):
     def _on_position(self, seconds: float) -> None:
         self.progress.setValue(round(seconds * 1000))
         self.progress.setFormat(f"{seconds:.1f} / {self.player.duration_s():.1f} s")
+
+    def _on_player_message(self, text: str) -> None:
+        """The player's word: the device's own rate (to the status bar) or a device that stopped mid-preview (under
+        the list too, in place of what played)."""
+        if not self.player.is_playing():
+            self.now.setText(text)
+        self.message.emit(text)
 
     def _on_playing(self, playing: bool) -> None:
         self.stop.setEnabled(playing)
