@@ -30,8 +30,14 @@ class VoiceError(VoiceStudioError, ValueError):
         self.detail = detail
         """A library's own words for what went wrong (e.g. a protobuf decode error), for a tooltip or log; the
         message says it in words."""
+        self.reason = message
+        """The message without the file and field it is about."""
         where = f"{self.path}: field '{field}'" if field else str(self.path)
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self):
+        """Pickled with its own arguments, so one raised in a worker process reaches the caller as it was."""
+        return (type(self), (self.path, self.reason, self.field), {"detail": self.detail})
 
 
 class EngineError(VoiceStudioError, RuntimeError):

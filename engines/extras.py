@@ -9,6 +9,7 @@ tries to import it).
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import json
 import platform
@@ -51,16 +52,37 @@ def install_line(extra: str) -> str:
     """The command that adds ``extra``: ``pip install 'voice-studio[train]'``, or, in an environment our
     installer made (an ``--onnx-only`` install: no pip in it, and its torch build chosen for the machine), the
     installer run again without ``--onnx-only``, from the folder it installed from."""
+    command = _installer_command()
+    if command is None:
+        return shell_command("pip", "install", f"voice-studio[{extra}]")
+    return f"run the installer again without --onnx-only: {command}"
+
+
+def repair_line(package: str) -> str:
+    """The command that puts a damaged package back as it was installed: in an environment our installer made,
+    the installer run again from the folder it installed from; else ``pip install --force-reinstall --no-deps
+    PACKAGE==VERSION`` (the version installed now, so nothing else changes)."""
+    command = _installer_command()
+    if command is not None:
+        return f"run the installer again: {command}"
+    try:
+        pinned = f"{package}=={importlib.metadata.version(package)}"
+    except importlib.metadata.PackageNotFoundError:
+        pinned = package
+    return shell_command("pip", "install", "--force-reinstall", "--no-deps", pinned)
+
+
+def _installer_command() -> str | None:
+    """The command that runs our installer again into this environment's app folder, or None where our installer
+    did not make this environment."""
     installed = _installer_source()
     if installed is None:
-        return shell_command("pip", "install", f"voice-studio[{extra}]")
+        return None
     source, prefix = installed
     if platform.system() == "Windows":
         script = source / "packaging" / "install.ps1"
-        command = shell_command("powershell", "-ExecutionPolicy", "Bypass", "-File", script, "--prefix", prefix)
-    else:
-        command = shell_command("bash", source / "packaging" / "install.sh", "--prefix", prefix)
-    return f"run the installer again without --onnx-only: {command}"
+        return shell_command("powershell", "-ExecutionPolicy", "Bypass", "-File", script, "--prefix", prefix)
+    return shell_command("bash", source / "packaging" / "install.sh", "--prefix", prefix)
 
 
 def _installer_source(environment: Path | None = None) -> tuple[Path, Path] | None:

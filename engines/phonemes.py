@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from engines.espeak import check_config
 from engines.imports import importing
 from engines.long_sentences import PAUSE, end_with_pause, max_phonemes, split_phonemes
 from engines.text import text_blocks
@@ -59,9 +60,15 @@ class FrontendReport:
 
 
 class Phonemizer:
-    """Piper's phonemizer for one voice config (espeak-ng and the other types)."""
+    """Piper's phonemizer for one voice config (espeak-ng and the other types).
+
+    Raises:
+        VoiceError: the config's ``espeak.voice`` is a voice espeak-ng does not have (``engines.espeak``).
+        EspeakDataError: piper-tts's espeak-ng data is missing or damaged (an espeak voice only).
+    """
 
     def __init__(self, config: VoiceConfig) -> None:
+        check_config(config)
         with importing("piper.config", "piper.voice"):
             from piper.config import PiperConfig
             from piper.voice import PiperVoice

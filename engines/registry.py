@@ -70,13 +70,19 @@ class Discovery:
 
 
 def check_voice(voice: Voice) -> Voice:
-    """Check an ONNX voice's model as the engines do at load (the graph, and the config against it); returns it.
+    """Check an ONNX voice's model as the engines do at load (the graph, and the config against it), and that
+    espeak-ng has its espeak voice (``engines.espeak.check_config``); returns it.
 
     Reads the whole model (about 0.25 s for a medium voice), so listing checks it only when asked.
 
     Raises:
-        VoiceError: the model is not a Piper ONNX graph, or the config belongs to another model.
+        VoiceError: the model is not a Piper ONNX graph, the config belongs to another model, or its
+            ``espeak.voice`` is a voice espeak-ng does not have.
+        EspeakDataError: piper-tts's espeak-ng data is missing or damaged (no voice can be checked).
     """
+    from engines import espeak
+
+    espeak.check_config(voice.config)
     if voice.model_path.suffix.lower() == ".onnx":
         from engines.onnx.graph import analyze, check_config, load_model
 

@@ -140,3 +140,17 @@ def test_errors_are_one_line_and_exit_code_2(case, expected, request, tmp_path):
     assert "Traceback" not in result.stderr
     assert [line for line in lines if "error" in line.lower()] == [lines[-1]], result.stderr
     assert lines[-1].startswith("voice-studio: error: ") and expected in lines[-1]
+
+
+def test_a_voice_error_survives_the_way_back_from_a_worker_process():
+    """A VoiceError (and a subclass) pickles as worker processes send it back: same class, text, path, field and
+    detail (unpickling called ``VoiceError(message)`` and failed with a TypeError that hid the error)."""
+    import pickle
+
+    from engines.base import VoiceError
+    from trainer.dataset.metadata import MetadataError
+
+    for error in (VoiceError("v/us.onnx.json", "no such voice", "espeak.voice", detail="why"), MetadataError("m", "x")):
+        again = pickle.loads(pickle.dumps(error))
+        assert type(again) is type(error) and str(again) == str(error)
+        assert (again.path, again.field, again.detail) == (error.path, error.field, error.detail)

@@ -211,6 +211,21 @@ def test_dropping_a_broken_voice_names_the_file(window, tmp_path):
     assert "broken.onnx.json" in window.synthesize_page.notice.text()
 
 
+def test_adding_a_voice_espeak_lacks_names_the_field(window, joe, tmp_path):
+    """A voice whose espeak.voice espeak-ng lacks (en_US) is not added; the notice names the config's field."""
+    import json
+
+    folder = tmp_path / "added"
+    folder.mkdir()
+    (folder / "us.onnx").symlink_to(joe.model_path)
+    config = json.loads(joe.config.path.read_text(encoding="utf-8"))
+    config["espeak"]["voice"] = "en_US"
+    (folder / "us.onnx.json").write_text(json.dumps(config), encoding="utf-8")
+    window.add_voices([folder / "us.onnx"])
+    assert "us" not in window.synthesize_page.voice_names()
+    assert "us.onnx.json: field 'espeak.voice'" in window.synthesize_page.notice.text()
+
+
 SCRIPT = textwrap.dedent(
     """
     import sys, time

@@ -79,6 +79,40 @@ def test_rebuild_replaces_the_cache_whole(cards, tmp_path):
     set_excluded(cards, [c for c in cards.clips], False)
 
 
+def test_a_dataset_whose_voice_espeak_lacks_is_refused_before_preprocessing(cards, joe, tmp_path):
+    """A project whose voice config names an espeak voice espeak-ng lacks (en_US): the cache, the run and the
+    Train page's pre-flight refuse it naming the field (a worker raised piper's 'Failed to set voice'), and
+    no run folder is left."""
+    import json
+    import re
+    import shutil
+
+    from engines.base import VoiceError
+    from trainer.data.preprocess import build_cache
+    from trainer.dataset.project import DatasetProject
+    from trainer.run.options import RunOptions
+    from trainer.run.preflight import preflight
+    from trainer.run.train import create_run
+
+    config = json.loads(joe.config.path.read_text(encoding="utf-8"))
+    config["espeak"]["voice"] = "en_US"
+    bad = tmp_path / "us.onnx.json"
+    bad.write_text(json.dumps(config), encoding="utf-8")
+    shutil.copytree(cards.folder, tmp_path / "project")
+    project = DatasetProject(tmp_path / "project")
+    project.voice_config = str(bad)
+    project.save()
+    field = f"{bad}: field 'espeak.voice'"
+    with pytest.raises(VoiceError, match=re.escape(field)):
+        build_cache(project, tmp_path / "cache", workers=1)
+    assert not (tmp_path / "cache").exists()
+    options = RunOptions(dataset=project.folder, out=tmp_path / "run", preset="test", epochs=1)
+    assert any(f.blocking and field in f.message for f in preflight(options))
+    with pytest.raises(VoiceError, match=re.escape(field)):
+        create_run(options)
+    assert not (tmp_path / "run").exists()
+
+
 def test_not_a_cache_is_refused(tmp_path):
     """Opening a folder without cache.json names the folder."""
     from trainer.data.preprocess import PreprocessedCache

@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     Raises:
         VoiceError: an unreadable checkpoint, voice or config. CheckpointError: a folder that is not a run, a run
         with no ranked checkpoint, or a garbled ranking. ValueError: an output path that is not ``.onnx``.
-        ExtraMissing: torch is not installed (an ONNX-only install), with how to add it.
+        ExtraMissing: torch is not installed (an ONNX-only install), with how to add it. EspeakVoiceError:
+        ``--espeak-voice`` names a voice espeak-ng does not have (the voice's own ``espeak.voice``: VoiceError).
     """
     from engines import registry
     from engines.extras import require
@@ -64,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
         from trainer.checkpoints.export import export_voice
 
     check_output_path(args.output, (".onnx",), "voice file")
+    if args.espeak_voice is not None:
+        from engines.espeak import check_name
+
+        check_name(args.espeak_voice, "--espeak-voice")
     config = load_config(args.config) if args.config else None
     source = args.checkpoint
     if registry.is_voice_name(source):  # a voice name, resolved as say --voice and train --from resolve it

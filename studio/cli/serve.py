@@ -11,8 +11,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from studio.cli.arg_types import non_negative_int, port, positive_int
+
+if TYPE_CHECKING:
+    from engines.voice import Voice
 
 API_KEY_ENV = "VOICE_STUDIO_API_KEY"
 """Environment variable read for ``--api-key`` (keeps the key out of the process list)."""
@@ -68,7 +72,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load the voices, warm their engines up, and serve until Ctrl+C."""
-    from engines import registry
     from engines.server.app import serve
     from engines.server.service import ServiceConfig, SpeechService
 
@@ -80,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         from engines.onnx.engine import use_shared_thread_pool
 
         use_shared_thread_pool()  # concurrent requests share one pool of threads instead of oversubscribing
-    voices = [registry.check_voice(registry.find_voice(spec)) for spec in (args.voice or [None])]
+    voices = usable_voices(args.voice or [None])
     names = [v.name for v in voices]
     if len(set(names)) != len(names):
         raise ValueError(f"two voices share a name: {', '.join(names)}")
@@ -105,6 +108,35 @@ def run(args: argparse.Namespace) -> int:
 
     serve(service, args.host, args.port, args.api_key or os.environ.get(API_KEY_ENV) or None, ready)
     return 0
+
+
+def usable_voices(specs: list[str | None]) -> list[Voice]:
+    """The voices ``--voice`` names (``None``: the default), each checked as loading it does
+    (``engines.registry.check_voice``); one that fails is said on stderr in one line and left out, so the
+    server starts with the others.
+
+    Raises:
+        VoiceError: a name or file that is no voice, or the one voice given failed its check.
+        ValueError: each of several voices failed its check (each said on stderr first).
+        EngineError: what no voice can get past (piper-tts's espeak-ng data missing).
+    """
+    from engines import registry
+    from engines.base import VoiceError
+
+    voices, refused = [], []
+    for spec in specs:
+        voice = registry.find_voice(spec)
+        try:
+            voices.append(registry.check_voice(voice))
+        except VoiceError as exc:
+            refused.append((voice.name, exc))
+    if not voices and len(refused) == 1:
+        raise refused[0][1]
+    for name, exc in refused:
+        print(f"voice-studio: not serving {name}: {exc}", file=sys.stderr)
+    if not voices:
+        raise ValueError("none of the voices given can be served (each one's reason is said above)")
+    return voices
 
 
 def _pcm_rate(value: str) -> int | None:

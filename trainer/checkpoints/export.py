@@ -130,7 +130,8 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
     looked up (``engines.torch.vits.checkpoint.voice_config_for``) or the voice's.
 
     Raises:
-        VoiceError: unreadable source or a config that does not fit it.
+        VoiceError: unreadable source, a config that does not fit it, or whose ``espeak.voice`` espeak-ng does not
+            have. EspeakVoiceError: ``espeak_voice`` is a voice espeak-ng does not have.
         ValueError: ``onnx_path`` (or its ``.json``) is the source itself (an original is never replaced).
     """
     from engines.model_fit import check_num_symbols
@@ -144,14 +145,16 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
 
         model, checkpoint = load_generator(source)
         config = config or voice_config_for(checkpoint)
+        _check_espeak(config, espeak_voice)
     else:
         with importing("engines.torch.vits.onnx_import"):
             from engines.torch.vits.onnx_import import load_onnx_generator
         from engines.voice import load_voice
 
         voice = load_voice(source)
-        model, _ = load_onnx_generator(source, voice.config.num_speakers)
         config = config or voice.config
+        _check_espeak(config, espeak_voice)  # before the model is read
+        model, _ = load_onnx_generator(source, voice.config.num_speakers)
     check_num_symbols(config, model.config.num_symbols, source.name)
     kept = ("language", "dataset", "piper_version", "phoneme_map", "training")  # training: its preset (smoke test?)
     keep = {k: v for k, v in config.raw.items() if k in kept}
@@ -165,3 +168,18 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
         {**keep, "phoneme_type": config.phoneme_type, "audio": dict(config.raw.get("audio", {}))},
     )
     return write_voice(model, onnx_path, document)
+
+
+def _check_espeak(config, espeak_voice: str | None) -> None:
+    """The espeak voice the exported config will name is one espeak-ng has: ``espeak_voice`` where given, else the
+    config's own (``engines.espeak``).
+
+    Raises:
+        EspeakVoiceError: ``espeak_voice`` is not. VoiceError: the config's ``espeak.voice`` is not.
+    """
+    from engines.espeak import check_config, check_name
+
+    if espeak_voice:
+        check_name(espeak_voice, "espeak voice")
+    else:
+        check_config(config)

@@ -3,7 +3,8 @@
 :func:`preflight` looks at what the Train page is about to start and returns
 findings: errors block the start (no clips, a start voice that cannot be read,
 a requested GPU that is missing, too little disk for the checkpoints the run
-will keep, a start voice whose speakers, symbols or rate cannot fit the dataset),
+will keep, a voice config that cannot phonemize the texts, a start voice whose
+speakers, symbols or rate cannot fit the dataset),
 warnings inform (few clips, clips the trainer will leave out, clips at another
 sample rate than the start voice, with the fix: resample), conversions say how
 the start is made to fit (a single-speaker start on a multi-speaker dataset:
@@ -80,11 +81,26 @@ def preflight(options: RunOptions) -> list[Finding]:
     except ValueError as exc:
         return [Finding("error", str(exc))]
     findings += _clip_findings(summary, rate, "the starting voice" if options.start != "scratch" else "training")
+    findings += _voice_findings(summary)
     findings += _shape_findings(options, summary)
     findings += _device_findings(options.device)
     findings += _disk_findings(options, summary, rate)
     findings += _recovery_findings(options)
     return sorted(findings, key=lambda f: not f.blocking)
+
+
+def _voice_findings(summary: DatasetSummary) -> list[Finding]:
+    """An error where the voice config that phonemizes the dataset's texts cannot (``engines.espeak.check_config``:
+    an ``espeak.voice`` espeak-ng does not have, or piper-tts's espeak-ng data missing)."""
+    from engines.base import EngineError, VoiceError
+    from engines.espeak import check_config
+    from engines.voice import load_config
+
+    try:
+        check_config(load_config(Path(summary.voice_config or default_voice_config())))
+    except (VoiceError, EngineError) as exc:
+        return [Finding("error", f"The dataset's texts cannot be phonemized: {exc}")]
+    return []
 
 
 def _recovery_findings(options: RunOptions) -> list[Finding]:

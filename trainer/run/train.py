@@ -170,11 +170,14 @@ def _echo_left_out(project, echo) -> None:
 
 
 def _voice_config(cache) -> dict:
-    """Piper's voice config for what this run trains: the cache's voice (phoneme map), its rate, its speakers."""
+    """Piper's voice config for what this run trains: the cache's voice (phoneme map, an espeak voice espeak-ng
+    has), its rate, its speakers."""
+    from engines.espeak import check_config
     from engines.voice import load_config
     from trainer.data.preprocess import map_digest
 
     source = load_config(Path(cache.voice_config))
+    check_config(source)  # a cache built before its voice's espeak.voice was changed: said before any training
     if map_digest(dict(source.phoneme_id_map)) != cache.phoneme_id_map_sha256:
         raise RunError(f"{cache.folder}: built for another phoneme map than {cache.voice_config}; rebuild the cache")
     raw = dict(source.raw)

@@ -19,7 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
+from engines.espeak import check_config
 from engines.extras import require
+from engines.voice import load_config
 from engines.words import count
 from trainer.data.preprocess.cache import CACHE_VERSION, FILES, CacheSettings, Utterance, is_cache
 from trainer.data.preprocess.features import map_digest, spectrogram, training_phoneme_ids
@@ -54,6 +56,8 @@ def build_cache(
         OutFolderError: ``out_dir`` is a file, holds files that are not an earlier cache, or is (or holds, or
             lies in) the project or a source recording; checked before any work.
         ValueError: no clip is trainable (``trainer.dataset.export.NothingToTrain``, saying why).
+        VoiceError: the project's voice config cannot phonemize (an ``espeak.voice`` espeak-ng does not have).
+        EspeakDataError: piper-tts's espeak-ng data is missing or damaged.
         ExtraMissing: PyTorch is missing (an ONNX-only install), with how to add training.
     """
     from trainer.dataset.export import nothing_to_train, project_inputs, trainable
@@ -64,6 +68,7 @@ def build_cache(
     clips = trainable(project)
     if not clips:
         raise nothing_to_train(project)
+    check_config(load_config(Path(project.target_config)))  # here, in one line, not in each worker
     work = [(str(project.clip_path(c.id)), c.text, project.target_config, settings) for c in clips]
     with replace_folder(out, is_cache, project_inputs(project), "training cache folder") as staging:
         utterances = _write_arrays(staging, clips, work, workers, TaskState.of(state, progress))
@@ -103,8 +108,6 @@ def _write_arrays(staging: Path, clips, work, workers, state: TaskState) -> list
 
 
 def _write_manifest(staging: Path, utterances: list[Utterance], settings: CacheSettings, config_path: str) -> None:
-    from engines.voice import load_config
-
     config = load_config(Path(config_path))
     document = {
         "version": CACHE_VERSION,

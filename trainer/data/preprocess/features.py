@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from engines.espeak import phonemize
 from engines.imports import importing
 
 
@@ -54,8 +55,8 @@ def spectrogram(audio: np.ndarray, n_fft: int, hop_length: int, win_length: int)
 def training_phoneme_ids(phonemizer, text: str) -> list[int]:
     """A transcript's phoneme_ids exactly as piper-tts's trainer builds them (``VitsDataModule.prepare_data``).
 
-    For espeak voices that is piper's own ``EspeakPhonemizer`` sentence by
-    sentence, each sentence through ``phonemes_to_ids`` with the voice's map, end
+    For espeak voices that is piper's own ``EspeakPhonemizer`` (the process's one, ``engines.espeak.phonemize``)
+    sentence by sentence, each sentence through ``phonemes_to_ids`` with the voice's map, end
     to end. It differs from inference (``engines.phonemes``) in one way Piper's
     checkpoints were trained with: a text ending in a closing quote yields an
     extra empty sentence, which adds ``^ _ $`` (BOS, PAD, EOS). Other phoneme
@@ -69,22 +70,8 @@ def training_phoneme_ids(phonemizer, text: str) -> list[int]:
         with importing("piper.phoneme_ids"):
             from piper.phoneme_ids import phonemes_to_ids
 
-        sentences = _espeak().phonemize(config.espeak_voice, text)
-        return [i for sentence in sentences for i in phonemes_to_ids(sentence, id_map=config.phoneme_id_map)]
+        found = phonemize(config.espeak_voice, text)
+        return [i for sentence in found for i in phonemes_to_ids(sentence, id_map=config.phoneme_id_map)]
     from engines.phonemes import sentences
 
     return [i for sentence in sentences(phonemizer, text) for i in sentence.phoneme_ids]
-
-
-_ESPEAK = None
-
-
-def _espeak():
-    """piper-tts's espeak phonemizer, one per process."""
-    global _ESPEAK
-    if _ESPEAK is None:
-        with importing("piper.phonemize_espeak"):
-            from piper.phonemize_espeak import EspeakPhonemizer
-
-        _ESPEAK = EspeakPhonemizer()
-    return _ESPEAK
