@@ -105,6 +105,18 @@ class EnginePool:
         """
         return self._make(name, voice, **kwargs)
 
+    def seeded(self, name: str, voice: Voice, seed: int) -> Engine:
+        """A new ``name`` engine of ``voice`` whose noise starts at ``seed`` (>= 0), for one use, as
+        ``fresh(name, voice, seed=seed)`` makes it: from the shared engine (:meth:`get`) where that engine can
+        seed a copy of itself (``reseeded``: the ONNX engine makes again only its parts with random nodes),
+        else made anew. Like :meth:`fresh`, the pool keeps no reference to it.
+
+        Raises:
+            EngineError, VoiceError: from making the engine.
+        """
+        reseeded = getattr(self.get(name, voice), "reseeded", None)
+        return reseeded(seed) if reseeded is not None else self.fresh(name, voice, seed=seed)
+
     def loaded(self) -> list[tuple[str, Engine]]:
         """``(engine name, engine)`` of every engine made so far, in order."""
         with self._lock:

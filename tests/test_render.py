@@ -18,14 +18,19 @@ LINE = "The quick brown fox."
 
 
 class SpyMaker:
-    """Makes real engines and counts the synthesize calls of every engine it made."""
+    """Makes real engines and counts the synthesize calls of every engine it made, and of their seeded copies."""
 
     def __init__(self) -> None:
         self.calls = 0
 
     def __call__(self, name, voice, **kwargs):
-        engine = create_engine(name, voice, **kwargs)
+        return self.spy(create_engine(name, voice, **kwargs))
+
+    def spy(self, engine):
         real = engine.synthesize
+        if hasattr(engine, "reseeded"):
+            reseeded = engine.reseeded
+            engine.reseeded = lambda seed: self.spy(reseeded(seed))
 
         def synthesize(*args, **kw):
             self.calls += 1
@@ -93,6 +98,24 @@ def test_seeded_onnx_engines_draw_the_same_noise(joe):
     first, same, other = speak(5), speak(5), speak(6)
     np.testing.assert_array_equal(first, same)
     assert first.shape != other.shape or not np.array_equal(first, other)
+
+
+def test_a_reseeded_engine_speaks_as_a_new_engine_with_that_seed(engine, joe):
+    """``reseeded(s)`` of a loaded engine speaks the samples of a new engine made with seed ``s``, each time, with
+    only the encoder part made again; the engine it came from is unchanged."""
+    from engines.onnx.engine import OnnxEngine
+
+    def speak(source):
+        return np.concatenate([c.audio for c in source.synthesize(LINE)])
+
+    made = speak(OnnxEngine(joe, seed=5))
+    first, again, other = engine.reseeded(5), engine.reseeded(5), engine.reseeded(6)
+    np.testing.assert_array_equal(speak(first), made)
+    np.testing.assert_array_equal(speak(again), made)
+    different = speak(other)
+    assert different.shape != made.shape or not np.array_equal(different, made)
+    assert engine.mode == "flow" and first._flow is engine._flow and first._decoder is engine._decoder
+    assert first._encoder is not engine._encoder and engine._encoder.model is not None and engine._decoder.model is None
 
 
 def test_the_key_follows_the_model_file_and_its_config(joe, joe_candidate, tmp_path):

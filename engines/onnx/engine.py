@@ -98,6 +98,7 @@ class OnnxEngine(LocalEngine):
             raise EngineError("The ONNX engine needs onnxruntime: pip install onnxruntime") from exc
         super().__init__(voice, plan)
         options = session_options(threads)
+        self._options = options
         self._providers = providers or ["CPUExecutionProvider"]
         model = load_model(voice.model_path)
         if seed is not None:
@@ -133,11 +134,35 @@ class OnnxEngine(LocalEngine):
                 self._encoder, self._decoder = (self._part(p, options) for p in cut)
                 return "decoder"
             _LOGGER.info("%s: graph cannot be split (%s); one chunk per sentence", self.voice.name, info.notes)
-        self._whole = Part(model.SerializeToString(), [i.name for i in model.graph.input], options, self._providers)
+        self._whole = self._part((model.SerializeToString(), [i.name for i in model.graph.input]), options)
         return "whole"
 
     def _part(self, part: tuple[bytes, list[str]], options) -> Part:
-        return Part(part[0], part[1], options, self._providers)
+        """A session over ``part`` (serialized model, input names); one with random nodes keeps its model, to be
+        seeded again by :meth:`reseeded`."""
+        random = any(op.encode() in part[0] for op in RANDOM_OPS)  # op types are plain bytes in the protobuf
+        return Part(part[0], part[1], options, self._providers, keep_model=random)
+
+    def reseeded(self, seed: int) -> OnnxEngine:
+        """A new engine whose noise starts at ``seed``: the audio of ``OnnxEngine(voice, seed=seed)``, made in a
+        fraction of its time.
+
+        Only the parts with random nodes (the encoder part: the duration predictor's and the prior's noise) get
+        new sessions; the flow and decoder sessions, most of the weights, are this engine's (ONNX Runtime
+        sessions run from any number of threads). The new engine has its own text front end and cost model, and
+        this engine is left as it was.
+        """
+        clone = object.__new__(type(self))
+        LocalEngine.__init__(clone, self.voice, self.plan)
+        clone.graph, clone.mode = self.graph, self.mode
+        clone._options, clone._providers = self._options, self._providers
+        for name in ("_encoder", "_flow", "_decoder", "_whole"):
+            part = getattr(self, name, None)
+            if part is not None and part.model is not None:
+                part = _seeded(part, seed, self._options, self._providers)
+            if part is not None:
+                setattr(clone, name, part)
+        return clone
 
     def _prepare(self, options: SynthesisOptions) -> dict[str, np.ndarray]:
         return self._request_feeds(options)
@@ -246,6 +271,17 @@ def seed_random_ops(model, seed: int) -> int:
             node.attribute.extend([*kept, onnx.helper.make_attribute("seed", float(seed + 1))])
             count += 1
     return count
+
+
+def _seeded(part: Part, seed: int, options, providers: list[str]) -> Part:
+    """A new session over ``part``'s kept model with its random nodes seeded from ``seed``."""
+    with importing("onnx"):
+        import onnx
+
+    assert part.model is not None  # kept by OnnxEngine._part for parts with random nodes
+    model = onnx.ModelProto.FromString(part.model)
+    seed_random_ops(model, seed)
+    return Part(model.SerializeToString(), part.inputs, options, providers, keep_model=True)
 
 
 def _cut_at(tensor: str | None) -> str:

@@ -47,14 +47,23 @@ def session_options(threads: int | None = None):
 
 
 class Part:
-    """One ONNX Runtime session over a part of the graph."""
+    """One ONNX Runtime session over a part of the graph.
 
-    def __init__(self, model: bytes | str, inputs: list[str], options, providers: list[str]) -> None:
+    Args:
+        model: the part, a serialized ONNX model (or a path).
+        inputs: its input names, fed from the request's by :meth:`run`.
+        keep_model: keep ``model`` as :attr:`model` (to make the part again, e.g. seeded); else ``model`` is None.
+    """
+
+    def __init__(
+        self, model: bytes | str, inputs: list[str], options, providers: list[str], *, keep_model: bool = False
+    ) -> None:
         with importing("onnxruntime"):
             import onnxruntime
 
         self.session = onnxruntime.InferenceSession(model, sess_options=options, providers=providers)
         self.inputs = inputs
+        self.model = model if keep_model else None
 
     def run(self, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
         return self.session.run(None, {name: feeds[name] for name in self.inputs})

@@ -214,8 +214,8 @@ def _synthesize(candidate, voice, text, settings, pool, state) -> np.ndarray:
     options = settings.options()
     if not settings.noisy:
         return _speak(pool.get(candidate.engine, voice), text, options, state)
-    if candidate.engine == "onnx":  # a fresh engine: its graph's noise starts at the seed
-        return _speak(pool.fresh("onnx", voice, seed=settings.seed), text, options, state)
+    if candidate.engine == "onnx":  # a new engine: its graph's noise starts at the seed
+        return _speak(pool.seeded("onnx", voice, settings.seed), text, options, state)
     with importing("torch"):
         import torch
 
