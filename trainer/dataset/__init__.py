@@ -1,6 +1,7 @@
 """Dataset import and curation (no Qt): reading sources, analysis, fixes, export.
 
 So far: the metadata reader (``metadata``), the recording probe (``probe``), source
-scanning (``sources``), per-clip analysis (``analysis``), dataset checks (``health``),
+scanning (``sources``), per-clip analysis (``analysis``, with a recording's measured
+bandwidth in ``bandwidth`` and isolated spikes in ``spikes``), dataset checks (``health``),
 audio fixes (``fixes``) and the project with its import (``project``).
 """
