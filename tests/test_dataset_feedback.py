@@ -60,7 +60,7 @@ def test_one_clip_added_and_warnings_as_sentences(qtbot, tmp_path):
     project.clips["001"].text, project.clips["001"].reviewed = "ten of clubs", False
     project.save()
     page.refresh()
-    assert _cell(page, "001", "warnings") == "draft text"
+    assert _cell(page, "001", "warnings") == "draft text, narrow band"  # a 16 kHz card, for joe's 22,050 Hz
     tip = _cell(page, "001", "warnings", Qt.ItemDataRole.ToolTipRole)
     assert "not confirmed by a person: correct it, then Confirm" in tip and "unreviewed" not in tip
     page.select(["001"])

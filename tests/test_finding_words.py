@@ -22,9 +22,11 @@ VALUES = {
     "out_of_range": {"peak": 4.0, "peak_dbfs": 12.04, "samples": 17},
     "dc_offset": {"offset": 0.052},
     "denormals": {"samples": 99},
+    "isolated_spikes": {"samples": 3},
     "clipped": {"fraction": 0.0123},
     "missing_symbols": {"count": 2, "symbols": "'ʔ' ×3, 'ɬ' ×1"},
     "no_speaker": {"speakers": 3, "names": "alice, bob, carol"},
+    "narrow_band": {"width": 7843.0, "rate": 16000, "voice_rate": 22050},
     "rate_outlier": {"rate": 31.46, "low": 9.5, "high": 18.25},
     "duplicate_text": {"other": "b-007"},
     "duplicate_audio": {"other": "b-012"},
@@ -40,14 +42,26 @@ NUMBERS = {
     "out_of_range": ["4", "+12.0 dBFS", "17"],
     "dc_offset": ["+0.052"],
     "denormals": ["99"],
+    "isolated_spikes": ["3 isolated spike samples"],
     "clipped": ["1.2%"],
     "missing_symbols": ["2 phonemes", "'ʔ' ×3"],
     "no_speaker": ["3 speakers", "alice, bob, carol"],
+    "narrow_band": ["7.8 kHz wide", "16,000 Hz recording", "22,050 Hz", "11.0 kHz"],
     "rate_outlier": ["31.5 phonemes/s", "9.5–18.2"],
     "duplicate_text": ["b-007"],
     "duplicate_audio": ["b-012"],
 }
-FIXES = ("exclude", "Confirm", "Normalize loudness", "split", "Set speaker", "re-record", "trim", "correct")
+FIXES = (
+    "exclude",
+    "Confirm",
+    "Normalize loudness",
+    "split",
+    "Set speaker",
+    "re-record",
+    "trim",
+    "correct",
+    "16,000 Hz voice",
+)
 
 
 def test_every_finding_kind_has_a_sentence_with_its_number_and_fix():

@@ -191,18 +191,18 @@ def test_repair_zeroes_a_spike_before_the_dc_offset():
     from trainer.dataset.analysis import CORRUPT_PEAK
     from trainer.dataset.fixes import repair
 
-    audio, _, _ = _speech()
+    audio, rate, _ = _speech()
     spiked = audio + np.float32(0.05)
     spiked[len(audio) // 2] = 1e30
     spiked[10] = -CORRUPT_PEAK * 2  # a negative one too
-    out, edits = repair(spiked)
+    out, edits = repair(spiked, rate)
     expected = audio - np.float32(np.mean(audio, dtype=np.float64))
     expected[[10, len(audio) // 2]] = out[[10, len(audio) // 2]]
     assert edits[0] == "set 2 corrupt samples (beyond +-1000) to 0" and edits[1].startswith("remove DC offset +0.05")
     assert out.dtype == np.float32 and np.allclose(out, expected, atol=1e-5)
     assert abs(out[len(audio) // 2]) < 0.06 and abs(float(np.mean(out, dtype=np.float64))) < 1e-6
     loud = audio * np.float32(CORRUPT_PEAK / 2 / np.abs(audio).max())  # loud, not corrupt: left to the gain
-    out, edits = repair(loud)
+    out, edits = repair(loud, rate)
     assert not any("corrupt" in e for e in edits) and np.abs(out).max() > CORRUPT_PEAK / 2 - 5
 
 

@@ -178,6 +178,7 @@ def _import(project, args) -> int:
         print(f"no recordings found in {', '.join(map(str, args.sources))}", file=sys.stderr)
     _name_speaker(project, result.added, args.speaker)
     _print_blocked(project, result.added)
+    _print_narrow(project, result.added)
     return 0 if result.added or result.unchanged else 1
 
 
@@ -231,6 +232,30 @@ def _print_blocked(project, clip_ids: list[str]) -> None:
             + shell_command("voice-studio", "dataset", "report", project.folder),
             file=sys.stderr,
         )
+
+
+def _print_narrow(project, clip_ids: list[str]) -> None:
+    """A note when new clips are narrower than the voice's band (measured, ``trainer.dataset.bandwidth``): how
+    many, how wide, and where the report says what it means."""
+    from pathlib import Path
+
+    from engines.voice import load_config
+    from trainer.dataset.bandwidth import kilohertz, rates_said, width_range
+    from trainer.dataset.export import records
+    from trainer.dataset.health import check
+
+    rate, added = load_config(Path(project.target_config)).sample_rate, set(clip_ids)
+    found = check(records(project), voice_rate=rate)
+    narrow = [f.values for f in found if f.kind == "narrow_band" and f.clip_id in added]
+    if not narrow:
+        return
+    clips = f"{len(narrow)} of the {count(len(clip_ids), 'clip')} added ({rates_said(v['rate'] for v in narrow)})"
+    are = "is" if len(narrow) == 1 else "are"
+    print(
+        f"note: {clips} {are} only {width_range(v['width'] for v in narrow)} wide, for a voice at {rate:,} Hz "
+        f"(up to {kilohertz(rate / 2)}): see 'voice-studio dataset report {project.folder}'",
+        file=sys.stderr,
+    )
 
 
 def _slice(project, args) -> int:

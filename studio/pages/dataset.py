@@ -233,7 +233,7 @@ class DatasetPage(DatasetActions, QWidget):
         with importing("soundfile"):
             import soundfile
 
-        from trainer.dataset.analysis import without_corrupt
+        from trainer.dataset.analysis import as_measured
 
         project = self._project
         clip = project.clips.get(clip_id) if project and clip_id else None
@@ -242,7 +242,7 @@ class DatasetPage(DatasetActions, QWidget):
             self.editor.show_clip(None)
             return
         audio, rate = soundfile.read(str(project.clip_path(clip_id)), dtype="float32", always_2d=True)
-        audio = without_corrupt(audio)  # NaN/inf and corrupt spikes (1e30) drawn and played as 0, as analysed
+        audio = as_measured(audio, rate)  # drawn and played as analysed: NaN/inf and 1e30 as 0, clicks repaired
         self._clip_audio = (audio[:, 0], rate)  # what Space plays
         analysis = clip.analysis or {}
         speech = None

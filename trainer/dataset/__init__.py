@@ -2,6 +2,7 @@
 
 So far: the metadata reader (``metadata``), the recording probe (``probe``), source
 scanning (``sources``) with archive unpacking (``archives``), sources read again for clips already imported
-(``reread``), per-clip analysis (``analysis``), dataset checks (``health``),
+(``reread``), per-clip analysis (``analysis``, with a recording's measured bandwidth in ``bandwidth`` and
+isolated spikes in ``spikes``), dataset checks (``health``),
 audio fixes (``fixes``) and the project with its import (``project``).
 """

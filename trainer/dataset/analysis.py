@@ -9,8 +9,12 @@
   up to absurd values such as 1e30), DC offset (the mean sample, in float64) and float32
   denormals. Corrupt samples (:func:`corrupt_mask`: non-finite, or beyond ``CORRUPT_PEAK``)
   count as 0 for every measure but the peak, as ``trainer.dataset.fixes.repair`` sets them,
-  so no measure is NaN or ruled by one spike; the health checks (``trainer.dataset.health``)
+  and isolated spikes (``trainer.dataset.spikes``: a click of 40.0 in speech of 0.3) are
+  measured as the repair leaves them, interpolated from their neighbours, so no measure is
+  NaN or ruled by one spike (:func:`as_measured`); the health checks (``trainer.dataset.health``)
   turn these into findings.
+- Bandwidth: where the long-term spectrum ends (``trainer.dataset.bandwidth``), whatever the
+  header's rate says.
 
 Silero runs its own ONNX Runtime session with its own thread pool, so analysis
 belongs in worker processes, not in a process that called
@@ -26,6 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engines.imports import importing
+from trainer.dataset.bandwidth import bandwidth_hz
+from trainer.dataset.spikes import interpolate_spikes
 from trainer.dataset.vad import RATE as VAD_RATE
 from trainer.dataset.vad import WINDOW as VAD_WINDOW
 
@@ -55,6 +61,13 @@ def without_corrupt(audio: np.ndarray) -> np.ndarray:
     return np.where(bad, np.float32(0), audio).astype(np.float32) if bad.any() else audio
 
 
+def as_measured(audio: np.ndarray, rate: int) -> np.ndarray:
+    """``audio`` (float32 ``[frames]`` or ``[frames, channels]`` at ``rate`` Hz) as every measure but the peak
+    sees it, and as the repair leaves it: :func:`without_corrupt`, then its isolated spikes interpolated
+    (``trainer.dataset.spikes.interpolate_spikes``); the same array when there is nothing to repair."""
+    return interpolate_spikes(without_corrupt(audio), rate)[0]
+
+
 @dataclass
 class ClipAnalysis:
     """Measurements of one clip (times in seconds, levels in dB).
@@ -76,8 +89,13 @@ class ClipAnalysis:
         over_full_scale: finite samples whose magnitude exceeds 1.0.
         corrupt_samples: finite samples beyond ``CORRUPT_PEAK``; like non-finite ones they count as 0 in the
             measures other than ``peak`` and ``over_full_scale``.
+        spike_samples: samples of isolated spikes (``trainer.dataset.spikes``), measured as interpolated over.
+        spike_over_full_scale: those of them beyond full scale (of ``over_full_scale``, the ones a repair
+            interpolates rather than the whole clip's gain scales).
         dc_offset: float64 mean of the mono samples, corrupt ones as 0 (full scale 1.0).
         denormal_samples: non-zero samples smaller than the smallest normal float32.
+        bandwidth_hz: where the mono clip's long-term spectrum ends (``trainer.dataset.bandwidth.bandwidth_hz``),
+            Hz; ``None`` for silence, a clip too short, or one measured before it was.
     """
 
     duration_s: float
@@ -98,8 +116,11 @@ class ClipAnalysis:
     peak: float | None = None
     over_full_scale: int = 0
     corrupt_samples: int = 0
+    spike_samples: int = 0
+    spike_over_full_scale: int = 0
     dc_offset: float = 0.0
     denormal_samples: int = 0
+    bandwidth_hz: float | None = None
 
     @property
     def leading_silence_s(self) -> float | None:
@@ -137,7 +158,7 @@ def analyze(
         speech: the clip's :func:`speech_windows`, when already found (``vad`` is then unused).
     """
     raw = _raw_values(audio)
-    audio = without_corrupt(audio)  # every other measure sees what the repair leaves: no NaN, no spike
+    audio, spikes = _repaired(audio, sample_rate)  # every other measure sees what the repair leaves
     magnitude = np.abs(audio)
     mono = audio if audio.ndim == 1 else audio.mean(axis=1, dtype=np.float64).astype(np.float32)
     channels = 1 if audio.ndim == 1 else audio.shape[1]
@@ -156,8 +177,10 @@ def analyze(
         speech_s=speech_s,
         snr_db=_snr(mono, sample_rate, speech),
         **raw,
+        **spikes,
         dc_offset=float(np.mean(mono, dtype=np.float64)) if mono.size else 0.0,
         denormal_samples=int(np.count_nonzero((magnitude > 0) & (magnitude < FLOAT32_TINY))),
+        bandwidth_hz=bandwidth_hz(mono, sample_rate),
     )
     if text is not None and phonemizer is not None:
         measure_text(result, text, phonemizer)
@@ -175,6 +198,14 @@ def _raw_values(audio: np.ndarray) -> dict:
         "over_full_scale": int(np.count_nonzero(magnitude > 1.0)),
         "corrupt_samples": int(np.count_nonzero(magnitude > CORRUPT_PEAK)),
     }
+
+
+def _repaired(audio: np.ndarray, rate: int) -> tuple[np.ndarray, dict]:
+    """:func:`as_measured` ``audio`` and what it repaired: ``spike_samples`` and ``spike_over_full_scale``."""
+    clean = without_corrupt(audio)
+    repaired, spikes = interpolate_spikes(clean, rate)
+    over = spikes & (np.abs(clean) > 1.0)
+    return repaired, {"spike_samples": int(np.count_nonzero(spikes)), "spike_over_full_scale": int(over.sum())}
 
 
 def loudness(mono: np.ndarray, sample_rate: int) -> float | None:

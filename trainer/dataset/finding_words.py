@@ -14,7 +14,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engines.words import count
+from engines.words import sentence as sentence_case
 from trainer.dataset.analysis import CORRUPT_PEAK, DC_LIMIT
+from trainer.dataset.bandwidth import clip_advice, kilohertz
+from trainer.dataset.spikes import CONTEXT_S, SPIKE_RATIO
 
 LEFT_OUT = "left out of export and the training cache"
 
@@ -30,9 +33,11 @@ LABELS = {
     "out_of_range": "over full scale",
     "dc_offset": "DC offset",
     "denormals": "denormal samples",
+    "isolated_spikes": "clicks",
     "clipped": "clipping",
     "missing_symbols": "unknown phonemes",
     "no_speaker": "no speaker",
+    "narrow_band": "narrow band",
     "rate_outlier": "unusual speaking rate",
     "duplicate_text": "same text twice",
     "duplicate_audio": "same audio twice",
@@ -46,13 +51,49 @@ def _n(n: int, noun: str) -> str:
 
 
 def _out_of_range(v: Mapping[str, Any]) -> str:
+    """Corrupt values, isolated spikes (``spikes`` of the ``samples``: interpolated over) or a clip loud
+    throughout (scaled)."""
     said = f"peak {v['peak']:.4g} ({v['peak_dbfs']:+.1f} dBFS), {_n(v['samples'], 'sample')} over full scale (1.0)"
+    spikes = v.get("spikes", 0)
     if v["peak"] > CORRUPT_PEAK:
         return (
             f"{said}: corrupt sample values (beyond {CORRUPT_PEAK:g}), not loud audio; {LEFT_OUT}. "
             "Normalize loudness sets them to 0, then normalizes the rest: listen to the result"
         )
+    if spikes and spikes >= v["samples"]:
+        them = "it" if spikes == 1 else "them"
+        return (
+            f"{said}: {'an isolated spike' if spikes == 1 else 'isolated spikes'} in the audio around {them} "
+            f"(a click), not loud audio; {LEFT_OUT}. Normalize loudness interpolates over {them}, then normalizes "
+            "the rest"
+        )
+    if spikes:
+        return (
+            f"{said}, {spikes:,} of them in isolated spikes; {LEFT_OUT}. Normalize loudness interpolates over those "
+            "and scales the rest under -1 dBFS"
+        )
     return f"{said}; {LEFT_OUT}. Normalize loudness scales it under -1 dBFS"
+
+
+def _clicks(v: Mapping[str, Any]) -> str:
+    """Isolated spikes within full scale: how many, what makes them spikes, and the fix."""
+    one = v["samples"] == 1
+    it, them = ("it", "it") if one else ("they", "them")
+    return (
+        f"{_n(v['samples'], 'isolated spike sample')} ({'a click' if one else 'clicks'}), {SPIKE_RATIO:g} times or "
+        f"more as loud as the audio within {CONTEXT_S * 1000:g} ms of {them}: {it} "
+        f"rule{'s' if one else ''} the clip's peak. Normalize loudness interpolates over {them}"
+    )
+
+
+def _narrow_band(v: Mapping[str, Any]) -> str:
+    """A clip narrower than its voice's band: its width, its rate, the voice's, and the way on."""
+    width, voice = v["width"], v["voice_rate"]
+    return (
+        f"{kilohertz(width)} wide (measured; a {v['rate']:,} Hz recording), for a voice at {voice:,} Hz "
+        f"(up to {kilohertz(voice / 2)}): the voice learns an empty band above {kilohertz(width)} from it. "
+        f"{sentence_case(clip_advice(width, voice))}"
+    )
 
 
 def _too_short(v: Mapping[str, Any]) -> str:
@@ -91,6 +132,7 @@ _SENTENCES: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "denormals": lambda v: (
         f"{_n(v['samples'], 'denormal sample')} (slow arithmetic): Normalize loudness sets them to 0"
     ),
+    "isolated_spikes": _clicks,
     "clipped": lambda v: (
         f"{v['fraction']:.1%} of samples at full scale (clipping): listen, and re-record or exclude it if distorted"
     ),
@@ -101,6 +143,7 @@ _SENTENCES: dict[str, Callable[[Mapping[str, Any]], str]] = {
         f"no speaker, in a project with {v['speakers']} speakers ({v['names']}): {LEFT_OUT}. "
         "Give it one with Set speaker… (Dataset page) or voice-studio dataset speaker"
     ),
+    "narrow_band": _narrow_band,
     "rate_outlier": lambda v: (
         f"{v['rate']:.1f} phonemes/s, outside the project's usual {v['low']:.1f}–{v['high']:.1f}: check the "
         "text matches the audio, or trim long pauses"

@@ -5,8 +5,11 @@ caller writes results to the curated copy, never to the original.
 
 - Resampling: soxr's VHQ polyphase resampler.
 - Repair (before loudness normalization): NaN and infinite samples, corrupt values
-  (beyond ``analysis.CORRUPT_PEAK``) and float32 denormals become 0, then a DC offset
-  over ``analysis.DC_LIMIT`` (float64 mean of the repaired samples) is subtracted.
+  (beyond ``analysis.CORRUPT_PEAK``) and float32 denormals become 0, isolated spikes
+  (``trainer.dataset.spikes``: a click of 40.0 in speech) are interpolated from their
+  neighbours, so the loudness and the peak the gain is chosen from are the speech's; then a
+  DC offset over ``analysis.DC_LIMIT`` (float64 mean of the repaired samples) is subtracted.
+  A clip loud throughout has no isolated spike: the normalization's gain scales it whole.
 - Loudness normalization: gain to a target integrated loudness (ITU-R BS.1770-4,
   via ``pyloudnorm``), then a peak limit by further gain reduction (no clipping,
   no limiter coloration: the clip only gets quieter to respect the peak).
@@ -54,16 +57,31 @@ def trim(
     return audio[start:end]
 
 
-def repair(audio: np.ndarray) -> tuple[np.ndarray, list[str]]:
-    """Corrupt samples (NaN, inf, or beyond ``analysis.CORRUPT_PEAK``) and denormals set to 0, then a DC offset
-    over ``DC_LIMIT`` (the float64 mean of the repaired samples) subtracted.
+def repair(audio: np.ndarray, rate: int) -> tuple[np.ndarray, list[str]]:
+    """Corrupt samples (NaN, inf, or beyond ``analysis.CORRUPT_PEAK``) and denormals set to 0, isolated spikes
+    interpolated over, then a DC offset over ``DC_LIMIT`` (the float64 mean of the repaired samples) subtracted.
 
     Args:
         audio: float32 ``[frames]`` or ``[frames, channels]``.
+        rate: Hz (a spike's surroundings are measured in seconds).
     Returns:
         The audio (float32, same shape) and what was done, for the clip's ``edits`` (empty: unchanged).
     """
-    from trainer.dataset.analysis import CORRUPT_PEAK, DC_LIMIT, FLOAT32_TINY, corrupt_mask
+    from trainer.dataset.analysis import DC_LIMIT
+
+    audio, edits = _zero_broken(audio)
+    audio, spike_edits = _interpolate_spikes(audio, rate)
+    edits += spike_edits
+    offset = float(np.mean(audio, dtype=np.float64)) if audio.size else 0.0
+    if abs(offset) > DC_LIMIT:
+        audio = (audio.astype(np.float64) - offset).astype(np.float32)
+        edits.append(f"remove DC offset {offset:+.3f}")
+    return audio, edits
+
+
+def _zero_broken(audio: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """NaN/inf, corrupt (beyond ``CORRUPT_PEAK``) and denormal samples set to 0, and the edits saying so."""
+    from trainer.dataset.analysis import CORRUPT_PEAK, FLOAT32_TINY, corrupt_mask
 
     finite = np.isfinite(audio)
     with np.errstate(invalid="ignore"):
@@ -79,11 +97,21 @@ def repair(audio: np.ndarray) -> tuple[np.ndarray, list[str]]:
             zero |= mask
     if zero.any():
         audio = np.where(zero, np.float32(0), audio).astype(np.float32)
-    offset = float(np.mean(audio, dtype=np.float64)) if audio.size else 0.0
-    if abs(offset) > DC_LIMIT:
-        audio = (audio.astype(np.float64) - offset).astype(np.float32)
-        edits.append(f"remove DC offset {offset:+.3f}")
     return audio, edits
+
+
+def _interpolate_spikes(audio: np.ndarray, rate: int) -> tuple[np.ndarray, list[str]]:
+    """Isolated spikes replaced by the line between their neighbours (``trainer.dataset.spikes``), and the edit:
+    "set 1 isolated spike sample over full scale (peak 40) to the line between its neighbours"."""
+    from trainer.dataset.spikes import interpolate_spikes
+
+    repaired, mask = interpolate_spikes(audio, rate)
+    n = int(mask.sum())
+    if not n:
+        return audio, []
+    peak = float(np.abs(audio[mask]).max())
+    said = f"{n:,} isolated spike sample{'s' if n > 1 else ''}" + (" over full scale" if peak > 1.0 else "")
+    return repaired, [f"set {said} (peak {peak:.3g}) to the line between {'its' if n == 1 else 'their'} neighbours"]
 
 
 def normalize_loudness(
@@ -155,4 +183,18 @@ def apply_and_describe(project, clip_ids: list[str] | None = None, **fixes) -> s
     """
     before = {c.id: len(c.edits) for c in project.clips.values()}
     fixed = project.apply_fixes(clip_ids, **fixes)
-    return summary({i: project.clips[i].edits[before[i] :] for i in fixed})
+    said = summary({i: project.clips[i].edits[before[i] :] for i in fixed})
+    return said + _no_band_added([project.clips[i].analysis for i in fixed], fixes.get("resample_to"))
+
+
+def _no_band_added(analyses: list, rate: int | None) -> str:
+    """``"; resampling adds no band: 10 clips are still 7.5–7.9 kHz wide (see the report)"`` where clips
+    resampled to ``rate`` Hz are narrow for it (``trainer.dataset.bandwidth``), else ``""``."""
+    from engines.words import count
+    from trainer.dataset.bandwidth import is_narrow, width_range
+
+    widths = [a["bandwidth_hz"] for a in analyses if a and rate and is_narrow(a.get("bandwidth_hz"), rate)]
+    if not widths:
+        return ""
+    clips = f"{count(len(widths), 'clip')} {'is' if len(widths) == 1 else 'are'}"
+    return f"; resampling adds no band: {clips} still {width_range(widths)} wide (see the report)"

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from trainer.dataset.analysis import DC_LIMIT, ClipAnalysis
+from trainer.dataset.bandwidth import is_narrow
 from trainer.dataset.finding_words import sentence
 
 SEGMENT_S = 8192 / 22050
@@ -76,10 +77,18 @@ def _finding(clip_id: str, kind: str, blocking: bool = True, **values: Any) -> F
 
 
 def check(
-    records: list[ClipRecord], segment_s: float = SEGMENT_S, max_phoneme_ids: int = MAX_PHONEME_IDS
+    records: list[ClipRecord],
+    segment_s: float = SEGMENT_S,
+    max_phoneme_ids: int = MAX_PHONEME_IDS,
+    voice_rate: int | None = None,
 ) -> list[Finding]:
-    """All findings for a dataset, clip by clip, then across clips (rate outliers, duplicates)."""
+    """All findings for a dataset, clip by clip, then across clips (rate outliers, duplicates).
+
+    ``voice_rate``: the sample rate (Hz) of the voice the dataset is for; clips too narrow for it
+    (``trainer.dataset.bandwidth.is_narrow``) are then warned of (``None``: not checked).
+    """
     findings = [f for record in records for f in _clip_findings(record, segment_s, max_phoneme_ids)]
+    findings += _narrow(records, voice_rate) if voice_rate else []
     findings += _no_speaker(records)
     findings += _rate_outliers(records)
     findings += _duplicates(records, lambda r: " ".join((r.text or "").lower().split()) or None, "duplicate_text")
@@ -115,18 +124,38 @@ def _clip_findings(record: ClipRecord, segment_s: float, max_ids: int) -> list[F
 
 
 def _sample_findings(clip_id: str, a: ClipAnalysis) -> list[Finding]:
-    """NaN/inf and out-of-range samples (blocking: they would reach the spectrograms as inf), DC offset and
-    denormals (warnings). The Normalize loudness fix clears each of them (``trainer.dataset.fixes.repair``)."""
+    """NaN/inf and out-of-range samples (blocking: they would reach the spectrograms as inf), isolated spikes
+    within full scale (clicks), DC offset and denormals (warnings). The Normalize loudness fix clears each of them
+    (``trainer.dataset.fixes.repair``)."""
     out = []
     if a.nonfinite_samples:
         out.append(_finding(clip_id, "non_finite", samples=a.nonfinite_samples))
     if a.peak is not None and a.peak > 1.0:
-        out.append(_finding(clip_id, "out_of_range", peak=a.peak, peak_dbfs=a.peak_dbfs, samples=a.over_full_scale))
+        found = _finding(
+            clip_id,
+            "out_of_range",
+            peak=a.peak,
+            peak_dbfs=a.peak_dbfs,
+            samples=a.over_full_scale,
+            spikes=a.spike_over_full_scale,
+        )
+        out.append(found)
+    if a.spike_samples > a.spike_over_full_scale:
+        out.append(_finding(clip_id, "isolated_spikes", False, samples=a.spike_samples - a.spike_over_full_scale))
     if abs(a.dc_offset) > DC_LIMIT:
         out.append(_finding(clip_id, "dc_offset", False, offset=a.dc_offset))
     if a.denormal_samples:
         out.append(_finding(clip_id, "denormals", False, samples=a.denormal_samples))
     return out
+
+
+def _narrow(records: list[ClipRecord], voice_rate: int) -> list[Finding]:
+    """Clips whose measured bandwidth leaves a voice at ``voice_rate`` Hz an empty top band (warnings)."""
+    return [
+        _finding(r.id, "narrow_band", False, width=a.bandwidth_hz, rate=a.sample_rate, voice_rate=voice_rate)
+        for r in records
+        if (a := r.analysis) is not None and is_narrow(a.bandwidth_hz, voice_rate)
+    ]
 
 
 def speakers(records: list[ClipRecord]) -> list[str]:

@@ -125,14 +125,17 @@ def process_group(group: list[tuple[str, str, str, str | None, str]]) -> list[di
 
 def _measure_and_copy(group, pending, outcomes) -> None:
     """Measure the read clips ``pending`` (one VAD batch), write their curated copies, fill ``outcomes``."""
-    from trainer.dataset.analysis import speech_windows_many, without_corrupt
+    from trainer.dataset.analysis import as_measured, speech_windows_many
     from trainer.dataset.fixes import downmix
 
     if not pending:
         return
     monos = [downmix(audio) for _, audio, _ in pending]
-    heard = [(without_corrupt(mono), info.sample_rate) for mono, (_, _, info) in zip(monos, pending, strict=True)]
-    speech = speech_windows_many(heard, vad())  # the VAD hears what analysis measures: spikes and NaN as 0
+    heard = [
+        (as_measured(mono, info.sample_rate), info.sample_rate)
+        for mono, (_, _, info) in zip(monos, pending, strict=True)
+    ]
+    speech = speech_windows_many(heard, vad())  # the VAD hears what analysis measures: NaN as 0, spikes repaired
     for mono, windows, (index, audio, info) in zip(monos, speech, pending, strict=True):
         _, source, target, text, voice_config = group[index]
         try:
@@ -156,8 +159,8 @@ def fix(job) -> tuple[dict[str, Any], list[str]]:
     audio, info = load(path, allow_nonfinite=True)  # a NaN clip stays NaN unless normalized (repaired)
     mono, rate = fixes.downmix(audio), info.sample_rate
     edits: list[str] = []
-    if normalize:  # NaN/inf, corrupt spikes, denormals and DC offset first: the normalization measures clean samples
-        mono, edits = fixes.repair(mono)
+    if normalize:  # NaN/inf, corrupt values, isolated spikes, denormals and DC offset first: the gain is the speech's
+        mono, edits = fixes.repair(mono, rate)
     if trim and analysis and analysis.get("speech_start_s") is not None:
         mono = fixes.trim(mono, rate, analysis["speech_start_s"], analysis["speech_end_s"])
         edits.append("trim")
@@ -184,7 +187,7 @@ def remeasure(job: tuple[str, str | None, str]) -> dict[str, Any]:
 def find_utterances(job: tuple[str, Any]) -> dict[str, Any]:
     """Where to cut one long recording: ``(source, options)`` -> ``{"spans": [[start_s, end_s], ...],
     "duration_s": s}`` (``trainer.dataset.slicing.find_spans``), or ``{"error": message}`` naming the file."""
-    from trainer.dataset.analysis import without_corrupt
+    from trainer.dataset.analysis import as_measured
     from trainer.dataset.fixes import downmix
     from trainer.dataset.probe import ClipError, load
     from trainer.dataset.slicing import find_spans
@@ -194,7 +197,7 @@ def find_utterances(job: tuple[str, Any]) -> dict[str, Any]:
         audio, info = load(source)
     except ClipError as exc:
         return {"error": str(exc)}
-    heard = without_corrupt(downmix(audio))  # pauses found without spikes; the pieces keep them, to be named
+    heard = as_measured(downmix(audio), info.sample_rate)  # pauses found without spikes; the pieces keep them
     spans = find_spans(heard, info.sample_rate, options, vad())
     return {"spans": [list(span) for span in spans], "duration_s": len(heard) / info.sample_rate}
 
@@ -214,7 +217,7 @@ def draft_clip(job: tuple) -> dict[str, Any]:
         import soxr
 
     from trainer.dataset import recognizers
-    from trainer.dataset.analysis import without_corrupt
+    from trainer.dataset.analysis import as_measured
     from trainer.dataset.fixes import downmix
 
     source, target, clip_id, (start_s, end_s), how, voice_config = job
@@ -229,7 +232,7 @@ def draft_clip(job: tuple) -> dict[str, Any]:
     except (recognizers.RecognizerError, RuntimeError, OSError) as exc:
         return {"error": f"{source}: {exc}"}
     piece = downmix(audio)
-    heard = soxr.resample(without_corrupt(piece), rate, recognizers.RATE)
+    heard = soxr.resample(as_measured(piece, rate), rate, recognizers.RATE)
     text = _RECOGNIZERS[how].transcribe(heard) if how[0] else ""
     write_float_wav(Path(target), piece, rate)
     return {

@@ -11,10 +11,13 @@ from __future__ import annotations
 import html
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
+from engines.voice import load_config
 from engines.words import count
+from trainer.dataset.bandwidth import kilohertz, narrow_sentence, rates_said, width_range
 from trainer.dataset.export import records
 from trainer.dataset.finding_words import LABELS, label
 from trainer.dataset.health import BROKEN_AUDIO, Finding, check
@@ -54,6 +57,8 @@ class Report:
         broken: clips left out of the histograms for broken sample values (``health.BROKEN_AUDIO``: NaN/inf,
             far over full scale), whose measures would stretch every axis (a 1e30 sample: +562 LUFS). Clips
             blocked for other reasons (too short, drafts, silent) stay in the histograms, where they show why.
+        rates: the clips' sample rates and measured bandwidths against the voice's, in words (empty: no clip).
+        narrow: what clips too narrow for the voice's rate mean and the way on (empty: none is).
     """
 
     name: str
@@ -67,6 +72,8 @@ class Report:
     coverage: dict[str, int] = field(default_factory=dict)
     unused: list[str] = field(default_factory=list)
     broken: int = 0
+    rates: str = ""
+    narrow: str = ""
 
     @property
     def skipped(self) -> int:
@@ -92,7 +99,8 @@ class Report:
 def build_report(project: DatasetProject) -> Report:
     """Gather a project's report from its manifest (no audio is read, no text phonemized: this is quick)."""
     recs = records(project)
-    findings = check(recs)
+    config = load_config(Path(project.target_config))
+    findings = check(recs, voice_rate=config.sample_rate)
     blocked = {f.clip_id for f in findings if f.blocking}
     broken = {f.clip_id for f in findings if f.kind in BROKEN_AUDIO}
     counted = [r.analysis for r in recs if r.analysis and r.id not in blocked]
@@ -107,27 +115,41 @@ def build_report(project: DatasetProject) -> Report:
         findings=findings,
         broken=len(broken),
     )
+    report.rates, report.narrow = _rates(recs, findings, config)
     for name, (title, unit) in HISTOGRAMS.items():
         values = [getattr(a, name) for a in sound if getattr(a, name) is not None]
         if values:
             counts, edges = np.histogram(values, bins=BINS)
             report.histograms[name] = Histogram(title, unit, edges.tolist(), counts.tolist())
-    _coverage(report, counted, project.target_config)
+    _coverage(report, counted, config.phoneme_id_map)
     return report
 
 
-def _coverage(report: Report, analysed, config_path: str) -> None:
-    from pathlib import Path
+def _rates(recs, findings: list[Finding], config) -> tuple[str, str]:
+    """``Report.rates`` and ``Report.narrow`` from the clips' analyses and their ``narrow_band`` findings."""
+    analysed = [r.analysis for r in recs if r.analysis]
+    if not analysed:
+        return "", ""
+    widths = [a.bandwidth_hz for a in analysed if a.bandwidth_hz is not None]
+    voice, nyquist = config.sample_rate, kilohertz(config.sample_rate / 2)
+    measured = f", measured {width_range(widths)} wide" if widths else ""
+    rates = f"{rates_said(a.sample_rate for a in analysed)}{measured}; the voice: {voice:,} Hz, up to {nyquist}"
+    narrow = [f.values for f in findings if f.kind == "narrow_band"]
+    if not narrow:
+        return rates, ""
+    who = f"the voice ({config.path.name.removesuffix('.onnx.json')})"
+    return rates, narrow_sentence([v["width"] for v in narrow], [v["rate"] for v in narrow], voice, who, len(widths))
 
+
+def _coverage(report: Report, analysed, symbols) -> None:
     from engines.phonemes import PUNCTUATION
-    from engines.voice import BOS, EOS, PAD, load_config
+    from engines.voice import BOS, EOS, PAD
 
     counts: Counter[str] = Counter()
     for analysis in analysed:
         counts.update(analysis.phoneme_counts)
     report.coverage = dict(counts.most_common())
     ignored = set(PUNCTUATION) | {PAD, BOS, EOS, " "}
-    symbols = load_config(Path(config_path)).phoneme_id_map
     report.unused = sorted(s for s in symbols if s not in counts and s not in ignored)
 
 
@@ -189,6 +211,10 @@ def _totals(report: Report) -> list[tuple[str, str]]:
         ("speakers", speakers),
         ("clips the trainer would skip", str(report.skipped)),
     ]
+    if report.rates:
+        totals.append(("sample rates", report.rates))
+    if report.narrow:
+        totals.append(("narrow band", report.narrow))
     if report.not_counted:
         totals.append(("histograms", report.not_counted))
     return totals

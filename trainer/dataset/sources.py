@@ -107,7 +107,7 @@ def _scan_metadata(path: Path, result: Scan, seen: set[Path]) -> None:
     result.problems.extend(f"{path}: line {p.line}: {p.message}" for p in metadata.problems)
     missing = []
     for entry in metadata.entries:
-        audio = _find_audio(path.parent, entry.id)
+        audio = find_audio(path.parent, entry.id)
         if audio is None:
             missing.append(
                 f"{path}: line {entry.line}: no audio file for '{entry.id}' "
@@ -128,7 +128,9 @@ def _its_lines(n: int) -> str:
     return "its line" if n == 1 else f"any of its {n} lines"
 
 
-def _find_audio(folder: Path, utterance_id: str) -> Path | None:
+def find_audio(folder: Path, utterance_id: str) -> Path | None:
+    """The audio of a metadata line in a Piper folder: ``wavs/ID.ext`` or ``ID.ext`` (``AUDIO_SUFFIXES``), or
+    ``None``."""
     for base in (folder / "wavs", folder):
         for suffix in AUDIO_SUFFIXES:
             candidate = base / f"{utterance_id}{suffix}"

@@ -75,11 +75,15 @@ def _references(project, source: Path) -> list:
 
 
 def _read(path: Path, seconds: float | None = None) -> tuple[np.ndarray, int]:
-    """Mono float32 ``[N]`` samples of ``path`` (its first ``seconds`` only, when given) and the rate, Hz."""
+    """Mono float32 ``[N]`` samples of ``path`` (its first ``seconds`` only, when given) and the rate, Hz, as
+    analysis measures them (``trainer.dataset.analysis.as_measured``): no NaN or spike rules the embedding's
+    volume normalization or its voice activity."""
     with importing("soundfile"):
         import soundfile
+
+    from trainer.dataset.analysis import as_measured
 
     rate = soundfile.info(str(path)).samplerate
     frames = -1 if seconds is None else int(seconds * rate)
     audio, _ = soundfile.read(str(path), frames=frames, dtype="float32", always_2d=True)
-    return audio.mean(axis=1), rate
+    return as_measured(audio.mean(axis=1), rate), rate

@@ -6,7 +6,8 @@ a requested GPU that is missing, too little disk for the checkpoints the run
 will keep, a voice config that cannot phonemize the texts, a start voice whose
 speakers, symbols or rate cannot fit the dataset),
 warnings inform (few clips, clips the trainer will leave out, clips at another
-sample rate than the start voice, with the fix: resample), conversions say how
+sample rate than the start voice, with the fix: resample; clips narrower than the
+voice's band, by their measured bandwidth, with a 16 kHz voice offered), conversions say how
 the start is made to fit (a single-speaker start on a multi-speaker dataset:
 ``trainer.start.shape``), and an ONNX start says what its recovery will do and how
 well an earlier recovery of the voice agreed with it (``info``).
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import shutil
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engines.extras import missing
@@ -55,7 +56,9 @@ class Finding:
 @dataclass
 class DatasetSummary:
     """Usable clips, their sample rates (Hz -> count), seconds of audio, why others are left out, the
-    speakers' names (empty for one unnamed speaker) and the voice config whose map builds its phoneme_ids."""
+    speakers' names (empty for one unnamed speaker) and the voice config whose map builds its phoneme_ids.
+    ``bands``: ``(bandwidth Hz, sample rate Hz)`` of a project's clips, as measured at import
+    (``trainer.dataset.bandwidth``; a cache's and a Piper folder's are measured by the pre-flight only)."""
 
     kind: str
     clips: int
@@ -64,6 +67,7 @@ class DatasetSummary:
     skipped: Counter
     speakers: list[str] = field(default_factory=list)
     voice_config: str | None = None
+    bands: list[tuple[float, int]] = field(default_factory=list)
 
 
 def preflight(options: RunOptions) -> list[Finding]:
@@ -80,8 +84,11 @@ def preflight(options: RunOptions) -> list[Finding]:
         summary = summarize(options.dataset)
     except ValueError as exc:
         return [Finding("error", str(exc))]
-    findings += _clip_findings(summary, rate, "the starting voice" if options.start != "scratch" else "training")
+    who = "the starting voice" if options.start != "scratch" else "training"
+    findings += _clip_findings(summary, rate, who)
     findings += _voice_findings(summary)
+    bands = _bands(Path(options.dataset), summary)
+    findings += _band_findings(bands, rate, "the starting voice" if options.start != "scratch" else "the voice")
     findings += _shape_findings(options, summary)
     findings += _device_findings(options.device)
     findings += _disk_findings(options, summary, rate)
@@ -160,7 +167,9 @@ def summarize(dataset: Path) -> DatasetSummary:
         seconds = sum(float(c.analysis.get("duration_s") or 0) for c in chosen if c.analysis)
         reasons = Counter(WHY_LEFT_OUT.get(kind, kind) for kind in left_out(project).values())
         speakers = sorted({c.speaker for c in chosen if c.speaker})
-        return DatasetSummary("project", len(chosen), rates, seconds, reasons, speakers, project.target_config)
+        summary = DatasetSummary("project", len(chosen), rates, seconds, reasons, speakers, project.target_config)
+        bands = [(c.analysis["bandwidth_hz"], c.analysis["sample_rate"]) for c in chosen if _has_band(c.analysis)]
+        return replace(summary, bands=bands)
     if (dataset / "metadata.csv").is_file():
         from trainer.dataset.metadata import read_metadata
 
@@ -201,6 +210,40 @@ def _clip_findings(summary: DatasetSummary, rate: int, who: str) -> list[Finding
             )
         )
     return findings
+
+
+def _has_band(analysis: dict | None) -> bool:
+    return analysis is not None and analysis.get("bandwidth_hz") is not None  # measured before it was: unknown
+
+
+def _bands(dataset: Path, summary: DatasetSummary) -> list[tuple[float, int]]:
+    """``(bandwidth Hz, rate Hz)`` of the dataset's clips: a project's from its analyses, a training cache's and a
+    Piper folder's measured now (``trainer.dataset.bandwidth.spread``: at most ``MEASURED_CLIPS`` of them)."""
+    from trainer.dataset.bandwidth import folder_bands, measured_bands, spread
+
+    if summary.kind == "cache":
+        from trainer.data.preprocess import PreprocessedCache
+
+        cache = PreprocessedCache(dataset)
+        rate = cache.settings.sample_rate
+        return measured_bands((cache.audio(i), rate) for i in spread(len(cache.utterances)))
+    if summary.kind == "piper":
+        from trainer.dataset.metadata import read_metadata
+
+        return folder_bands(dataset, [e.id for e in read_metadata(dataset / "metadata.csv").entries])
+    return summary.bands
+
+
+def _band_findings(bands: list[tuple[float, int]], rate: int, who: str) -> list[Finding]:
+    """Clips whose measured bandwidth leaves a voice at ``rate`` Hz an empty top band: what it means, and a
+    ``trainer.dataset.bandwidth.LOW_RATE`` voice offered where it loses nothing (a warning: going on is allowed)."""
+    from trainer.dataset.bandwidth import is_narrow, narrow_sentence
+
+    narrow = [(width, clip_rate) for width, clip_rate in bands if is_narrow(width, rate)]
+    if not narrow:
+        return []
+    widths, rates = [w for w, _ in narrow], [r for _, r in narrow]
+    return [Finding("warning", narrow_sentence(widths, rates, rate, who, len(bands)))]
 
 
 def _shape_findings(options: RunOptions, summary: DatasetSummary) -> list[Finding]:
