@@ -30,7 +30,7 @@ from lightning.pytorch.plugins.io import CheckpointIO, TorchCheckpointIO
 
 from engines.words import count
 from trainer.checkpoints.best import BestK
-from trainer.checkpoints.writer import CheckpointWriter
+from trainer.checkpoints.writer import CheckpointError, CheckpointWriter
 from trainer.events.log import EventLog
 from trainer.events.preview_lines import PREVIEW_LINES
 from trainer.events.preview_schedule import epochs_to_next, preview_due
@@ -62,7 +62,16 @@ class WriterCheckpointIO(CheckpointIO):
         self.writer.save(path, checkpoint)
 
     def load_checkpoint(self, path, map_location=None, weights_only=None):
-        return self._torch.load_checkpoint(path, map_location=map_location, weights_only=False)
+        """The checkpoint at ``path`` (a resume's ``last.ckpt``, checked whole before: ``check_resumable``).
+
+        Raises:
+            CheckpointError: it cannot be read after all, naming the file rather than torch's zip reader.
+        """
+        try:
+            return self._torch.load_checkpoint(path, map_location=map_location, weights_only=False)
+        except Exception as exc:  # noqa: BLE001 - torch's reader raises RuntimeError, EOFError, UnpicklingError ...
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise CheckpointError(f"{path}: cannot be read to resume from ({first})") from exc
 
     def remove_checkpoint(self, path) -> None:
         Path(path).unlink(missing_ok=True)

@@ -420,12 +420,16 @@ def _apply_start(document: RunDocument, system, data, phonemizer, log, accelerat
 
 
 def check_resumable(run_dir: Path, epochs: int) -> None:
-    """Refuse a resume that cannot train: no ``last.ckpt`` yet, or a finished run asked for no more epochs.
+    """Refuse a resume that cannot train: no ``last.ckpt`` yet, a finished run asked for no more epochs, or a
+    damaged ``last.ckpt`` (read whole against its checksums: ``trainer.checkpoints.damage``).
 
     Raises:
         RunError: saying which, and what to do instead.
+        DamagedCheckpoint: naming ``last.ckpt``, how it is damaged, and the way on (``trainer.run.from_best``).
     """
+    from trainer.checkpoints.damage import DamagedCheckpoint, why_damaged
     from trainer.events.run_state import load_run
+    from trainer.run.from_best import resume_way_on
 
     state = load_run(run_dir)
     if not (run_dir / "last.ckpt").exists():
@@ -435,6 +439,9 @@ def check_resumable(run_dir: Path, epochs: int) -> None:
         raise RunError(
             f"{run_dir}: the run finished all its {count(epochs, 'epoch')}; give --epochs N (more) to train on"
         )
+    why = why_damaged(run_dir / "last.ckpt")
+    if why is not None:
+        raise DamagedCheckpoint(run_dir / "last.ckpt", why, resume_way_on(run_dir))
 
 
 def extend_run(run_dir: Path | str, epochs: int) -> None:
