@@ -5,6 +5,7 @@ Audio inside the project is mono float32 in [-1, 1], shape ``[N]``.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -43,17 +44,22 @@ def write_audio(path: Path | str, audio: np.ndarray, sample_rate: int) -> Path:
     permissions (0666 less the umask), or those of the file it replaces.
     Samples are clipped to [-1, 1].
 
+    The file is encoded in memory first and written by Python, so a disk that fills or a size limit is the OS's
+    own ``OSError`` naming the file ("No space left on device"), not libsndfile's bare "System error".
+
     Raises:
         ValueError: see ``check_output_path``.
-        OSError: the folder is not writable.
+        OSError: the folder is not writable, or the file could not be written whole (the OS's reason).
     """
     with importing("soundfile"):
         import soundfile
 
     path = check_output_path(path)
     file_format, subtype = FORMATS[path.suffix.lower()]
+    encoded = io.BytesIO()
+    soundfile.write(encoded, np.clip(audio, -1.0, 1.0), sample_rate, subtype=subtype, format=file_format)
     with atomic_path(path) as tmp:
-        soundfile.write(str(tmp), np.clip(audio, -1.0, 1.0), sample_rate, subtype=subtype, format=file_format)
+        tmp.write_bytes(encoded.getbuffer())
     return path
 
 

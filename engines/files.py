@@ -34,15 +34,20 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise _naming(exc, tmp, path) from exc
+        named = _naming(exc, tmp, path)
+        if named is exc:
+            raise
+        raise named from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
 
 
 def _naming(exc: OSError, tmp: Path, path: Path) -> OSError:
-    """``exc`` naming ``path`` where it named the temporary file ``tmp`` (the user never sees a ``.part``)."""
-    if str(tmp) not in (str(exc.filename), str(exc.filename2)) or exc.errno is None:
+    """``exc`` naming ``path`` where it named the temporary file ``tmp`` (the user never sees a ``.part``) or no file
+    at all (a write that found the disk full says only "No space left on device")."""
+    named = (exc.filename, exc.filename2)
+    if exc.errno is None or (str(tmp) not in map(str, named) and named != (None, None)):
         return exc
     return type(exc)(exc.errno, exc.strerror, str(path))
 

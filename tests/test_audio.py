@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -27,6 +28,29 @@ def test_write_is_atomic_and_keeps_the_old_file_on_failure(tmp_path, monkeypatch
         write_audio(path, np.ones(100, np.float32), 22050)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["line.wav"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file size limits (RLIMIT_FSIZE)")
+def test_a_file_the_os_refuses_part_way_is_its_error_naming_the_file(tmp_path):
+    """A WAV the OS stops part-way (a file size limit here, as a full disk does: a write that fails with an errno)
+    raises the OS's own error naming the file, not libsndfile's bare "System error"; the old file stays, no temp."""
+    import resource
+    import signal
+
+    path = write_audio(tmp_path / "line.wav", np.zeros(100, np.float32), 22050)
+    before = path.read_bytes()
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails with EFBIG instead of a signal
+    resource.setrlimit(resource.RLIMIT_FSIZE, (8192, hard))
+    try:
+        with pytest.raises(OSError) as refused:
+            write_audio(path, np.zeros(22050, np.float32), 22050)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, previous)
+    assert (refused.value.errno, refused.value.filename) == (errno.EFBIG, str(path))
+    assert refused.value.__cause__ is not refused.value  # no chain that loops back on itself
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["line.wav"]
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")

@@ -93,7 +93,8 @@ def test_pickle_that_runs_code_is_refused(tmp_path):
 
 
 def test_truncated_checkpoint_is_a_clear_error(piper_ckpt, tmp_path):
-    """Half a checkpoint file: an error naming the file, not a traceback from deep inside torch."""
+    """Half a checkpoint file (what say, compare and export read through): an error naming the file as damaged, how
+    (cut short, at what size) and the way on, not a traceback from deep inside torch."""
     path, _ = piper_ckpt
     cut = tmp_path / "cut.ckpt"
     data = path.read_bytes()
@@ -101,6 +102,7 @@ def test_truncated_checkpoint_is_a_clear_error(piper_ckpt, tmp_path):
     with pytest.raises(VoiceError, match="cannot read the checkpoint") as err:
         read_checkpoint(cut)
     assert err.value.path == cut
+    assert f"damaged, cut short at {len(data) // 2:,} bytes" in str(err.value) and "copy it again" in str(err.value)
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import io
 import os
 import random
 import subprocess
@@ -115,6 +116,39 @@ def test_failed_write_keeps_the_previous_file_and_reports(tmp_path, code):
         writer.flush()
     writer.close()
     assert path.read_bytes() == before and _load(path)["n"] == 1
+    assert not list(tmp_path.glob(".*.part"))
+
+
+class _FillingDisk(io.FileIO):
+    """A file on a disk with ``room`` bytes left: a write beyond them raises ``ENOSPC``, as the OS does."""
+
+    room = 4096
+
+    def write(self, data) -> int:
+        if self.tell() + len(data) > self.room:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return super().write(data)
+
+
+def test_a_disk_that_fills_is_said_in_the_os_words_and_the_file_never_announced(tmp_path, monkeypatch):
+    """torch.save onto a disk that fills part-way (the file's writes raise ENOSPC): the error says "No space left on
+    device", not torch's "unexpected pos"; the new file is never announced as written, the previous one stays whole,
+    and no temporary file is left."""
+    from trainer.checkpoints import writer as writer_module
+
+    path, announced = tmp_path / "last.ckpt", []
+    with CheckpointWriter() as writer:
+        writer.save(path, {"n": torch.zeros(8)}, on_written=announced.append)
+    before = path.read_bytes()
+    monkeypatch.setattr(writer_module, "open", lambda name, mode: _FillingDisk(name, mode), raising=False)
+    writer = CheckpointWriter()
+    writer.save(path, {"n": torch.ones(100_000)}, on_written=announced.append)
+    with pytest.raises(CheckpointError) as failed:
+        writer.flush()
+    writer.close()
+    assert str(failed.value) == f"{path}: checkpoint not written: No space left on device"
+    assert failed.value.errno == errno.ENOSPC
+    assert announced == [path] and path.read_bytes() == before and torch.equal(_load(path)["n"], torch.zeros(8))
     assert not list(tmp_path.glob(".*.part"))
 
 

@@ -93,7 +93,7 @@ def untranscribed_project(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def run_with_garbled_ranking(tmp_path_factory) -> Path:
+def run_with_garbled_ranking(tmp_path_factory, make_tiny_checkpoint) -> Path:
     """A prepared run with a resume checkpoint and a ``checkpoints/best.json`` that is not JSON."""
     from trainer.run.options import RunOptions
     from trainer.run.train import create_run
@@ -102,7 +102,7 @@ def run_with_garbled_ranking(tmp_path_factory) -> Path:
     run = create_run(
         RunOptions(dataset=target_voice_slice(folder / "data", 6), out=folder / "run", preset="test", epochs=2)
     )
-    (run / "last.ckpt").write_bytes(b"a resume checkpoint")
+    make_tiny_checkpoint(run / "last.ckpt")  # whole: a damaged one is refused first (test_damaged_checkpoints)
     (run / "checkpoints").mkdir()
     (run / "checkpoints" / "best.json").write_text("{garbled", encoding="utf-8")
     return run

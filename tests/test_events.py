@@ -134,3 +134,18 @@ def test_cut_last_line_is_skipped_but_a_bad_middle_line_is_not(tmp_path):
     path.write_text(good + "\n[1, 2]\n" + good + "\n", encoding="utf-8")
     with pytest.raises(events.EventError, match="events.jsonl:2: a record must be a JSON object"):
         list(read_events(path))
+
+
+def test_a_cut_last_line_is_dropped_before_a_log_appends_again(tmp_path):
+    """An events file a crash or a full disk left with a cut last line: a log opened on it (a resume) appends after
+    the last whole line, so the file reads back whole, the cut record gone and the new one there."""
+    path = tmp_path / "events.jsonl"
+    log = EventLog(path)
+    log.emit(events.Stage(name="setup", message="first"))
+    log.close()
+    with path.open("ab") as f:
+        f.write(b'{"kind": "stage", "name": "epo')  # the disk filled part-way through this line
+    log = EventLog(path)
+    log.emit(events.Stage(name="setup", message="resumed"))
+    log.close()
+    assert [e.message for e in read_events(path)] == ["first", "resumed"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 import os
 import signal
@@ -272,8 +274,14 @@ def test_fine_tune_from_the_default_onnx_voice(piper_folder, tmp_path, monkeypat
     assert [r.epoch for r in records if r.kind == "epoch"] == [0, 1]
     warmup = [r for r in records if r.kind == "stage" and r.name == "d_warmup"]
     assert warmup[0].step == 0 and warmup[-1].step == warmup[-1].steps  # begun, then over (ready or at its cap)
-    state = torch.load(run / "last.ckpt", weights_only=False)["state_dict"]
+    saved = torch.load(run / "last.ckpt", weights_only=False)
+    state = saved["state_dict"]
     assert state["d_warmup.left"] == 0 and 2 <= state["d_warmup.done"] <= 4  # the test preset's: 2 to 4 steps
+    from trainer.run.disk import network_size
+
+    anchor = saved["voice_studio_anchor"]  # the start's inference path, which the disk estimate counts
+    size = network_size("medium", anchored=True)
+    assert size.anchored == sum(t.numel() for t in anchor.values()) and size.anchored_tensors == len(anchor)
     onnx_path, _ = export_voice(best, tmp_path / "tuned.onnx")
     audio = np.concatenate([c.audio_float_array for c in PiperVoice.load(onnx_path).synthesize("Good morning.")])
     assert len(audio) > 5000 and np.isfinite(audio).all()
@@ -333,7 +341,8 @@ def test_discriminator_warm_up_leaves_the_generator_alone(finished_run):
 
 def test_disk_estimate_matches_the_files_a_run_keeps(finished_run, piper_folder):
     """The pre-flight estimate of last.ckpt, a best checkpoint and the cache is within 30% of the real files."""
-    from trainer.run.preflight import generator_bytes, network_size, resume_bytes, summarize
+    from trainer.run.disk import generator_bytes, network_size, resume_bytes
+    from trainer.run.preflight import summarize
 
     run, best = finished_run
     size = network_size("test")
@@ -344,6 +353,67 @@ def test_disk_estimate_matches_the_files_a_run_keeps(finished_run, piper_folder)
     expected_cache = seconds * 22050 * 4 * (1 + 513 / 256)
     actual_cache = sum(p.stat().st_size for p in cache.iterdir())
     assert 0.7 < actual_cache / expected_cache < 1.3
+
+
+class _FullDisk(io.FileIO):
+    """A file on a full disk: every write raises ``ENOSPC``, as the OS does."""
+
+    def write(self, data) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_a_disk_that_fills_during_training_stops_the_run_and_keeps_it_resumable(finished_run, tmp_path, monkeypatch):
+    """Resumed for a third epoch on a disk that is full by its end (writing last.ckpt raises ENOSPC): the run stops
+    at once in one line with the OS's reason and the way on, never says that checkpoint was saved, and keeps the
+    last.ckpt it had, from which it resumes; a resume that would not fit is refused before it trains."""
+    import shutil
+
+    from trainer.checkpoints import writer as writer_module
+    from trainer.run.train import check_resumable, extend_run
+
+    run = tmp_path / "run"
+    shutil.copytree(finished_run[0], run, ignore=shutil.ignore_patterns("cache"))  # the cache is read where it is
+    extend_run(run, 3)
+    before = (run / "last.ckpt").read_bytes()
+    real_open = open
+    full = lambda name, mode: _FullDisk(name, mode) if ".last.ckpt." in str(name) else real_open(name, mode)  # noqa: E731
+    monkeypatch.setattr(writer_module, "open", full, raising=False)
+    with pytest.raises(RunError) as stopped:
+        fit(run, resume=True)
+    said = str(stopped.value)
+    assert said.startswith(f"{run / 'last.ckpt'}: checkpoint not written: No space left on device. Training stopped;")
+    assert said.endswith(
+        f"keeps its resume checkpoint: free space on its disk, then resume with: voice-studio train --resume {run}"
+    )
+    records = list(read_events(run / "events.jsonl"))
+    assert records[-1].kind == "error" and records[-1].message == said
+    assert not [r for r in records if r.kind == "checkpoint" and r.role == "resume" and r.epoch == 2]
+    assert (run / "last.ckpt").read_bytes() == before and not list(run.glob(".*.part"))
+    monkeypatch.undo()
+    check_resumable(run, 3)  # resumable: a whole last.ckpt and an epoch to train
+    usage = shutil.disk_usage(run)
+    monkeypatch.setattr(shutil, "disk_usage", lambda folder: usage._replace(free=2**20))
+    with pytest.raises(
+        RunError, match=rf"are needed in {run} for a resume's checkpoints and previews; 1.0 MiB are free"
+    ):
+        check_resumable(run, 3)
+
+
+def test_train_checks_free_space_before_it_writes_anything(piper_folder, tmp_path, monkeypatch, capsys):
+    """A disk with 10 MiB free: voice-studio train refuses in one line, naming the folder and both sizes (checkpoints,
+    cache and previews), before it writes anything, as the Train page's Check does."""
+    import shutil
+
+    from studio.cli import main
+
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(shutil, "disk_usage", lambda folder: usage._replace(free=10 * 2**20))
+    out = tmp_path / "run"
+    command = ["train", "--dataset", str(piper_folder), "--out", str(out), "--preset", "test", "--epochs", "1"]
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"MiB are needed in {tmp_path} for checkpoints, the cache and previews" in err
+    assert "10.0 MiB are free" in err and not out.exists()
 
 
 def test_ctrl_c_stops_after_the_epoch_and_resume_trains_on(piper_folder, tmp_path):

@@ -222,7 +222,40 @@ def test_a_run_folder_trained_elsewhere_is_opened_and_followed(qtbot, tmp_path):
     log.close()
 
 
-def test_a_run_another_trainer_is_writing_is_running_elsewhere_not_resumable(qtbot, tmp_path):
+def test_a_run_whose_last_ckpt_was_cut_offers_continue_from_best(qtbot, tmp_path, make_tiny_checkpoint, monkeypatch):
+    """The Runs tab marks a stopped run whose last.ckpt was cut in half; shown, its status says so and Resume reads
+    Continue from best, which starts a new run beside it from its best intact checkpoint with the run's settings."""
+    from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
+
+    run = tmp_path / "runs" / "cut"
+    write_started_run(run, tmp_path, epochs=4)
+    best = run / "checkpoints" / "best-epoch=0000-val_mel=1.5000.ckpt"
+    best.parent.mkdir()
+    make_tiny_checkpoint(best)
+    (best.parent / "best.json").write_text(json.dumps({"metric": "val_mel", "ranking": [[1.5, best.name]]}))
+    data = make_tiny_checkpoint(run / "last.ckpt", seed=3).read_bytes()
+    (run / "last.ckpt").write_bytes(data[: len(data) // 2])
+    page = TrainPage(Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices"), VoiceLibrary())
+    qtbot.addWidget(page)
+    started = []
+    monkeypatch.setattr(page.process, "start", lambda folder, arguments, env=None: started.append((folder, arguments)))
+    page.tabs.setCurrentIndex(1)
+    assert page.runs.table.item(0, 1).text() == "interrupted · last.ckpt damaged"
+    page.runs.table.selectRow(0)
+    button = page.buttons["resume"]
+    assert "Its last.ckpt is damaged: cut short at" in page.status.text()
+    assert button.text() == "Continue from best" and button.isEnabled() and "--from-best" in button.toolTip()
+    button.click()
+    folder, arguments = started[0]
+    assert folder == tmp_path / "runs" / "cut-from-epoch-1"
+    flags = dict(zip(arguments[1::2], arguments[2::2], strict=False))
+    assert arguments[0] == "train" and flags["--from"] == str(best) and flags["--out"] == str(folder)
+    assert (flags["--preset"], flags["--epochs"], flags["--dataset"]) == ("test", "3", str(tmp_path))
+    assert page.status.text().startswith("Going on from cut's epoch 1 · val_mel 1.5000 in a new run")
+
+
+def test_a_run_another_trainer_is_writing_is_running_elsewhere_not_resumable(qtbot, tmp_path, make_tiny_checkpoint):
     """A run in the runs folder that a trainer elsewhere is writing (its trainer.json: another machine, events
     changing) reads "running elsewhere" and is not offered for resume beside it; once its events go quiet, or
     when the process it names on this host has ended (a killed terminal run), it is "interrupted" and is."""
@@ -236,7 +269,7 @@ def test_a_run_another_trainer_is_writing_is_running_elsewhere_not_resumable(qtb
 
     run = tmp_path / "runs" / "terminal"
     write_started_run(run, tmp_path)
-    (run / "last.ckpt").write_bytes(b"resume point")
+    make_tiny_checkpoint(run / "last.ckpt")  # a resume point
     (run / LIVE_FILE).write_text(json.dumps({"host": "another-machine", "pid": 4242}))
     page = TrainPage(Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices"), VoiceLibrary())
     qtbot.addWidget(page)

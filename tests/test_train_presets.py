@@ -22,7 +22,7 @@ def setup(qtbot):
 def test_each_preset_explains_itself(setup):
     """Under the picker and as its tooltip: what the preset is for, its generator's size (as counted), its
     epochs, the time to expect."""
-    from trainer.run.preflight import network_size
+    from trainer.run.disk import network_size
     from trainer.run.presets import ABOUT, PRESETS, about, explain, preset
 
     for name in PRESETS:

@@ -75,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
         voice = registry.find_voice(str(source))
         source, config = voice.model_path, config or voice.config
     elif source.is_dir():  # a run folder: the recommended checkpoint, as the Train page's Export voice
-        source = _run_checkpoint(source, args.take)
+        source = _run_checkpoint(source, args.take, args.output)
     elif source.suffix.lower() == ".ckpt":
+        _check_whole(source, args.output)
         _say_file(source)
     onnx_path, json_path = export_voice(source, args.output, config, args.espeak_voice)
     print(f"wrote {onnx_path} and {json_path}", file=sys.stderr)
@@ -87,12 +88,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_checkpoint(run_dir: Path, take: str) -> Path:
+def _run_checkpoint(run_dir: Path, take: str, output: Path) -> Path:
     """The checkpoint of ``run_dir`` to export (``trainer.evaluate.choice.run_choice``), said on stderr: which and
-    why, the other choice and how to take it, and the warning where there is one."""
+    why, the other choice and how to take it, and the warning where there is one.
+
+    Raises:
+        DamagedCheckpoint: that checkpoint is damaged (:func:`_check_whole`), before anything is said.
+    """
     from trainer.evaluate.choice import run_choice
 
     choice = run_choice(run_dir, take)
+    _check_whole(choice.checkpoint.path, output)
     for line in choice.lines():
         print(line, file=sys.stderr)
     if choice.beside and take == "recommended":
@@ -100,6 +106,26 @@ def _run_checkpoint(run_dir: Path, take: str) -> Path:
     elif choice.beside:
         print("(--take recommended exports the recommended one)", file=sys.stderr)
     return choice.checkpoint.path
+
+
+def _check_whole(path: Path, output: Path) -> None:
+    """Refuse a damaged checkpoint of a run (``trainer.checkpoints.damage``), naming the run's best intact one and
+    the command that exports it; a file outside any run is read as it is (``read_checkpoint`` names its damage).
+
+    Raises:
+        DamagedCheckpoint: ``path`` is one of a run's checkpoints and is damaged.
+    """
+    from trainer.checkpoints.damage import best_intact, check_whole
+    from trainer.evaluate.lines import run_of
+
+    run_dir = run_of(path)
+    if run_dir is None:
+        return
+    best = best_intact(run_dir)
+    way_on = "the run has no intact checkpoint to export"
+    if best is not None:
+        way_on = f"export its best intact checkpoint ({best.label()}): voice-studio export {best.path} -o {output}"
+    check_whole(path, way_on)
 
 
 def _say_file(path: Path) -> None:

@@ -28,6 +28,14 @@ def add_parser(sub) -> None:
         "--workers, --compile, --eval-every and --eval-lines may change; other options are refused)",
     )
     train.add_argument(
+        "--from-best",
+        type=Path,
+        metavar="RUN_DIR",
+        help="go on from RUN_DIR's best intact checkpoint in a new run beside it (RUN_DIR-from-epoch-N, or --out), "
+        "with the run's dataset and settings (other options given change them): the way on when its last.ckpt is "
+        "damaged. Trains the epochs the run had left after that checkpoint, or --epochs",
+    )
+    train.add_argument(
         "--check",
         action="store_true",
         help="check the run the other options describe, as the Train page's Check does, and say how long its "
@@ -71,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
     from trainer.run.resume import REFUSED, resume_plan
     from trainer.run.train import create_run, fit
 
+    if args.resume and args.from_best:
+        raise RunError("--resume continues RUN_DIR itself, --from-best starts a new run from it: give one of them")
     if args.resume:
         refused = {key: value for key, value in given(args).items() if key in REFUSED}
         changes = {k: getattr(args, k) for k in ("epochs", "device", "workers", "compile", "eval_every", "eval_lines")}
@@ -87,9 +97,11 @@ def run(args: argparse.Namespace) -> int:
         run = Path(args.resume)
         best = fit(args.resume, resume=True, document=document)
     elif args.check:
+        if args.from_best:
+            raise RunError("--check checks a new run from --dataset and --out; --from-best checks itself as it starts")
         return _check(RunOptions.from_args(args))
     else:
-        run = create_run(RunOptions.from_args(args))
+        run = create_run(_new_run(args))
         if rank_zero():
             _say_what_comes(read_run(run), resumed=False)
         _stop_gently_on_ctrl_c(run)
@@ -109,6 +121,19 @@ def _say_how_to_export(run: Path, best) -> None:
         f"export the recommended checkpoint with: {command} (--take val_mel: the lowest val_mel, {best})",
         file=sys.stderr,
     )
+
+
+def _new_run(args: argparse.Namespace):
+    """The options of a new run: the flags given, or with ``--from-best RUN_DIR`` the run's own with those flags
+    changed and its best intact checkpoint as the start (``trainer.run.from_best``), said on stderr."""
+    from trainer.run.from_best import from_best
+    from trainer.run.options import RunOptions, given
+
+    if not args.from_best:
+        return RunOptions.from_args(args)
+    chosen = from_best(args.from_best, given(args))
+    print(chosen.line(), file=sys.stderr)
+    return chosen.options
 
 
 def _say_the_verdict(run: Path) -> None:
@@ -150,7 +175,7 @@ def _ask_for_previews(args: argparse.Namespace) -> int:
     from trainer.run.options import given
 
     folder = args.preview_now
-    if given(args) or args.resume or args.check:
+    if given(args) or args.resume or args.check or args.from_best:
         raise RunError("--preview-now RUN_DIR takes no other option")
     if not is_run(folder):
         raise RunError(f"{folder}: not a run folder (no training.json)")

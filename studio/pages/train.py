@@ -83,6 +83,9 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         drops it."""
         self._preview_asked = False
         """Previews were asked of the trainer (Preview now) and have not come yet."""
+        self._damaged: str | None = None
+        """How the shown run's ``last.ckpt`` is damaged (``trainer.checkpoints.damage``), where it is: Resume then
+        reads Continue from best."""
         self._board = TaskSlot()
         """Measuring the shown run's best checkpoint (``TrainBoard``): showing another run drops it."""
         self._start_check: Task | None = None
@@ -276,16 +279,29 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         self._checked = None
 
     def resume(self) -> None:
-        """Continue the shown run from its last checkpoint."""
+        """Continue the shown run from its last checkpoint; where that is damaged, go on from its best intact
+        checkpoint in a new run beside it (``trainer.run.from_best``: the button reads Continue from best)."""
         if self.state is None or self.process.is_running():
             return
         folder = self.state.folder
-        self._begin(folder, f"Resuming {folder.name}…", lambda: self.process.resume_run(folder))
+        if self._damaged is None:
+            self._begin(folder, f"Resuming {folder.name}…", lambda: self.process.resume_run(folder))
+            return
+        from engines.errors import VoiceStudioError
+        from trainer.run.from_best import from_best
+
+        try:
+            chosen = from_best(folder)
+        except VoiceStudioError as exc:
+            self.status.setText(f"Cannot go on from {folder.name}: {exc}")
+            return
+        said = chosen.line()
+        self._begin(chosen.options.out, f"{said[0].upper()}{said[1:]}…", lambda: self.process.start_run(chosen.options))
 
     def _begin(self, folder: Path, text: str, launch: Callable[[], None]) -> None:
         """Show the run in ``folder`` afresh and ``launch`` its trainer."""
         self.follower.stop()
-        self._preview_asked = False
+        self._preview_asked, self._damaged = False, None
         self.state = load_run(folder, with_events=False)  # the process's tail reads them all
         self.state.session_since = time.time()  # an earlier session's step or ETA is not this one's
         self.view.clear()
@@ -345,6 +361,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
     def _on_process_finished(self, code: int, crashed: bool) -> None:
         self._ticker.stop()
         self._preview_asked = False
+        self._damaged = resume_damage(self.state)
         self.status.setText(outcome_line(self.state, code, crashed))
         self.runs.refresh()
         self._update_buttons()
@@ -363,6 +380,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         tail = EventTail(state.folder / "events.jsonl")
         events = tail.read()
         self.state.apply_all(events)
+        self._damaged = resume_damage(self.state)
         self.view.clear()
         self.view.log.add_events(events)  # its log, in words
         self._draw()
@@ -378,8 +396,9 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
             return
         state, smoke = self.state, f" A {SMOKE_TEST}." if is_smoke_test(self.state.preset) else ""
         following = " Following it as it trains." if self.follower.is_following() else ""
+        damaged = f" {DAMAGED_RESUME.format(why=self._damaged)}" if self._damaged else ""
         self.status.setText(
-            f"{state.folder.name}: {state.status}, {count(state.epochs_done, 'epoch')}.{smoke}{following}"
+            f"{state.folder.name}: {state.status}, {count(state.epochs_done, 'epoch')}.{smoke}{following}{damaged}"
         )
 
     def _on_followed(self, events: list[Event]) -> None:
@@ -407,6 +426,8 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         self.buttons["preview"].setEnabled(training and not self._preview_asked)
         resumable = state is not None and state.resumable and not training_elsewhere(state)
         self.buttons["resume"].setEnabled(can and resumable and not running)
+        self.buttons["resume"].setText("Continue from best" if self._damaged else "Resume")
+        self.buttons["resume"].setToolTip(CONTINUE_TIP if self._damaged else "")
         self.buttons["open"].setEnabled(state is not None)
         best = state is not None and state.best_checkpoint is not None
         self.buttons["export"].setEnabled(can and best and not running)
@@ -427,6 +448,26 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
             self.process.stop()
             if not self.process.wait(wait_ms):
                 self.process.kill()
+
+
+def resume_damage(state: RunState | None) -> str | None:
+    """How the resumable ``state``'s ``last.ckpt`` is damaged (its zip directory read: milliseconds), else ``None``."""
+    from trainer.checkpoints.damage import why_damaged
+
+    if state is None or not state.resumable:
+        return None
+    return why_damaged(state.folder / "last.ckpt", thorough=False)
+
+
+DAMAGED_RESUME = (
+    "Its last.ckpt is damaged: {why}. It cannot resume: Continue from best goes on from its best intact checkpoint "
+    "in a new run beside it."
+)
+"""The status line's words for a shown run whose resume checkpoint is damaged."""
+CONTINUE_TIP = (
+    "last.ckpt is damaged: start a new run beside this one from its best intact ranked checkpoint, with its dataset "
+    "and settings, for the epochs it had left (voice-studio train --from-best RUN)"
+)
 
 
 def training_missing() -> str:

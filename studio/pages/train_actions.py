@@ -111,7 +111,8 @@ class TrainActions:
     def export(self, take: str = "recommended") -> Task | None:
         """Export the shown run's recommended checkpoint (``take="val_mel"``: its lowest val_mel, the one the Runs
         tab shows) as a voice in the user's voice folder; the page and the log say which, why, the other choice,
-        and warn when it is measurably worse than the start voice."""
+        and warn when it is measurably worse than the start voice. Where that checkpoint is damaged
+        (``trainer.checkpoints.damage``), the run's best intact one is exported instead, and the damage said."""
         from trainer.checkpoints.best import CheckpointError
         from trainer.evaluate.choice import run_choice
 
@@ -129,11 +130,13 @@ class TrainActions:
             with importing("trainer.checkpoints.export"):
                 from trainer.checkpoints.export import export_voice
 
+            taken, damaged = intact_choice(best, folder)
             target.parent.mkdir(parents=True, exist_ok=True)
-            return export_voice(best.path, target, None, None)[0]
+            return export_voice(taken.path, target, None, None)[0], taken, damaged
 
+        folder = self.state.folder
         task = Task(work, self._page())
-        task.done.connect(lambda path: self._on_exported(path, best, choice.warning))
+        task.done.connect(lambda done: self._on_exported(done[0], done[1], done[2] or choice.warning))
         task.failed.connect(lambda exc: self._say(f"Export of {best.path.name} failed: {exc}"))
         return task.start()
 
@@ -185,6 +188,24 @@ class TrainActions:
             from studio.widgets.locations import open_location
 
             open_location(cast(QWidget, self), self.state.folder)
+
+
+def intact_choice(chosen, run_dir: Path):
+    """``(checkpoint to export, words on the damage)``: ``chosen`` where it is whole, else the run's best intact
+    ranked checkpoint and a line naming the damaged file (reads each file tried whole: off the GUI thread).
+
+    Raises:
+        DamagedCheckpoint: ``chosen`` is damaged and the run has no intact checkpoint.
+    """
+    from trainer.checkpoints.damage import DamagedCheckpoint, best_intact, why_damaged
+
+    why = why_damaged(chosen.path)
+    if why is None:
+        return chosen, ""
+    taken = best_intact(run_dir)
+    if taken is None:
+        raise DamagedCheckpoint(chosen.path, why, "the run has no intact checkpoint to export")
+    return taken, f"{chosen.path.name} is damaged ({why}): the best intact checkpoint was exported instead."
 
 
 EXPORT_CHOICES = (("recommended", "Export the recommended checkpoint"), ("val_mel", "Export the lowest val_mel"))

@@ -144,10 +144,18 @@ class RunsTable(QWidget):
 
 def row_status(run: RunState, live: Path | None) -> str:
     """The status column: ``run.status``, except for a run without a finish that this studio is not training
-    (``live``): "running elsewhere" while another trainer writes it (``trainer.events.live``), else "interrupted"."""
+    (``live``): "running elsewhere" while another trainer writes it (``trainer.events.live``), else "interrupted";
+    a run that would resume from a damaged ``last.ckpt`` says so (``trainer.checkpoints.damage``)."""
     if run.status != "running" or run.folder == live:
-        return run.status
-    return "running elsewhere" if training_elsewhere(run) else "interrupted"
+        return run.status + _damaged(run)
+    return "running elsewhere" if training_elsewhere(run) else "interrupted" + _damaged(run)
+
+
+def _damaged(run: RunState) -> str:
+    """`` · last.ckpt damaged`` for a resumable run whose resume checkpoint is (its zip directory read), else ``""``."""
+    from trainer.checkpoints.damage import why_damaged
+
+    return " · last.ckpt damaged" if run.resumable and why_damaged(run.folder / "last.ckpt", thorough=False) else ""
 
 
 def training_elsewhere(run: RunState) -> bool:

@@ -2,6 +2,8 @@
 
 - ``writer`` checkpoints written in the background, never lost, never half-written;
 - ``best`` the best-k kept by val_mel while training, and a run's best read back;
+- ``damage`` damaged checkpoints of a run (cut short, garbled) found before anything reads them, and the best
+  intact one to go on from;
 - ``export`` a generator exported to a Piper ONNX voice (``NAME.onnx`` plus ``NAME.onnx.json``).
 
 May import: ``engines``, ``trainer.run.document``.

@@ -16,6 +16,7 @@ import json
 import math
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,11 @@ class BestK:
         self._lock = threading.Lock()
         self.ranking: list[tuple[float, str]] = _read_ranking(self.folder)[1]
 
-    def consider(self, epoch: int, value: float, state: Any) -> Path | None:
-        """Queue ``state`` if ``value`` ranks among the best ``k``; returns its path, or None."""
+    def consider(
+        self, epoch: int, value: float, state: Any, on_written: Callable[[Path], None] | None = None
+    ) -> Path | None:
+        """Queue ``state`` if ``value`` ranks among the best ``k``; returns its path, or None. ``on_written(path)``
+        runs on the writer thread once the file is in place and ranked (never for a write that failed)."""
         if not math.isfinite(value):
             return None
         with self._lock:
@@ -46,7 +50,13 @@ class BestK:
             if ranked.index((value, "")) >= self.k:
                 return None
         path = self.folder / f"best-epoch={epoch:04d}-{self.metric}={value:.4f}.ckpt"
-        self.writer.save(path, state, on_written=lambda written: self._on_written(value, written))
+
+        def written(done: Path) -> None:
+            self._on_written(value, done)
+            if on_written is not None:
+                on_written(done)
+
+        self.writer.save(path, state, on_written=written)
         return path
 
     def _on_written(self, value: float, path: Path) -> None:

@@ -13,8 +13,10 @@ writer thread, so training goes on while the file is written:
   lock as the queue;
 - the queue is bounded (``max_pending``): when it is full, ``save`` waits rather
   than drop a checkpoint the trainer chose to keep;
-- a write error is raised in the training thread at its next ``save``, ``flush``
-  or ``close``; the previous file stays as it was;
+- a write error is raised in the training thread at its next ``save``, ``flush``,
+  ``close`` or :meth:`~CheckpointWriter.check` (the trainer checks after every step), with the OS's own reason
+  (``No space left on device``, not torch's ``unexpected pos``); the previous file stays as it was, and the
+  ``on_written`` callbacks, which announce a file as saved, run only for a file in place;
 - ``close`` (also on Ctrl-C, via ``with``) drains the queue before returning.
 
 Which checkpoints a run keeps, and which is its best, is ``trainer.checkpoints.best``.
@@ -37,7 +39,16 @@ from engines.imports import importing
 
 
 class CheckpointError(VoiceStudioError, RuntimeError):
-    """A checkpoint could not be written; the message names the file."""
+    """A checkpoint could not be written or read; the message names the file."""
+
+
+class CheckpointWriteError(CheckpointError):
+    """A checkpoint write failed: the message names the file and the reason; ``errno`` is the OS's error number
+    where the OS refused it (``errno.ENOSPC``: a full disk), else ``None``."""
+
+    def __init__(self, message: str, errno: int | None = None) -> None:
+        super().__init__(message)
+        self.errno = errno
 
 
 def snapshot(state: Any) -> Any:
@@ -56,14 +67,51 @@ def snapshot(state: Any) -> Any:
 
 
 def torch_save(state: Any, path: Path) -> None:
-    """Write ``state`` with ``torch.save`` and flush it to the disk."""
+    """Write ``state`` with ``torch.save`` and flush it to the disk.
+
+    Raises:
+        OSError: the file could not be written, with the OS's reason (a full disk: ``ENOSPC``), also where torch's
+            zip writer reports it as its own ``RuntimeError`` ("unexpected pos …") with the OS error as its cause.
+    """
     with importing("torch"):
         import torch
 
     with open(path, "wb") as f:
-        torch.save(state, f)
+        try:
+            torch.save(state, f)
+        except RuntimeError as exc:
+            cause = _os_error(exc)
+            if cause is None:
+                raise
+            raise OSError(cause.errno, cause.strerror, str(path)) from exc
         f.flush()
         os.fsync(f.fileno())
+
+
+def _os_error(exc: BaseException) -> OSError | None:
+    """The ``OSError`` among ``exc``'s causes and contexts (what the file's ``write`` raised under torch), if any."""
+    looked: set[int] = set()
+    seen: BaseException | None = exc
+    while seen is not None and id(seen) not in looked:  # a chain may loop back
+        if isinstance(seen, OSError):
+            return seen
+        looked.add(id(seen))
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _errno(exc: BaseException) -> int | None:
+    """The OS's error number of ``exc`` (an ``OSError`` among its causes), else ``None``."""
+    found = _os_error(exc)
+    return found.errno if found is not None else None
+
+
+def reason(exc: BaseException) -> str:
+    """An error in the words a person reads: an ``OSError``'s own reason (``No space left on device``), without
+    errno or the temporary file's name; anything else as it says itself."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
 
 
 @dataclass
@@ -160,10 +208,19 @@ class CheckpointWriter:
             with self._cond:
                 self._raise_pending_error()
 
+    def check(self) -> None:
+        """Raise a write that failed since the last look, at once (the trainer calls it after every step).
+
+        Raises:
+            CheckpointError: a write failed (raised once).
+        """
+        with self._cond:
+            self._raise_pending_error()
+
     def _raise_pending_error(self) -> None:
         if self._error is not None:
             error, self._error = self._error, None
-            raise CheckpointError(str(error)) from error
+            raise error
 
     def _run(self) -> None:
         while True:
@@ -178,7 +235,7 @@ class CheckpointWriter:
                 self._write(request)
             except BaseException as exc:  # handed to the training thread
                 with self._cond:
-                    self._error = OSError(f"{request.path}: checkpoint not written: {exc}")
+                    self._error = _write_error(request.path, exc)
             finally:
                 with self._cond:
                     self._busy -= 1
@@ -196,8 +253,21 @@ class CheckpointWriter:
                 self._written[request.path] = request.generation
         finally:
             tmp.unlink(missing_ok=True)
-        for callback in request.on_written:
-            callback(request.path)
+        try:
+            for callback in request.on_written:
+                callback(request.path)
+        except Exception as exc:  # noqa: BLE001 - the file is in place: what followed failed (best.json, the event)
+            raise _write_error(request.path, exc, written=True) from exc
+
+
+def _write_error(path: Path, exc: BaseException, written: bool = False) -> CheckpointWriteError:
+    """The error the training thread raises for a failed write of ``path`` (or, ``written``, of what follows it)."""
+    if isinstance(exc, CheckpointWriteError):
+        return exc
+    what = "written, but what follows it was not" if written else "checkpoint not written"
+    error = CheckpointWriteError(f"{path}: {what}: {reason(exc)}", _errno(exc))
+    error.__cause__ = exc
+    return error
 
 
 def remove_stale_temps(folder: Path | str) -> list[Path]:

@@ -30,7 +30,7 @@ from lightning.pytorch.plugins.io import CheckpointIO, TorchCheckpointIO
 
 from engines.words import count
 from trainer.checkpoints.best import BestK
-from trainer.checkpoints.writer import CheckpointWriter
+from trainer.checkpoints.writer import CheckpointError, CheckpointWriter
 from trainer.events.log import EventLog
 from trainer.events.preview_lines import PREVIEW_LINES
 from trainer.events.preview_schedule import epochs_to_next, preview_due
@@ -59,10 +59,20 @@ class WriterCheckpointIO(CheckpointIO):
         self._torch = TorchCheckpointIO()
 
     def save_checkpoint(self, checkpoint, path, storage_options=None) -> None:
-        self.writer.save(path, checkpoint)
+        """Queue ``checkpoint``; ``storage_options`` may name ``on_written(path)``, run once the file is in place."""
+        self.writer.save(path, checkpoint, on_written=(storage_options or {}).get("on_written"))
 
     def load_checkpoint(self, path, map_location=None, weights_only=None):
-        return self._torch.load_checkpoint(path, map_location=map_location, weights_only=False)
+        """The checkpoint at ``path`` (a resume's ``last.ckpt``, checked whole before: ``check_resumable``).
+
+        Raises:
+            CheckpointError: it cannot be read after all, naming the file rather than torch's zip reader.
+        """
+        try:
+            return self._torch.load_checkpoint(path, map_location=map_location, weights_only=False)
+        except Exception as exc:  # noqa: BLE001 - torch's reader raises RuntimeError, EOFError, UnpicklingError ...
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise CheckpointError(f"{path}: cannot be read to resume from ({first})") from exc
 
     def remove_checkpoint(self, path) -> None:
         Path(path).unlink(missing_ok=True)
@@ -289,6 +299,8 @@ class CheckpointCallback(L.Callback):
     ):
         self.run_dir, self.writer, self.timing, self.events, self.every = Path(run_dir), writer, timing, log, every
         self.best = BestK(self.run_dir / "checkpoints", writer, k)
+        self.resume_epoch: int | None = None
+        """The epoch (from 0) of the ``last.ckpt`` this session put in place, once it has."""
 
     def on_save_checkpoint(self, trainer, module, checkpoint) -> None:
         checkpoint["voice_studio_rng"] = {
@@ -307,21 +319,32 @@ class CheckpointCallback(L.Callback):
             if state["cuda"] and torch.cuda.is_available():
                 torch.cuda.set_rng_state_all(state["cuda"])
 
+    def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx) -> None:
+        """A checkpoint write that failed since (a full disk) stops the run at once, saying why."""
+        self.writer.check()
+
     def on_train_epoch_end(self, trainer, module) -> None:
         started = time.perf_counter()
         epoch = trainer.current_epoch
         val_mel = trainer.callback_metrics.get("val_mel")
         if trainer.is_global_zero and val_mel is not None:
             state = generator_checkpoint(module, epoch, trainer.global_step, float(val_mel))
-            path = self.best.consider(epoch, float(val_mel), state)
-            if path is not None:
-                self.events.emit(Checkpoint(epoch=epoch, path=str(path), role="best"))
+            self.best.consider(epoch, float(val_mel), state, on_written=self._announce(epoch, "best"))
         stopping = self._stop_requested(trainer)
         if stopping or (epoch + 1) % self.every == 0 or epoch + 1 == trainer.max_epochs:
-            trainer.save_checkpoint(self.run_dir / "last.ckpt")  # snapshot now, written in the background
-            if trainer.is_global_zero:
-                self.events.emit(Checkpoint(epoch=epoch, path=str(self.run_dir / "last.ckpt"), role="resume"))
+            # a snapshot now, written in the background; said to be saved once it is in place
+            trainer.save_checkpoint(self.run_dir / "last.ckpt", storage_options={"on_written": self._announce(epoch)})
         self.timing.add("checkpoint_wait_s", time.perf_counter() - started)
+
+    def _announce(self, epoch: int, role: str = "resume"):
+        """``on_written(path)`` for the writer: the ``Checkpoint`` event of a file now in place (writer thread)."""
+
+        def written(path: Path) -> None:
+            if role == "resume":
+                self.resume_epoch = epoch
+            self.events.emit(Checkpoint(epoch=epoch, path=str(path), role=role))
+
+        return written
 
     def _stop_requested(self, trainer) -> bool:
         """A stop file in the run folder (``trainer.events.run_state.request_stop``): this epoch is the last. Rank 0's

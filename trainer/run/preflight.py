@@ -15,7 +15,6 @@ well an earlier recovery of the voice agreed with it (``info``).
 
 from __future__ import annotations
 
-import shutil
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,10 +30,6 @@ FEW_CLIPS = 50
 """Below this a fine-tune is weak; datasets of 100-2,000 utterances are usual."""
 UNALIGNABLE = "more phoneme_ids than spectrogram frames (the text says more than the audio)"
 """Why a cached utterance is left out (``Utterance.alignable``)."""
-BYTES_PER_PARAMETER_RESUME = 12
-"""``last.ckpt``: float32 weights plus AdamW's two moments per parameter (Loshchilov & Hutter, 2019)."""
-BYTES_PER_TENSOR = 340
-"""``torch.save``'s zip entry and pickle record per tensor (measured on the test preset's generator)."""
 
 
 @dataclass(frozen=True)
@@ -286,89 +281,12 @@ def _device_findings(device: str) -> list[Finding]:
 
 
 def _disk_findings(options: RunOptions, summary: DatasetSummary, rate: int) -> list[Finding]:
-    need = estimate_bytes(options, summary, rate)
-    folder = Path(options.out)
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    free = shutil.disk_usage(folder).free
-    gib = 2**30
-    if free < need:
-        return [
-            Finding(
-                "error",
-                f"{need / gib:.1f} GiB are needed in {folder} for checkpoints and the cache; "
-                f"{free / gib:.1f} GiB are free.",
-            )
-        ]
-    if free < 2 * need:
-        return [Finding("warning", f"Disk space is short: {free / gib:.1f} GiB free, the run needs {need / gib:.1f}.")]
-    return []
+    """Too little free disk for what the run will write (``trainer.run.disk``): an error; little to spare: a warning."""
+    from trainer.run.disk import NEEDS_SPACE, disk_need, space_verdict
 
-
-def estimate_bytes(options: RunOptions, summary: DatasetSummary, rate: int) -> int:
-    """Bytes the run will keep: ``last.ckpt``, the best-k generator checkpoints, and the cache it builds.
-
-    The networks' sizes come from the preset (or the start voice's quality), counted on torch's
-    ``meta`` device (no memory); the cache holds float32 audio and 513-bin spectrogram frames of
-    ``hop_length`` 256 samples (Piper's STFT).
-    """
-    size = network_size(run_quality(options))
-    checkpoints = resume_bytes(size) + size.keep_best * generator_bytes(size)
-    cache = 0 if summary.kind == "cache" else int(summary.seconds * rate * 4 * (1 + 513 / 256))
-    return checkpoints + cache
-
-
-def run_quality(options: RunOptions) -> str:
-    """The preset whose network size the run will have: the start voice's quality when it names one."""
-    if options.preset != "test":
-        from trainer.start.points import start_voice
-
-        voice = start_voice(options.start)
-        quality = voice.config.raw.get("audio", {}).get("quality") if voice is not None else None
-        if quality:
-            return quality.replace("_", "-")
-    return options.preset
-
-
-@dataclass(frozen=True)
-class NetworkSize:
-    """Parameters and tensors of a preset's generator and discriminators, and how many best checkpoints it keeps."""
-
-    generator: int
-    discriminator: int
-    generator_tensors: int
-    discriminator_tensors: int
-    keep_best: int
-
-
-def network_size(preset_name: str) -> NetworkSize:
-    """Counted on torch's ``meta`` device: no memory is allocated."""
-    with importing("torch"):
-        import torch
-
-    from engines.torch.vits import Synthesizer
-
-    with importing("trainer.gan.discriminators"):
-        from trainer.gan.discriminators import MultiPeriodDiscriminator
-    from trainer.run.presets import preset
-
-    config = preset(preset_name)
-    with torch.device("meta"):
-        generator = Synthesizer(config.model).state_dict()
-        discriminator = MultiPeriodDiscriminator(config.discriminator_width).state_dict()
-    count = lambda state: sum(t.numel() for t in state.values())  # noqa: E731
-    return NetworkSize(count(generator), count(discriminator), len(generator), len(discriminator), config.keep_best)
-
-
-def resume_bytes(size: NetworkSize) -> int:
-    """``last.ckpt``: weights and two optimizer moments per parameter, each tensor an entry."""
-    tensors = size.generator_tensors + size.discriminator_tensors
-    return BYTES_PER_PARAMETER_RESUME * (size.generator + size.discriminator) + 3 * BYTES_PER_TENSOR * tensors
-
-
-def generator_bytes(size: NetworkSize) -> int:
-    """One generator-only checkpoint (``best-*.ckpt``)."""
-    return 4 * size.generator + BYTES_PER_TENSOR * size.generator_tensors
+    need = disk_need(options, summary.seconds, rate, summary.kind)
+    verdict = space_verdict(need.total, need.folder, NEEDS_SPACE)
+    return [Finding(*verdict)] if verdict is not None else []
 
 
 def detect_devices() -> list[tuple[str, str]]:

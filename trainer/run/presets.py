@@ -29,7 +29,7 @@ ABOUT = {
     "medium": "The usual choice, as the embedded voice: 23.7 M parameters, 1,000 epochs, hours on a GPU.",
     "high": "The largest Piper voice: 36.3 M parameters, 1,000 epochs, the slowest: hours on a GPU.",
 }
-"""One line per preset: what it is for, its generator's size (parameters, ``trainer.run.preflight.network_size``),
+"""One line per preset: what it is for, its generator's size (parameters, ``trainer.run.disk.network_size``),
 its epochs and the time to expect."""
 DETAILS = {
     "test": "It checks the dataset and the pipeline end to end: 16 clips took 2.5 min on 2 shared CPU cores.",

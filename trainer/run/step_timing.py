@@ -57,8 +57,8 @@ def step_key(options: RunOptions) -> StepKey:
     Raises:
         RunError: a CUDA device asked for but absent (``trainer.run.hardware.check_device``).
     """
+    from trainer.run.disk import run_quality
     from trainer.run.hardware import planned_precision
-    from trainer.run.preflight import run_quality
     from trainer.run.presets import preset
 
     quality = run_quality(options)
@@ -221,7 +221,8 @@ def _config_and_batch(options: RunOptions):
 
     with importing("trainer.data.datamodule"):
         from trainer.data.datamodule import collate
-    from trainer.run.preflight import default_voice_config, run_quality, summarize
+    from trainer.run.disk import run_quality
+    from trainer.run.preflight import default_voice_config, summarize
     from trainer.run.presets import preset
     from trainer.start.points import start_rate
 

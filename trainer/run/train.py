@@ -21,6 +21,7 @@ in ``training.json`` and emitted as warnings when training starts); the preset s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sys
@@ -78,6 +79,7 @@ def create_run(options: RunOptions, echo=None) -> Path:
     if not Path(options.dataset).is_dir():
         raise RunError(f"{options.dataset}: no such dataset folder")
     check_device(options.device, options.precision, options.devices)  # before the folder is written
+    _check_space(options, echo)
     if is_run(out):  # one that never started (_check_out): made again from scratch
         print(f"replacing {out}, a run that never started", file=echo)
         shutil.rmtree(out)
@@ -90,6 +92,25 @@ def create_run(options: RunOptions, echo=None) -> Path:
             shutil.rmtree(out, ignore_errors=True)
         raise
     return out
+
+
+def _check_space(options: RunOptions, echo) -> None:
+    """Refuse a run whose disk cannot hold what it will write (``trainer.run.disk``: checkpoints, the cache,
+    previews), as the Train page's Check does; say so where it is short.
+
+    Raises:
+        RunError: too little free space, naming the folder and both sizes.
+    """
+    from trainer.run.disk import check_run_space
+    from trainer.run.preflight import summarize
+
+    try:
+        summary = summarize(Path(options.dataset))
+    except ValueError:  # not a dataset: preparing the run says so (_cache_for)
+        return
+    warning = check_run_space(options, summary.seconds, start_rate(options.start) or 22050, summary.kind)
+    if warning:
+        print(f"warning: {warning}", file=echo)
 
 
 def _check_out(out: Path, dataset: Path) -> None:
@@ -218,6 +239,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
         from trainer.data.seen_utterances import seen_utterances
     from trainer.checkpoints.writer import CheckpointWriter
     from trainer.events.log import EventLog, NoLog
+    from trainer.run.disk import stopped_by_write
 
     with importing("trainer.gan.system"):
         from trainer.gan.system import VitsSystem
@@ -306,13 +328,17 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
         log.emit(WarningEvent(message=f"interrupted: resume with {resume_with}"))
         raise KeyboardInterrupt from None
     except BaseException as exc:
-        log.emit(ErrorEvent(message=f"{type(exc).__name__}: {exc}"))
+        stopped = stopped_by_write(exc, run_dir, checkpoints.resume_epoch)
+        with contextlib.suppress(OSError):  # a full disk may refuse the error's own line (echoed all the same)
+            log.emit(ErrorEvent(message=str(stopped) if stopped else f"{type(exc).__name__}: {exc}"))
         if _compile_failed(exc):
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise RunError(
                 f"torch.compile failed ({first}); resume with: "
                 + shell_command("voice-studio", "train", "--resume", run_dir, "--compile", "off")
             ) from None
+        if stopped is not None:
+            raise stopped from exc
         raise
     finally:
         writer.close(raise_errors=False)
@@ -362,9 +388,11 @@ def _compile(system, choice: str, accelerator: str, log) -> None:
 def _compile_failed(exc: BaseException) -> bool:
     """Whether ``exc`` (or what caused it) was raised by ``torch.compile``'s dynamo or inductor (a missing C++
     compiler, an unsupported op), which ``--compile off`` avoids."""
-    while exc is not None:
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:  # a chain may loop back (an error raised from itself)
         if type(exc).__module__.startswith(("torch._dynamo", "torch._inductor")):
             return True
+        seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
     return False
 
@@ -426,12 +454,18 @@ def _apply_start(document: RunDocument, system, data, phonemizer, log, accelerat
 
 
 def check_resumable(run_dir: Path, epochs: int) -> None:
-    """Refuse a resume that cannot train: no ``last.ckpt`` yet, or a finished run asked for no more epochs.
+    """Refuse a resume that cannot train: no ``last.ckpt`` yet, a finished run asked for no more epochs, a
+    damaged ``last.ckpt`` (read whole against its checksums: ``trainer.checkpoints.damage``), or a disk without
+    room for a new one beside it (``trainer.run.disk.check_resume_space``).
 
     Raises:
         RunError: saying which, and what to do instead.
+        DamagedCheckpoint: naming ``last.ckpt``, how it is damaged, and the way on (``trainer.run.from_best``).
     """
+    from trainer.checkpoints.damage import DamagedCheckpoint, why_damaged
     from trainer.events.run_state import load_run
+    from trainer.run.disk import check_resume_space
+    from trainer.run.from_best import resume_way_on
 
     state = load_run(run_dir)
     if not (run_dir / "last.ckpt").exists():
@@ -441,6 +475,11 @@ def check_resumable(run_dir: Path, epochs: int) -> None:
         raise RunError(
             f"{run_dir}: the run finished all its {count(epochs, 'epoch')}; give --epochs N (more) to train on"
         )
+    why = why_damaged(run_dir / "last.ckpt")
+    if why is not None:
+        raise DamagedCheckpoint(run_dir / "last.ckpt", why, resume_way_on(run_dir))
+    config = TrainingConfig.from_dict(read_run(run_dir).config)
+    check_resume_space(run_dir, state.epochs_done, epochs, config.preview_every, config.sample_rate)
 
 
 def extend_run(run_dir: Path | str, epochs: int) -> None:

@@ -10,6 +10,7 @@ numbers, found in the RNG state of resume checkpoints such as a run's
 from __future__ import annotations
 
 import pathlib
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +91,10 @@ def load_safely(path: Path) -> Any:
         raise VoiceError(path, f"{UNREADABLE}: its pickle is not one torch writes") from None
     except Exception:  # noqa: BLE001 - torch's legacy loader raises KeyError, struct.error, ... on junk
         # the loader's own words ("101", "pop from empty list", "unpack requires a buffer") mean nothing here
-        raise VoiceError(path, UNREADABLE) from None
+        why = damage(path, thorough=True)
+        if why is None:
+            raise VoiceError(path, UNREADABLE) from None
+        raise VoiceError(path, f"cannot read the checkpoint: damaged, {why}; {COPY_AGAIN}") from None
 
 
 def _load(torch, path: Path):
@@ -101,3 +105,59 @@ def _load(torch, path: Path):
         if "mmap" not in str(exc):  # legacy (non-zip) files cannot be mapped; anything else is an error
             raise
         return torch.load(path, map_location="cpu", weights_only=True)
+
+
+COPY_AGAIN = "copy it again from where it came, or use another checkpoint"
+"""The way on from a damaged checkpoint file that no run of this studio can replace."""
+TORCH_ZIP_PICKLE = "/data.pkl"
+"""How the first entry of a zip that ``torch.save`` wrote is named (``<archive name>/data.pkl``)."""
+
+
+def damage(path: Path | str, *, thorough: bool = False) -> str | None:
+    """Why ``path``, a checkpoint ``torch.save`` wrote (a zip since torch 1.6), is damaged; ``None`` where it
+    looks whole or is not a zip at all (a legacy torch file, or no torch file: :func:`load_safely` says which).
+
+    Reads only the end of the file (the zip's directory of entries), or with ``thorough`` every entry too,
+    checking each against its CRC-32 (about a second per GB). No torch is imported.
+
+    Returns:
+        e.g. ``cut short at 2,485,157 bytes (...)`` or ``garbled: archive/data/12 does not match its checksum``.
+    """
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            head = f.read(30 + 256)  # a zip's first local header and its entry's name
+        with zipfile.ZipFile(path) as archive:
+            return _garbled(archive) if thorough else None
+    except zipfile.BadZipFile:
+        if not _torch_zip_head(head):
+            return None
+        size = path.stat().st_size
+        return (
+            f"cut short at {size:,} bytes (the end of the file, where a torch checkpoint lists what it holds, is "
+            "missing: an interrupted copy, download or sync?)"
+        )
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+
+
+def _torch_zip_head(head: bytes) -> bool:
+    """Whether ``head`` starts a zip whose first entry is ``torch.save``'s pickle (``…/data.pkl``)."""
+    if head[:4] != b"PK\x03\x04" or len(head) < 30:
+        return False
+    name_length = int.from_bytes(head[26:28], "little")
+    return head[30 : 30 + name_length].endswith(TORCH_ZIP_PICKLE.encode())
+
+
+def _garbled(archive: zipfile.ZipFile) -> str | None:
+    """The first entry of ``archive`` that does not read back whole or whose bytes do not match their CRC-32."""
+    for info in archive.infolist():
+        try:
+            with archive.open(info) as entry:
+                while entry.read(1 << 20):
+                    pass
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
+            if isinstance(exc, EOFError) or "Truncated" in str(exc):
+                return f"cut short in {info.filename}"
+            return f"garbled: {info.filename} does not match its checksum"
+    return None
