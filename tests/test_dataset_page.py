@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 import soundfile
@@ -393,3 +396,30 @@ def test_table_refresh_keeps_the_scroll_position(qtbot):
     assert top > 0
     table.show_rows([row(i) for i in range(61)])
     assert table.verticalScrollBar().value() == top and table.selected_ids() == ["c030"]
+
+
+def test_a_voice_config_that_cannot_phonemize_is_said_and_typed_text_is_kept(page, qtbot, tmp_path, joe):
+    """The project's voice names an espeak voice espeak-ng lacks (en_US): the live preview says why there is no
+    preview, Save text and Confirm say the text cannot be saved, and the typed text is kept, not lost."""
+    bad = tmp_path / "us.onnx.json"
+    config = json.loads(Path(str(joe.model_path) + ".json").read_text())
+    config["espeak"]["voice"] = "en_US"
+    bad.write_text(json.dumps(config))
+    project = page.project()
+    project.voice_config = str(bad)
+    project.save()
+    page.open_project(project.folder)
+    page.select(["003"])
+    messages = []
+    page.message.connect(messages.append)
+    page.editor.text.clear()
+    qtbot.keyClicks(page.editor.text, "queen of hearts")
+    qtbot.waitUntil(lambda: "No phoneme preview" in page.editor.phonemes.text(), timeout=2000)
+    assert "espeak.voice" in page.editor.phonemes.text()
+    page.confirm_current("003")
+    qtbot.keyClick(page.editor.text, Qt.Key.Key_Return)
+    assert not page.is_busy() and len(messages) == 2, messages
+    assert messages[0].startswith("Not confirmed: the text typed cannot be saved") and "en_US" in messages[0]
+    assert "not started, the text typed cannot be saved" in messages[1] and "espeak.voice" in messages[1]
+    assert page.project().clips["003"].text != "queen of hearts"
+    assert page.save_edits_now() == [] and messages[-1].startswith("Text not saved")

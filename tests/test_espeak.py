@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SpeechServer
+from conftest import SpeechServer, shared_path
 from test_voice import _voice_copy
 
 from studio.cli import main
@@ -179,3 +179,25 @@ def test_a_data_folder_no_install_recorded_is_checked_for_what_espeak_reads_firs
     monkeypatch.setattr(piper.phonemize_espeak, "ESPEAK_DATA_DIR", tmp_path / "bare")
     with pytest.raises(EspeakDataError, match=r"bare: lang is missing\)"):
         check_data()
+
+
+def test_a_dataset_import_for_a_voice_espeak_lacks_is_refused_before_any_clip(joe, tmp_path):
+    """Importing (and fixing) against a voice config espeak-ng cannot speak is one error naming the field, before any
+    clip is measured, and the failed import leaves no project folder behind."""
+    from engines.base import VoiceError
+    from trainer.dataset.project import DatasetProject, making
+
+    bad = _voice_copy(joe, tmp_path / "voice", "us", _en_us).with_suffix(".onnx.json")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "c01.wav").write_bytes(Path(shared_path("corpus", "real-speech", "cards", "001.wav")).read_bytes())
+    with pytest.raises(VoiceError, match="espeak.voice.*en_US"):
+        with making(tmp_path / "project") as project:
+            project.import_sources([source], voice_config=bad, workers=1)
+    assert not (tmp_path / "project").exists()
+    project = DatasetProject.create(tmp_path / "good")
+    project.import_sources([source], workers=1)
+    assert list(project.clips) and project.clips[next(iter(project.clips))].status == "ok"
+    project.voice_config = str(bad)
+    with pytest.raises(VoiceError, match="espeak.voice"):
+        project.apply_fixes(normalize=True, workers=1)

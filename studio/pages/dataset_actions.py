@@ -228,11 +228,18 @@ class DatasetActions(DatasetJobs):
 
     def confirm_current(self, clip_id: str) -> Task | None:
         """Confirm draft: the text in the editor is the one confirmed (an edit is saved with it)."""
+        from engines.errors import VoiceStudioError
         from trainer.dataset.curation import confirm
 
         if self._busy:  # before the edit is taken: it stays pending
             self.message.emit(BUSY)
             return None
+        if clip_id == self.editor.clip_id and self.editor.pending_text() is not None:
+            try:
+                self._get_phonemizer()  # made here, in the GUI thread, and kept for the confirm below
+            except VoiceStudioError as exc:  # the edit stays in the editor, unsaved and unconfirmed
+                self.message.emit(f"Not confirmed: the text typed cannot be saved: {exc}")
+                return None
         pending = self.editor.take_pending() if clip_id == self.editor.clip_id else None
         texts = dict([pending]) if pending else None
         phonemizer = self._get_phonemizer() if texts else None

@@ -77,9 +77,12 @@ class DatasetJobs(_Page):
         if self._busy:
             self.message.emit(BUSY)
             return None
+        self._stash_edit()
+        phonemizer = self._edits_phonemizer(label)
+        if phonemizer is False:
+            return None
         folder = self.project_dir
         edits = self._take_edits()
-        phonemizer = self._get_phonemizer() if edits else None
         saved = f"Saved the text of {', '.join(edits)}" if edits else ""
 
         def run(state: TaskState):
@@ -107,6 +110,20 @@ class DatasetJobs(_Page):
         task.failed.connect(lambda exc: self._on_job_done(f"{label} failed: {exc}"))
         task.ended.connect(self._on_job_ended)
         return self.jobs.start(task)
+
+    def _edits_phonemizer(self, label: str):
+        """The phonemizer that measures the pending edits (None: there are none), or False when the project's
+        voice config cannot phonemize (e.g. an espeak voice espeak-ng lacks): then ``message`` says so, the job
+        does not start and the edits stay pending (an action acts on the text on screen or not at all)."""
+        from engines.errors import VoiceStudioError
+
+        if not self._unsaved:
+            return None
+        try:
+            return self._get_phonemizer()
+        except VoiceStudioError as exc:
+            self.message.emit(f"{label}: not started, the text typed cannot be saved: {exc}")
+            return False
 
     def cancel_job(self) -> None:
         """Stop the running job at its next item; it keeps what it finished and says so."""
@@ -167,20 +184,23 @@ class DatasetJobs(_Page):
     def save_edits_now(self, timeout: float | None = None) -> list[str]:
         """Wait for a running job (at most ``timeout`` seconds; ``None``: until it ends), then save every
         pending text edit here and now (the window is closing, or another project is opened); returns the
-        clip ids saved. A text that cannot be saved (empty) is reported in ``message``."""
+        clip ids saved. A text that cannot be saved (empty, or the voice config cannot phonemize it) is reported in
+        ``message``."""
+        from engines.errors import VoiceStudioError
         from trainer.dataset.curation import CurationError, set_text
 
         self.jobs.join(timeout)
         edits = self._take_edits()
         if not edits:
             return []
-        project = self.project()
+        project, saved = self.project(), []
         for clip_id, text in edits.items():
             try:
                 set_text(project, clip_id, text, self._get_phonemizer(project))
-            except CurationError as exc:
+                saved.append(clip_id)
+            except (CurationError, VoiceStudioError) as exc:  # an empty text; a voice config that cannot phonemize
                 self.message.emit(f"Text not saved: {exc}")
-        return list(edits)
+        return saved
 
 
 def _late(task: Task, label: str, said: str) -> str:

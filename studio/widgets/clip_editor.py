@@ -16,6 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget
 
+from engines.errors import VoiceStudioError
 from studio.widgets.clip_table import DRAFT_COLOR, DRAFT_TIP
 from studio.widgets.compact import keep_rows_visible, scrolled, split
 from studio.widgets.flow_layout import flow_row
@@ -186,7 +187,11 @@ class ClipEditor(QWidget):
         if not text or self.preview_function is None:
             self.phonemes.setText("")
             return
-        phonemes, count, missing = self.preview_function(text)
+        try:
+            phonemes, count, missing = self.preview_function(text)
+        except VoiceStudioError as exc:  # e.g. the project's voice names an espeak voice espeak-ng lacks
+            self.phonemes.setText(f"No phoneme preview: {exc}")
+            return
         line = f"{phonemes}   ({count} phoneme_ids)"
         if missing:
             line += "   missing from the voice: " + ", ".join(f"{s} ×{n}" for s, n in missing.items())

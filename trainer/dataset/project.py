@@ -107,6 +107,19 @@ class DatasetProject:
         """Write the manifest atomically."""
         write_manifest(self.manifest_path, self.voice_config, self.clips, self.slicings)
 
+    def check_voice(self) -> None:
+        """Refuse, before any work, a voice config that cannot phonemize the texts (an espeak voice espeak-ng
+        lacks), rather than one error per clip from the worker processes.
+
+        Raises:
+            VoiceError: naming the config and its field (``engines.espeak.check_config``), or an unreadable config.
+            EspeakDataError: piper-tts's espeak-ng data is missing or damaged.
+        """
+        from engines.espeak import check_config
+        from engines.voice import load_config
+
+        check_config(load_config(Path(self.target_config)))
+
     def import_sources(
         self,
         paths: list[Path | str],
@@ -134,6 +147,7 @@ class DatasetProject:
         """
         if voice_config:
             self.voice_config = str(voice_config)
+        self.check_voice()
         state = TaskState.of(state, progress)
         state.status("Looking for recordings…")
         found = scan(list(paths), unpack_dir=self.folder / "unpacked")
@@ -177,6 +191,7 @@ class DatasetProject:
         ids = [i for i in (clip_ids or list(self.clips)) if self.clips[i].status == "ok"]
         if not ids or not (resample_to or trim or normalize):
             return []
+        self.check_voice()
         voice_config = self.target_config
         work = [
             (
