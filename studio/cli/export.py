@@ -14,6 +14,7 @@ from pathlib import Path
 
 from engines.extras import explain
 from engines.imports import importing
+from engines.shell_command import shell_command
 
 TAKES = ("recommended", "val_mel")
 """``--take``'s choices (``trainer.evaluate.choice.TAKES``, repeated so the parser imports nothing heavy)."""
@@ -124,7 +125,8 @@ def _check_whole(path: Path, output: Path) -> None:
     best = best_intact(run_dir)
     way_on = "the run has no intact checkpoint to export"
     if best is not None:
-        way_on = f"export its best intact checkpoint ({best.label()}): voice-studio export {best.path} -o {output}"
+        command = shell_command("voice-studio", "export", best.path, "-o", output)
+        way_on = f"export its best intact checkpoint ({best.label()}): {command}"
     check_whole(path, way_on)
 
 

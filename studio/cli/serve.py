@@ -132,8 +132,8 @@ def usable_voices(specs: list[str | None]) -> list[Voice]:
             refused.append((voice.name, exc))
     if not voices and len(refused) == 1:
         raise refused[0][1]
-    for name, exc in refused:
-        print(f"voice-studio: not serving {name}: {exc}", file=sys.stderr)
+    for name, reason in refused:
+        print(f"voice-studio: not serving {name}: {reason}", file=sys.stderr)
     if not voices:
         raise ValueError("none of the voices given can be served (each one's reason is said above)")
     return voices

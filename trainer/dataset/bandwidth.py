@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from engines.imports import importing
+
 SPEECH_BAND = (300.0, 3400.0)
 """Hz: the telephone band (ITU-T G.712), where every recording of speech has its energy."""
 DROP_DB = 50.0
@@ -62,7 +64,8 @@ def bandwidth_hz(mono: np.ndarray, rate: int) -> float | None:
 
 def _long_term_spectrum(mono: np.ndarray, rate: int) -> tuple[np.ndarray, np.ndarray] | None:
     """Welch's power spectral density ``(freqs [K] Hz, power [K])``, or ``None`` for a clip under one segment."""
-    from scipy.signal import welch
+    with importing("scipy.signal"):
+        from scipy.signal import welch
 
     segment = 2 ** math.ceil(math.log2(2 * rate / RESOLUTION_HZ))
     if len(mono) < segment:

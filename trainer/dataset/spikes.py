@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.imports import importing
+
 SPIKE_RATIO = 10.0
 """A spike is at least 10 times (20 dB) louder than everything within ``CONTEXT_S`` of it. Measured on the shared
 corpus (tests/test_spikes.py): across the ten real 16 kHz clips, the 44 s reading at 48 kHz and the 240 clips of
@@ -49,7 +51,8 @@ def spike_mask(audio: np.ndarray, rate: int) -> np.ndarray:
 def _surroundings(magnitude: np.ndarray, rate: int) -> np.ndarray:
     """Largest magnitude within ``CONTEXT_S`` before and after each sample, without the ``GUARD_S`` next to it
     (0 beyond the ends); ``[N]`` -> ``[N]``, in O(N) (one running maximum, read at two offsets)."""
-    from scipy.ndimage import maximum_filter1d
+    with importing("scipy.ndimage"):
+        from scipy.ndimage import maximum_filter1d
 
     reach, guard = max(2, round(CONTEXT_S * rate)), max(1, round(GUARD_S * rate))
     width = reach - guard  # each side's window: [n - reach, n - guard - 1] and [n + guard + 1, n + reach]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engines.imports import importing
+from engines.shell_command import shell_command
 from trainer.run.errors import RunError
 from trainer.run.options import RunOptions
 
@@ -162,12 +163,14 @@ def stopped_by_write(exc: BaseException, run_dir: Path, resume_epoch: int | None
     cure = "free space on its disk" if exc.errno in DISK_FULL else "once its disk can be written again"
     if (run_dir / "last.ckpt").is_file():
         after = f" (after epoch {resume_epoch + 1})" if resume_epoch is not None else ""
-        way_on = f"the run keeps its resume checkpoint{after}: {cure}, then resume with: voice-studio train --resume"
+        command = shell_command("voice-studio", "train", "--resume", run_dir)
+        way_on = f"the run keeps its resume checkpoint{after}: {cure}, then resume with: {command}"
     elif ranked_checkpoints(run_dir):
-        way_on = f"no resume checkpoint was written yet: {cure}, then go on with: voice-studio train --from-best"
+        command = shell_command("voice-studio", "train", "--from-best", run_dir)
+        way_on = f"no resume checkpoint was written yet: {cure}, then go on with: {command}"
     else:
         return RunError(f"{said}. Training stopped before any checkpoint was written: {cure}, then start it again")
-    return RunError(f"{said}. Training stopped; {way_on} {run_dir}")
+    return RunError(f"{said}. Training stopped; {way_on}")
 
 
 def resume_need(run_dir: Path, epochs_done: int, epochs: int, preview_every: int, rate: int) -> int:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from engines.shell_command import shell_command
 from engines.words import count
 from trainer.checkpoints.best import RankedCheckpoint
 from trainer.checkpoints.damage import best_intact, check_whole
@@ -47,7 +48,7 @@ def resume_way_on(run_dir: Path) -> str:
         return "the run cannot resume, and none of its ranked checkpoints is intact: start a new run (--out)"
     return (
         f"the run cannot resume from it. Go on from its best intact checkpoint ({best.label()}) in a new run "
-        f"beside it with: voice-studio train --from-best {run_dir}"
+        f"beside it with: {shell_command('voice-studio', 'train', '--from-best', run_dir)}"
     )
 
 
