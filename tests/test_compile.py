@@ -92,13 +92,13 @@ def test_training_json_keeps_a_chosen_compile_and_omits_the_default(tmp_path):
     assert document2.options.compile == "off"
 
 
-def test_a_resume_may_change_compile_and_says_so(tmp_path):
+def test_a_resume_may_change_compile_and_says_so(tmp_path, make_tiny_checkpoint):
     """--compile on a resume is applied to training.json and said, not dropped."""
     from trainer.run.document import read_run
     from trainer.run.resume import resume_settings
 
     run, _ = _run_document(tmp_path)
-    (run / "last.ckpt").write_bytes(b"")
+    make_tiny_checkpoint(run / "last.ckpt")  # whole: a damaged one is refused first (test_damaged_checkpoints)
     assert resume_settings(run, {}, compile="off") == ["resuming with --compile off (was auto)"]
     assert read_run(run).options.compile == "off"
 

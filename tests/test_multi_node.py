@@ -115,7 +115,7 @@ def test_torchrun_on_two_nodes_shards_the_epoch_and_writes_once(tmp_path):
     assert onnx_path.stat().st_size > 100_000
 
 
-def test_a_resume_plan_is_what_resume_settings_writes_and_writes_nothing(tmp_path):
+def test_a_resume_plan_is_what_resume_settings_writes_and_writes_nothing(tmp_path, make_tiny_checkpoint):
     """The ranks other than 0 of a DDP resume plan the same training.json that rank 0 writes, without writing."""
     from trainer.run.document import RunDocument, read_run, write_run
     from trainer.run.options import RunOptions
@@ -125,7 +125,7 @@ def test_a_resume_plan_is_what_resume_settings_writes_and_writes_nothing(tmp_pat
     run.mkdir()
     options = RunOptions(dataset=tmp_path, out=run, preset="test", epochs=2, devices=2, num_nodes=2)
     write_run(RunDocument(options=options, cache=tmp_path, config={"epochs": 2, "batch_size": None}))
-    (run / "last.ckpt").write_bytes(b"")
+    make_tiny_checkpoint(run / "last.ckpt")  # whole: a damaged one is refused first (test_damaged_checkpoints)
     before = (run / "training.json").read_bytes()
     planned, said = resume_plan(run, {"num_nodes": 2}, epochs=5, workers=1)
     assert (run / "training.json").read_bytes() == before and len(said) == 2

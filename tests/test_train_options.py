@@ -164,7 +164,7 @@ def test_the_train_pages_epochs_box_has_the_parsers_range(qtbot):
         _parse(["--epochs", str(MAX_EPOCHS + 1)])
 
 
-def test_the_canary_options_travel_through_argv_training_json_and_a_resume(tmp_path):
+def test_the_canary_options_travel_through_argv_training_json_and_a_resume(tmp_path, make_tiny_checkpoint):
     """--eval-every and --eval-lines parse into RunOptions and back; training.json keeps them (and leaves them
     out when not given, as it always was); a resume may change them and says so."""
     from trainer.run.presets import preset
@@ -182,7 +182,7 @@ def test_the_canary_options_travel_through_argv_training_json_and_a_resume(tmp_p
     assert (read.eval_every, read.eval_lines) == (3, 4)
     write_run(replace(document, options=replace(document.options, eval_every=None, eval_lines=None)))
     assert "eval_every" not in json.loads((tmp_path / "run" / "training.json").read_text())
-    (tmp_path / "run" / "last.ckpt").write_bytes(b"")
+    make_tiny_checkpoint(tmp_path / "run" / "last.ckpt")  # whole: a damaged one is refused first
     assert resume_settings(tmp_path / "run", {}, eval_every=5) == ["resuming with --eval-every 5 (was None)"]
     assert read_run(tmp_path / "run").options.eval_every == 5
 
