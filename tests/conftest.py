@@ -16,6 +16,7 @@ import gc
 import os
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -263,10 +264,26 @@ def make_tiny_checkpoint():
         model = Synthesizer(config)
         hparams = {**config.to_dict(), "sample_rate": 16000, "filter_length": 1024, "learning_rate": 2e-4}
         state = {f"model_g.{k}": v for k, v in model.state_dict().items()}
-        torch.save({"state_dict": state, "hyper_parameters": hparams, "epoch": 1, "global_step": 10}, path)
+        lightning = {"pytorch-lightning_version": "2.6.0", "optimizer_states": []}  # what a resume checks for
+        torch.save({"state_dict": state, "hyper_parameters": hparams, "epoch": 1, "global_step": 10, **lightning}, path)
         return path
 
     return make
+
+
+def whole_last_ckpt(run: Path, make_tiny_checkpoint) -> Path:
+    """A whole ``last.ckpt`` in ``run`` of the network its ``training.json`` names, as a resume checks it
+    (``trainer.run.train.check_resumable``): a tiny checkpoint, and the run's model set to its hyper-parameters."""
+    import torch
+
+    from trainer.run.document import read_run, write_run
+
+    path = make_tiny_checkpoint(run / "last.ckpt")
+    held = torch.load(path, map_location="cpu", weights_only=False)["hyper_parameters"]
+    document = read_run(run)
+    model = {k: held.get(k, v) for k, v in document.config.get("model", {}).items()}
+    write_run(replace(document, config={**document.config, "model": model}))
+    return path
 
 
 @pytest.fixture(scope="module")

@@ -233,3 +233,18 @@ def test_say_refuses_an_aac_body_sent_as_pcm_in_one_line(odd_server, tmp_path):
     result = subprocess.run([*command, "-o", str(tmp_path / "out.wav"), "Hello."], capture_output=True, text=True)
     assert result.returncode == 2 and "AAC" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and not (tmp_path / "out.wav").exists()
+
+
+@pytest.mark.parametrize("content_type", ["text/event-stream", "audio/wav"])
+def test_an_sse_request_answered_with_audio_itself_plays_it(odd_server, content_type):
+    """Asked for server-sent events, a server sends the audio itself (a FLAC, or a WAV), labelled an event stream or
+    audio: the body is recognised as audio and played, not read as events (it used to end in a UTF-8 error)."""
+    odd_server.answer(_encoded(_tone(), "FLAC", "PCM_16"), content_type)
+    engine = RemoteEngine(RemoteSettings(url=odd_server.url, response_format="wav", stream_format="sse", retries=0))
+    audio = np.concatenate([c.audio for c in engine.synthesize("Hello.")])
+    engine.close()
+    assert engine.sample_rate == RATE and len(audio) == RATE and "the server sent flac" in engine.notice
+    events = b"data: " + json.dumps({"type": "speech.audio.delta", "audio": "\xff"}).encode() + b"\n\n"
+    odd_server.answer(events.replace(b"\\u00ff", b"\xff\xfe"), "text/event-stream")
+    with pytest.raises(EngineError, match="event stream holds bytes that are not UTF-8 text"):
+        list(RemoteEngine(RemoteSettings(url=odd_server.url, stream_format="sse", retries=0)).synthesize("Hi."))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import whole_last_ckpt
 
 torch = pytest.importorskip("torch")
 
@@ -98,7 +99,7 @@ def test_a_resume_may_change_compile_and_says_so(tmp_path, make_tiny_checkpoint)
     from trainer.run.resume import resume_settings
 
     run, _ = _run_document(tmp_path)
-    make_tiny_checkpoint(run / "last.ckpt")  # whole: a damaged one is refused first (test_damaged_checkpoints)
+    whole_last_ckpt(run, make_tiny_checkpoint)  # a damaged or foreign one is refused first
     assert resume_settings(run, {}, compile="off") == ["resuming with --compile off (was auto)"]
     assert read_run(run).options.compile == "off"
 

@@ -120,3 +120,27 @@ def test_export_of_a_run_whose_best_checkpoint_is_cut_names_it_and_the_intact_on
         assert err.count("\n") == 1 and err.startswith(f"voice-studio: error: {cut}: damaged: cut short at ")
         assert f"voice-studio export {intact} -o {out}" in err
     assert not out.exists()
+
+
+def test_a_whole_last_ckpt_of_another_network_or_without_run_state_is_refused(tmp_path, make_tiny_checkpoint, capsys):
+    """A whole file that cannot resume the run (weights alone, as ``torch.save`` writes them; another run's checkpoint
+    of another network) is named in one line before anything runs, with the way on, and left as it was."""
+    from dataclasses import replace
+
+    import torch
+
+    from trainer.run.document import read_run, write_run
+
+    run = _run(tmp_path, make_tiny_checkpoint)
+    torch.save({"state_dict": {"x": torch.zeros(2)}, "epoch": 3}, run / "last.ckpt")
+    before = (run / "last.ckpt").read_bytes()
+    assert main(["train", "--resume", str(run), "--epochs", "4"]) == 2
+    err = capsys.readouterr().err
+    assert f"{run / 'last.ckpt'}: damaged: not a training run's resume checkpoint" in err and "--from-best" in err
+    assert len(err.strip().splitlines()) == 1 and (run / "last.ckpt").read_bytes() == before
+    make_tiny_checkpoint(run / "last.ckpt")  # hidden_channels 32
+    document = read_run(run)
+    write_run(replace(document, config={**document.config, "model": {"hidden_channels": 192}}))
+    assert main(["train", "--resume", str(run), "--epochs", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "the checkpoint of another network (hidden_channels 32 where the run has 192)" in err, err

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile
-from conftest import target_voice_slice
+from conftest import target_voice_slice, whole_last_ckpt
 
 from engines.errors import VoiceStudioError
 
@@ -102,7 +102,7 @@ def run_with_garbled_ranking(tmp_path_factory, make_tiny_checkpoint) -> Path:
     run = create_run(
         RunOptions(dataset=target_voice_slice(folder / "data", 6), out=folder / "run", preset="test", epochs=2)
     )
-    make_tiny_checkpoint(run / "last.ckpt")  # whole: a damaged one is refused first (test_damaged_checkpoints)
+    whole_last_ckpt(run, make_tiny_checkpoint)  # a damaged or foreign one is refused first
     (run / "checkpoints").mkdir()
     (run / "checkpoints" / "best.json").write_text("{garbled", encoding="utf-8")
     return run

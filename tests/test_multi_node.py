@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import target_voice_slice, write_started_run
+from conftest import target_voice_slice, whole_last_ckpt, write_started_run
 
 from trainer.events.log import read_events
 from trainer.run.errors import RunError
@@ -125,7 +125,7 @@ def test_a_resume_plan_is_what_resume_settings_writes_and_writes_nothing(tmp_pat
     run.mkdir()
     options = RunOptions(dataset=tmp_path, out=run, preset="test", epochs=2, devices=2, num_nodes=2)
     write_run(RunDocument(options=options, cache=tmp_path, config={"epochs": 2, "batch_size": None}))
-    make_tiny_checkpoint(run / "last.ckpt")  # whole: a damaged one is refused first (test_damaged_checkpoints)
+    whole_last_ckpt(run, make_tiny_checkpoint)  # a damaged or foreign one is refused first
     before = (run / "training.json").read_bytes()
     planned, said = resume_plan(run, {"num_nodes": 2}, epochs=5, workers=1)
     assert (run / "training.json").read_bytes() == before and len(said) == 2

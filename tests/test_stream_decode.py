@@ -167,3 +167,14 @@ def test_ogg_opus_body_decodes():
     decoded = _feed_in_pieces(decoder, body.getvalue())
     assert decoder.sample_rate == 24000 and abs(len(decoded) - len(audio)) < 960
     assert np.corrcoef(decoded[2000:20000], audio[2000:20000])[0, 1] > 0.9
+
+
+@pytest.mark.parametrize("name, head", [("ogg", b"OggS"), ("flac", b"fLaC")])
+def test_a_damaged_compressed_body_is_said_in_libsndfiles_words_not_a_buffers_repr(name, head):
+    """A body that opens as Ogg or FLAC but is damaged: the error says the size and libsndfile's reason, never
+    "Error opening <_io.BytesIO object at 0x...>"."""
+    decoder = decoder_for(name, 22050)
+    decoder.feed(head + bytes(range(256)) * 16)
+    with pytest.raises(DecodeError, match=rf"^cannot decode the {name} body \(4,100 bytes\): [A-Z]") as raised:
+        decoder.finish()
+    assert "BytesIO" not in str(raised.value) and "0x" not in str(raised.value)

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import whole_last_ckpt
 
 from engines.base import VoiceError
 from trainer.run.document import RunDocument, read_run, write_run
@@ -182,7 +183,7 @@ def test_the_canary_options_travel_through_argv_training_json_and_a_resume(tmp_p
     assert (read.eval_every, read.eval_lines) == (3, 4)
     write_run(replace(document, options=replace(document.options, eval_every=None, eval_lines=None)))
     assert "eval_every" not in json.loads((tmp_path / "run" / "training.json").read_text())
-    make_tiny_checkpoint(tmp_path / "run" / "last.ckpt")  # whole: a damaged one is refused first
+    whole_last_ckpt(tmp_path / "run", make_tiny_checkpoint)  # a damaged or foreign one is refused first
     assert resume_settings(tmp_path / "run", {}, eval_every=5) == ["resuming with --eval-every 5 (was None)"]
     assert read_run(tmp_path / "run").options.eval_every == 5
 

@@ -255,7 +255,8 @@ class BufferedDecoder:
             audio, self.sample_rate = soundfile.read(self._body, dtype="float32", always_2d=True)
         except (soundfile.LibsndfileError, RuntimeError, TypeError) as exc:
             size = self._body.getbuffer().nbytes
-            raise DecodeError(f"cannot decode the {self.name} body ({size} bytes): {exc}") from exc
+            said = getattr(exc, "error_string", "") or str(exc).split(": ", 1)[-1]  # not "Error opening <BytesIO …>"
+            raise DecodeError(f"cannot decode the {self.name} body ({size:,} bytes): {said}") from exc
         return audio.mean(axis=1, dtype=np.float32) if audio.shape[1] > 1 else audio[:, 0]
 
 

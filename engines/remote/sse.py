@@ -14,6 +14,18 @@ import numpy as np
 
 from engines.remote.decode import DecodeError
 
+DECIDE_BYTES = 8
+"""Bytes of a body read before deciding whether it is an event stream (``retry:`` and a digit is the longest
+field name a first line may open with)."""
+FIELD_STARTS = (b"data:", b"event:", b"id:", b"retry:", b":", b"\n", b"\r", b"data\n", b"data\r")
+"""How an event stream's first line opens: a field (WHATWG HTML, "Server-sent events": data, event, id, retry),
+a comment (``:``) or a blank line."""
+
+
+def _is_event_stream(head: bytes) -> bool:
+    """Whether a body that starts with ``head`` is a server-sent event stream (after an optional UTF-8 BOM)."""
+    return head.removeprefix(b"\xef\xbb\xbf").startswith(FIELD_STARTS)
+
 
 class SseAudio:
     """Server-sent events carrying base64 audio deltas, fed to an inner decoder as they complete.
@@ -27,6 +39,9 @@ class SseAudio:
     def __init__(self, inner) -> None:
         self.inner = inner
         self.done = False
+        self.events: bool | None = None
+        """Whether the body is an event stream: decided from its first bytes; a body that is not (a server
+        answering with the audio itself, whatever its label) goes to ``inner`` whole, which finds its format."""
         self._raw = b""
         self._data: list[str] = []
 
@@ -42,8 +57,18 @@ class SseAudio:
             DecodeError: an event that is not JSON, or an error event from the server.
         """
         self._raw += data
+        if self.events is None:
+            if len(self._raw) < DECIDE_BYTES:
+                return np.zeros(0, np.float32)
+            self.events = _is_event_stream(self._raw)
+        if not self.events:
+            raw, self._raw = self._raw, b""
+            return self.inner.feed(raw)
         cut = self._raw.rfind(b"\n") + 1  # whole lines only: UTF-8 and a split \r\n stay intact
-        text, self._raw = self._raw[:cut].decode("utf-8"), self._raw[cut:]
+        try:
+            text, self._raw = self._raw[:cut].decode("utf-8"), self._raw[cut:]
+        except UnicodeDecodeError:
+            raise DecodeError("the server's event stream holds bytes that are not UTF-8 text") from None
         out = []
         for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")[:-1]:
             if line == "":
@@ -54,6 +79,10 @@ class SseAudio:
 
     def finish(self) -> np.ndarray:
         """Dispatch a last event without its blank line, then finish the inner decoder."""
+        if self.events is None:
+            self.events = _is_event_stream(self._raw) or not self._raw
+        if not self.events:
+            return np.concatenate([self.feed(b""), self.inner.finish()])
         tail = self.feed(b"\n\n") if self._raw or self._data else np.zeros(0, np.float32)
         return np.concatenate([tail, self.inner.finish()])
 

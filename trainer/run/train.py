@@ -476,10 +476,44 @@ def check_resumable(run_dir: Path, epochs: int) -> None:
             f"{run_dir}: the run finished all its {count(epochs, 'epoch')}; give --epochs N (more) to train on"
         )
     why = why_damaged(run_dir / "last.ckpt")
+    if why is None:
+        why = _misfit(run_dir / "last.ckpt", read_run(run_dir).config.get("model") or {})
     if why is not None:
         raise DamagedCheckpoint(run_dir / "last.ckpt", why, resume_way_on(run_dir))
     config = TrainingConfig.from_dict(read_run(run_dir).config)
     check_resume_space(run_dir, state.epochs_done, epochs, config.preview_every, config.sample_rate)
+
+
+RESUME_KEYS = ("pytorch-lightning_version", "state_dict", "optimizer_states", "hyper_parameters")
+"""What a resume checkpoint (Lightning's ``last.ckpt``) holds besides the weights: a whole file without them was
+not written by a training run (a ``torch.save`` of weights alone, a generator-only file)."""
+
+
+def _misfit(path: Path, model: dict) -> str | None:
+    """Why the whole file ``path`` cannot resume a run whose ``training.json`` model is ``model``, else None: not a
+    training run's resume checkpoint, or one of another network (its ``hyper_parameters`` differ: a file copied
+    from another run). Read memory-mapped under the allow-list (``engines.torch.vits.safe_load``)."""
+    from engines.base import VoiceError
+    from engines.torch.vits.safe_load import load_safely
+
+    try:
+        held = load_safely(path)
+    except VoiceError as exc:
+        return exc.reason
+    missing = [key for key in RESUME_KEYS if key not in held] if isinstance(held, dict) else list(RESUME_KEYS)
+    if missing:
+        return f"not a training run's resume checkpoint (it lacks {', '.join(missing)})"
+    theirs = held["hyper_parameters"]
+    differ = [k for k, v in model.items() if k in theirs and _plain(theirs[k]) != _plain(v)]
+    if differ:
+        said = ", ".join(f"{k} {_plain(theirs[k])} where the run has {_plain(model[k])}" for k in differ[:3])
+        return f"the checkpoint of another network ({said}): copied from another run?"
+    return None
+
+
+def _plain(value):
+    """``value`` with tuples as lists (hyper_parameters keep tuples, ``training.json`` lists)."""
+    return [_plain(v) for v in value] if isinstance(value, (list, tuple)) else value
 
 
 def extend_run(run_dir: Path | str, epochs: int) -> None:
