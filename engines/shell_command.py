@@ -66,5 +66,13 @@ def shell_command(*words: str | os.PathLike[str]) -> str:
     """``words`` (a program and its arguments) as one line for this system's shell: :func:`windows_command` on
     Windows, :func:`posix_command` elsewhere. ``shell_command("voice-studio", "export", run, "-o", "NAME.onnx")``
     gives ``voice-studio export '/data/Jöhn'"'"'s voice/run' -o NAME.onnx`` on Linux."""
-    listed = list(words)
+    listed = [_not_an_option(word) for word in words]
     return windows_command(listed) if platform.system() == "Windows" else posix_command(listed)
+
+
+def _not_an_option(word: str | os.PathLike[str]) -> str | os.PathLike[str]:
+    """A relative path that starts with ``-`` as ``./-name`` (``.\\-name`` on Windows): pasted, the program would
+    read ``-name`` as an option. Only paths (``os.PathLike``) change; strings are the command's own words."""
+    if isinstance(word, os.PathLike) and os.fspath(word).startswith("-"):
+        return os.path.join(os.curdir, os.fspath(word))
+    return word

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import AWKWARD_FOLDER, sh_words
+from conftest import AWKWARD_FOLDER, sh_words, shared_path
 
 from engines.shell_command import posix_command, windows_command
 
@@ -73,3 +73,28 @@ def test_the_preview_now_command_before_training_pastes_into_sh(tmp_path, capsys
     _say_what_comes(document, resumed=False)
     command = capsys.readouterr().err.split("for one now: ", 1)[1].strip()
     assert sh_words(command) == ["voice-studio", "train", "--preview-now", str(run)]
+
+
+def test_a_relative_path_that_starts_with_a_dash_is_not_pasted_as_an_option(tmp_path, monkeypatch, capsys):
+    """``dataset import --project=-dash``: the report command it prints names ``./-dash``, which the CLI reads back
+    as the project (``-dash`` alone was read as an unknown option); plain words stay as they are."""
+    from pathlib import Path
+
+    import numpy as np
+    import soundfile
+
+    from engines.shell_command import shell_command
+    from studio.cli import main
+
+    assert sh_words(shell_command("voice-studio", "-o", Path("-dash"))) == ["voice-studio", "-o", "./-dash"]
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "c01.wav").write_bytes(shared_path("corpus", "real-speech", "cards", "001.wav").read_bytes())
+    soundfile.write(str(source / "c02.wav"), np.zeros(16000, dtype=np.float32), 16000)  # silent: blocked
+    assert main(["dataset", "import", "--project=-dash", str(source), "--workers", "1"]) == 0
+    said = capsys.readouterr().err
+    command = said.split("see them with: ")[1].split("\n")[0] if "see them with: " in said else ""
+    words = sh_words(command) if command else []
+    assert words[:3] == ["voice-studio", "dataset", "report"] and words[3] == "./-dash", said
+    assert main(["dataset", "report", words[3]]) == 0
