@@ -475,12 +475,13 @@ def check_resumable(run_dir: Path, epochs: int) -> None:
         raise RunError(
             f"{run_dir}: the run finished all its {count(epochs, 'epoch')}; give --epochs N (more) to train on"
         )
+    written = read_run(run_dir).config
     why = why_damaged(run_dir / "last.ckpt")
     if why is None:
-        why = _misfit(run_dir / "last.ckpt", read_run(run_dir).config.get("model") or {})
+        why = _misfit(run_dir / "last.ckpt", written.get("model") or {})
     if why is not None:
         raise DamagedCheckpoint(run_dir / "last.ckpt", why, resume_way_on(run_dir))
-    config = TrainingConfig.from_dict(read_run(run_dir).config)
+    config = TrainingConfig.from_dict(written)
     check_resume_space(run_dir, state.epochs_done, epochs, config.preview_every, config.sample_rate)
 
 
