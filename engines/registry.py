@@ -19,12 +19,12 @@ from engines.extras import install_line
 from engines.imports import importing
 from engines.shell_command import shell_command
 from engines.speakers import DEFAULT_SPEAKER, UnknownName
+from engines.user_folders import user_data_dir
 from engines.voice import Voice, load_voice
 
 if TYPE_CHECKING:
     from engines.sentence_loop import LocalEngine
 
-APP_NAME = "voice-studio"
 
 ENGINES: dict[str, tuple[str, str | None]] = {
     "onnx": ("engines.onnx.engine:OnnxEngine", None),
@@ -32,14 +32,6 @@ ENGINES: dict[str, tuple[str, str | None]] = {
 }
 """Engine name -> (``module:Class``, the extra that brings its packages (``engines.extras``); None: they are
 dependencies of every install)."""
-
-
-def user_data_dir() -> Path:
-    """The user's data folder for the studio (voices, datasets, runs)."""
-    with importing("platformdirs"):
-        import platformdirs
-
-    return platformdirs.user_data_path(APP_NAME, appauthor=False)
 
 
 def user_voice_dir() -> Path:
@@ -73,7 +65,8 @@ def check_voice(voice: Voice) -> Voice:
     """Check an ONNX voice's model as the engines do at load (the graph, and the config against it), and that
     espeak-ng has its espeak voice (``engines.espeak.check_config``); returns it.
 
-    Reads the whole model (about 0.25 s for a medium voice), so listing checks it only when asked.
+    Reads the whole model (about 0.25 s for a medium voice, the first time: ``engines.onnx.prepared.graph_info``),
+    so listing checks it only when asked.
 
     Raises:
         VoiceError: the model is not a Piper ONNX graph, the config belongs to another model, or its
@@ -84,9 +77,10 @@ def check_voice(voice: Voice) -> Voice:
 
     espeak.check_config(voice.config)
     if voice.model_path.suffix.lower() == ".onnx":
-        from engines.onnx.graph import analyze, check_config, load_model
+        from engines.onnx.graph import check_config
+        from engines.onnx.prepared import graph_info
 
-        check_config(analyze(load_model(voice.model_path)), voice.config, voice.model_path)
+        check_config(graph_info(voice.model_path), voice.config, voice.model_path)
     return voice
 
 

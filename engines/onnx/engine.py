@@ -20,7 +20,8 @@ import numpy as np
 
 from engines.base import EngineError, SynthesisOptions
 from engines.imports import importing
-from engines.onnx.graph import Splitter, analyze, check_config, load_model
+from engines.onnx.graph import RANDOM_OPS, check_config, seed_random_ops
+from engines.onnx.prepared import prepare
 from engines.onnx.session import Part, session_options, use_shared_thread_pool
 from engines.sentence_loop import LocalEngine
 from engines.stream_plan import ChunkPlan, FlowWindows, PlaybackClock, stream_chunks
@@ -28,9 +29,7 @@ from engines.voice import Voice, load_voice
 
 _LOGGER = logging.getLogger(__name__)
 
-GRAPH_INPUTS = ["input", "input_lengths", "scales"]
-
-__all__ = ["OnnxEngine", "Latent", "use_shared_thread_pool"]
+__all__ = ["OnnxEngine", "Latent", "seed_random_ops", "use_shared_thread_pool"]
 
 
 @dataclass
@@ -80,6 +79,11 @@ class OnnxEngine(LocalEngine):
     """
 
     name = "onnx"
+    _encoder: Part
+    _flow: Part
+    _decoder: Part
+    _whole: Part
+    """The sessions over the prepared parts (``engines.onnx.prepared``): those of the engine's :attr:`mode`."""
 
     def __init__(
         self,
@@ -100,42 +104,19 @@ class OnnxEngine(LocalEngine):
         options = session_options(threads)
         self._options = options
         self._providers = providers or ["CPUExecutionProvider"]
-        model = load_model(voice.model_path)
-        if seed is not None:
-            seed_random_ops(model, seed)
-        self.graph = analyze(model)
+        prepared = prepare(voice.model_path, seed=seed, split=split)
+        self.graph = prepared.info
         check_config(self.graph, voice.config, voice.model_path)
-        self.mode = self._build(model, options, split)
+        self.mode = prepared.mode
+        sessions = [self._part(part, options) for part in prepared.parts]
+        names = {"flow": ("_encoder", "_flow", "_decoder"), "decoder": ("_encoder", "_decoder"), "whole": ("_whole",)}
+        for name, session in zip(names[self.mode], sessions, strict=True):
+            setattr(self, name, session)
 
     @classmethod
     def from_path(cls, model_path: Path | str, **kwargs) -> OnnxEngine:
         """Load ``NAME.onnx`` with its ``NAME.onnx.json``."""
         return cls(load_voice(Path(model_path)), **kwargs)
-
-    def _build(self, model, options, split: bool | str) -> str:
-        """Create the sessions; returns the mode: ``flow``, ``decoder`` or ``whole``."""
-        info = self.graph
-        durations = [info.durations] if info.durations else []
-        if split and info.z:
-            splitter = Splitter(model, [t for t in (info.z, info.z_p, info.y_mask, info.durations) if t])
-            if info.z_p and info.y_mask and split is True:
-                parts = [
-                    splitter.extract(GRAPH_INPUTS, [info.z_p, info.y_mask, *durations]),
-                    splitter.extract([info.z_p, info.y_mask], [info.z]),
-                    splitter.extract([info.z], ["output"]),
-                ]
-                cut = [p for p in parts if p is not None]
-                if len(cut) == len(parts):
-                    self._encoder, self._flow, self._decoder = (self._part(p, options) for p in cut)
-                    return "flow"
-            parts = [splitter.extract(GRAPH_INPUTS, [info.z, *durations]), splitter.extract([info.z], ["output"])]
-            cut = [p for p in parts if p is not None]
-            if len(cut) == len(parts):
-                self._encoder, self._decoder = (self._part(p, options) for p in cut)
-                return "decoder"
-            _LOGGER.info("%s: graph cannot be split (%s); one chunk per sentence", self.voice.name, info.notes)
-        self._whole = self._part((model.SerializeToString(), [i.name for i in model.graph.input]), options)
-        return "whole"
 
     def _part(self, part: tuple[bytes, list[str]], options) -> Part:
         """A session over ``part`` (serialized model, input names); one with random nodes keeps its model, to be
@@ -249,28 +230,6 @@ class OnnxEngine(LocalEngine):
             feeds = {_cut_at(self.graph.z_p): latent.frames, _cut_at(self.graph.y_mask): latent.mask}
             z = self._flow.run({**latent.speaker, **feeds})[0]
         return _audio(self._decoder.run({**latent.speaker, _cut_at(self.graph.z): z})[0])
-
-
-RANDOM_OPS = ("RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike")
-
-
-def seed_random_ops(model, seed: int) -> int:
-    """Seed every random node of ``model`` in place from ``seed`` (>= 0); returns how many nodes.
-
-    The ``seed`` attribute (ONNX spec: a float) is set to ``seed + 1``: ONNX Runtime seeds a ``minstd_rand0``
-    with it, which replaces a seed of 0 by 1, so seeds 0 and 1 gave the same noise (measured: identical audio).
-    """
-    with importing("onnx"):
-        import onnx
-
-    count = 0
-    for node in model.graph.node:
-        if node.op_type in RANDOM_OPS:
-            kept = [a for a in node.attribute if a.name != "seed"]
-            del node.attribute[:]
-            node.attribute.extend([*kept, onnx.helper.make_attribute("seed", float(seed + 1))])
-            count += 1
-    return count
 
 
 def _seeded(part: Part, seed: int, options, providers: list[str]) -> Part:

@@ -240,3 +240,25 @@ class Splitter:
         except Exception:  # a graph the extractor cannot cut: the caller falls back
             return None
         return part.SerializeToString(), names
+
+
+RANDOM_OPS = ("RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike")
+
+
+def seed_random_ops(model, seed: int) -> int:
+    """Seed every random node of ``model`` in place from ``seed`` (>= 0); returns how many nodes.
+
+    The ``seed`` attribute (ONNX spec: a float) is set to ``seed + 1``: ONNX Runtime seeds a ``minstd_rand0``
+    with it, which replaces a seed of 0 by 1, so seeds 0 and 1 gave the same noise (measured: identical audio).
+    """
+    with importing("onnx"):
+        import onnx
+
+    count = 0
+    for node in model.graph.node:
+        if node.op_type in RANDOM_OPS:
+            kept = [a for a in node.attribute if a.name != "seed"]
+            del node.attribute[:]
+            node.attribute.extend([*kept, onnx.helper.make_attribute("seed", float(seed + 1))])
+            count += 1
+    return count

@@ -108,9 +108,9 @@ def _embedding_rows(voice: Voice) -> int:
     """Phoneme embedding rows of an ONNX voice's graph: its symbols when its config leaves ``num_symbols`` out
     (the config's default, the largest phoneme id + 1, is only a lower bound; ``engines.model_fit``). A graph
     whose embedding is not found (no ``Gather`` of ``input``) gives that default, as the ONNX engine trusts it."""
-    from engines.onnx.graph import analyze, load_model
+    from engines.onnx.prepared import graph_info
 
-    rows = analyze(load_model(voice.model_path)).embedding_rows
+    rows = graph_info(voice.model_path).embedding_rows
     return voice.config.num_symbols if rows is None else rows
 
 
