@@ -80,6 +80,22 @@ def test_bandwidth_is_measured_not_read_from_the_header():
     assert bandwidth_hz(wide[:100], rate) is None
 
 
+def test_the_long_term_spectrum_is_scipys_welch():
+    """The spectrum the bandwidth is read from is ``scipy.signal.welch`` (Hann, half overlap, density) to float64
+    rounding (1e-12 of its peak), on real 16 kHz speech, a 32 kHz clip and its 48 kHz resampling (an odd number of segments)."""
+    from scipy.signal import welch
+
+    from trainer.dataset.bandwidth import _long_term_spectrum
+
+    _, real, _ = _real_16k()[0]
+    wide, rate = soundfile.read(str(shared_path("corpus", "target-voice", "wavs", "slt_0002.flac")), dtype="float32")
+    for audio, at in ((real, 16000), (wide, rate), (soxr.resample(wide, rate, 48000)[:-77], 48000)):
+        freqs, power = _long_term_spectrum(audio, at)
+        theirs = welch(audio.astype(np.float64), at, window="hann", nperseg=len(freqs) * 2 - 2)
+        assert np.array_equal(freqs, theirs[0]), at
+        assert np.abs(power - theirs[1]).max() <= 1e-12 * theirs[1].max(), at
+
+
 def test_sixteen_khz_clips_into_joe_are_named_in_the_report_and_the_preflight(narrow, tmp_path):
     """The reported case: the import notes it, each clip is a narrow-band warning (not skipped), the report says the
     rate, the measured width and what it means for joe's 22,050 Hz, and the pre-flight says the same with the 16 kHz

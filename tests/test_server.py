@@ -91,14 +91,14 @@ def test_whole_wav_carries_exact_sizes_and_a_streamed_one_a_single_header(speech
 
 
 def test_eight_concurrent_clients_each_get_their_own_audio(speech_server):
-    """8 clients x 20 rounds, distinct texts: durations track text length, no two answers are the same."""
+    """8 clients x 6 rounds, distinct texts: durations track text length, no two answers are the same."""
     results: dict[str, np.ndarray] = {}
     errors: list[BaseException] = []
 
     def client(number: int) -> None:
         engine = remote(speech_server, response_format="pcm")
         try:
-            for round_ in range(20):
+            for round_ in range(6):
                 text = f"{number} by {round_}." + " Yes." * ((number + round_) % 4)
                 results[text] = speak(engine, text)
         except BaseException as exc:  # reported below, on the test's thread
@@ -110,9 +110,9 @@ def test_eight_concurrent_clients_each_get_their_own_audio(speech_server):
     for t in threads:
         t.join()
     assert not errors, errors
-    assert len(results) == 160
+    assert len(results) == 48
     hashes = {hashlib.sha256(a.tobytes()).hexdigest() for a in results.values()}
-    assert len(hashes) == 160
+    assert len(hashes) == 48
     lengths = np.array([len(t) for t in results]), np.array([len(a) for a in results.values()])
     assert min(lengths[1]) > 0
     assert np.corrcoef(*lengths)[0, 1] > 0.9
