@@ -248,6 +248,39 @@ def test_truncated_training_json_is_one_line(tmp_path):
     assert f"{run / 'training.json'}: invalid JSON at line 1 column" in result.stderr
 
 
+@pytest.mark.parametrize("setting", ["bogus", "model.bogus"])
+def test_a_setting_this_studio_lacks_in_training_json_is_named(tmp_path, setting):
+    """train --resume on a run whose training.json holds a setting this studio does not have (typed by hand, or
+    written by a newer studio): exit 2 naming the file and the field, before anything runs (was a TypeError
+    traceback from the trainer)."""
+    import json
+
+    from conftest import write_started_run
+
+    run = tmp_path / "run"
+    write_started_run(run, tmp_path / "cache")
+    document = json.loads((run / "training.json").read_text(encoding="utf-8"))
+    where = document["config"].setdefault("model", {}) if setting.startswith("model.") else document["config"]
+    where["bogus"] = 1
+    (run / "training.json").write_text(json.dumps(document), encoding="utf-8")
+    result = _cli("train", "--resume", str(run), "--epochs", "9")
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert f"{run / 'training.json'}: field 'config.{setting}': unknown setting '{setting}'" in result.stderr
+
+
+def test_the_schedule_words_of_a_run_written_without_every_setting_use_the_defaults(tmp_path, capsys):
+    """A training.json holding only the settings it needs (older runs, hand-written ones): the words said before
+    training read its preview schedule as training does, with the defaults (was KeyError 'preview_every')."""
+    from conftest import write_started_run
+
+    from studio.cli.train import _say_what_comes
+    from trainer.run.document import read_run
+
+    write_started_run(tmp_path / "run", tmp_path / "cache", epochs=30)
+    _say_what_comes(read_run(tmp_path / "run"), resumed=True)
+    assert "previews after epochs 1, 2, 4, 8 and 16, then every 25th, and the last (30)" in capsys.readouterr().err
+
+
 def test_voice_picker_refuses_a_voice_that_would_not_load(joe, tmp_path, qtbot):
     """Add voice… with a config of another model: a notice naming file and field, and nothing listed."""
     from studio.state import VoiceLibrary

@@ -196,6 +196,7 @@ def _say_what_comes(document, resumed: bool) -> None:
     from trainer.events.run_state import load_run
     from trainer.run.epoch_time import estimate_basis, estimate_sentence
     from trainer.run.preflight import summarize
+    from trainer.run.presets import TrainingConfig
     from trainer.run.step_timing import estimate_run
 
     options, config = document.options, document.config
@@ -207,7 +208,7 @@ def _say_what_comes(document, resumed: bool) -> None:
         estimate = None
     if estimate is not None:
         print(f"{estimate_sentence(estimate, flag=True)} {estimate_basis(estimate)}", file=sys.stderr)
-    schedule = schedule_words(config["epochs"], config["preview_every"])
+    schedule = schedule_words(config["epochs"], TrainingConfig.from_dict(config).preview_every)
     command = shell_command("voice-studio", "train", "--preview-now", options.out)
     print(f"previews {schedule}; for one now: {command}", file=sys.stderr)
 

@@ -34,6 +34,7 @@ from engines.base import VoiceError
 from engines.records import matches, read_json_object
 from trainer.gan.lr_schedule import words
 from trainer.run.options import RunOptions
+from trainer.run.presets import unknown_settings
 
 RUN_VERSION = 1
 """``version`` of ``training.json``."""
@@ -112,7 +113,8 @@ def read_run(folder: Path | str) -> RunDocument:
 
     Raises:
         RunError: not a run folder (no ``training.json``), or another version.
-        VoiceError: a cut or garbled file, or a missing or mistyped field (naming the file, line or field).
+        VoiceError: a cut or garbled file, a missing or mistyped field, or a setting this studio does not have
+            (naming the file, line or field).
     """
     from trainer.run.errors import RunError
 
@@ -124,6 +126,9 @@ def read_run(folder: Path | str) -> RunDocument:
     if raw.get("version") != RUN_VERSION:
         raise RunError(f"{path}: run version {raw.get('version')!r} is not {RUN_VERSION}")
     config = _field(raw, path, "config", dict[str, Any])
+    unknown = unknown_settings(config)
+    if unknown:
+        raise VoiceError(path, f"unknown setting {unknown[0]!r}: this studio does not have it", f"config.{unknown[0]}")
     hints = typing.get_type_hints(RunOptions)
     values = {name: _field(raw, path, name, hints[name], fallback=OPTIONAL.get(name)) for name in STORED}
     try:

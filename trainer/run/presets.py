@@ -296,3 +296,17 @@ def preset(name: str, num_symbols: int = 256, num_speakers: int = 1, **overrides
     else:
         raise ValueError(f"unknown preset {name!r}; one of: {', '.join(PRESETS)}")
     return replace(base, **overrides)
+
+
+def unknown_settings(values: dict[str, Any]) -> list[str]:
+    """The names in a written config (``TrainingConfig.to_dict``'s shape) that :meth:`TrainingConfig.from_dict`
+    would refuse: neither a setting, nor a retired one (``RETIRED``), nor (under ``model``) a ``VitsConfig`` field.
+    Names under ``model`` are given as ``model.NAME``."""
+    from dataclasses import fields
+
+    settings = {f.name for f in fields(TrainingConfig)} | set(RETIRED)
+    unknown = [name for name in values if name not in settings]
+    model = values.get("model", {})
+    if isinstance(model, dict):
+        unknown += [f"model.{name}" for name in model if name not in {f.name for f in fields(VitsConfig)}]
+    return unknown
