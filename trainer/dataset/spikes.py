@@ -50,7 +50,7 @@ def spike_mask(audio: np.ndarray, rate: int) -> np.ndarray:
 
 def _surroundings(magnitude: np.ndarray, rate: int) -> np.ndarray:
     """Largest magnitude within ``CONTEXT_S`` before and after each sample, without the ``GUARD_S`` next to it
-    (0 beyond the ends); ``[N]`` -> ``[N]``, in O(N) (one running maximum, read at two offsets)."""
+    (0 beyond the ends); ``[N]`` -> ``[N]``, in O(N) (one running maximum, read at two offsets as slices)."""
     with importing("scipy.ndimage"):
         from scipy.ndimage import maximum_filter1d
 
@@ -58,8 +58,8 @@ def _surroundings(magnitude: np.ndarray, rate: int) -> np.ndarray:
     width = reach - guard  # each side's window: [n - reach, n - guard - 1] and [n + guard + 1, n + reach]
     running = maximum_filter1d(magnitude, width, mode="constant", cval=0.0)  # centred at width // 2
     padded = np.concatenate([np.zeros(reach + width, magnitude.dtype), running, np.zeros(reach + width, running.dtype)])
-    at = np.arange(len(magnitude)) + reach + width
-    return np.maximum(padded[at - reach + width // 2], padded[at + guard + 1 + width // 2])
+    before, after = width + width // 2, reach + width + guard + 1 + width // 2  # sample n sits at reach + width + n
+    return np.maximum(padded[before : before + len(magnitude)], padded[after : after + len(magnitude)])
 
 
 def interpolate_spikes(audio: np.ndarray, rate: int) -> tuple[np.ndarray, np.ndarray]:
