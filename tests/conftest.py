@@ -12,8 +12,10 @@ playing into one file would hear each other. This must happen before
 
 from __future__ import annotations
 
+import atexit
 import gc
 import os
+import shutil
 import sys
 import tempfile
 from dataclasses import replace
@@ -25,6 +27,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 _TMP = Path(tempfile.mkdtemp(prefix="voice-studio-tests-"))
+# The test process's user folders and caches (the prepared ONNX graphs alone reach 6 x 63 MB) go with it.
+atexit.register(shutil.rmtree, _TMP, ignore_errors=True)
 
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 os.environ["XDG_CONFIG_HOME"] = str(_TMP / "config")
@@ -205,7 +209,6 @@ def sh_words(line: str) -> list[str]:
 def target_voice_slice(folder: Path, count: int) -> Path:
     """The first ``count`` clips of ``../shared/corpus/target-voice`` (32 kHz FLAC) copied into ``folder`` in
     Piper's layout (metadata.csv + wavs/); skips or fails as ``shared_path`` does."""
-    import shutil
 
     corpus = shared_path("corpus", "target-voice")
     (folder / "wavs").mkdir(parents=True)
