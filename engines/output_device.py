@@ -143,7 +143,7 @@ def _note_once(device: int | str | None, asked: int, played: int) -> str:
     if key in _told:
         return ""
     _told.add(key)
-    return f"The audio output does not take {asked} Hz: playing at its own {played} Hz (resampled)."
+    return f"The audio output does not take {asked} Hz: playing at {played} Hz, a rate it takes (resampled)."
 
 
 def _refusal(sample_rate: int, own: int | None, exc: Exception) -> str:

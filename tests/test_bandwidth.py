@@ -82,7 +82,8 @@ def test_bandwidth_is_measured_not_read_from_the_header():
 
 def test_the_long_term_spectrum_is_scipys_welch():
     """The spectrum the bandwidth is read from is ``scipy.signal.welch`` (Hann, half overlap, density) to float64
-    rounding (1e-12 of its peak), on real 16 kHz speech, a 32 kHz clip and its 48 kHz resampling (an odd number of segments)."""
+    rounding (1e-12 of its peak), on real 16 kHz speech, a 32 kHz clip and its 48 kHz resampling (an odd number of
+    segments)."""
     from scipy.signal import welch
 
     from trainer.dataset.bandwidth import _long_term_spectrum
@@ -153,3 +154,37 @@ def test_a_piper_folder_and_a_training_cache_are_measured_too(narrow, tmp_path):
     cache = build_cache(narrow[0], tmp_path / "cache", workers=1)
     said = _band_warning(preflight(_options(cache, tmp_path)))
     assert "22,050 Hz" in said and "kHz wide" in said
+
+
+def test_the_sixteen_khz_way_on_is_taken_from_scratch_on_a_project_and_on_a_cache(narrow, tmp_path):
+    """The way the warning offers: from scratch with the low preset, the project is a 16,000 Hz voice's data (no
+    rate warning, no band warning); a cache built at 16,000 Hz trains from scratch at its own rate, as training
+    does (Check refused it: "the training cache is at 16000 Hz but training is at 22050 Hz")."""
+    pytest.importorskip("torch")
+    from dataclasses import replace
+
+    from trainer.data.preprocess import CacheSettings, build_cache
+    from trainer.run.preflight import preflight
+    from trainer.start.points import run_rate
+
+    project = narrow[0]
+    low = replace(_options(project.folder, tmp_path, start="scratch"), preset="low")
+    assert run_rate(low.start, low.dataset, low.preset) == 16000
+    assert [f.message for f in preflight(low) if f.level in ("error", "warning") and "Hz" in f.message] == []
+    cache = build_cache(project, tmp_path / "cache", CacheSettings(sample_rate=16000), workers=1)
+    scratch = _options(cache, tmp_path, start="scratch")
+    assert run_rate(scratch.start, scratch.dataset, scratch.preset) == 16000
+    assert [f.message for f in preflight(scratch) if f.blocking] == []
+    medium = replace(_options(project.folder, tmp_path, start="scratch"), preset="medium")
+    assert "22,050 Hz" in _band_warning(preflight(medium))
+
+
+def test_train_says_the_band_before_it_trains(narrow, tmp_path):
+    """voice-studio train (no --check) on the 16 kHz clips from joe says what Check says about their band before
+    it trains (it said nothing: the issue's instance)."""
+    from trainer.run.train import create_run
+
+    said = io.StringIO()
+    create_run(_options(narrow[0].folder, tmp_path), echo=said)
+    warnings = [line for line in said.getvalue().splitlines() if line.startswith("warning:") and "kHz wide" in line]
+    assert len(warnings) == 1 and "22,050 Hz" in warnings[0] and "x-low or low preset" in warnings[0], said.getvalue()

@@ -142,3 +142,19 @@ def test_speech_alone_has_no_isolated_spikes():
         spiked = audio.copy()
         spiked[len(audio) // 3] = 40.0
         assert np.flatnonzero(spike_mask(spiked, rate)).tolist() == [len(audio) // 3], path
+
+
+def test_resample_repairs_the_spike_first_so_normalize_still_lifts_the_speech(spiked, tmp_path):
+    """Sibling found by a fresh try: Resample (offered by Check for clips at another rate) before Normalize
+    loudness spread the 40.0 spike into ringing no longer isolated, so Normalize kept the click and turned the
+    speech 15 dB down. Resample now repairs first: the spike is gone and Normalize gives the clean clip's gain."""
+    from trainer.dataset.project import DatasetProject
+
+    shutil.copytree(spiked.folder, tmp_path / "p")
+    project = DatasetProject(tmp_path / "p")
+    project.apply_fixes(["spike", "ok"], resample_to=16000, workers=1)
+    assert project.clips["spike"].edits[0].startswith("set 1 isolated spike sample over full scale (peak 40)")
+    assert np.abs(_audio(project, "spike")).max() < 1.0
+    project.apply_fixes(["spike", "ok"], normalize=True, workers=1)
+    assert _gain(project, "spike") == pytest.approx(_gain(project, "ok"), abs=0.1)
+    assert np.abs(_audio(project, "spike") - _audio(project, "ok")).max() < 0.05

@@ -201,7 +201,10 @@ def _write_prepared(folder: Path, key: str, digest: str, prepared: Prepared) -> 
     entry = {"model": digest, "mode": prepared.mode, "info": asdict(prepared.info), "parts": described}
     if _try_write(folder / f"{key}.json", json.dumps(entry).encode()):
         _try_write(folder / "info" / f"{digest}.json", json.dumps(asdict(prepared.info)).encode())
-        _forget_old(folder, KEEP)
+        try:
+            _forget_old(folder, KEEP)
+        except OSError as exc:  # e.g. a part another process has open on Windows: forgotten next time
+            _LOGGER.info("ONNX graph cache: old entries not removed (%s)", exc)
 
 
 def _sha256(data: bytes) -> str:

@@ -149,12 +149,14 @@ def clip_advice(width: float, voice_rate: int) -> str:
 
 def narrow_advice(widest: float, voice_rate: int) -> str:
     """What to do about clips at most ``widest`` Hz wide for a voice at ``voice_rate`` Hz: a 16,000 Hz voice where
-    that loses none of their band (the cache command that makes one), or else only going on knowingly."""
+    that loses none of their band (the presets that train one: ``trainer.run.presets.scratch_rate``), or else only
+    going on knowingly."""
     if fits_low_rate(widest, voice_rate):
         return (
-            f"a {LOW_RATE:,} Hz voice loses none of their band (Piper's x-low and low voices are {LOW_RATE:,} Hz): "
-            f"build its cache with `voice-studio dataset cache PROJECT --out CACHE --rate {LOW_RATE}` and train on it "
-            f"from scratch or from a {LOW_RATE:,} Hz voice; or go on knowingly"
+            f"a {LOW_RATE:,} Hz voice loses none of their band: train from scratch with the x-low or low preset "
+            f"(Piper's {LOW_RATE:,} Hz qualities: a project or a Piper folder is then prepared at {LOW_RATE:,} Hz; "
+            f"a training cache keeps the rate it was built at, `voice-studio dataset cache --rate {LOW_RATE}`), or "
+            f"from a {LOW_RATE:,} Hz voice; or go on knowingly"
         )
     return "record or find wider recordings, or go on knowingly"
 
@@ -172,7 +174,8 @@ def narrow_sentence(widths: list[float], rates: list[int], voice_rate: int, who:
     nyquist, advice = voice_rate / 2, narrow_advice(max(widths), voice_rate)
     clips = count(len(widths), "clip") if len(widths) == total else f"{len(widths)} of {count(total, 'clip')}"
     return (
-        f"{clips} ({rates_said(rates)}) are only {width_range(widths)} wide (measured: where their spectrum falls "
+        f"{clips} ({rates_said(rates)}) {'is' if len(widths) == 1 else 'are'} only {width_range(widths)} wide "
+        f"(measured: where their spectrum falls "
         f"{DROP_DB:g} dB below the speech band); {who} is at {voice_rate:,} Hz, up to {kilohertz(nyquist)}. "
         f"Trained on them, the voice learns an empty band from {kilohertz(max(widths))} to {kilohertz(nyquist)} and "
         f"sounds muffled; resampling adds no band. {advice[0].upper()}{advice[1:]}."

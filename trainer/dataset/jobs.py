@@ -159,15 +159,16 @@ def fix(job) -> tuple[dict[str, Any], list[str]]:
     audio, info = load(path, allow_nonfinite=True)  # a NaN clip stays NaN unless normalized (repaired)
     mono, rate = fixes.downmix(audio), info.sample_rate
     edits: list[str] = []
-    if normalize:  # NaN/inf, corrupt values, isolated spikes, denormals and DC offset first: the gain is the speech's
-        mono, edits = fixes.repair(mono, rate)
+    resampling = bool(resample_to and resample_to != rate)
+    if normalize or resampling:  # NaN/inf, corrupt values, isolated spikes, denormals and DC offset first: the gain
+        mono, edits = fixes.repair(mono, rate)  # is the speech's, and a resampled spike rings over its neighbours
     if trim and analysis and analysis.get("speech_start_s") is not None:
         mono = fixes.trim(mono, rate, analysis["speech_start_s"], analysis["speech_end_s"])
         edits.append("trim")
     if normalize:
         mono, gain_db = fixes.normalize_loudness(mono, rate)
         edits.append(f"normalize {gain_db:+.1f} dB")
-    if resample_to and resample_to != rate:
+    if resampling:
         mono, rate = fixes.resample(mono, rate, resample_to), resample_to
         edits.append(f"resample {info.sample_rate:,} → {rate:,} Hz")
     write_float_wav(Path(path), mono, rate)

@@ -68,11 +68,11 @@ class DatasetSummary:
 def preflight(options: RunOptions) -> list[Finding]:
     """All findings for what ``options`` ask for, errors first."""
     from trainer.run.errors import RunError
-    from trainer.start.points import start_rate
+    from trainer.start.points import run_rate
 
     findings: list[Finding] = []
     try:
-        rate = start_rate(options.start) or 22050
+        rate = run_rate(options.start, options.dataset, options.preset)
     except (RunError, ValueError, OSError) as exc:
         return [Finding("error", f"The starting voice cannot be used: {exc}")]
     try:
@@ -82,8 +82,7 @@ def preflight(options: RunOptions) -> list[Finding]:
     who = "the starting voice" if options.start != "scratch" else "training"
     findings += _clip_findings(summary, rate, who)
     findings += _voice_findings(summary)
-    bands = _bands(Path(options.dataset), summary)
-    findings += _band_findings(bands, rate, "the starting voice" if options.start != "scratch" else "the voice")
+    findings += band_findings(options, summary, rate)
     findings += _shape_findings(options, summary)
     findings += _device_findings(options.device)
     findings += _disk_findings(options, summary, rate)
@@ -229,11 +228,13 @@ def _bands(dataset: Path, summary: DatasetSummary) -> list[tuple[float, int]]:
     return summary.bands
 
 
-def _band_findings(bands: list[tuple[float, int]], rate: int, who: str) -> list[Finding]:
+def band_findings(options: RunOptions, summary: DatasetSummary, rate: int) -> list[Finding]:
     """Clips whose measured bandwidth leaves a voice at ``rate`` Hz an empty top band: what it means, and a
     ``trainer.dataset.bandwidth.LOW_RATE`` voice offered where it loses nothing (a warning: going on is allowed)."""
     from trainer.dataset.bandwidth import is_narrow, narrow_sentence
 
+    bands = _bands(Path(options.dataset), summary)
+    who = "the starting voice" if options.start != "scratch" else "the voice"
     narrow = [(width, clip_rate) for width, clip_rate in bands if is_narrow(width, rate)]
     if not narrow:
         return []

@@ -24,8 +24,8 @@ SMOKE_TEST = "smoke test, not a usable voice"
 """How a voice or run of the ``test`` preset is labelled wherever it shows (it only checks the pipeline)."""
 ABOUT = {
     "test": "Smoke test only, not a usable voice: 0.14 M parameters, 2 epochs, minutes on a CPU.",
-    "x-low": "The smallest Piper voice: 7.1 M parameters, 1,000 epochs, hours on a GPU.",
-    "low": "Piper low: 23.7 M parameters, 1,000 epochs, hours on a GPU.",
+    "x-low": "The smallest Piper voice, 16,000 Hz: 7.1 M parameters, 1,000 epochs, hours on a GPU.",
+    "low": "Piper low, 16,000 Hz: 23.7 M parameters, 1,000 epochs, hours on a GPU.",
     "medium": "The usual choice, as the embedded voice: 23.7 M parameters, 1,000 epochs, hours on a GPU.",
     "high": "The largest Piper voice: 36.3 M parameters, 1,000 epochs, the slowest: hours on a GPU.",
 }
@@ -38,7 +38,10 @@ DETAILS = {
     "high": "Slowest to train and to speak.",
 }
 """More about a preset, for its tooltip."""
-START_SIZE = "Starting from a voice, the generator keeps that voice's size whatever the preset."
+START_SIZE = (
+    "Starting from a voice, the generator keeps that voice's size and rate whatever the preset (a training cache "
+    "keeps its rate too)."
+)
 
 
 def explain(name: str) -> str:
@@ -310,3 +313,14 @@ def unknown_settings(values: dict[str, Any]) -> list[str]:
     if isinstance(model, dict):
         unknown += [f"model.{name}" for name in model if name not in {f.name for f in fields(VitsConfig)}]
     return unknown
+
+
+LOW_RATE_QUALITIES = ("x-low", "low")
+"""Piper's qualities whose voices are 16,000 Hz (its medium and high voices, and the test preset, are 22,050 Hz):
+rhasspy/piper's VOICES.md lists every x-low and low voice at 16,000 Hz."""
+
+
+def scratch_rate(name: str) -> int:
+    """The sample rate (Hz) a run from scratch with preset ``name`` trains at when its dataset is not already a
+    training cache (a cache keeps its own rate): 16,000 for x-low and low, else 22,050."""
+    return 16000 if name in LOW_RATE_QUALITIES else 22050

@@ -224,9 +224,9 @@ def _config_and_batch(options: RunOptions):
     from trainer.run.disk import run_quality
     from trainer.run.preflight import default_voice_config, summarize
     from trainer.run.presets import preset
-    from trainer.start.points import start_rate
+    from trainer.start.points import run_rate
 
-    rate = start_rate(options.start) or 22050
+    rate = run_rate(options.start, options.dataset, options.preset)
     summary = summarize(options.dataset)
     voice_config = summary.voice_config or default_voice_config()
     symbols = load_config(Path(voice_config)).num_symbols

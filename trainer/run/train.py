@@ -45,7 +45,7 @@ from trainer.run.hardware import check_device, hardware
 from trainer.run.options import DEVICES, PRECISIONS, RunOptions
 from trainer.run.presets import TrainingConfig, preset
 from trainer.run.ranks import check_launcher, rank_zero, wait_for_run
-from trainer.start.points import load_start, resolve_start, start_rate
+from trainer.start.points import load_start, resolve_start, run_rate
 from trainer.start.shape import fit_to_start
 
 __all__ = ["DEVICES", "PRECISIONS", "RunError", "RunOptions", "create_run", "extend_run", "fit"]
@@ -96,21 +96,25 @@ def create_run(options: RunOptions, echo=None) -> Path:
 
 def _check_space(options: RunOptions, echo) -> None:
     """Refuse a run whose disk cannot hold what it will write (``trainer.run.disk``: checkpoints, the cache,
-    previews), as the Train page's Check does; say so where it is short.
+    previews), as the Train page's Check does; say so where it is short, and say the clips too narrow for the
+    voice's rate (``trainer.run.preflight.band_findings``).
 
     Raises:
         RunError: too little free space, naming the folder and both sizes.
     """
     from trainer.run.disk import check_run_space
-    from trainer.run.preflight import summarize
+    from trainer.run.preflight import band_findings, summarize
 
     try:
         summary = summarize(Path(options.dataset))
     except ValueError:  # not a dataset: preparing the run says so (_cache_for)
         return
-    warning = check_run_space(options, summary.seconds, start_rate(options.start) or 22050, summary.kind)
+    rate = run_rate(options.start, options.dataset, options.preset)
+    warning = check_run_space(options, summary.seconds, rate, summary.kind)
     if warning:
         print(f"warning: {warning}", file=echo)
+    for finding in band_findings(options, summary, rate):  # as Check says them: the voice learns an empty band
+        print(f"warning: {finding.message}", file=echo)
 
 
 def _check_out(out: Path, dataset: Path) -> None:
@@ -132,7 +136,7 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
     """The cache, ``config.json`` and ``training.json`` of a new run in ``out``."""
     from trainer.data.preprocess import PreprocessedCache
 
-    cache_dir = _cache_for(Path(options.dataset), out, start_rate(options.start), echo)
+    cache_dir = _cache_for(Path(options.dataset), out, run_rate(options.start, options.dataset, options.preset), echo)
     cache = PreprocessedCache(cache_dir)
     voice = _voice_config(cache)
     num_speakers = max(1, len(cache.speakers))
@@ -153,9 +157,9 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
     write_run(document)
 
 
-def _cache_for(dataset: Path, out: Path, rate: int | None, echo) -> Path:
+def _cache_for(dataset: Path, out: Path, rate: int, echo) -> Path:
     """The dataset as a preprocessed cache: used as it is, or built from a project or a Piper folder at
-    ``rate`` Hz (the start voice's; Piper's 22,050 Hz from scratch)."""
+    ``rate`` Hz (``trainer.start.points.run_rate``: the start voice's; from scratch, the preset's)."""
     from trainer.data.preprocess import CacheSettings, build_cache
     from trainer.dataset.project import DatasetProject
 
@@ -172,8 +176,8 @@ def _cache_for(dataset: Path, out: Path, rate: int | None, echo) -> Path:
         raise RunError(f"{dataset}: not a dataset (no cache.json, manifest.json or metadata.csv)")
     print(f"preprocessing {dataset} ...", file=echo)
     _echo_left_out(project, echo)
-    settings = CacheSettings(sample_rate=rate) if rate else None
-    return build_cache(project, out / "cache", settings, record=False)  # the run's own: not the project's cache
+    # the run's own cache, not the project's
+    return build_cache(project, out / "cache", CacheSettings(sample_rate=rate), record=False)
 
 
 def _echo_left_out(project, echo) -> None:

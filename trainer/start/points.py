@@ -64,6 +64,25 @@ def _named_voice(start: str):
         raise RunError(f"{exc}; the start point must be 'scratch', a voice name or a Piper .ckpt or .onnx") from None
 
 
+def run_rate(start: str, dataset: Path | str, preset_name: str) -> int:
+    """The sample rate (Hz) a run trains at: the start voice's or checkpoint's; from scratch, a training cache's own
+    rate, else ``trainer.run.presets.scratch_rate`` of the preset (16,000 Hz for x-low and low, else 22,050).
+
+    Raises:
+        RunError: see ``resolve_start``. ValueError: a training cache that cannot be read.
+    """
+    rate = start_rate(start)
+    if rate:
+        return rate
+    if (Path(dataset) / "cache.json").is_file():
+        from trainer.data.preprocess import PreprocessedCache
+
+        return PreprocessedCache(Path(dataset)).settings.sample_rate
+    from trainer.run.presets import scratch_rate
+
+    return scratch_rate(preset_name)
+
+
 def start_rate(start: str) -> int | None:
     """The sample rate (Hz) a start voice or checkpoint speaks at; ``None`` for scratch.
 
