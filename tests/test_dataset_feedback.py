@@ -233,7 +233,7 @@ def test_cache_line_keeps_describing_the_cache_the_user_built(page, qtbot, tmp_p
     page.build_cache(built)
     _wait(qtbot, page)
     assert page.hint.text() == f"Training cache of 4 clips written to {built}; 1 left out (see the report)"
-    run_cache = _cache_for(page.project_dir, tmp_path / "runs" / "joe-test", None, io.StringIO())
+    run_cache = _cache_for(page.project_dir, tmp_path / "runs" / "joe-test", 22050, io.StringIO())
     assert (run_cache / "cache.json").is_file()
     page.refresh()
     line = page.cache_label.text()
