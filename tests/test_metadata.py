@@ -97,6 +97,21 @@ def test_not_utf8_names_the_line(tmp_path):
         read_metadata(path)
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_utf16_with_its_byte_order_mark_is_read(tmp_path, encoding):
+    """Notepad's "Unicode" (UTF-16 LE with a byte-order mark) and its big-endian sibling are read as what they are
+    (they were refused as "line 1 is not UTF-8 text (byte 0)"); UTF-16 without a mark is still refused."""
+    text = "c01|Café au lait, s'il vous plaît.\r\nc02|Second line.\r\n"
+    data = text.encode(encoding) if encoding == "utf-16" else b"\xfe\xff" + text.encode(encoding)
+    metadata = read_metadata(_write(tmp_path, data))
+    assert [(e.id, e.text) for e in metadata.entries] == [
+        ("c01", "Café au lait, s'il vous plaît."),
+        ("c02", "Second line."),
+    ]
+    with pytest.raises(MetadataError, match="line 1 is not UTF-8"):
+        read_metadata(_write(tmp_path, text.encode("utf-16-le")))
+
+
 def test_a_row_with_an_extra_bar_is_named_never_cut(tmp_path):
     """Five id|text rows, one with a '|' inside its text: the file stays id|text and that row is named with its
     line and column count, not read as LJSpeech's normalized column (which kept only the words after the '|')."""

@@ -45,6 +45,19 @@ def test_sidecar_transcripts_and_audio_without_text(tmp_path):
     assert clips["c.wav"].text is None
 
 
+def test_a_sidecar_that_is_not_text_is_named_not_read_with_replacement_characters(tmp_path):
+    """A Windows-1252 clip.txt ("Café") was read as "Caf\ufffd" without a word; now it is a problem naming the file,
+    line and byte, and the clip comes without a transcript. A UTF-16 clip.lab with its byte-order mark is read."""
+    _wav(tmp_path / "a.wav")
+    (tmp_path / "a.txt").write_bytes("Café au lait.".encode("cp1252"))
+    _wav(tmp_path / "b.wav")
+    (tmp_path / "b.lab").write_text("Crème brûlée.", encoding="utf-16")
+    found = scan([tmp_path])
+    clips = {c.audio.name: c for c in found.clips}
+    assert clips["a.wav"].text is None and clips["b.wav"].text == "Crème brûlée."
+    assert found.problems == [f"{tmp_path / 'a.txt'}: line 1 is not UTF-8 text (byte 3); save the file as UTF-8"]
+
+
 def test_metadata_naming_a_missing_recording_is_reported(tmp_path):
     """An entry without its audio is a problem naming the line; the others are found."""
     _wav(tmp_path / "wavs" / "one.wav")

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engines.base import VoiceError
+from trainer.dataset.text_files import NotText, decode_text
 
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
 
@@ -86,7 +87,7 @@ def read_metadata(path: Path | str) -> Metadata:
     """Read a ``|``-separated metadata file.
 
     Raises:
-        MetadataError: unreadable or not UTF-8 (names the line), or comma/tab
+        MetadataError: unreadable, or neither UTF-8 nor UTF-16 with a byte-order mark (names the line), or comma/tab
             separated (names the first line and the expected format).
     """
     path = Path(path)
@@ -112,10 +113,9 @@ def _lines(path: Path) -> list[tuple[int, str]]:
     except OSError as exc:
         raise MetadataError(path, f"cannot read: {exc.strerror or exc}") from None
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise MetadataError(path, f"line {line} is not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
+        text = decode_text(data)  # UTF-8, or UTF-16 with its byte-order mark (Notepad's "Unicode")
+    except NotText as exc:
+        raise MetadataError(path, str(exc)) from None
     rows = ROW_END.split(text.removesuffix("\r\n").removesuffix("\n").removesuffix("\r"))
     return [(number, line) for number, line in enumerate(rows, start=1) if line.strip()]
 

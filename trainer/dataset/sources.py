@@ -19,6 +19,7 @@ from pathlib import Path
 
 from trainer.dataset.archives import Budget, archive_stem, is_archive, unpack
 from trainer.dataset.metadata import AUDIO_SUFFIXES, MetadataError, read_metadata
+from trainer.dataset.text_files import NotText, decode_text
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def _scan_path(path: Path, unpack_dir: Path | None, result: Scan, seen: set[Path
     elif is_archive(path):
         _scan_archive(path, unpack_dir / archive_stem(path) if unpack_dir else None, Budget(), result, seen)
     elif path.suffix.lower() in AUDIO_SUFFIXES:
-        _add(result, seen, _with_sidecar(path))
+        _add(result, seen, _with_sidecar(path, result.problems))
     elif path.name.lower().endswith(".csv") and path.is_file():
         _scan_metadata(path, result, seen)
     else:
@@ -95,7 +96,7 @@ def _scan_folder(folder: Path, result: Scan, seen: set[Path]) -> None:
         _scan_metadata(metadata, result, seen)
     for audio in sorted(p for p in folder.rglob("*") if p.suffix.lower() in AUDIO_SUFFIXES and p.is_file()):
         if audio.absolute() not in seen:
-            _add(result, seen, _with_sidecar(audio))
+            _add(result, seen, _with_sidecar(audio, result.problems))
 
 
 def _scan_metadata(path: Path, result: Scan, seen: set[Path]) -> None:
@@ -139,11 +140,17 @@ def find_audio(folder: Path, utterance_id: str) -> Path | None:
     return None
 
 
-def _with_sidecar(audio: Path) -> SourceClip:
+def _with_sidecar(audio: Path, problems: list[str]) -> SourceClip:
+    """The recording with the transcript of its ``.txt`` or ``.lab`` beside it; one that cannot be read as text
+    (``trainer.dataset.text_files``) is a problem naming it, and the clip comes without a transcript."""
     for suffix in (".txt", ".lab"):
         sidecar = audio.with_suffix(suffix)
         if sidecar.is_file():
-            text = sidecar.read_text(encoding="utf-8-sig", errors="replace").strip()
+            try:
+                text = decode_text(sidecar.read_bytes()).strip()
+            except (OSError, NotText) as exc:
+                problems.append(f"{sidecar}: {getattr(exc, 'strerror', None) or exc}")
+                return SourceClip(audio, None)
             return SourceClip(audio, text or None, None, sidecar.name)
     return SourceClip(audio, None)
 
