@@ -170,3 +170,22 @@ def test_archives_are_unpacked_to_a_bounded_depth_and_size(tmp_path, monkeypatch
     result = scan([big], unpack_dir=tmp_path / "big")
     assert not result.clips and not (tmp_path / "big" / "big").exists()
     assert any("would unpack to" in p and "big.zip" in p for p in result.problems), result.problems
+
+
+def test_an_import_keeps_only_what_it_unpacked_from_archives_with_recordings(tmp_path):
+    """Into an existing project: outer.zip holding inner.zip holding only a README leaves nothing under unpacked/
+    (it was left there for good); beside a zipped dataset in the same import, the dataset's unpacked folder stays
+    (its clips' source) and the README archive's goes."""
+    from trainer.dataset.project import DatasetProject
+
+    project = DatasetProject.create(tmp_path / "project")
+    (tmp_path / "readme.md").write_text("Recorded in March.", encoding="utf-8")
+    junk = _zip(
+        tmp_path / "outer.zip", {"inner.zip": _zip(tmp_path / "inner.zip", {"readme.md": tmp_path / "readme.md"})}
+    )
+    assert not project.import_sources([junk], workers=1).added
+    assert not (project.folder / "unpacked").exists()
+    source = _ljspeech(tmp_path / "src", {"c01": "First line."})
+    data = _zip(tmp_path / "data.zip", {n: source / n for n in ("metadata.csv", "wavs/c01.wav")})
+    assert len(project.import_sources([junk, data], workers=1).added) == 1
+    assert sorted(p.name for p in (project.folder / "unpacked").iterdir()) == ["data"]

@@ -150,7 +150,10 @@ class DatasetProject:
         self.check_voice()
         state = TaskState.of(state, progress)
         state.status("Looking for recordings…")
-        found = scan(list(paths), unpack_dir=self.folder / "unpacked")
+        unpacked = self.folder / "unpacked"
+        before = set(unpacked.iterdir()) if unpacked.is_dir() else None
+        found = scan(list(paths), unpack_dir=unpacked)
+        _forget_empty_unpacks(unpacked, before, found.clips)
         state.status(f"Comparing {count(len(found.clips), 'recording')} with the clips already imported…")
         result = ImportResult(problems=list(found.problems))
         known = {(c.source, c.source_sha256) for c in self.clips.values()}
@@ -279,6 +282,18 @@ def making(folder: Path | str) -> Iterator[DatasetProject]:
         if not (folder / "manifest.json").is_file():
             for path in made:  # none of them was there before: all they hold is this work's
                 shutil.rmtree(path, ignore_errors=True)
+
+
+def _forget_empty_unpacks(unpacked: Path, before: set[Path] | None, clips: list) -> None:
+    """Remove what this import unpacked from archives holding no recording (``unpacked/NAME/`` made now, and
+    ``unpacked/`` itself when it was made now and is left empty): a README in a zip is no source to keep."""
+    if not unpacked.is_dir():
+        return
+    for made in set(unpacked.iterdir()) - (before or set()):
+        if not any(clip.audio.is_relative_to(made) for clip in clips):
+            shutil.rmtree(made, ignore_errors=True)
+    if before is None and not any(unpacked.iterdir()):
+        unpacked.rmdir()
 
 
 def _groups(work: list, workers: int | None) -> list[list]:
