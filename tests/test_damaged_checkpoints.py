@@ -1,5 +1,5 @@
 """Damaged checkpoints (cut short by an interrupted copy or sync): named in one line before anything reads them,
-with the way on, in ``train --resume``, ``train --from-best`` and ``export``."""
+with the way on, in ``train --resume``, ``train --from-best``, ``export`` and ``say``."""
 
 from __future__ import annotations
 
@@ -120,6 +120,21 @@ def test_export_of_a_run_whose_best_checkpoint_is_cut_names_it_and_the_intact_on
         assert err.count("\n") == 1 and err.startswith(f"voice-studio: error: {cut}: damaged: cut short at ")
         assert f"voice-studio export {intact} -o {out}" in err
     assert not out.exists()
+
+
+def test_say_with_a_cut_checkpoint_of_a_run_names_the_intact_one(tmp_path, capsys, make_tiny_checkpoint):
+    """say --voice with a run's cut checkpoint: one line naming it as damaged and the run's best intact checkpoint to
+    give --voice instead (it said only "copy it again from where it came, or use another checkpoint")."""
+    run = _run(tmp_path, make_tiny_checkpoint)
+    cut, intact = run / "checkpoints" / RANKING[0][1], run / "checkpoints" / RANKING[1][1]
+    _cut(cut)
+    assert main(["say", "--voice", str(cut), "-o", str(tmp_path / "a.wav"), "Hello."]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"voice-studio: error: {cut}: damaged: cut short at ")
+    assert err.rstrip().endswith(
+        f"speak with its best intact checkpoint (epoch 1 · val_mel 0.9500): give --voice {intact}"
+    )
+    assert not (tmp_path / "a.wav").exists()
 
 
 def test_a_whole_last_ckpt_of_another_network_or_without_run_state_is_refused(tmp_path, make_tiny_checkpoint, capsys):

@@ -209,6 +209,29 @@ def _report(args: argparse.Namespace, engine: Engine, stats: StreamStats, load_s
     )
 
 
+def _check_run_checkpoint(voice: str | None) -> None:
+    """Refuse a damaged checkpoint of a run in one line naming the run's best intact one, as ``export`` does
+    (``trainer.checkpoints.damage``); anything else is left to loading, which names its own faults.
+
+    Raises:
+        DamagedCheckpoint: ``voice`` is one of a run's checkpoints and is damaged.
+    """
+    if not voice or not voice.lower().endswith(".ckpt") or not Path(voice).is_file():
+        return
+    from engines.shell_command import shell_command
+    from trainer.checkpoints.damage import best_intact, check_whole
+    from trainer.evaluate.lines import run_of
+
+    run_dir = run_of(Path(voice))
+    if run_dir is None:
+        return
+    best = best_intact(run_dir)
+    way_on = "the run has no intact checkpoint to speak with"
+    if best is not None and best.path != Path(voice):
+        way_on = f"speak with its best intact checkpoint ({best.label()}): give --voice {shell_command(best.path)}"
+    check_whole(Path(voice), way_on)
+
+
 def _local_engine(args: argparse.Namespace) -> tuple[object, int | None]:
     """The engine for ``--engine``/``--voice`` and the speaker id ``--speaker`` names (``engines.names``).
 
@@ -218,6 +241,7 @@ def _local_engine(args: argparse.Namespace) -> tuple[object, int | None]:
     from engines import names, registry
     from engines.onnx.engine import use_shared_thread_pool
 
+    _check_run_checkpoint(args.voice)
     use_shared_thread_pool()
     voice = registry.find_voice(args.voice)
     speaker = names.find_speaker(voice, args.speaker)
