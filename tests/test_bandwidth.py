@@ -120,15 +120,21 @@ def test_sixteen_khz_clips_into_joe_are_named_in_the_report_and_the_preflight(na
 
 def test_upsampled_clips_are_still_narrow_after_a_resample_fix(narrow, tmp_path):
     """Sibling: Resample to 22,050 Hz makes every header say 22,050 (the rate warning goes) but the clips are as
-    narrow as before: the report and the pre-flight still say so, and the fix summary says no band was added."""
+    narrow as before: the report and the pre-flight still say so, and the fix summary says no band was added. Clips
+    that peaked at full scale are held under it (resampling rang over it and the trainer left them out)."""
     from trainer.dataset.fixes import apply_and_describe
     from trainer.dataset.report import build_report
     from trainer.run.preflight import preflight
 
     project = _copy(narrow[0], tmp_path)
+    peaked = {i for i, c in project.clips.items() if c.analysis["peak"] >= 0.999}
     said = apply_and_describe(project, resample_to=22050, workers=1)
     assert "10 resampled (16,000 → 22,050 Hz)" in said and "no band" in said, said
     assert {c.analysis["sample_rate"] for c in project.clips.values()} == {22050}
+    # clips that peaked at full scale rang over it once upsampled (1.04): held under it, none left out for it
+    held = {i for i, c in project.clips.items() if any(e.startswith("hold peak") for e in c.edits)}
+    assert peaked and peaked <= held and f"{len(held)} held under full scale after resampling" in said, said
+    assert all(c.analysis["over_full_scale"] == 0 for c in project.clips.values())
     assert all(c.analysis["bandwidth_hz"] < 8100 for c in project.clips.values())
     assert sum(f.kind == "narrow_band" for f in build_report(project).findings) == 10
     findings = preflight(_options(project.folder, tmp_path))
@@ -188,3 +194,20 @@ def test_train_says_the_band_before_it_trains(narrow, tmp_path):
     create_run(_options(narrow[0].folder, tmp_path), echo=said)
     warnings = [line for line in said.getvalue().splitlines() if line.startswith("warning:") and "kHz wide" in line]
     assert len(warnings) == 1 and "22,050 Hz" in warnings[0] and "x-low or low preset" in warnings[0], said.getvalue()
+
+
+def test_train_check_gives_the_command_for_the_resample_it_offers(narrow, tmp_path):
+    """train --check asks whether to resample the curated copies (the Train page has a button for it): the CLI
+    prints the command that does it, and that command, pasted, resamples them."""
+    from conftest import sh_words
+
+    from studio.cli import main
+    from studio.cli.train import _command_for
+    from trainer.run.preflight import preflight
+
+    project = _copy(narrow[0], tmp_path)
+    offer = next(f for f in preflight(_options(project.folder, tmp_path)) if f.fix == "resample")
+    said = _command_for(offer, project.folder)
+    assert said.startswith(" With: voice-studio dataset fix ") and said.endswith("--resample --rate 22050"), said
+    assert main(sh_words(said.removeprefix(" With: "))[1:]) == 0
+    assert {c.analysis["sample_rate"] for c in type(project)(project.folder).clips.values()} == {22050}

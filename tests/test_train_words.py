@@ -194,7 +194,8 @@ def test_the_learning_rate_and_its_schedule_are_said(qtbot, tmp_path):
 
 
 def test_the_test_presets_size_is_said_for_the_start_chosen(qtbot):
-    """From scratch the test preset is 0.14 M parameters; from joe the generator keeps joe's size: said so."""
+    """From scratch the test preset is 0.14 M parameters; from joe the generator keeps joe's size: said so; low's
+    16,000 Hz is said from scratch only (from joe, joe's rate wins)."""
     from studio.widgets.train_setup import TrainSetup
 
     setup = TrainSetup()
@@ -207,6 +208,10 @@ def test_the_test_presets_size_is_said_for_the_start_chosen(qtbot):
     )
     setup.start.setCurrentIndex(setup.start.findData("scratch"))
     assert setup.about.text() == "Smoke test only, not a usable voice: 0.14 M parameters, 2 epochs, minutes on a CPU."
+    setup.preset.setCurrentText("low")  # its rate holds from scratch only: from joe the run is joe's 22,050 Hz
+    assert setup.about.text().startswith("Piper low, 16,000 Hz: 23.7 M parameters")
+    setup.start.setCurrentIndex(setup.start.findData("joe"))
+    assert setup.about.text().startswith("Piper low: the start voice's size (from scratch: 23.7 M)")
 
 
 def test_a_preview_that_cannot_play_says_cannot_play_once_and_names_its_line(tmp_path):

@@ -213,6 +213,15 @@ def _say_what_comes(document, resumed: bool) -> None:
     print(f"previews {schedule}; for one now: {command}", file=sys.stderr)
 
 
+def _command_for(finding, dataset) -> str:
+    """The command that does what a finding offers (the Train page offers it as a button): for ``resample`` on a
+    dataset project, ``" With: voice-studio dataset fix PROJECT --resample --rate N"``; else ``""``."""
+    if finding.fix != "resample" or not (Path(dataset) / "manifest.json").is_file():
+        return ""
+    rate = str(finding.fix_rate)
+    return f" With: {shell_command('voice-studio', 'dataset', 'fix', Path(dataset), '--resample', '--rate', rate)}"
+
+
 def _check(options) -> int:
     """``--check``: the pre-flight findings and the time the epochs will take (a step timed when nothing is
     known), as the Train page's Check says them.
@@ -227,7 +236,7 @@ def _check(options) -> int:
 
     findings = preflight(options)
     for finding in findings:
-        print(f"{finding.level}: {finding.message}")
+        print(f"{finding.level}: {finding.message}{_command_for(finding, options.dataset)}")
     errors = sum(f.blocking for f in findings)
     if errors:
         raise RunError(f"{errors} {'error' if errors == 1 else 'errors'} to fix before training")

@@ -133,7 +133,13 @@ def rows_so_far(project, shown: list[tuple]) -> list[tuple]:
     return out
 
 
-AUDIO_EDITS = (("trim", "trimmed"), ("normalize", "normalized"), ("resample", "resampled"), ("set ", "repaired"))
+AUDIO_EDITS = (
+    ("trim", "trimmed"),
+    ("normalize", "normalized"),
+    ("resample", "resampled"),
+    ("hold peak", "peak held"),
+    ("set ", "repaired"),
+)
 """Manifest edit prefixes (``trainer.dataset.jobs.fix``, ``curation.trim_clip``) -> the word the table shows."""
 
 

@@ -153,10 +153,11 @@ def narrow_advice(widest: float, voice_rate: int) -> str:
     going on knowingly."""
     if fits_low_rate(widest, voice_rate):
         return (
-            f"a {LOW_RATE:,} Hz voice loses none of their band: train from scratch with the x-low or low preset "
-            f"(Piper's {LOW_RATE:,} Hz qualities: a project or a Piper folder is then prepared at {LOW_RATE:,} Hz; "
-            f"a training cache keeps the rate it was built at, `voice-studio dataset cache --rate {LOW_RATE}`), or "
-            f"from a {LOW_RATE:,} Hz voice; or go on knowingly"
+            f"a {LOW_RATE:,} Hz voice loses none of their band: train from scratch (not from a voice at a higher rate) "
+            f"with the x-low or low preset, Piper's {LOW_RATE:,} Hz qualities (a project or a Piper folder is then "
+            f"prepared at {LOW_RATE:,} Hz; a training cache keeps the rate it was built at: "
+            f"`voice-studio dataset cache PROJECT --out CACHE --rate {LOW_RATE}`), or from a {LOW_RATE:,} Hz voice; "
+            "or go on knowingly"
         )
     return "record or find wider recordings, or go on knowingly"
 

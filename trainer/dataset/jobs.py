@@ -171,6 +171,9 @@ def fix(job) -> tuple[dict[str, Any], list[str]]:
     if resampling:
         mono, rate = fixes.resample(mono, rate, resample_to), resample_to
         edits.append(f"resample {info.sample_rate:,} → {rate:,} Hz")
+        mono, held_db = fixes.hold_peak(mono)  # resampling rings over full scale where the clip peaked at it
+        if held_db:
+            edits.append(f"hold peak {held_db:+.1f} dB")
     write_float_wav(Path(path), mono, rate)
     return measure(mono, rate, text, voice_config), edits
 

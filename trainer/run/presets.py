@@ -79,10 +79,12 @@ def smoke_prefix(voice_config: Mapping[str, Any]) -> str:
 
 def about(name: str, from_voice: bool) -> str:
     """A preset's line (``ABOUT``) for the start chosen: starting from a voice, the generator keeps that voice's
-    size, so the preset's parameter count holds only from scratch and is said so."""
+    size and rate, so the preset's parameter count holds only from scratch and is said so, and its rate is not
+    said."""
     line = ABOUT[name]
     if from_voice:
         line = re.sub(r"([\d.]+ M) parameters", r"the start voice's size (from scratch: \1)", line)
+        line = line.replace(", 16,000 Hz:", ":")  # a start voice's rate wins too (trainer.start.points.run_rate)
     return line
 
 
