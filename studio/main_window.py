@@ -12,6 +12,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QGraphicsView, QHBoxLayout, QListWidget, QMainWindow, QStackedWidget, QWidget
 
+from studio.guide import FirstRunNote, GuideDialog
 from studio.pages.compare import ComparePage
 from studio.pages.dataset import DatasetPage
 from studio.pages.synthesize import SynthesizePage
@@ -83,11 +84,17 @@ class MainWindow(QMainWindow):
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.nav.setCurrentRow(AREAS.index("Synthesize"))
 
+        self.first_run = FirstRunNote()
+        self.first_run.show_guide.connect(self.show_guide)
+        self.state.workspace.events.dataset_project.connect(lambda _path: self._update_first_run())
+        self.nav.currentRowChanged.connect(lambda _row: self._update_first_run())
+        self._update_first_run()
         central = QWidget()
         layout = QHBoxLayout(central)
         layout.addWidget(self.nav)
         layout.addWidget(self.stack, 1)
         self.setCentralWidget(central)
+        self.statusBar().addPermanentWidget(self.first_run)
         self._build_menus()
         self.setMinimumSize(self.minimumSizeHint().expandedTo(SMALLEST))
         screen = self.screen()
@@ -96,8 +103,8 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Ready")
 
     def _build_menus(self) -> None:
-        """File: Quit (Ctrl+Q); Go: one action per page (Ctrl+1 … Ctrl+4, anywhere in the window); Help: Keyboard
-        shortcuts…."""
+        """File: Quit (Ctrl+Q); Go: one action per page (Ctrl+1 … Ctrl+4, anywhere in the window); Help: Making a
+        voice… (the steps, ``studio.guide``) and Keyboard shortcuts…."""
         file_menu = self.menuBar().addMenu("&File")
         self.quit_action = file_menu.addAction("&Quit")
         keys = QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)  # the platform's (none under some themes)
@@ -113,8 +120,22 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _checked=False, a=area: self.show_area(a))
             go.addAction(action)
         help_menu = self.menuBar().addMenu("&Help")
+        self.guide_action = help_menu.addAction("Making a voice…")
+        self.guide_action.triggered.connect(self.show_guide)
         self.shortcuts_action = help_menu.addAction("Keyboard shortcuts…")
         self.shortcuts_action.triggered.connect(self.show_shortcuts)
+
+    def show_guide(self) -> GuideDialog:
+        """Open Help → Making a voice… (``studio.guide``); its buttons show the pages. Returns the dialog shown."""
+        dialog = GuideDialog(self)
+        dialog.go.connect(self.show_area)
+        dialog.show()
+        return dialog
+
+    def _update_first_run(self) -> None:
+        """Show the first-run note until a dataset project or a run exists (``studio.guide.started``)."""
+        workspace = self.state.workspace
+        self.first_run.update_for(workspace.dataset_project, workspace.runs_dir)
 
     def show_shortcuts(self) -> ShortcutsDialog:
         """Open the list of keyboard shortcuts (Help → Keyboard shortcuts…); returns the dialog shown."""

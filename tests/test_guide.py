@@ -1,0 +1,71 @@
+"""A newcomer's way to a voice of their own (issue 31, item 1): Help → Making a voice… and the first-run note."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture(scope="module")
+def window(qapp, tmp_path_factory):
+    """A main window on empty user folders, at the smallest screen the studio is made for (1024×640)."""
+    from studio.main_window import MainWindow
+    from studio.settings import Settings
+
+    win = MainWindow(Settings(), runs_root=tmp_path_factory.mktemp("runs"))
+    win.resize(1024 - 16, 640 - 60)
+    win.show()
+    yield win
+    win.close()
+    win.deleteLater()
+    qapp.processEvents()
+    gc.collect()
+
+
+def test_help_walks_dataset_train_compare_synthesize_and_goes_to_each_page(window, qtbot):
+    """Help's first entry is "Making a voice…": four steps in the navigation's order, each saying what the page
+    gives; its buttons show the page asked for."""
+    from PySide6.QtWidgets import QLabel
+
+    from studio.guide import STEPS
+    from studio.shortcuts import AREAS
+
+    help_menu = [a.menu() for a in window.menuBar().actions() if a.text() == "&Help"][0]
+    assert [a.text() for a in help_menu.actions()][0] == "Making a voice…"
+    assert tuple(step.area for step in STEPS) == AREAS
+    for step in STEPS:
+        dialog = window.show_guide()
+        qtbot.addWidget(dialog)
+        texts = [label.text() for label in dialog.findChildren(QLabel)]
+        assert any(step.title in t and f"You get {step.gives}" in t for t in texts), texts
+        dialog.buttons[step.area].click()
+        assert window.stack.currentWidget() is window.__dict__[f"{step.area.lower()}_page"]
+        assert not dialog.isVisible()
+
+
+def test_the_first_run_note_shows_until_a_dataset_project_exists(window, qtbot, tmp_path):
+    """On empty user folders the status bar's note says the four steps and opens the guide; once a dataset project
+    exists (its manifest.json) the note goes; Hide hides it for the session."""
+    from studio.guide import NOTE
+
+    window.state.workspace.dataset_project = tmp_path / "none-yet"
+    assert window.first_run.isVisible() and window.first_run.guide_button.toolTip() == NOTE
+    from studio.guide import GuideDialog
+
+    window.first_run.guide_button.click()
+    shown = [w for w in window.findChildren(GuideDialog) if w.isVisible()]
+    assert len(shown) == 1
+    shown[0].close()
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "manifest.json").write_text("{}", encoding="utf-8")
+    window.state.workspace.dataset_project = project
+    assert not window.first_run.isVisible()
+    window.state.workspace.dataset_project = tmp_path / "none-yet"
+    assert window.first_run.isVisible()
+    window.first_run.hide_button.click()
+    window.show_area("Train")
+    assert not window.first_run.isVisible()
