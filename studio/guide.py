@@ -16,9 +16,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QFrame,
     QGridLayout,
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QVBoxLayout,
@@ -115,37 +113,31 @@ class GuideDialog(QDialog):
         self.accept()
 
 
-class FirstRunNote(QFrame):
-    """The status bar's note for a newcomer (:data:`NOTE` in its tooltip): "New here?" with "Making a voice…" (opens
-    the guide) and "Hide"; shown until the user has :func:`started` or hides it. It lives in the status bar, so no
-    page loses height to it at 1024×640.
+class FirstRunNote(QLabel):
+    """The status bar's note for a newcomer: "New here? Making a voice… · Hide", two links (:data:`NOTE` in its
+    tooltip); "Making a voice…" opens the guide, "Hide" hides the note. Shown until the user has :func:`started`
+    or hides it. Links, not buttons: the status bar keeps its height, so no page loses any at 1024×640.
 
     Signals:
-        show_guide(): "Making a voice…" was pressed.
+        show_guide(): "Making a voice…" was chosen.
     """
 
     show_guide = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.label = QLabel("New here?")
-        self.guide_button = QPushButton("Making a voice…")
-        self.guide_button.setToolTip(NOTE)
-        self.guide_button.clicked.connect(self.show_guide)
-        self.hide_button = QPushButton("Hide")
-        self.hide_button.setToolTip("Hide this note (Help → Making a voice… stays)")
-        self.hide_button.clicked.connect(self._hidden_by_user)
+        super().__init__('New here? <a href="guide">Making a voice…</a> · <a href="hide">Hide</a>', parent)
+        self.setToolTip(NOTE)
+        self.linkActivated.connect(self.follow)
         self._dismissed = False
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.label)
-        layout.addWidget(self.guide_button)
-        layout.addWidget(self.hide_button)
+
+    def follow(self, link: str) -> None:
+        """Act on a link of the note: ``guide`` (emit :attr:`show_guide`) or ``hide``."""
+        if link == "guide":
+            self.show_guide.emit()
+        elif link == "hide":
+            self._dismissed = True
+            self.hide()
 
     def update_for(self, dataset_project: Path | None, runs_dir: Path | None) -> None:
         """Show the note while nothing is :func:`started` (and the user has not hidden it)."""
         self.setVisible(not self._dismissed and not started(dataset_project, runs_dir))
-
-    def _hidden_by_user(self) -> None:
-        self._dismissed = True
-        self.hide()

@@ -52,10 +52,10 @@ def test_the_first_run_note_shows_until_a_dataset_project_exists(window, qtbot, 
     from studio.guide import NOTE
 
     window.state.workspace.dataset_project = tmp_path / "none-yet"
-    assert window.first_run.isVisible() and window.first_run.guide_button.toolTip() == NOTE
+    assert window.first_run.isVisible() and window.first_run.toolTip() == NOTE
     from studio.guide import GuideDialog
 
-    window.first_run.guide_button.click()
+    window.first_run.follow("guide")  # the link's click
     shown = [w for w in window.findChildren(GuideDialog) if w.isVisible()]
     assert len(shown) == 1
     shown[0].close()
@@ -66,6 +66,6 @@ def test_the_first_run_note_shows_until_a_dataset_project_exists(window, qtbot, 
     assert not window.first_run.isVisible()
     window.state.workspace.dataset_project = tmp_path / "none-yet"
     assert window.first_run.isVisible()
-    window.first_run.hide_button.click()
+    window.first_run.follow("hide")
     window.show_area("Train")
     assert not window.first_run.isVisible()

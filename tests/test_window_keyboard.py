@@ -329,7 +329,7 @@ def test_the_train_page_shows_a_finished_scored_run_unclipped(window, scored_run
         for size in (QSize(*SCREEN), window.minimumSize()):
             window.resize(size)
             QApplication.processEvents()
-            assert _clipped(window, page) == [], size
+            assert _clipped(window, page) == [], (size, "; ".join(_clipped(window, page)))
             table = best.table
             rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
             assert table.viewport().height() >= rows, size  # no row cut (a scroll bar never covers one)
@@ -337,5 +337,40 @@ def test_the_train_page_shows_a_finished_scored_run_unclipped(window, scored_run
             for field in (setup.dataset, setup.start, setup.preset, setup.epochs)[: 4 if size == QSize(*SCREEN) else 1]:
                 area = next(a for a in page.findChildren(QScrollArea) if a.widget() is setup)
                 assert _in_view(field, area), (size, field)
+    finally:
+        window.resize(*SCREEN)
+
+
+def test_the_train_page_following_a_run_keeps_every_chart_title_in_view(window, tmp_path):
+    """Following a run at 1024×640 and in the smallest window: nothing clipped, and each time chart's bottom axis
+    title ("epoch") lies inside its chart (the epoch-time chart's one-column legend was taller than the chart and
+    pushed the title out of it; issue 31, item 2)."""
+    from conftest import write_started_run
+
+    from trainer.events.log import EventLog
+    from trainer.events.run_state import load_run
+    from trainer.events.schema import Epoch
+
+    run = tmp_path / "runs" / "following"
+    write_started_run(run, tmp_path, epochs=1000)
+    log = EventLog(run / "events.jsonl")
+    for epoch in range(1, 6):
+        times = {"seconds": 61.0, "train_s": 55.0, "val_s": 4.0, "preview_s": 1.0, "checkpoint_wait_s": 1.0}
+        log.emit(Epoch(epoch=epoch, step=30 * (epoch + 1), losses={"val_mel": 1.5}, learning_rates={}, **times))
+    log.close()
+    page = _show(window, "Train")
+    page.show_run(load_run(run))
+    page.tabs.setCurrentWidget(page.view)
+    try:
+        for size in (QSize(*SCREEN), window.minimumSize()):
+            window.resize(size)
+            QApplication.processEvents()
+            assert _clipped(window, page) == [], size
+            for chart in (page.view.epoch_chart, page.view.step_chart):
+                page.view.time_tabs.setCurrentWidget(chart)
+                QApplication.processEvents()
+                title = chart.plot.getAxis("bottom").label
+                bottom = chart.mapFromScene(title.mapToScene(title.boundingRect().bottomLeft())).y()
+                assert 0 < bottom <= chart.viewport().height(), (size, type(chart).__name__, bottom)
     finally:
         window.resize(*SCREEN)

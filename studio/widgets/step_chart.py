@@ -9,7 +9,6 @@ draws (``data``) and takes the app palette; its legend sits beside the plot.
 
 from __future__ import annotations
 
-from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QWidget
 
 from studio.widgets.train_charts import PlotBeside, integer_epochs, stack, stacked_bars
@@ -36,8 +35,6 @@ STEP_LABELS = tuple(
 """Step parts in stacking order (``trainer.events.schema.Epoch.step_split``): name, label, colour."""
 LEGEND_SIZE = "8pt"
 """The legend's text: seven parts with their shares fit two columns beside a 440 px wide chart."""
-LEGEND_MARGIN = 9
-"""Pixels pyqtgraph's layout keeps above and below the legend."""
 NO_SPLIT = "no step split recorded (an older trainer)"
 """The title when a run's epochs carry no ``step_s``."""
 
@@ -83,15 +80,9 @@ class StepChart(PlotBeside):
         self.restyle()
         integer_epochs(self.plot, max(xs, default=0))
 
-    def resizeEvent(self, event: QResizeEvent | None) -> None:  # noqa: N802 - Qt override (pyqtgraph passes None)
-        """Two legend columns when one would be taller than the chart (about 120 px in a 1024x640 window)."""
-        if getattr(self, "_ready", False):
-            columns = 1 if self.height() >= self._one_column + 2 * LEGEND_MARGIN else 2
-            if columns != self.legend.columnCount:
-                self.legend.setColumnCount(columns)
-                self.legend.updateSize()
-                self._retitle()
-        super().resizeEvent(event)
+    def legend_columns_changed(self) -> None:
+        """The title's words follow the legend's columns (:meth:`_retitle`)."""
+        self._retitle()
 
     def _retitle(self) -> None:
         """Which epoch the legend's shares are of; short beside a two-column legend (a title sets the plot's

@@ -13,7 +13,7 @@ import math
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QPalette, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QWidget
 
 from studio.widgets.axes import ReadableAxis, readable_axes, room_for_top_tick
@@ -41,6 +41,8 @@ LOSSES = (
 )
 """Loss curves: name, colour, dashed (validation)."""
 MIN_HEIGHT = 120
+LEGEND_MARGIN = 9
+"""Pixels above and below a legend in its chart (pyqtgraph's layout margins)."""
 """Pixels below which a chart stops shrinking (its axes, ticks and a few curves still read); the loss chart also
 keeps its whole legend."""
 
@@ -72,6 +74,13 @@ def style_plot(plot: pg.PlotItem, palette: QPalette) -> None:
     plot.showGrid(x=True, y=True, alpha=0.2)
 
 
+def legend_columns(entries: int, one_column_px: float, room_px: float, most: int = 3) -> int:
+    """The fewest legend columns (up to ``most``) whose rows fit ``room_px`` in height, a column of ``entries``
+    being ``one_column_px`` high; ``most`` where none does."""
+    row = one_column_px / max(1, entries)
+    return next((c for c in range(1, most) if math.ceil(entries / c) * row <= room_px), most)
+
+
 class PlotBeside(pg.GraphicsLayoutWidget):
     """One plot (``plot``) with a legend (``legend``) in the column beside it, in the app palette."""
 
@@ -84,6 +93,24 @@ class PlotBeside(pg.GraphicsLayoutWidget):
         self.addItem(self.legend, row=0, col=1)
         self.setMinimumHeight(MIN_HEIGHT)
         self._title = ""
+        self._one_column: float | None = None
+        """The legend's height in one column (px), measured by a subclass once its entries are in; ``None``: the
+        legend stays in one column."""
+
+    def resizeEvent(self, event: QResizeEvent | None) -> None:  # noqa: N802 - Qt override (pyqtgraph passes None)
+        """As few legend columns as let the legend fit the chart's height (:func:`legend_columns`): a legend taller
+        than its row pushed the plot's bottom axis, with its title, out of the chart (about 100 px high in a
+        1024x640 window)."""
+        if getattr(self, "_ready", False) and self._one_column is not None:
+            columns = legend_columns(len(self.legend.items), self._one_column, self.height() - 2 * LEGEND_MARGIN)
+            if columns != self.legend.columnCount:
+                self.legend.setColumnCount(columns)
+                self.legend.updateSize()
+                self.legend_columns_changed()
+        super().resizeEvent(event)
+
+    def legend_columns_changed(self) -> None:
+        """Called when the legend changed between one and two columns (for a title that depends on it)."""
 
     def restyle(self) -> None:
         """Take the palette's colours (called on a palette change, e.g. a dark theme)."""
@@ -141,6 +168,8 @@ class EpochChart(PlotBeside):
         self.data: list[tuple[int, list[float]]] = []
         self._bars = stacked_bars(self, PARTS)
         self._compare = self.plot.plot([], [], symbol="o", symbolSize=6)
+        self.legend.layout.setHorizontalSpacing(4)  # pyqtgraph's 25 px between columns would not fit two
+        self._one_column = self.legend.boundingRect().height()
         self._ready = True
         self.restyle()
         integer_epochs(self.plot, 0)
