@@ -12,7 +12,9 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import json
+import os
 import platform
+import re
 import sys
 from pathlib import Path
 
@@ -114,3 +116,40 @@ def require(extra: str, what: str) -> None:
     line = explain(extra, what)
     if line:
         raise ExtraMissing(line)
+
+
+GPU_DRIVER_FILES = ("/proc/driver/nvidia/version", "/dev/nvidiactl")
+"""Files an NVIDIA driver makes on Linux (a CUDA build of torch needs one to see a GPU)."""
+
+
+def torch_device() -> str | None:
+    """The device the torch engine will run on, guessed without importing torch: ``"cuda"`` (a CUDA build of
+    torch and an NVIDIA driver), ``"cpu"``, or ``None`` (torch is not installed).
+
+    A guess for the engine picker at app start (importing torch takes seconds); the engine itself asks torch
+    (``engines.torch.engine.pick_device``). Reads torch's ``version.py`` (``cuda = '12.4'`` or ``None``), the
+    driver's files (:data:`GPU_DRIVER_FILES`, ``nvcuda.dll`` on Windows) and ``CUDA_VISIBLE_DEVICES``.
+    """
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    try:
+        version = (Path(next(iter(spec.submodule_search_locations))) / "version.py").read_text(encoding="utf-8")
+    except OSError:
+        version = ""
+    return expected_torch_device(version, driver=_gpu_driver(), visible=os.environ.get("CUDA_VISIBLE_DEVICES"))
+
+
+def expected_torch_device(version: str, *, driver: bool, visible: str | None) -> str:
+    """``"cuda"`` when torch's ``version.py`` text ``version`` names a CUDA build, an NVIDIA ``driver`` is present
+    and ``visible`` (``CUDA_VISIBLE_DEVICES``; ``None``: unset) does not hide every GPU; else ``"cpu"``."""
+    built = re.search(r"^cuda\s*(?::[^=]*)?=\s*['\"]\d", version, re.MULTILINE) is not None
+    hidden = visible is not None and visible.strip() in ("", "-1")
+    return "cuda" if built and driver and not hidden else "cpu"
+
+
+def _gpu_driver() -> bool:
+    """Whether an NVIDIA driver is installed (its files on Linux, ``nvcuda.dll`` on Windows; macOS has none)."""
+    if platform.system() == "Windows":
+        return (Path(os.environ.get("SystemRoot", r"C:\Windows")) / "System32" / "nvcuda.dll").is_file()
+    return any(Path(f).exists() for f in GPU_DRIVER_FILES)

@@ -146,6 +146,14 @@ class Comparison:
         names = "\n".join(sorted(str(c.model_path.absolute()) for c in self._candidates))
         return compare_dir() / hashlib.sha256(names.encode()).hexdigest()[:12]
 
+    def subject(self) -> str:
+        """What is compared, in a few words for a file name: the run's folder name when every candidate comes from
+        one run, else the candidates' labels (``""``: none)."""
+        folder = self.folder() if self._candidates else None
+        if folder is not None and folder.parent != compare_dir():
+            return folder.name
+        return " ".join(c.label for c in self._candidates)
+
     def _add(self, candidates: Iterable[Candidate], run: Path | None) -> list[Candidate]:
         added = []
         for candidate in candidates:

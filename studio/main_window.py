@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QGraphicsView, QHBoxLayout, QListWidget, QMainWindow, QStackedWidget, QWidget
 
@@ -29,6 +29,8 @@ FRAME = QSize(16, 60)
 """Room left for a window manager's frame and title bar (pixels), so a window that fills the screen shows whole."""
 """The smallest window (px) unless a page needs more: it fits a 1024×640 screen with a window manager's frame.
 Set explicitly because wrapped button rows need more height at a narrow width than the layouts' minimum says."""
+TYPED_SAVE_MS = 1500
+"""The settings keep the text box this long after typing pauses (and at close), not at every key."""
 
 
 class MainWindow(QMainWindow):
@@ -45,13 +47,13 @@ class MainWindow(QMainWindow):
         self.resize(PREFERRED)
         self.setAcceptDrops(True)
         self.state = StudioState(workspace=Workspace(runs_dir=runs_root))
-        found = self.settings.apply(self.state.library, self.state.workspace)
+        found = self.settings.apply(self.state.library, self.state.workspace, self.state.lines)
 
         self.synthesize_page = SynthesizePage(self.state)
         for error in found.errors:
             self.synthesize_page.show_notice(str(error))
         self.synthesize_page.add_voice_files(found.checkpoints)
-        self.synthesize_page.restore(self.settings.last_voice, self.settings.engine)
+        self.synthesize_page.restore(self.settings.last_voice, self.settings.engine, self.settings.text)
         self.dataset_page = DatasetPage(self.state.workspace)
         self.train_page = TrainPage(self.state.workspace, self.state.library)
         self.compare_page = ComparePage(self.state.workspace, self.state.library, self.state.engines)
@@ -60,11 +62,16 @@ class MainWindow(QMainWindow):
         self.synthesize_page.checkpoint_added.connect(lambda v: self.statusBar().showMessage(f"Added {v.name}", 8000))
         self.train_page.voice_exported.connect(lambda path: self.synthesize_page.add_voice_files([path]))
         self.train_page.compare_requested.connect(self.compare_run)
+        self._typed = QTimer(self, singleShot=True, interval=TYPED_SAVE_MS)
+        self._typed.timeout.connect(self._save_settings)
         self.state.library.events.changed.connect(self._save_settings)
         self.state.workspace.events.remote.connect(self._save_settings)
         self.state.workspace.events.dataset_project.connect(self._save_settings)
         self.synthesize_page.picker.voice_changed.connect(self._save_settings)
         self.synthesize_page.engines.changed.connect(self._save_settings)
+        self.state.workspace.save_folders.events.changed.connect(self._save_settings)
+        self.synthesize_page.line_finished.connect(self._save_settings)  # the History, at once
+        self.synthesize_page.text_edit.textChanged.connect(self._typed.start)  # the text box, once typing pauses
         pages = {
             "Dataset": self.dataset_page,
             "Train": self.train_page,
@@ -154,12 +161,14 @@ class MainWindow(QMainWindow):
         self.compare_page.open_run(run_dir)
 
     def _save_settings(self, _change: object = None) -> None:
-        """Write the settings from the models (the voices added, the remote fields, the dataset project) and the
-        Synthesize page's voice and engine."""
-        self.settings.take(self.state.library, self.state.workspace)
+        """Write the settings from the models (the voices added, the remote fields, the dataset project, the folders
+        saved to, the History) and the Synthesize page's voice, engine and text."""
+        self._typed.stop()
+        self.settings.take(self.state.library, self.state.workspace, self.state.lines)
         if len(self.state.library):
             self.settings.last_voice = str(self.synthesize_page.voice.model_path)
         self.settings.engine = self.synthesize_page.engine_kind()
+        self.settings.text = self.synthesize_page.text_edit.toPlainText()
         try:
             self.settings.save()
         except OSError as exc:
@@ -183,6 +192,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Added {', '.join(v.name for v in added)}", 8000)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self._save_settings()  # the text as typed until now, and the History
         self.dataset_page.shutdown()  # its job cancelled (what it finished is kept); an edited transcript saved
         self.synthesize_page.stop()
         self.synthesize_page.remote_panel.shutdown()

@@ -1,12 +1,16 @@
 """The studio's settings file: versioned JSON in the user's config folder.
 
-Schema version 2: ``{"version": 2, "voices": [paths of added voices],
+Schema version 3: ``{"version": 3, "voices": [paths of added voices],
 "last_voice": path or null, "engine": "onnx"|"torch"|"remote"|null,
 "dataset_project": path or null, "remote": {"url", "model", "voice",
-"response_format"}}`` (the remote server's fields; API keys are never
-written). ``engine`` and ``dataset_project`` came later within version 2: a
-file without them reads as null (the defaults). Version 1 files are migrated (no ``remote``); unknown versions give
-defaults, and a damaged file is kept beside as ``settings.json.bad``.
+"response_format"}, "text": the Synthesize page's text box or null,
+"history": [{"text", "voice", "engine"}, … newest first, at most
+HISTORY_KEPT], "save_folders": {kind: folder}}`` (the remote server's fields;
+API keys are never written; History keeps no audio). ``engine`` and
+``dataset_project`` came later within version 2: a file without them reads as
+null (the defaults). Version 1 and 2 files are migrated (:func:`migrate`);
+unknown versions give defaults, and a damaged file is kept beside as
+``settings.json.bad``.
 
 The studio reads the settings into its models (``studio.state``) at start
 (:meth:`Settings.apply`) and writes them from the models (:meth:`Settings.take`);
@@ -19,12 +23,17 @@ import json
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
+
 from engines.files import write_text
 from engines.imports import importing
 from engines.remote.settings import RemoteSettings
-from studio.state import DEFAULT_REMOTE, Found, VoiceLibrary, Workspace
+from studio.speaking import Line
+from studio.state import DEFAULT_REMOTE, Found, SaveFolders, SpokenLines, VoiceLibrary, Workspace
 
-VERSION = 2
+VERSION = 3
+HISTORY_KEPT = 50
+"""History lines the settings keep (the newest): enough to find a line typed days ago, a file of a few kB."""
 
 
 def settings_path() -> Path:
@@ -46,6 +55,12 @@ class Settings:
     """The Synthesize page's engine kind chosen last (``onnx``, ``torch``, ``remote``)."""
     dataset_project: str | None = None
     """The Dataset page's project folder shown last."""
+    text: str | None = None
+    """The Synthesize page's text box when the settings were written (``None``: the default line)."""
+    history: list[dict] = field(default_factory=list)
+    """The newest History lines as ``{"text", "voice", "engine"}`` records, newest first (never their audio)."""
+    save_folders: dict[str, str] = field(default_factory=dict)
+    """The folder each kind of save went to last (``studio.state.SaveFolders``)."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:
@@ -57,8 +72,18 @@ class Settings:
                 return cls()
             remote = {k: str(v) for k, v in dict(raw.get("remote") or {}).items() if k != "api_key"}
             voices = [str(v) for v in raw.get("voices", [])]
-            engine, project = raw.get("engine"), raw.get("dataset_project")
-            return cls(voices, raw.get("last_voice"), remote, engine and str(engine), project and str(project))
+            engine, project, text = raw.get("engine"), raw.get("dataset_project"), raw.get("text")
+            folders = {str(k): str(v) for k, v in dict(raw.get("save_folders") or {}).items()}
+            return cls(
+                voices=voices,
+                last_voice=raw.get("last_voice"),
+                remote=remote,
+                engine=engine and str(engine),
+                dataset_project=project and str(project),
+                text=text if isinstance(text, str) else None,
+                history=history_records(raw.get("history")),
+                save_folders=folders,
+            )
         except FileNotFoundError:
             return cls()
         except (OSError, ValueError, AttributeError):
@@ -71,10 +96,11 @@ class Settings:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text(path, json.dumps({"version": VERSION, **asdict(self)}, ensure_ascii=False, indent=2))
 
-    def apply(self, library: VoiceLibrary, workspace: Workspace) -> Found:
+    def apply(self, library: VoiceLibrary, workspace: Workspace, lines: SpokenLines | None = None) -> Found:
         """Read the settings into the models: the embedded, user and added ``.onnx`` voices into ``library``,
         the remote server's fields into ``workspace.remote``, the dataset project shown last into
-        ``workspace.dataset_project`` (when its folder is still there).
+        ``workspace.dataset_project`` (when its folder is still there), the folders saved to last into
+        ``workspace.save_folders``, and the History of earlier sessions into ``lines`` (lines without audio).
 
         Returns what the caller still has to do or show: ``checkpoints`` (added ``.ckpt`` voices, to read off
         the GUI thread) and ``errors`` (voice files that could not be read; a remote field that is not valid,
@@ -82,6 +108,9 @@ class Settings:
         gone, a one-line ``ValueError`` naming it, while the default project is shown).
         """
         found = Found(errors=list(library.load(self.voices)))
+        workspace.save_folders = SaveFolders(self.save_folders)
+        if lines is not None:
+            lines.add_earlier(earlier_lines(self.history))
         found.checkpoints = [Path(p) for p in self.voices if Path(p).suffix.lower() == ".ckpt"]
         try:
             workspace.remote = remote_settings(self.remote)
@@ -94,11 +123,15 @@ class Settings:
             found.errors.append(ValueError(gone))
         return found
 
-    def take(self, library: VoiceLibrary, workspace: Workspace) -> None:
+    def take(self, library: VoiceLibrary, workspace: Workspace, lines: SpokenLines | None = None) -> None:
         """Set the fields from the models: the voices the user added, the remote fields (never the key), the
-        dataset project shown (``last_voice`` and ``engine`` are the Synthesize page's: the window sets them)."""
+        dataset project shown, the folders saved to last, the newest ``HISTORY_KEPT`` lines of ``lines`` (without
+        their audio). ``last_voice``, ``engine`` and ``text`` are the Synthesize page's: the window sets them."""
         self.voices = library.added_paths()
         self.remote = remote_record(workspace.remote)
+        self.save_folders = workspace.save_folders.record()
+        if lines is not None:
+            self.history = [line_record(line) for line in lines.lines[:HISTORY_KEPT]]
         project = workspace.dataset_project  # the default folder is not made until used: not kept until then
         self.dataset_project = str(project) if project.is_dir() else None
 
@@ -125,8 +158,31 @@ def remote_record(settings: RemoteSettings) -> dict:
 REMOTE_FIELDS = ("url", "model", "voice", "response_format")
 
 
+def line_record(line: Line) -> dict:
+    """What the settings keep of a History line: its text, voice and engine (never its audio)."""
+    return {"text": line.text, "voice": line.voice, "engine": line.engine}
+
+
+def history_records(raw: object) -> list[dict]:
+    """The History records of a settings document's ``history`` (the newest ``HISTORY_KEPT``); an entry that is not
+    a record with a text (a file edited by hand) is left out rather than losing the whole file."""
+    entries = raw if isinstance(raw, list) else []
+    records = [e for e in entries if isinstance(e, dict) and isinstance(e.get("text"), str)]
+    return [{k: str(r.get(k) or "") for k in ("text", "voice", "engine")} for r in records[:HISTORY_KEPT]]
+
+
+def earlier_lines(records: list[dict]) -> list[Line]:
+    """History lines of an earlier session from their records: text, voice and engine, no audio
+    (``Line.earlier``)."""
+    silent = np.zeros(0, np.float32)
+    return [Line(r["text"], r["voice"], 0, silent, engine=r["engine"], earlier=True) for r in records]
+
+
 def migrate(raw: dict) -> dict:
-    """Bring an older settings document to ``VERSION`` (1 -> 2 adds an empty ``remote``)."""
+    """Bring an older settings document to ``VERSION``: 1 -> 2 adds an empty ``remote``; 2 -> 3 adds no ``text``,
+    an empty ``history`` and no ``save_folders``."""
     if raw.get("version") == 1:
         raw = {**raw, "version": 2, "remote": {}}
+    if raw.get("version") == 2:
+        raw = {**raw, "version": 3, "text": None, "history": [], "save_folders": {}}
     return raw

@@ -35,6 +35,8 @@ class Line:
     ``stopped``: Stop cut it short, so ``audio`` is only the part synthesized before it (not the whole text).
     ``engine``: the engine kind that spoke it (``onnx``, ``torch``, ``remote``; ``""``: not known).
     ``load_s``: seconds spent loading the engine before this line could start (``None``: it was loaded already).
+    ``earlier``: a line of an earlier session, read back from the settings: its text, voice and engine, and no
+    audio (``audio`` is empty, ``sample_rate`` 0).
     """
 
     text: str
@@ -45,6 +47,7 @@ class Line:
     stopped: bool = False
     engine: str = ""
     load_s: float | None = None
+    earlier: bool = False
 
     @property
     def label(self) -> str:

@@ -13,7 +13,7 @@ from them.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -214,6 +214,36 @@ class _Observed(Generic[T]):
         getattr(obj.events, self.name).emit(value)
 
 
+class SaveFolders:
+    """The folder each kind of save (``"audio"``, ``"csv"``, ``"report"``) went to last, so the next save dialog of
+    that kind starts there; the settings keep them across restarts. ``events.changed(kind)`` when one moves."""
+
+    def __init__(self, folders: Mapping[str, Path | str] | None = None) -> None:
+        self._folders = {str(kind): Path(folder) for kind, folder in (folders or {}).items()}
+        self.events = _SaveFolderEvents()
+
+    def folder(self, kind: str) -> Path | None:
+        """The folder the last ``kind`` save went to, while it is still there (else ``None``)."""
+        folder = self._folders.get(kind)
+        return folder if folder is not None and folder.is_dir() else None
+
+    def remember(self, kind: str, path: Path | str) -> None:
+        """A ``kind`` file was saved at ``path``: the next ``kind`` save starts in its folder."""
+        folder = Path(path).expanduser().absolute().parent
+        if self._folders.get(kind) != folder:
+            self._folders[kind] = folder
+            self.events.changed.emit(kind)
+
+    def record(self) -> dict[str, str]:
+        """The folders by kind, as the settings file keeps them."""
+        return {kind: str(folder) for kind, folder in self._folders.items()}
+
+
+class _SaveFolderEvents:
+    def __init__(self) -> None:
+        self.changed: Event[str] = Event()
+
+
 class WorkspaceEvents:
     """One event per :class:`Workspace` attribute, emitted with its new value."""
 
@@ -225,8 +255,9 @@ class WorkspaceEvents:
 
 
 class Workspace:
-    """Where the studio works: the dataset project shown, the training runs, the exported voices, and the
-    remote speech server's settings (with the API key, which the settings file never keeps).
+    """Where the studio works: the dataset project shown, the training runs, the exported voices, the folders
+    files were saved to last (``save_folders``), and the remote speech server's settings (with the API key, which
+    the settings file never keeps).
 
     Folders default to the user's data folders (``engines.registry.user_data_dir``/``user_voice_dir``).
     """
@@ -251,6 +282,7 @@ class Workspace:
         self.runs_dir = Path(runs_dir or user_data_dir() / "runs")
         self.voices_dir = Path(voices_dir or user_voice_dir())
         self.remote = remote or DEFAULT_REMOTE
+        self.save_folders = SaveFolders()
 
     def dataset_for_training(self) -> Path | None:
         """The dataset project once it is one (it has a ``manifest.json``), else ``None``."""
@@ -258,7 +290,9 @@ class Workspace:
 
 
 class SpokenLines:
-    """The lines spoken in this session, newest first; ``events.added(Line)`` on each new one."""
+    """The lines spoken, newest first: this session's, then those of earlier sessions (``Line.earlier``, without
+    audio: the settings keep their text, voice and engine); ``events.added(Line)`` on each new one,
+    ``events.earlier(list[Line])`` when earlier ones are appended."""
 
     def __init__(self) -> None:
         self._lines: list[Line] = []
@@ -274,10 +308,17 @@ class SpokenLines:
         self._lines.insert(0, line)
         self.events.added.emit(line)
 
+    def add_earlier(self, lines: Iterable[Line]) -> None:
+        """Put ``lines`` (of earlier sessions, newest first) last."""
+        lines = list(lines)
+        self._lines.extend(lines)
+        self.events.earlier.emit(lines)
+
 
 class _LineEvents:
     def __init__(self) -> None:
         self.added: Event[Line] = Event()
+        self.earlier: Event[list[Line]] = Event()
 
 
 @dataclass(kw_only=True)

@@ -107,13 +107,23 @@ def test_space_plays_the_current_clip(page, qtbot, capture):
     assert np.allclose(played[:n], audio[:n], atol=1e-6)
 
 
-def test_report_tab_histograms_and_html(page, tmp_path):
-    """The report tab draws a histogram per measurement; the report saves as HTML."""
+def test_report_tab_histograms_and_html(page, tmp_path, monkeypatch, qtbot):
+    """The report tab draws a histogram per measurement; the report saves as HTML; the next Save report… proposes
+    the project's name in the folder the last report went to."""
+    from studio.pages import dataset_actions
+
     assert set(page.histograms.bars) == {"duration_s", "phonemes_per_second", "loudness_lufs"}
     assert "Phoneme coverage" in page.report.toMarkdown()
-    task = page.save_report(tmp_path / "report.html")
-    task.join(30)
-    assert (tmp_path / "report.html").read_text(encoding="utf-8").startswith("<!doctype html>")
+    (tmp_path / "reports").mkdir()
+    page.save_report(tmp_path / "reports" / "report.html")
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=30_000)
+    assert (tmp_path / "reports" / "report.html").read_text(encoding="utf-8").startswith("<!doctype html>")
+    asked: list[str] = []
+    monkeypatch.setattr(
+        dataset_actions.QFileDialog, "getSaveFileName", lambda _p, _t, start, _f: (asked.append(start), ("", ""))[1]
+    )
+    page._on_save_report_clicked()
+    assert asked == [str(tmp_path / "reports" / "project-report.html")]
     page.project_dir = tmp_path / "empty"  # a folder with no project: no charts of the one shown before
     page.refresh()
     assert page.model.rowCount() == 0 and page.histograms.bars == {} and not page.histograms.ci.items

@@ -147,12 +147,11 @@ def test_history_rows_show_the_stopped_mark_first_elided_wrapped_with_tooltips(q
 
 
 def test_save_wav_starts_where_the_last_save_went(window, qtbot, monkeypatch, tmp_path):
-    """Save WAV… starts in the user's Music/Documents/home, never the launch folder; after a save to another
-    folder the next one starts there."""
-    from studio.widgets import speak_bar, start_folders
+    """Save WAV… starts in the user's Music/Documents/home, never the launch folder, proposing the voice and the
+    text as the name; after a save to another folder the next one starts there."""
+    from studio.widgets import speak_bar
 
     page = window.synthesize_page
-    monkeypatch.setattr(start_folders, "_last_saved", {})  # this session's saves so far (other tests') forgotten
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "home" / "Music").mkdir(parents=True)
     asked: list[str] = []
@@ -169,7 +168,7 @@ def test_save_wav_starts_where_the_last_save_went(window, qtbot, monkeypatch, tm
         page.speak()
     page.save_button.click()
     page.save_button.click()
-    assert asked == [str(tmp_path / "home" / "Music" / "line.wav"), str(elsewhere / "line.wav")], asked
+    assert asked == [str(tmp_path / "home" / "Music" / "joe-hi.wav"), str(elsewhere / "joe-hi.wav")], asked
     assert (elsewhere / "mine.wav").is_file()
 
 

@@ -39,7 +39,8 @@ def _speak(page, qtbot, text: str, seen: list[str] | None = None) -> None:
 
 def test_first_speak_on_torch_shows_loading_then_a_separate_load_time(page, qtbot):
     """A fresh torch engine: "Loading torch engine…" before "Speaking…", then the stats name the
-    load time apart from time to first audio."""
+    load time apart from time to first audio; once loaded on the CPU, the picker still says how much slower than ONNX
+    it is."""
     pytest.importorskip("torch")
     page.engine_box.setCurrentIndex(page.engine_box.findData("torch"))
     seen: list[str] = []
@@ -54,6 +55,8 @@ def test_first_speak_on_torch_shows_loading_then_a_separate_load_time(page, qtbo
     assert line.stats.first_audio_s < line.load_s  # first audio counts from after the load
     _speak(page, qtbot, "Loaded already.")  # the engine is loaded now: no load time
     assert "loaded in" not in page.status.text() and "first audio" in page.status.text()
+    if page.engines.pool.get("torch", page.voice).device_label == "CPU":
+        assert "CPU" in page.engine_box.currentText() and "slower than ONNX" in page.engine_box.currentText()
 
 
 def test_a_wait_over_half_a_second_shows_its_seconds(qtbot):

@@ -46,10 +46,12 @@ class ComparePage(QWidget):
         self.comparison = Comparison()
         self.tabs = QTabWidget()
         self.listen = ListenTab(self.comparison, workspace, library, pool)
-        self.blind = BlindTab(self.comparison, self.rendered_audio, self.play, self.stop)
+        folders = workspace.save_folders  # Export CSV… starts where a CSV went last
+        self.blind = BlindTab(self.comparison, self.rendered_audio, self.play, self.stop, folders=folders)
         cache_dir = self.listen.renderer.cache_dir
+        take_lines = self.listen.take_typed_lines
         self.board = BoardTab(
-            self.comparison, pool, cache_dir, take_lines=self.listen.take_typed_lines, play=self.play, stop=self.stop
+            self.comparison, pool, cache_dir, take_lines=take_lines, play=self.play, stop=self.stop, folders=folders
         )
         self.runs = RunCurvesView(runs_folder=lambda: workspace.runs_dir)
         for widget, title in ((self.listen, "Listen"), (self.blind, "Blind test"), (self.board, "Leaderboard")):

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from engines.words import count
 from studio.comparison import Comparison
+from studio.state import SaveFolders
 from studio.widgets.blind_test import RATINGS_FILE, BlindTestPanel
 
 GetAudio = Callable[[str, int], "tuple[np.ndarray, int] | None"]
@@ -27,6 +28,7 @@ class BlindTab(QWidget):
         comparison: what is compared; its ``changed`` and ``rendered_changed`` events restart the test.
         get_audio, play, stop: as ``BlindTestPanel`` takes them (``get_audio(REFERENCE, i)``: line ``i``'s
             recording).
+        folders: the folders files were saved to last (the workspace's), where Export CSV… starts.
 
     Attributes:
         started: ``(candidate labels, line texts, ratings path)`` of the test shown, or ``None`` (hint shown).
@@ -39,10 +41,11 @@ class BlindTab(QWidget):
         play: Callable[[np.ndarray, int], None],
         stop: Callable[[], None],
         parent: QWidget | None = None,
+        folders: SaveFolders | None = None,
     ) -> None:
         super().__init__(parent)
         self.comparison = comparison
-        self.panel = BlindTestPanel(get_audio, play, stop)
+        self.panel = BlindTestPanel(get_audio, play, stop, folders=folders)
         self.hint = QLabel()
         self.hint.setWordWrap(True)
         self.started: tuple | None = None
@@ -69,6 +72,7 @@ class BlindTab(QWidget):
         key = (tuple(labels), tuple(texts), path)
         if key == self.started:
             return  # the same test: keep the trial shown
+        self.panel.subject = self.comparison.subject()  # Export CSV…'s file name
         try:
             self.panel.start(labels, texts, references, path)
         except (OSError, ValueError) as exc:

@@ -31,6 +31,7 @@ from engines.pool import EnginePool
 from engines.words import count
 from studio.comparison import Comparison
 from studio.pages.compare_sources import reason
+from studio.state import SaveFolders
 from studio.widgets.leaderboard_view import LeaderboardView
 from studio.widgets.notices import failed_on
 from studio.widgets.task_progress import TaskProgress
@@ -94,6 +95,7 @@ class BoardTab(QWidget):
         comparison: what is scored. pool: the engines that render. cache_dir: the render cache (the Listen
             tab's). take_lines: called before scoring to take lines still being typed; ``False`` stops.
         play, stop: play ``(float32 [N], Hz)`` and stop it (the page's player), for the tie-break's trials.
+        folders: the folders files were saved to last (the workspace's), where Export CSV… starts.
 
     Attributes:
         tie_break: the offer and trials of a blind tie-break, shown while the recommended row has ties.
@@ -108,11 +110,12 @@ class BoardTab(QWidget):
         *,
         play: Callable[[np.ndarray, int], None] | None = None,
         stop: Callable[[], None] | None = None,
+        folders: SaveFolders | None = None,
     ) -> None:
         super().__init__()
         self.comparison, self.pool, self.cache_dir = comparison, pool, Path(cache_dir)
         self.take_lines = take_lines or (lambda: True)
-        self.view = LeaderboardView()
+        self.view = LeaderboardView(folders)
         self.tie_break = TieBreakPanel(
             self.rendered_audio, play or (lambda _audio, _rate: None), stop or (lambda: None)
         )
@@ -132,6 +135,7 @@ class BoardTab(QWidget):
     def show_rows(self, rows: list[Row]) -> None:
         """Show ``rows`` in the table and, where the recommended one has ties, the tie-break's offer (or its saved
         result, which the recommendation then follows)."""
+        self.view.subject = self.comparison.subject()  # Export CSV…'s file name
         self.view.set_rows(rows)
         offer = offer_of(rows)
         path = self.comparison.folder() / RATINGS_FILE if offer is not None else None

@@ -16,7 +16,9 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel
 
 from engines.words import count
 from studio.pages.dataset_jobs import BUSY, DatasetJobs
+from studio.state import Workspace
 from studio.widgets.recordings_picker import StartFolders
+from studio.widgets.start_folders import proposed_name, save_start
 from studio.workers import Task
 
 TARGET_RATE = 22050
@@ -33,6 +35,7 @@ class DatasetActions(DatasetJobs):
     """Background jobs of the Dataset page (import, slicing, fixes, edits, export, cache, report)."""
 
     start_folders: StartFolders
+    workspace: Workspace
     _rows_timer: QTimer
     _offered_paths: list[Path]
     """What the last import read, to import again taking the transcripts it offered (``take_texts``)."""
@@ -365,22 +368,25 @@ class DatasetActions(DatasetJobs):
         return self.run_job("Building the training cache", work, describe, cancellable=True)
 
     def _on_save_report_clicked(self) -> None:
-        start = str(self.start_folders.start(self.project_dir) / "report.html")
+        name = proposed_name(self.project_dir.name, "report", suffix=".html")
+        start = save_start(name, "report", self.workspace.save_folders, self.start_folders.start(self.project_dir))
         path, _ = QFileDialog.getSaveFileName(self, "Save report", start, "HTML (*.html);;Markdown (*.md)")
         if path:
             self.save_report(Path(path))
 
     def save_report(self, path: Path) -> Task | None:
-        """Write the health report as HTML (``.html``) or Markdown (any other name)."""
+        """Write the health report as HTML (``.html``) or Markdown (any other name); the next Save report… starts
+        in its folder."""
         from engines.files import write_text
         from trainer.dataset.report import build_report, to_html, to_markdown
 
         render = to_html if path.suffix.lower() in (".html", ".htm") else to_markdown
-        return self.run_job(
-            "Writing the report",
-            lambda p, _: write_text(path, render(build_report(p))),
-            lambda _: f"Report saved: {path}",
-        )
+
+        def saved(_) -> str:
+            self.workspace.save_folders.remember("report", path)
+            return f"Report saved: {path}"
+
+        return self.run_job("Writing the report", lambda p, _: write_text(path, render(build_report(p))), saved)
 
 
 def describe_import(result) -> str:

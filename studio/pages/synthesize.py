@@ -65,6 +65,8 @@ class SynthesizePage(QWidget):
         self._take = Take("", "")
         self._stop_said = ""
         """The last "Playback stopped …" the status showed (a replay takes it away)."""
+        self._engine_before: str | None = None
+        """The engine a checkpoint voice switched away from (to torch), chosen again for the next ``.onnx`` voice."""
         self._build()
         self._lines = LineRunner(self, self.stop_button.setEnabled, self.engines.show_devices)
         if len(state.library):
@@ -91,7 +93,7 @@ class SynthesizePage(QWidget):
         tab = QShortcut(QKeySequence("Ctrl+Tab"), self.text_edit, lambda: self.text_edit.insertPlainText("\t"))
         tab.setContext(Qt.ShortcutContext.WidgetShortcut)
 
-        self.bar = bar = SpeakBar()
+        self.bar = bar = SpeakBar(self.state.workspace.save_folders)
         self.bar.speak.connect(self.speak)
         self.bar.stop.connect(self.stop)
         self.bar.saved.connect(self._on_saved)
@@ -129,7 +131,9 @@ class SynthesizePage(QWidget):
         right.setMinimumWidth(340)
         right_layout = QVBoxLayout(right)
         right_layout.addWidget(self.settings)
-        right_layout.addWidget(QLabel("History (double-click to replay)"))
+        heading = QLabel("History (double-click to replay; grey: an earlier session's)")
+        heading.setWordWrap(True)  # the pane may be narrow: the words wrap, never cut
+        right_layout.addWidget(heading)
         right_layout.addWidget(self.history, 1)
         splitter = QSplitter()
         splitter.addWidget(scrolled(left))  # the remote panel's fields keep their height; a short window scrolls
@@ -168,17 +172,39 @@ class SynthesizePage(QWidget):
         self.message.emit(text)
 
     def _on_voice_changed(self, voice: Voice) -> None:
-        if voice.model_path.suffix.lower() == ".ckpt":  # only the torch engine speaks checkpoints
-            self.engines.choose("torch")
+        switched = self._engine_for(voice)
         self.speakers.show_voice(voice)
-        self.settings.set_defaults(voice.config)
+        self.settings.set_defaults(voice.config, voice.name)  # what the user set stays, and is said
         self.notice.clear("voice", "engine", "line")  # about the voice shown until now (and its engine), not this
+        if switched:
+            self.show_notice(switched, "engine")
         if not self.picker.is_adding():  # another voice chosen: a failed add before it is over (docs/synthesize.md)
             self.notice.clear("add")
 
-    def restore(self, voice_path: str | None, engine: str | None) -> None:
+    def _engine_for(self, voice: Voice) -> str:
+        """Only the torch engine speaks checkpoints: a ``.ckpt`` voice switches to it (returns the words saying so)
+        and the next ``.onnx`` voice goes back to the engine chosen before (unless another was chosen since)."""
+        before = self.engine_kind()
+        if voice.model_path.suffix.lower() != ".ckpt":
+            if self._engine_before is not None and before == "torch":
+                self.engines.choose(self._engine_before)
+            self._engine_before = None
+            return ""
+        if before == "torch" or self.engine_box.findData("torch") < 0:
+            return ""
+        self.engines.choose("torch")
+        self._engine_before = before
+        return (
+            f"{voice.name} is a checkpoint: only the torch engine speaks it (switched from {ENGINE_LABELS[before]}; "
+            "an .onnx voice goes back to it)."
+        )
+
+    def restore(self, voice_path: str | None, engine: str | None, text: str | None = None) -> None:
         """Choose the voice of model file ``voice_path`` (when the library has it) and the ``engine`` kind (when
-        offered): what the settings kept from the last session."""
+        offered), and put ``text`` in the text box (``None``: the default line stays): what the settings kept from
+        the last session."""
+        if text is not None:
+            self.text_edit.setPlainText(text)
         voice = self.state.library.find(voice_path) if voice_path else None
         if voice is not None:
             self.voice_box.setCurrentIndex(self.voices().index(voice))
@@ -199,6 +225,8 @@ class SynthesizePage(QWidget):
 
     def _on_engine_changed(self) -> None:
         remote = self.engine_kind() == "remote"
+        if self.engine_kind() != "torch":
+            self._engine_before = None  # another engine chosen: not switched back later
         self.notice.clear("engine")  # a message about the engine chosen until now is not about this one
         self.picker.setEnabled(not remote)
         self.speakers.set_local(not remote)
@@ -366,8 +394,12 @@ class SynthesizePage(QWidget):
         return self._lines.active
 
     # --- history and files ----------------------------------------------
-    def replay(self, line: Line) -> Task:
-        """Play a finished line again (no synthesis)."""
+    def replay(self, line: Line) -> Task | None:
+        """Play a finished line again (no synthesis); a line of an earlier session (``Line.earlier``: its audio is
+        not kept) is put back in the text box and spoken again with the voice and engine chosen now."""
+        if line.earlier:
+            self.text_edit.setPlainText(line.text)
+            return self.speak()
         self.stop()
         self.waveform.set_audio(line.audio, line.sample_rate)
         self.bar.show_line(line)

@@ -27,10 +27,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.state import SaveFolders
 from studio.widgets.blind_keys import CLOSED, REFERENCE, BlindKeys
 from studio.widgets.blind_results import BlindResults
 from studio.widgets.mushra_box import MushraBox, slot_letter
 from studio.widgets.pair_trial import PairView
+from studio.widgets.start_folders import proposed_name
 from studio.widgets.tables import export_text
 from trainer.evaluate.listening import ListeningTest, Rating
 from trainer.evaluate.trials import (
@@ -67,9 +69,14 @@ class BlindTestPanel(BlindKeys, QWidget):
         play: Callable[[np.ndarray, int], None],
         stop: Callable[[], None],
         parent: QWidget | None = None,
+        folders: SaveFolders | None = None,
     ) -> None:
         super().__init__(parent)
         self.get_audio, self.play, self.stop = get_audio, play, stop
+        self.folders = folders if folders is not None else SaveFolders()
+        """The folders files were saved to last: Export CSV… starts in the one a CSV went to."""
+        self.subject = ""
+        """What is compared, in a few words (``studio.comparison.Comparison.subject``): Export CSV…'s file name."""
         self.test: ListeningTest | None = None
         self.lines: list[str] = []
         self.references: list[bool] = []
@@ -296,8 +303,18 @@ class BlindTestPanel(BlindKeys, QWidget):
         """Write the ratings as CSV (real names; after the reveal) to ``path``, asked for when ``None``."""
         if self.test is None:
             return None
-        start = str(self.ratings_path.with_suffix(".csv")) if self.ratings_path else "ratings.csv"
-        path = export_text(self, self.status, self.test.to_csv(), title="Export ratings", start=start, path=path)
+        name, near = proposed_name("ratings", self.subject, suffix=".csv"), self.ratings_path
+        text, folders = self.test.to_csv(), self.folders
+        path = export_text(
+            self,
+            self.status,
+            text,
+            title="Export ratings",
+            name=name,
+            path=path,
+            folders=folders,
+            near=near and near.parent,
+        )
         if path is None:
             return None
         self.status.setText(f"Exported {counted(len(self.test.ratings), 'rating')} to {path}.")

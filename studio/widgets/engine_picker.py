@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QVBoxLayout, QWidget
 
 from engines.base import Engine
+from engines.extras import torch_device
 from engines.pool import EnginePool
 from engines.voice import Voice
 from studio.speaking import ENGINE_LABELS
@@ -41,9 +41,14 @@ class EnginePicker(QWidget):
         self.pool = pool
         self.box = QComboBox()
         self.box.addItem("Local ONNX (CPU)", "onnx")
-        if importlib.util.find_spec("torch") is not None:  # found, not imported: torch loads when chosen
-            self.box.addItem("Local torch (CUDA if present, else CPU)", "torch")
+        self.box.setItemData(0, ONNX_TIP, Qt.ItemDataRole.ToolTipRole)
+        device = torch_device()  # guessed, not imported: torch loads when chosen
+        if device is not None:
+            self.box.addItem("", "torch")
+            self._name_torch(device)
         self.box.addItem("Remote server (OpenAI speech API)", "remote")
+        self.box.setItemData(self.box.count() - 1, REMOTE_TIP, Qt.ItemDataRole.ToolTipRole)
+        self.box.setToolTip(ONNX_TIP)
         self.remote_panel = RemotePanel(workspace)
         self.remote_panel.setVisible(False)
         self.box.currentIndexChanged.connect(self._on_index_changed)
@@ -117,13 +122,47 @@ class EnginePicker(QWidget):
         return task
 
     def show_devices(self) -> None:
-        """Name the torch engine's device in the combo box once an engine has been loaded."""
+        """Name the torch engine's device in the combo box once an engine has been loaded (still saying how much
+        slower than ONNX it is on the CPU)."""
         for kind, engine in self.pool.loaded():
-            index = self.box.findData(kind)
-            if kind == "torch" and index >= 0:
-                self.box.setItemText(index, f"Local torch ({getattr(engine, 'device_label', 'loaded')})")
+            if kind == "torch" and self.box.findData(kind) >= 0:
+                self._name_torch(getattr(engine, "device_label", "CPU"))
+
+    def _name_torch(self, device: str) -> None:
+        """Word the torch item for ``device`` (``"cpu"``/``"cuda"`` as guessed, or the engine's device label)."""
+        index = self.box.findData("torch")
+        text, tip = torch_item(device)
+        self.box.setItemText(index, text)
+        self.box.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
+        if index == self.box.currentIndex():
+            self.box.setToolTip(tip)
 
     def _on_index_changed(self) -> None:
+        self.box.setToolTip(self.box.currentData(Qt.ItemDataRole.ToolTipRole) or "")
         self.remote_panel.setVisible(self.kind() == "remote")
         self.changed.emit(self.kind())
         self.noise_changed.emit(self.speaks_piper())
+
+
+ONNX_TIP = (
+    "Piper's ONNX voices on the CPU: the engine to use without a GPU (joe speaks at RTF about 0.08 on 2 cores, "
+    "docs/benchmarks.md)."
+)
+REMOTE_TIP = "A speech server that speaks OpenAI's /v1/audio/speech (a Voice Studio server, or another)."
+TORCH_CPU = "CPU: 1.2–10× slower than ONNX"
+"""The torch engine on the CPU against ONNX, as measured for joe on 2 cores: 1.1–1.3× on an idle machine
+(docs/benchmarks.md), RTF 0.84 against 0.08 (and 0.4–1.5 against 0.16) while other work shared the cores."""
+TORCH_CPU_TIP = (
+    "On the CPU the torch engine takes 1.1–1.3× ONNX's time on an idle machine and up to about 10× when other "
+    "work shares the cores (RTF 0.84 against 0.08 measured beside a training run). Use it for a CUDA GPU and for "
+    ".ckpt checkpoints, which only it speaks; choose ONNX for .onnx voices on a CPU."
+)
+TORCH_CUDA_TIP = "The torch engine on the NVIDIA GPU (it also speaks .ckpt checkpoints, which only it speaks)."
+
+
+def torch_item(device: str) -> tuple[str, str]:
+    """The torch item's text and tooltip for ``device``: ``"cpu"``/``"cuda"`` (``engines.extras.torch_device``'s
+    guess) or the loaded engine's label (``CPU``, ``CUDA (NVIDIA …)``)."""
+    if device.lower() == "cpu":
+        return f"Local torch ({TORCH_CPU})", TORCH_CPU_TIP
+    return f"Local torch ({'CUDA GPU' if device == 'cuda' else device})", TORCH_CUDA_TIP

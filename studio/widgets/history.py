@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem, QWidget
 
 from studio.speaking import Line
@@ -16,7 +17,8 @@ class HistoryList(QListWidget):
     """One row per spoken line, newest first: a stopped line's mark, voice and engine first, then the text
     (``(stopped after 5.1 s) en_US-joe-medium · torch: Hello``), a long text elided in its middle, rows wrapped
     to the pane's width (never cut at its edge), each with the whole row as its tooltip; following the model as
-    lines are added.
+    lines are added. Lines of earlier sessions (``Line.earlier``: no audio kept) come last, in the disabled text
+    colour, their tooltip saying that double-clicking speaks the text again.
 
     Each item keeps its :class:`Line` as ``Qt.ItemDataRole.UserRole`` data.
 
@@ -32,17 +34,31 @@ class HistoryList(QListWidget):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.setResizeMode(QListView.ResizeMode.Adjust)  # rows wrap anew when the pane is resized
-        for line in reversed(lines.lines):
-            self._on_added(line)
+        self._on_earlier(lines.lines)
         lines.events.added.connect(self._on_added)
+        lines.events.earlier.connect(self._on_earlier)
         self.itemDoubleClicked.connect(lambda item: self.chosen.emit(item.data(Qt.ItemDataRole.UserRole)))
 
     def _on_added(self, line: Line) -> None:
+        self.insertItem(0, self._item(line))
+
+    def _on_earlier(self, lines: list[Line]) -> None:
+        for line in lines:
+            self.addItem(self._item(line))
+
+    def _item(self, line: Line) -> QListWidgetItem:
         text = " ".join(line.text.split())
         item = QListWidgetItem(row_text(line, elided(text)))
-        item.setToolTip(row_text(line, text))
+        tip = row_text(line, text)
+        if line.earlier:
+            item.setForeground(self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
+            tip += f"\n{EARLIER_TIP}"
+        item.setToolTip(tip)
         item.setData(Qt.ItemDataRole.UserRole, line)
-        self.insertItem(0, item)
+        return item
+
+
+EARLIER_TIP = "From an earlier session (its audio is not kept): double-click to speak the text again."
 
 
 def row_text(line: Line, text: str) -> str:

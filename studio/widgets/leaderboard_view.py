@@ -24,7 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from engines.words import count
+from studio.state import SaveFolders
 from studio.widgets.frozen_column import FrozenColumn
+from studio.widgets.start_folders import proposed_name
 from studio.widgets.tables import export_text, read_only_table
 from trainer.checkpoints.best import file_epoch_note
 from trainer.evaluate.bands import DEFAULT_BANDS
@@ -116,8 +118,12 @@ class LeaderboardView(QWidget):
 
     score_requested = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, folders: SaveFolders | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.folders = folders if folders is not None else SaveFolders()
+        """The folders files were saved to last: Export CSV… starts in the one a CSV went to."""
+        self.subject = ""
+        """What is compared, in a few words (``studio.comparison.Comparison.subject``): Export CSV…'s file name."""
         self.rows: list[Row] = []
         self.said = BoardSummary()
         """The rows in words (``trainer.evaluate.summary.summarise``)."""
@@ -198,8 +204,10 @@ class LeaderboardView(QWidget):
         if not self.rows:
             self.status.setText("Nothing to export: score the candidates first.")
             return None
-        title, start = "Export the leaderboard", "leaderboard.csv"
-        path = export_text(self, self.status, to_csv(self.rows), title=title, start=start, path=path)
+        title, name = "Export the leaderboard", proposed_name("leaderboard", self.subject, suffix=".csv")
+        path = export_text(
+            self, self.status, to_csv(self.rows), title=title, name=name, path=path, folders=self.folders
+        )
         if path is None:
             return None
         self.status.setText(f"Exported {count(len(self.rows), 'row')} to {path}.")

@@ -9,8 +9,9 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVB
 
 from engines.audio import write_audio
 from studio.speaking import Line
+from studio.state import SaveFolders
 from studio.widgets.notices import failed_on
-from studio.widgets.start_folders import save_start, saved_to
+from studio.widgets.start_folders import proposed_name, save_start
 
 SAVE_FILTER = "WAV audio (*.wav);;FLAC audio (*.flac);;Ogg Vorbis (*.ogg)"
 """The formats ``engines.audio.write_audio`` writes, by extension."""
@@ -20,7 +21,9 @@ class SpeakBar(QWidget):
     """Speak (Ctrl+Enter), Stop (Esc) and Save WAV… buttons, and under them a selectable status line the width
     of the bar (the timing of a line reads on one or two lines, never squeezed beside the buttons).
 
-    Save WAV… saves the finished line on screen (:attr:`line`), and is enabled only while there is one.
+    Save WAV… saves the finished line on screen (:attr:`line`), and is enabled only while there is one; its dialog
+    proposes a name from the line's voice and text (``joe-hello-there.wav``) in the folder audio was saved to last
+    (``folders``, which the settings keep).
 
     Signals:
         speak(): Speak was clicked. stop(): Stop was clicked.
@@ -32,8 +35,9 @@ class SpeakBar(QWidget):
     saved = Signal(object)
     save_failed = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, folders: SaveFolders | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.folders = folders if folders is not None else SaveFolders()
         self.speak_button = _button("Speak", "Ctrl+Enter", self.speak.emit)
         self.stop_button = _button("Stop", "Esc", self.stop.emit)
         self.save_button = _button("Save WAV…", "", self._on_save_clicked)
@@ -71,7 +75,8 @@ class SpeakBar(QWidget):
         return write_audio(path, line.audio, line.sample_rate)
 
     def _on_save_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save audio", save_start("line.wav", "audio"), SAVE_FILTER)
+        name = proposed_name(self.line.voice, self.line.text, suffix=".wav") if self.line else "line.wav"
+        path, _ = QFileDialog.getSaveFileName(self, "Save audio", save_start(name, "audio", self.folders), SAVE_FILTER)
         if path:
             self.save_to(Path(path))
 
@@ -83,7 +88,7 @@ class SpeakBar(QWidget):
         except (OSError, ValueError) as exc:
             self.save_failed.emit(failed_on("Could not save", path, exc))
             return
-        saved_to(written, "audio")  # the next Save WAV… starts in this folder
+        self.folders.remember("audio", written)  # the next Save WAV… starts in this folder
         self.saved.emit(written)
 
 

@@ -22,12 +22,15 @@ class SpeakerPicker:
         self._local = True
 
     def show_voice(self, voice: Voice) -> None:
-        """List ``voice``'s speakers (names, else ids as digits)."""
+        """List ``voice``'s speakers (names, else ids as digits); the speaker chosen stays chosen when ``voice`` has
+        one of that name (another export of the same speakers), else the first is."""
+        chosen = self.box.currentText()
         self._voice = voice
         config = voice.config
         self.box.clear()
         if config.num_speakers > 1:
             self.box.addItems(config.speakers or [str(i) for i in range(config.num_speakers)])
+            self.box.setCurrentIndex(max(0, self.box.findText(chosen)))
         self._update()
 
     def set_local(self, local: bool) -> None:

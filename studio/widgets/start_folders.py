@@ -1,16 +1,21 @@
-"""Where file dialogs start: never the folder the studio was launched from, never a path Qt reads as a file name.
+"""Where file dialogs start: never the folder the studio was launched from, never a path Qt reads as a file name;
+and the file name a save dialog proposes.
 
 A dialog given a folder that does not exist opens elsewhere (the launch folder, or ``$HOME``) and puts the
 folder's last part in the file name box; these helpers give it a folder that exists: the studio's own folders
-(runs, voices) made when missing, the folder a save went to last, else the user's Music, Documents or home.
+(runs, voices) made when missing, the folder a save of that kind went to last (``studio.state.SaveFolders``, kept
+across restarts), else the user's Music, Documents or home. A save proposes a short name of safe characters from
+what it saves (:func:`proposed_name`: ``joe-hello-there.wav``).
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from pathlib import Path
 
-_last_saved: dict[str, Path] = {}
-"""The folder each kind of save (``"audio"``, ``"csv"``) last went to in this session."""
+from engines.names import short_name
+from studio.state import SaveFolders
 
 USER_FOLDERS = {"audio": ("Music", "Documents"), "csv": ("Documents",), "text": ("Documents",)}
 """Folders under home a dialog starts in, by kind of file, before home itself."""
@@ -43,18 +48,33 @@ def existing_folder(path: Path | str | None, kind: str = "text") -> str:
     return str(user_folder(kind))
 
 
-def save_start(name: str, kind: str) -> str:
-    """Where a save dialog for ``kind`` files starts: ``name`` (a bare file name, or a path whose folder exists)
-    in the folder the last save of that kind went to, else in :func:`user_folder`."""
-    given = Path(name)
-    if given.is_absolute() and given.parent.is_dir():
-        return str(given)
-    folder = _last_saved.get(kind)
-    if folder is None or not folder.is_dir():
-        folder = user_folder(kind)
-    return str(folder / given.name)
+def save_start(name: str, kind: str, folders: SaveFolders, near: Path | None = None) -> str:
+    """Where a save dialog for ``kind`` files starts: the file ``name`` in the folder the last save of that kind
+    went to (``folders``), else in ``near`` (where it exists: e.g. the project saved from), else in
+    :func:`user_folder`."""
+    folder = folders.folder(kind) or (near if near is not None and near.is_dir() else None) or user_folder(kind)
+    return str(folder / Path(name).name)
 
 
-def saved_to(path: Path | str, kind: str) -> None:
-    """Remember that a ``kind`` file was saved at ``path``: the next save dialog of that kind starts there."""
-    _last_saved[kind] = Path(path).expanduser().resolve().parent
+NAME_MOST = 40
+"""Characters at most in a proposed file name before its extension (cut at a word)."""
+
+
+def proposed_name(subject: str, text: str, *, suffix: str, fallback: str = "line") -> str:
+    """A file name for a save dialog: ``subject`` (a voice: Piper's short name, ``joe``) and the first words of
+    ``text``, as lower-case ASCII letters and digits joined by hyphens (accents dropped, other characters and path
+    parts gone), cut at a word within :data:`NAME_MOST` characters, then ``suffix``; ``fallback`` when nothing is
+    left: ``proposed_name("en_US-joe-medium", "Hello there!", suffix=".wav") == "joe-hello-there.wav"``."""
+    words = _words(short_name(subject)) + _words(text)
+    stem = words[0][:NAME_MOST] if words else fallback
+    for word in words[1:]:
+        if len(stem) + 1 + len(word) > NAME_MOST:
+            break
+        stem = f"{stem}-{word}"
+    return stem + suffix
+
+
+def _words(text: str) -> list[str]:
+    """``text``'s words in lower-case ASCII letters and digits (``"Ça va?"`` -> ``["ca", "va"]``)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return re.findall(r"[a-z0-9]+", ascii_text.lower())

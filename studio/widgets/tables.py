@@ -9,8 +9,9 @@ from pathlib import Path
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLabel, QTableWidget, QWidget
 
 from engines.files import write_text
+from studio.state import SaveFolders
 from studio.widgets.notices import failed_on
-from studio.widgets.start_folders import save_start, saved_to
+from studio.widgets.start_folders import save_start
 
 
 def read_only_table(headers: Sequence[str]) -> QTableWidget:
@@ -24,19 +25,27 @@ def read_only_table(headers: Sequence[str]) -> QTableWidget:
 
 
 def export_text(
-    parent: QWidget, status: QLabel, text: str, *, title: str, start: str, path: Path | None
+    parent: QWidget,
+    status: QLabel,
+    text: str,
+    *,
+    title: str,
+    name: str,
+    path: Path | None,
+    folders: SaveFolders,
+    near: Path | None = None,
 ) -> Path | None:
-    """Write ``text`` to ``path`` (asked for with a CSV save dialog titled ``title``, starting at ``start``,
-    when ``None``), atomically; ``status`` says what happened. Returns the path written, or ``None`` (cancelled
-    or not writable)."""
+    """Write ``text`` to ``path`` (asked for with a CSV save dialog titled ``title``, proposing the file ``name``
+    in the folder the last CSV went to (``folders``), else ``near``, when ``None``), atomically; ``status`` says
+    what happened. Returns the path written, or ``None`` (cancelled or not writable)."""
     if path is None:
-        chosen, _ = QFileDialog.getSaveFileName(parent, title, save_start(start, "csv"), "CSV (*.csv)")
+        chosen, _ = QFileDialog.getSaveFileName(parent, title, save_start(name, "csv", folders, near), "CSV (*.csv)")
         if not chosen:
             return None
         path = Path(chosen)
     try:
         write_text(path, text)
-        saved_to(path, "csv")
+        folders.remember("csv", path)
     except OSError as exc:
         status.setText(failed_on("Could not write", path, exc))
         return None

@@ -2,72 +2,84 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFormLayout, QGroupBox, QPushButton, QWidget
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QPushButton, QWidget
 
 from engines.voice import VoiceConfig
+from studio.voice_scales import VoiceScales
 from studio.widgets.slider import Slider
 
 
 class VoiceSettings(QGroupBox):
-    """Speed, variation and rhythm sliders with a "Voice defaults" button.
+    """Speed, variation and rhythm sliders with a "Voice defaults" button: a view of a :class:`VoiceScales`.
 
-    The names follow VITS (Kim et al., 2021): ``length_scale`` multiplies every
-    phoneme's duration, ``noise_scale`` the spread of the prior sample,
-    ``noise_w`` the noise of the stochastic duration predictor. The Speed slider
-    shows the speaking rate, faster to the right (×0.50 … ×2.00):
-    ``length_scale = 1 / speed``. Until it is moved, :meth:`values` gives the
-    voice's own ``length_scale`` exactly (no rounding to the slider's steps).
+    The Speed slider shows the speaking rate, faster to the right (×0.50 … ×2.00): ``length_scale = 1 / speed``.
+    Until a slider is moved, :meth:`values` gives the voice's own setting exactly (no rounding to the slider's
+    steps). A setting the user moved stays when another voice is chosen; the line :attr:`kept` under the sliders
+    then says which, with the new voice's own, until "Voice defaults" (which gives the voice's own).
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Voice settings", parent)
-        self._defaults: VoiceConfig | None = None
-        self._length_scale = 1.0
-        """The length_scale asked for: the voice's own until the Speed slider is moved, then 1 / speed."""
+        self.scales = VoiceScales()
+        self._showing = False
+        """True while the sliders are moved to show the model (not by the user)."""
         self.speed = Slider(0.5, 2.0, 0.01, shown="×{:.2f}".format)
-        self.speed.slider.valueChanged.connect(self._on_speed_moved)
-        self._speed_tip()
         self.noise_scale = Slider(0.0, 1.5, 0.01)
         self.noise_w = Slider(0.0, 1.5, 0.01)
+        self._sliders = {"length_scale": self.speed, "noise_scale": self.noise_scale, "noise_w": self.noise_w}
+        for name, slider in self._sliders.items():
+            slider.slider.valueChanged.connect(lambda _v, n=name: self._on_moved(n))
         self.reset_button = QPushButton("Voice defaults")
         self.reset_button.clicked.connect(self.reset)
+        self.kept = QLabel("")
+        self.kept.setWordWrap(True)
+        self.kept.setVisible(False)
         form = QFormLayout(self)
         form.addRow("Speed", self.speed)
         form.addRow("Variation (noise_scale)", self.noise_scale)
         form.addRow("Rhythm (noise_w)", self.noise_w)
         form.addRow("", self.reset_button)
+        form.addRow(self.kept)
+        self._show()
 
-    def set_defaults(self, config: VoiceConfig) -> None:
-        """Take a voice's inference defaults (its ``.onnx.json``) and show them."""
-        self._defaults = config
-        self.reset()
+    def set_defaults(self, config: VoiceConfig, voice: str = "") -> None:
+        """Voice ``voice`` is chosen: its inference defaults (its ``.onnx.json``) apply to the settings the user left
+        alone; those the user set stay (said in :attr:`kept`)."""
+        self.scales.take_voice(voice, config)
+        self._show()
 
     def reset(self) -> None:
         """Back to the voice's defaults."""
-        if self._defaults is not None:
-            self.set_length_scale(self._defaults.length_scale)
-            self.noise_scale.set_value(self._defaults.noise_scale)
-            self.noise_w.set_value(self._defaults.noise_w)
+        self.scales.reset()
+        self._show()
 
     def values(self) -> tuple[float, float, float]:
         """``(length_scale, noise_scale, noise_w)``."""
-        return self._length_scale, self.noise_scale.value(), self.noise_w.value()
+        return self.scales.values()
 
-    def set_length_scale(self, length_scale: float) -> None:
-        """Ask for ``length_scale`` exactly; the Speed slider shows 1 / ``length_scale``."""
-        self.speed.set_value(1.0 / length_scale)
-        self._length_scale = length_scale
-        self._speed_tip()
+    def _on_moved(self, name: str) -> None:
+        if self._showing:
+            return
+        value = self._sliders[name].value()
+        self.scales.set(name, 1.0 / value if name == "length_scale" else value)
+        self._show()
 
-    def _on_speed_moved(self) -> None:
-        self._length_scale = 1.0 / self.speed.value()
-        self._speed_tip()
-
-    def _speed_tip(self) -> None:
+    def _show(self) -> None:
+        """Sliders, tooltips and the kept line from the model."""
+        self._showing = True
+        try:
+            for name, slider in self._sliders.items():
+                value = self.scales.value(name)
+                slider.set_value(1.0 / value if name == "length_scale" else value)
+        finally:
+            self._showing = False
         self.speed.setToolTip(
-            f"Speaking rate, faster to the right: length_scale = 1 / speed = {self._length_scale:.3g} "
+            f"Speaking rate, faster to the right: length_scale = 1 / speed = {self.scales.value('length_scale'):.3g} "
             "(Piper's factor on every phoneme's duration; the CLI's --length-scale)"
         )
+        self.reset_button.setToolTip(f"Back to {self.scales.defaults_text()}")
+        self.kept.setText(self.scales.kept_text())
+        self.kept.setVisible(bool(self.kept.text()))
 
     def enable_noise(self, enabled: bool, why_not: str = "") -> None:
         """Enable the two noise sliders, or disable them with ``why_not`` as their tooltip."""
