@@ -21,8 +21,9 @@ from pathlib import Path
 from engines.base import Engine
 from engines.voice import Voice
 
-Key = tuple[str, Path]
-"""``(engine name, absolute model path)``: one voice file spoken by one engine."""
+Key = tuple[str, Path, int, int]
+"""``(engine name, absolute model path, its modification time in ns, its size in bytes)``: one voice file, as it is
+on disk, spoken by one engine (a file written again, e.g. a run exported again to the same name, is another key)."""
 Maker = Callable[..., Engine]
 """Makes an engine by registry name for a voice, with the engine's keyword arguments
 (default: ``engines.registry.create_engine``)."""
@@ -52,8 +53,14 @@ class EnginePool:
 
     @staticmethod
     def key(name: str, voice: Voice) -> Key:
-        """The pool's key of ``voice`` spoken by engine ``name``."""
-        return (name, voice.model_path.absolute())
+        """The pool's key of ``voice`` spoken by engine ``name`` (:data:`Key`; a file that cannot be read is keyed
+        by its path alone, and loading it says why)."""
+        path = voice.model_path.absolute()
+        try:
+            stat = path.stat()
+        except OSError:
+            return (name, path, 0, -1)
+        return (name, path, stat.st_mtime_ns, stat.st_size)
 
     def get(self, name: str, voice: Voice) -> Engine:
         """The shared ``name`` engine of ``voice``, made on first use; callers racing for a key wait for one load.

@@ -187,3 +187,28 @@ def test_engine_pool_loads_one_engine_per_key_across_threads(joe, joe_copy):
     with pytest.raises(EngineError, match="unknown engine"):
         pool.get("nope", joe)
     assert [name for name, _ in pool.loaded()] == ["onnx"] * 3
+
+
+def test_a_voice_file_written_again_gets_a_new_engine(joe, tmp_path):
+    """A run exported again to the same name replaces the voice file: the pool makes a new engine for it instead of
+    speaking the previous export (the key holds the file's modification time and size, not only its path)."""
+    import os
+
+    from engines.pool import EnginePool
+    from engines.voice import config_path_for, load_voice
+
+    made = []
+
+    def make(name, voice, **kwargs):
+        made.append(voice.model_path)
+        return object()
+
+    copy = tmp_path / "tuned.onnx"
+    shutil.copy(joe.model_path, copy)
+    shutil.copy(config_path_for(joe.model_path), tmp_path / "tuned.onnx.json")
+    pool, voice = EnginePool(make), load_voice(copy)
+    first = pool.get("onnx", voice)
+    assert pool.get("onnx", voice) is first and len(made) == 1
+    shutil.copy(joe.model_path, copy)  # the same bytes written again: a new file as far as anyone can tell
+    os.utime(copy, ns=(copy.stat().st_atime_ns, copy.stat().st_mtime_ns + 1_000_000_000))
+    assert pool.get("onnx", voice) is not first and len(made) == 2
