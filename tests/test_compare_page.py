@@ -310,11 +310,11 @@ def test_a_line_and_the_reference_draw_their_mel_off_the_gui_thread(page, qtbot,
     "drawing…" until it arrives: librosa is never imported or run on the GUI thread."""
     import threading
 
-    import studio.widgets.clip_view as clip_view
+    import studio.widgets.mel_view as mel_view
 
-    threads, real = [], clip_view.mel_db
+    threads, real = [], mel_view.mel_db
     monkeypatch.setattr(
-        clip_view, "mel_db", lambda audio, rate: threads.append(threading.current_thread()) or real(audio, rate)
+        mel_view, "mel_db", lambda audio, rate: threads.append(threading.current_thread()) or real(audio, rate)
     )
     listen = page.listen
     qtbot.waitUntil(lambda: not listen.lines_box.slot.busy(), timeout=120_000)

@@ -175,7 +175,10 @@ def test_slicing_moves_can_be_cancelled_and_keeps_and_selects_its_drafts(page, q
 
 
 def test_new_drafts_are_selected_and_scrolled_to(qtbot, tmp_path):
-    """After slicing into a project of 5 clips, the new utterances are the selection and the first is on screen."""
+    """After slicing into a project of 5 clips, the new utterances are the selection and the first is on screen;
+    the result says they are far quieter than the dataset's clips (it said nothing) and what brings them level."""
+    import re
+
     from studio.pages.dataset import DatasetPage
     from studio.state import Workspace
 
@@ -196,6 +199,8 @@ def test_new_drafts_are_selected_and_scrolled_to(qtbot, tmp_path):
         assert "warning: the speaker of two_cities.wav may differ from the dataset's" in page.hint.text()
     except ImportError:
         assert "warning: speaker check skipped: speaker similarity needs resemblyzer" in page.hint.text()
+    quieter = r"warning: the \d+ new clips are about 1\d dB quieter than the project's others \(median -3\d LUFS"
+    assert re.search(quieter + r" against -19\): Normalize loudness .* brings every clip to -23 LUFS", page.hint.text())
     ids = [page.model.row_id(row) for row in range(page.model.rowCount())]
     first = page.proxy.mapFromSource(page.model.index(ids.index(sorted(new)[0]), 0))
     assert page.table.viewport().rect().intersects(page.table.visualRect(first))
@@ -237,12 +242,14 @@ def _type_in_folder_picker(qtbot, button, folder) -> list[str]:
     from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QLineEdit, QMessageBox
 
     left: list[str] = []
+    closer = QTimer()  # stopped when the click returns: it must not close the next test's dialogs
+    closer.setSingleShot(True)
 
     def answer() -> None:
         picker = QApplication.activeModalWidget()
         assert isinstance(picker, QFileDialog), picker
         picker.findChild(QLineEdit, "fileNameEdit").setText(str(folder))
-        QTimer.singleShot(300, close_the_rest)  # before accept: a refusal's message box blocks in it
+        closer.start(300)  # before accept: a refusal's message box blocks in it
         picker.accept()
 
     def close_the_rest() -> None:
@@ -250,10 +257,12 @@ def _type_in_folder_picker(qtbot, button, folder) -> list[str]:
             text = dialog.text() if isinstance(dialog, QMessageBox) else ""
             left.append(f"{dialog.windowTitle()}: {text}")
             dialog.reject()
-            QTimer.singleShot(100, close_the_rest)
+            closer.start(100)
 
+    closer.timeout.connect(close_the_rest)
     QTimer.singleShot(300, answer)
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    closer.stop()
     return left
 
 
@@ -322,3 +331,85 @@ def test_the_page_says_what_the_import_skipped_and_offers_changed_texts(page, qt
     _wait(qtbot, page)
     assert page.hint.text() == "0 clips added, 2 already present, 1 transcript replaced by the source's"
     assert page.project().clips["slt_0001"].text.startswith("The kettle") and not take.isVisibleTo(page)
+
+
+def _choose_typed(qtbot, button, typed: str) -> list[bool]:
+    """Click ``button``, type ``typed`` in the folder picker it opens key by key, as a user does, and press its
+    Choose button with the mouse when it is enabled (else Cancel); returns whether Choose was enabled."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QDialogButtonBox, QFileDialog, QLineEdit
+
+    enabled: list[bool] = []
+
+    def answer() -> None:
+        picker = QApplication.activeModalWidget()
+        assert isinstance(picker, QFileDialog), picker
+        name = picker.findChild(QLineEdit, "fileNameEdit")
+        name.clear()
+        qtbot.keyClicks(name, typed)
+        box = picker.findChild(QDialogButtonBox, "buttonBox")
+        choose = next(b for b in box.buttons() if box.buttonRole(b) == QDialogButtonBox.ButtonRole.AcceptRole)
+        enabled.append(choose.isEnabled())
+        qtbot.mouseClick(
+            choose if choose.isEnabled() else box.button(QDialogButtonBox.StandardButton.Cancel),
+            Qt.MouseButton.LeftButton,
+        )
+
+    QTimer.singleShot(300, answer)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    return enabled
+
+
+def test_choose_is_enabled_while_a_new_folder_name_is_typed(qtbot, tmp_path):
+    """New project…: typing a folder name that does not exist yet enables Choose (it stayed greyed), and Choose
+    makes the project there; a name under a folder that does not exist leaves it greyed. The sibling: the
+    picker of Export for Piper… takes a new folder typed the same way."""
+    from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
+
+    page = DatasetPage(Workspace(dataset_project=tmp_path / "old"))
+    qtbot.addWidget(page)
+    (tmp_path / "here").mkdir()
+    page.start_folders.picked(tmp_path / "here" / "x")
+    assert _choose_typed(qtbot, page.buttons["new"], "nowhere/anna-voice") == [False]
+    assert _choose_typed(qtbot, page.buttons["new"], "anna-voice") == [True]
+    new = tmp_path / "here" / "anna-voice"
+    assert page.project_dir == new and (new / "manifest.json").is_file()
+    page.import_paths([shared_path("corpus", "real-speech", "cards")])
+    _wait(qtbot, page)
+    assert _choose_typed(qtbot, page.buttons["export"], "anna-piper") == [True]
+    _wait(qtbot, page)
+    assert (tmp_path / "here" / "anna-piper" / "metadata.csv").is_file()
+
+
+def test_a_folder_that_is_no_project_yet_is_not_shown_as_one(page, qtbot, tmp_path):
+    """The page's folder line says a project folder that does not exist yet is a new project made on import
+    (it showed "Project: PATH" as if there were one), a folder without a manifest that it is not a project yet,
+    and a project by its path."""
+    assert page.folder_label.text() == f"New project: {page.project_dir} (created on import)"
+    (tmp_path / "mine").mkdir()
+    page.open_project(tmp_path / "mine")
+    assert page.folder_label.text() == f"Folder: {tmp_path / 'mine'} (not a dataset project yet)"
+    page.import_paths([shared_path("corpus", "real-speech", "cards") / "001.wav"])
+    _wait(qtbot, page)
+    assert page.folder_label.text() == f"Project: {tmp_path / 'mine'}"
+
+
+def test_an_import_far_quieter_than_the_project_says_so(page, qtbot, tmp_path):
+    """The sibling of slicing's loudness note: a recording 20 dB quieter than the project's clips, imported, is
+    said to be so (by the clips' measured loudness), with the fix; one about as loud as them is not."""
+    cards = shared_path("corpus", "real-speech", "cards")
+    page.import_paths([cards / "001.wav", cards / "002.wav"])
+    _wait(qtbot, page)
+    audio, rate = soundfile.read(str(cards / "003.wav"), dtype="float32")
+    soundfile.write(str(tmp_path / "quiet.wav"), audio * 0.1, rate)
+    page.import_paths([tmp_path / "quiet.wav"])
+    _wait(qtbot, page)
+    lufs = {c.id: c.analysis["loudness_lufs"] for c in page.project().clips.values()}
+    others = float(np.median([lufs["001"], lufs["002"]]))
+    gap = f"about {others - lufs['quiet']:.0f} dB quieter than the project's others"
+    said = f"warning: the new clip is {gap} (median {lufs['quiet']:.0f} LUFS against {others:.0f}): Normalize"
+    assert said in page.hint.text(), page.hint.text()
+    page.import_paths([cards / "004.wav"])
+    _wait(qtbot, page)
+    assert page.hint.text() == "1 clip added, 0 already present"

@@ -433,3 +433,43 @@ def test_a_voice_config_that_cannot_phonemize_is_said_and_typed_text_is_kept(pag
     assert "not started, the text typed cannot be saved" in messages[1] and "espeak.voice" in messages[1]
     assert page.project().clips["003"].text != "queen of hearts"
     assert page.save_edits_now() == [] and messages[-1].startswith("Text not saved")
+
+
+def test_the_selected_clip_shows_its_mel_spectrogram_as_the_compare_page_draws_it(page, qtbot):
+    """Selecting a clip draws its mel spectrogram under the waveform with the Compare page's widget (computed off
+    the GUI thread); selecting two clips clears it."""
+    from studio.widgets.clip_view import ClipView
+
+    mel = page.editor.mel
+    with qtbot.waitSignal(mel.drawn, timeout=60_000) as drawn:
+        page.select(["003"])
+    audio, _ = page._clip_audio
+    assert drawn.args == [""] and mel.image.image.shape == (80, 1 + len(audio) // 256)
+    compare = ClipView()
+    qtbot.addWidget(compare)
+    assert type(compare.mel) is type(mel)  # one mel view, one rule, on both pages
+    page.select(["002", "003"])
+    assert mel.image.image is None
+
+
+def test_the_edited_column_says_a_text_was_edited_and_its_tooltip_lists_every_edit(page, qtbot):
+    """A text saved in the editor shows "✎ text" in the edited column (it showed nothing: only audio edits were
+    said); a fix adds its word after it, and the tooltip lists every edit in order; a speaker set says so too."""
+    from studio.widgets.clip_table import COLUMNS
+
+    edited = COLUMNS.index("edited")
+    page.select(["003"])
+    _type(qtbot, page.editor, "queen of hearts")
+    qtbot.keyClick(page.editor.text, Qt.Key.Key_Return)
+    _wait(qtbot, page)
+    assert _cell(page, "003", edited) == "✎ text" and not page.table.isColumnHidden(edited)
+    qtbot.mouseClick(page.buttons["normalize"], Qt.MouseButton.LeftButton)
+    _wait(qtbot, page)
+    assert _cell(page, "003", edited) == "✎ text, normalized"
+    tip = _cell(page, "003", edited, Qt.ItemDataRole.ToolTipRole).splitlines()
+    assert tip[0] == "text" and tip[1].startswith("normalize ") and len(tip) == 2
+    page.select(["004"])
+    page.set_speaker_selected("anna")
+    _wait(qtbot, page)
+    assert _cell(page, "004", edited) == "✎ speaker"
+    assert "anna" in _cell(page, "004", edited, Qt.ItemDataRole.ToolTipRole)

@@ -149,7 +149,7 @@ LIBROSA_SCRIPT = """
 import sys
 import numpy as np
 from engines.imports import librosa_ready
-from studio.widgets.clip_view import mel_db
+from studio.widgets.mel_view import mel_db
 from trainer.evaluate import measures
 
 librosa = librosa_ready()

@@ -87,8 +87,8 @@ def _in_view(widget: QWidget, area: QScrollArea) -> bool:
 
 
 def test_the_clip_editor_shows_whole_beside_six_table_rows(window, qtbot, tmp_path):
-    """With a clip selected, the editor's transcript and every button show without scrolling while the table keeps
-    6 rows: at 1024×640 and in the smallest window."""
+    """With a clip selected, the editor's mel spectrogram, transcript and every button show without scrolling while
+    the table keeps 6 rows: at 1024×640 and in the smallest window."""
     from conftest import shared_path
 
     page = _show(window, "Dataset")
@@ -103,9 +103,9 @@ def test_the_clip_editor_shows_whole_beside_six_table_rows(window, qtbot, tmp_pa
             window.resize(size)
             QApplication.processEvents()
             assert table.viewport().height() >= 6 * table.verticalHeader().defaultSectionSize(), size
-            for widget in (editor.text, editor.phonemes, *editor.buttons.values()):
-                assert _in_view(widget, area), (size, widget.objectName() or widget.text())
-            assert editor.waveform.height() >= 90
+            for widget in (editor.mel, editor.text, editor.phonemes, *editor.buttons.values()):
+                assert _in_view(widget, area), (size, widget.objectName() or type(widget).__name__)
+            assert editor.waveform.height() >= 90 and editor.mel.height() >= 70
             assert _clipped(window, page) == []
         splitter = table.parentWidget()  # the splitter between them moves both ways
         before = splitter.sizes()

@@ -167,6 +167,8 @@ def _import(project, args) -> int:
     for change in result.changed:
         print(f"changed: {change.describe()}", file=sys.stderr)
     print(f"{_late(state, 'the import')}{result.counts()}", file=sys.stderr)
+    for note in result.notes:
+        print(f"warning: {note}", file=sys.stderr)
     if offered := result.offered():
         print(
             f"{count(len(offered), 'transcript')} {'differs' if len(offered) == 1 else 'differ'} from "

@@ -65,7 +65,7 @@ def _add_making(dsub: argparse._SubParsersAction) -> None:
         "--min-pause",
         type=positive_float,
         default=SliceOptions.min_pause_s,
-        help="shortest pause to cut at, seconds (shorter ones are bridged)",
+        help="shortest pause to cut at, seconds (a shorter one only in speech that runs past --max without one)",
     )
     cut.add_argument("--model", help="model for faster-whisper (a folder or a name such as small.en)")
     cut.add_argument("--language", help="language of the drafts (pocketsphinx: en-us; faster-whisper: e.g. de)")

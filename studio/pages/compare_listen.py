@@ -36,8 +36,9 @@ from studio.pages.compare_render import Renderer
 from studio.pages.compare_sources import CandidatesBox, SettingsBox
 from studio.state import VoiceLibrary, Workspace
 from studio.widgets.clip_player import ClipPlayer
-from studio.widgets.clip_view import ClipView, warm_mel
+from studio.widgets.clip_view import ClipView
 from studio.widgets.key_button import KeyButton
+from studio.widgets.mel_view import warm_mel
 from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task
 

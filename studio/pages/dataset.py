@@ -187,7 +187,7 @@ class DatasetPage(DatasetActions, QWidget):
         """Reload the table, the editor and the report from the manifest."""
         from trainer.dataset.report import build_report, to_markdown
 
-        self.folder_label.setText(f"Project: {self.project_dir}")
+        self.folder_label.setText(self._folder_said())
         current, selected = self.editor.clip_id, self.selected_ids()
         if not self.has_project():
             self._project = None
@@ -209,6 +209,16 @@ class DatasetPage(DatasetActions, QWidget):
         if kept:
             self.select(kept)
         self._on_selection_changed()
+
+    def _folder_said(self) -> str:
+        """The folder line: a project by its path; a folder that does not exist yet as the new project an import
+        or slicing makes there; an existing folder without a manifest as not a project yet."""
+        folder = self.project_dir
+        if self.has_project():
+            return f"Project: {folder}"
+        if not folder.exists():
+            return f"New project: {folder} (created on import)"
+        return f"Folder: {folder} (not a dataset project yet)"
 
     def selected_ids(self) -> list[str]:
         """Ids of the selected rows, in table order."""

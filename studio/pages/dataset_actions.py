@@ -391,14 +391,15 @@ class DatasetActions(DatasetJobs):
 
 def describe_import(result) -> str:
     """What an import (``trainer.dataset.import_result.ImportResult``) did, as the hint says it: the counts, what
-    it skipped (the first ``SHOWN``, named as the command line names them) and the transcripts their sources now
-    word otherwise."""
+    it skipped (the first ``SHOWN``, named as the command line names them), the transcripts their sources now
+    word otherwise, and its warnings (the new clips far louder or quieter than the others)."""
     parts = [result.counts()]
     if result.problems:
         parts.append(f"skipped: {_first(result.problems, 'problem')}")
     if changes := result.changed:
         differ = "differs from its source" if len(changes) == 1 else "differ from their source"
         parts.append(f"{count(len(changes), 'transcript')} {differ}: {_first([c.describe() for c in changes])}")
+    parts += [f"warning: {note}" for note in result.notes]  # as slicing says its notes
     return "; ".join(parts)
 
 

@@ -1,4 +1,5 @@
-"""One clip up close: its waveform with trim handles and a split cursor, its text with a live phoneme preview.
+"""One clip up close: its waveform with trim handles and a split cursor, its mel spectrogram under it
+(``studio.widgets.mel_view.MelView``, the Compare page's), its text with a live phoneme preview.
 
 The editor holds no dataset logic: it shows what it is given and emits what the
 user asks for; the Dataset page carries the requests out
@@ -20,6 +21,7 @@ from engines.errors import VoiceStudioError
 from studio.widgets.clip_table import DRAFT_COLOR, DRAFT_TIP
 from studio.widgets.compact import keep_rows_visible, scrolled, split
 from studio.widgets.flow_layout import flow_row
+from studio.widgets.mel_view import MelView
 from studio.widgets.waveform import WaveformView
 
 PREVIEW_DELAY_MS = 150
@@ -30,6 +32,10 @@ EDITOR_WIDTH = 330
 """The editor's starting width beside the clip table (px); the splitter between them moves it."""
 WAVEFORM_LEAST = 90
 """The waveform's least height (px): enough to see a clip's shape and place trim handles."""
+MEL_LEAST = 70
+"""The mel spectrogram's least height (px): its 80 bands at under a pixel each, enough to see pitch and noise."""
+PLOT_MOST = 220
+"""The waveform's and the mel spectrogram's greatest height (px): what is left goes under the buttons."""
 
 
 def clips_and_editor(table: QTableView, editor: QWidget) -> QSplitter:
@@ -48,7 +54,8 @@ def clips_and_editor(table: QTableView, editor: QWidget) -> QSplitter:
 
 
 class ClipEditor(QWidget):
-    """Waveform (drag the shaded region's edges to trim, click to place the split cursor) and text.
+    """Waveform (drag the shaded region's edges to trim, click to place the split cursor), mel spectrogram
+    (``mel``, on the waveform's time axis) and text.
 
     Signals:
         text_saved(str, str): clip id, new text.
@@ -73,8 +80,20 @@ class ClipEditor(QWidget):
         self.preview_function: Callable[[str], tuple[str, int, dict[str, int]]] | None = None
         """``text -> (phonemes, num_phoneme_ids, missing)`` for the live preview; set by the page."""
         self.waveform = WaveformView()
-        self.waveform.setMaximumHeight(220)
+        self.waveform.setMaximumHeight(PLOT_MOST)
         self.waveform.setMinimumHeight(WAVEFORM_LEAST)
+        self.mel = MelView(axes=False)
+        self.mel.setMaximumHeight(PLOT_MOST)
+        self.mel.setMinimumHeight(MEL_LEAST)
+        self.mel.setXLink(self.waveform)  # the same moment above and below
+        self.mel.setToolTip("Mel spectrogram: 80 mel bands, low pitches at the bottom; brighter is louder")
+        self._mel_audio: np.ndarray | None = None
+        """The samples the mel spectrogram shows (or is being computed from)."""
+        self.mel_note = QLabel()
+        """Why the mel spectrogram is not drawn (librosa missing), else hidden."""
+        self.mel_note.setWordWrap(True)
+        self.mel_note.setVisible(False)
+        self.mel.drawn.connect(self._on_mel_drawn)
         self.region = pg.LinearRegionItem(brush=pg.mkBrush(59, 130, 246, 40))
         self.cursor = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#ef4444"))
         self.waveform.addItem(self.region)
@@ -107,6 +126,8 @@ class ClipEditor(QWidget):
         layout = self._column = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.waveform)
+        layout.addWidget(self.mel)
+        layout.addWidget(self.mel_note)
         layout.addWidget(self.text)
         layout.addWidget(self.phonemes)
         layout.addWidget(row)
@@ -114,11 +135,14 @@ class ClipEditor(QWidget):
         self.show_clip(None)
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
-        """The least height (px) that shows everything at ``width`` px: the waveform at its least height, the
-        transcript, the phonemes and the wrapped buttons. A scroll area holding the editor scrolls only below
-        it, and gives the waveform whatever is more (Qt's own answer would be the waveform's preferred height)."""
+        """The least height (px) that shows everything at ``width`` px: the waveform and the mel spectrogram at
+        their least heights, the transcript, the phonemes and the wrapped buttons. A scroll area holding the editor
+        scrolls only below it, and gives the plots whatever is more (Qt's own answer would be their preferred
+        heights)."""
         parts = (
             self.waveform.minimumHeight(),
+            self.mel.minimumHeight(),
+            self.mel_note.heightForWidth(width) if self.mel_note.isVisibleTo(self) else 0,
             self.text.sizeHint().height(),
             self.phonemes.heightForWidth(width),
             self._button_row.heightForWidth(width),
@@ -147,6 +171,9 @@ class ClipEditor(QWidget):
             self.waveform.clear_audio(sample_rate)
         else:
             self.waveform.set_audio(audio, sample_rate)
+        if not (same and _same_samples(audio, self._mel_audio)):  # a reload of the clip unchanged: drawn already
+            self._mel_audio = audio
+            self.mel.set_audio(audio, sample_rate)
         self.waveform.setXRange(0, max(self.duration_s, 0.1), padding=0)
         self.region.setBounds((0, self.duration_s))
         self.region.setRegion(region if same else speech or (0, self.duration_s))
@@ -197,6 +224,11 @@ class ClipEditor(QWidget):
             line += "   missing from the voice: " + ", ".join(f"{s} ×{n}" for s, n in missing.items())
         self.phonemes.setText(line)
 
+    def _on_mel_drawn(self, why_not: str) -> None:
+        """The mel spectrogram is on screen, or ``why_not`` is said under it."""
+        self.mel_note.setText(why_not)
+        self.mel_note.setVisible(bool(why_not))
+
     def _on_waveform_clicked(self, event) -> None:
         point = self.waveform.getPlotItem().vb.mapSceneToView(event.scenePos())
         if 0 <= point.x() <= self.duration_s:
@@ -214,3 +246,8 @@ class ClipEditor(QWidget):
     def _on_split_clicked(self) -> None:
         if self.clip_id:
             self.split_requested.emit(self.clip_id, float(self.cursor.value()))
+
+
+def _same_samples(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    """Whether two clips' samples are the same (both ``None`` included)."""
+    return a is b or (a is not None and b is not None and np.array_equal(a, b))

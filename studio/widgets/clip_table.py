@@ -23,14 +23,14 @@ DRAFT = len(COLUMNS)
 TIPS = DRAFT + 1
 """Index of a row's tooltips, ``{column: text}``, after its draft flag."""
 EDITED_MARK = "✎"
-"""Starts the edited column of a clip whose audio a fix or an edit changed."""
+"""Starts the edited column of a clip a fix or an edit changed (its text, speaker or audio)."""
 
 
 class ClipTableModel(QAbstractTableModel):
     """Rows of ``(id, text, speaker, duration_s, status, warnings, loudness_lufs, edited, draft, tips)``; the
     warnings are the health findings' short labels (``trainer.dataset.finding_words.LABELS``), whose tooltip
-    is their sentences (number and fix); ``edited`` says what fixes changed the audio (tooltip: every edit);
-    ``draft`` is True for an unreviewed transcript: the row is drawn in ``DRAFT_COLOR``."""
+    is their sentences (number and fix); ``edited`` says what edits and fixes changed (its text, speaker,
+    audio; tooltip: every edit); ``draft`` is True for an unreviewed transcript: the row is drawn in ``DRAFT_COLOR``."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -103,7 +103,7 @@ def rows(project, findings) -> list[tuple]:
                 "blocked" if c.status == "ok" and c.id in blocked else c.status,
                 ", ".join(dict.fromkeys(label(f.kind) for f in mine)),
                 analysis.get("loudness_lufs"),
-                audio_edits(c.edits),
+                edits_said(c.edits),
                 bool(c.text) and not c.reviewed,
                 {k: v for k, v in tips.items() if v},
             )
@@ -133,24 +133,31 @@ def rows_so_far(project, shown: list[tuple]) -> list[tuple]:
     return out
 
 
-AUDIO_EDITS = (
+EDIT_WORDS = (
+    ("text", "text"),
+    ("speaker", "speaker"),
     ("trim", "trimmed"),
     ("normalize", "normalized"),
     ("resample", "resampled"),
     ("hold peak", "peak held"),
     ("set ", "repaired"),
+    ("remove DC", "repaired"),
+    ("split", "split"),
+    ("merged", "merged"),
 )
-"""Manifest edit prefixes (``trainer.dataset.jobs.fix``, ``curation.trim_clip``) -> the word the table shows."""
+"""Manifest edit prefixes -> the word the table shows: a transcript typed or taken from the source
+(``trainer.dataset.curation.set_text``, ``trainer.dataset.reread``), a speaker set, the audio fixes and trims
+(``trainer.dataset.jobs.fix``, ``curation.trim_clip``) and repairs, splits and merges. Confirming a draft and
+excluding or including a clip are not edits of the clip (the row's colour and status say them)."""
 
 
-def audio_edits(edits: list[str]) -> str:
-    """What the edits did to a clip's audio, for the table: ``"✎ trimmed, normalized"``; ``""`` when nothing.
+def edits_said(edits: list[str]) -> str:
+    """What the edits changed, for the table: ``"✎ text, trimmed, normalized"``; ``""`` when nothing.
 
-    The words come from ``AUDIO_EDITS`` in the order first done; text, speaker and exclusion edits are not
-    audio edits (the tooltip lists every edit)."""
-    done = [word for edit in edits for prefix, word in AUDIO_EDITS if edit.startswith(prefix)]
-    done += ["repaired"] if any(e.startswith("remove DC") for e in edits) else []
-    return f"{EDITED_MARK} {', '.join(dict.fromkeys(done))}" if done else ""
+    The words come from ``EDIT_WORDS`` in the order first done (the tooltip lists every edit)."""
+    done = [next((word for prefix, word in EDIT_WORDS if edit.startswith(prefix)), "") for edit in edits]
+    said = [word for word in dict.fromkeys(done) if word]
+    return f"{EDITED_MARK} {', '.join(said)}" if said else ""
 
 
 class ClipTable(QTableView):

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QEvent, QObject, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QMessageBox, QPushButton, QWidget
 
 NO_FILE_MANAGER = "no_file_manager"
 """Object name of the message shown when nothing opened the location (tests find it by this name)."""
@@ -46,8 +46,9 @@ def _selectable():
 
 class FolderDialog(QFileDialog):
     """Pick a folder to write into: an existing one, or a new path typed in the name box (Qt's own folder
-    picker refuses a folder that does not exist yet). :meth:`chosen` is exactly the folder picked; nothing
-    is added to it and nothing is created here (the job that writes creates it)."""
+    picker refuses a folder that does not exist yet, and greys its Choose button while one is typed: here
+    Choose stays enabled for a path that can become the folder, :func:`can_be_made`). :meth:`chosen` is exactly
+    the folder picked; nothing is added to it and nothing is created here (the job that writes creates it)."""
 
     def __init__(self, parent: QWidget | None, title: str, start: Path | str) -> None:
         start = Path(start)
@@ -59,6 +60,24 @@ class FolderDialog(QFileDialog):
         self.setFileMode(QFileDialog.FileMode.Directory)
         self.setLabelText(QFileDialog.DialogLabel.FileName, "Folder:")
         self._chosen: Path | None = None
+        self._choose = self._accept_button()
+        if self._choose is not None:
+            self._choose.installEventFilter(self)  # Qt greys it on every change of the name box: undone here
+
+    def _accept_button(self) -> QPushButton | None:
+        """The dialog's Choose button (Qt's own, in its button box), or ``None`` in a native dialog."""
+        box = self.findChild(QDialogButtonBox, "buttonBox")
+        if box is None:
+            return None
+        return next((b for b in box.buttons() if box.buttonRole(b) == QDialogButtonBox.ButtonRole.AcceptRole), None)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """Qt greyed Choose: enabled again where the name box holds a new folder that can be made."""
+        if watched is self._choose and event.type() == QEvent.Type.EnabledChange and not self._choose.isEnabled():
+            selected = self.selectedFiles()
+            if len(selected) == 1 and can_be_made(Path(selected[0])):
+                self._choose.setEnabled(True)
+        return super().eventFilter(watched, event)
 
     def chosen(self) -> Path | None:
         """The folder picked (may not exist yet), or ``None`` before one is."""
@@ -67,12 +86,17 @@ class FolderDialog(QFileDialog):
     def accept(self) -> None:
         """Take the folder in the name box; a path that does not exist yet is taken too (Qt would refuse it)."""
         selected = self.selectedFiles()
-        if len(selected) == 1 and not Path(selected[0]).exists() and Path(selected[0]).parent.is_dir():
+        if len(selected) == 1 and can_be_made(Path(selected[0])):
             self._chosen = Path(selected[0])
             self.done(QFileDialog.DialogCode.Accepted)
             return
         self._chosen = Path(selected[0]) if selected else None
         super().accept()
+
+
+def can_be_made(folder: Path) -> bool:
+    """Whether ``folder`` is a new folder a job can make: it does not exist and the folder above it does."""
+    return not folder.exists() and folder.parent.is_dir()
 
 
 def choose_folder(parent: QWidget, title: str, start: Path | str) -> Path | None:

@@ -31,7 +31,8 @@ class SliceOptionsDialog(QDialog):
             " s",
             "Longest clip, seconds (silence kept around the speech included)",
         )
-        self.min_pause = self._spin(0.05, 3.0, defaults.min_pause_s, " s", "Shorter pauses are not places to cut")
+        shorter = "A shorter pause is cut at only in speech that runs past the longest clip"
+        self.min_pause = self._spin(0.05, 3.0, defaults.min_pause_s, " s", shorter)
         self.recognizer = QComboBox()
         self.language = QComboBox()
         for name in _recognizers():

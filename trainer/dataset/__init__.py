@@ -4,5 +4,6 @@ So far: the metadata reader (``metadata``), the recording probe (``probe``), sou
 scanning (``sources``) with archive unpacking (``archives``), sources read again for clips already imported
 (``reread``), per-clip analysis (``analysis``, with a recording's measured bandwidth in ``bandwidth`` and
 isolated spikes in ``spikes``), dataset checks (``health``),
-audio fixes (``fixes``) and the project with its import (``project``).
+audio fixes (``fixes``), the project with its import (``project``) and the loudness check of what an import or
+slicing added (``loudness_gap``).
 """

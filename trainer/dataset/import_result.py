@@ -41,7 +41,8 @@ class ImportResult:
     failed: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    """Warnings that stop nothing (slicing: the recording's speaker may differ from the dataset's)."""
+    """Warnings that stop nothing (slicing: the recording's speaker may differ from the dataset's; import and
+    slicing: the new clips are far louder or quieter than the others, ``trainer.dataset.loudness_gap``)."""
     earlier: list[str] = field(default_factory=list)
     """What slicing found done before, one line a recording: ``two_cities.wav resumed: 5 of 12 drafts already
     made`` or ``two_cities.wav already sliced: all 12 drafts made``."""

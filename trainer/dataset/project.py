@@ -35,6 +35,7 @@ from engines.files import sha256_file
 from engines.words import count
 from trainer.dataset import jobs
 from trainer.dataset.import_result import ImportResult
+from trainer.dataset.loudness_gap import loudness_note
 from trainer.dataset.manifest import ClipEntry, NotAProject, SlicePlan, read_manifest, write_manifest
 from trainer.dataset.reread import as_imported, reread
 from trainer.dataset.sources import SourceClip, scan
@@ -170,6 +171,8 @@ class DatasetProject:
         if reread_any:
             self.save()
         self._run(todo, workers, state, result)
+        if note := loudness_note(self, result.added):
+            result.notes.append(note)
         return result
 
     def apply_fixes(

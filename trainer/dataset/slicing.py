@@ -2,12 +2,15 @@
 
 Speech is found with Silero VAD (``trainer.dataset.analysis.speech_windows``, 32 ms
 windows). Pauses shorter than ``min_pause_s`` are bridged; the speech span is then
-cut at its longest pause, recursively, until every piece is at most ``max_s`` long
-(speech with no pause at all is cut at ``max_s``). Pieces shorter than ``min_s`` join
-the neighbour across the shorter pause when the result still fits ``max_s``. Each
-utterance keeps up to ``margin_s`` of the silence around it, never more than half
-of a pause, so neighbours never overlap, and never so much that the clip (margins
-included) grows past ``max_s``: ``max_s`` is a hard limit on each clip's length.
+cut at its longest pause, recursively, until every piece fits ``max_s`` with its
+margins (at most ``max_s - 2 * margin_s`` of speech, so no clip needs its margins
+squeezed to stay within the limit). Speech over that with no pause of ``min_pause_s``
+is cut the same way at its shorter pauses (any silent window); only speech without
+one silent window is cut at the limit. Pieces shorter than ``min_s`` join the
+neighbour across the shorter pause when the result still fits. Each utterance keeps
+up to ``margin_s`` of the silence around it, never more than half of a pause, so
+neighbours never overlap, and never so much that the clip (margins included) grows
+past ``max_s``: ``max_s`` is a hard limit on each clip's length.
 
 Silero VAD opens its own ONNX Runtime session: run slicing in a worker process
 (``trainer.dataset.jobs.find_utterances`` does), not in the studio's process.
@@ -59,23 +62,48 @@ def speech_regions(speech: np.ndarray, min_pause_s: float) -> list[tuple[int, in
     return bridged
 
 
-def group(regions: list[tuple[int, int]], options: SliceOptions) -> list[tuple[int, int]]:
-    """Window ranges of utterances from speech regions (see the module docstring)."""
+def group(
+    regions: list[tuple[int, int]], options: SliceOptions, speech: np.ndarray | None = None
+) -> list[tuple[int, int]]:
+    """Window ranges of utterances from speech regions (see the module docstring).
+
+    Args:
+        regions: ``[start, end)`` window ranges of speech, pauses under ``min_pause_s`` bridged
+            (:func:`speech_regions`).
+        options: how to cut.
+        speech: bool ``[M]``, the VAD windows ``regions`` came from: a region too long for one clip is cut at
+            its shorter pauses found there (without it, at the limit).
+    """
     if not regions:
         return []
-    most = int(options.max_s / WINDOW_S + 1e-9)  # whole windows within max_s (rounding up could pass it)
-    return _join_short(_split(regions, most), round(options.min_s / WINDOW_S), most)
+    most = int(speech_budget_s(options) / WINDOW_S + 1e-9)  # whole windows (rounding up could pass the limit)
+    return _join_short(_split(regions, most, speech), round(options.min_s / WINDOW_S), most)
 
 
-def _split(regions: list[tuple[int, int]], max_windows: int) -> list[tuple[int, int]]:
+def speech_budget_s(options: SliceOptions) -> float:
+    """The most speech one clip holds, seconds: ``max_s`` less a margin at each end, never under ``min_s``."""
+    return max(options.max_s - 2 * options.margin_s, options.min_s)
+
+
+def _split(regions: list[tuple[int, int]], max_windows: int, speech: np.ndarray | None) -> list[tuple[int, int]]:
     start, end = regions[0][0], regions[-1][1]
     if end - start <= max_windows:
         return [(start, end)]
-    if len(regions) == 1:  # no pause to cut at
+    if len(regions) == 1:  # no pause of min_pause_s: its shorter pauses, else the limit
+        shorter = _shorter_pauses(start, end, speech)
+        if len(shorter) > 1:
+            return _split(shorter, max_windows, speech)
         return [(s, min(s + max_windows, end)) for s in range(start, end, max_windows)]
     gaps = [regions[i + 1][0] - regions[i][1] for i in range(len(regions) - 1)]
     cut = int(np.argmax(gaps)) + 1
-    return _split(regions[:cut], max_windows) + _split(regions[cut:], max_windows)
+    return _split(regions[:cut], max_windows, speech) + _split(regions[cut:], max_windows, speech)
+
+
+def _shorter_pauses(start: int, end: int, speech: np.ndarray | None) -> list[tuple[int, int]]:
+    """The speech in windows ``[start, end)`` split at every silent window (one range when there is none)."""
+    if speech is None:
+        return [(start, end)]
+    return [(start + s, start + e) for s, e in speech_regions(speech[start:end], 0.0)]
 
 
 def _join_short(pieces: list[tuple[int, int]], min_windows: int, max_windows: int) -> list[tuple[int, int]]:
@@ -122,5 +150,5 @@ def find_spans(
     margins included, in time order (see the module docstring)."""
     options = options or SliceOptions()
     speech = speech_windows(mono, sample_rate, vad)
-    pieces = group(speech_regions(speech, options.min_pause_s), options)
+    pieces = group(speech_regions(speech, options.min_pause_s), options, speech)
     return _with_margins(pieces, len(mono) / sample_rate, options.margin_s, options.max_s)

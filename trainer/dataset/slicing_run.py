@@ -1,6 +1,6 @@
 """Slicing long recordings into a project: find the cuts, check the speaker, draft each utterance, keep each draft.
 
-Three steps, each reported through the ``trainer.tasks.TaskState``:
+Four steps, each reported through the ``trainer.tasks.TaskState``:
 
 1. Finding the pauses (Silero VAD, ``trainer.dataset.jobs.find_utterances``), one worker job per recording.
 2. The speaker check (``trainer.dataset.speaker_check``) of each recording against the dataset's clips; its
@@ -10,6 +10,8 @@ Three steps, each reported through the ``trainer.tasks.TaskState``:
    ``state.status("Recognising draft n of m …")``. The manifest is saved after every draft; a Cancel hands out no
    more drafts, stops those being recognised (``run_jobs(stop_in_flight=True)``), keeps every draft finished,
    and :class:`~trainer.tasks.Cancelled` says how many ("Slicing cancelled: 2 drafts of 6 kept; ...").
+4. The loudness check (``trainer.dataset.loudness_gap``): pieces far louder or quieter than the dataset's
+   clips are said in the result's ``notes``, with the fix.
 
 Clips are named ``STEM_001``... and stay unreviewed until their text is confirmed.
 
@@ -31,6 +33,7 @@ from engines.files import sha256_file
 from engines.words import count
 from trainer.dataset import jobs
 from trainer.dataset.import_result import ImportResult
+from trainer.dataset.loudness_gap import loudness_note
 from trainer.dataset.manifest import ClipEntry, SlicePlan
 from trainer.dataset.project import DatasetProject
 from trainer.dataset.slicing import SliceOptions
@@ -75,7 +78,7 @@ def slice_recordings(
     no drafts). Clips are named ``STEM_001``... and stay unreviewed until their text is confirmed; a
     recording partly sliced (same path and content) is resumed, one completely sliced is skipped (both said
     in the result's ``earlier``). ``progress(done, total)`` (or ``state.progress``) counts seconds of audio
-    drafted; ``notes`` of the result hold speaker warnings.
+    drafted; ``notes`` of the result hold speaker and loudness warnings.
 
     Raises:
         Cancelled: ``state`` was cancelled; the drafts made until then are in the manifest, and slicing
@@ -95,7 +98,7 @@ def slice_into(
     state: TaskState,
 ) -> ImportResult:
     """Slice ``paths`` into ``project`` (a ``DatasetProject``); returns its ``ImportResult`` (``notes``: speaker
-    warnings; ``earlier``: recordings resumed or skipped as already sliced). See the module docstring.
+    and loudness warnings; ``earlier``: recordings resumed or skipped as already sliced). See the module docstring.
 
     Raises:
         RecognizerError: the recognizer is unknown, not installed, has no such language, or needs a model.
@@ -111,6 +114,8 @@ def slice_into(
     plans = _find_pauses(project, recordings, options, workers, state, result) if recordings else []
     _check_speakers(project, recordings, plans, state, result)
     _draft(project, resumed + plans, drafting, workers, state, result)
+    if note := loudness_note(project, result.resumed + result.added):
+        result.notes.append(note)
     return result
 
 
