@@ -39,7 +39,8 @@ class ClipView(QWidget):
         self.mel.drawn.connect(self._on_mel_drawn)
         pen = pg.mkPen(self.palette().color(QPalette.ColorRole.Text), width=1)
         self.cursors = [pg.InfiniteLine(0.0, pen=pen) for _ in range(2)]
-        for plot, cursor in zip((self.waveform, self.mel), self.cursors, strict=True):
+        plots: tuple[pg.PlotWidget, ...] = (self.waveform, self.mel)
+        for plot, cursor in zip(plots, self.cursors, strict=True):
             plot.addItem(cursor)
             plot.scene().sigMouseClicked.connect(lambda event, p=plot: self._clicked(p, event))
         self.placeholder = QLabel("No audio yet")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
-from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QMessageBox, QPushButton, QWidget
+from PySide6.QtWidgets import QAbstractButton, QDialogButtonBox, QFileDialog, QMessageBox, QWidget
 
 NO_FILE_MANAGER = "no_file_manager"
 """Object name of the message shown when nothing opened the location (tests find it by this name)."""
@@ -64,7 +64,7 @@ class FolderDialog(QFileDialog):
         if self._choose is not None:
             self._choose.installEventFilter(self)  # Qt greys it on every change of the name box: undone here
 
-    def _accept_button(self) -> QPushButton | None:
+    def _accept_button(self) -> QAbstractButton | None:
         """The dialog's Choose button (Qt's own, in its button box), or ``None`` in a native dialog."""
         box = self.findChild(QDialogButtonBox, "buttonBox")
         if box is None:
