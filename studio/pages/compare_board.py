@@ -93,7 +93,8 @@ class BoardTab(QWidget):
     Args:
         comparison: what is scored. pool: the engines that render. cache_dir: the render cache (the Listen
             tab's). take_lines: called before scoring to take lines still being typed; ``False`` stops.
-        play, stop: play ``(float32 [N], Hz)`` and stop it (the page's player), for the tie-break's trials.
+        play, stop: play ``(float32 [N], Hz)`` (returning whether it plays) and stop it (the page's player), for
+            the tie-break's trials.
 
     Attributes:
         tie_break: the offer and trials of a blind tie-break, shown while the recommended row has ties.
@@ -106,7 +107,7 @@ class BoardTab(QWidget):
         cache_dir: Path,
         take_lines: Callable[[], bool] | None = None,
         *,
-        play: Callable[[np.ndarray, int], None] | None = None,
+        play: Callable[[np.ndarray, int], bool] | None = None,
         stop: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
@@ -114,7 +115,7 @@ class BoardTab(QWidget):
         self.take_lines = take_lines or (lambda: True)
         self.view = LeaderboardView()
         self.tie_break = TieBreakPanel(
-            self.rendered_audio, play or (lambda _audio, _rate: None), stop or (lambda: None)
+            self.rendered_audio, play or (lambda _audio, _rate: False), stop or (lambda: None)
         )
         self.tie_break.settled.connect(self.view.follow)
         self.progress = TaskProgress()
