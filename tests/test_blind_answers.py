@@ -48,11 +48,13 @@ def test_abx_and_mushra_answers_are_marked_and_said(qtbot, tmp_path, recordings)
     gives each letter's score, again after going back to the trial."""
     panel = _panel(qtbot, Harness(recordings), tmp_path / "ratings.json")
     panel.mode.setCurrentIndex(1)
+    qtbot.keyClick(panel, Qt.Key.Key_X)  # heard: the status says nothing of "without hearing it"
     qtbot.keyClick(panel, Qt.Key.Key_2)
     assert panel.pair.answers.button(2).text() == "✓ 2 · X is B"
     assert panel.status.text() == "Trial 1: you chose X is B · saved (ratings.json)"
     panel.mode.setCurrentIndex(2)
     box = panel.mushra
+    qtbot.keyClick(panel, Qt.Key.Key_A)
     values = [70, 30, 50, 90, 10, 60][: len(box.sliders)]
     for value, slider in zip(values, box.sliders, strict=True):
         slider.setValue(value)

@@ -48,6 +48,7 @@ class Harness:
 
     def play(self, audio, rate):
         self.played.append((audio, rate))
+        return True  # it plays
 
     def stop(self):
         self.stops += 1
@@ -169,7 +170,7 @@ def test_exported_csv_round_trips(qtbot, tmp_path, recordings, monkeypatch):
     panel.mode.setCurrentIndex(2)
     for value, slider in enumerate(panel.mushra.sliders):
         slider.setValue(10 * value + 5)
-    panel.reveal()
+    panel.reveal(confirm=False)
     out = tmp_path / "export.csv"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "CSV (*.csv)"))
     panel.buttons["export"].click()
@@ -231,7 +232,7 @@ def test_rating_is_closed_after_reveal_until_a_new_test(qtbot, tmp_path, recordi
     path = tmp_path / "ratings.json"
     panel = _panel(qtbot, Harness(recordings), path)
     _rate_pairwise(qtbot, panel, 2)
-    panel.reveal()
+    panel.reveal(confirm=False)
     saved = path.read_text()
     for key in (Qt.Key.Key_1, Qt.Key.Key_Return, Qt.Key.Key_2):
         qtbot.keyClick(panel, key)
@@ -261,7 +262,7 @@ def test_revealed_results_name_candidates_by_label_only(qtbot, tmp_path, recordi
     """The standings and the per-line table show the labels alone: no test letter (trials use A/B as positions)."""
     panel = _panel(qtbot, Harness(recordings), tmp_path / "ratings.json")
     _rate_pairwise(qtbot, panel, 3)
-    panel.reveal()
+    panel.reveal(confirm=False)
     shown = {panel.results.standings.item(r, 0).text() for r in range(panel.results.standings.rowCount())}
     assert shown == {*CANDIDATES, HIDDEN_REFERENCE, ANCHOR} - {HIDDEN_REFERENCE, ANCHOR}
     by_line = panel.results.by_line
@@ -328,7 +329,7 @@ def test_results_warn_when_the_hidden_reference_is_rated_below_90(qtbot, tmp_pat
     box = _mushra(qtbot, panel)
     for i, name in enumerate(box.order):
         box.sliders[i].setValue(60 if name == HIDDEN_REFERENCE else 40)
-    panel.reveal()
+    panel.reveal(confirm=False)
     assert panel.results.screening.isVisibleTo(panel)
     assert "below 90 in 1 of 1 MUSHRA trial:" in panel.results.screening.text()
 
@@ -342,3 +343,42 @@ def test_reopened_notice_counts_the_ratings_of_these_lines(qtbot, tmp_path, reco
     panel.start(CANDIDATES, ["Another line.", "And one more."], [False, False], path)
     assert "Reopened 0 ratings of these candidates on these lines" in panel.status.text()
     assert "(1 rating of other lines kept in it)" in panel.status.text() and "0 rated" in panel.progress.text()
+
+
+def _answer_next_box(button: str) -> list[str]:
+    """Answer the next message box as a user does, clicking its ``button``; the list gets the box's text (empty
+    while no box came: looked for every 20 ms, for 4 s at most)."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    said: list[str] = []
+
+    def answer(tries: int = 200) -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            if tries:
+                QTimer.singleShot(20, lambda: answer(tries - 1))
+            return
+        said.append(box.text())
+        next(b for b in box.buttons() if b.text().replace("&", "") == button).click()
+
+    QTimer.singleShot(0, answer)
+    return said
+
+
+def test_reveal_with_unrated_trials_asks_first_and_cancel_keeps_rating_open(qtbot, tmp_path, recordings):
+    """Reveal after 2 of 6 pairwise trials asks first, naming the 4 not rated; Cancel keeps rating open (a third
+    rating is saved), and Reveal in the question closes it."""
+    path = tmp_path / "ratings.json"
+    panel = _panel(qtbot, Harness(recordings), path)
+    _rate_pairwise(qtbot, panel, 2)
+    said = _answer_next_box("Cancel")
+    panel.buttons["reveal"].click()
+    assert said and "4 of 6 pairwise trials are not rated yet" in said[0], said
+    assert not panel.test.revealed and not json.loads(path.read_text())["revealed"]
+    _rate_pairwise(qtbot, panel, 1)
+    assert len(ListeningTest.load(path).ratings) == 3 and not panel.closed.isVisibleTo(panel)
+    said = _answer_next_box("Reveal")
+    panel.buttons["reveal"].click()
+    assert said and "3 of 6 pairwise trials are not rated yet" in said[0], said
+    assert panel.test.revealed and panel.closed.isVisibleTo(panel) and json.loads(path.read_text())["revealed"]

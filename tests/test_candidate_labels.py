@@ -76,3 +76,45 @@ def test_the_leaderboard_tab_plays_the_renders_it_scored_without_rendering_again
     rows, renders = compare_board._score(candidates, lines, RenderSettings(seed=1), tmp_path, None, None)
     assert [r.label for r in rows] == ["joe"] and set(renders) == {("joe", 0)} and len(calls) == 1
     assert renders[("joe", 0)].audio.size > 0
+
+
+def test_short_labels_and_the_order_a_run_made_them_for_two_runs_and_two_start_voices():
+    """Labels of two runs (as ``labelled`` gives them), two start voices and a library voice: short labels keep
+    the run's prefix (``tune-b/ep 3``) and a start voice's name where two would both read ``start``; the order is
+    the start voices, then each run (first listed first) by epoch, its last and export, then the other voice."""
+    from trainer.evaluate.labels import short_labels, training_order
+
+    labels = [
+        "tune-b/epoch 12 · val_mel 0.6120",
+        "tune-b/epoch 3 · val_mel 0.7100",
+        "en_US-amy-medium",
+        "tune-a/last",
+        "start: joe",
+        "tune-b/export",
+        "tune-a/epoch 2 · val_mel 0.6500",
+        "start: amy",
+        "tune-b/last",
+    ]
+    assert short_labels(labels) == [
+        "tune-b/ep 12",
+        "tune-b/ep 3",
+        "en_US-amy-medium",
+        "tune-a/last",
+        "start: joe",
+        "tune-b/export",
+        "tune-a/ep 2",
+        "start: amy",
+        "tune-b/last",
+    ]
+    assert short_labels(["epoch 6 · val_mel 0.6120", "start: joe"]) == ["ep 6", "start"]
+    assert [labels[i] for i in training_order(labels)] == [
+        "start: joe",
+        "start: amy",
+        "tune-b/epoch 3 · val_mel 0.7100",
+        "tune-b/epoch 12 · val_mel 0.6120",
+        "tune-b/last",
+        "tune-b/export",
+        "tune-a/epoch 2 · val_mel 0.6500",
+        "tune-a/last",
+        "en_US-amy-medium",
+    ]

@@ -71,7 +71,7 @@ def test_two_checkpoints_render_then_keys_switch_at_the_same_position_and_r_play
     listen.candidates_box.add_run(run)
     first, second = (run / "checkpoints" / name for _, name in RANKING)
     listen.candidates_box.check_only({first.absolute(), second.absolute()})
-    assert [c.model_path for c in page.comparison.candidates] == [first, second]
+    assert [c.model_path for c in page.comparison.candidates] == [second, first]  # in epoch order, as the buttons
     qtbot.waitUntil(lambda: not listen.lines_box.slot.busy(), timeout=120_000)  # the previews, read at first show
     with qtbot.waitSignal(listen.lines_box.lines_chosen, timeout=120_000):
         listen.lines_box.load_held_out(run)
@@ -79,7 +79,8 @@ def test_two_checkpoints_render_then_keys_switch_at_the_same_position_and_r_play
     assert all(line.reference is not None for line in page.comparison.lines)
     _render(listen, qtbot)
     labels = [c.label for c in page.comparison.candidates]
-    assert [b.text() for b in listen.buttons.buttons()] == [f"1  {labels[0]}", f"2  {labels[1]}"]
+    assert [b.text() for b in listen.buttons.buttons()] == ["1  ep 1", "2  ep 2"]
+    assert [b.toolTip() for b in listen.buttons.buttons()] == labels
 
     listen.line_list.setFocus()
     listen.line_list.setCurrentRow(1)
@@ -133,9 +134,9 @@ def test_open_run_checks_the_ranked_checkpoints_and_start_voice_and_renders_its_
     # rendered as soon as the held-out lines are read (from the cache when another test rendered them first)
     qtbot.waitUntil(lambda: bool(page.comparison.rendered) and not listen.slot.busy(), timeout=180_000)
     assert [c.label for c in page.comparison.candidates] == [
-        "epoch 2 · val_mel 0.7100",
-        "epoch 1 · val_mel 0.9500",
         "start: joe",
+        "epoch 1 · val_mel 0.9500",
+        "epoch 2 · val_mel 0.7100",
     ]
     assert page.comparison.missing() == 0, listen.status.text()
     assert page.comparison.folder() == run.absolute()
@@ -210,12 +211,13 @@ listen.lines_box.choose_typed("Hello.")
 listen.start_render().join(120)
 app.processEvents()
 listen.toggle_play()
-print("status:", listen.status.text())
+print("notice:", page.notice.text(), page.notice.isVisibleTo(page))
 """
 
 
-def test_no_output_device_is_a_status_line(tmp_path):
-    """With no sound device, Space says so in the status line (the render is there; nothing crashes)."""
+def test_no_output_device_is_the_pages_notice(tmp_path):
+    """With no sound device, Space says so in the notice above the page's tabs (the render is there; nothing
+    crashes)."""
     import os
     import subprocess
     import sys
@@ -229,7 +231,11 @@ def test_no_output_device_is_a_status_line(tmp_path):
         [sys.executable, "-c", NO_DEVICE_SCRIPT, str(tmp_path)], capture_output=True, text=True, timeout=180, env=env
     )
     assert result.returncode == 0, result.stderr
-    assert "status: Cannot play audio: " in result.stdout and "Traceback" not in result.stdout + result.stderr
+    assert (
+        "notice: Cannot play audio: " in result.stdout
+        and result.stdout.rstrip().endswith("True")
+        and "Traceback" not in result.stdout + result.stderr
+    )
 
 
 def test_cancel_keeps_the_finished_renders(page, qtbot, joe):
@@ -457,3 +463,70 @@ def test_empty_plots_show_a_placeholder_and_the_render_button_stays_put(page, qt
     listen.progress.setVisible(True)
     QApplication.processEvents()
     assert listen.render_button.mapTo(listen, listen.render_button.rect().topLeft()) == before
+
+
+def _left_to_right(buttons) -> list:
+    """``buttons`` in reading order: by row (top first), then left to right."""
+    return sorted(buttons, key=lambda b: (b.mapToGlobal(b.rect().topLeft()).y(), b.mapToGlobal(b.rect().topLeft()).x()))
+
+
+def test_number_keys_follow_the_buttons_left_to_right_and_r_leaves_none_pressed(page, qtbot, tmp_path):
+    """Candidates listed as a run lists them (best val_mel first, then last, then the start voice): the buttons
+    read start, ep 1, ep 4, ep 6, last from the left, key 2 picks the second from the left, and after R (the
+    reference recording) no candidate button looks pressed until a key picks one again."""
+    labels = ["epoch 6 · val_mel 0.6120", "epoch 4 · val_mel 0.6231", "epoch 1 · val_mel 0.7100", "last", "start: joe"]
+    listen = page.listen
+    qtbot.waitUntil(lambda: not listen.lines_box.slot.busy(), timeout=120_000)
+    listen.candidates_box.add([Candidate(label=t, model_path=tmp_path / f"{n}.ckpt") for n, t in enumerate(labels)])
+    _clips(page, tmp_path, ["One.", "Two."], label="start: joe")
+    QApplication.processEvents()
+    buttons = _left_to_right(listen.buttons.buttons())
+    assert [b.text() for b in buttons] == ["1  start", "2  ep 1", "3  ep 4", "4  ep 6", "5  last"]
+    assert [b.toolTip() for b in buttons] == [labels[4], labels[2], labels[1], labels[0], labels[3]]
+    listen.line_list.setFocus()
+    listen.line_list.setCurrentRow(1)
+    qtbot.keyClick(listen.line_list, Qt.Key.Key_2)
+    assert [b.isChecked() for b in buttons] == [False, True, False, False, False]
+    assert listen.view.title.text().startswith("2 · epoch 1 · val_mel 0.7100")
+    qtbot.keyClick(listen.line_list, Qt.Key.Key_R)
+    assert listen.view.title.text().startswith("Reference recording")
+    assert not any(b.isChecked() for b in buttons)
+    listen.player.stop()
+    qtbot.keyClick(listen.line_list, Qt.Key.Key_4)
+    assert [b.isChecked() for b in buttons] == [False, False, False, True, False]
+    assert listen.view.title.text().startswith("4 · epoch 6")
+
+
+def test_a_runs_candidate_buttons_show_whole_short_labels_in_a_1024_by_640_window(qtbot, tmp_path):
+    """A run's eight candidates (five ranked epochs, last, export, the start voice) in a 1024×640 main window:
+    every button shows its key and whole short label ("2  ep 8", none cut to "…"), within its own width and
+    inside the window; the full label is its tooltip."""
+    from PySide6.QtWidgets import QStyle
+
+    from studio.main_window import MainWindow
+    from studio.settings import Settings
+
+    window = MainWindow(Settings(), runs_root=tmp_path / "runs")
+    qtbot.addWidget(window)
+    window.resize(1024, 640)
+    window.show_area("Compare")
+    window.show()
+    qtbot.waitExposed(window)
+    listen = window.compare_page.listen
+    labels = [f"epoch {e} · val_mel 0.{600 + e}" for e in (12, 9, 11, 10, 8)] + ["last", "export", "start: joe"]
+    listen.candidates_box.add([Candidate(label=t, model_path=tmp_path / f"{n}.ckpt") for n, t in enumerate(labels)])
+    qtbot.waitUntil(lambda: all(b.isVisible() for b in listen.buttons.buttons()))  # shown and laid out
+    QApplication.processEvents()
+    buttons = _left_to_right(listen.buttons.buttons())
+    shown = ["start", "ep 8", "ep 9", "ep 10", "ep 11", "ep 12", "last", "export"]
+    assert [b.text() for b in buttons] == [f"{n}  {text}" for n, text in enumerate(shown, start=1)]
+    assert buttons[1].toolTip() == "epoch 8 · val_mel 0.608" and buttons[0].toolTip() == "start: joe"
+    inside = window.rect()
+    for button in buttons:
+        margin = 2 * button.style().pixelMetric(QStyle.PixelMetric.PM_ButtonMargin)
+        assert button.fontMetrics().horizontalAdvance(button.text()) + margin <= button.width(), button.text()
+        corner = button.mapTo(window, button.rect().topLeft())
+        assert button.isVisible() and inside.contains(corner) and inside.contains(corner + button.rect().bottomRight())
+    window.close()
+    listen.slot.join(30)
+    gc.collect()

@@ -101,7 +101,7 @@ def test_the_synthesize_page_speaks_through_a_device_that_takes_only_its_own_rat
 
 def test_the_compare_page_plays_a_clip_through_a_device_that_takes_only_its_own_rate(qtbot, capture, monkeypatch):
     """The Compare page's player (the blind test's play) on a 44,100 Hz-only device: the clip plays resampled to
-    44.1 kHz, loudness-matched, and the Listen tab says at which rate."""
+    44.1 kHz, loudness-matched, and the page's notice says at which rate."""
     page = _compare_page(qtbot)
     FakeDevice(rates={44100}, default_rate=44100).install(monkeypatch)
     rate = 16000
@@ -112,7 +112,7 @@ def test_the_compare_page_plays_a_clip_through_a_device_that_takes_only_its_own_
     played = _played(capture)
     assert len(played) >= len(expected) and not played[len(expected) :].any()  # then the last block's zeros
     np.testing.assert_allclose(played[: len(expected)], expected, atol=1e-5)
-    assert "44100 Hz" in page.listen.status.text()
+    assert "44100 Hz" in page.notice.text()
 
 
 # --- a device that goes away mid-line -----------------------------------------------------------------------------
@@ -156,23 +156,23 @@ def test_a_replay_that_loses_its_device_raises_where_the_dataset_and_synthesize_
 def test_the_compare_page_says_when_the_device_stops_mid_clip_and_plays_again_once_it_is_back(
     qtbot, capture, monkeypatch
 ):
-    """The device going away at its 11th callback while the Compare page plays a clip: the Listen tab and the blind
-    test say playback stopped before the clip's end; once the device is back the clip plays whole."""
+    """The device going away at its 11th callback while the Compare page plays a clip: the page's notice (above
+    every tab) says playback stopped before the clip's end; once the device is back the clip plays whole and the
+    notice goes."""
     page = _compare_page(qtbot)
     device = FakeDevice(fail_at=11).install(monkeypatch)
     rate = 22050
     clip = (0.2 * np.cos(2 * np.pi * 440 * np.arange(4 * rate) / rate)).astype(np.float32)
     page.play(clip, rate)
     qtbot.waitUntil(lambda: not page.listen.player.is_playing(), timeout=10_000)
-    for status in (page.listen.status, page.blind.panel.status):
-        assert "Playback stopped after" in status.text(), status.text()
+    assert "Playback stopped after" in page.notice.text(), page.notice.text()
     device.back()
     capture.reset()
     page.play(clip, rate)
     qtbot.waitUntil(lambda: not page.listen.player.is_playing(), timeout=10_000)
     gain = page.listen.player.gain(clip, rate)
     np.testing.assert_allclose(_played(capture)[: len(clip)], clip * gain, atol=1e-6)
-    assert len(_played(capture)) >= len(clip)
+    assert len(_played(capture)) >= len(clip) and page.notice.text() == ""
 
 
 # --- helpers --------------------------------------------------------------------------------------------------------
@@ -207,3 +207,53 @@ def _compare_page(qtbot):
     page = ComparePage(Workspace(), VoiceLibrary(), EnginePool())
     qtbot.addWidget(page)
     return page
+
+
+# --- no device at all -----------------------------------------------------------------------------------------------
+def _blind_page(qtbot, tmp_path):
+    """A Compare page at 1024×640 on its Blind test tab: two candidates, two lines, their renders (a tone each)."""
+    from trainer.evaluate.lines import Line
+    from trainer.evaluate.render import Candidate, Rendered
+
+    page = _compare_page(qtbot)
+    rate = 22050
+    tone = (0.2 * np.sin(2 * np.pi * 220 * np.arange(rate // 2) / rate)).astype(np.float32)
+    page.comparison.set_candidates([Candidate(label=v, model_path=tmp_path / f"{v}.onnx") for v in ("a", "b")])
+    page.comparison.set_lines([Line(name=f"line {n}", text=f"Line {n}.") for n in (1, 2)])
+    page.comparison.add_rendered(
+        {
+            (v, i): Rendered(audio=tone, sample_rate=rate, path=tmp_path / "x.wav", cached=True)
+            for v in "ab"
+            for i in (0, 1)
+        }
+    )
+    page.resize(1024, 640)
+    page.show()
+    page.tabs.setCurrentWidget(page.blind)
+    qtbot.waitUntil(page.blind.panel.isVisible)
+    return page
+
+
+def test_blind_test_keys_without_a_device_show_cannot_play_and_a_rating_unheard_says_so(qtbot, tmp_path, monkeypatch):
+    """No output device: A in the blind test shows "Cannot play audio: …" above the Compare page's tabs, and it
+    stays when the trial is rated, whose status says it was rated unheard; a trial rated with nothing tried shows
+    the same notice; Space on the Listen tab puts the same notice there (one rule for the page)."""
+    from PySide6.QtCore import Qt
+
+    FakeDevice().install(monkeypatch).gone = True
+    page = _blind_page(qtbot, tmp_path)
+    panel = page.blind.panel
+    qtbot.keyClick(panel, "a")
+    assert page.notice.isVisible() and page.notice.text().startswith("Cannot play audio: "), page.notice.text()
+    qtbot.keyClick(panel, "1")
+    assert page.notice.isVisible() and page.notice.text().startswith("Cannot play audio: ")
+    assert "saved" in panel.status.text() and "without hearing" in panel.status.text(), panel.status.text()
+    page.notice.clear()
+    qtbot.keyClick(panel, Qt.Key.Key_Return)
+    qtbot.keyClick(panel, "2")
+    assert page.notice.text().startswith("Cannot play audio: ") and "without hearing" in panel.status.text()
+    page.notice.clear()
+    page.tabs.setCurrentWidget(page.listen)
+    page.listen.line_list.setCurrentRow(0)
+    page.listen.toggle_play()
+    assert page.notice.isVisible() and page.notice.text().startswith("Cannot play audio: ")

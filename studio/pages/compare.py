@@ -8,6 +8,10 @@ Tabs, all over one ``studio.comparison.Comparison``:
 - "Leaderboard" (``studio.pages.compare_board.BoardTab``): objective measures per candidate, kept beside the run,
   and a 5-trial blind tie-break where the recommended candidate has ties;
 - "Runs" (``studio.widgets.run_curves.RunCurvesView``): runs' val_mel and epoch-time curves overlaid.
+
+Every tab plays through the Listen tab's player; what the sound device says (``Cannot play audio: …``, its own
+rate, a stop mid-clip) is one notice above the tabs (``studio.widgets.notices``, topic ``device``), kept until a
+clip plays, so a trial rated with nothing heard still shows why.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from studio.pages.compare_board import BoardTab
 from studio.pages.compare_listen import ListenTab
 from studio.state import VoiceLibrary, Workspace
 from studio.widgets.blind_test import REFERENCE
+from studio.widgets.notices import Notices
 from studio.widgets.run_curves import RunCurvesView
 
 
@@ -39,6 +44,7 @@ class ComparePage(QWidget):
 
     Attributes:
         listen, blind, board, runs: the tabs.
+        notice: what the sound device says, above the tabs (hidden while it says nothing).
     """
 
     def __init__(self, workspace: Workspace, library: VoiceLibrary, pool: EnginePool) -> None:
@@ -58,7 +64,11 @@ class ComparePage(QWidget):
             self.tabs.addTab(widget, title)
         self.tabs.addTab(self.runs, "Runs")
         self.tabs.currentChanged.connect(self._on_tab)
-        self.listen.player.message.connect(self._say)
+        self.notice = Notices()
+        self.notice.setVisible(False)
+        self.listen.device_said.connect(self._device)
+        self.blind.panel.rated_unheard.connect(self._check_device)
+        self.board.tie_break.rated_unheard.connect(self._check_device)
         self.needs = QLabel(comparing_missing())
         """What this install cannot compare, and how to add it (an ONNX-only install); hidden when it can all."""
         self.needs.setWordWrap(True)
@@ -66,6 +76,7 @@ class ComparePage(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.needs)
+        layout.addWidget(self.notice)
         layout.addWidget(self.tabs)
 
     def add_tab(self, widget: QWidget, title: str) -> int:
@@ -97,19 +108,22 @@ class ComparePage(QWidget):
         rendered = self.comparison.rendered.get((label, line))
         return None if rendered is None else (rendered.audio, rendered.sample_rate)
 
-    def play(self, audio: np.ndarray, rate: int) -> None:
-        """Play a clip from its start through the page's player (loudness-matched); no output device is a status
-        line, on the Listen tab, the blind test and the leaderboard's tie-break alike."""
-        try:
-            self.listen.player.play(audio, rate, start_s=0.0)
-        except VoiceStudioError as exc:
-            self._say(str(exc))
+    def play(self, audio: np.ndarray, rate: int) -> bool:
+        """Play a clip from its start through the page's player (loudness-matched); returns whether it plays. No
+        output device is the page's notice, for the Listen tab, the blind test and the leaderboard's tie-break
+        alike (``ListenTab.play_clip``)."""
+        return self.listen.play_clip(audio, rate, 0.0)
 
-    def _say(self, text: str) -> None:
-        """What the player has to say (no output device, its own rate, a device that stopped mid-clip), in the
-        status of every tab that plays: the Listen tab, the blind test and the leaderboard's tie-break."""
-        for status in (self.listen.status, self.blind.panel.status, self.board.tie_break.status):
-            status.setText(text)
+    def _device(self, text: str) -> None:
+        """What the sound device says (``""``: nothing, a clip plays), in the notice above the tabs."""
+        self.notice.put("device", text)
+        self.notice.setVisible(bool(self.notice.text()))
+
+    def _check_device(self) -> None:
+        """A trial was rated with nothing of it played: where no clip could play, say why again."""
+        cannot = self.listen.player.cannot_play()
+        if cannot:
+            self._device(cannot)
 
     def stop(self) -> None:
         """Stop playing."""

@@ -38,7 +38,7 @@ class BlindTab(QWidget):
         self,
         comparison: Comparison,
         get_audio: GetAudio,
-        play: Callable[[np.ndarray, int], None],
+        play: Callable[[np.ndarray, int], bool],
         stop: Callable[[], None],
         parent: QWidget | None = None,
         folders: SaveFolders | None = None,

@@ -94,7 +94,8 @@ class BoardTab(QWidget):
     Args:
         comparison: what is scored. pool: the engines that render. cache_dir: the render cache (the Listen
             tab's). take_lines: called before scoring to take lines still being typed; ``False`` stops.
-        play, stop: play ``(float32 [N], Hz)`` and stop it (the page's player), for the tie-break's trials.
+        play, stop: play ``(float32 [N], Hz)`` (returning whether it plays) and stop it (the page's player), for
+            the tie-break's trials.
         folders: the folders files were saved to last (the workspace's), where Export CSV… starts.
 
     Attributes:
@@ -108,7 +109,7 @@ class BoardTab(QWidget):
         cache_dir: Path,
         take_lines: Callable[[], bool] | None = None,
         *,
-        play: Callable[[np.ndarray, int], None] | None = None,
+        play: Callable[[np.ndarray, int], bool] | None = None,
         stop: Callable[[], None] | None = None,
         folders: SaveFolders | None = None,
     ) -> None:
@@ -117,7 +118,7 @@ class BoardTab(QWidget):
         self.take_lines = take_lines or (lambda: True)
         self.view = LeaderboardView(folders)
         self.tie_break = TieBreakPanel(
-            self.rendered_audio, play or (lambda _audio, _rate: None), stop or (lambda: None)
+            self.rendered_audio, play or (lambda _audio, _rate: False), stop or (lambda: None)
         )
         self.tie_break.settled.connect(self.view.follow)
         self.progress = TaskProgress()

@@ -3,7 +3,10 @@
 Rendering runs off the GUI thread (``studio.pages.compare_render.Renderer``), with progress and Cancel
 (what finished is kept).
 Keys, while the tab has focus: 1–9 switch candidate at the same playback position, R plays the line's
-reference recording, Space plays or stops.
+reference recording, Space plays or stops. The candidate buttons read in the order a run made them (the start
+voice, the epochs, last, export; ``trainer.evaluate.labels.training_order``) under short labels (``ep 6``), and
+key n is the n-th button from the left. What the sound device says (it cannot play, it plays at its own rate, it
+stopped mid-clip) is :attr:`ListenTab.device_said`, shown by the page above its tabs.
 """
 
 from __future__ import annotations
@@ -13,14 +16,14 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup,
-    QHBoxLayout,
     QLabel,
     QListWidget,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -37,14 +40,23 @@ from studio.pages.compare_sources import CandidatesBox, SettingsBox
 from studio.state import VoiceLibrary, Workspace
 from studio.widgets.clip_player import ClipPlayer
 from studio.widgets.clip_view import ClipView
+from studio.widgets.flow_layout import FlowLayout
 from studio.widgets.key_button import KeyButton
 from studio.widgets.mel_view import warm_mel
 from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task
+from trainer.evaluate.labels import short_labels, training_order
 
 
 class ListenTab(QWidget):
-    """Pickers on the left; the line list, the current clip's waveform and mel, and the candidate buttons."""
+    """Pickers on the left; the line list, the current clip's waveform and mel, and the candidate buttons.
+
+    Signals:
+        device_said(str): why a clip could not be played, or the device's own note (its rate, a stop mid-clip);
+            ``""`` when a clip starts playing (what was said before no longer holds).
+    """
+
+    device_said = Signal(str)
 
     def __init__(
         self,
@@ -65,14 +77,17 @@ class ListenTab(QWidget):
         self.line_list = QListWidget()
         self.view = ClipView()
         self.buttons = QButtonGroup(self)
-        self.buttons_row = QHBoxLayout()
+        self.buttons_row = FlowLayout()
+        """The candidate buttons, left to right, wrapping onto another line where the row runs out."""
         self.status = QLabel("Check candidates, choose lines, then Render")
         self.status.setWordWrap(True)
         self.player = ClipPlayer(self)
         self.renderer = Renderer(comparison, pool, self.progress, self)
         self.slot = self.renderer.slot
         self.current = 0
-        """Index of the candidate shown and played."""
+        """Index of the candidate shown and played (the button ``current + 1`` from the left)."""
+        self.reference_shown = False
+        """Whether R put the line's recording on screen (no candidate button pressed until one is chosen)."""
         self._render_when_lines = False
         """Set by :meth:`open_run`: render as soon as the run's held-out lines are read."""
         self._warm: Task | None = None
@@ -85,6 +100,7 @@ class ListenTab(QWidget):
         keys.setWordWrap(True)  # a narrow window wraps it rather than widening the page
         buttons = QWidget()
         buttons.setLayout(self.buttons_row)
+        buttons.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         splitter = QSplitter()
         splitter.addWidget(_column((self.candidates_box, 1), self.lines_box, self.settings_box, self.render_button))
         splitter.addWidget(_column((self.line_list, 1), (self.view, 3), buttons, keys))
@@ -112,6 +128,7 @@ class ListenTab(QWidget):
         self.renderer.candidate_failed.connect(self._on_candidate_failed)
         self.line_list.currentRowChanged.connect(self._on_line)
         self.view.seek_requested.connect(self.seek)
+        self.player.message.connect(self.device_said)
         self.player.position_changed.connect(self.view.set_position)
         keys: dict[str, Callable[[], None]] = {"R": self.play_reference, "Space": self.toggle_play}
         keys.update({str(n): partial(self.select_candidate, n - 1) for n in range(1, 10)})
@@ -160,7 +177,9 @@ class ListenTab(QWidget):
         self.status.setText(text)
 
     def _on_selection(self) -> None:
-        entries = self.candidates_box.entries(checked_only=True)
+        """The checked candidates, compared in the order a run made them (the buttons' order, left to right)."""
+        checked = self.candidates_box.entries(checked_only=True)
+        entries = [checked[i] for i in training_order([e.candidate.label for e in checked])]
         runs = {e.run for e in entries}
         run = runs.pop() if len(runs) == 1 else None
         self.comparison.set_candidates([e.candidate for e in entries], run=run)
@@ -196,9 +215,11 @@ class ListenTab(QWidget):
             self.buttons_row.removeWidget(button)  # out of the row now, not when the deletion comes round
             button.hide()
             button.deleteLater()
-        for index, candidate in enumerate(self.comparison.candidates):
+        candidates = self.comparison.candidates
+        shorts = short_labels([c.label for c in candidates])
+        for index, (candidate, short) in enumerate(zip(candidates, shorts, strict=True)):
             failed = self.renderer.failed.get(candidate.label)
-            button = KeyButton(str(index + 1) if index < 9 else "", candidate.label, failed)
+            button = KeyButton(str(index + 1) if index < 9 else "", candidate.label, failed, short=short)
             button.setCheckable(True)
             button.setChecked(index == self.current)
             button.clicked.connect(lambda _checked=False, i=index: self.select_candidate(i))
@@ -250,9 +271,6 @@ class ListenTab(QWidget):
             self.status.setText(f"There is no candidate {index + 1}")
             return
         self.current = index
-        button = self.buttons.button(index)
-        if button is not None:
-            button.setChecked(True)
         self._show()
         clip = self.clip()
         if clip is None:
@@ -261,12 +279,16 @@ class ListenTab(QWidget):
         try:
             self.player.switch(*clip)
         except VoiceStudioError as exc:
-            self.status.setText(str(exc))
+            self.device_said.emit(str(exc))
 
     def toggle_play(self) -> None:
-        """Space: stop, or play the current clip from where it stopped (from the start once at its end)."""
+        """Space: stop, or play the current clip from where it stopped (from the start once at its end); while R's
+        recording is shown, that recording from its start."""
         if self.player.is_playing():
             self.player.stop()
+            return
+        if self.reference_shown:
+            self.play_reference()
             return
         clip = self.clip()
         if clip is None:
@@ -290,6 +312,8 @@ class ListenTab(QWidget):
         if reference is None:
             self.status.setText(sentence(f"{lines[row].name} has no reference recording"))
             return
+        self.reference_shown = True
+        self._press(None)
         self.view.set_clip(reference[0], reference[1], f"Reference recording — {lines[row].name}")
         self.play_clip(reference[0], reference[1], 0.0)
 
@@ -297,12 +321,16 @@ class ListenTab(QWidget):
         """Move the play position (playing or not) to ``seconds``."""
         self.player.seek(seconds)
 
-    def play_clip(self, audio: np.ndarray, rate: int, start_s: float = 0.0) -> None:
-        """Play ``audio`` (float32 ``[N]``, ``rate`` Hz) from ``start_s``; a missing output device is a status line."""
+    def play_clip(self, audio: np.ndarray, rate: int, start_s: float = 0.0) -> bool:
+        """Play ``audio`` (float32 ``[N]``, ``rate`` Hz) from ``start_s``; returns whether it plays. Why it cannot
+        (no output device: "Cannot play audio: …") is :attr:`device_said`, as is ``""`` before it plays."""
+        self.device_said.emit("")
         try:
             self.player.play(audio, rate, start_s=start_s)
         except VoiceStudioError as exc:
-            self.status.setText(str(exc))
+            self.device_said.emit(str(exc))
+            return False
+        return True
 
     def _on_line(self, _row: int) -> None:
         self.player.stop()
@@ -312,7 +340,17 @@ class ListenTab(QWidget):
             self.player.switch(*clip)
         self.player.seek(0.0)
 
+    def _press(self, index: int | None) -> None:
+        """Show button ``index`` (0-based) pressed and no other; ``None``: none (the reference is on screen)."""
+        self.buttons.setExclusive(False)  # lets "none" be shown
+        for button in self.buttons.buttons():
+            button.setChecked(self.buttons.id(button) == index)
+        self.buttons.setExclusive(True)
+
     def _show(self) -> None:
+        """The current candidate's clip of the current line on screen, its button pressed."""
+        self.reference_shown = False
+        self._press(self.current)
         candidates, row = self.comparison.candidates, self.line_list.currentRow()
         if not candidates or row < 0:
             self.view.set_clip(None, 22050, "No clip: check candidates and choose lines")

@@ -41,9 +41,11 @@ class BlindKeys:
     status: QLabel
     mushra: MushraBox
     get_audio: Callable[[str, int], tuple[np.ndarray, int] | None]
-    play: Callable[[np.ndarray, int], None]
+    play: Callable[[np.ndarray, int], bool]
     stop: Callable[[], None]
     _anchors: dict[int, tuple[np.ndarray, int]]
+    _heard: set[Trial]
+    """The trials of which something played (a rating of any other says it was given unheard)."""
 
     def current(self) -> Trial | None:  # the panel's
         raise NotImplementedError
@@ -68,7 +70,8 @@ class BlindKeys:
             what = "The reference" if name in (REFERENCE, "reference", HIDDEN_REFERENCE, ANCHOR) else shown or "It"
             self.status.setText(f"{what} has no audio for line {trial.line + 1} yet: render it on the Listen tab.")
             return
-        self.play(*found)
+        if self.play(*found):
+            self._heard.add(trial)
 
     def _audio(self, name: str, line: int) -> tuple[np.ndarray, int] | None:
         if name in ("reference", HIDDEN_REFERENCE):

@@ -4,6 +4,8 @@ on request.
 The panel draws a ``trainer.evaluate.listening.ListeningTest`` and the trials of
 ``trainer.evaluate.trials``; it saves the test (atomically) after every rating and reopens it on start.
 Keys: A/B/X play, R the reference (MUSHRA), Space stops, 1/2 choose, Enter goes to the next trial.
+Reveal asks first while trials of the kind shown are not rated (it closes rating); a trial rated with nothing
+of it played says so (``UNHEARD``) and is :attr:`BlindTestPanel.rated_unheard`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
@@ -31,7 +33,7 @@ from studio.state import SaveFolders
 from studio.widgets.blind_keys import CLOSED, REFERENCE, BlindKeys
 from studio.widgets.blind_results import BlindResults
 from studio.widgets.mushra_box import MushraBox, slot_letter
-from studio.widgets.pair_trial import PairView
+from studio.widgets.pair_trial import UNHEARD, PairView
 from studio.widgets.start_folders import proposed_name
 from studio.widgets.tables import export_text
 from trainer.evaluate.listening import ListeningTest, Rating
@@ -49,6 +51,8 @@ from trainer.evaluate.trials import (
 RATINGS_FILE = "blind-test.json"
 """The ratings file's name in the folder where a comparison is kept (``Comparison.folder()``)."""
 MODE_NAMES = {"pairwise": "Pairwise preference", "abx": "ABX", "mushra": "MUSHRA (0–100, with reference)"}
+KIND_WORDS = {"pairwise": "pairwise", "abx": "ABX", "mushra": "MUSHRA"}
+"""How a sentence names a trial kind ("4 of 6 pairwise trials")."""
 
 GetAudio = Callable[[str, int], "tuple[np.ndarray, int] | None"]
 __all__ = ["REFERENCE", "RATINGS_FILE", "BlindTestPanel"]  # REFERENCE: see studio.widgets.blind_keys
@@ -60,13 +64,18 @@ class BlindTestPanel(BlindKeys, QWidget):
     Args:
         get_audio: ``(candidate label, line index) -> (float32 [N], Hz)`` or ``None`` when not rendered;
             ``(REFERENCE, i)`` gives line ``i``'s recording.
-        play: plays ``(audio, rate)``; stop: stops it.
+        play: plays ``(audio, rate)`` and returns whether it plays; stop: stops it.
+
+    Signals:
+        rated_unheard(): a trial was rated with nothing of it played (the status says so too).
     """
+
+    rated_unheard = Signal()
 
     def __init__(
         self,
         get_audio: GetAudio,
-        play: Callable[[np.ndarray, int], None],
+        play: Callable[[np.ndarray, int], bool],
         stop: Callable[[], None],
         parent: QWidget | None = None,
         folders: SaveFolders | None = None,
@@ -77,6 +86,7 @@ class BlindTestPanel(BlindKeys, QWidget):
         """The folders files were saved to last: Export CSV… starts in the one a CSV went to."""
         self.subject = ""
         """What is compared, in a few words (``studio.comparison.Comparison.subject``): Export CSV…'s file name."""
+        self._heard: set[Trial] = set()
         self.test: ListeningTest | None = None
         self.lines: list[str] = []
         self.references: list[bool] = []
@@ -114,7 +124,7 @@ class BlindTestPanel(BlindKeys, QWidget):
             ("previous", lambda: self.step(-1)),
             ("next", lambda: self.step(1)),
             ("stop", lambda: self.stop()),
-            ("reveal", self.reveal),
+            ("reveal", lambda: self.reveal()),
             ("new", lambda: self.new_test()),
             ("export", lambda: self.export_csv()),
         ):
@@ -173,6 +183,7 @@ class BlindTestPanel(BlindKeys, QWidget):
         assert self.test is not None
         self.trials = {kind: plan_trials(self.test, kind, self.references) for kind in MODES}
         self.index = {kind: self._first_unrated(kind) for kind in MODES}
+        self._heard = set()
         _enable_item(self.mode, MODES.index("mushra"), bool(self.trials["mushra"]))
         if not self.trials["mushra"] and self.kind == "mushra":
             self.mode.setCurrentIndex(0)
@@ -218,6 +229,9 @@ class BlindTestPanel(BlindKeys, QWidget):
         replace_rating(self.test, trial, self.lines[trial.line], rating)
         if self._save(f"{self._answer_words()} · saved"):
             self._mark_answer()
+            if trial not in self._heard:
+                self.status.setText(self.status.text() + UNHEARD)
+                self.rated_unheard.emit()
 
     def _save(self, done: str) -> bool:
         """Write the ratings; the status says ``done (file)`` or why they could not be written."""
@@ -276,13 +290,20 @@ class BlindTestPanel(BlindKeys, QWidget):
         self._show_trial()
         self.status.setText(self._answer_words() + "." if self._given() is not None else "")
 
-    def reveal(self) -> None:
-        """Show the real names and the results (win rates, ABX accuracy, MUSHRA means, per line)."""
+    def reveal(self, confirm: bool = True) -> bool:
+        """Show the real names and the results (win rates, ABX accuracy, MUSHRA means, per line), which closes
+        rating; with ``confirm``, ask first while trials of the kind shown are not rated (Cancel keeps rating
+        open). Returns whether it revealed."""
         if self.test is None:
-            return
+            return False
+        trials = self.trials.get(self.kind, [])
+        unrated = len(trials) - self._rated(trials)
+        if confirm and unrated and not _reveal_confirmed(self, unrated, len(trials), self.kind):
+            return False
         self.test.reveal()
         self._save("Revealed.")
         self._show_trial()
+        return True
 
     def new_test(self, confirm: bool = True) -> bool:
         """Start a new test of the same candidates and lines (new letters, no ratings), after asking when
@@ -362,8 +383,12 @@ class BlindTestPanel(BlindKeys, QWidget):
             none = "Nothing to rate: MUSHRA needs lines with a reference recording." if self.test else ""
             self.progress.setText(none)
             return
-        rated = sum(trial_rating(self.test, t, self.lines[t.line]) is not None for t in trials)
-        self.progress.setText(f"Trial {self.index[self.kind] + 1} of {len(trials)} · {rated} rated")
+        self.progress.setText(f"Trial {self.index[self.kind] + 1} of {len(trials)} · {self._rated(trials)} rated")
+
+    def _rated(self, trials: list[Trial]) -> int:
+        """How many of ``trials`` have a rating."""
+        assert self.test is not None
+        return sum(trial_rating(self.test, t, self.lines[t.line]) is not None for t in trials)
 
 
 BUTTONS = (
@@ -388,6 +413,24 @@ def _enable_item(combo: QComboBox, index: int, enabled: bool) -> None:
 def _sliders(n: int) -> str:
     """``1 other slider``, ``2 other sliders``."""
     return counted(n, "other slider")
+
+
+def _reveal_confirmed(parent: QWidget, unrated: int, total: int, kind: str) -> bool:
+    """Ask whether to reveal while ``unrated`` of ``total`` trials of ``kind`` have no rating; Cancel is the
+    default."""
+    verb = "is" if unrated == 1 else "are"
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        "Reveal the names?",
+        f"{unrated} of {total} {KIND_WORDS[kind]} trials {verb} not rated yet. Reveal shows the candidates' names "
+        "and closes rating: no trial of this test can be rated after it (New test starts another, keeping these "
+        "ratings aside).",
+        parent=parent,
+    )
+    reveal = box.addButton("Reveal", QMessageBox.ButtonRole.AcceptRole)
+    box.setDefaultButton(box.addButton(QMessageBox.StandardButton.Cancel))
+    box.exec()
+    return box.clickedButton() is reveal
 
 
 def _confirmed(parent: QWidget, ratings: int, name: str) -> bool:

@@ -98,9 +98,9 @@ class ClipPlayer(QObject):
             NoOutputDevice: PortAudio or an output device is missing, or the stream cannot be opened (in words).
         """
         self.stop()
-        ok, reason = output_available()
-        if not ok:
-            raise NoOutputDevice(f"{CANNOT_PLAY}{reason}.")
+        cannot = self.cannot_play()
+        if cannot:
+            raise NoOutputDevice(cannot)
         opened = open_output(rate, self.device, callback=self._callback, finished_callback=self._ended.set)
         self._clip_rate = rate
         self._set_clip(audio, rate, start_s, opened.rate)
@@ -115,6 +115,11 @@ class ClipPlayer(QObject):
         self.playing_changed.emit(True)
         if opened.note:
             self.message.emit(opened.note)
+
+    def cannot_play(self) -> str:
+        """``""`` where an output device is there, else the line :meth:`play` raises (``Cannot play audio: …``)."""
+        ok, reason = output_available()
+        return "" if ok else f"{CANNOT_PLAY}{reason}."
 
     def switch(self, audio: np.ndarray, rate: int) -> None:
         """Go on with another clip from the same position in seconds, taken at the moment of the swap (the

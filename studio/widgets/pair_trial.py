@@ -11,6 +11,8 @@ QUESTIONS = {
     "abx": ("Is X the same as A or as B?", "1 · X is A", "2 · X is B"),
 }
 """Per trial kind: the question and the two answers."""
+UNHEARD = " · rated without hearing it (nothing of this trial has played)"
+"""After a rating's words where nothing of the trial played (no sound device, or no letter played)."""
 CHOSEN_MARK = "✓ "
 """Before the chosen answer's text (besides its checked look), so it reads in any style or theme."""
 CHOSEN_STYLE = (

@@ -4,7 +4,8 @@ blind test plays them), and what the listener preferred, by how much and whether
 
 The trials, the ratings file and the outcome are ``trainer.evaluate.tie_break``'s; the panel draws them, saves the
 test after every answer (as the blind test panel does) and emits :attr:`TieBreakPanel.settled`. Keys while the
-trials run: A/B play, Space stops, 1/2 answer (the next trial follows).
+trials run: A/B play, Space stops, 1/2 answer (the next trial follows). A trial answered with nothing of it played
+says so (``UNHEARD``), as the blind test does.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from studio.widgets.pair_trial import PairView
+from studio.widgets.pair_trial import UNHEARD, PairView
 from trainer.evaluate.listening import ListeningTest
 from trainer.evaluate.tie_break import (
     RULE,
@@ -45,24 +46,28 @@ class TieBreakPanel(QWidget):
 
     Args:
         get_audio: ``(candidate label, line index) -> (float32 [N], Hz)``, or ``None`` when not rendered.
-        play: plays ``(audio, rate)``; stop: stops it.
+        play: plays ``(audio, rate)`` and returns whether it plays; stop: stops it.
 
     Signals:
         settled(object): the :class:`~trainer.evaluate.tie_break.Outcome` of the finished test shown, or ``None``
             (no offer, or not finished).
+        rated_unheard(): a trial was answered with nothing of it played (the status says so too).
     """
 
     settled = Signal(object)
+    rated_unheard = Signal()
 
     def __init__(
         self,
         get_audio: GetAudio,
-        play: Callable[[np.ndarray, int], None],
+        play: Callable[[np.ndarray, int], bool],
         stop: Callable[[], None],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.get_audio, self.play, self.stop = get_audio, play, stop
+        self._heard: set[Trial] = set()
+        """The trials of which something played."""
         self.offer: Offer | None = None
         self.lines: list[str] = []
         self.path: Path | None = None
@@ -159,6 +164,7 @@ class TieBreakPanel(QWidget):
 
     def _plan(self) -> None:
         assert self.offer is not None
+        self._heard = set()
         test = self.test
         self.trials = plan(test, self.offer.recommended, len(self.lines)) if test is not None else []
         self.outcome = outcome(test, self.offer) if test is not None else None
@@ -199,8 +205,11 @@ class TieBreakPanel(QWidget):
             if self.outcome
             else f"Trial {len(self.test.ratings)}: you chose {'AB'[side - 1]}"
         )
-        self.status.setText(f"{said} · saved ({self.path.name})")
+        unheard = trial not in self._heard
+        self.status.setText(f"{said} · saved ({self.path.name})" + (UNHEARD if unheard else ""))
         self._show()
+        if unheard:
+            self.rated_unheard.emit()
         if self.outcome is not None:
             self.settled.emit(self.outcome)
 
@@ -213,7 +222,8 @@ class TieBreakPanel(QWidget):
         if found is None:
             self.status.setText(f"{side} has no audio for line {trial.line + 1}: render it on the Listen tab.")
             return
-        self.play(*found)
+        if self.play(*found):
+            self._heard.add(trial)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
         key = event.key()

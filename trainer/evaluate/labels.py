@@ -6,11 +6,16 @@ run's own candidates are prefixed with the run folder's name (``tune-b/epoch 5 �
 run started from, ``start: joe``, is not the run's); a label still repeated is prefixed with its file's folder
 (``a/last.ckpt``), and one repeated even then gets `` (2)``, `` (3)``… The ``/`` keeps the label's own reading:
 ``trainer.evaluate.evaluation`` finds the epoch after it and names a candidate by what precedes ``" · "``.
+
+Where room is short (the Compare page's key buttons), :func:`short_labels` names them ``ep 6``, ``start``
+(the whole label where two would read alike), and :func:`training_order` lists them in the order a run made
+them: the start voice, the epochs, ``last``, ``export``, then any other voice.
 Plain Python: no Qt, no torch.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -18,6 +23,12 @@ from pathlib import Path
 
 from trainer.evaluate.evaluation import START_PREFIX
 from trainer.evaluate.render import Candidate
+
+_RANKED = re.compile(r"^(?P<run>[^/]*/)?epoch (?P<epoch>\d+) · ")
+"""A ranked checkpoint's label (``epoch 6 · val_mel 0.6120``, ``tune-b/epoch 6 · …``): its run prefix and epoch."""
+_LATER = {"last": 1, "export": 2}
+"""After a run's epochs, in this order: its last checkpoint, its export."""
+_PLAIN = re.compile(r"^(?P<run>[^/]*/)?(?P<kind>last|export)$")
 
 
 def labelled(entries: Sequence[tuple[Candidate, Path | None]]) -> list[Candidate]:
@@ -80,3 +91,50 @@ def _folder(candidate: Candidate) -> str:
     """The name of the folder a candidate comes from: its run's for a ranked checkpoint (``RUN/checkpoints/``)."""
     parent = candidate.model_path.parent
     return parent.parent.name if parent.name == "checkpoints" else parent.name
+
+
+def short_labels(labels: Sequence[str]) -> list[str]:
+    """``labels`` shortened for a narrow button, in order: ``epoch 6 · val_mel 0.6120`` -> ``ep 6``
+    (``tune-b/epoch 6 · …`` -> ``tune-b/ep 6``), ``start: joe`` -> ``start``, others as they are; a short label
+    that two labels would share stays whole in both (two start voices: ``start: joe``, ``start: amy``)."""
+    shorts = [_short(label) for label in labels]
+    counts = Counter(shorts)
+    return [short if counts[short] == 1 else label for short, label in zip(shorts, labels, strict=True)]
+
+
+def _short(label: str) -> str:
+    if label.startswith(START_PREFIX):
+        return "start"
+    ranked = _RANKED.match(label)
+    return f"{ranked['run'] or ''}ep {ranked['epoch']}" if ranked else label
+
+
+def training_order(labels: Sequence[str]) -> list[int]:
+    """The indexes of ``labels`` in the order a run made them: start voices first, then each run's candidates
+    (runs in the order first listed) by epoch, then its ``last`` and ``export``, then every other label as
+    listed. Labels as :func:`labelled` gives them."""
+    runs: list[str] = []
+    keys = []
+    for index, label in enumerate(labels):
+        run, rank = _place(label)
+        if run is not None and run not in runs:
+            runs.append(run)
+        keys.append((_group(label, run), runs.index(run) if run is not None else 0, rank, index))
+    return [key[-1] for key in sorted(keys)]
+
+
+def _place(label: str) -> tuple[str | None, int]:
+    """``(run prefix, rank in the run)`` of a run's own candidate (rank: the epoch, or after every epoch for
+    ``last`` and ``export``); ``(None, 0)`` for any other label."""
+    ranked = _RANKED.match(label)
+    if ranked:
+        return ranked["run"] or "", int(ranked["epoch"])
+    plain = _PLAIN.match(label)
+    if plain:
+        return plain["run"] or "", 10**9 + _LATER[plain["kind"]]
+    return None, 0
+
+
+def _group(label: str, run: str | None) -> int:
+    """0: a start voice; 1: a run's own candidate; 2: any other voice."""
+    return 0 if label.startswith(START_PREFIX) else 1 if run is not None else 2
