@@ -60,14 +60,14 @@ def test_the_rate_is_the_later_half_and_a_stall_grows_the_figure():
 
 def test_a_new_phase_starts_settling_afresh_and_the_end_has_no_figure():
     """Another total (speaking done, fitting begins), or done going back: no figure until the new phase settles;
-    all done: no figure."""
+    all done: nothing left."""
     left = _fed([(0, 0.0), *((n, float(n)) for n in range(1, 8))], 8)
     assert left.seconds(7.0) == pytest.approx(1.0)
     left.report(0, 4, 8.0)
     left.report(1, 4, 9.0)
     assert left.seconds(9.0) is None
-    left.report(8, 8, 20.0)
-    assert left.seconds(20.0) is None
+    left.report(4, 4, 20.0)
+    assert left.seconds(20.0) == 0.0
 
 
 def test_the_recovery_stage_says_its_time_left_by_the_same_rule(tmp_path):

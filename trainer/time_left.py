@@ -50,12 +50,14 @@ class TimeLeft:
         self.total, self.reports = -1, []
 
     def seconds(self, now: float) -> float | None:
-        """Seconds left at ``now``, or ``None`` while the rate has not settled (or the phase is over)."""
-        first = self._first_item()
-        if first is None or self.reports[-1][0] >= self.total:
+        """Seconds left at ``now``: 0 once all are done, ``None`` while the rate has not settled (or nothing was
+        reported)."""
+        if not self.reports:
             return None
-        done = self.reports[-1][0]
-        if done - first[0] < self.settle_items or now - first[1] < self.settle_s:
+        done, first = self.reports[-1][0], self._first_item()
+        if done >= self.total:
+            return 0.0
+        if first is None or done - first[0] < self.settle_items or now - first[1] < self.settle_s:
             return None
         middle = first[1] + (now - first[1]) / 2
         since = max((r for r in self.reports if first[1] <= r[1] <= middle), key=lambda r: r[1])

@@ -309,6 +309,8 @@ class DatasetActions(DatasetJobs):
             lambda r: (
                 f"Exported {count(len(r.written), 'clip')} to {out_dir}; {len(r.skipped)} left out (see the report)"
             ),
+            writes=False,
+            also=(out_dir,),  # a Piper folder: the Train page may have it chosen
         )
 
     def _on_cache_clicked(self) -> None:
@@ -362,7 +364,7 @@ class DatasetActions(DatasetJobs):
             left = f"; {done[2]} left out (see the report)" if done[2] else ""
             return f"Training cache of {count(done[1], 'clip')} written to {done[0]}{left}"
 
-        return self.run_job("Building the training cache", work, describe, cancellable=True)
+        return self.run_job("Building the training cache", work, describe, cancellable=True, also=(out_dir,))
 
     def _on_save_report_clicked(self) -> None:
         start = str(self.start_folders.start(self.project_dir) / "report.html")
@@ -380,6 +382,7 @@ class DatasetActions(DatasetJobs):
             "Writing the report",
             lambda p, _: write_text(path, render(build_report(p))),
             lambda _: f"Report saved: {path}",
+            writes=False,
         )
 
 
