@@ -21,8 +21,8 @@ from engines.pool import EnginePool
 from engines.remote.settings import RemoteSettings
 from engines.voice import Voice
 from studio.speaking import Line
-from studio.state_dataset import DatasetChanges
 from studio.state_events import Event, Observed
+from studio.state_files import FolderChanges
 
 DEFAULT_REMOTE = RemoteSettings(url="http://127.0.0.1:5050", model="tts-1", voice="default", response_format="pcm")
 """The remote server's fields before the user set any: a Voice Studio server on this machine (``serve``)."""
@@ -180,8 +180,8 @@ class WorkspaceEvents:
 
 class Workspace:
     """Where the studio works: the dataset project shown, the training runs, the exported voices, and the
-    remote speech server's settings (with the API key, which the settings file never keeps); ``datasets``
-    says what a page changed in a dataset folder to every other page that shows it.
+    remote speech server's settings (with the API key, which the settings file never keeps); ``datasets`` and
+    ``runs`` say what changed in a dataset or run folder to every page that shows it (``studio.state_files``).
 
     Folders default to the user's data folders (``engines.registry.user_data_dir``/``user_voice_dir``).
     """
@@ -202,8 +202,10 @@ class Workspace:
         from engines.registry import user_data_dir, user_voice_dir
 
         self.events = WorkspaceEvents()
-        self.datasets = DatasetChanges()
-        """What the pages changed in dataset folders: every page showing one observes it (``studio.state_dataset``)."""
+        self.datasets = FolderChanges()
+        """What the pages changed in dataset folders: every page showing one observes it (``studio.state_files``)."""
+        self.runs = FolderChanges()
+        """What a shown run wrote (epochs, ranked checkpoints, its end): pages showing it observe it."""
         self.dataset_project = Path(dataset_project or user_data_dir() / "datasets" / "my-dataset")
         self.runs_dir = Path(runs_dir or user_data_dir() / "runs")
         self.voices_dir = Path(voices_dir or user_voice_dir())

@@ -4,8 +4,10 @@ as a whole (Qt offscreen, real clips of the target voice, real jobs and checks).
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from conftest import target_voice_slice
+from conftest import target_voice_slice, write_started_run
 
 pytestmark = pytest.mark.gui
 
@@ -97,3 +99,51 @@ def test_the_report_says_what_check_says_about_the_dataset(pages, qtbot):
     rate = "is at 22,050 Hz, clips are not (4 at 32,000 Hz). Training resamples them; resample the curated copies"
     assert few in checked and rate in checked, checked
     assert few in report and rate in report and "No problems found" not in report, report
+
+
+def _rank(run, epoch: int, val_mel: float, ranking: list) -> None:
+    """Rank a checkpoint of ``epoch`` as the trainer does (its file beside ``best.json``), best first."""
+    best = run / "checkpoints" / f"best-epoch={epoch:04d}-val_mel={val_mel:.4f}.ckpt"
+    best.parent.mkdir(exist_ok=True)
+    best.write_bytes(b"generator")
+    ranking[:] = sorted([*ranking, [val_mel, best.name]])
+    (best.parent / "best.json").write_text(json.dumps({"metric": "val_mel", "ranking": ranking}))
+
+
+def test_a_run_followed_on_the_train_page_shows_its_new_epoch_and_checkpoint_on_the_compare_page(qtbot, tmp_path):
+    """A run another machine trains, followed on the Train page and opened on the Compare page: its next epoch
+    and checkpoint appear there as they come (listed unchecked, the comparison under way left as it is; its
+    curves with the new epoch), not only on the Train page."""
+    from studio.pages.compare import ComparePage
+    from studio.pages.train import TrainPage
+    from studio.state import StudioState, Workspace
+    from trainer.events.live import LIVE_FILE
+    from trainer.events.log import EventLog
+    from trainer.events.schema import Checkpoint, Epoch
+
+    run = tmp_path / "shared" / "run"
+    write_started_run(run, tmp_path, epochs=3)
+    (run / LIVE_FILE).write_text(json.dumps({"host": "another-machine", "pid": 4242}))  # it trains there
+    ranking: list = []
+    _rank(run, 0, 1.5, ranking)
+    state = StudioState(workspace=Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices"))
+    train = TrainPage(state.workspace, state.library)
+    compare = ComparePage(state.workspace, state.library, state.engines)
+    for page in (train, compare):
+        qtbot.addWidget(page)
+    compare.open_run(run)
+    boxed = compare.listen.candidates_box
+    assert [e.candidate.label for e in boxed.entries()] == ["epoch 1 · val_mel 1.5000"]
+    assert train.runs.open_folder(run) and train.follower.is_following()
+
+    log = EventLog(run / "events.jsonl")  # the other machine's next epoch
+    times = {"seconds": 1.0, "train_s": 1.0, "val_s": 0.0, "preview_s": 0.0, "checkpoint_wait_s": 0.0}
+    log.emit(Epoch(epoch=1, step=10, losses={"val_mel": 1.2}, learning_rates={}, **times))
+    _rank(run, 1, 1.2, ranking)
+    log.emit(Checkpoint(epoch=1, path=str(run / "checkpoints" / ranking[0][1]), role="best"))
+    log.close()
+    qtbot.waitUntil(lambda: len(boxed.entries()) == 2, timeout=10_000)
+    checked = [e.candidate.label for e in boxed.entries(checked_only=True)]
+    assert [e.candidate.label for e in boxed.entries()][1] == "epoch 2 · val_mel 1.2000" and len(checked) == 1
+    assert compare.runs.curves[0].epochs == [1, 2]
+    train.follower.stop()

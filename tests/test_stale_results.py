@@ -337,3 +337,18 @@ def test_save_wav_saves_the_line_on_screen_only(synth, qtbot, joe, tmp_path):
         synth.save_wav(tmp_path / "x.wav")
     synth.replay(good).join()
     assert synth.save_button.isEnabled() and synth.last_line is good
+
+
+# --- Compare page: the idle line names only the steps still to take --------------------------------------
+def test_the_listen_tabs_idle_line_follows_what_is_chosen(qtbot, joe):
+    """Nothing chosen: check candidates, choose lines, then Render; joe checked: the line no longer asks to
+    check candidates (as the Train page no longer asks for a dataset once one is chosen)."""
+    from studio.pages.compare import ComparePage
+    from studio.state import StudioState
+
+    state = StudioState()
+    page = ComparePage(state.workspace, state.library, state.engines)
+    qtbot.addWidget(page)
+    assert page.listen.status.text() == "Check candidates, choose lines, then Render"
+    page.listen.candidates_box.add_files([joe.model_path])
+    assert page.listen.status.text() == "Choose lines, then Render"

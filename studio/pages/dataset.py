@@ -30,7 +30,7 @@ from engines.imports import importing
 from engines.output_device import why_not_played
 from studio.pages.dataset_actions import NO_PROJECT, TARGET_RATE, DatasetActions
 from studio.state import Workspace
-from studio.state_dataset import DatasetChange
+from studio.state_files import FolderChange
 from studio.widgets.clip_editor import ClipEditor, clips_and_editor
 from studio.widgets.clip_table import ClipTable, rows
 from studio.widgets.flow_layout import flow_row
@@ -213,7 +213,7 @@ class DatasetPage(DatasetActions, QWidget):
             self.select(kept)
         self._on_selection_changed()
 
-    def _on_dataset_changed(self, change: DatasetChange) -> None:
+    def _on_dataset_changed(self, change: FolderChange) -> None:
         """A page (this one's job, the Train page's Resample) changed dataset files: the project shown is read
         again when they are its own, so its table, report and cache line never describe files that changed."""
         if change.concerns(self.project_dir):

@@ -9,7 +9,7 @@ the page's ``TaskSlot``; long ones (import, slicing, fixes, the training cache) 
 ``state.progress`` and stop at Cancel, keeping what they finished
 (``trainer.tasks.Cancelled`` says what). When one that writes the project ends (done, cancelled or failed:
 what it finished is kept), the page announces it on the workspace's ``datasets``
-(``studio.state_dataset``): this page reloads the manifest from that announcement, as every other page
+(``studio.state_files``): this page reloads the manifest from that announcement, as every other page
 showing the project (or the cache the job wrote) reads it again.
 
 Save on leave: a typed text is never dropped. Every job first saves the pending text edits (the

@@ -32,7 +32,7 @@ from studio.pages.train_board import TrainBoard
 from studio.pages.train_estimate import START_HINT, TrainEstimate
 from studio.run_follower import RunFollower
 from studio.state import VoiceLibrary, Workspace
-from studio.state_dataset import DatasetChange
+from studio.state_files import FolderChange
 from studio.trainer_process import TrainerProcess
 from studio.widgets.compact import form_rows_height, scrolled, stacked
 from studio.widgets.flow_layout import flow_row
@@ -187,7 +187,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         """A choice changed: the last check (shown findings, its status line) describes other choices."""
         self._inputs_changed("The setup changed since the check")
 
-    def _on_dataset_changed(self, change: DatasetChange) -> None:
+    def _on_dataset_changed(self, change: FolderChange) -> None:
         """Another page (or this one's Resample) changed the files of the dataset chosen: the check's findings
         and its status line described the files before (the setup clears the findings, as a change of choice)."""
         if change.concerns(self.setup.dataset.text()):
@@ -359,6 +359,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         self.state.apply_all(events)
         self._draw()
         self._update_buttons()  # a checkpoint ranked meanwhile can be compared
+        self._announce_run(events)
 
     def _draw(self) -> None:
         if self.state is not None:
@@ -393,6 +394,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         self.message.emit(self.status.text())
         self.setup.show_message("")
         self.show_best_row(score=self.state is not None and self.state.status == "done" and code == 0)
+        self._announce_run()
 
     def show_run(self, state: RunState) -> None:
         """Show a past run (from the Runs tab, or a folder opened there) in the live view; one still running
@@ -441,6 +443,13 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
             self.show_best_row(score=False)
         self._say_shown()
         self._update_buttons()
+        self._announce_run(events)
+
+    def _announce_run(self, events: list[Event] | None = None) -> None:
+        """The shown run's new epochs, ranked checkpoints or end (``None``: its trainer ended) reach every page
+        showing it (``Workspace.runs``: the Compare page's candidates and curves)."""
+        if self.state is not None and (events is None or any(e.kind in RUN_NEWS for e in events)):
+            self.workspace.runs.announce(self.state.folder, what=f"{self.state.folder.name} on the Train page")
 
     def _update_buttons(self) -> None:
         running, state, can = self.process.is_running(), self.state, not self.needs.text()
@@ -524,6 +533,8 @@ def _noted(findings: list[Finding]) -> str:
     return f", with {' and '.join(said)} (shown under Setup)" if said else ""
 
 
+RUN_NEWS = ("epoch", "checkpoint", "finish")
+"""Event kinds that change what other pages show of a run (its curves, its ranked checkpoints, its end)."""
 CHECKED = "Checked:"
 """How the status line names a check's result (cleared when a choice changes)."""
 
