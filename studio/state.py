@@ -12,50 +12,20 @@ from them.
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
 
 from engines.base import VoiceError
 from engines.pool import EnginePool
 from engines.remote.settings import RemoteSettings
 from engines.voice import Voice
 from studio.speaking import Line
-
-T = TypeVar("T")
+from studio.state_events import Event, Observed
+from studio.state_files import FolderChanges
 
 DEFAULT_REMOTE = RemoteSettings(url="http://127.0.0.1:5050", model="tts-1", voice="default", response_format="pcm")
 """The remote server's fields before the user set any: a Voice Studio server on this machine (``serve``)."""
-
-
-class Event(Generic[T]):
-    """Listeners called with a value, in the order they connected, each time the model emits.
-
-    A bound method is held weakly (a view that is gone is no longer called); any other callable strongly.
-    """
-
-    def __init__(self) -> None:
-        self._listeners: list[Callable[[], Callable[[T], Any] | None]] = []
-
-    def connect(self, listener: Callable[[T], Any]) -> None:
-        """Call ``listener(value)`` on each emit."""
-        if hasattr(listener, "__self__") and hasattr(listener, "__func__"):
-            self._listeners.append(weakref.WeakMethod(listener))
-        else:
-            self._listeners.append(lambda: listener)
-
-    def disconnect(self, listener: Callable[[T], Any]) -> None:
-        """Stop calling ``listener`` (nothing happens if it is not connected)."""
-        self._listeners = [ref for ref in self._listeners if ref() not in (None, listener)]
-
-    def emit(self, value: T) -> None:
-        """Call every live listener with ``value``."""
-        for ref in list(self._listeners):
-            listener = ref()
-            if listener is not None:
-                listener(value)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -198,22 +168,6 @@ def _origin(path: Path) -> str:
     return "user" if Path(path).absolute().is_relative_to(user_voice_dir().absolute()) else "added"
 
 
-class _Observed(Generic[T]):
-    """A model attribute whose assignment of a different value emits ``events.<name>`` with it."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, obj: Any, owner: type | None = None) -> T:
-        return obj.__dict__[self.name]
-
-    def __set__(self, obj: Any, value: T) -> None:
-        if self.name in obj.__dict__ and obj.__dict__[self.name] == value:
-            return
-        obj.__dict__[self.name] = value
-        getattr(obj.events, self.name).emit(value)
-
-
 class SaveFolders:
     """The folder each kind of save (``"audio"``, ``"csv"``, ``"report"``) went to last, so the next save dialog of
     that kind starts there; the settings keep them across restarts. ``events.changed(kind)`` when one moves."""
@@ -257,15 +211,16 @@ class WorkspaceEvents:
 class Workspace:
     """Where the studio works: the dataset project shown, the training runs, the exported voices, the folders
     files were saved to last (``save_folders``), and the remote speech server's settings (with the API key, which
-    the settings file never keeps).
+    the settings file never keeps); ``datasets`` and ``runs`` say what changed in a dataset or run folder to every
+    page that shows it (``studio.state_files``).
 
     Folders default to the user's data folders (``engines.registry.user_data_dir``/``user_voice_dir``).
     """
 
-    dataset_project: _Observed[Path] = _Observed()
-    runs_dir: _Observed[Path] = _Observed()
-    voices_dir: _Observed[Path] = _Observed()
-    remote: _Observed[RemoteSettings] = _Observed()
+    dataset_project: Observed[Path] = Observed()
+    runs_dir: Observed[Path] = Observed()
+    voices_dir: Observed[Path] = Observed()
+    remote: Observed[RemoteSettings] = Observed()
 
     def __init__(
         self,
@@ -278,6 +233,10 @@ class Workspace:
         from engines.registry import user_data_dir, user_voice_dir
 
         self.events = WorkspaceEvents()
+        self.datasets = FolderChanges()
+        """What the pages changed in dataset folders: every page showing one observes it (``studio.state_files``)."""
+        self.runs = FolderChanges()
+        """What a shown run wrote (epochs, ranked checkpoints, its end): pages showing it observe it."""
         self.dataset_project = Path(dataset_project or user_data_dir() / "datasets" / "my-dataset")
         self.runs_dir = Path(runs_dir or user_data_dir() / "runs")
         self.voices_dir = Path(voices_dir or user_voice_dir())

@@ -229,7 +229,7 @@ def test_the_train_page_says_the_warm_up_beside_the_epochs_steps(tmp_path):
     state.apply(Progress(time=t + 31, epoch=2, step=40, batches=2, items_per_s=2.0, batches_total=19, elapsed_s=4.0))
     assert following_line(state, t + 32) == (
         "Discriminator warm-up: step 40 of at most 1000, smoothed loss 3.12 (ready below 2.70 from step 50)"
-        " · Training tune: epoch 3 of 40, step 2 of 19 · 5.0 s elapsed"
+        " · Training tune: epoch 3 of 40, step 2 of 19 · 5.0 s elapsed · estimating the time left…"
     )
     end = stage(t + 60, done=130, cap=130, loss=2.65, ended="ready")
     state.apply(end)

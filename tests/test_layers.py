@@ -79,7 +79,7 @@ def test_preview_lines_load_without_torch():
 OURS = ("engines", "trainer", "studio")
 TRAINER_PACKAGES = {"align", "checkpoints", "data", "dataset", "evaluate", "events", "gan", "run", "start"}
 """``trainer``'s subpackages; the last six are the training itself, each ``__init__`` saying what it may import."""
-TRAINER_TOP = {"__init__", "out_folder", "tasks"}
+TRAINER_TOP = {"__init__", "out_folder", "tasks", "time_left"}
 """The modules at ``trainer``'s top level: what every part of it may use."""
 
 

@@ -86,6 +86,72 @@ def test_start_checks_what_is_selected_when_it_is_pressed(train, qtbot):
     assert "changed while it was being checked" in page.status.text() and not page.process.is_running()
 
 
+def test_a_refused_start_says_so_only_until_a_choice_changes(train, qtbot):
+    """Start on an empty project: "Fix the errors above"; another dataset chosen, the line no longer says it (the
+    errors it points at are gone with the findings) but what to do with the dataset chosen now."""
+    page, folder, empty = train
+    page.setup.dataset.setText(str(empty))
+    _checked(page, qtbot, page.start())
+    assert "Fix the errors" in page.status.text()
+    page.setup.dataset.setText(str(folder))
+    assert page.setup.current == [] and "Fix the errors" not in page.status.text()
+    assert "press Check" in page.status.text(), page.status.text()
+
+
+def test_the_idle_status_follows_the_dataset_chosen(qtbot, tmp_path):
+    """A new page asks for a dataset; once the Dataset page's project fills it in, the line says what to do
+    with it, never "Choose a dataset"; cleared again, it asks again."""
+    from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
+    from trainer.dataset.project import DatasetProject
+
+    DatasetProject.create(tmp_path / "project").save()
+    workspace = Workspace(
+        runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices", dataset_project=tmp_path / "project"
+    )
+    page = TrainPage(workspace, VoiceLibrary())
+    qtbot.addWidget(page)
+    assert page.status.text().startswith("Choose a dataset")
+    page._devices_listed = True  # no device detection (it loads torch) in this test
+    page.show()
+    assert page.setup.dataset.text() == str(tmp_path / "project")
+    assert "Choose a dataset" not in page.status.text() and "project" in page.status.text(), page.status.text()
+    page.setup.dataset.setText("")
+    assert page.status.text().startswith("Choose a dataset")
+
+
+def test_the_wheel_over_a_setup_field_scrolls_and_changes_nothing(train, qtbot):
+    """After a Check, the mouse wheel over the Device picker (not focused: the pointer passing over while the
+    setup scrolls) leaves the device, the findings and the "Checked" line as they were; once the picker has the
+    focus the wheel chooses, and the findings and the line go with the old choice."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    page, folder, _ = train
+    page._devices_listed = True  # no device detection (it loads torch) in this test
+    page.show()
+    qtbot.waitExposed(page)
+    page.setup.dataset.setText(str(folder))
+    _checked(page, qtbot, page.check(estimate=False))
+    device, chosen = page.setup.device, page.setup.device.currentData()
+
+    def wheel() -> None:
+        at = QPointF(device.width() / 2, device.height() / 2)
+        event = QWheelEvent(at, device.mapToGlobal(at), QPoint(), QPoint(0, -120), Qt.MouseButton.NoButton,
+                            Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)  # fmt: skip
+        QApplication.sendEvent(device, event)
+
+    wheel()
+    assert device.currentData() == chosen and page.setup.current and page.status.text().startswith("Checked:")
+    page.activateWindow()
+    device.setFocus()
+    qtbot.waitUntil(device.hasFocus, timeout=2_000)
+    wheel()
+    assert device.currentData() != chosen and page.setup.current == []
+    assert not page.status.text().startswith("Checked:")
+
+
 def test_train_dataset_follows_the_dataset_page_until_the_user_sets_one(qtbot, tmp_path):
     """The dataset filled in from the Dataset page follows it to another project; a typed one stays."""
     from studio.pages.train import TrainPage
@@ -271,3 +337,18 @@ def test_save_wav_saves_the_line_on_screen_only(synth, qtbot, joe, tmp_path):
         synth.save_wav(tmp_path / "x.wav")
     synth.replay(good).join()
     assert synth.save_button.isEnabled() and synth.last_line is good
+
+
+# --- Compare page: the idle line names only the steps still to take --------------------------------------
+def test_the_listen_tabs_idle_line_follows_what_is_chosen(qtbot, joe):
+    """Nothing chosen: check candidates, choose lines, then Render; joe checked: the line no longer asks to
+    check candidates (as the Train page no longer asks for a dataset once one is chosen)."""
+    from studio.pages.compare import ComparePage
+    from studio.state import StudioState
+
+    state = StudioState()
+    page = ComparePage(state.workspace, state.library, state.engines)
+    qtbot.addWidget(page)
+    assert page.listen.status.text() == "Check candidates, choose lines, then Render"
+    page.listen.candidates_box.add_files([joe.model_path])
+    assert page.listen.status.text() == "Choose lines, then Render"

@@ -56,18 +56,23 @@ def test_remaining_ignores_items_that_came_from_a_cache(progress):
     assert widget.remaining() == pytest.approx(30.0, rel=0.05)
 
 
-def test_unknown_remaining_is_hidden_and_a_new_phase_starts_afresh(progress):
-    """Before a rate is known (one report, or a phase just begun) the line shows no time left, only elapsed."""
+def test_unknown_remaining_is_said_and_a_new_phase_starts_afresh(progress):
+    """Before the rate settles (a phase begun, one item done) the line says it is estimating, with elapsed; a
+    new phase estimates afresh; all done: no time left at all."""
     widget, clock = progress
-    _at(widget, clock, 2.0, 0, 4)
-    assert widget.remaining() is None and widget.text.text() == "Working 0 / 4 · elapsed 2 s"
-    _at(widget, clock, 4.0, 1, 4)
-    assert widget.text.text() == "Working 1 / 4 · elapsed 4 s · 6 s left"
-    _at(widget, clock, 5.0, 0, 3)  # another phase: speaking done, fitting begins
-    assert widget.remaining() is None and widget.text.text() == "Working 0 / 3 · elapsed 5 s"
+    estimating = "estimating the time left…"
+    _at(widget, clock, 2.0, 0, 8)
+    assert widget.remaining() is None and widget.text.text() == f"Working 0 / 8 · elapsed 2 s · {estimating}"
+    _at(widget, clock, 4.0, 1, 8)
+    assert widget.text.text() == f"Working 1 / 8 · elapsed 4 s · {estimating}"
+    for n in range(2, 5):
+        _at(widget, clock, 3.0 + n, n, 8)
+    assert widget.text.text() == "Working 4 / 8 · elapsed 7 s · 4 s left"
+    _at(widget, clock, 8.0, 0, 3)  # another phase: speaking done, fitting begins
+    assert widget.remaining() is None and widget.text.text() == f"Working 0 / 3 · elapsed 8 s · {estimating}"
     widget.new_phase()
-    _at(widget, clock, 6.0, 1, 3)
-    assert widget.remaining() is None  # the first report of a phase is its baseline
+    _at(widget, clock, 9.0, 3, 3)
+    assert widget.text.text() == "Working 3 / 3 · elapsed 9 s"
 
 
 def test_elapsed_ticks_without_reports_and_a_status_line_keeps_it(progress, qtbot):
@@ -75,9 +80,25 @@ def test_elapsed_ticks_without_reports_and_a_status_line_keeps_it(progress, qtbo
     widget, clock = progress
     _at(widget, clock, 0.0, 0, 2)
     clock.now = 7.0
-    qtbot.waitUntil(lambda: widget.text.text() == "Working 0 / 2 · elapsed 7 s", timeout=2000)
+    said = "elapsed 7 s · estimating the time left…"
+    qtbot.waitUntil(lambda: widget.text.text() == f"Working 0 / 2 · {said}", timeout=2000)
     widget.show_status("Recognising draft 1 of 2")
     clock.now = 9.0
-    qtbot.waitUntil(lambda: widget.text.text() == "Recognising draft 1 of 2 · elapsed 9 s", timeout=2000)
+    said = "elapsed 9 s · estimating the time left…"
+    qtbot.waitUntil(lambda: widget.text.text() == f"Recognising draft 1 of 2 · {said}", timeout=2000)
     widget.finish()
     assert widget.isHidden()
+
+
+def test_a_slow_first_item_says_estimating_then_the_settled_figure(progress):
+    """Slicing under load: the first item took 20 s, then one a second. While the rate settles the line says it
+    is estimating (no "3 min" figure from the first item); then the figure is the later items' rate."""
+    widget, clock = progress
+    _at(widget, clock, 0.0, 0, 20)
+    _at(widget, clock, 20.0, 1, 20)
+    _at(widget, clock, 21.0, 2, 20)
+    said = "Working 2 / 20 · elapsed 21 s · estimating the time left…"
+    assert widget.remaining() is None and widget.text.text() == said
+    for n in range(3, 7):
+        _at(widget, clock, 19.0 + n, n, 20)
+    assert widget.text.text() == "Working 6 / 20 · elapsed 25 s · 14 s left"

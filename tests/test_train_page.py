@@ -99,7 +99,8 @@ def test_run_kill_resume_stop_export(window, qtbot, project):
     page.start()
     qtbot.waitUntil(lambda: _epochs(page) >= 2, timeout=180_000)
     assert page.view.loss_chart.data["train_mel"][1] and "epoch" in page.view.stats.text()
-    assert page.view.milestones.rowCount() == 4 and page.view.previews.count() >= 3
+    assert page.view.milestones.rowCount() == 0  # 40 epochs: quarters at 10, 20, 30, 40; none reached, none listed
+    assert page.view.previews.count() >= 3
 
     page.process.kill()
     qtbot.waitUntil(lambda: len(finished) == 1, timeout=30_000)

@@ -49,7 +49,7 @@ def test_status_and_stats_lines_move_on_between_events(qtbot, tmp_path):
     view.show_stats(state, t + 42)
     first = view.stats.text()
     view.show_stats(state, t + 50)
-    assert "elapsed 10.0 s" in first and "elapsed 18.0 s" in view.stats.text()
+    assert "train time 10.0 s" in first and "train time 18.0 s" in view.stats.text()
     assert "ETA about 1 min 26 s" in first  # 22 s of this epoch, then two more of 32 s
     state.apply(Eta(time=t + 60, epoch=0, seconds_left=64.0, next_preview_s=32.0, next_checkpoint_s=32.0))
     view.show_stats(state, t + 70)
@@ -110,7 +110,7 @@ def test_train_page_says_what_a_run_from_joe_does_until_its_first_epoch_ends(win
     assert max(len(figures) for figures in clocks.values()) >= 2, clocks
     assert all(stop for _, _, stop in running)
     epoch = [stats for status, stats, _ in running if "epoch 1 of 1, step" in status]
-    assert epoch and any("elapsed 0.0 s" not in stats for stats in epoch)
+    assert epoch and any("train time" in stats and "train time 0.0 s" not in stats for stats in epoch)
     records = EventTail(page.state.folder / "events.jsonl").read()  # setup counts from the session's start,
     began, fitting = records[0].time, next(e.time for e in records if e.kind == "run_start")  # recovery included
     assert page.state.finish is not None and page.state.finish.setup_s >= fitting - began > 1.0
@@ -128,3 +128,32 @@ def test_stage_and_progress_records_of_older_trainers_still_read():
     assert parse_event(stage.to_record()) == stage and "step" not in stage.to_record()
     with pytest.raises(EventError, match="stage: field 'steps' must be an int"):
         parse_event({**Stage(name="x", message="y").to_record(), "steps": "four"})
+
+
+def test_while_recovering_the_lines_agree_on_time_and_show_no_placeholder(qtbot, tmp_path):
+    """A run of 1 epoch recovering its start for 55.6 s: the status line says so; the stats line gives no other
+    figure for the time (no "elapsed 0.0 s": it has trained for none yet), the step not yet settled says it is
+    estimating, and the milestones list no epoch not reached ("1 —")."""
+    from studio.widgets.run_status import following_line
+    from studio.widgets.run_view import RunView
+
+    state, t = RunState(tmp_path / "joe-test-run", epochs_total=1), 1_000_000.0
+    state.apply(
+        Stage(
+            time=t,
+            name="recovery",
+            message="recovering the training-only parts of joe.onnx: fitting step 2 of 4",
+            step=1,
+            steps=4,
+            elapsed_s=55.6,
+        )  # fmt: skip
+    )
+    view = RunView()
+    qtbot.addWidget(view)
+    view.show_state(state)
+    view.show_stats(state, t)
+    status, stats = following_line(state, t), view.stats.text()
+    assert status.endswith("fitting step 2 of 4 · 55.6 s elapsed · estimating the time left…"), status
+    figures = re.findall(r"([\d.]+ s) elapsed|elapsed ([\d.]+ s)|train time ([\d.]+ s)", f"{status} {stats}")
+    assert figures == [("55.6 s", "", "")], stats
+    assert view.milestones.rowCount() == 0

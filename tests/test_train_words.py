@@ -54,7 +54,7 @@ def test_a_resumed_session_says_only_what_it_does(tmp_path):
     state.apply(events.Stage(time=T + 102, name="setup", message="setting up: reading the training cache"))
     assert following_line(state, T + 103) == "Setting up: reading the training cache · 1.0 s elapsed"
     stats = stats_line(state, T + 103)
-    assert "elapsed 30.0 s" in stats and "ETA" not in stats, stats  # the epoch done, nothing from the old step
+    assert "train time 30.0 s" in stats and "ETA" not in stats, stats  # the epoch done, nothing from the old step
     state.apply(events.RunStart(time=T + 104, config={}, num_utterances=9, device="cpu", epochs=3, start="resume"))
     state.apply(events.Progress(time=T + 110, epoch=1, step=3, batches=1, items_per_s=0.3, batches_total=2,
                                 elapsed_s=6.0, seconds_left=6.0))  # fmt: skip
@@ -70,7 +70,7 @@ def test_a_session_after_a_killed_one_drops_its_clock_even_when_read_from_the_fi
     _first_session(state)
     state.apply(events.Stage(time=T + 200, name="setup", message="setting up: reading the training cache"))
     assert state.progress is None and state.eta is None
-    assert "elapsed 30.0 s" in stats_line(state, T + 201)
+    assert "train time 30.0 s" in stats_line(state, T + 201)
 
 
 def test_every_epoch_shown_counts_from_1(tmp_path):

@@ -9,8 +9,8 @@
 - ``events`` what a run says and how the studio reads it back; ``checkpoints`` best-k, the background writer,
   export to Piper ONNX;
 - ``evaluate`` comparing voices: renders, measures, leaderboards, listening tests;
-- ``tasks`` (cancel, progress and status for long work) and ``out_folder`` (output folders the user chooses),
-  which every part may use.
+- ``tasks`` (cancel, progress and status for long work), ``time_left`` (the one rule for time-left figures:
+  from a settled rate) and ``out_folder`` (output folders the user chooses), which every part may use.
 
 Each package's ``__init__`` says what it owns and what it may import (``tests/test_layers.py`` holds them to it);
 no two modules import each other. Importing this package imports nothing heavy; its modules import torch where

@@ -29,6 +29,7 @@ from studio.pages.compare_blind import BlindTab
 from studio.pages.compare_board import BoardTab
 from studio.pages.compare_listen import ListenTab
 from studio.state import VoiceLibrary, Workspace
+from studio.state_files import FolderChange
 from studio.widgets.blind_test import REFERENCE
 from studio.widgets.notices import Notices
 from studio.widgets.run_curves import RunCurvesView
@@ -69,6 +70,7 @@ class ComparePage(QWidget):
         self.listen.device_said.connect(self._device)
         self.blind.panel.rated_unheard.connect(self._check_device)
         self.board.tie_break.rated_unheard.connect(self._check_device)
+        workspace.runs.events.changed.connect(self._on_run_changed)
         self.needs = QLabel(comparing_missing())
         """What this install cannot compare, and how to add it (an ONNX-only install); hidden when it can all."""
         self.needs.setWordWrap(True)
@@ -92,6 +94,13 @@ class ComparePage(QWidget):
         self.listen.open_run(run_dir)
         if run_dir not in [folder.absolute() for folder in self.runs.folders]:
             self.runs.add_run(run_dir)
+
+    def _on_run_changed(self, change: FolderChange) -> None:
+        """A run shown here wrote new epochs or ranked checkpoints (``Workspace.runs``): its new checkpoints are
+        listed among the candidates (unchecked: the comparison under way stays), its curves redrawn."""
+        self.listen.candidates_box.list_new(change)
+        if any(change.concerns(folder) for folder in self.runs.folders):
+            self.runs.set_runs(self.runs.folders)
 
     def rendered_audio(self, label: str, line: int) -> tuple[np.ndarray, int] | None:
         """The render of line ``line`` by candidate ``label``: ``(float32 [N], Hz)``, or ``None`` before it is

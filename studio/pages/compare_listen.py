@@ -79,7 +79,7 @@ class ListenTab(QWidget):
         self.buttons = QButtonGroup(self)
         self.buttons_row = FlowLayout()
         """The candidate buttons, left to right, wrapping onto another line where the row runs out."""
-        self.status = QLabel("Check candidates, choose lines, then Render")
+        self.status = QLabel(idle_words(comparison))
         self.status.setWordWrap(True)
         self.player = ClipPlayer(self)
         self.renderer = Renderer(comparison, pool, self.progress, self)
@@ -190,8 +190,7 @@ class ListenTab(QWidget):
         stopped = self.renderer.drop()
         total = len(self.comparison.candidates) * len(self.comparison.lines)
         done = total - self.comparison.missing()
-        now = _rendered_words(done, total)
-        now = now if total else "Check candidates, choose lines, then Render"
+        now = _rendered_words(done, total) if total else idle_words(self.comparison)
         self.status.setText(f"Render stopped: the selection changed. {now}" if stopped else now)
         self.player.stop()
         self.current = min(self.current, max(0, len(self.comparison.candidates) - 1))
@@ -391,6 +390,18 @@ def _column(*parts: QWidget | tuple[QWidget, int]) -> QWidget:
         widget, stretch = part if isinstance(part, tuple) else (part, 0)
         layout.addWidget(widget, stretch)
     return column
+
+
+def idle_words(comparison: Comparison) -> str:
+    """What the Listen tab says before there is anything to render: only the steps still to take, by one rule
+    (``Check candidates, choose lines, then Render``; ``Choose lines, then Render`` once candidates are checked)."""
+    steps = [
+        step
+        for step, missing in (("check candidates", not comparison.candidates), ("choose lines", not comparison.lines))
+        if missing
+    ]
+    said = ", ".join([*steps, "then Render"]) if steps else "Render"
+    return said[:1].upper() + said[1:]
 
 
 def _rendered_words(done: int, total: int) -> str:

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from engines.errors import VoiceStudioError
 from studio.state import VoiceLibrary, Workspace
+from studio.state_files import FolderChange
 from studio.widgets.start_folders import app_folder
 from trainer.checkpoints.best import file_epoch_note
 from trainer.evaluate.labels import labelled
@@ -179,6 +180,21 @@ class CandidatesBox(QGroupBox):
             return []
         self.add(candidates, run=Path(run_dir), quiet=True)
         return candidates
+
+    def list_new(self, change: FolderChange) -> list[Candidate]:
+        """A run listed here changed (``studio.state_files``): its checkpoints not listed yet are listed, unchecked
+        (what is being compared stays); returns them. One that cannot be read now is left as listed."""
+        from trainer.evaluate.lines import run_candidates
+
+        runs = {e.run for e in self.entries() if e.run is not None and change.concerns(e.run)}
+        added = []
+        for run in sorted(runs):
+            try:
+                candidates = run_candidates(run, self.workspace.voices_dir)
+            except (VoiceStudioError, OSError):
+                continue
+            added += self.add(candidates, run=run, checked=False, quiet=True)
+        return added
 
     def add_files(self, paths: list[Path]) -> list[Candidate]:
         """List ``.ckpt``/``.onnx`` files as candidates, each labelled by its file name; others are a ``message``."""

@@ -3,7 +3,8 @@
 Everything that touches files (import, slicing, fixes, edits, export) runs off the
 GUI thread, one job at a time, long ones with a progress bar, the time left and
 Cancel (``studio.pages.dataset_actions``, ``studio.pages.dataset_jobs``); the page
-reloads the manifest when a job ends. The clip table is a Qt model; the editor below it shows
+reloads the manifest whenever a page says it changed the project (``Workspace.datasets``: its own jobs, the
+Train page's Resample). The clip table is a Qt model; the editor below it shows
 the current clip; the report tab shows histograms and the health report.
 """
 
@@ -29,6 +30,7 @@ from engines.imports import importing
 from engines.output_device import why_not_played
 from studio.pages.dataset_actions import NO_PROJECT, TARGET_RATE, DatasetActions
 from studio.state import Workspace
+from studio.state_files import FolderChange
 from studio.widgets.clip_editor import ClipEditor, clips_and_editor
 from studio.widgets.clip_table import ClipTable, rows
 from studio.widgets.flow_layout import flow_row
@@ -72,6 +74,7 @@ class DatasetPage(DatasetActions, QWidget):
         self._rows_timer.timeout.connect(self._show_rows_so_far)
         self._build()
         self.refresh()
+        workspace.datasets.events.changed.connect(self._on_dataset_changed)
 
     # --- layout -----------------------------------------------------------------
     def _build(self) -> None:
@@ -219,6 +222,12 @@ class DatasetPage(DatasetActions, QWidget):
         if not folder.exists():
             return f"New project: {folder} (created on import)"
         return f"Folder: {folder} (not a dataset project yet)"
+
+    def _on_dataset_changed(self, change: FolderChange) -> None:
+        """A page (this one's job, the Train page's Resample) changed dataset files: the project shown is read
+        again when they are its own, so its table, report and cache line never describe files that changed."""
+        if change.concerns(self.project_dir):
+            self.refresh()
 
     def selected_ids(self) -> list[str]:
         """Ids of the selected rows, in table order."""

@@ -312,6 +312,8 @@ class DatasetActions(DatasetJobs):
             lambda r: (
                 f"Exported {count(len(r.written), 'clip')} to {out_dir}; {len(r.skipped)} left out (see the report)"
             ),
+            writes=False,
+            also=(out_dir,),  # a Piper folder: the Train page may have it chosen
         )
 
     def _on_cache_clicked(self) -> None:
@@ -365,7 +367,7 @@ class DatasetActions(DatasetJobs):
             left = f"; {done[2]} left out (see the report)" if done[2] else ""
             return f"Training cache of {count(done[1], 'clip')} written to {done[0]}{left}"
 
-        return self.run_job("Building the training cache", work, describe, cancellable=True)
+        return self.run_job("Building the training cache", work, describe, cancellable=True, also=(out_dir,))
 
     def _on_save_report_clicked(self) -> None:
         name = proposed_name(self.project_dir.name, "report", suffix=".html")
@@ -386,7 +388,9 @@ class DatasetActions(DatasetJobs):
             self.workspace.save_folders.remember("report", path)
             return f"Report saved: {path}"
 
-        return self.run_job("Writing the report", lambda p, _: write_text(path, render(build_report(p))), saved)
+        return self.run_job(
+            "Writing the report", lambda p, _: write_text(path, render(build_report(p))), saved, writes=False
+        )
 
 
 def describe_import(result) -> str:

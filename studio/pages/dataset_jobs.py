@@ -7,7 +7,10 @@ A mixin of :class:`studio.pages.dataset.DatasetPage`: it relies on the page's ``
 Every job is a ``work(project, state)`` function run in a ``studio.workers.Task`` held by
 the page's ``TaskSlot``; long ones (import, slicing, fixes, the training cache) report
 ``state.progress`` and stop at Cancel, keeping what they finished
-(``trainer.tasks.Cancelled`` says what), and the page then reloads the manifest.
+(``trainer.tasks.Cancelled`` says what). When one that writes the project ends (done, cancelled or failed:
+what it finished is kept), the page announces it on the workspace's ``datasets``
+(``studio.state_files``): this page reloads the manifest from that announcement, as every other page
+showing the project (or the cache the job wrote) reads it again.
 
 Save on leave: a typed text is never dropped. Every job first saves the pending text edits (the
 editor's and those of clips the user has left), so a fix, export or split acts on the text on
@@ -24,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 
+from studio.state import Workspace
 from studio.widgets.clip_editor import ClipEditor
 from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task, TaskSlot
@@ -43,6 +47,7 @@ class DatasetJobs(_Page):
     """The page's job slot (``jobs``), its busy state and its unsaved text edits."""
 
     jobs: TaskSlot
+    workspace: Workspace
     project_dir: Path
     hint: QLabel
     job_progress: TaskProgress
@@ -65,7 +70,15 @@ class DatasetJobs(_Page):
         _project: Any
 
     def run_job(
-        self, label: str, work: Callable[[Any, TaskState], Any], describe, create: bool = False, cancellable=False
+        self,
+        label: str,
+        work: Callable[[Any, TaskState], Any],
+        describe,
+        create: bool = False,
+        cancellable=False,
+        *,
+        writes: bool = True,
+        also: tuple[Path, ...] = (),
     ) -> Task | None:
         """Run ``work(project, state)`` off the GUI thread; then reload and show ``describe(result)``.
 
@@ -73,7 +86,9 @@ class DatasetJobs(_Page):
         shows Cancel (for work that stops at ``state``: the page then shows the ``Cancelled`` message).
         Only ``create`` jobs (import, slicing) make the project folder (and remove what they made when they
         end with no clip: ``trainer.dataset.project.making``); the others fail on a folder that is not a project
-        (``trainer.dataset.manifest.NotAProject``)."""
+        (``trainer.dataset.manifest.NotAProject``). A job that ``writes`` the project (and the folders ``also``
+        names, e.g. a training cache) announces its end on ``workspace.datasets``; one that writes elsewhere
+        only (an export, the report) does not."""
         if self._busy:
             self.message.emit(BUSY)
             return None
@@ -84,6 +99,7 @@ class DatasetJobs(_Page):
         folder = self.project_dir
         edits = self._take_edits()
         saved = f"Saved the text of {', '.join(edits)}" if edits else ""
+        changed = ((folder,) if writes or edits else ()) + tuple(also)
 
         def run(state: TaskState):
             from trainer.dataset.project import DatasetProject, making
@@ -105,9 +121,10 @@ class DatasetJobs(_Page):
         task = Task(run, self)
         self.job_progress.follow(task, label, cancellable)
         said = lambda result: _joined(saved, describe(result)) or f"{label}: no change"  # noqa: E731
-        task.done.connect(lambda result: self._on_job_done(_late(task, label, said(result))))
-        task.cancelled.connect(lambda exc: self._on_job_done(_joined(saved, str(exc))))
-        task.failed.connect(lambda exc: self._on_job_done(f"{label} failed: {exc}"))
+        ended = lambda text: self._on_job_done(text, changed, label)  # noqa: E731
+        task.done.connect(lambda result: ended(_late(task, label, said(result))))
+        task.cancelled.connect(lambda exc: ended(_joined(saved, str(exc))))
+        task.failed.connect(lambda exc: ended(f"{label} failed: {exc}"))
         task.ended.connect(self._on_job_ended)
         return self.jobs.start(task)
 
@@ -140,9 +157,14 @@ class DatasetJobs(_Page):
         self._set_busy(False)
         self.save_pending()  # edits of clips left while the job ran
 
-    def _on_job_done(self, text: str) -> None:
+    def _on_job_done(self, text: str, changed: tuple[Path, ...] = (), label: str = "") -> None:
+        """A job ended saying ``text``: the folders it ``changed`` are announced (every page showing them, this one
+        too, reads them again), else the page reloads by itself."""
         self._busy = False  # refresh enables the buttons
-        self.refresh()
+        if changed:
+            self.workspace.datasets.announce(*changed, what=f"{label} on the Dataset page")
+        else:
+            self.refresh()
         self.hint.setText(text)
         self.hint.setToolTip("")  # an import's lists (set after this) are of that import only
         self.message.emit(text)

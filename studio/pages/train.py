@@ -32,6 +32,7 @@ from studio.pages.train_board import TrainBoard
 from studio.pages.train_estimate import START_HINT, TrainEstimate
 from studio.run_follower import RunFollower
 from studio.state import VoiceLibrary, Workspace
+from studio.state_files import FolderChange
 from studio.trainer_process import TrainerProcess
 from studio.widgets.compact import form_rows_height, scrolled, stacked
 from studio.widgets.flow_layout import flow_row
@@ -106,6 +107,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         self.setup.changed.connect(self._on_setup_changed)
         self._on_voices_changed(library.voices)
         library.events.changed.connect(self._on_voices_changed)
+        workspace.datasets.events.changed.connect(self._on_dataset_changed)
 
     # --- layout -----------------------------------------------------------
     def _build(self) -> None:
@@ -129,8 +131,12 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         """Why this install cannot train, and how to add it (an ONNX-only install); hidden when it can."""
         self.needs.setWordWrap(True)
         self.needs.setVisible(bool(self.needs.text()))
-        self.status = QLabel("Choose a dataset and press Start.")
+        self.status = QLabel()
         self.status.setWordWrap(True)
+        self._inputs_line = ("", False)
+        """The status line shown when it was about the choices (the next step, or a check's result: True), so a
+        change of them replaces it (``_say_inputs``); any other line (a run's) stays."""
+        self._say_inputs(idle_line(""))
         self.view = RunView()
         self.view.message.connect(self.message)
         self.view.best_row.score_requested.connect(self.score_best)
@@ -179,12 +185,30 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
     # --- checks and start -------------------------------------------------------
     def _on_setup_changed(self) -> None:
         """A choice changed: the last check (shown findings, its status line) describes other choices."""
+        self._inputs_changed("The setup changed since the check")
+
+    def _on_dataset_changed(self, change: FolderChange) -> None:
+        """Another page (or this one's Resample) changed the files of the dataset chosen: the check's findings
+        and its status line described the files before (the setup clears the findings, as a change of choice)."""
+        if change.concerns(self.setup.dataset.text()):
+            self.setup.clear_findings()
+            self._inputs_changed(f"{change.what[:1].upper()}{change.what[1:]} changed the dataset since the check")
+
+    def _inputs_changed(self, why: str) -> None:
+        """Drop the check, and the estimate, of the choices and files before; a status line about them becomes
+        the idle one (after ``why``, where it said a check's result)."""
+        line, checked = self._inputs_line
+        if not self.process.is_running() and self.status.text() == line:
+            self._say_inputs(idle_line(self.setup.dataset.text(), why if checked else ""))
         self._generation += 1
         self._checked = None
-        self._checks.drop()
+        self._checks.drop()  # a Start's check says that it started nothing
         self._estimates.drop()
-        if not self.process.is_running() and self.status.text().startswith(CHECKED):
-            self.status.setText("The setup changed since the check: press Check or Start.")
+
+    def _say_inputs(self, text: str, checked: bool = False) -> None:
+        """Show ``text``, a line about the choices (``checked``: a check's result): it goes when they change."""
+        self.status.setText(text)
+        self._inputs_line = (text, checked)
 
     def check(self, estimate: bool = True) -> Task | None:
         """Run the pre-flight checks of the choices shown now, in the background, and show the findings; then,
@@ -229,10 +253,11 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         self._checked = (options, findings)
         errors = sum(f.blocking for f in findings)
         if not self.process.is_running():
-            self.status.setText(
+            self._say_inputs(
                 f"{CHECKED} {count(errors, 'error')} to fix first (shown under Setup)."
                 if errors
-                else f"{CHECKED} ready{_noted(findings)}. {START_HINT}"
+                else f"{CHECKED} ready{_noted(findings)}. {START_HINT}",
+                checked=True,
             )
         if estimate and not errors and not self.process.is_running():
             self.estimate(options)
@@ -257,7 +282,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         if task is not None:
             task.done.connect(self._start_checked)  # after _on_checked
             task.dropped.connect(  # the choices changed (or were checked again) while being checked
-                lambda: self.status.setText(
+                lambda: self._say_inputs(
                     "The setup changed while it was being checked: nothing started. Press Start again."
                 )
             )
@@ -267,7 +292,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         if self.process.is_running():
             return
         if any(f.blocking for f in findings):
-            self.status.setText("Fix the errors above before starting.")
+            self._say_inputs("Fix the errors above before starting.", checked=True)
             return
         if self._checked is None:  # cannot happen: this check's done signal reached _on_checked first
             return
@@ -334,6 +359,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         self.state.apply_all(events)
         self._draw()
         self._update_buttons()  # a checkpoint ranked meanwhile can be compared
+        self._announce_run(events)
 
     def _draw(self) -> None:
         if self.state is not None:
@@ -368,6 +394,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         self.message.emit(self.status.text())
         self.setup.show_message("")
         self.show_best_row(score=self.state is not None and self.state.status == "done" and code == 0)
+        self._announce_run()
 
     def show_run(self, state: RunState) -> None:
         """Show a past run (from the Runs tab, or a folder opened there) in the live view; one still running
@@ -416,6 +443,13 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
             self.show_best_row(score=False)
         self._say_shown()
         self._update_buttons()
+        self._announce_run(events)
+
+    def _announce_run(self, events: list[Event] | None = None) -> None:
+        """The shown run's new epochs, ranked checkpoints or end (``None``: its trainer ended) reach every page
+        showing it (``Workspace.runs``: the Compare page's candidates and curves)."""
+        if self.state is not None and (events is None or any(e.kind in RUN_NEWS for e in events)):
+            self.workspace.runs.announce(self.state.folder, what=f"{self.state.folder.name} on the Train page")
 
     def _update_buttons(self) -> None:
         running, state, can = self.process.is_running(), self.state, not self.needs.text()
@@ -499,8 +533,23 @@ def _noted(findings: list[Finding]) -> str:
     return f", with {' and '.join(said)} (shown under Setup)" if said else ""
 
 
+RUN_NEWS = ("epoch", "checkpoint", "finish")
+"""Event kinds that change what other pages show of a run (its curves, its ranked checkpoints, its end)."""
 CHECKED = "Checked:"
 """How the status line names a check's result (cleared when a choice changes)."""
+
+
+def idle_line(dataset: str, why: str = "") -> str:
+    """The status line of an idle page, by one rule: the next step with the dataset chosen (``dataset``, as typed;
+    ``""``: none yet), after ``why`` the line before went (e.g. "The setup changed since the check")."""
+    name = Path(dataset.strip()).name or dataset.strip()
+    step = (
+        f"press Check to check {name} and the choices, or Start to check and train"
+        if dataset.strip()
+        else "choose a dataset (the Dataset page's project, or Browse…), then press Check or Start"
+    )
+    return f"{why}: {step}." if why else f"{step[:1].upper()}{step[1:]}."
+
 
 BUTTONS = (
     ("check", "Check"),

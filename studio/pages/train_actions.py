@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QWidget
 
 from engines.imports import importing
 from engines.words import count
+from studio.state import Workspace
 from studio.widgets.run_view import RunView
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task
@@ -30,6 +31,7 @@ class TrainActions:
     """Resample, export, open-folder and Preview now of the Train page."""
 
     setup: TrainSetup
+    workspace: Workspace
     view: RunView
     status: QLabel
     state: RunState | None
@@ -66,7 +68,9 @@ class TrainActions:
 
         def ended(error: Exception | None) -> None:
             said = f"Resampling failed: {with_path(folder, error)}" if error else f"Resampled {folder}"
-            if generation != self._generation:  # another dataset is chosen now: its findings are not these
+            unchanged = generation == self._generation
+            self.workspace.datasets.announce(folder, what=f"resampling to {rate:,} Hz on the Train page")
+            if not unchanged:  # another dataset is chosen now: its findings are not these
                 self.message.emit(f"{said}.")
             elif error is not None:
                 self.setup.show_message(said)

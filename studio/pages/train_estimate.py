@@ -35,6 +35,7 @@ class TrainEstimate:
     status: QLabel
     _estimates: TaskSlot
     _reveal: Callable[[QWidget], None]
+    _say_inputs: Callable[[str, bool], None]
 
     def estimate(self, options: RunOptions) -> Task:
         """Work out, in the background, how long the epochs ``options`` ask for take here, and show it."""
@@ -78,4 +79,4 @@ class TrainEstimate:
         self._reveal(self.setup.estimate)
         text = self.status.text()
         if text.endswith(START_HINT):  # the check's line, unchanged since (a change drops this task)
-            self.status.setText(f"{text.removesuffix(START_HINT)}{sentence} {START_HINT}")
+            self._say_inputs(f"{text.removesuffix(START_HINT)}{sentence} {START_HINT}", True)

@@ -5,8 +5,20 @@ See also ``studio.widgets.flow_layout`` for button rows that wrap.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QAbstractItemView, QFormLayout, QFrame, QScrollArea, QSplitter, QTableView, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSize, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QComboBox,
+    QFormLayout,
+    QFrame,
+    QScrollArea,
+    QScrollBar,
+    QSplitter,
+    QTableView,
+    QWidget,
+)
 
 
 class _ShortScrollArea(QScrollArea):
@@ -16,9 +28,39 @@ class _ShortScrollArea(QScrollArea):
         return QSize(super().minimumSizeHint().width(), self.minimumHeight())
 
 
+class _WheelScrolls(QObject):
+    """An event filter on the choice fields of a scroll area: the mouse wheel over one without the focus scrolls
+    the area. Qt's own wheel changes the field under the pointer, so scrolling a form changed whatever field
+    passed under it (the Train page's Device, which cleared the check's findings)."""
+
+    def __init__(self, area: QScrollArea) -> None:
+        super().__init__(area)
+        self.area = area
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() != QEvent.Type.Wheel or not isinstance(watched, QWidget) or watched.hasFocus():
+            return False
+        QCoreApplication.sendEvent(self.area.verticalScrollBar(), event)
+        return True
+
+
+def wheel_scrolls(area: QScrollArea) -> None:
+    """Make the wheel over ``area``'s combo boxes, spin boxes and sliders scroll it unless the field has the focus (a
+    click or Tab gives it; the wheel no longer does), so that scrolling changes no choice."""
+    guard = _WheelScrolls(area)
+    widget = area.widget()
+    if widget is None:
+        return
+    sliders = [s for s in widget.findChildren(QAbstractSlider) if not isinstance(s, QScrollBar)]
+    for field in [*widget.findChildren(QComboBox), *widget.findChildren(QAbstractSpinBox), *sliders]:
+        field.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        field.installEventFilter(guard)
+
+
 def scrolled(widget: QWidget, least: int = 40) -> QScrollArea:
     """``widget`` in a frameless scroll area that scrolls vertically when given less than its height; a splitter
-    or layout can shrink the area to ``least`` px (less than a scroll area's own minimum)."""
+    or layout can shrink the area to ``least`` px (less than a scroll area's own minimum). The wheel over its
+    choice fields scrolls it (:func:`wheel_scrolls`)."""
     area = _ShortScrollArea()
     area.setWidget(widget)
     area.setWidgetResizable(True)
@@ -26,6 +68,7 @@ def scrolled(widget: QWidget, least: int = 40) -> QScrollArea:
     area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     area.setMinimumHeight(least)
     area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the controls inside (the area follows them)
+    wheel_scrolls(area)
     return area
 
 

@@ -4,6 +4,11 @@ Both take ``now`` (Unix seconds): between two events their clocks move on from t
 event's ``elapsed_s`` and ``seconds_left`` (``trainer.events.schema.Stage``/``Progress``), so the
 Train page redraws them every second (``TrainPage``'s ticker) and the figure never freezes
 while the trainer works on a long step.
+
+One rule for time, so that the two lines never give two figures for one thing: "elapsed" is the time of what
+the status line names now (a stage, the epoch under way, a launch before its first event), "train time" the
+run's epochs (the stats line, the Runs tab and the milestones), shown once it has trained at all; a count of
+steps whose rate has not settled (``trainer.time_left``) says it is estimating the time left.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from studio.widgets.runs_table import duration
 from trainer.events.run_state import RunState
 from trainer.events.schema import Progress, Stage
 from trainer.gan.lr_schedule import end_rate, rate_words, words
+from trainer.time_left import ESTIMATING
 
 
 def clock(event: Stage | Progress, now: float) -> tuple[float, float | None]:
@@ -25,12 +31,22 @@ def clock(event: Stage | Progress, now: float) -> tuple[float, float | None]:
 
 
 def clock_words(event: Stage | Progress, now: float, left_of: str = "") -> str:
-    """``12.0 s elapsed · about 4.0 s left`` (``left_of``, e.g. ``in this epoch``, follows ``left``)."""
+    """``12.0 s elapsed · about 4.0 s left`` (``left_of``, e.g. ``in this epoch``, follows ``left``); a count of
+    steps under way without a figure yet: ``12.0 s elapsed · estimating the time left…``."""
     elapsed, left = clock(event, now)
     words = f"{duration(elapsed)} elapsed"
     if left is not None:
         words += f" · about {duration(left)} left" + (f" {left_of}" if left_of else "")
+    elif _counting(event):
+        words += f" · {ESTIMATING}"
     return words
+
+
+def _counting(event: Stage | Progress) -> bool:
+    """Whether ``event`` counts steps still to come (so a time left will be given once their rate settles)."""
+    if isinstance(event, Progress):
+        return bool(event.batches and event.batches_total and event.batches < event.batches_total)
+    return event.step is not None and bool(event.steps) and event.step < (event.steps or 0)
 
 
 def following_line(state: RunState, now: float | None = None) -> str:
@@ -79,8 +95,8 @@ def current_epoch(state: RunState, now: float) -> tuple[float, float | None]:
 
 
 def stats_line(state: RunState, now: float | None = None) -> str:
-    """Epoch, speed, elapsed (moving on within an epoch), ETAs, learning rate (and its schedule) and GPU memory, in
-    one line."""
+    """Epoch, speed, train time (moving on within an epoch; once it has trained at all), ETAs, learning rate (and
+    its schedule) and GPU memory, in one line."""
     now = time.time() if now is None else now
     shown = f"epoch {state.epoch_shown} of {state.epochs_total}" if state.epoch_shown else "no epoch yet"
     parts = [shown if state.epochs_total else "no epoch yet"]
@@ -90,7 +106,8 @@ def stats_line(state: RunState, now: float | None = None) -> str:
     elif last and last.train_s > 0:  # no step measured yet: the last epoch's rate
         parts.append(f"{state.num_utterances / last.train_s:.1f} it/s")
     elapsed, left = current_epoch(state, now)
-    parts.append(f"elapsed {duration(state.train_seconds + elapsed)}")
+    if state.epochs or elapsed > 0:  # before the first epoch (setup, recovery) the status line says the time
+        parts.append(f"train time {duration(state.train_seconds + elapsed)}")
     if state.eta and state.status == "running":  # counted down from the end of the epoch that said it
         eta, since = state.eta, max(0.0, now - state.eta.time)
         parts.append(f"ETA {duration(max(0.0, eta.seconds_left - since))}")

@@ -47,7 +47,8 @@ class RunView(QWidget):
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.epoch_chart, self.step_chart, self.loss_chart = EpochChart(), StepChart(), LossChart()
         self.milestones = QTableWidget(0, 2)
-        self.milestones.setHorizontalHeaderLabels(("epoch", "wall time"))
+        self.milestones.setHorizontalHeaderLabels(("epoch", "train time"))
+        self.milestones.setToolTip(MILESTONES_TIP)
         self.milestones.horizontalHeader().setStretchLastSection(True)
         self.milestones.verticalHeader().setVisible(False)  # row numbers would repeat the epoch column
         self.previews = PreviewList()
@@ -100,7 +101,7 @@ class RunView(QWidget):
         self.previews.expect()
 
     def show_stats(self, state: RunState, now: float | None = None) -> None:
-        """Redraw the stats line only: its elapsed time moves on between events (``now``: Unix seconds)."""
+        """Redraw the stats line only: its train time moves on between events (``now``: Unix seconds)."""
         from studio.widgets.run_status import lr_tooltip
 
         self.stats.setText(stats_line(state, now))
@@ -120,6 +121,8 @@ class RunView(QWidget):
         self.show_stats(state)
         self.milestones.setRowCount(0)
         for epoch, seconds in state.milestones():
+            if seconds is None:  # not reached: listed once it is, never as a placeholder
+                continue
             row = self.milestones.rowCount()
             self.milestones.insertRow(row)
             self.milestones.setItem(row, 0, QTableWidgetItem(f"{epoch:,}"))
@@ -127,8 +130,14 @@ class RunView(QWidget):
         self.previews.add_previews(state.previews)
 
 
+MILESTONES_TIP = (
+    "The run's train time (its epochs' wall time, as the Runs tab counts it) when it finished epochs 100, 250, 500 "
+    "and 1,000 (a shorter run: its quarters), each listed once reached"
+)
+
+
 def stats_line(state: RunState, now: float | None = None) -> str:
-    """Epoch, speed, elapsed, ETAs, learning rate and GPU memory, in one line (``studio.widgets.run_status``)."""
+    """Epoch, speed, train time, ETAs, learning rate and GPU memory, in one line (``studio.widgets.run_status``)."""
     from studio.widgets.run_status import stats_line as line
 
     return line(state, now)

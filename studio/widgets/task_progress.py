@@ -2,7 +2,8 @@
 
 The line reads ``Importing 120 / 800 · elapsed 12 s · 14 s left``: the step ``n / m`` the task reported last,
 the time since it started (ticking every half second, whether or not the task reports anything), and the
-time left, estimated from the current phase's rate only (:class:`PhaseRate`) and left out while unknown. A
+time left of the current phase by the studio's one rule (``trainer.time_left``: from a settled rate, and
+"estimating the time left…" until it has settled). A
 status line the task reports (``status(text)``) takes the place of ``label n / m`` until its next progress;
 a task followed with ``phases=True`` names its phases by status (rendering, then scoring): the line reads
 ``Scoring 6 renders (step 2 of 2: …) 3 / 6``, and each new status starts a new phase (bar and rate afresh).
@@ -19,59 +20,10 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from studio.workers import Task
+from trainer.time_left import ESTIMATING, TimeLeft
 
 TICK_MS = 500
 """How often the elapsed time is redrawn, ms."""
-MIN_WINDOW_S = 1.0
-"""Shortest span, s, a rate is taken over: below it (a burst of cached items) the time left is not shown."""
-
-
-def remaining_s(done: int, total: int, first: tuple[int, float], now: float) -> float | None:
-    """Seconds left, from the mean rate since ``first = (done, time.monotonic())``: ``(total - done) / rate``
-    with ``rate = (done - first_done) / (now - first_time)`` items per second; ``None`` until there is a rate."""
-    items, seconds = done - first[0], now - first[1]
-    if items <= 0 or seconds <= 0:
-        return None
-    return max(0, total - done) * seconds / items
-
-
-class PhaseRate:
-    """Time left of a task from the rate of its current phase only (Qt-free; times in ``time.monotonic()`` s).
-
-    A phase starts at the first report and again whenever ``total`` changes or ``done`` goes back (a task that
-    speaks, then fits; renders, then scores): an earlier phase's rate says nothing of this one's. Within a
-    phase the rate is taken over its second half, from the last report at or before ``start + (now - start) / 2``
-    to now, so items that came at once from a cache at its start stop counting as the phase goes on, while a
-    span of at least half the phase keeps the figure steady when results arrive in bursts. The time left is
-    ``None`` (not shown) until that span is at least ``MIN_WINDOW_S`` long and holds an item.
-    """
-
-    def __init__(self) -> None:
-        self.total = -1
-        self.reports: list[tuple[int, float]] = []
-        """``(done, time)`` of the current phase's reports; the first is its baseline."""
-
-    def report(self, done: int, total: int, now: float) -> None:
-        """One progress report: ``done`` of ``total`` items at ``now``."""
-        if total != self.total or not self.reports or done < self.reports[-1][0]:
-            self.total, self.reports = total, []
-        self.reports.append((done, now))
-
-    def new_phase(self) -> None:
-        """The task moved to another kind of work: the next report is the new phase's baseline."""
-        self.total, self.reports = -1, []
-
-    def remaining_s(self, now: float) -> float | None:
-        """Seconds left of the current phase, or ``None`` while unknown."""
-        if not self.reports:
-            return None
-        start = self.reports[0][1]
-        middle = start + (now - start) / 2
-        ref = max((r for r in self.reports if r[1] <= middle), key=lambda r: r[1], default=self.reports[0])
-        done = self.reports[-1][0]
-        if now - ref[1] < MIN_WINDOW_S or done - ref[0] <= 0:
-            return None
-        return remaining_s(done, self.total, ref, now)
 
 
 def duration_text(seconds: float) -> str:
@@ -119,7 +71,7 @@ class TaskProgress(QWidget):
         self._label, self._head, self._cancelling = "", "", ""
         self._phases, self._phase = False, ""
         self._started = 0.0
-        self._rate = PhaseRate()
+        self._rate = TimeLeft()
         self._step: tuple[int, int] | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
@@ -134,7 +86,7 @@ class TaskProgress(QWidget):
         """
         self._label, self._head, self._cancelling = label, f"{label}…", ""
         self._phases, self._phase = phases, ""
-        self._started, self._rate, self._step = self.clock(), PhaseRate(), None
+        self._started, self._rate, self._step = self.clock(), TimeLeft(), None
         self.bar.setRange(0, 0)  # indeterminate until the first report
         self.cancel_button.setVisible(cancellable)
         self.cancel_button.setEnabled(True)
@@ -174,7 +126,7 @@ class TaskProgress(QWidget):
         """Seconds left as shown now, or ``None`` while unknown or finished."""
         if self._step is None or self._step[0] >= self._step[1]:
             return None
-        return self._rate.remaining_s(self.clock())
+        return self._rate.seconds(self.clock())
 
     def finish(self) -> None:
         """The task ended: stop the clock and hide."""
@@ -186,6 +138,8 @@ class TaskProgress(QWidget):
         left = self.remaining()
         if left is not None:
             parts.append(f"{duration_text(left)} left")
+        elif self._step is not None and self._step[0] < self._step[1]:
+            parts.append(ESTIMATING)
         self.text.setText(" · ".join(parts) + self._cancelling)
 
     def _on_cancel_clicked(self) -> None:

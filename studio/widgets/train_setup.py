@@ -151,12 +151,16 @@ class TrainSetup(QGroupBox):
 
     def _on_changed(self, *_) -> None:
         """Findings belong to the choices they were computed from: another choice clears them."""
+        self.clear_findings()
+        self.changed.emit()
+
+    def clear_findings(self) -> None:
+        """Take the findings, the resample offer and the time estimate away (what they describe changed)."""
         if self.findings.text():
             self.findings.setText("")
             self.current = []
             self.resample.setVisible(False)
         self.show_estimate("")
-        self.changed.emit()
 
     def set_start_voices(self, voices: list[tuple[str, str]]) -> None:
         """Offer ``(label, path)`` voices and checkpoints as starting points, after the embedded voice."""

@@ -1,4 +1,8 @@
-"""The dataset's health report: totals, histograms, phoneme coverage and every finding.
+"""The dataset's health report: totals, what the dataset as a whole means for training, histograms, phoneme
+coverage and every clip's findings.
+
+The dataset as a whole is said in the Train page's Check's words (``trainer.dataset.overall``), so the two never
+disagree: where Check warns of few clips or of their sample rate, so does the report.
 
 :func:`build_report` gathers the numbers once; :func:`to_markdown` and
 :func:`to_html` write them as a file (the HTML is one self-contained page, bars
@@ -21,8 +25,19 @@ from trainer.dataset.bandwidth import kilohertz, narrow_sentence, rates_said, wi
 from trainer.dataset.export import records
 from trainer.dataset.finding_words import LABELS, label
 from trainer.dataset.health import BROKEN_AUDIO, Finding, check
+from trainer.dataset.overall import Overall, overall, project_counts
 from trainer.dataset.project import DatasetProject
 
+WHOLE = "The dataset as a whole"
+"""The heading of what the whole dataset means for training (``Report.overall``)."""
+WHOLE_FINE = "Enough usable clips, none left out, all at the voice's sample rate."
+"""What that section says when it has nothing to warn of."""
+CHECK_TOO = (
+    "The Train page's Check says the same of the dataset as a whole, and checks the starting voice, the device "
+    "and the disk as well."
+)
+NO_CLIP_PROBLEM = "No clip has a problem of its own."
+"""What the report says where no clip has a finding (the dataset as a whole may still have some: above)."""
 HISTOGRAMS = {
     "duration_s": ("Duration", "s"),
     "phonemes_per_second": ("Speaking rate", "phonemes/s"),
@@ -59,6 +74,8 @@ class Report:
             blocked for other reasons (too short, drafts, silent) stay in the histograms, where they show why.
         rates: the clips' sample rates and measured bandwidths against the voice's, in words (empty: no clip).
         narrow: what clips too narrow for the voice's rate mean and the way on (empty: none is).
+        overall: what the dataset as a whole means for training against the project's voice (too few clips,
+            clips left out, another sample rate), as the Train page's Check says it.
     """
 
     name: str
@@ -74,6 +91,7 @@ class Report:
     broken: int = 0
     rates: str = ""
     narrow: str = ""
+    overall: list[Overall] = field(default_factory=list)
 
     @property
     def skipped(self) -> int:
@@ -116,6 +134,8 @@ def build_report(project: DatasetProject) -> Report:
         broken=len(broken),
     )
     report.rates, report.narrow = _rates(recs, findings, config)
+    who = f"the project's voice ({config.path.name.removesuffix('.onnx.json')})"
+    report.overall = overall(*project_counts(project), config.sample_rate, who)
     for name, (title, unit) in HISTOGRAMS.items():
         values = [getattr(a, name) for a in sound if getattr(a, name) is not None]
         if values:
@@ -156,11 +176,13 @@ def _coverage(report: Report, analysed, symbols) -> None:
 def to_markdown(report: Report) -> str:
     """The report as Markdown."""
     lines = [f"# Dataset report: {report.name}", ""] + [f"- {k}: {v}" for k, v in _totals(report)] + [""]
+    lines += [f"## {WHOLE}", ""] + [f"- {o.level.title()}: {o.message}" for o in report.overall]
+    lines += ([""] if report.overall else [WHOLE_FINE, ""]) + [CHECK_TOO, ""]
     for kind, items in report.by_kind().items():
         lines += [f"## {_heading(kind, items)}", ""]
         lines += [f"- `{f.clip_id}`: {f.message}" for f in items] + [""]
     if not report.findings:
-        lines += ["No problems found.", ""]
+        lines += [NO_CLIP_PROBLEM, ""]
     for hist in report.histograms.values():
         lines += [f"## {hist.title} ({hist.unit})", "", "| from | to | clips |", "|---:|---:|---:|"]
         lines += [f"| {lo:.2f} | {hi:.2f} | {n} |" for lo, hi, n in _bins(hist)] + [""]
@@ -177,13 +199,16 @@ def to_html(report: Report) -> str:
         f"<h1>Dataset report: {e(report.name)}</h1><ul>",
         *(f"<li>{e(k)}: {e(str(v))}</li>" for k, v in _totals(report)),
         "</ul>",
+        f"<h2>{e(WHOLE)}</h2>",
+        _whole_html(report.overall),
+        f"<p>{e(CHECK_TOO)}</p>",
     ]
     for kind, items in report.by_kind().items():
         parts.append(f"<h2>{e(_heading(kind, items))}</h2><ul>")
         parts += [f"<li><code>{e(f.clip_id)}</code>: {e(f.message)}</li>" for f in items]
         parts.append("</ul>")
     if not report.findings:
-        parts.append("<p>No problems found.</p>")
+        parts.append(f"<p>{e(NO_CLIP_PROBLEM)}</p>")
     for hist in report.histograms.values():
         top = max(hist.counts) or 1
         parts.append(f"<h2>{e(hist.title)} ({e(hist.unit)})</h2><table class='hist'>")
@@ -195,6 +220,13 @@ def to_html(report: Report) -> str:
         parts.append("</table>")
     parts += ["<h2>Phoneme coverage</h2>", f"<p>{e(_coverage_line(report))}</p>", "</body></html>"]
     return "\n".join(parts)
+
+
+def _whole_html(said: list[Overall]) -> str:
+    """The dataset as a whole as an HTML list, or the sentence saying it has nothing to warn of."""
+    if not said:
+        return f"<p>{html.escape(WHOLE_FINE)}</p>"
+    return "<ul>" + "".join(f"<li>{html.escape(f'{o.level.title()}: {o.message}')}</li>" for o in said) + "</ul>"
 
 
 def _heading(kind: str, items: list[Finding]) -> str:

@@ -76,8 +76,8 @@ class RunStart(Event):
 class Progress(Event):
     """Within an epoch: ``batches`` done so far of ``batches_total`` (the epoch's training batches, per DDP
     process), the speed since the last progress (utterances/s over all processes; 0 before the first batch),
-    ``elapsed_s`` since the epoch began and ``seconds_left`` of its training batches (estimated from the batches
-    done; absent before the first).
+    ``elapsed_s`` since the epoch began and ``seconds_left`` of its training batches (``trainer.time_left``: from
+    the batches' settled rate; absent until it has settled).
     ``batches`` 0 marks an epoch's start. The last three fields are absent in records of older trainers."""
 
     kind: ClassVar[str] = "progress"
@@ -206,7 +206,8 @@ class Stage(Event):
 
     Optional, for a step that counts (absent in records of older trainers): ``step`` done of ``steps`` (the
     part now under way, e.g. lines spoken), ``elapsed_s`` since the stage began, ``seconds_left`` of that part
-    (estimated from the steps done); ``cached`` True when the stage's result was taken from a cache.
+    (``trainer.time_left``: from the steps' settled rate; absent until it has settled); ``cached`` True when the
+    stage's result was taken from a cache.
     """
 
     kind: ClassVar[str] = "stage"

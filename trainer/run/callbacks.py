@@ -35,6 +35,7 @@ from trainer.events.log import EventLog
 from trainer.events.preview_lines import PREVIEW_LINES
 from trainer.events.preview_schedule import epochs_to_next, preview_due
 from trainer.events.schema import Checkpoint, Epoch, Eta, Finish, Preview, Progress, RunStart, Stage
+from trainer.time_left import TimeLeft
 
 
 class Timing:
@@ -106,6 +107,8 @@ class EventsCallback(L.Callback):
         self._fit_start = time.perf_counter() if started is None else started  # perf_counter() at the session's start
         self._setup_s = 0.0
         self._step_clock: tuple[float, int] = (time.perf_counter(), 0)
+        self._left = TimeLeft()
+        """The epoch's training steps left (``trainer.time_left``: none said until their rate settles)."""
         self._epoch_seconds: list[tuple[float, float]] = []  # (seconds, share of it warming up), this session
         self._first_epoch = True
 
@@ -132,6 +135,8 @@ class EventsCallback(L.Callback):
             self._setup_s = time.perf_counter() - self._fit_start
         self.timing.reset()
         self._step_clock = (time.perf_counter(), 0)
+        self._left.new_phase()
+        self._left.report(0, _batches(trainer), self.timing.start)
         if not trainer.is_global_zero:
             return
         epoch, total = trainer.current_epoch, _batches(trainer)
@@ -156,6 +161,7 @@ class EventsCallback(L.Callback):
         started, done = self._step_clock
         now = time.perf_counter()
         total, batches = _batches(trainer), batch_idx + 1
+        self._left.report(batches, total, now)
         due = batches == 1 or batches == total or now - started >= self.progress_interval_s
         if not (trainer.is_global_zero and due):
             return
@@ -163,7 +169,7 @@ class EventsCallback(L.Callback):
         rate = (batches - done) * len(batch) * trainer.world_size / max(now - started, 1e-9)  # every rank's batches
         self._step_clock = (now, batches)
         elapsed = now - self.timing.start
-        left = elapsed / batches * (total - batches) if total else None
+        left = self._left.seconds(now) if total else None
         self.events.emit(
             Progress(
                 epoch=trainer.current_epoch,

@@ -22,12 +22,9 @@ from pathlib import Path
 from engines.extras import missing
 from engines.imports import importing
 from engines.words import count
+from trainer.dataset.overall import overall
 from trainer.run.options import RunOptions
 
-MIN_CLIPS = 2
-"""Fewer usable clips than this cannot train (one is held out for validation)."""
-FEW_CLIPS = 50
-"""Below this a fine-tune is weak; datasets of 100-2,000 utterances are usual."""
 UNALIGNABLE = "more phoneme_ids than spectrogram frames (the text says more than the audio)"
 """Why a cached utterance is left out (``Utterance.alignable``)."""
 
@@ -152,16 +149,16 @@ def summarize(dataset: Path) -> DatasetSummary:
             "cache", len(usable), Counter({rate: len(usable)}), seconds, skipped, cache.speakers, cache.voice_config
         )
     if (dataset / "manifest.json").is_file():
-        from trainer.dataset.export import WHY_LEFT_OUT, left_out, selection
+        from trainer.dataset.export import selection
+        from trainer.dataset.overall import project_counts
         from trainer.dataset.project import DatasetProject
 
         project = DatasetProject(dataset)
         chosen = selection(project)[0]
-        rates = Counter(c.analysis.get("sample_rate") for c in chosen if c.analysis)
+        clips, reasons, rates = project_counts(project)
         seconds = sum(float(c.analysis.get("duration_s") or 0) for c in chosen if c.analysis)
-        reasons = Counter(WHY_LEFT_OUT.get(kind, kind) for kind in left_out(project).values())
         speakers = sorted({c.speaker for c in chosen if c.speaker})
-        summary = DatasetSummary("project", len(chosen), rates, seconds, reasons, speakers, project.target_config)
+        summary = DatasetSummary("project", clips, rates, seconds, reasons, speakers, project.target_config)
         bands = [(c.analysis["bandwidth_hz"], c.analysis["sample_rate"]) for c in chosen if _has_band(c.analysis)]
         return replace(summary, bands=bands)
     if (dataset / "metadata.csv").is_file():
@@ -173,37 +170,11 @@ def summarize(dataset: Path) -> DatasetSummary:
 
 
 def _clip_findings(summary: DatasetSummary, rate: int, who: str) -> list[Finding]:
-    findings = []
-    if summary.clips < MIN_CLIPS:
-        usable = count(summary.clips, "usable clip")
-        return [Finding("error", f"The dataset has {usable}; training needs at least {MIN_CLIPS}.")]
-    if summary.clips < FEW_CLIPS:
-        findings.append(Finding("warning", f"Only {count(summary.clips, 'clip')}: 100 to 2,000 make a good voice."))
-    if summary.skipped:
-        reasons = "; ".join(f"{n} × {reason}" for reason, n in summary.skipped.most_common())
-        total = sum(summary.skipped.values())
-        findings.append(Finding("warning", f"{count(total, 'clip')} will be left out: {reasons}."))
-    other = {r: n for r, n in summary.rates.items() if r and r != rate}
-    if other and summary.kind == "cache":
-        findings.append(
-            Finding(
-                "error",
-                f"The training cache is at {next(iter(other))} Hz but {who} is at {rate} Hz: "
-                "rebuild the cache from the project at the voice's rate.",
-            )
-        )
-    elif other:
-        rates = ", ".join(f"{n} at {r:,} Hz" for r, n in sorted(other.items()))
-        findings.append(
-            Finding(
-                "warning",
-                f"{who[0].upper() + who[1:]} is at {rate:,} Hz, clips are not ({rates}). Training resamples "
-                "them; resample the curated copies too (originals stay untouched)?",
-                fix="resample",
-                fix_rate=rate,
-            )
-        )
-    return findings
+    """The dataset as a whole (``trainer.dataset.overall``: the Dataset page's report says the same words)."""
+    said = overall(summary.clips, summary.skipped, summary.rates, rate, who, cache=summary.kind == "cache")
+    return [
+        Finding(s.level, s.message, fix="resample" if s.resample_to else None, fix_rate=s.resample_to) for s in said
+    ]
 
 
 def _has_band(analysis: dict | None) -> bool:

@@ -7,5 +7,5 @@
 
 May import: ``engines``, ``trainer.run.errors``, ``trainer.run.presets``, ``trainer.data``,
 ``trainer.gan.generator_losses``, ``trainer.gan.mel`` (the recovery trains with the GAN step's losses),
-``trainer.events.schema``.
+``trainer.events.schema``, ``trainer.time_left`` (the time left of its parts).
 """

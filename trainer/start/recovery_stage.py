@@ -18,22 +18,24 @@ from engines.imports import importing
 from engines.words import count
 from trainer.events.schema import Recovery, Stage, WarningEvent
 from trainer.start.recovery_cache import CachedRecovery, RecoveryCacheError, RecoveryKey, read_entry, write_entry
+from trainer.time_left import TimeLeft
 
 
 class StageLog:
     """``Stage`` events of one long setup stage: its title, then its progress at most every ``interval_s``
-    (and always for a part's first step), with the seconds since the stage began and an estimate of what is
-    left of the part under way. ``log`` ``None`` (a DDP worker) says nothing."""
+    (and always for a part's first step), with the seconds since the stage began and the time left of the part
+    under way (``trainer.time_left``: ``None`` until its rate has settled). ``log`` ``None`` (a DDP worker) says
+    nothing; ``clock`` gives the time in seconds (``time.monotonic``; a test passes its own)."""
 
-    def __init__(self, log, name: str, title: str, interval_s: float = 0.5) -> None:
-        self.log, self.name, self.title, self.interval_s = log, name, title, interval_s
-        self.started = time.monotonic()
+    def __init__(self, log, name: str, title: str, interval_s: float = 0.5, *, clock=time.monotonic) -> None:
+        self.log, self.name, self.title, self.interval_s, self.clock = log, name, title, interval_s, clock
+        self.started = clock()
         self._last = -math.inf
-        self._part_started = self.started
+        self._left = TimeLeft()
 
     def say(self, detail: str, **fields) -> None:
         """Emit ``TITLE: DETAIL`` now, with ``fields`` (``step``, ``steps``, ``seconds_left``, ``cached``)."""
-        self._last = time.monotonic()
+        self._last = self.clock()
         if self.log is not None:
             elapsed = self._last - self.started
             self.log.emit(Stage(name=self.name, message=f"{self.title}: {detail}", elapsed_s=elapsed, **fields))
@@ -41,16 +43,16 @@ class StageLog:
     def step(self, what: str, done: int, total: int, after: str = "") -> None:
         """Before step ``done`` (from 0) of ``total`` of a part: ``WHAT N of TOTAL`` (N from 1), when due;
         ``done == total``: the part is over and ``AFTER`` begins (said at once)."""
-        now = time.monotonic()
+        now = self.clock()
         if done == total:
             self.say(after)
             return
         if done == 0:
-            self._part_started = now
-        elif now - self._last < self.interval_s:
+            self._left.new_phase()
+        self._left.report(done, total, now)
+        if done and now - self._last < self.interval_s:
             return
-        left = (now - self._part_started) / done * (total - done) if done else None
-        self.say(f"{what} {done + 1} of {total}", step=done, steps=total, seconds_left=left)
+        self.say(f"{what} {done + 1} of {total}", step=done, steps=total, seconds_left=self._left.seconds(now))
 
 
 def recover_onnx_start(
