@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import codecs
 
+from engines.errors import VoiceStudioError
 
-class NotText(ValueError):
+
+class NotText(VoiceStudioError, ValueError):
     """Bytes that are neither UTF-8 nor UTF-16 with a byte-order mark: ``line`` (1-based) and ``byte`` (offset into
     the file) of the first that is not; ``str`` says it in words."""
 
