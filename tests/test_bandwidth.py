@@ -211,3 +211,15 @@ def test_train_check_gives_the_command_for_the_resample_it_offers(narrow, tmp_pa
     assert said.startswith(" With: voice-studio dataset fix ") and said.endswith("--resample --rate 22050"), said
     assert main(sh_words(said.removeprefix(" With: "))[1:]) == 0
     assert {c.analysis["sample_rate"] for c in type(project)(project.folder).clips.values()} == {22050}
+
+
+def test_a_cache_that_cannot_be_read_is_the_datasets_fault_in_check(tmp_path):
+    """Check on a training cache whose cache.json is cut short names the cache, not "the starting voice" (the rate of
+    a run from scratch is read from the cache)."""
+    from trainer.run.preflight import preflight
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "cache.json").write_text('{"version": 1, "sett', encoding="utf-8")
+    said = [f.message for f in preflight(_options(cache, tmp_path, start="scratch")) if f.blocking]
+    assert len(said) == 1 and "starting voice" not in said[0] and "cache.json" in said[0], said

@@ -65,15 +65,16 @@ class DatasetSummary:
 def preflight(options: RunOptions) -> list[Finding]:
     """All findings for what ``options`` ask for, errors first."""
     from trainer.run.errors import RunError
-    from trainer.start.points import run_rate
+    from trainer.start.points import run_rate, start_rate
 
     findings: list[Finding] = []
     try:
-        rate = run_rate(options.start, options.dataset, options.preset)
+        start_rate(options.start)
     except (RunError, ValueError, OSError) as exc:
         return [Finding("error", f"The starting voice cannot be used: {exc}")]
-    try:
+    try:  # a training cache that cannot be read is the dataset's fault, said as summarize says it
         summary = summarize(options.dataset)
+        rate = run_rate(options.start, options.dataset, options.preset)
     except ValueError as exc:
         return [Finding("error", str(exc))]
     who = "the starting voice" if options.start != "scratch" else "training"
