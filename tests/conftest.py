@@ -169,6 +169,15 @@ def gc_on_the_gui_thread(request):
         gc.collect()
 
 
+def close_window(window, qapp) -> None:
+    """Close a test module's main window and collect it here, on the GUI thread (Qt widgets must be destroyed
+    there: ``gc_on_the_gui_thread``)."""
+    window.close()
+    window.deleteLater()
+    qapp.processEvents()
+    gc.collect()
+
+
 def tool(name: str):
     """The script ``tools/NAME.py`` loaded as a module (``tools/`` is no package, and stays off ``sys.path``)."""
     import importlib.util

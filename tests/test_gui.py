@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import subprocess
 import sys
@@ -12,6 +11,7 @@ import time
 import numpy as np
 import pytest
 import soundfile
+from conftest import close_window
 from PySide6.QtCore import QElapsedTimer, QMimeData, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent
 
@@ -40,10 +40,7 @@ def window(qapp):
     win.show()
     win.synthesize_page.preload().join()
     yield win
-    win.close()
-    win.deleteLater()
-    qapp.processEvents()
-    gc.collect()
+    close_window(win, qapp)
 
 
 @pytest.fixture

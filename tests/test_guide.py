@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import gc
-
 import pytest
+from conftest import close_window
 
 pytestmark = pytest.mark.gui
 
@@ -19,10 +18,7 @@ def window(qapp, tmp_path_factory):
     win.resize(1024 - 16, 640 - 60)
     win.show()
     yield win
-    win.close()
-    win.deleteLater()
-    qapp.processEvents()
-    gc.collect()
+    close_window(win, qapp)
 
 
 def test_help_walks_dataset_train_compare_synthesize_and_goes_to_each_page(window, qtbot):

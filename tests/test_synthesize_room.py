@@ -3,11 +3,11 @@ notices that belong to their subject, History rows, file dialogs' start folders,
 
 from __future__ import annotations
 
-import gc
 import os
 
 import numpy as np
 import pytest
+from conftest import close_window
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox, QHeaderView, QWidget
 
@@ -31,10 +31,7 @@ def window(qapp, tmp_path, monkeypatch):
     win.show_area("Synthesize")
     QApplication.processEvents()
     yield win
-    win.close()
-    win.deleteLater()
-    qapp.processEvents()
-    gc.collect()
+    close_window(win, qapp)
 
 
 def _clipped(root: QWidget) -> list[str]:

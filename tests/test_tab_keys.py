@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import gc
-
 import pytest
-from conftest import shared_path
+from conftest import close_window, shared_path
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
@@ -41,10 +39,7 @@ def window(qapp, tmp_path_factory):
     QtBot(qapp).waitUntil(lambda: not page.is_busy() and page.model.rowCount() == 5, timeout=120_000)
     win.compare_page.listen.lines_box.choose_typed("first line\nsecond line")
     yield win
-    win.close()
-    win.deleteLater()
-    qapp.processEvents()
-    gc.collect()
+    close_window(win, qapp)
 
 
 def _focus(window, qtbot, widget: QWidget) -> None:

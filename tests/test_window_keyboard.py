@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import gc
-
 import pytest
+from conftest import close_window
 from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
@@ -37,10 +36,7 @@ def window(qapp):
     win.resize(*SCREEN)
     win.show()
     yield win
-    win.close()
-    win.deleteLater()
-    qapp.processEvents()
-    gc.collect()
+    close_window(win, qapp)
 
 
 def _show(window, area: str) -> QWidget:
