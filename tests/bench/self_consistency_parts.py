@@ -153,13 +153,14 @@ def _renderer(recipe: Recipe, cache: Path):
             return np.concatenate(chunks).astype(np.float32), voice.config.sample_rate
 
         return piper
+    from engines.pool import EnginePool
     from trainer.evaluate.render import Candidate, RenderSettings, render
 
-    start = Candidate(label="start", model_path=recipe.voice)
+    start, pool = Candidate(label="start", model_path=recipe.voice), EnginePool()  # the voice loaded once
 
     def ours(text: str, seed: int) -> tuple[np.ndarray, int]:
         settings = RenderSettings(noise_scale=recipe.noise_scale, noise_w=recipe.noise_w, seed=seed)
-        rendered = render(start, text, settings, cache)
+        rendered = render(start, text, settings, cache, pool)
         return rendered.audio, rendered.sample_rate
 
     return ours
@@ -308,14 +309,15 @@ def f0_gaps(candidates: list, lines: list, settings, cache: Path) -> list[float]
     """Each candidate's F0 gap (Hz) on ``lines``: the mean over the lines of the median F0 difference of its render
     to the line's reference (``trainer.evaluate.measures.f0_rmse``), as the leaderboard's F0 gap, without the
     leaderboard's other measures."""
+    from engines.pool import EnginePool
     from trainer.evaluate.measures import f0_rmse
     from trainer.evaluate.render import render
 
-    gaps = []
+    gaps, pool = [], EnginePool()  # each candidate loaded once, not once a line
     for candidate in candidates:
         per_line = []
         for line in lines:
-            rendered = render(candidate, line.text, settings, cache)
+            rendered = render(candidate, line.text, settings, cache, pool)
             reference, rate = line.reference_audio()
             per_line.append(f0_rmse(reference, rate, rendered.audio, rendered.sample_rate)[1])
         gaps.append(float(np.mean(per_line)))
