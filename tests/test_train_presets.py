@@ -128,3 +128,21 @@ def test_setup_findings_count_in_words():
         "Only 3 clips: 100 to 2,000 make a good voice.",
         "1 clip will be left out: 1 × too short.",
     ]
+
+
+def test_a_shown_run_fills_a_blank_dataset_field_and_keeps_a_typed_one(qtbot, tmp_path):
+    """Showing (or following) a run with the setup's dataset blank fills in the run's dataset (the field stayed
+    blank beside a run training on one, issue 31); a dataset the user typed stays as typed."""
+    from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
+    from trainer.events.run_state import load_run
+
+    run = _test_run(tmp_path / "runs" / "smoke", "test")
+    page = TrainPage(Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices"), VoiceLibrary())
+    qtbot.addWidget(page)
+    assert page.setup.dataset.text() == ""
+    page.show_run(load_run(run))
+    assert page.setup.dataset.text() == str(tmp_path / "runs")  # the run's own (``_test_run``: its parent)
+    page.setup.dataset.setText(str(tmp_path / "mine"))
+    page.show_run(load_run(run))
+    assert page.setup.dataset.text() == str(tmp_path / "mine")

@@ -338,14 +338,15 @@ def test_the_train_page_shows_a_finished_scored_run_unclipped(window, scored_run
 
 
 def test_the_train_page_following_a_run_keeps_every_chart_title_in_view(window, tmp_path):
-    """Following a run at 1024×640 and in the smallest window: nothing clipped, and each time chart's bottom axis
-    title ("epoch") lies inside its chart (the epoch-time chart's one-column legend was taller than the chart and
-    pushed the title out of it; issue 31, item 2)."""
+    """Following a run at 1024×640 and in the smallest window: nothing clipped, the Run and Runs tabs whole beside
+    the stats line (its whole line, ETAs and all, was the corner's width and squeezed them into scroll arrows), and
+    each time chart's bottom axis title ("epoch") inside its chart (the epoch-time chart's one-column legend was
+    taller than the chart and pushed the title out of it; issue 31, item 2)."""
     from conftest import write_started_run
 
     from trainer.events.log import EventLog
     from trainer.events.run_state import load_run
-    from trainer.events.schema import Epoch
+    from trainer.events.schema import Epoch, Eta, Progress
 
     run = tmp_path / "runs" / "following"
     write_started_run(run, tmp_path, epochs=1000)
@@ -353,15 +354,25 @@ def test_the_train_page_following_a_run_keeps_every_chart_title_in_view(window, 
     for epoch in range(1, 6):
         times = {"seconds": 61.0, "train_s": 55.0, "val_s": 4.0, "preview_s": 1.0, "checkpoint_wait_s": 1.0}
         log.emit(Epoch(epoch=epoch, step=30 * (epoch + 1), losses={"val_mel": 1.5}, learning_rates={}, **times))
+        log.emit(Eta(epoch=epoch, seconds_left=61.0 * (999 - epoch), next_preview_s=300.0, next_checkpoint_s=300.0))
+    log.emit(Progress(epoch=6, step=190, batches=3, items_per_s=1.7, batches_total=30, elapsed_s=5.0))
     log.close()
     page = _show(window, "Train")
     page.show_run(load_run(run))
     page.tabs.setCurrentWidget(page.view)
+    stats = page.view.stats
+    assert "ETA" in stats.text() and "next checkpoint" in stats.text() and "GPU" in stats.text()
     try:
-        for size in (QSize(*SCREEN), window.minimumSize()):
+        for size in (QSize(1400, 900), QSize(*SCREEN), window.minimumSize()):
             window.resize(size)
             QApplication.processEvents()
             assert _clipped(window, page) == [], size
+            bar = page.tabs.tabBar()
+            assert bar.width() >= bar.sizeHint().width(), size  # both tabs whole, no scroll arrows
+            shown = stats.shown_text()
+            assert shown.startswith("epoch 7 of 1000 · ") and stats.fontMetrics().horizontalAdvance(shown) <= stats.width()
+            assert shown == stats.text() or shown.endswith(" · …"), shown  # whole parts; what is left out is in the tip
+            assert all(part in stats.toolTip() for part in stats.text().split(" · ")), size
             for chart in (page.view.epoch_chart, page.view.step_chart):
                 page.view.time_tabs.setCurrentWidget(chart)
                 QApplication.processEvents()

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPushButton,
     QSizePolicy,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -40,6 +39,7 @@ from studio.pages.compare_sources import CandidatesBox, SettingsBox
 from studio.state import VoiceLibrary, Workspace
 from studio.widgets.clip_player import ClipPlayer
 from studio.widgets.clip_view import ClipView
+from studio.widgets.compact import MinimumKeepingSplitter
 from studio.widgets.flow_layout import FlowLayout
 from studio.widgets.key_button import KeyButton
 from studio.widgets.mel_view import warm_mel
@@ -101,7 +101,7 @@ class ListenTab(QWidget):
         buttons = QWidget()
         buttons.setLayout(self.buttons_row)
         buttons.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
-        splitter = QSplitter()
+        splitter = MinimumKeepingSplitter()
         splitter.addWidget(_column((self.candidates_box, 1), self.lines_box, self.settings_box, self.render_button))
         splitter.addWidget(_column((self.line_list, 1), (self.view, 3), buttons, keys))
         splitter.setStretchFactor(1, 1)

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QPushButton,
-    QSplitter,
     QTabWidget,
     QTextBrowser,
     QVBoxLayout,
@@ -33,6 +32,7 @@ from studio.state import Workspace
 from studio.state_files import FolderChange
 from studio.widgets.clip_editor import ClipEditor, clips_and_editor
 from studio.widgets.clip_table import ClipTable, rows
+from studio.widgets.compact import MinimumKeepingSplitter
 from studio.widgets.flow_layout import flow_row
 from studio.widgets.histograms import HistogramPanel
 from studio.widgets.recordings_picker import StartFolders
@@ -158,7 +158,7 @@ class DatasetPage(DatasetActions, QWidget):
         """Histograms above the report text, in a splitter the user can drag; the text gets the larger part."""
         save = self._button("Save report…", self._on_save_report_clicked)
         self.report.setMinimumHeight(120)
-        self.report_splitter = QSplitter(Qt.Orientation.Vertical)
+        self.report_splitter = MinimumKeepingSplitter(Qt.Orientation.Vertical)
         self.report_splitter.addWidget(self.histograms)
         self.report_splitter.addWidget(self.report)
         self.report_splitter.setStretchFactor(0, 2)

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -30,7 +29,7 @@ from engines.voice import Voice
 from studio.line_runner import LineRunner
 from studio.speaking import ENGINE_LABELS, Line, Take, default_line, load_and_speak, replay_and_wait
 from studio.state import StudioState
-from studio.widgets.compact import scrolled
+from studio.widgets.compact import MinimumKeepingSplitter, scrolled
 from studio.widgets.engine_picker import EnginePicker
 from studio.widgets.history import HistoryList
 from studio.widgets.notices import Notices
@@ -135,7 +134,7 @@ class SynthesizePage(QWidget):
         heading.setWordWrap(True)  # the pane may be narrow: the words wrap, never cut
         right_layout.addWidget(heading)
         right_layout.addWidget(self.history, 1)
-        splitter = QSplitter()
+        splitter = MinimumKeepingSplitter()
         splitter.addWidget(scrolled(left))  # the remote panel's fields keep their height; a short window scrolls
         splitter.addWidget(right)
         splitter.setStretchFactor(0, 3)

@@ -146,7 +146,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.view, "Run")
         self.tabs.addTab(self.runs, "Runs")
-        self.tabs.setCornerWidget(self.view.stats)  # the shown run's speed and times beside its tabs: a line less
+        self.view.put_stats_beside(self.tabs)  # the shown run's speed and times beside its tabs: a line less
         self.tabs.currentChanged.connect(lambda index: self.runs.refresh() if index == 1 else None)
         run = QWidget()
         run_layout = QVBoxLayout(run)
@@ -408,6 +408,8 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         events = tail.read()
         self.state.apply_all(events)
         self._damaged = resume_damage(self.state)
+        if not self.setup.dataset.text().strip() and self.state.dataset is not None:  # say what it trains on
+            self.setup.dataset.setText(str(self.state.dataset))
         self.view.clear()
         self.view.log.add_events(events)  # its log, in words
         self._draw()

@@ -78,10 +78,34 @@ def stacked(top: QWidget, bottom: QWidget, top_height: int) -> QSplitter:
     return split(Qt.Orientation.Vertical, top, bottom, fixed=0, size=top_height)
 
 
+class MinimumKeepingSplitter(QSplitter):
+    """A splitter that gives a child its minimum size as soon as that grows (a row or chart shown inside it).
+
+    Qt's splitter honours its children's minimum sizes only when it is resized or a handle moves, so a part whose
+    minimum grew in a window left at its size stayed squeezed under it, its contents clipped (the Train page's run
+    with a best-checkpoint row shown after the window was laid out; issue 31, item 2)."""
+
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest and self._squeezed():
+            self.setSizes(self.sizes())  # laid out again within each child's minimum
+        return handled
+
+    def _squeezed(self) -> bool:
+        vertical = self.orientation() == Qt.Orientation.Vertical
+        for index, size in enumerate(self.sizes()):
+            child = self.widget(index)
+            least = child.minimumSizeHint().expandedTo(child.minimumSize())
+            if child.isVisible() and size < (least.height() if vertical else least.width()):
+                return True
+        return False
+
+
 def split(orientation: Qt.Orientation, first: QWidget, second: QWidget, fixed: int, size: int) -> QSplitter:
     """``first`` then ``second`` in a splitter of ``orientation``: the one at index ``fixed`` (0 or 1) starts
-    ``size`` px, the other takes the rest and what the window gains, and neither can be dragged shut."""
-    splitter = QSplitter(orientation)
+    ``size`` px, the other takes the rest and what the window gains, neither can be dragged shut, and a child whose
+    minimum grows gets it at once (:class:`MinimumKeepingSplitter`)."""
+    splitter = MinimumKeepingSplitter(orientation)
     splitter.addWidget(first)
     splitter.addWidget(second)
     splitter.setChildrenCollapsible(False)

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QLabel,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -20,6 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from studio.widgets.best_row import BestRowView
+from studio.widgets.compact import MinimumKeepingSplitter
+from studio.widgets.elided_label import CornerLine, ElidedLabel
 from studio.widgets.preview_list import PreviewList
 from studio.widgets.quality_chart import MEASURES as QUALITY
 from studio.widgets.quality_chart import QualityChart
@@ -30,6 +30,9 @@ from studio.widgets.train_charts import LOSSES, MIN_HEIGHT, EpochChart, LossChar
 from trainer.evaluate.run_measures import run_verdict
 from trainer.events.run_state import RunState
 from trainer.run.presets import SMOKE_TEST, is_smoke_test
+
+STATS_SEPARATOR = " · "
+"""Between the stats line's parts (``studio.widgets.run_status.stats_line``)."""
 
 
 class RunView(QWidget):
@@ -43,8 +46,8 @@ class RunView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.stats = QLabel("")
-        self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.stats: ElidedLabel = ElidedLabel("", separator=STATS_SEPARATOR)
+        """The stats line (:func:`stats_line`): the parts that fit its width, all of them in its tooltip."""
         self.epoch_chart, self.step_chart, self.loss_chart = EpochChart(), StepChart(), LossChart()
         self.milestones = QTableWidget(0, 2)
         self.milestones.setHorizontalHeaderLabels(("epoch", "train time"))
@@ -65,7 +68,7 @@ class RunView(QWidget):
         room = MIN_HEIGHT - self.time_tabs.tabBar().sizeHint().height()  # the tabs with their bar: one chart's height
         for chart in (self.epoch_chart, self.step_chart):
             chart.setMinimumHeight(room)
-        charts = QSplitter(Qt.Orientation.Vertical)
+        charts = MinimumKeepingSplitter(Qt.Orientation.Vertical)
         charts.addWidget(self.time_tabs)
         charts.addWidget(self.loss_chart)
         side = self.side = QTabWidget()
@@ -74,7 +77,7 @@ class RunView(QWidget):
         side.addTab(self.previews, "Previews")
         side.addTab(self.log, "Log")
         side.setUsesScrollButtons(False)  # its splitter keeps every tab's title in view
-        live = QSplitter()
+        live = MinimumKeepingSplitter()
         live.addWidget(charts)
         live.addWidget(side)
         live.setStretchFactor(0, 1)
@@ -90,6 +93,16 @@ class RunView(QWidget):
         layout.addWidget(self.best_row)
         layout.addWidget(live, 1)
 
+    def put_stats_beside(self, tabs: QTabWidget) -> None:
+        """Show the stats line in ``tabs``' corner, beside its tab bar, instead of above the charts (a line less for
+        them); it never takes room the tabs need (``studio.widgets.elided_label.CornerLine``)."""
+        text = self.stats.text()
+        self.layout().removeWidget(self.stats)
+        self.stats.deleteLater()
+        self.stats = CornerLine(tabs, STATS_SEPARATOR)
+        self.stats.setText(text)
+        tabs.setCornerWidget(self.stats)
+
     def clear(self) -> None:
         """Forget the previews and the log (a new run is shown)."""
         self.previews.clear()
@@ -104,8 +117,9 @@ class RunView(QWidget):
         """Redraw the stats line only: its train time moves on between events (``now``: Unix seconds)."""
         from studio.widgets.run_status import lr_tooltip
 
-        self.stats.setText(stats_line(state, now))
-        self.stats.setToolTip(lr_tooltip(state))
+        line = stats_line(state, now)
+        self.stats.setText(line)
+        self.stats.setToolTip("\n\n".join(filter(None, (line.replace(STATS_SEPARATOR, "\n"), lr_tooltip(state)))))
 
     def show_state(self, state: RunState) -> None:
         """Redraw everything from ``state``."""

@@ -56,6 +56,8 @@ class RunState:
     folder: Path
     epochs_total: int = 0
     start: str = ""
+    dataset: Path | None = None
+    """The dataset it trains on (``training.json``); None when unknown."""
     device: str = ""
     num_utterances: int = 0
     preset: str = ""
@@ -280,6 +282,7 @@ def load_run(folder: Path | str, with_events: bool = True) -> RunState:
     if document is not None:
         options = document.options
         state.start, state.preset, state.epochs_total = options.start, options.preset, options.epochs or 0
+        state.dataset = options.dataset
         state.config = document.config
     if with_events:
         state.apply_all(EventTail(folder / "events.jsonl").read())
