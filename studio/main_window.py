@@ -10,7 +10,15 @@ from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QGraphicsView, QHBoxLayout, QListWidget, QMainWindow, QStackedWidget, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QGraphicsView,
+    QHBoxLayout,
+    QListWidget,
+    QMainWindow,
+    QStackedWidget,
+    QWidget,
+)
 
 from studio.guide import FirstRunNote, GuideDialog
 from studio.pages.compare import ComparePage
@@ -20,6 +28,7 @@ from studio.pages.train import TrainPage
 from studio.settings import Settings
 from studio.shortcuts import AREAS, PAGE_KEYS, QUIT_KEYS, ShortcutsDialog, page_tooltip
 from studio.state import StudioState, Workspace
+from studio.state_files import AwayWatch
 from studio.widgets.tab_keys import install_tab_keys
 
 SMALLEST = QSize(960, 580)
@@ -91,6 +100,9 @@ class MainWindow(QMainWindow):
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.nav.setCurrentRow(AREAS.index("Synthesize"))
 
+        self.away = AwayWatch(self.state.workspace.datasets, self._shown_datasets)
+        """Dataset folders changed while the studio was not the active window (a command in a terminal)."""
+        QApplication.instance().applicationStateChanged.connect(self._on_application_state)
         self.first_run = FirstRunNote()
         self.first_run.show_guide.connect(self.show_guide)
         self.state.workspace.events.dataset_project.connect(lambda _path: self._update_first_run())
@@ -138,6 +150,18 @@ class MainWindow(QMainWindow):
         dialog.go.connect(self.show_area)
         dialog.show()
         return dialog
+
+    def _shown_datasets(self) -> list[Path]:
+        """The dataset folders the pages show: the Dataset page's project and the Train page's dataset."""
+        typed = self.train_page.setup.dataset.text().strip()
+        return [self.dataset_page.project_dir, *([Path(typed)] if typed else [])]
+
+    def _on_application_state(self, state: Qt.ApplicationState) -> None:
+        """Away (another application active): note the shown datasets' files; back: announce those that changed."""
+        if state == Qt.ApplicationState.ApplicationActive:
+            self.away.returned()
+        elif state in (Qt.ApplicationState.ApplicationInactive, Qt.ApplicationState.ApplicationHidden):
+            self.away.left()
 
     def _update_first_run(self) -> None:
         """Show the first-run note until a dataset project or a run exists (``studio.guide.started``)."""

@@ -12,11 +12,15 @@ worked out from it.
 - ``Workspace.runs``: the Train page, as a run it shows (its own trainer's, or one trained elsewhere and
   followed) ends an epoch, ranks a checkpoint or ends. The Compare page then lists the run's new checkpoints
   and redraws its curves.
+
+Changes made outside the studio (``voice-studio dataset fix`` in a terminal) are found by :class:`AwayWatch`
+when the studio's window is active again, and announced on the same channel as :data:`OUTSIDE`'s.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,3 +66,57 @@ class FolderChanges:
         change = FolderChange(folders=tuple(Path(f) for f in folders), what=what)
         self.events.changed.emit(change)
         return change
+
+
+OUTSIDE = "something outside the studio"
+"""Who changed a folder that changed while the studio was not the active window (a command in a terminal)."""
+
+Stamp = tuple[tuple[str, int, int], ...]
+
+
+def folder_stamp(folder: Path) -> Stamp | None:
+    """What a change of ``folder``'s files changes: ``(name, mtime ns, size)`` of each entry directly in it and of
+    each entry of its subfolders (a project's manifest and clips, a Piper folder's metadata.csv and wavs); None when
+    it is not a folder. Files are written by replacing them, so a change shows in a time or size here."""
+    if not folder.is_dir():
+        return None
+    entries = []
+    for path in (folder, *(p for p in folder.iterdir() if p.is_dir())):
+        for entry in os.scandir(path):
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:  # gone between the listing and the look
+                continue
+            entries.append((os.path.relpath(entry.path, folder), info.st_mtime_ns, info.st_size))
+    return tuple(sorted(entries))
+
+
+class AwayWatch:
+    """Finds the shown folders whose files changed while the studio was away (not the active application) and
+    announces them on ``channel`` as changed by :data:`OUTSIDE`, so every page showing one reads it again, as for
+    a change a page made. No Qt: the main window calls :meth:`left` and :meth:`returned` as the application's
+    state changes.
+
+    Args:
+        channel: the ``Workspace``'s channel for the folders' kind (``datasets``).
+        shown: the folders pages show now (the Dataset page's project, the Train page's dataset).
+    """
+
+    def __init__(self, channel: FolderChanges, shown: Callable[[], list[Path]]) -> None:
+        self.channel, self.shown = channel, shown
+        self._stamps: dict[str, Stamp | None] = {}
+
+    def left(self) -> None:
+        """The studio stopped being the active application: what the shown folders hold now."""
+        self._stamps = {_key(folder): folder_stamp(folder) for folder in self._folders()}
+
+    def returned(self) -> FolderChange | None:
+        """The studio is active again: the shown folders that changed since :meth:`left`, announced (None: none)."""
+        changed = [f for f in self._folders() if _key(f) in self._stamps and folder_stamp(f) != self._stamps[_key(f)]]
+        self._stamps = {}
+        return self.channel.announce(*changed, what=OUTSIDE) if changed else None
+
+    def _folders(self) -> list[Path]:
+        """The shown folders, each once (two pages may show the same one)."""
+        unique = {_key(Path(str(f).strip())): Path(str(f).strip()) for f in self.shown() if str(f).strip()}
+        return list(unique.values())

@@ -84,3 +84,12 @@ def test_the_recovery_stage_says_its_time_left_by_the_same_rule(tmp_path):
     said = EventTail(tmp_path / "events.jsonl").read()
     assert [e.seconds_left for e in said[:4]] == [None] * 4
     assert said[-1].message == "recovering: fitting step 6 of 20" and said[-1].seconds_left == pytest.approx(15.0)
+
+
+def test_from_the_third_epoch_the_first_is_left_out_and_the_later_half_counts():
+    """A first epoch that compiled (300 s) then 100 s epochs: the estimate is 100 s from the third epoch on, not
+    the 167 s of the mean of all; a run that slowed (other work on the machine) is estimated at its recent pace."""
+    assert epoch_estimate([(300.0, 0.0), (100.0, 0.0)]) == pytest.approx(200.0)  # too few to leave one out
+    assert epoch_estimate([(300.0, 0.0), (100.0, 0.0), (100.0, 0.0)]) == pytest.approx(100.0)
+    slowed = [(300.0, 0.0), (100.0, 0.0), (100.0, 0.0), (150.0, 0.0), (150.0, 0.0)]
+    assert epoch_estimate(slowed) == pytest.approx(150.0)

@@ -147,3 +147,48 @@ def test_a_run_followed_on_the_train_page_shows_its_new_epoch_and_checkpoint_on_
     assert [e.candidate.label for e in boxed.entries()][1] == "epoch 2 · val_mel 1.2000" and len(checked) == 1
     assert compare.runs.curves[0].epochs == [1, 2]
     train.follower.stop()
+
+
+def test_a_change_made_in_a_terminal_shows_when_the_studio_is_active_again(qtbot, tmp_path):
+    """``voice-studio dataset fix --normalize`` run while the studio was not the active application: when it is
+    active again the Dataset page shows the clips normalized, and the Train page's check of that dataset is dropped
+    with the words why (studio.state_files.AwayWatch, wired to the application's state by the main window)."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    from studio.main_window import MainWindow
+    from studio.settings import Settings
+    from studio.widgets.clip_table import COLUMNS
+    from trainer.dataset.project import DatasetProject
+
+    project = DatasetProject.create(tmp_path / "project")
+    project.import_sources([target_voice_slice(tmp_path / "piper-data", CLIPS)], workers=1)
+    window = MainWindow(Settings(), runs_root=tmp_path / "runs")
+    qtbot.addWidget(window)
+    dataset, train = window.dataset_page, window.train_page
+    dataset.open_project(project.folder)
+    train.setup.dataset.setText(str(project.folder))
+    train.setup.start.setCurrentIndex(train.setup.start.findData("scratch"))
+    _checked(qtbot, train)
+    edited = COLUMNS.index("edited")
+    marks = lambda: [dataset.model.data(dataset.model.index(r, edited)) for r in range(dataset.model.rowCount())]  # noqa: E731
+    assert len(marks()) == CLIPS and not any("normaliz" in str(mark) for mark in marks())
+
+    state = QApplication.instance().applicationStateChanged
+    state.emit(Qt.ApplicationState.ApplicationInactive)
+    command = [sys.executable, "-m", "studio", "dataset", "fix", str(project.folder), "--normalize"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert not any("normaliz" in str(mark) for mark in marks())  # away: nothing read yet
+    state.emit(Qt.ApplicationState.ApplicationActive)
+    assert all("normaliz" in str(mark) for mark in marks()), marks()
+    assert train.setup.current == [] and not train.status.text().startswith("Checked:")
+    assert "Something outside the studio changed the dataset" in train.status.text(), train.status.text()
+    state.emit(Qt.ApplicationState.ApplicationInactive)  # away and back with nothing changed: the check stays
+    _checked(qtbot, train)
+    state.emit(Qt.ApplicationState.ApplicationActive)
+    assert train.status.text().startswith("Checked:") and train.setup.current

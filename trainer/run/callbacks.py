@@ -252,7 +252,9 @@ class EventsCallback(L.Callback):
 
 def epoch_estimate(history: list[tuple[float, float]]) -> float:
     """Seconds an epoch still to come will take: the mean of the epochs so far whose generator trained all epoch
-    long, else (all in the discriminator warm-up so far) of every epoch.
+    long, else (all in the discriminator warm-up so far) of every epoch. From the third such epoch on, as
+    ``trainer.time_left`` counts items, the first is left out (it carries the warm-up: compiling, caches filling,
+    the first previews) and the mean is of the later half of the rest (the rate now, under today's load).
 
     Args:
         history: ``(seconds, warm-up share)`` per epoch of this session, the share (0-1) from the epoch's
@@ -266,6 +268,9 @@ def epoch_estimate(history: list[tuple[float, float]]) -> float:
         raise ValueError("no epoch to estimate from")
     trained = [seconds for seconds, warming in history if warming <= 0.0]
     chosen = trained or [seconds for seconds, _ in history]
+    if len(chosen) >= 3:
+        settled = chosen[1:]
+        chosen = settled[len(settled) // 2 :]
     return sum(chosen) / len(chosen)
 
 
