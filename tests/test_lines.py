@@ -132,18 +132,31 @@ def test_folders_that_are_neither_runs_nor_projects_are_named(tmp_path):
         run_candidates(Path(tmp_path))
 
 
-def test_a_checkpoint_of_a_run_is_labelled_as_the_run_labels_it(new_run, make_tiny_checkpoint, tmp_path):
+@pytest.fixture
+def trained_run(new_run, make_tiny_checkpoint, tmp_path):
+    """A copy of ``new_run`` (named ``tune`` too) with a ranked checkpoint of epoch 2 and a ``last.ckpt``: the module's
+    run stays as it was made, so no test depends on another having added them."""
+    import shutil
+
+    run = shutil.copytree(new_run, tmp_path / "runs" / new_run.name)
+    folder = run / "checkpoints"
+    folder.mkdir(exist_ok=True)
+    ranking = [[0.6171204447746277, "best-epoch=0001-val_mel=0.6171.ckpt"]]
+    make_tiny_checkpoint(folder / ranking[0][1])
+    (folder / "best.json").write_text(json.dumps({"metric": "val_mel", "ranking": ranking}))
+    make_tiny_checkpoint(run / "last.ckpt")
+    return run
+
+
+def test_a_checkpoint_of_a_run_is_labelled_as_the_run_labels_it(trained_run, make_tiny_checkpoint, tmp_path):
     """A ranked .ckpt or last.ckpt given as a file gets its run's label; candidates of two runs get the run's name."""
     import shutil
 
     from studio.cli.compare import listed, resolve_candidate
 
-    folder = new_run / "checkpoints"
-    folder.mkdir(exist_ok=True)
-    ranking = [[0.6171204447746277, "best-epoch=0001-val_mel=0.6171.ckpt"]]
-    ranked = make_tiny_checkpoint(folder / ranking[0][1])
-    (folder / "best.json").write_text(json.dumps({"metric": "val_mel", "ranking": ranking}))
-    last = make_tiny_checkpoint(new_run / "last.ckpt")
+    new_run = trained_run
+    ranked = new_run / "checkpoints" / "best-epoch=0001-val_mel=0.6171.ckpt"
+    last = new_run / "last.ckpt"
     assert file_candidate(ranked).label == "epoch 2 · val_mel 0.6171" == resolve_candidate(str(ranked))[0].label
     assert file_candidate(last).label == "last" == resolve_candidate(str(last))[0].label
     loose = make_tiny_checkpoint(tmp_path / "best-epoch=0001-val_mel=0.6171.ckpt")
@@ -157,7 +170,7 @@ def test_a_checkpoint_of_a_run_is_labelled_as_the_run_labels_it(new_run, make_ti
     assert [c.label for c in two_runs] == ["tune/epoch 2 · val_mel 0.6171", "tune/last", "start: joe", "other/last"]
 
 
-def test_the_cli_and_the_compare_page_label_two_runs_alike(new_run, tmp_path, qtbot):
+def test_the_cli_and_the_compare_page_label_two_runs_alike(trained_run, tmp_path, qtbot):
     """The same two runs listed by ``voice-studio compare`` and by the Compare page's candidate list: the same
     labels for the same files (trainer.evaluate.labels), each run's own prefixed with its folder name."""
     import shutil
@@ -167,6 +180,7 @@ def test_the_cli_and_the_compare_page_label_two_runs_alike(new_run, tmp_path, qt
     from studio.pages.compare_sources import CandidatesBox
     from studio.state import VoiceLibrary, Workspace
 
+    new_run = trained_run
     other = shutil.copytree(new_run, tmp_path / "tune-b")
     cli = {c.model_path.resolve(): c.label for c in listed([str(new_run), str(other)])}
     box = CandidatesBox(Workspace(runs_dir=tmp_path, voices_dir=user_voice_dir()), VoiceLibrary())
