@@ -102,7 +102,9 @@ class MainWindow(QMainWindow):
 
         self.away = AwayWatch(self.state.workspace.datasets, self._shown_datasets)
         """Dataset folders changed while the studio was not the active window (a command in a terminal)."""
-        QApplication.instance().applicationStateChanged.connect(self._on_application_state)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.applicationStateChanged.connect(self._on_application_state)
         self.first_run = FirstRunNote()
         self.first_run.show_guide.connect(self.show_guide)
         self.state.workspace.events.dataset_project.connect(lambda _path: self._update_first_run())

@@ -95,8 +95,10 @@ class MinimumKeepingSplitter(QSplitter):
         vertical = self.orientation() == Qt.Orientation.Vertical
         for index, size in enumerate(self.sizes()):
             child = self.widget(index)
+            if child is None or not child.isVisible():
+                continue
             least = child.minimumSizeHint().expandedTo(child.minimumSize())
-            if child.isVisible() and size < (least.height() if vertical else least.width()):
+            if size < (least.height() if vertical else least.width()):
                 return True
         return False
 

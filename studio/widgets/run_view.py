@@ -97,7 +97,9 @@ class RunView(QWidget):
         """Show the stats line in ``tabs``' corner, beside its tab bar, instead of above the charts (a line less for
         them); it never takes room the tabs need (``studio.widgets.elided_label.CornerLine``)."""
         text = self.stats.text()
-        self.layout().removeWidget(self.stats)
+        layout = self.layout()
+        if layout is not None:
+            layout.removeWidget(self.stats)
         self.stats.deleteLater()
         self.stats = CornerLine(tabs, STATS_SEPARATOR)
         self.stats.setText(text)
