@@ -67,8 +67,8 @@ class MainWindow(QMainWindow):
         self.train_page = TrainPage(self.state.workspace, self.state.library)
         self.compare_page = ComparePage(self.state.workspace, self.state.library, self.state.engines)
         for page in (self.dataset_page, self.synthesize_page, self.train_page):
-            page.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
-        self.synthesize_page.checkpoint_added.connect(lambda v: self.statusBar().showMessage(f"Added {v.name}", 8000))
+            page.message.connect(lambda text: self.say(text, 8000))
+        self.synthesize_page.checkpoint_added.connect(lambda v: self.say(f"Added {v.name}", 8000))
         self.train_page.voice_exported.connect(lambda path: self.synthesize_page.add_voice_files([path]))
         self.train_page.compare_requested.connect(self.compare_run)
         self._typed = QTimer(self, singleShot=True, interval=TYPED_SAVE_MS)
@@ -108,6 +108,8 @@ class MainWindow(QMainWindow):
         self.first_run = FirstRunNote()
         self.first_run.show_guide.connect(self.show_guide)
         self.state.workspace.events.dataset_project.connect(lambda _path: self._update_first_run())
+        for channel in (self.state.workspace.datasets, self.state.workspace.runs):  # an import made the project
+            channel.events.changed.connect(lambda _change: self._update_first_run())
         self.nav.currentRowChanged.connect(lambda _row: self._update_first_run())
         self._update_first_run()
         central = QWidget()
@@ -165,6 +167,14 @@ class MainWindow(QMainWindow):
         elif state in (Qt.ApplicationState.ApplicationInactive, Qt.ApplicationState.ApplicationHidden):
             self.away.left()
 
+    def say(self, text: str, ms: int = 0) -> None:
+        """Show ``text`` in the status bar for ``ms`` (0: until the next), cut with "…" where it would run under
+        the first-run note (Qt's status bar clips a message at its permanent widgets mid-word, without a sign)."""
+        bar = self.statusBar()
+        room = bar.width() - (self.first_run.width() if self.first_run.isVisible() else 0) - 24
+        shown = bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, max(room, 40))
+        bar.showMessage(shown, ms)
+
     def _update_first_run(self) -> None:
         """Show the first-run note until a dataset project or a run exists (``studio.guide.started``)."""
         workspace = self.state.workspace
@@ -198,7 +208,7 @@ class MainWindow(QMainWindow):
         try:
             self.settings.save()
         except OSError as exc:
-            self.statusBar().showMessage(f"Could not save settings: {exc}", 8000)
+            self.say(f"Could not save settings: {exc}", 8000)
 
     # --- drag and drop ----------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
@@ -215,7 +225,7 @@ class MainWindow(QMainWindow):
         added = self.synthesize_page.add_voice_files(paths)
         if added:
             self.show_area("Synthesize")
-            self.statusBar().showMessage(f"Added {', '.join(v.name for v in added)}", 8000)
+            self.say(f"Added {', '.join(v.name for v in added)}", 8000)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self._save_settings()  # the text as typed until now, and the History

@@ -65,3 +65,32 @@ def test_the_first_run_note_shows_until_a_dataset_project_exists(window, qtbot, 
     window.first_run.follow("hide")
     window.show_area("Train")
     assert not window.first_run.isVisible()
+
+
+def test_an_import_into_the_shown_folder_hides_the_note_and_messages_stop_before_it(qtbot, tmp_path):
+    """The Dataset page shows a folder that is not a project yet; an import makes it one, and the note goes at once
+    (it stayed beside the project until the folder was chosen again). A message longer than the room left of the
+    note ends in "…" instead of running under it."""
+    from conftest import target_voice_slice
+
+    from studio.main_window import MainWindow
+    from studio.settings import Settings
+
+    window = MainWindow(Settings(), runs_root=tmp_path / "runs")
+    qtbot.addWidget(window)
+    window.resize(1024 - 16, 640 - 60)
+    window.show()
+    page = window.dataset_page
+    page.project_dir = tmp_path / "new-project"
+    assert window.first_run.isVisible()
+    long = "A message about what an import found, " * 8
+    window.say(long)
+    shown = window.statusBar().currentMessage()
+    assert shown.endswith("…") and len(shown) < len(long)
+    room = window.statusBar().width() - window.first_run.width()
+    assert window.statusBar().fontMetrics().horizontalAdvance(shown) < room
+    page.import_paths([target_voice_slice(tmp_path / "piper-data", 2)])
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=120_000)
+    assert page.has_project() and not window.first_run.isVisible()
+    window.say(long)
+    assert window.statusBar().currentMessage() != long  # no note now: the whole bar's width, still one line

@@ -370,7 +370,8 @@ def test_the_train_page_following_a_run_keeps_every_chart_title_in_view(window, 
             bar = page.tabs.tabBar()
             assert bar.width() >= bar.sizeHint().width(), size  # both tabs whole, no scroll arrows
             shown = stats.shown_text()
-            assert shown.startswith("epoch 7 of 1000 · ") and stats.fontMetrics().horizontalAdvance(shown) <= stats.width()
+            assert shown.startswith("epoch 7 of 1000 · ")
+            assert stats.fontMetrics().horizontalAdvance(shown) <= stats.width()
             assert shown == stats.text() or shown.endswith(" · …"), shown  # whole parts; what is left out is in the tip
             assert all(part in stats.toolTip() for part in stats.text().split(" · ")), size
             for chart in (page.view.epoch_chart, page.view.step_chart):

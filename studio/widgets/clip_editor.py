@@ -179,7 +179,9 @@ class ClipEditor(QWidget):
         self.region.setRegion(region if same else speech or (0, self.duration_s))
         self.cursor.setBounds((0, self.duration_s))
         self.cursor.setValue(cursor if same else self.duration_s / 2)
-        self.text.setText(text)
+        if not (same and self.text.text() == text):  # a reload keeps the text cursor where the user left it
+            self.text.setText(text)
+            self.text.setCursorPosition(0)  # a long transcript shows from its start (setText leaves it at its end)
         self.text.setStyleSheet("" if reviewed else f"background: {DRAFT_COLOR}")  # drafts stand out, as in the table
         self.text.setToolTip("" if reviewed else DRAFT_TIP)
         self.buttons["confirm"].setEnabled(clip_id is not None and not reviewed and bool(text))
