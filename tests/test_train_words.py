@@ -174,7 +174,9 @@ def test_the_learning_rate_and_its_schedule_are_said(qtbot, tmp_path):
         "the inference path before the decoder at 10% of the generator's rate, "
         "held near the start's weights (anchor 1,000); the generator's first 100 steps rise linearly to its rate"
     )
-    assert view.stats.toolTip() == f"Learning rate: {said}: generator 2e-4 → 1e-5, discriminators 1e-4 → 5e-6; {slowed}"
+    assert view.stats.toolTip().endswith(
+        f"\n\nLearning rate: {said}: generator 2e-4 → 1e-5, discriminators 1e-4 → 5e-6; {slowed}"
+    )
     start = events.RunStart(time=T, config=config, num_utterances=9, device="cpu", epochs=1000, start="joe")
     assert sentence(start) == "Training from joe on cpu: 9 utterances, 1000 epochs, learning rate 2e-4 → 1e-5."
     state.apply(start)
@@ -190,7 +192,7 @@ def test_the_learning_rate_and_its_schedule_are_said(qtbot, tmp_path):
     view.show_stats(state, T + 81)
     assert " · lr 1.99e-04 · GPU —" in view.stats.text()
     fixed = "generator 2e-4 × 0.999875, discriminators 1e-4 × 0.9999"
-    assert view.stats.toolTip() == f"Learning rate: fixed per epoch: {fixed}"
+    assert view.stats.toolTip().endswith(f"\n\nLearning rate: fixed per epoch: {fixed}")
 
 
 def test_the_test_presets_size_is_said_for_the_start_chosen(qtbot):
