@@ -6,6 +6,7 @@ hands them to the pages, and saves the settings from them when they change.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer
@@ -174,6 +175,16 @@ class MainWindow(QMainWindow):
         room = bar.width() - (self.first_run.width() if self.first_run.isVisible() else 0) - 24
         shown = bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, max(room, 40))
         bar.showMessage(shown, ms)
+        self._said = (text, shown, time.monotonic() + ms / 1000 if ms else None)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """A message said with :meth:`say` is cut again for the new width, for what is left of its time."""
+        super().resizeEvent(event)
+        text, shown, until = getattr(self, "_said", ("", "", None))
+        if text and self.statusBar().currentMessage() == shown:
+            left = 0 if until is None else int((until - time.monotonic()) * 1000)
+            if until is None or left > 0:
+                self.say(text, left)
 
     def _update_first_run(self) -> None:
         """Show the first-run note until a dataset project or a run exists (``studio.guide.started``)."""

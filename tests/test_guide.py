@@ -92,5 +92,11 @@ def test_an_import_into_the_shown_folder_hides_the_note_and_messages_stop_before
     page.import_paths([target_voice_slice(tmp_path / "piper-data", 2)])
     qtbot.waitUntil(lambda: not page.is_busy(), timeout=120_000)
     assert page.has_project() and not window.first_run.isVisible()
-    window.say(long)
-    assert window.statusBar().currentMessage() != long  # no note now: the whole bar's width, still one line
+    window.resize(1280, 800)
+    window.say(long, 60_000)
+    wide = window.statusBar().currentMessage()
+    assert wide.endswith("…") and len(shown) < len(wide) < len(long)  # no note now: the whole bar's width
+    window.resize(1024 - 16, 640 - 60)  # narrower: cut again for the new width, not clipped at the edge
+    narrow = window.statusBar().currentMessage()
+    assert narrow.endswith("…") and len(narrow) < len(wide)
+    assert window.statusBar().fontMetrics().horizontalAdvance(narrow) < window.statusBar().width()
