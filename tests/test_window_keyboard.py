@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
+    QTabBar,
     QVBoxLayout,
     QWidget,
 )
@@ -68,10 +69,13 @@ def test_every_page_fits_a_1024x640_screen_unclipped(window, area):
     assert least.width() <= SCREEN[0] - FRAME[0] and least.height() <= SCREEN[1] - FRAME[1], least
     assert window.size().toTuple() == SCREEN  # the window took the size; no page forced it wider
     assert _clipped(window, page) == []
-    window.resize(window.minimumSize())  # the smallest it can be made: still nothing clipped
-    QApplication.processEvents()
     try:
-        assert _clipped(window, page) == []
+        for size in (window.minimumSize(), QSize(1400, 900)):  # the smallest it can be made, and a larger screen
+            window.resize(size)
+            QApplication.processEvents()
+            assert _clipped(window, page) == [], size
+            bars = [b for b in page.findChildren(QTabBar) if b.isVisibleTo(window)]
+            assert all(b.width() >= b.sizeHint().width() for b in bars), size  # every tab whole, no scroll arrows
     finally:
         window.resize(*SCREEN)
 
