@@ -101,7 +101,7 @@ class MainWindow(QMainWindow):
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.nav.setCurrentRow(AREAS.index("Synthesize"))
 
-        self.away = AwayWatch(self.state.workspace.datasets, self._shown_datasets)
+        self.away = AwayWatch(self.state.workspace.datasets, self._shown_datasets, self._writing_datasets)
         """Dataset folders changed while the studio was not the active window (a command in a terminal)."""
         app = QApplication.instance()
         if isinstance(app, QApplication):
@@ -160,6 +160,10 @@ class MainWindow(QMainWindow):
         """The dataset folders the pages show: the Dataset page's project and the Train page's dataset."""
         typed = self.train_page.setup.dataset.text().strip()
         return [self.dataset_page.project_dir, *([Path(typed)] if typed else [])]
+
+    def _writing_datasets(self) -> bool:
+        """Whether a job of the studio's is writing dataset folders now (the Dataset page's, a Resample)."""
+        return self.dataset_page.is_busy() or self.train_page.is_resampling()
 
     def _on_application_state(self, state: Qt.ApplicationState) -> None:
         """Away (another application active): note the shown datasets' files; back: announce those that changed."""

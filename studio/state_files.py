@@ -97,14 +97,23 @@ class AwayWatch:
     a change a page made. No Qt: the main window calls :meth:`left` and :meth:`returned` as the application's
     state changes.
 
+    The studio's own changes while it was away are not taken for outside ones: a change announced on ``channel``
+    meanwhile is noted again (the page that made it announced it), and nothing is announced while ``busy()`` (a
+    job of the studio's still writing the folders announces its change when it ends).
+
     Args:
         channel: the ``Workspace``'s channel for the folders' kind (``datasets``).
         shown: the folders pages show now (the Dataset page's project, the Train page's dataset).
+        busy: whether a job of the studio's is writing dataset folders now.
     """
 
-    def __init__(self, channel: FolderChanges, shown: Callable[[], list[Path]]) -> None:
-        self.channel, self.shown = channel, shown
+    def __init__(
+        self, channel: FolderChanges, shown: Callable[[], list[Path]], busy: Callable[[], bool] = lambda: False
+    ) -> None:
+        self.channel, self.shown, self.busy = channel, shown, busy
         self._stamps: dict[str, Stamp | None] = {}
+        self._announcing = False
+        channel.events.changed.connect(self._on_changed)
 
     def left(self) -> None:
         """The studio stopped being the active application: what the shown folders hold now."""
@@ -114,7 +123,21 @@ class AwayWatch:
         """The studio is active again: the shown folders that changed since :meth:`left`, announced (None: none)."""
         changed = [f for f in self._folders() if _key(f) in self._stamps and folder_stamp(f) != self._stamps[_key(f)]]
         self._stamps = {}
-        return self.channel.announce(*changed, what=OUTSIDE) if changed else None
+        if not changed or self.busy():
+            return None
+        self._announcing = True
+        try:
+            return self.channel.announce(*changed, what=OUTSIDE)
+        finally:
+            self._announcing = False
+
+    def _on_changed(self, change: FolderChange) -> None:
+        """A page announced its own change while the studio was away: what the folder holds now is not news."""
+        if self._announcing:
+            return
+        for folder in change.folders:
+            if _key(folder) in self._stamps:
+                self._stamps[_key(folder)] = folder_stamp(folder)
 
     def _folders(self) -> list[Path]:
         """The shown folders, each once (two pages may show the same one)."""

@@ -192,3 +192,33 @@ def test_a_change_made_in_a_terminal_shows_when_the_studio_is_active_again(qtbot
     _checked(qtbot, train)
     state.emit(Qt.ApplicationState.ApplicationActive)
     assert train.status.text().startswith("Checked:") and train.setup.current
+
+
+def test_the_studios_own_changes_while_away_are_not_taken_for_outside_ones(tmp_path):
+    """A change a page announced while the studio was away is not announced again as made outside it, nor one made
+    while a job of the studio's still writes; a change nobody announced is, once (studio.state_files.AwayWatch)."""
+    from studio.state_files import OUTSIDE, AwayWatch, FolderChanges
+
+    folder = tmp_path / "project"
+    (folder / "clips").mkdir(parents=True)
+    channel, heard, busy = FolderChanges(), [], [False]
+    channel.events.changed.connect(heard.append)
+    watch = AwayWatch(channel, lambda: [folder], lambda: busy[0])
+
+    def change(name: str) -> None:
+        (folder / "clips" / name).write_bytes(b"x" * len(heard + [name]))
+
+    watch.left()
+    change("a.wav")
+    channel.announce(folder, what="a fix on the Dataset page")  # the page that made it said so
+    assert watch.returned() is None and [c.what for c in heard] == ["a fix on the Dataset page"]
+    watch.left()
+    busy[0] = True
+    change("b.wav")
+    assert watch.returned() is None and len(heard) == 1  # the job says what it changed when it ends
+    busy[0] = False
+    watch.left()
+    change("c.wav")
+    said = watch.returned()
+    assert said is not None and said.what == OUTSIDE and said.concerns(folder) and len(heard) == 2
+    assert watch.returned() is None  # back again without having left: nothing new

@@ -81,7 +81,13 @@ class TrainActions:
         task.progress.connect(moved)
         task.done.connect(lambda _: ended(None))
         task.failed.connect(ended)
-        return task.start()
+        self._resampling = task.start()
+        return self._resampling
+
+    def is_resampling(self) -> bool:
+        """Whether a Resample of this page's is writing the dataset's curated copies now."""
+        task = getattr(self, "_resampling", None)
+        return task is not None and task.is_running()
 
     def export_button(self) -> QToolButton:
         """The Export voice button: a click exports the recommended checkpoint; its menu offers the lowest val_mel
