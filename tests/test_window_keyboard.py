@@ -348,6 +348,7 @@ def test_the_train_page_following_a_run_keeps_every_chart_title_in_view(window, 
     taller than the chart and pushed the title out of it; issue 31, item 2)."""
     from conftest import write_started_run
 
+    from studio.pages.train import STOPPING
     from trainer.events.log import EventLog
     from trainer.events.run_state import load_run
     from trainer.events.schema import Epoch, Eta, Progress
@@ -378,6 +379,12 @@ def test_the_train_page_following_a_run_keeps_every_chart_title_in_view(window, 
             assert stats.fontMetrics().horizontalAdvance(shown) <= stats.width()
             assert shown == stats.text() or shown.endswith(" · …"), shown  # whole parts; what is left out is in the tip
             assert all(part in stats.toolTip() for part in stats.text().split(" · ")), size
+            top = page.tabs.mapTo(page, page.tabs.rect().topLeft()).y()
+            for said in ("Stopped.", f"{STOPPING} {'a long line that wraps onto a second one ' * 4}"):
+                page.status.setText(said)
+                QApplication.processEvents()
+                assert page.tabs.mapTo(page, page.tabs.rect().topLeft()).y() == top, (size, said)  # nothing jumps
+                assert _clipped(window, page) == [], (size, said)
             for chart in (page.view.epoch_chart, page.view.step_chart):
                 page.view.time_tabs.setCurrentWidget(chart)
                 QApplication.processEvents()

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEvent, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractButton,
     QLabel,
@@ -133,6 +133,8 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         self.needs.setVisible(bool(self.needs.text()))
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.status.setMinimumHeight(STATUS_LINES * self.status.fontMetrics().lineSpacing())
+        self.status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self._inputs_line = ("", False)
         """The status line shown when it was about the choices (the next step, or a check's result: True), so a
         change of them replaces it (``_say_inputs``); any other line (a run's) stays."""
@@ -518,6 +520,10 @@ def start_label(voice: Voice) -> str:
     return f"{smoke_prefix(voice.config.raw)}{voice.name} ({voice.model_path.name})"
 
 
+STATUS_LINES = 2
+"""Lines the status line always has room for: a message that wraps to a second line (a run's start, Stop, a
+resume naming its folder) no longer moves the tabs and charts under it down and back (a click meant for the Runs
+tab landed on Score), nor cuts the charts' lower edge."""
 STOPPING = "Stopping after this epoch (Stop again to end now); until then:"
 """How the status line begins once Stop was pressed (the trainer finishes its epoch and writes its checkpoint)."""
 SETUP_ROWS = 1
