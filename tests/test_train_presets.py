@@ -92,7 +92,10 @@ def test_a_test_preset_run_is_labelled_a_smoke_test(qtbot, tmp_path):
     assert "Smoke test only" in rows["smoke"].toolTip()
     assert rows["real"].text() == "medium"
     page.show_run(load_run(smoke))
-    assert page.status.text() == "smoke: running, 1 epoch. A smoke test, not a usable voice."
+    assert page.status.text() == (
+        "smoke: running, 1 epoch. A smoke test, not a usable voice. From scratch, test preset, 2 epochs planned"
+        " (Resume goes on with these; Start uses the Setup's)."
+    )
     page.show_run(load_run(real))
     assert "smoke" not in page.status.text() and "1 epoch." in page.status.text()
 

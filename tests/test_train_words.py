@@ -205,11 +205,13 @@ def test_the_test_presets_size_is_said_for_the_start_chosen(qtbot):
     setup.preset.setCurrentText("test")
     setup.start.setCurrentIndex(setup.start.findData("joe"))
     assert setup.about.text() == (
-        "Smoke test only, not a usable voice: the start voice's size (from scratch: 0.14 M), 2 epochs, "
+        "Smoke test only, not a usable voice: the start voice's size (from scratch: 0.14 M), 2 epochs by default, "
         "minutes on a CPU."
     )
     setup.start.setCurrentIndex(setup.start.findData("scratch"))
-    assert setup.about.text() == "Smoke test only, not a usable voice: 0.14 M parameters, 2 epochs, minutes on a CPU."
+    assert setup.about.text() == (
+        "Smoke test only, not a usable voice: 0.14 M parameters, 2 epochs by default, minutes on a CPU."
+    )
     setup.preset.setCurrentText("low")  # its rate holds from scratch only: from joe the run is joe's 22,050 Hz
     assert setup.about.text().startswith("Piper low, 16,000 Hz: 23.7 M parameters")
     setup.start.setCurrentIndex(setup.start.findData("joe"))

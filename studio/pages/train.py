@@ -430,6 +430,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         damaged = f" {DAMAGED_RESUME.format(why=self._damaged)}" if self._damaged else ""
         self.status.setText(
             f"{state.folder.name}: {state.status}, {count(state.epochs_done, 'epoch')}.{smoke}{following}{damaged}"
+            f"{shown_run_words(state)}"
         )
 
     def _on_followed(self, events: list[Event]) -> None:
@@ -518,6 +519,17 @@ def training_missing() -> str:
 def start_label(voice: Voice) -> str:
     """A starting point as the setup lists it: name, file, and whether it is only a smoke test."""
     return f"{smoke_prefix(voice.config.raw)}{voice.name} ({voice.model_path.name})"
+
+
+def shown_run_words(state: RunState) -> str:
+    """What a shown run is, after its status line's first sentence: `` From joe, test preset, 20 epochs planned
+    (Resume goes on with these; Start uses the Setup's).`` The Setup keeps the user's choices for a new run, which
+    a newcomer took for the shown run's. ``""`` when the run's settings are unknown."""
+    if not state.preset:
+        return ""
+    start = "From scratch" if state.start == "scratch" else f"From {Path(state.start).stem if state.start else '?'}"
+    planned = f", {count(state.epochs_total, 'epoch')} planned" if state.epochs_total else ""
+    return f" {start}, {state.preset} preset{planned} (Resume goes on with these; Start uses the Setup's)."
 
 
 STATUS_LINES = 2

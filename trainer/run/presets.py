@@ -23,14 +23,14 @@ PRESETS = ("test", *QUALITIES)
 SMOKE_TEST = "smoke test, not a usable voice"
 """How a voice or run of the ``test`` preset is labelled wherever it shows (it only checks the pipeline)."""
 ABOUT = {
-    "test": "Smoke test only, not a usable voice: 0.14 M parameters, 2 epochs, minutes on a CPU.",
-    "x-low": "The smallest Piper voice, 16,000 Hz: 7.1 M parameters, 1,000 epochs, hours on a GPU.",
-    "low": "Piper low, 16,000 Hz: 23.7 M parameters, 1,000 epochs, hours on a GPU.",
-    "medium": "The usual choice, as the embedded voice: 23.7 M parameters, 1,000 epochs, hours on a GPU.",
-    "high": "The largest Piper voice: 36.3 M parameters, 1,000 epochs, the slowest: hours on a GPU.",
+    "test": "Smoke test only, not a usable voice: 0.14 M parameters, 2 epochs by default, minutes on a CPU.",
+    "x-low": "The smallest Piper voice, 16,000 Hz: 7.1 M parameters, 1,000 epochs by default, hours on a GPU.",
+    "low": "Piper low, 16,000 Hz: 23.7 M parameters, 1,000 epochs by default, hours on a GPU.",
+    "medium": "The usual choice, as the embedded voice: 23.7 M parameters, 1,000 epochs by default, hours on a GPU.",
+    "high": "The largest Piper voice: 36.3 M parameters, 1,000 epochs by default, the slowest: hours on a GPU.",
 }
 """One line per preset: what it is for, its generator's size (parameters, ``trainer.run.disk.network_size``),
-its epochs and the time to expect."""
+its default epochs (the Epochs field may say others) and the time to expect."""
 DETAILS = {
     "test": "It checks the dataset and the pipeline end to end: 16 clips took 2.5 min on 2 shared CPU cores.",
     "x-low": "Fastest to train and to speak; the plainest sound.",
