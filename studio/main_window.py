@@ -41,6 +41,9 @@ FRAME = QSize(16, 60)
 Set explicitly because wrapped button rows need more height at a narrow width than the layouts' minimum says."""
 TYPED_SAVE_MS = 1500
 """The settings keep the text box this long after typing pauses (and at close), not at every key."""
+LOOK_MS = 3000
+"""How often the shown dataset folders are looked at for changes made outside the studio (a listing of a
+project's folders: a few milliseconds for 2,000 clips), milliseconds."""
 
 
 class MainWindow(QMainWindow):
@@ -102,7 +105,11 @@ class MainWindow(QMainWindow):
         self.nav.setCurrentRow(AREAS.index("Synthesize"))
 
         self.away = AwayWatch(self.state.workspace.datasets, self._shown_datasets, self._writing_datasets)
-        """Dataset folders changed while the studio was not the active window (a command in a terminal)."""
+        """Dataset folders changed without a page saying so (a command in a terminal)."""
+        self._looking = QTimer(self, interval=LOOK_MS)
+        self._looking.timeout.connect(self.away.look)
+        self._looking.start()
+        self.nav.currentRowChanged.connect(lambda _row: self.away.look())
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.applicationStateChanged.connect(self._on_application_state)
@@ -166,11 +173,9 @@ class MainWindow(QMainWindow):
         return self.dataset_page.is_busy() or self.train_page.is_resampling()
 
     def _on_application_state(self, state: Qt.ApplicationState) -> None:
-        """Away (another application active): note the shown datasets' files; back: announce those that changed."""
+        """Back from another application (a terminal, perhaps): the shown datasets are looked at at once."""
         if state == Qt.ApplicationState.ApplicationActive:
-            self.away.returned()
-        elif state in (Qt.ApplicationState.ApplicationInactive, Qt.ApplicationState.ApplicationHidden):
-            self.away.left()
+            self.away.look()
 
     def say(self, text: str, ms: int = 0) -> None:
         """Show ``text`` in the status bar for ``ms`` (0: until the next), cut with "…" where it would run under

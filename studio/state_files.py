@@ -14,7 +14,7 @@ worked out from it.
   and redraws its curves.
 
 Changes made outside the studio (``voice-studio dataset fix`` in a terminal) are found by :class:`AwayWatch`
-when the studio's window is active again, and announced on the same channel as :data:`OUTSIDE`'s.
+within a few seconds, and announced on the same channel as :data:`OUTSIDE`'s.
 """
 
 from __future__ import annotations
@@ -92,14 +92,14 @@ def folder_stamp(folder: Path) -> Stamp | None:
 
 
 class AwayWatch:
-    """Finds the shown folders whose files changed while the studio was away (not the active application) and
-    announces them on ``channel`` as changed by :data:`OUTSIDE`, so every page showing one reads it again, as for
-    a change a page made. No Qt: the main window calls :meth:`left` and :meth:`returned` as the application's
-    state changes.
+    """Finds the shown folders whose files changed without a page saying so (``voice-studio dataset fix`` in a
+    terminal) and announces them on ``channel`` as changed by :data:`OUTSIDE`, so every page showing one reads it
+    again, as for a change a page made. No Qt: the main window calls :meth:`look` every few seconds, when the
+    studio is the active application again and when another page is shown.
 
-    The studio's own changes while it was away are not taken for outside ones: a change announced on ``channel``
-    meanwhile is noted again (the page that made it announced it), and nothing is announced while ``busy()`` (a
-    job of the studio's still writing the folders announces its change when it ends).
+    The studio's own changes are not taken for outside ones: a change announced on ``channel`` is noted as the
+    folder's state (the page that made it said so), and nothing is announced while ``busy()`` (a job of the
+    studio's still writing the folders announces its change when it ends); what it wrote meanwhile is noted.
 
     Args:
         channel: the ``Workspace``'s channel for the folders' kind (``datasets``).
@@ -112,17 +112,19 @@ class AwayWatch:
     ) -> None:
         self.channel, self.shown, self.busy = channel, shown, busy
         self._stamps: dict[str, Stamp | None] = {}
+        """What each folder seen so far held when last looked at (or announced)."""
         self._announcing = False
         channel.events.changed.connect(self._on_changed)
 
-    def left(self) -> None:
-        """The studio stopped being the active application: what the shown folders hold now."""
-        self._stamps = {_key(folder): folder_stamp(folder) for folder in self._folders()}
-
-    def returned(self) -> FolderChange | None:
-        """The studio is active again: the shown folders that changed since :meth:`left`, announced (None: none)."""
-        changed = [f for f in self._folders() if _key(f) in self._stamps and folder_stamp(f) != self._stamps[_key(f)]]
-        self._stamps = {}
+    def look(self) -> FolderChange | None:
+        """Announce the shown folders whose files changed since they were last looked at (a folder seen for the
+        first time is only noted); returns the change announced, or None."""
+        changed = []
+        for folder in self._folders():
+            key, stamp = _key(folder), folder_stamp(folder)
+            if key in self._stamps and stamp != self._stamps[key]:
+                changed.append(folder)
+            self._stamps[key] = stamp
         if not changed or self.busy():
             return None
         self._announcing = True
@@ -132,7 +134,7 @@ class AwayWatch:
             self._announcing = False
 
     def _on_changed(self, change: FolderChange) -> None:
-        """A page announced its own change while the studio was away: what the folder holds now is not news."""
+        """A page announced its own change: what the folder holds now is not news."""
         if self._announcing:
             return
         for folder in change.folders:

@@ -150,9 +150,9 @@ def test_a_run_followed_on_the_train_page_shows_its_new_epoch_and_checkpoint_on_
 
 
 def test_a_change_made_in_a_terminal_shows_when_the_studio_is_active_again(qtbot, tmp_path):
-    """``voice-studio dataset fix --normalize`` run while the studio was not the active application: when it is
-    active again the Dataset page shows the clips normalized, and the Train page's check of that dataset is dropped
-    with the words why (studio.state_files.AwayWatch, wired to the application's state by the main window)."""
+    """``voice-studio dataset fix --normalize`` run in a terminal: when the studio is the active application again
+    (or within a few seconds while it is) the Dataset page shows the clips normalized, and the Train page's check
+    of that dataset is dropped with the words why (studio.state_files.AwayWatch, looked with by the main window)."""
     import subprocess
     import sys
 
@@ -179,24 +179,26 @@ def test_a_change_made_in_a_terminal_shows_when_the_studio_is_active_again(qtbot
     assert len(marks()) == CLIPS and not any("normaliz" in str(mark) for mark in marks())
 
     state = QApplication.instance().applicationStateChanged
-    state.emit(Qt.ApplicationState.ApplicationInactive)
+    window.away.look()  # what the window's timer does every few seconds
     command = [sys.executable, "-m", "studio", "dataset", "fix", str(project.folder), "--normalize"]
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert not any("normaliz" in str(mark) for mark in marks())  # away: nothing read yet
-    state.emit(Qt.ApplicationState.ApplicationActive)
+    assert not any("normaliz" in str(mark) for mark in marks())  # not looked at yet
+    state.emit(Qt.ApplicationState.ApplicationActive)  # back from the terminal
     assert all("normaliz" in str(mark) for mark in marks()), marks()
     assert train.setup.current == [] and not train.status.text().startswith("Checked:")
     assert "Something outside the studio changed the dataset" in train.status.text(), train.status.text()
-    state.emit(Qt.ApplicationState.ApplicationInactive)  # away and back with nothing changed: the check stays
     _checked(qtbot, train)
-    state.emit(Qt.ApplicationState.ApplicationActive)
+    state.emit(Qt.ApplicationState.ApplicationActive)  # nothing changed since: the check stays
     assert train.status.text().startswith("Checked:") and train.setup.current
+    done = subprocess.run([*command[:-1], "--trim"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    qtbot.waitUntil(lambda: all("trim" in str(mark) for mark in marks()), timeout=10_000)  # the timer found it
 
 
-def test_the_studios_own_changes_while_away_are_not_taken_for_outside_ones(tmp_path):
-    """A change a page announced while the studio was away is not announced again as made outside it, nor one made
-    while a job of the studio's still writes; a change nobody announced is, once (studio.state_files.AwayWatch)."""
+def test_the_studios_own_changes_are_not_taken_for_outside_ones(tmp_path):
+    """A change a page announced is not announced again as made outside the studio, nor one made while a job of the
+    studio's still writes; a change nobody announced is, once (studio.state_files.AwayWatch)."""
     from studio.state_files import OUTSIDE, AwayWatch, FolderChanges
 
     folder = tmp_path / "project"
@@ -208,17 +210,16 @@ def test_the_studios_own_changes_while_away_are_not_taken_for_outside_ones(tmp_p
     def change(name: str) -> None:
         (folder / "clips" / name).write_bytes(b"x" * len(heard + [name]))
 
-    watch.left()
+    assert watch.look() is None  # first seen: noted
     change("a.wav")
     channel.announce(folder, what="a fix on the Dataset page")  # the page that made it said so
-    assert watch.returned() is None and [c.what for c in heard] == ["a fix on the Dataset page"]
-    watch.left()
+    assert watch.look() is None and [c.what for c in heard] == ["a fix on the Dataset page"]
     busy[0] = True
     change("b.wav")
-    assert watch.returned() is None and len(heard) == 1  # the job says what it changed when it ends
+    assert watch.look() is None and len(heard) == 1  # the job says what it changed when it ends
     busy[0] = False
-    watch.left()
+    assert watch.look() is None  # what it wrote was noted while it wrote
     change("c.wav")
-    said = watch.returned()
+    said = watch.look()
     assert said is not None and said.what == OUTSIDE and said.concerns(folder) and len(heard) == 2
-    assert watch.returned() is None  # back again without having left: nothing new
+    assert watch.look() is None  # nothing new since

@@ -70,6 +70,7 @@ class TrainActions:
             said = f"Resampling failed: {with_path(folder, error)}" if error else f"Resampled {folder}"
             unchanged = generation == self._generation
             self.workspace.datasets.announce(folder, what=f"resampling to {rate:,} Hz on the Train page")
+            self._resampling = None  # said: from here a change of the folder is not this page's
             if not unchanged:  # another dataset is chosen now: its findings are not these
                 self.message.emit(f"{said}.")
             elif error is not None:
@@ -81,13 +82,13 @@ class TrainActions:
         task.progress.connect(moved)
         task.done.connect(lambda _: ended(None))
         task.failed.connect(ended)
-        self._resampling = task.start()
-        return self._resampling
+        self._resampling: Task | None = task.start()
+        return task
 
     def is_resampling(self) -> bool:
-        """Whether a Resample of this page's is writing the dataset's curated copies now."""
-        task = getattr(self, "_resampling", None)
-        return task is not None and task.is_running()
+        """Whether a Resample of this page's is writing the dataset's curated copies, or has not yet said what it
+        changed (until its end is handled on the GUI thread)."""
+        return getattr(self, "_resampling", None) is not None
 
     def export_button(self) -> QToolButton:
         """The Export voice button: a click exports the recommended checkpoint; its menu offers the lowest val_mel
