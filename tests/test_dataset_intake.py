@@ -413,3 +413,17 @@ def test_an_import_far_quieter_than_the_project_says_so(page, qtbot, tmp_path):
     page.import_paths([cards / "004.wav"])
     _wait(qtbot, page)
     assert page.hint.text() == "1 clip added, 0 already present"
+
+
+def test_dialogs_choosing_recordings_open_where_recordings_were_picked_else_in_the_users_folders(page, tmp_path):
+    """Add recordings… and Slice long recording… open in the user's Music (or Documents, or home) folder, never in
+    the project's own folder; then where recordings were picked last, also after another project is opened."""
+    from studio.widgets.start_folders import user_folder
+
+    page.new_project(tmp_path / "fresh")
+    assert page.start_folders.recordings() == user_folder("audio") != page.project_dir
+    (tmp_path / "takes").mkdir()
+    page.start_folders.picked_recordings(tmp_path / "takes" / "one.wav")
+    page.open_project(tmp_path / "other")
+    assert page.start_folders.recordings() == tmp_path / "takes"
+    assert page.start_folders.start(page.project_dir) == tmp_path  # the project's own dialogs: near the project

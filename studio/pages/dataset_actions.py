@@ -53,10 +53,10 @@ class DatasetActions(DatasetJobs):
     def _on_add_clicked(self) -> None:
         from studio.widgets.recordings_picker import RecordingsPicker
 
-        picker = RecordingsPicker(self, self.start_folders.start(self.project_dir))
+        picker = RecordingsPicker(self, self.start_folders.recordings())
         picker.exec()
         if paths := picker.chosen():
-            self.start_folders.picked(paths[0])
+            self.start_folders.picked_recordings(paths[0])
             self.import_paths(paths)
 
     def import_paths(self, paths: list[Path], replace_texts: bool = False) -> Task | None:
@@ -141,11 +141,11 @@ class DatasetActions(DatasetJobs):
         from studio.widgets.slice_options import SliceOptionsDialog
 
         kinds = "Audio (*.wav *.flac *.ogg *.mp3)"
-        start = str(self.start_folders.start(self.project_dir))
+        start = str(self.start_folders.recordings())
         files, _ = QFileDialog.getOpenFileNames(self, "Long recordings to slice", start, kinds)
         if not files:
             return
-        self.start_folders.picked(Path(files[0]))
+        self.start_folders.picked_recordings(Path(files[0]))
         dialog = SliceOptionsDialog(self)
         if dialog.exec():
             self.slice_paths([Path(f) for f in files], dialog.options(), dialog.drafting())

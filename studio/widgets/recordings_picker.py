@@ -56,10 +56,28 @@ class RecordingsPicker(QFileDialog):
 
 class StartFolders:
     """Where the Dataset page's dialogs open: the folder picked last in this project, else the project's folder
-    (its nearest existing parent while it does not exist yet). Opening another project forgets the last pick."""
+    (its nearest existing parent while it does not exist yet). Opening another project forgets the last pick.
+
+    Dialogs that choose recordings (Add recordings…, Slice long recording…) open where recordings were picked last
+    (kept when another project is opened), else in the user's Music or Documents folder or home: recordings live
+    there, never in the project's own folder (a newcomer's first Add opened inside the new project)."""
 
     def __init__(self) -> None:
         self._last: Path | None = None
+        self._recordings: Path | None = None
+
+    def recordings(self) -> Path:
+        """The folder a dialog choosing recordings opens in now."""
+        from studio.widgets.start_folders import user_folder
+
+        folder = self._recordings
+        while folder is not None and not folder.is_dir() and folder != folder.parent:
+            folder = folder.parent
+        return folder if folder is not None and folder.is_dir() else user_folder("audio")
+
+    def picked_recordings(self, path: Path) -> None:
+        """The user picked recordings at ``path`` (a file: its folder is remembered)."""
+        self._recordings = path if path.is_dir() else path.parent
 
     def start(self, project_dir: Path) -> Path:
         """The folder a dialog opens in now."""
