@@ -125,3 +125,19 @@ def test_the_train_pages_quality_tab_says_the_verdict(qtbot, run):
     (run / "events.jsonl").write_text("\n".join(lines) + "\n")
     view.show_state(load_run(run))
     assert not view.quality.verdict.isVisibleTo(view.quality)
+
+
+def test_an_empty_quality_plot_shows_its_measures_scale(qtbot):
+    """Before any evaluation, and for a measure not taken, each quality plot spans its measure's own scale (WER
+    and similarity 0-1, DNSMOS 1-5, F0 gap ±20 Hz), never pyqtgraph's -0.5..0.5 (a negative WER)."""
+    from studio.widgets.quality_chart import EMPTY_RANGES, QualityChart
+    from trainer.evaluate.bands import DEFAULT_BANDS
+
+    chart = QualityChart()
+    qtbot.addWidget(chart)
+    for name, plot in chart.plots.items():
+        assert tuple(round(v, 6) for v in plot.viewRange()[1]) == EMPTY_RANGES[name], name
+    chart.set_evaluations({"wer": ([1, 2], [0.2, 0.3])}, DEFAULT_BANDS, epochs=2)
+    low, high = chart.plots["similarity"].viewRange()[1]
+    assert (low, high) == EMPTY_RANGES["similarity"]
+    assert chart.plots["wer"].viewRange()[1] != EMPTY_RANGES["wer"]  # measured: its own points' range

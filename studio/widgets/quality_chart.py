@@ -30,6 +30,9 @@ MEASURES = (
 )
 """The measures charted: ``trainer.evaluate.board.Row`` field, title (the arrow: which way is better), band
 format, colour."""
+EMPTY_RANGES = {"wer": (0.0, 1.0), "similarity": (0.0, 1.0), "dnsmos_ovrl": (1.0, 5.0), "f0_gap_hz": (-20.0, 20.0)}
+"""The y range of a plot with no point yet: the measure's own scale (WER and similarity 0-1, DNSMOS 1-5 MOS, an F0
+gap of ±20 Hz), where an empty plot showed -0.5 to 0.5 (a negative WER or similarity)."""
 WAYS = "better: ↓ lower, ↑ higher, →0 closer to 0"
 NONE_YET = (
     "No quality measures in this run yet. A few held-out clips are spoken and measured in the background on the "
@@ -60,6 +63,7 @@ class QualityChart(QWidget):
             plot.addItem(self._bars[name])
             plot.setMouseEnabled(x=False, y=False)
             self.plots[name] = plot
+            plot.setYRange(*EMPTY_RANGES[name], padding=0)  # no point yet: the measure's own scale
         self.caption = QLabel(NONE_YET)
         self.caption.setWordWrap(True)
         self.verdict = QLabel("")
@@ -113,7 +117,11 @@ class QualityChart(QWidget):
             integer_epochs(plot, last)
             if last >= 2:  # as far as the loss curves go, not only to the last evaluation
                 plot.setXRange(1, last, padding=0.05)
-            plot.enableAutoRange(axis="y")
+        for name, plot in self.plots.items():
+            if self.data[name][0]:
+                plot.enableAutoRange(axis="y")
+            else:  # nothing measured: the measure's own scale, not pyqtgraph's -0.5..0.5 around nothing
+                plot.setYRange(*EMPTY_RANGES[name], padding=0)
         self._titles()
         measured = any(xs for xs, _ in self.data.values())
         self.caption.setText(
