@@ -393,3 +393,21 @@ def test_the_train_page_following_a_run_keeps_every_chart_title_in_view(window, 
                 assert 0 < bottom <= chart.viewport().height(), (size, type(chart).__name__, bottom)
     finally:
         window.resize(*SCREEN)
+
+
+def test_a_starting_run_folds_the_setup_so_the_charts_get_the_height(window, tmp_path):
+    """When a run starts on the page the setup (which cannot change during it) folds to its first row at 1024×640,
+    and the charts below take the height (with the check's warnings shown they were left a few pixels)."""
+    from conftest import write_started_run
+
+    run = tmp_path / "runs" / "starting"
+    write_started_run(run, tmp_path, epochs=20)
+    page = _show(window, "Train")
+    area = page._setup_area
+    before = page.view.live.height()
+    assert area.height() > area.minimumSizeHint().height()  # idle: the setup shows more than its first row
+    page._begin(run, "Starting starting…", lambda: None)  # what Start and Resume do, with no trainer launched
+    page._ticker.stop()
+    QApplication.processEvents()
+    assert area.height() == area.minimumSizeHint().height()
+    assert page.view.live.height() > before and _clipped(window, page) == []  # the charts, side tabs and all

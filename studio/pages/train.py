@@ -161,7 +161,8 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         layout = QVBoxLayout(self)  # the setup scrolls and its splitter moves, so a short window still has charts
         layout.setContentsMargins(layout.contentsMargins().left(), 0, layout.contentsMargins().right(), 0)
         self._setup_area = scrolled(self.setup, least=form_rows_height(self.setup, SETUP_ROWS))
-        layout.addWidget(stacked(self._setup_area, run, self.setup.sizeHint().height()), 1)
+        self._split = stacked(self._setup_area, run, self.setup.sizeHint().height())
+        layout.addWidget(self._split, 1)
         self._update_buttons()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
@@ -339,7 +340,17 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         self.status.setText(text)
         self._draw()
         self.tabs.setCurrentIndex(0)
+        self._fold_setup()
         self._update_buttons()
+
+    def _fold_setup(self) -> None:
+        """A run starts: the setup, which cannot change now, folds to its first row and the charts take the height
+        (at 1024×640 with the check's warnings shown they were left a few pixels: an epoch-time chart with one
+        tick); its handle drags it open again."""
+        least = self._setup_area.minimumSizeHint().height()
+        sizes = self._split.sizes()
+        if len(sizes) == 2 and sizes[0] > least:
+            self._split.setSizes([least, sizes[0] + sizes[1] - least])
 
     def stop(self) -> None:
         """Ask the trainer to stop after this epoch (it writes its checkpoint first); a second press ends it now."""
