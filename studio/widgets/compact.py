@@ -85,10 +85,14 @@ class MinimumKeepingSplitter(QSplitter):
     minimum grew in a window left at its size stayed squeezed under it, its contents clipped (the Train page's run
     with a best-checkpoint row shown after the window was laid out; issue 31, item 2)."""
 
+    _tried: list[int] | None = None
+    """The sizes last laid out again: a window too small for every minimum is not laid out again and again."""
+
     def event(self, event: QEvent) -> bool:
         handled = super().event(event)
-        if event.type() == QEvent.Type.LayoutRequest and self._squeezed():
-            self.setSizes(self.sizes())  # laid out again within each child's minimum
+        if event.type() == QEvent.Type.LayoutRequest and self._squeezed() and self.sizes() != self._tried:
+            self._tried = self.sizes()
+            self.setSizes(self._tried)  # laid out again within each child's minimum
         return handled
 
     def _squeezed(self) -> bool:
