@@ -69,7 +69,7 @@ def _open_from_train_page(window, qtbot, run) -> list:
     qtbot.waitUntil(lambda: not listen.slot.busy(), timeout=120_000)
     checkpoints = [(run / "checkpoints" / name).absolute() for _, name in RANKING]
     listen.candidates_box.check_only(set(checkpoints))
-    assert [c.model_path.absolute() for c in page.comparison.candidates] == checkpoints[::-1]  # by epoch
+    assert [c.model_path.absolute() for c in page.comparison.candidates] == checkpoints  # as listed: best val_mel first
     assert len(page.comparison.lines) == 2 and all(line.reference for line in page.comparison.lines)
     listen.render_button.click()
     qtbot.waitUntil(lambda: not listen.slot.busy(), timeout=60_000)
@@ -143,7 +143,7 @@ def test_compare_checkpoints_render_listen_rate_reveal_export_score_and_reopen(q
     measures = [c.field for c in COLUMNS[1:]]
     assert all(getattr(r, f) is not None or r.missing.get(f) for r in voices for f in measures), rows
     assert all(r.dnsmos_ovrl is not None and r.rate_pps is not None for r in rows), rows  # random weights: noise
-    assert rows[0].val_mel == pytest.approx(0.95) and rows[1].val_mel == pytest.approx(0.71)  # epochs 1, 2
+    assert rows[0].val_mel == pytest.approx(0.71) and rows[1].val_mel == pytest.approx(0.95)  # as listed
     assert read_csv((run / "leaderboard.csv").read_text()) == rows
     assert board.view.table.rowCount() == 3 and not board.from_file
     ratings = list(panel.test.ratings)

@@ -71,7 +71,7 @@ def test_two_checkpoints_render_then_keys_switch_at_the_same_position_and_r_play
     listen.candidates_box.add_run(run)
     first, second = (run / "checkpoints" / name for _, name in RANKING)
     listen.candidates_box.check_only({first.absolute(), second.absolute()})
-    assert [c.model_path for c in page.comparison.candidates] == [second, first]  # in epoch order, as the buttons
+    assert [c.model_path for c in page.comparison.candidates] == [first, second]  # as listed: best val_mel first
     qtbot.waitUntil(lambda: not listen.lines_box.slot.busy(), timeout=120_000)  # the previews, read at first show
     with qtbot.waitSignal(listen.lines_box.lines_chosen, timeout=120_000):
         listen.lines_box.load_held_out(run)
@@ -79,7 +79,7 @@ def test_two_checkpoints_render_then_keys_switch_at_the_same_position_and_r_play
     assert all(line.reference is not None for line in page.comparison.lines)
     _render(listen, qtbot)
     labels = [c.label for c in page.comparison.candidates]
-    assert [b.text() for b in listen.buttons.buttons()] == ["1  ep 1", "2  ep 2"]
+    assert [b.text() for b in listen.buttons.buttons()] == ["1  ep 2", "2  ep 1"]
     assert [b.toolTip() for b in listen.buttons.buttons()] == labels
 
     listen.line_list.setFocus()
@@ -133,10 +133,10 @@ def test_open_run_checks_the_ranked_checkpoints_and_start_voice_and_renders_its_
         page.open_run(run)
     # rendered as soon as the held-out lines are read (from the cache when another test rendered them first)
     qtbot.waitUntil(lambda: bool(page.comparison.rendered) and not listen.slot.busy(), timeout=180_000)
-    assert [c.label for c in page.comparison.candidates] == [
-        "start: joe",
-        "epoch 1 · val_mel 0.9500",
+    assert [c.label for c in page.comparison.candidates] == [  # as the list shows them: best val_mel first
         "epoch 2 · val_mel 0.7100",
+        "epoch 1 · val_mel 0.9500",
+        "start: joe",
     ]
     assert page.comparison.missing() == 0, listen.status.text()
     assert page.comparison.folder() == run.absolute()
@@ -470,10 +470,11 @@ def _left_to_right(buttons) -> list:
     return sorted(buttons, key=lambda b: (b.mapToGlobal(b.rect().topLeft()).y(), b.mapToGlobal(b.rect().topLeft()).x()))
 
 
-def test_number_keys_follow_the_buttons_left_to_right_and_r_leaves_none_pressed(page, qtbot, tmp_path):
+def test_number_keys_and_buttons_follow_the_lists_order_and_r_leaves_none_pressed(page, qtbot, tmp_path):
     """Candidates listed as a run lists them (best val_mel first, then last, then the start voice): the buttons
-    read start, ep 1, ep 4, ep 6, last from the left, key 2 picks the second from the left, and after R (the
-    reference recording) no candidate button looks pressed until a key picks one again."""
+    read in that order from the left (key 1 is the top checked entry), key 2 picks the second; after R (the
+    reference recording) no candidate button looks pressed until a key picks one again; the list sorted
+    otherwise (by name) reorders buttons and keys with it."""
     labels = ["epoch 6 · val_mel 0.6120", "epoch 4 · val_mel 0.6231", "epoch 1 · val_mel 0.7100", "last", "start: joe"]
     listen = page.listen
     qtbot.waitUntil(lambda: not listen.lines_box.slot.busy(), timeout=120_000)
@@ -481,20 +482,32 @@ def test_number_keys_follow_the_buttons_left_to_right_and_r_leaves_none_pressed(
     _clips(page, tmp_path, ["One.", "Two."], label="start: joe")
     QApplication.processEvents()
     buttons = _left_to_right(listen.buttons.buttons())
-    assert [b.text() for b in buttons] == ["1  start", "2  ep 1", "3  ep 4", "4  ep 6", "5  last"]
-    assert [b.toolTip() for b in buttons] == [labels[4], labels[2], labels[1], labels[0], labels[3]]
+    assert [b.text() for b in buttons] == ["1  ep 6", "2  ep 4", "3  ep 1", "4  last", "5  start"]
+    assert [b.toolTip() for b in buttons] == labels
     listen.line_list.setFocus()
     listen.line_list.setCurrentRow(1)
     qtbot.keyClick(listen.line_list, Qt.Key.Key_2)
     assert [b.isChecked() for b in buttons] == [False, True, False, False, False]
-    assert listen.view.title.text().startswith("2 · epoch 1 · val_mel 0.7100")
+    assert listen.view.title.text().startswith("2 · epoch 4 · val_mel 0.6231")
     qtbot.keyClick(listen.line_list, Qt.Key.Key_R)
     assert listen.view.title.text().startswith("Reference recording")
     assert not any(b.isChecked() for b in buttons)
     listen.player.stop()
     qtbot.keyClick(listen.line_list, Qt.Key.Key_4)
     assert [b.isChecked() for b in buttons] == [False, False, False, True, False]
-    assert listen.view.title.text().startswith("4 · epoch 6")
+    assert listen.view.title.text().startswith("4 · last")
+
+    box = listen.candidates_box
+    box.list.item(3).setCheckState(Qt.CheckState.Unchecked)  # "last" left out: the keys close up
+    box.list.sortItems(Qt.SortOrder.DescendingOrder)  # start: joe, epoch 6, epoch 4, epoch 1 (last unchecked)
+    QApplication.processEvents()
+    shown = [e.candidate.label for e in box.entries(checked_only=True)]
+    assert shown == [labels[4], labels[0], labels[1], labels[2]]
+    buttons = _left_to_right(listen.buttons.buttons())
+    assert [b.text() for b in buttons] == ["1  start", "2  ep 6", "3  ep 4", "4  ep 1"]
+    assert [b.toolTip() for b in buttons] == shown
+    qtbot.keyClick(listen.line_list, Qt.Key.Key_1)
+    assert listen.view.title.text().startswith("1 · start: joe") and buttons[0].isChecked()
 
 
 def test_a_runs_candidate_buttons_show_whole_short_labels_in_a_1024_by_640_window(qtbot, tmp_path):
@@ -518,9 +531,9 @@ def test_a_runs_candidate_buttons_show_whole_short_labels_in_a_1024_by_640_windo
     qtbot.waitUntil(lambda: all(b.isVisible() for b in listen.buttons.buttons()))  # shown and laid out
     QApplication.processEvents()
     buttons = _left_to_right(listen.buttons.buttons())
-    shown = ["start", "ep 8", "ep 9", "ep 10", "ep 11", "ep 12", "last", "export"]
+    shown = ["ep 12", "ep 9", "ep 11", "ep 10", "ep 8", "last", "export", "start"]  # as listed
     assert [b.text() for b in buttons] == [f"{n}  {text}" for n, text in enumerate(shown, start=1)]
-    assert buttons[1].toolTip() == "epoch 8 · val_mel 0.608" and buttons[0].toolTip() == "start: joe"
+    assert buttons[4].toolTip() == "epoch 8 · val_mel 0.608" and buttons[7].toolTip() == "start: joe"
     inside = window.rect()
     for button in buttons:
         margin = 2 * button.style().pixelMetric(QStyle.PixelMetric.PM_ButtonMargin)

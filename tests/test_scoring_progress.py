@@ -76,3 +76,55 @@ def test_train_page_scoring_of_the_best_checkpoint_shows_n_of_m(page, qtbot, fin
     texts = [text for text, _, _ in seen]
     assert any(re.match(r"Scoring the best checkpoint: scoring 2 renders \(step 2 of 2.*\) 1 / 2", t) for t in texts)
     assert any(re.match(r"Scoring the best checkpoint: rendering 2 lines .* 2 / 2", t) for t in texts), texts
+
+
+def test_the_best_rows_progress_line_elides_with_dots_beside_cancel_at_1024_by_640(qtbot, tmp_path, finished):  # noqa: F811
+    """A long scoring line in the Train page's best row at 1024×640 ends in "…" (whole parts left out), stays left
+    of Cancel, and the whole line is its tooltip; the Listen tab's render progress (the same widget) too."""
+    import threading
+
+    from PySide6.QtWidgets import QApplication
+
+    from studio.main_window import MainWindow
+    from studio.settings import Settings
+    from studio.workers import Task
+    from trainer.events.run_state import load_run
+
+    window = MainWindow(Settings(), runs_root=tmp_path / "runs")
+    qtbot.addWidget(window)
+    window.resize(1024, 640)
+    window.show_area("Train")
+    window.show()
+    qtbot.waitExposed(window)
+    window.train_page.show_run(load_run(finished))
+    release = threading.Event()
+
+    def work(state):
+        state.status("rendering 10 lines (step 1 of 2: the best checkpoint, then the start voice)…")
+        state.progress(0, 1)
+        release.wait(30)
+
+    for area, progress in (
+        ("Train", window.train_page.view.best_row.progress),
+        ("Compare", window.compare_page.listen.progress),
+    ):
+        window.show_area(area)
+        task = Task(work)
+        progress.follow(task, "Scoring the best checkpoint:", cancellable=True, phases=True)
+        task.start()
+        qtbot.waitUntil(lambda progress=progress: "0 / 1" in progress.text.text())
+        QApplication.processEvents()
+        line, cancel = progress.text, progress.cancel_button
+        assert line.isVisible() and cancel.isVisible()
+        assert line.geometry().right() < cancel.geometry().left(), (line.geometry(), cancel.geometry())
+        assert line.minimumSizeHint().width() <= line.width()  # never more than it has: nothing cut or hidden
+        shown = line.shown_text()
+        assert shown != line.text() and shown.endswith("…"), shown
+        assert line.fontMetrics().horizontalAdvance(shown) <= line.contentsRect().width()
+        assert line.toolTip() == line.text() and "elapsed" in line.text()
+        release.set()
+        assert task.join(30)
+        release.clear()
+        progress.finish()
+    window.close()
+    gc.collect()

@@ -150,3 +150,26 @@ def test_double_clicking_the_shown_run_reads_it_again(page, qtbot, finished, mak
     assert page._board.busy()
     _wait_scored(page, qtbot)
     assert _shown(page)["val_mel"][0] == "0.6000"
+
+
+def test_a_run_from_scratch_says_no_baseline_when_scored_and_when_opened_again(page, qtbot, finished, tmp_path):
+    """A run started from scratch has no start voice's row: its caption says so in the same words right after
+    Score measures it and when the run is opened again (never "the start voice under it")."""
+    import shutil
+
+    from trainer.events.run_state import load_run
+
+    scratch = shutil.copytree(finished, tmp_path / "scratch")
+    document = json.loads((scratch / "training.json").read_text(encoding="utf-8"))
+    document["start"] = "scratch"
+    (scratch / "training.json").write_text(json.dumps(document), encoding="utf-8")
+    page.board_limit = 1
+    page.show_run(load_run(scratch))
+    page.view.best_row.score_button.click()
+    _wait_scored(page, qtbot)
+    scored = page.view.best_row.caption.text()
+    assert page.view.best_row.baseline is None and page.view.best_row.table.rowCount() == 1
+    assert "start voice under it" not in scored and "no baseline: the run started from scratch" in scored
+
+    page.show_run(load_run(scratch))  # opened again: the saved row at once, the same words
+    assert not page._board.busy() and page.view.best_row.caption.text() == scored

@@ -3,10 +3,11 @@
 Rendering runs off the GUI thread (``studio.pages.compare_render.Renderer``), with progress and Cancel
 (what finished is kept).
 Keys, while the tab has focus: 1–9 switch candidate at the same playback position, R plays the line's
-reference recording, Space plays or stops. The candidate buttons read in the order a run made them (the start
-voice, the epochs, last, export; ``trainer.evaluate.labels.training_order``) under short labels (``ep 6``), and
-key n is the n-th button from the left. What the sound device says (it cannot play, it plays at its own rate, it
-stopped mid-clip) is :attr:`ListenTab.device_said`, shown by the page above its tabs.
+reference recording, Space plays or stops. The candidate buttons read in the order the checked candidates are
+shown in the Candidates list (a run's: best val_mel first), under short labels (``ep 6``), and key n is the n-th
+button from the left: the n-th checked entry from the top; a list sorted again reorders them. What the sound
+device says (it cannot play, it plays at its own rate, it stopped mid-clip) is :attr:`ListenTab.device_said`,
+shown by the page above its tabs.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from studio.widgets.key_button import KeyButton
 from studio.widgets.mel_view import warm_mel
 from studio.widgets.task_progress import TaskProgress
 from studio.workers import Task
-from trainer.evaluate.labels import short_labels, training_order
+from trainer.evaluate.labels import short_labels
 
 
 class ListenTab(QWidget):
@@ -177,9 +178,8 @@ class ListenTab(QWidget):
         self.status.setText(text)
 
     def _on_selection(self) -> None:
-        """The checked candidates, compared in the order a run made them (the buttons' order, left to right)."""
-        checked = self.candidates_box.entries(checked_only=True)
-        entries = [checked[i] for i in training_order([e.candidate.label for e in checked])]
+        """The checked candidates, compared in the order the list shows them (the buttons' and keys' order)."""
+        entries = self.candidates_box.entries(checked_only=True)
         runs = {e.run for e in entries}
         run = runs.pop() if len(runs) == 1 else None
         self.comparison.set_candidates([e.candidate for e in entries], run=run)

@@ -56,7 +56,7 @@ class CandidatesBox(QGroupBox):
     """A checkable list of candidates: the checked ones are compared.
 
     Signals:
-        selection_changed(): an entry was added, removed, checked or unchecked.
+        selection_changed(): an entry was added, removed, checked or unchecked, or the list's order changed.
         message(str): a readable line about what failed (a run that cannot be read).
     """
 
@@ -68,6 +68,9 @@ class CandidatesBox(QGroupBox):
         self.workspace, self.library = workspace, library
         self.list = QListWidget()
         self.list.itemChanged.connect(lambda _item: self.selection_changed.emit())
+        model = self.list.model()  # sorted or moved: the order compared (the keys' order) is the shown one
+        model.layoutChanged.connect(lambda *_: self.selection_changed.emit())
+        model.rowsMoved.connect(lambda *_: self.selection_changed.emit())
         self.add_run_button = QPushButton("Add run…")
         self.add_run_button.clicked.connect(self._choose_run)
         self.add_file_button = QPushButton("Add voice file…")

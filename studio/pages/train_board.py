@@ -10,6 +10,7 @@ of a checkpoint that is no longer the best is never shown.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QObject
@@ -55,7 +56,7 @@ class TrainBoard:
         baseline = saved_start_row(self.state.folder) if saved is not None else None
         shown.show_row(saved, baseline)
         if saved is not None:
-            shown.caption.setText(_caption(best, MEASURED if baseline is not None else _no_baseline(self.state)))
+            shown.caption.setText(_caption(best, _measured(self.state.folder, baseline)))
             return None
         if score or scored_before(self.state.folder):
             return self.score_best()
@@ -80,7 +81,7 @@ class TrainBoard:
             return score_best(folder, best, cache, limit, state), score_start(folder, cache, limit, state)
 
         task = Task(both, cast(QObject, self))
-        task.done.connect(lambda rows: self._on_best_scored(best, rows[0], rows[1]))
+        task.done.connect(lambda rows: self._on_best_scored(folder, best, rows[0], rows[1]))
         task.cancelled.connect(lambda _: shown.caption.setText(_caption(best, "scoring cancelled; press Score")))
         task.failed.connect(lambda exc: shown.caption.setText(_failure(best, exc)))
         shown.show_row(None)  # never the row of a checkpoint that is no longer the best
@@ -89,9 +90,9 @@ class TrainBoard:
         self._scoring = best.path
         return self._board.start(task)
 
-    def _on_best_scored(self, best: RankedCheckpoint, row: Row, start: Row | None) -> None:
+    def _on_best_scored(self, folder: Path, best: RankedCheckpoint, row: Row, start: Row | None) -> None:
         self.view.best_row.show_row(row, start)
-        self.view.best_row.caption.setText(_caption(best, MEASURED))
+        self.view.best_row.caption.setText(_caption(best, _measured(folder, start)))
 
 
 MEASURED = "measured on the run's held-out clips, the start voice under it (kept in its leaderboard-*.csv)"
@@ -102,11 +103,17 @@ def _caption(best: RankedCheckpoint, what: str) -> str:
     return f"Best checkpoint: {best.label()} — {what}"
 
 
-def _no_baseline(state: RunState) -> str:
+def _measured(folder: Path, baseline: Row | None) -> str:
+    """The caption's end for a measured best row, the same whether just scored or read again: with the start
+    voice's row under it, or why there is none (from scratch, or its start gone; or not measured yet)."""
+    return MEASURED if baseline is not None else _no_baseline(folder)
+
+
+def _no_baseline(folder: Path) -> str:
     """The caption's end for a saved best row without the start voice's row under it."""
     from trainer.evaluate.best_row import start_candidate
 
-    if start_candidate(state.folder) is None:
+    if start_candidate(folder) is None:
         return "measured on the run's held-out clips; no baseline: the run started from scratch (or its start is gone)"
     return "measured on the run's held-out clips; the start voice's baseline not yet: Score measures it"
 

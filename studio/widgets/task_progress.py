@@ -17,13 +17,16 @@ import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QWidget
 
+from studio.widgets.elided_label import ElidedLabel
 from studio.workers import Task
 from trainer.time_left import ESTIMATING, TimeLeft
 
 TICK_MS = 500
 """How often the elapsed time is redrawn, ms."""
+SEPARATOR = " · "
+"""Between the line's parts (step, elapsed, time left)."""
 
 
 def duration_text(seconds: float) -> str:
@@ -59,7 +62,9 @@ class TaskProgress(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.bar = QProgressBar()
-        self.text = QLabel()
+        self.text = ElidedLabel(separator=SEPARATOR)
+        """The line; where the row is too narrow, whole parts are left out from the end ("· …"), never drawn under
+        Cancel; the whole line is its tooltip."""
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self._on_cancel_clicked)
         layout = QHBoxLayout(self)
@@ -140,7 +145,9 @@ class TaskProgress(QWidget):
             parts.append(f"{duration_text(left)} left")
         elif self._step is not None and self._step[0] < self._step[1]:
             parts.append(ESTIMATING)
-        self.text.setText(" · ".join(parts) + self._cancelling)
+        line = SEPARATOR.join(parts) + self._cancelling
+        self.text.setText(line)
+        self.text.setToolTip(line)
 
     def _on_cancel_clicked(self) -> None:
         self.cancel_button.setEnabled(False)
