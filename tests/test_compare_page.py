@@ -543,3 +543,16 @@ def test_a_runs_candidate_buttons_show_whole_short_labels_in_a_1024_by_640_windo
     window.close()
     listen.slot.join(30)
     gc.collect()
+
+
+def test_a_long_line_elides_in_the_lines_list_and_shows_whole_in_its_tooltip(page, qtbot):
+    """A line longer than the lines list ends in "…" inside it (it was cut at the right edge, scrolling sideways),
+    and its tooltip is the whole line."""
+    listen = page.listen
+    long_line = "It was a bright cold day in April, and the clocks were striking thirteen. " * 3
+    listen.lines_box.choose_typed(f"Short.\n{long_line.strip()}")
+    qtbot.waitUntil(lambda: listen.line_list.count() == 2, timeout=5_000)
+    item, viewport = listen.line_list.item(1), listen.line_list.viewport()
+    assert listen.line_list.visualItemRect(item).right() <= viewport.rect().right()
+    assert not listen.line_list.horizontalScrollBar().isVisible()
+    assert item.toolTip().endswith(long_line.strip()) and item.toolTip().startswith(item.text())

@@ -411,3 +411,61 @@ def test_a_starting_run_folds_the_setup_so_the_charts_get_the_height(window, tmp
     QApplication.processEvents()
     assert area.height() == area.minimumSizeHint().height()
     assert page.view.live.height() > before and _clipped(window, page) == []  # the charts, side tabs and all
+
+
+def _target_voice_clips(folder, ids: list[str]):
+    """These clips of ``../shared/corpus/target-voice`` in Piper's layout (metadata.csv + wavs/) in ``folder``."""
+    import shutil
+
+    from conftest import shared_path
+
+    corpus = shared_path("corpus", "target-voice")
+    (folder / "wavs").mkdir(parents=True)
+    lines = (corpus / "metadata.csv").read_text(encoding="utf-8").splitlines()
+    chosen = [line for line in lines if line.split("|")[0] in ids]
+    (folder / "metadata.csv").write_text("\n".join(chosen) + "\n", encoding="utf-8")
+    for line in chosen:
+        shutil.copy(corpus / "wavs" / f"{line.split('|')[0]}.flac", folder / "wavs")
+    return folder
+
+
+def test_the_clip_table_keeps_the_text_column_readable_beside_warnings_and_edits(window, qtbot, tmp_path):
+    """With target-voice clips some of which have warnings, one edited and all normalized, the text column keeps
+    at least ``TEXT_LEAST`` of the viewport and every column ends inside it (elided with "…", never cut), at
+    1024×640 and in the smallest window; the longest clip's phonemes leave the editor's buttons in view."""
+    from studio.widgets.clip_table import COLUMN_LEAST, COLUMNS, TEXT_LEAST, text_least
+
+    page = _show(window, "Dataset")
+    page.new_project(tmp_path / "project")
+    ids = ["slt_0001", "slt_0002", "slt_0003", "slt_0190", "slt_0196"]  # the last two: too many phonemes
+    page.import_paths([_target_voice_clips(tmp_path / "clips", ids)])
+    qtbot.waitUntil(lambda: not page.is_busy() and page.model.rowCount() == 5, timeout=120_000)
+    page.table.selectAll()
+    page.fix_selected(normalize=True)
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=120_000)
+    page.select(["slt_0002"])
+    page.editor.text.setText("Who left the garden gate wide open?")
+    qtbot.keyClick(page.editor.text, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=60_000)
+    table, header = page.table, page.table.horizontalHeader()
+    shown = [c for c in range(len(COLUMNS)) if not table.isColumnHidden(c)]
+    assert [COLUMNS[c] for c in shown] == list(COLUMNS)[:2] + list(COLUMNS)[3:]  # all but speaker
+    try:
+        for size in (QSize(*SCREEN), window.minimumSize()):
+            window.resize(size)
+            QApplication.processEvents()
+            width = table.viewport().width()
+            assert header.sectionSize(1) >= text_least(width) >= TEXT_LEAST * width - 1, (size, width)
+            for column in shown:  # every column whole in view: a narrow one elides its header and cells
+                right = header.sectionViewportPosition(column) + header.sectionSize(column)
+                assert right <= width and header.sectionSize(column) >= COLUMN_LEAST, (size, COLUMNS[column])
+            assert not table.horizontalScrollBar().isVisible()
+            page.select(["slt_0196"])  # the longest clip: its phonemes take one line, the buttons stay in view
+            QApplication.processEvents()
+            area = next(a for a in page.findChildren(QScrollArea) if a.widget() is page.editor)
+            for widget in (page.editor.phonemes, *page.editor.buttons.values()):
+                assert _in_view(widget, area), (size, widget.text())
+            assert "phoneme_ids" in page.editor.phonemes.toolTip()
+    finally:
+        window.resize(*SCREEN)
+        page.open_project(tmp_path / "none")

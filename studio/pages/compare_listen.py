@@ -41,6 +41,7 @@ from studio.state import VoiceLibrary, Workspace
 from studio.widgets.clip_player import ClipPlayer
 from studio.widgets.clip_view import ClipView
 from studio.widgets.compact import MinimumKeepingSplitter
+from studio.widgets.elided_label import add_elided_line
 from studio.widgets.flow_layout import FlowLayout
 from studio.widgets.key_button import KeyButton
 from studio.widgets.mel_view import warm_mel
@@ -204,7 +205,7 @@ class ListenTab(QWidget):
         self.line_list.clear()
         for line in self.comparison.lines:
             mark = "  ♪" if line.reference is not None else ""
-            self.line_list.addItem(f"{line.name}{mark}  —  {line.text}")
+            add_elided_line(self.line_list, f"{line.name}{mark}  —  {line.text}")
         self.line_list.setCurrentRow(min(row, self.line_list.count() - 1))
         self.line_list.blockSignals(False)
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QSplitter, QTableV
 from engines.errors import VoiceStudioError
 from studio.widgets.clip_table import DRAFT_COLOR, DRAFT_TIP
 from studio.widgets.compact import keep_rows_visible, scrolled, split
+from studio.widgets.elided_label import ElidedLabel
 from studio.widgets.flow_layout import flow_row
 from studio.widgets.mel_view import MelView
 from studio.widgets.waveform import WaveformView
@@ -103,9 +104,9 @@ class ClipEditor(QWidget):
         self.text.setPlaceholderText("Transcript")
         self.text.textEdited.connect(lambda _: self._preview_timer.start())
         self.text.returnPressed.connect(self._on_save_clicked)
-        self.phonemes = QLabel()
-        self.phonemes.setWordWrap(True)
-        self.phonemes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.phonemes = ElidedLabel(elide=Qt.TextElideMode.ElideMiddle)
+        """One line whatever the clip (a wrapped one pushed the buttons out of view): the phonemes' middle elides,
+        keeping the phoneme_ids count at its end; the whole line is the tooltip."""
         self._preview_timer = QTimer(self)
         self._preview_timer.setSingleShot(True)
         self._preview_timer.setInterval(PREVIEW_DELAY_MS)
@@ -144,7 +145,7 @@ class ClipEditor(QWidget):
             self.mel.minimumHeight(),
             self.mel_note.heightForWidth(width) if self.mel_note.isVisibleTo(self) else 0,
             self.text.sizeHint().height(),
-            self.phonemes.heightForWidth(width),
+            self.phonemes.sizeHint().height(),
             self._button_row.heightForWidth(width),
         )
         return sum(parts) + self._column.spacing() * (len(parts) - 1)
@@ -212,19 +213,22 @@ class ClipEditor(QWidget):
 
     def update_preview(self) -> None:
         """Phonemes of the text as typed, with the phoneme_ids count and any symbols the voice lacks."""
-        text = self.text.text().strip()
+        line = self._preview_line(self.text.text().strip())
+        self.phonemes.setText(line)
+        self.phonemes.setToolTip(line)
+
+    def _preview_line(self, text: str) -> str:
+        """The phoneme preview of ``text``, or why there is none; ``""`` for no text or no preview function."""
         if not text or self.preview_function is None:
-            self.phonemes.setText("")
-            return
+            return ""
         try:
             phonemes, count, missing = self.preview_function(text)
         except VoiceStudioError as exc:  # e.g. the project's voice names an espeak voice espeak-ng lacks
-            self.phonemes.setText(f"No phoneme preview: {exc}")
-            return
+            return f"No phoneme preview: {exc}"
         line = f"{phonemes}   ({count} phoneme_ids)"
         if missing:
             line += "   missing from the voice: " + ", ".join(f"{s} ×{n}" for s, n in missing.items())
-        self.phonemes.setText(line)
+        return line
 
     def _on_mel_drawn(self, why_not: str) -> None:
         """The mel spectrogram is on screen, or ``why_not`` is said under it."""

@@ -22,6 +22,16 @@ DRAFT = len(COLUMNS)
 """Index of a row's draft flag, after its columns."""
 TIPS = DRAFT + 1
 """Index of a row's tooltips, ``{column: text}``, after its draft flag."""
+TEXT_LEAST = 1 / 3
+"""The text column's least share of the table's viewport width (at 1024×640 about 160 px, some 25 characters);
+the ``CAPPED`` columns elide ("…", the whole value in the tooltip) to leave it. A larger share would squeeze the
+warnings and edited columns under ``COLUMN_LEAST`` beside the editor at that size."""
+CAPPED = ("id", "speaker", "warnings", "edited")
+"""Columns whose values can be long: they take what their contents need up to a fair share of what the text
+column leaves; the others (duration, status, loudness) are always narrow and take what they need."""
+COLUMN_LEAST = 32
+"""A capped column's least width (px): a character or two and the "…". In the smallest window, beside the editor,
+the warnings, edited and id columns share about 120 px."""
 EDITED_MARK = "✎"
 """Starts the edited column of a clip a fix or an edit changed (its text, speaker or audio)."""
 
@@ -160,6 +170,24 @@ def edits_said(edits: list[str]) -> str:
     return f"{EDITED_MARK} {', '.join(said)}" if said else ""
 
 
+def text_least(viewport_width: int) -> int:
+    """The text column's least width (px) in a viewport ``viewport_width`` px wide: ``TEXT_LEAST`` of it."""
+    return round(TEXT_LEAST * viewport_width)
+
+
+def fair_widths(wanted: list[int], room: int, least: int = COLUMN_LEAST) -> list[int]:
+    """Widths (px) for columns that want ``wanted`` px sharing ``room`` px: a column wanting no more than an equal
+    share of what is left gets what it wants, the rest share what remains equally (water-filling); none gets
+    under ``least``. ``[60, 140, 130], 200 -> [60, 70, 70]``, ``[58, 141, 130], 118 -> [39, 40, 39]``."""
+    given = dict.fromkeys(range(len(wanted)), 0)
+    left = room
+    order = sorted(range(len(wanted)), key=lambda i: wanted[i])
+    for place, i in enumerate(order):
+        given[i] = min(wanted[i], left // (len(order) - place))
+        left -= given[i]
+    return [max(least, given[i]) for i in range(len(wanted))]
+
+
 class ClipTable(QTableView):
     """The sortable, multi-selection view of a :class:`ClipTableModel` (``clips``) through a sort proxy (``proxy``)."""
 
@@ -176,9 +204,10 @@ class ClipTable(QTableView):
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         header = self.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # sized by _fit_columns
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the text gets what the others leave
         header.setMinimumSectionSize(24)
+        header.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.clips.modelReset.connect(self._hide_empty_columns)
         self.clips.dataChanged.connect(self._hide_empty_columns)
 
@@ -188,6 +217,23 @@ class ClipTable(QTableView):
             column = COLUMNS.index(name)
             used = any(self.clips.data(self.clips.index(r, column)) for r in range(self.clips.rowCount()))
             self.setColumnHidden(column, not used)
+        self._fit_columns()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override (also the viewport's, e.g. a scroll bar shown)
+        super().resizeEvent(event)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Each column but the text as wide as its header and cells need, the ``CAPPED`` ones at most a fair share
+        (``fair_widths``) of what leaves the text column ``text_least`` of the viewport; cut ones elide ("…")."""
+        header, width = self.horizontalHeader(), self.viewport().width()
+        shown = [c for c in range(len(COLUMNS)) if c != 1 and not self.isColumnHidden(c)]
+        wanted = {c: max(header.sectionSizeHint(c), self.sizeHintForColumn(c)) for c in shown}
+        capped = [c for c in shown if COLUMNS[c] in CAPPED]
+        room = width - text_least(width) - sum(wanted[c] for c in shown if c not in capped)
+        widths = dict(zip(capped, fair_widths([wanted[c] for c in capped], room), strict=True))
+        for column in shown:
+            header.resizeSection(column, widths.get(column, wanted[column]))
 
     def selected_ids(self) -> list[str]:
         """Ids of the selected rows, in table order."""

@@ -8,19 +8,26 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QTabWidget, QWidget
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QSizePolicy, QTabWidget, QWidget
 
 MORE = "…"
 """Ends a line that left parts out (they are in the tooltip)."""
 
 
 class ElidedLabel(QLabel):
-    """One line of plain text, elided at the right when the label is narrower than it; ``separator``: drop whole
-    parts from the end (:func:`fit_parts`)."""
+    """One line of plain text, elided at the right (``elide``: where) when the label is narrower than it;
+    ``separator``: drop whole parts from the end (:func:`fit_parts`)."""
 
-    def __init__(self, text: str = "", parent: QWidget | None = None, *, separator: str | None = None) -> None:
+    def __init__(
+        self,
+        text: str = "",
+        parent: QWidget | None = None,
+        *,
+        separator: str | None = None,
+        elide: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
+    ) -> None:
         super().__init__(text, parent)
-        self.separator = separator
+        self.separator, self.elide = separator, elide
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setTextFormat(Qt.TextFormat.PlainText)
 
@@ -31,7 +38,7 @@ class ElidedLabel(QLabel):
         """What the label draws at its present width."""
         width, metrics = self.contentsRect().width(), self.fontMetrics()
         if self.separator is None:
-            return metrics.elidedText(self.text(), Qt.TextElideMode.ElideRight, width)
+            return metrics.elidedText(self.text(), self.elide, width)
         shown = fit_parts(self.text(), self.separator, width, metrics.horizontalAdvance)
         return metrics.elidedText(shown, Qt.TextElideMode.ElideRight, width)  # even the first part too long
 
@@ -77,3 +84,13 @@ def fit_parts(text: str, separator: str, width: float, advance: Callable[[str], 
         if advance(shown) <= width:
             return shown
     return parts[0]
+
+
+def add_elided_line(widget: QListWidget, text: str) -> QListWidgetItem:
+    """Add ``text`` to ``widget`` as a line that ends in "…" where the list is narrower than it (the whole line is
+    its tooltip), never scrolling sideways: the item asks for 1 px of width, so the view gives it the viewport's."""
+    widget.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    item = QListWidgetItem(text, widget)
+    item.setToolTip(text)
+    item.setSizeHint(QSize(1, widget.sizeHintForRow(widget.row(item))))
+    return item
