@@ -28,3 +28,21 @@ def test_a_long_transcript_shows_from_its_start_and_a_reload_keeps_the_cursor(qt
     assert editor.text.cursorPosition() == 30
     editor.show_clip("b", audio, 22050, LONG[::-1])
     assert editor.text.cursorPosition() == 0
+
+
+def test_an_elided_label_shows_its_whole_text_in_its_tooltip_unless_given_one(qtbot):
+    """studio.widgets.elided_label.ElidedLabel: the whole text is the tooltip, following the text, until a tooltip
+    of its own is set; an empty one gives it back to the text."""
+    from studio.widgets.elided_label import ElidedLabel
+
+    label = ElidedLabel(LONG)
+    qtbot.addWidget(label)
+    label.resize(120, 20)
+    assert label.toolTip() == LONG and label.shown_text().endswith("…")
+    label.setText("Short.")
+    assert label.toolTip() == "Short."
+    label.setToolTip("About this line.")
+    label.setText(LONG)
+    assert label.toolTip() == "About this line."
+    label.setToolTip("")
+    assert label.toolTip() == LONG

@@ -26,10 +26,23 @@ class ElidedLabel(QLabel):
         separator: str | None = None,
         elide: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
     ) -> None:
+        self._own_tip = False
         super().__init__(text, parent)
         self.separator, self.elide = separator, elide
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt override
+        """The text; it is the tooltip too unless one was set (:meth:`setToolTip`)."""
+        super().setText(text)
+        if not self._own_tip:
+            super().setToolTip(text)
+
+    def setToolTip(self, tip: str) -> None:  # noqa: N802 - Qt override
+        """A tooltip of its own (an empty one gives the tooltip back to the text)."""
+        self._own_tip = bool(tip)
+        super().setToolTip(tip or self.text())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
         return QSize(0, self.fontMetrics().height())
