@@ -406,10 +406,12 @@ def test_a_starting_run_folds_the_setup_so_the_charts_get_the_height(window, tmp
     area = page._setup_area
     before = page.view.live.height()
     assert area.height() > area.minimumSizeHint().height()  # idle: the setup shows more than its first row
+    area.verticalScrollBar().setValue(area.verticalScrollBar().maximum())  # scrolled to the check's findings
     page._begin(run, "Starting starting…", lambda: None)  # what Start and Resume do, with no trainer launched
     page._ticker.stop()
     QApplication.processEvents()
     assert area.height() == area.minimumSizeHint().height()
+    assert area.verticalScrollBar().value() == 0 and _in_view(page.setup.dataset, area)  # its first row, whole
     assert page.view.live.height() > before and _clipped(window, page) == []  # the charts, side tabs and all
 
 

@@ -351,6 +351,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
         sizes = self._split.sizes()
         if len(sizes) == 2 and sizes[0] > least:
             self._split.setSizes([least, sizes[0] + sizes[1] - least])
+            self._setup_area.verticalScrollBar().setValue(0)  # its first row whole, not a slice of another
 
     def stop(self) -> None:
         """Ask the trainer to stop after this epoch (it writes its checkpoint first); a second press ends it now."""

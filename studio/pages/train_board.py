@@ -114,7 +114,7 @@ def _no_baseline(folder: Path) -> str:
     from trainer.evaluate.best_row import start_candidate
 
     if start_candidate(folder) is None:
-        return "measured on the run's held-out clips; no baseline: the run started from scratch (or its start is gone)"
+        return "measured on the run's held-out clips; no baseline: the run started from scratch"  # or its start is gone
     return "measured on the run's held-out clips; the start voice's baseline not yet: Score measures it"
 
 
