@@ -182,7 +182,7 @@ def test_the_learning_rate_and_its_schedule_are_said(qtbot, tmp_path):
     state.apply(start)
     state.apply(_epoch(0, T + 30))
     state.apply(replace(_epoch(1, T + 60), learning_rates={"generator": 1.994e-4}))
-    assert " · lr 1.99e-04 → 1e-5 · GPU —" in stats_line(state, T + 61)
+    assert " · lr 1.99e-4 → 1e-5 · GPU —" in stats_line(state, T + 61)
     state.apply(events.RunStart(time=T + 70, config={**config, "epochs": 2000}, num_utterances=9, device="cpu",
                                 epochs=2000, start="resume"))  # fmt: skip
     view.show_stats(state, T + 71)
@@ -190,7 +190,7 @@ def test_the_learning_rate_and_its_schedule_are_said(qtbot, tmp_path):
     old = {k: v for k, v in config.items() if k not in BEFORE}  # written before the schedule and what came after
     state.apply(events.RunStart(time=T + 80, config=old, num_utterances=9, device="cpu", epochs=2000, start="resume"))
     view.show_stats(state, T + 81)
-    assert " · lr 1.99e-04 · GPU —" in view.stats.text()
+    assert " · lr 1.99e-4 · GPU —" in view.stats.text()
     fixed = "generator 2e-4 × 0.999875, discriminators 1e-4 × 0.9999"
     assert view.stats.toolTip().endswith(f"\n\nLearning rate: fixed per epoch: {fixed}")
 

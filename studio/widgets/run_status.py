@@ -128,14 +128,15 @@ def stats_line(state: RunState, now: float | None = None) -> str:
 
 def lr_words(state: RunState) -> str:
     """The generator's learning rate of the latest epoch and where the schedule takes it at the last epoch:
-    ``lr 1.99e-04 → 1e-5``; before any epoch its start, ``lr 2e-4 → 1e-5``; a run made before the schedule,
-    ``lr 1.99e-04``; ``""`` when neither is known (``trainer.gan.lr_schedule``)."""
+    ``lr 1.99e-4 → 1e-5`` (one notation: the end reached reads ``lr 1e-5 → 1e-5``); before any epoch its start,
+    ``lr 2e-4 → 1e-5``; a run made before the schedule, ``lr 1.99e-4``; ``""`` when neither is known
+    (``trainer.gan.lr_schedule``)."""
     last = state.epochs[max(state.epochs)] if state.epochs else None
     rate = last.learning_rates.get("generator") if last else None
     end = end_rate(state.config)
     to = f" → {rate_words(end)}" if end is not None else ""
     if rate is not None:
-        return f"lr {rate:.2e}{to}"
+        return f"lr {rate_words(rate, digits=3)}{to}"
     return f"lr {rate_words(state.config['learning_rate'])}{to}" if to else ""
 
 

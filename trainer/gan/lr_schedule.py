@@ -90,10 +90,12 @@ def ramped(optimizer: Any, factor: float) -> Iterator[None]:
             group["lr"] = rate
 
 
-def rate_words(rate: float) -> str:
-    """A learning rate as the page and ``training.json`` write it: ``2e-4``, ``1.5e-4``, ``1e-5``."""
-    mantissa, exponent = f"{rate:.1e}".split("e")
-    return f"{mantissa.removesuffix('.0')}e{int(exponent)}"
+def rate_words(rate: float, digits: int = 2) -> str:
+    """A learning rate as the page and ``training.json`` write it, to ``digits`` significant digits, trailing zeros
+    dropped: ``2e-4``, ``1.5e-4``, ``1e-5``; with 3, a rate on its way, ``1.99e-4``."""
+    mantissa, exponent = f"{rate:.{digits - 1}e}".split("e")
+    mantissa = mantissa.rstrip("0").removesuffix(".") if "." in mantissa else mantissa
+    return f"{mantissa}e{int(exponent)}"
 
 
 def planned(config: Mapping[str, Any]) -> TrainingConfig | None:
