@@ -44,6 +44,8 @@ class TrainActions:
     _update_buttons: Callable[[], None]
     export_actions: dict[str, QAction]
     """The Export button's menu entries by ``trainer.evaluate.choice.TAKES`` name."""
+    _resampling: Task | None = None
+    """The Resample running, until its end is handled (:meth:`is_resampling`)."""
 
     def _page(self) -> QObject:
         """This mixin as the page it is part of (the parent of its tasks)."""
@@ -82,13 +84,13 @@ class TrainActions:
         task.progress.connect(moved)
         task.done.connect(lambda _: ended(None))
         task.failed.connect(ended)
-        self._resampling: Task | None = task.start()
+        self._resampling = task.start()
         return task
 
     def is_resampling(self) -> bool:
         """Whether a Resample of this page's is writing the dataset's curated copies, or has not yet said what it
         changed (until its end is handled on the GUI thread)."""
-        return getattr(self, "_resampling", None) is not None
+        return self._resampling is not None
 
     def export_button(self) -> QToolButton:
         """The Export voice button: a click exports the recommended checkpoint; its menu offers the lowest val_mel
