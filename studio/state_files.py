@@ -75,19 +75,22 @@ Stamp = tuple[tuple[str, int, int], ...]
 
 
 def folder_stamp(folder: Path) -> Stamp | None:
-    """What a change of ``folder``'s files changes: ``(name, mtime ns, size)`` of each entry directly in it and of
-    each entry of its subfolders (a project's manifest and clips, a Piper folder's metadata.csv and wavs); None when
-    it is not a folder. Files are written by replacing them, so a change shows in a time or size here."""
+    """What a change of ``folder``'s files changes: ``(name, mtime ns, size)`` of each entry directly in it (a
+    project's manifest and its subfolders, a Piper folder's metadata.csv and wavs/); None when it is not a folder.
+
+    A subfolder's own time changes whenever a file in it is made, removed or replaced, and the studio and the CLI
+    write every file by replacing it (``engines.files.atomic_path``), so its entries need no look of their own:
+    a look costs a few stat calls however many clips there are (it runs on the GUI thread every few seconds).
+    """
     if not folder.is_dir():
         return None
     entries = []
-    for path in (folder, *(p for p in folder.iterdir() if p.is_dir())):
-        for entry in os.scandir(path):
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:  # gone between the listing and the look
-                continue
-            entries.append((os.path.relpath(entry.path, folder), info.st_mtime_ns, info.st_size))
+    for entry in os.scandir(folder):
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:  # gone between the listing and the look
+            continue
+        entries.append((entry.name, info.st_mtime_ns, info.st_size))
     return tuple(sorted(entries))
 
 
