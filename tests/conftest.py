@@ -178,6 +178,20 @@ def close_window(window, qapp) -> None:
     gc.collect()
 
 
+def shown_window(qtbot, runs: Path, area: str, size: tuple[int, int] = (1024, 640)):
+    """A main window on ``runs`` for one test, ``size`` px, showing ``area``, shown and exposed."""
+    from studio.main_window import MainWindow
+    from studio.settings import Settings
+
+    window = MainWindow(Settings(), runs_root=runs)
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.show_area(area)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
 def tool(name: str):
     """The script ``tools/NAME.py`` loaded as a module (``tools/`` is no package, and stays off ``sys.path``)."""
     import importlib.util

@@ -514,17 +514,10 @@ def test_a_runs_candidate_buttons_show_whole_short_labels_in_a_1024_by_640_windo
     """A run's eight candidates (five ranked epochs, last, export, the start voice) in a 1024×640 main window:
     every button shows its key and whole short label ("2  ep 8", none cut to "…"), within its own width and
     inside the window; the full label is its tooltip."""
+    from conftest import shown_window
     from PySide6.QtWidgets import QStyle
 
-    from studio.main_window import MainWindow
-    from studio.settings import Settings
-
-    window = MainWindow(Settings(), runs_root=tmp_path / "runs")
-    qtbot.addWidget(window)
-    window.resize(1024, 640)
-    window.show_area("Compare")
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, tmp_path / "runs", "Compare")
     listen = window.compare_page.listen
     labels = [f"epoch {e} · val_mel 0.{600 + e}" for e in (12, 9, 11, 10, 8)] + ["last", "export", "start: joe"]
     listen.candidates_box.add([Candidate(label=t, model_path=tmp_path / f"{n}.ckpt") for n, t in enumerate(labels)])

@@ -83,19 +83,13 @@ def test_the_best_rows_progress_line_elides_with_dots_beside_cancel_at_1024_by_6
     of Cancel, and the whole line is its tooltip; the Listen tab's render progress (the same widget) too."""
     import threading
 
+    from conftest import shown_window
     from PySide6.QtWidgets import QApplication
 
-    from studio.main_window import MainWindow
-    from studio.settings import Settings
     from studio.workers import Task
     from trainer.events.run_state import load_run
 
-    window = MainWindow(Settings(), runs_root=tmp_path / "runs")
-    qtbot.addWidget(window)
-    window.resize(1024, 640)
-    window.show_area("Train")
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, tmp_path / "runs", "Train")
     window.train_page.show_run(load_run(finished))
     release = threading.Event()
 
