@@ -29,7 +29,7 @@ from studio.pages.train import TrainPage
 from studio.settings import Settings
 from studio.shortcuts import AREAS, PAGE_KEYS, QUIT_KEYS, ShortcutsDialog, page_tooltip
 from studio.state import StudioState, Workspace
-from studio.state_files import AwayWatch
+from studio.state_files import OutsideWatch
 from studio.widgets.tab_keys import install_tab_keys
 
 SMALLEST = QSize(960, 580)
@@ -42,8 +42,8 @@ Set explicitly because wrapped button rows need more height at a narrow width th
 TYPED_SAVE_MS = 1500
 """The settings keep the text box this long after typing pauses (and at close), not at every key."""
 LOOK_MS = 3000
-"""How often the shown dataset folders are looked at for changes made outside the studio (a listing of a
-project's folders: a few milliseconds for 2,000 clips), milliseconds."""
+"""How often the shown dataset folders are looked at for changes made outside the studio (a few stat calls each,
+``studio.state_files.folder_stamp``), milliseconds."""
 
 
 class MainWindow(QMainWindow):
@@ -104,12 +104,12 @@ class MainWindow(QMainWindow):
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.nav.setCurrentRow(AREAS.index("Synthesize"))
 
-        self.away = AwayWatch(self.state.workspace.datasets, self._shown_datasets, self._writing_datasets)
+        self.outside = OutsideWatch(self.state.workspace.datasets, self._shown_datasets, self._writing_datasets)
         """Dataset folders changed without a page saying so (a command in a terminal)."""
         self._looking = QTimer(self, interval=LOOK_MS)
-        self._looking.timeout.connect(self.away.look)
+        self._looking.timeout.connect(self.outside.look)
         self._looking.start()
-        self.nav.currentRowChanged.connect(lambda _row: self.away.look())
+        self.nav.currentRowChanged.connect(lambda _row: self.outside.look())
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.applicationStateChanged.connect(self._on_application_state)
@@ -175,7 +175,7 @@ class MainWindow(QMainWindow):
     def _on_application_state(self, state: Qt.ApplicationState) -> None:
         """Back from another application (a terminal, perhaps): the shown datasets are looked at at once."""
         if state == Qt.ApplicationState.ApplicationActive:
-            self.away.look()
+            self.outside.look()
 
     def say(self, text: str, ms: int = 0) -> None:
         """Show ``text`` in the status bar for ``ms`` (0: until the next), cut with "…" where it would run under

@@ -13,7 +13,7 @@ worked out from it.
   followed) ends an epoch, ranks a checkpoint or ends. The Compare page then lists the run's new checkpoints
   and redraws its curves.
 
-Changes made outside the studio (``voice-studio dataset fix`` in a terminal) are found by :class:`AwayWatch`
+Changes made outside the studio (``voice-studio dataset fix`` in a terminal) are found by :class:`OutsideWatch`
 within a few seconds, and announced on the same channel as :data:`OUTSIDE`'s.
 """
 
@@ -69,7 +69,7 @@ class FolderChanges:
 
 
 OUTSIDE = "something outside the studio"
-"""Who changed a folder that changed while the studio was not the active window (a command in a terminal)."""
+"""Who changed a folder whose files changed without a page saying so (a command in a terminal)."""
 
 Stamp = tuple[tuple[str, int, int], ...]
 
@@ -94,7 +94,7 @@ def folder_stamp(folder: Path) -> Stamp | None:
     return tuple(sorted(entries))
 
 
-class AwayWatch:
+class OutsideWatch:
     """Finds the shown folders whose files changed without a page saying so (``voice-studio dataset fix`` in a
     terminal) and announces them on ``channel`` as changed by :data:`OUTSIDE`, so every page showing one reads it
     again, as for a change a page made. No Qt: the main window calls :meth:`look` every few seconds, when the

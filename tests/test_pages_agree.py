@@ -152,7 +152,7 @@ def test_a_run_followed_on_the_train_page_shows_its_new_epoch_and_checkpoint_on_
 def test_a_change_made_in_a_terminal_shows_when_the_studio_is_active_again(qtbot, tmp_path):
     """``voice-studio dataset fix --normalize`` run in a terminal: when the studio is the active application again
     (or within a few seconds while it is) the Dataset page shows the clips normalized, and the Train page's check
-    of that dataset is dropped with the words why (studio.state_files.AwayWatch, looked with by the main window)."""
+    of that dataset is dropped with the words why (studio.state_files.OutsideWatch, looked with by the main window)."""
     import subprocess
     import sys
 
@@ -179,7 +179,7 @@ def test_a_change_made_in_a_terminal_shows_when_the_studio_is_active_again(qtbot
     assert len(marks()) == CLIPS and not any("normaliz" in str(mark) for mark in marks())
 
     state = QApplication.instance().applicationStateChanged
-    window.away.look()  # what the window's timer does every few seconds
+    window.outside.look()  # what the window's timer does every few seconds
     command = [sys.executable, "-m", "studio", "dataset", "fix", str(project.folder), "--normalize"]
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -198,14 +198,14 @@ def test_a_change_made_in_a_terminal_shows_when_the_studio_is_active_again(qtbot
 
 def test_the_studios_own_changes_are_not_taken_for_outside_ones(tmp_path):
     """A change a page announced is not announced again as made outside the studio, nor one made while a job of the
-    studio's still writes; a change nobody announced is, once (studio.state_files.AwayWatch)."""
-    from studio.state_files import OUTSIDE, AwayWatch, FolderChanges
+    studio's still writes; a change nobody announced is, once (studio.state_files.OutsideWatch)."""
+    from studio.state_files import OUTSIDE, FolderChanges, OutsideWatch
 
     folder = tmp_path / "project"
     (folder / "clips").mkdir(parents=True)
     channel, heard, busy = FolderChanges(), [], [False]
     channel.events.changed.connect(heard.append)
-    watch = AwayWatch(channel, lambda: [folder], lambda: busy[0])
+    watch = OutsideWatch(channel, lambda: [folder], lambda: busy[0])
 
     def change(name: str) -> None:
         (folder / "clips" / name).write_bytes(b"x" * len(heard + [name]))
