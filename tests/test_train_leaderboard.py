@@ -65,10 +65,13 @@ def test_a_finished_run_is_scored_saved_and_shown_again_without_scoring(page, qt
     from trainer.evaluate.leaderboard import read_csv
     from trainer.events.run_state import load_run
 
+    heard: list[str] = []
+    page.message.connect(heard.append)
     page.state = load_run(finished)
     page._on_process_finished(0, False)  # what the page does when its trainer exits after the Finish event
     assert page._board.busy() and page.view.best_row.progress.isVisibleTo(page.view)
     _wait_scored(page, qtbot)
+    assert heard[-1].startswith("Measured epoch") and "held-out clips" in heard[-1]
     saved = finished / BEST_FILE
     [row] = read_csv(saved.read_text(encoding="utf-8"))
     assert row.model_path == finished / "checkpoints" / RANKING[0][1] and row.val_mel == pytest.approx(0.71)
@@ -87,6 +90,11 @@ def test_a_finished_run_is_scored_saved_and_shown_again_without_scoring(page, qt
     assert page.view.best_row.baseline == baseline  # the start voice's saved row, at once
     qtbot.wait(200)
     assert saved.stat().st_mtime_ns == written
+
+    said = len(heard)
+    page.score_best()  # Score pressed again: it ends at once from what is kept on disk, and says so
+    _wait_scored(page, qtbot)
+    assert len(heard) == said + 1 and heard[-1].startswith("Measured epoch") and _shown(page) == cells
 
     (finished / START_FILE).unlink()  # a run measured before baselines were kept: Score adds it
     page.show_run(load_run(finished))

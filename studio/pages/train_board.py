@@ -93,6 +93,9 @@ class TrainBoard:
     def _on_best_scored(self, folder: Path, best: RankedCheckpoint, row: Row, start: Row | None) -> None:
         self.view.best_row.show_row(row, start)
         self.view.best_row.caption.setText(_caption(best, _measured(folder, start)))
+        # said in the status bar too: a Score pressed again ends at once (renders and scores kept on disk), and the
+        # row, redrawn the same, showed nothing had happened
+        self.message.emit(f"Measured {best.label()} on the run's held-out clips.")
 
 
 MEASURED = "measured on the run's held-out clips, the start voice under it (kept in its leaderboard-*.csv)"
