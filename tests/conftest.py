@@ -192,6 +192,19 @@ def shown_window(qtbot, runs: Path, area: str, size: tuple[int, int] = (1024, 64
     return window
 
 
+def save_dialog(monkeypatch, module, chosen: Path | str = "") -> list[str]:
+    """Replace ``module.QFileDialog.getSaveFileName`` with one that answers ``chosen`` (``""``: cancelled) and
+    returns the list of the start paths it was asked with, in order (where a save dialog starts, and its name)."""
+    asked: list[str] = []
+
+    def dialog(_parent, _title, start, _filter):
+        asked.append(start)
+        return str(chosen), ""
+
+    monkeypatch.setattr(module.QFileDialog, "getSaveFileName", dialog)
+    return asked
+
+
 def tool(name: str):
     """The script ``tools/NAME.py`` loaded as a module (``tools/`` is no package, and stays off ``sys.path``)."""
     import importlib.util

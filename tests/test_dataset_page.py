@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile
-from conftest import shared_path
+from conftest import save_dialog, shared_path
 from PySide6.QtCore import Qt
 
 from engines.playback import BLOCK
@@ -118,10 +118,7 @@ def test_report_tab_histograms_and_html(page, tmp_path, monkeypatch, qtbot):
     page.save_report(tmp_path / "reports" / "report.html")
     qtbot.waitUntil(lambda: not page.is_busy(), timeout=30_000)
     assert (tmp_path / "reports" / "report.html").read_text(encoding="utf-8").startswith("<!doctype html>")
-    asked: list[str] = []
-    monkeypatch.setattr(
-        dataset_actions.QFileDialog, "getSaveFileName", lambda _p, _t, start, _f: (asked.append(start), ("", ""))[1]
-    )
+    asked = save_dialog(monkeypatch, dataset_actions)  # cancelled: only where it started is looked at
     page._on_save_report_clicked()
     assert asked == [str(tmp_path / "reports" / "project-report.html")]
     page.project_dir = tmp_path / "empty"  # a folder with no project: no charts of the one shown before

@@ -10,6 +10,7 @@ import shutil
 
 import numpy as np
 import pytest
+from conftest import save_dialog
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -80,32 +81,25 @@ def test_a_proposed_file_name_is_the_voice_and_the_first_words_in_safe_character
     assert proposed_name("", "...", suffix=".csv", fallback="ratings") == "ratings.csv"
 
 
-def test_save_wav_proposes_the_voice_and_text_in_the_folder_saved_to_last_after_a_restart(windows, qtbot, tmp_path):
+def test_save_wav_proposes_the_voice_and_text_in_the_folder_saved_to_last_after_a_restart(
+    windows, qtbot, monkeypatch, tmp_path
+):
     """Save WAV… offers joe-hello-there.wav in ~/Music at first; after a save elsewhere, a new window (the studio
     started again) offers its line's name in that folder."""
     from studio.widgets import speak_bar
 
-    asked: list[str] = []
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-
-    def dialog(_parent, _title, start, _filter):
-        asked.append(start)
-        return str(elsewhere / "mine.wav"), ""
-
     first = windows()
     page = first.synthesize_page
     page.text_edit.setPlainText("Hello there.")
     with qtbot.waitSignal(page.line_finished, timeout=30_000):
         page.speak()
-    speak_bar.QFileDialog.getSaveFileName, saved = dialog, speak_bar.QFileDialog.getSaveFileName
-    try:
-        page.save_button.click()
-        second = windows().synthesize_page
-        second.bar.show_line(_line("Another take, please."))
-        second.save_button.click()
-    finally:
-        speak_bar.QFileDialog.getSaveFileName = saved
+    asked = save_dialog(monkeypatch, speak_bar, elsewhere / "mine.wav")
+    page.save_button.click()
+    second = windows().synthesize_page
+    second.bar.show_line(_line("Another take, please."))
+    second.save_button.click()
     home = tmp_path / "home" / "Music"
     assert asked == [str(home / "joe-hello-there.wav"), str(elsewhere / "joe-another-take-please.wav")], asked
     assert (elsewhere / "mine.wav").is_file()
@@ -126,10 +120,7 @@ def test_a_leaderboard_export_proposes_its_subject_in_the_folder_a_csv_went_to_l
     qtbot.addWidget(view)
     view.set_rows([Row(label="epoch 4", model_path=tmp_path / "a.ckpt", val_mel=9.0)])
     view.subject = "my run 7"
-    asked: list[str] = []
-    monkeypatch.setattr(
-        tables.QFileDialog, "getSaveFileName", lambda _p, _t, start, _f: (asked.append(start), ("", ""))[1]
-    )
+    asked = save_dialog(monkeypatch, tables)  # cancelled: only where it started is looked at
     view.export_csv()
     assert asked == [str(tmp_path / "exports" / "leaderboard-my-run-7.csv")], asked
 

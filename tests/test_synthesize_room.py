@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 import pytest
-from conftest import close_window
+from conftest import close_window, save_dialog
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox, QHeaderView, QWidget
 
@@ -151,15 +151,9 @@ def test_save_wav_starts_where_the_last_save_went(window, qtbot, monkeypatch, tm
     page = window.synthesize_page
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "home" / "Music").mkdir(parents=True)
-    asked: list[str] = []
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-
-    def dialog(_parent, _title, start, _filter):
-        asked.append(start)
-        return str(elsewhere / "mine.wav"), ""
-
-    monkeypatch.setattr(speak_bar.QFileDialog, "getSaveFileName", dialog)
+    asked = save_dialog(monkeypatch, speak_bar, elsewhere / "mine.wav")
     page.text_edit.setPlainText("Hi.")
     with qtbot.waitSignal(page.line_finished, timeout=30_000):
         page.speak()
