@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, SignalInstance
 
 from studio.workers import Task, TaskSlot
 from trainer.checkpoints.best import RankedCheckpoint, file_epoch_note
@@ -31,6 +31,8 @@ class TrainBoard:
     state: RunState | None
     view: RunView
     process: TrainerProcess
+    message: SignalInstance
+    """The page's status-bar message signal (``str``)."""
     board_limit: int = 10
     """At most this many held-out clips are measured."""
     _board: TaskSlot
