@@ -341,6 +341,35 @@ def test_the_train_page_shows_a_finished_scored_run_unclipped(window, scored_run
         window.resize(*SCREEN)
 
 
+def test_the_quality_tab_hides_empty_plots_and_keeps_measured_ones_readable(window, scored_run):
+    """A run without quality measures shows the sentence saying how they come, not four empty plots (they were
+    about 20 px tall beside it at 1024×640); with measures (and a verdict above them) every plot's view keeps
+    LEAST_VIEW px, at 1024×640 and in the smallest window, with nothing clipped."""
+    from studio.widgets.quality_chart import LEAST_VIEW, NONE_YET
+    from trainer.evaluate.bands import Bands
+    from trainer.events.run_state import load_run
+
+    page = _show(window, "Train")
+    page.show_run(load_run(scored_run))
+    page.tabs.setCurrentWidget(page.view)
+    quality = page.view.quality
+    page.view.side.setCurrentWidget(quality)
+    try:
+        for size in (QSize(*SCREEN), window.minimumSize()):
+            window.resize(size)
+            quality.set_evaluations({}, Bands(), 2)
+            QApplication.processEvents()
+            assert not quality.chart.isVisible() and quality.caption.text() == NONE_YET
+            quality.set_verdict("Still improving: keep training; the best so far is epoch 2 of 2.")
+            quality.set_evaluations({"wer": ([1, 2], [0.2, 0.1]), "similarity": ([1, 2], [0.8, 0.9])}, Bands(), 2)
+            QApplication.processEvents()
+            assert quality.chart.isVisible() and _clipped(window, page) == [], size
+            views = {name: plot.vb.height() for name, plot in quality.plots.items()}
+            assert min(views.values()) >= LEAST_VIEW, (size, views)
+    finally:
+        window.resize(*SCREEN)
+
+
 def test_the_train_page_following_a_run_keeps_every_chart_title_in_view(window, tmp_path):
     """Following a run at 1024×640 and in the smallest window: nothing clipped, the Run and Runs tabs whole beside
     the stats line (its whole line, ETAs and all, was the corner's width and squeezed them into scroll arrows), and

@@ -34,6 +34,11 @@ EMPTY_RANGES = {"wer": (0.0, 1.0), "similarity": (0.0, 1.0), "dnsmos_ovrl": (1.0
 """The y range of a plot with no point yet: the measure's own scale (WER and similarity 0-1, DNSMOS 1-5 MOS, an F0
 gap of ±20 Hz), where an empty plot showed -0.5 to 0.5 (a negative WER or similarity)."""
 WAYS = "better: ↓ lower, ↑ higher, →0 closer to 0"
+PLOT_ROOM = 72
+"""Pixels of one plot row besides its view: its title and the epoch axis below it (at the app's font)."""
+LEAST_VIEW = 22
+"""Pixels below which a plot's view does not shrink, in the smallest window with the Train page's setup open (it
+was left 11 px); at 1024×640 a view gets about 60."""
 NONE_YET = (
     "No quality measures in this run yet. A few held-out clips are spoken and measured in the background on the "
     "epochs that preview (Setup → Measure quality; train --eval-every N; the test preset only when asked)."
@@ -75,6 +80,8 @@ class QualityChart(QWidget):
         layout.addWidget(self.verdict)
         layout.addWidget(self.chart, 1)
         layout.addWidget(self.caption)
+        layout.addStretch(0)  # nothing measured: the plots hidden, the sentence at the top
+        self.chart.setMinimumHeight(2 * (PLOT_ROOM + LEAST_VIEW))
         self.setMinimumHeight(MIN_HEIGHT)
         self.data: dict[str, tuple[list[int], list[float]]] = {name: ([], []) for name, *_ in MEASURES}
         self.bands = Bands()
@@ -124,6 +131,7 @@ class QualityChart(QWidget):
                 plot.setYRange(*EMPTY_RANGES[name], padding=0)
         self._titles()
         measured = any(xs for xs, _ in self.data.values())
+        self.chart.setVisible(measured)  # four empty plots said nothing the sentence does not, in the room it needs
         self.caption.setText(
             f"Bars: ± the noise band ({bands.source}); {WAYS}.{_not_measured(self.data, reasons or {})}"
             if measured
