@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import soundfile
 from conftest import target_voice_slice, write_started_run
 
 pytestmark = pytest.mark.gui
@@ -191,9 +192,14 @@ def test_a_change_made_in_a_terminal_shows_when_the_studio_is_active_again(qtbot
     _checked(qtbot, train)
     state.emit(Qt.ApplicationState.ApplicationActive)  # nothing changed since: the check stays
     assert train.status.text().startswith("Checked:") and train.setup.current
-    done = subprocess.run([*command[:-1], "--trim"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    first = sorted(project.clips)[0]
+    dataset.select([first])  # in the editor: drawn again from the file the terminal rewrote
+    done = subprocess.run([*command[:-1], "--resample"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
-    qtbot.waitUntil(lambda: all("trim" in str(mark) for mark in marks()), timeout=10_000)  # the timer found it
+    qtbot.waitUntil(lambda: all("resampl" in str(mark) for mark in marks()), timeout=10_000)  # the timer found it
+    shown, rate = dataset._clip_audio
+    assert (rate, len(shown)) == (22050, soundfile.info(str(project.clip_path(first))).frames)
+    assert dataset.editor.clip_id == first and dataset.editor.waveform.points > 0
 
 
 def test_the_studios_own_changes_are_not_taken_for_outside_ones(tmp_path):

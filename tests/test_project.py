@@ -183,10 +183,10 @@ def test_fixes_change_the_copies_not_the_sources(tmp_path):
     before = _hashes(cards)
     project = DatasetProject.create(tmp_path / "p")
     project.import_sources([cards], workers=2)
-    old = dict(project.clips["001"].analysis)
+    old = dict(project.clips["002"].analysis)  # 0.29 s before its speech: trimmed
     fixed = project.apply_fixes(["001", "002"], resample_to=22050, trim=True, normalize=True, workers=2)
     assert fixed == ["001", "002"]
-    clip = DatasetProject(tmp_path / "p").clips["001"]  # saved in the manifest
+    clip = DatasetProject(tmp_path / "p").clips["002"]  # saved in the manifest
     assert (
         clip.edits[0] == "trim"
         and clip.edits[1].startswith("normalize")
@@ -197,6 +197,22 @@ def test_fixes_change_the_copies_not_the_sources(tmp_path):
     assert soundfile.info(str(project.clip_path("001"))).samplerate == 22050
     assert project.clips["003"].edits == []
     assert _hashes(cards) == before
+
+
+def test_trimming_again_cuts_nothing(tmp_path):
+    """A second trim of real recordings leaves each curated copy's samples and edits as the first left them (it cut a
+    few ms more each time); a clip with less silence than the margin is not marked trimmed at all."""
+    cards = shared_path("corpus", "real-speech", "cards")
+    project = DatasetProject.create(tmp_path / "p")
+    project.import_sources([cards], workers=2)
+    ids = sorted(project.clips)
+    project.apply_fixes(ids, trim=True, workers=2)
+    first = {i: (soundfile.read(str(project.clip_path(i)))[0], list(project.clips[i].edits)) for i in ids}
+    assert first["002"][1] == ["trim"] and first["001"][1] == []  # 001: 0.06 s before its speech, under the margin
+    project.apply_fixes(ids, trim=True, workers=2)
+    for i in ids:
+        samples, edits = soundfile.read(str(project.clip_path(i)))[0], project.clips[i].edits
+        assert np.array_equal(samples, first[i][0]) and edits == first[i][1], i
 
 
 def test_a_group_measures_each_clip_as_alone(tmp_path, joe, monkeypatch):

@@ -59,18 +59,33 @@ def hold_peak(audio: np.ndarray, ceiling_dbfs: float = RESAMPLED_CEILING_DBFS) -
     return (audio * np.float32(10 ** (gain_db / 20))).astype(np.float32), gain_db
 
 
-def trim(
-    audio: np.ndarray, rate: int, speech_start_s: float | None, speech_end_s: float | None, margin_s: float = 0.15
-) -> np.ndarray:
-    """Cut leading and trailing silence, keeping ``margin_s`` seconds around the speech span.
+TRIM_LEAST_S = 0.032
+"""The least silence a trim cuts at either end, seconds: one Silero VAD window (512 samples at 16 kHz,
+``trainer.dataset.vad.WINDOW``), the step in which the speech span is found. A trimmed clip measured again finds
+its speech within a window of where it was, so a second trim cuts nothing (it shaved a few ms each time)."""
 
-    With no speech span (``None``), the audio is returned unchanged.
+
+def trim(
+    audio: np.ndarray,
+    rate: int,
+    speech_start_s: float | None,
+    speech_end_s: float | None,
+    margin_s: float = 0.15,
+    least_s: float = TRIM_LEAST_S,
+) -> np.ndarray:
+    """Cut leading and trailing silence, keeping ``margin_s`` seconds around the speech span; an end is cut only
+    where that removes at least ``least_s`` seconds (so trimming is idempotent).
+
+    With no speech span (``None``), the audio is returned unchanged (the same array when nothing is cut).
     """
     if speech_start_s is None or speech_end_s is None:
         return audio
     start = max(0, int((speech_start_s - margin_s) * rate))
     end = min(len(audio), int(np.ceil((speech_end_s + margin_s) * rate)))
-    return audio[start:end]
+    least = int(least_s * rate)
+    start = start if start >= least else 0
+    end = end if len(audio) - end >= least else len(audio)
+    return audio if (start, end) == (0, len(audio)) else audio[start:end]
 
 
 def repair(audio: np.ndarray, rate: int) -> tuple[np.ndarray, list[str]]:

@@ -163,8 +163,10 @@ def fix(job) -> tuple[dict[str, Any], list[str]]:
     if normalize or resampling:  # NaN/inf, corrupt values, isolated spikes, denormals and DC offset first: the gain
         mono, edits = fixes.repair(mono, rate)  # is the speech's, and a resampled spike rings over its neighbours
     if trim and analysis and analysis.get("speech_start_s") is not None:
-        mono = fixes.trim(mono, rate, analysis["speech_start_s"], analysis["speech_end_s"])
-        edits.append("trim")
+        trimmed = fixes.trim(mono, rate, analysis["speech_start_s"], analysis["speech_end_s"])
+        if len(trimmed) < len(mono):  # a clip trimmed before, or without silence to cut, is left as it is
+            mono = trimmed
+            edits.append("trim")
     if normalize:
         mono, gain_db = fixes.normalize_loudness(mono, rate)
         edits.append(f"normalize {gain_db:+.1f} dB")
