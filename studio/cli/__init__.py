@@ -51,12 +51,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``voice-studio`` command; returns the exit status (2: an error, told in one line)."""
+    """Entry point of the ``voice-studio`` command; returns the exit status (2: an error, told in one line).
+
+    Called as the program (``argv`` None: the console script, ``python -m studio``), ``dataset`` and ``train`` run
+    small dataset job lists in their own process (``trainer.dataset.workers.run_here``); called with ``argv`` from
+    another program (a test) it leaves that process's rule alone.
+    """
     args = build_parser().parse_args(argv)
     if args.command in (None, "gui"):
         from studio.app import main as gui_main
 
         return gui_main()
+    if argv is None and args.command in ("dataset", "train"):
+        from trainer.dataset.workers import run_here
+
+        run_here()
     try:
         return COMMANDS[args.command].run(args)
     except BrokenPipeError as exc:  # the reader of our output went away (`... | head`)

@@ -249,7 +249,7 @@ class DatasetProject:
         state.progress(done, total)
         saved = time.monotonic()
         try:
-            for index, outcomes in run_jobs(jobs.process_group, groups, workers, state):
+            for index, outcomes in run_jobs(jobs.process_group, groups, workers, state, clips=len(work)):
                 for (clip_id, clip, digest), outcome in zip(todo[firsts[index] :], outcomes, strict=False):
                     entry = ClipEntry(clip_id, str(clip.audio), digest, clip.text, clip.speaker, clip.origin, **outcome)
                     self.clips[clip_id] = entry

@@ -43,6 +43,22 @@ PRELOAD = [
 """Modules the fork server imports once (a missing one is skipped)."""
 
 
+HERE_AT_MOST = 24
+"""Most clips a process without a window handles itself, in order, rather than in a pool (see :func:`run_here`):
+starting the fork server costs about 1.1 CPU-s and 1 s before the first job (its ``PRELOAD``), while a clip's
+import or cache job takes 40-70 ms (the 240-clip target-voice import: 8.6 s on 2 workers), so up to about
+two dozen clips finish as soon here on 2 cores, at less CPU. The studio window never runs jobs itself: a job
+holding the interpreter's lock stalls its UI thread."""
+_here = False
+
+
+def run_here() -> None:
+    """Let this process run small job lists itself (``HERE_AT_MOST`` clips): a command-line process (the CLI, a
+    trainer) calls it at its start; the studio window does not."""
+    global _here
+    _here = True
+
+
 def worker_pool(workers: int | None, jobs_count: int) -> ProcessPoolExecutor:
     """A pool of :func:`worker_count` processes, as a context manager.
 
@@ -79,6 +95,7 @@ def run_jobs(
     state: TaskState | None = None,
     *,
     stop_in_flight: bool = False,
+    clips: int | None = None,
 ) -> Iterator[tuple[int, Any]]:
     """``fn(item)`` for each item in worker processes (:func:`worker_pool`); yields ``(index, result)`` in order
     (with ``stop_in_flight``: in the order the jobs finish, see below).
@@ -94,7 +111,14 @@ def run_jobs(
     each result is yielded as soon as its job finishes (a long first job holds back no other), the state is
     looked at every ``POLL_S``, and on a cancel the jobs in flight are stopped at once (with as many workers as
     jobs, every job is in flight from the start): only the finished ones are yielded.
+
+    In a process that allows it (:func:`run_here`) up to ``HERE_AT_MOST`` clips (``clips``: how many the items
+    hold; one an item by default) are handled in this process, in order, the state looked at between jobs; jobs
+    stopped in flight always run in a pool (only a pool can stop one).
     """
+    if _here and not stop_in_flight and (len(items) if clips is None else clips) <= HERE_AT_MOST:
+        yield from _in_order(fn, items, state)
+        return
     count, futures = worker_count(workers, len(items)), list[Future]()
     with worker_pool(workers, len(items)) as pool:
         try:
@@ -116,6 +140,15 @@ def run_jobs(
         finally:
             for future in futures:  # the caller stopped early (an error): the others are not started
                 future.cancel()
+
+
+def _in_order(fn: Callable[[Any], Any], items: list, state: TaskState | None) -> Iterator[tuple[int, Any]]:
+    """``(index, fn(item))`` for each item, in this process, until ``state`` is cancelled (the job running then
+    finishes, as one in flight in a pool does)."""
+    for index, item in enumerate(items):
+        if state is not None and state.is_cancelled():
+            return
+        yield index, fn(item)
 
 
 def _as_finished(pool, fn, items: list, futures: list[Future], count: int, state: TaskState | None):
