@@ -2,8 +2,9 @@
 sentence (it is kept only then, so espeak-ng never breaks ``Dr. Smith`` or ``James T. Kirk`` in two).
 
 The tables map the written form without its period to the words. ``St.`` and ``Dr.`` read as a place after a
-capitalized word that does not open the sentence (``Main St.``, ``Elm Dr.``) and as a title before a capitalized
-word (``St. James``, ``Dr. Smith``).
+capitalized word that does not open the sentence (``on Main St.``), or after one that does where no capitalized
+word follows (``Elm Dr. is closed``), and as a title otherwise (``St. James``, ``Visit St. Paul's``,
+``Dr. Smith``).
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from engines.frontend.around import (
     after_name,
     around_match,
     at_end,
+    capitalized,
     next_capitalized,
     next_starts_sentence,
     next_word,
+    previous_word,
 )
 from engines.frontend.rules import Context, Rule
 
@@ -107,7 +110,8 @@ def reading(written: str, before: str, after: str) -> tuple[str, bool] | None:
     if key is None:
         return None
     end = at_end(after)
-    if key in PLACES and after_name(before, is_abbreviation):
+    named = capitalized(previous_word(before))
+    if key in PLACES and (after_name(before, is_abbreviation) or (named and not next_capitalized(after))):
         return PLACES[key], end or next_capitalized(after)
     if key in TITLES:
         return TITLES[key], end

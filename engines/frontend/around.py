@@ -52,6 +52,12 @@ def next_starts_sentence(after: str) -> bool:
     return at_end(after) or next_word(after).rstrip(".") in STARTERS
 
 
+def previous_word(before: str) -> str:
+    """The word ``before`` ends with (then spaces); ``""`` when it ends otherwise (punctuation, nothing)."""
+    match = _LAST_WORD.search(before)
+    return match.group(1) if match else ""
+
+
 def after_name(before: str, is_abbreviation) -> bool:
     """Whether ``before`` ends with a capitalized word (then spaces) that does not open its sentence: the name a
     street abbreviation follows (``Main St.``), not ``Visit St. Paul's``.

@@ -92,7 +92,8 @@ def normalize(text: str, language: str) -> Normalized:
         spans += [Span(text[last : match.start()]), Span(match.group(0), "verbatim")]
         last = match.end()
     spans.append(Span(text[last:]))
-    return normalize_spans(spans, language)
+    found = normalize_spans(spans, language)
+    return Normalized(text, found.ambiguous) if found.text == text else found
 
 
 def normalize_spans(spans: Iterable[Span], language: str) -> Normalized:

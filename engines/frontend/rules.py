@@ -59,8 +59,13 @@ class Rule:
 def apply(rules: Sequence[Rule], text: str, context: Context) -> str:
     """``text`` after each rule in turn (a text no rule matches comes back as the same string)."""
     for rule in rules:
-        text = rule.pattern.sub(lambda match, rule=rule: rule.speak(match, context), text)
+        text = rule.pattern.sub(_speaker(rule, context), text)
     return text
+
+
+def _speaker(rule: Rule, context: Context) -> Callable[[re.Match[str]], str]:
+    """``rule.speak`` bound to ``context``, as ``re.sub`` calls it."""
+    return lambda match: rule.speak(match, context)
 
 
 def spaced(match: re.Match[str], words: str) -> str:

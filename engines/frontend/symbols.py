@@ -29,7 +29,11 @@ WORDS = (
     (r"(?<=\d)\s?×\s?(?=\d)|(?<=\d) x (?=\d)", "times"),
 )
 """(pattern, words), in order: ``<3`` before ``<``, ``<=`` before ``<`` and ``=``."""
-RULES = tuple(
-    Rule(words, re.compile(pattern), lambda match, context, words=words: spaced(match, words))
-    for pattern, words in WORDS
-)
+
+
+def _symbol(pattern: str, words: str) -> Rule:
+    """The rule saying each match of ``pattern`` as ``words``, spaced from its neighbours."""
+    return Rule(words, re.compile(pattern), lambda match, context: spaced(match, words))
+
+
+RULES = tuple(_symbol(pattern, words) for pattern, words in WORDS)

@@ -103,7 +103,8 @@ class SynthesizePage(QWidget):
         self.reads.setWordWrap(True)
         self.reads.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.reads.hide()
-        self._reads_timer = QTimer(self, singleShot=True, interval=READS_DELAY_MS, timeout=self.show_reads)
+        self._reads_timer = QTimer(self, singleShot=True, interval=READS_DELAY_MS)
+        self._reads_timer.timeout.connect(self.show_reads)
         self.text_edit.textChanged.connect(self._reads_timer.start)
 
         self.bar = bar = SpeakBar(self.state.workspace.save_folders)
