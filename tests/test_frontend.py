@@ -86,3 +86,12 @@ def test_long_text_is_split_at_paragraphs_and_sentences():
     assert len(text) > 9000 and len(blocks) > 6
     assert all(len(b) <= 1000 for b in blocks)
     assert "".join(blocks).replace(" ", "") == text.replace("\n\n", "").replace(" ", "")
+
+
+def test_long_text_is_cut_only_at_real_sentence_ends(phonemizer):
+    """A long paragraph's blocks never end after "Dr.", an initial or "St.": each line stays one sentence."""
+    line = "Captain James T. Kirk met Dr. Smith on Jan. 5 near St. James St. and left."
+    text = " ".join([line] * 40)
+    blocks = list(split_blocks(text))
+    assert len(blocks) > 2 and all(block.endswith("and left.") for block in blocks)
+    assert len(list(sentences(phonemizer, text))) == 40
