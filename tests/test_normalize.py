@@ -291,3 +291,12 @@ def test_say_speaks_through_the_front_end_and_no_normalize_reads_as_written(engi
         return sum(len(c.audio) for c in engine.synthesize(line, options))
 
     assert spoken == samples(words) and literal == samples(text, normalize=False) != spoken
+
+
+def test_a_speaking_rate_counts_the_phonemes_of_the_text_as_spoken(phonemizer):
+    """Compare's speaking rate counts what the voice says: "2 kg at 9 a.m." as many phonemes as its words."""
+    from trainer.evaluate.measures import count_phonemes
+
+    assert count_phonemes(phonemizer, "Add 2 kg at 9 a.m.") == count_phonemes(
+        phonemizer, "Add two kilograms at nine AM."
+    )
