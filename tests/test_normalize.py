@@ -77,6 +77,7 @@ CLASSES = {
         ("Call 555-123-4567.", "Call five five five, one two three, four five six seven."),
         ("(555) 123-4567", "five five five, one two three, four five six seven"),
         ("+44 20 7946 0958", "plus four four, two zero, seven nine four six, zero nine five eight"),
+        ("1-800-555-1234", "one, eight zero zero, five five five, one two three four"),
         ("Agent 007", "Agent zero zero seven"),
     ],
     "units": [

@@ -22,10 +22,11 @@ from engines.frontend.rules import Ambiguity, Context, Rule
 _PHONES = (
     r"\+\d{1,3}(?:[ .-]\(?\d{1,4}\)?){2,5}",
     r"\(\d{3}\) ?\d{3}[-. ]\d{4}",
-    r"\d{3}[-.]\d{3}[-.]\d{4}",
+    r"(?:1[-.])?\d{3}[-.]\d{3}[-.]\d{4}",
     r"\d{3}-\d{4}",
 )
-"""International with ``+``; American with parentheses, dashes or dots; a local seven-digit number."""
+"""International with ``+``; American with parentheses, dashes or dots (``1-800-555-1234``); a local seven-digit
+number."""
 _PHONE = re.compile(rf"(?<![\w.,+-])(?:{'|'.join(_PHONES)})(?![\w-]|[.,]\d)")
 _VERSION = re.compile(r"(?<![\w.,])\d+(?:\.\d+){2,}(?![\w]|\.\d)")
 _NUMBER_HYPHEN = re.compile(r"(?<=\d)((?:st|nd|rd|th)?)-(?=[A-Za-z])")
