@@ -57,6 +57,8 @@ class SynthesisOptions:
         noise_w: noise multiplier of the stochastic duration predictor.
         sentence_silence: extra silence between sentences (none after the last), in seconds, on
             top of the pause the voice itself predicts for the final punctuation.
+        normalize: say numbers, money, times, abbreviations and symbols as words first (``engines.frontend``);
+            ``False`` reads the text as written, as Piper does.
     """
 
     speaker: str | int | None = None
@@ -64,6 +66,7 @@ class SynthesisOptions:
     noise_scale: float | None = None
     noise_w: float | None = None
     sentence_silence: float = 0.0
+    normalize: bool = True
 
     def __post_init__(self) -> None:
         if self.length_scale is not None and not self.length_scale > 0:

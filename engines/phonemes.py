@@ -1,21 +1,23 @@
-"""Text frontend: text -> sentences -> phonemes -> ``phoneme_ids``, exactly as Piper does it.
+"""Text frontend: text -> normalized text -> sentences -> phonemes -> ``phoneme_ids``.
 
-Phonemization is delegated to the ``piper-tts`` package (its bundled espeak-ng,
-its sentence splitting and its inline ``[[ phonemes ]]`` blocks), so our
-``phoneme_ids`` are Piper's. The id mapping follows ``piper.phoneme_ids``:
-BOS, PAD, then each phoneme followed by PAD, then EOS. A phoneme missing from
-the voice's map is skipped, as Piper does, but reported once per symbol per
-request instead of once per occurrence.
+Text is first normalized (``engines.frontend``: "$3.50" -> "three dollars and fifty cents", in English;
+other languages unchanged; ``normalize=False`` skips it). A text with nothing to normalize reaches espeak-ng as
+it was. Phonemization is delegated to the ``piper-tts`` package (its bundled espeak-ng, its sentence splitting
+and its inline ``[[ phonemes ]]`` blocks), so our ``phoneme_ids`` for a text are Piper's for the same text.
+The id mapping follows ``piper.phoneme_ids``: BOS, PAD, then each phoneme followed by PAD, then EOS. A phoneme
+missing from the voice's map is skipped, as Piper does, but reported once per symbol per request instead of
+once per occurrence.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from engines.espeak import check_config
+from engines.frontend import Ambiguity, Normalized, normalize
 from engines.imports import importing
 from engines.long_sentences import PAUSE, end_with_pause, max_phonemes, split_phonemes
 from engines.text import text_blocks
@@ -53,10 +55,12 @@ class FrontendReport:
     Attributes:
         missing: symbol -> occurrences of phonemes absent from the voice's map.
         sentences: number of sentences produced.
+        ambiguous: written forms normalized one way that could be read another (``1/2``), in order.
     """
 
     missing: Counter[str] = field(default_factory=Counter)
     sentences: int = 0
+    ambiguous: list[Ambiguity] = field(default_factory=list)
 
 
 class Phonemizer:
@@ -76,6 +80,15 @@ class Phonemizer:
         self.config = config
         self._piper = PiperVoice(session=None, config=PiperConfig.from_dict(config.piper_document()))
 
+    @property
+    def language(self) -> str:
+        """The language the text front end normalizes for (:func:`language_of` the config)."""
+        return language_of(self.config)
+
+    def normalize(self, text: str) -> Normalized:
+        """``text`` as this voice says it (``engines.frontend.normalize`` in :attr:`language`)."""
+        return normalize(text, self.language)
+
     def phonemize(self, text: str) -> list[list[str]]:
         """Phonemes grouped by sentence, as ``piper.voice.PiperVoice.phonemize``."""
         return self._piper.phonemize(text)
@@ -88,6 +101,12 @@ class Phonemizer:
 
             return phonemes_to_ids(phonemes, self.config.phoneme_id_map)
         return phonemes_to_ids_counted(phonemes, self.config.phoneme_id_map, missing)
+
+
+def language_of(config: VoiceConfig) -> str:
+    """The language ``engines.frontend`` normalizes a voice's text for: its espeak-ng voice (``en-us``); ``""``
+    (the text passes through) for the other phoneme types."""
+    return config.espeak_voice if config.phoneme_type == "espeak" else ""
 
 
 def phonemes_to_ids_counted(phonemes: list[str], id_map, missing: Counter[str] | None = None) -> list[int]:
@@ -119,9 +138,13 @@ def sentence_batches(
     report: FrontendReport | None = None,
     max_size: int = 1,
     max_phoneme_ids: int | None = None,
+    *,
+    normalize: bool = True,
 ) -> Iterator[list[Sentence]]:
     """Sentences of ``text`` with their ``phoneme_ids``, lazily, in batches of at most ``max_size``.
 
+    Each block is normalized first (``engines.frontend``; ``normalize=False``: the text as written, Piper's
+    literal reading), its ambiguous forms added to ``report.ambiguous``.
     Long texts are phonemized in blocks (see ``engines.text.text_blocks``) so
     the first sentence is ready quickly; a batch never spans two blocks.
     Sentences with no speech (punctuation only) are dropped. With
@@ -134,7 +157,8 @@ def sentence_batches(
     index = 0
     try:
         batch: list[Sentence] = []
-        for phonemes, continues, block_end in _phrases(phonemizer, text, max_phoneme_ids):
+        prepare = _normalizer(phonemizer, report) if normalize else None
+        for phonemes, continues, block_end in _phrases(phonemizer, text, max_phoneme_ids, prepare):
             batch.append(Sentence(index, phonemes, phonemizer.to_ids(phonemes, report.missing), continues))
             index += 1
             report.sentences = index
@@ -146,11 +170,24 @@ def sentence_batches(
             _LOGGER.warning("Phoneme %r is not in the voice's phoneme_id_map; skipped %d time(s)", symbol, count)
 
 
-def _phrases(phonemizer: Phonemizer, text: str, max_phoneme_ids: int | None) -> Iterator[tuple[list[str], bool, bool]]:
+def _normalizer(phonemizer: Phonemizer, report: FrontendReport) -> Callable[[str], str]:
+    """A block's normalized text, its ambiguous forms noted in ``report``."""
+
+    def prepare(block: str) -> str:
+        found = phonemizer.normalize(block)
+        report.ambiguous.extend(found.ambiguous)
+        return found.text
+
+    return prepare
+
+
+def _phrases(
+    phonemizer: Phonemizer, text: str, max_phoneme_ids: int | None, prepare: Callable[[str], str] | None
+) -> Iterator[tuple[list[str], bool, bool]]:
     """``(phonemes, continues, last of its block)`` for each sentence, or piece of one, with speech."""
     pause = PAUSE if PAUSE in phonemizer.config.phoneme_id_map else None
     continues = False
-    for block, cut in text_blocks(text, cut_long=max_phoneme_ids is not None):
+    for block, cut in text_blocks(text, cut_long=max_phoneme_ids is not None, prepare=prepare):
         found = [p for p in phonemizer.phonemize(block) if has_speech(p)]
         if cut and found:  # the block ends inside a sentence: a piece like those below
             found[-1] = end_with_pause(found[-1], pause)
@@ -167,7 +204,9 @@ def _phrases(phonemizer: Phonemizer, text: str, max_phoneme_ids: int | None) -> 
         continues = cut and bool(found)
 
 
-def sentences(phonemizer: Phonemizer, text: str, report: FrontendReport | None = None) -> Iterator[Sentence]:
+def sentences(
+    phonemizer: Phonemizer, text: str, report: FrontendReport | None = None, *, normalize: bool = True
+) -> Iterator[Sentence]:
     """Sentences of ``text`` one by one (see :func:`sentence_batches`)."""
-    for batch in sentence_batches(phonemizer, text, report):
+    for batch in sentence_batches(phonemizer, text, report, normalize=normalize):
         yield from batch

@@ -79,7 +79,14 @@ class LocalEngine:
         clock, offset, last = PlaybackClock(), 0, start
         silence = np.zeros(round(options.sentence_silence * self.sample_rate), dtype=np.float32)
         self.last_report = FrontendReport()
-        batches = sentence_batches(self.phonemizer, text, self.last_report, self.batch_size, self.max_phoneme_ids)
+        batches = sentence_batches(
+            self.phonemizer,
+            text,
+            self.last_report,
+            self.batch_size,
+            self.max_phoneme_ids,
+            normalize=options.normalize,
+        )
         for batch in batches:
             if cancel is not None and cancel.is_set():  # before the batch's model work, not after it
                 return

@@ -3,8 +3,11 @@
 Piper hands the whole text to espeak-ng, which splits sentences itself. That is
 kept for ordinary input, so our sentences are Piper's. Only texts longer than
 ``BLOCK_CHARS`` are cut into blocks first, at paragraph breaks and then at
-sentence ends, so that phonemizing (which holds the GIL) never stalls the
-caller for long and the first sentence of a long text is ready at once. For
+sentence ends (``engines.frontend.split_sentences``: never after ``Dr.`` or an
+initial), so that phonemizing (which holds the GIL) never stalls the
+caller for long and the first sentence of a long text is ready at once. Each
+block is prepared (normalized, ``engines.frontend``) as it is reached, so a long
+text's first block is not kept waiting for the rest. For
 synthesis (``cut_long``), a single sentence longer than a block is cut too, at
 clause punctuation, else at a space, else anywhere; such a block is marked as
 ending inside its sentence.
@@ -13,13 +16,14 @@ ending inside its sentence.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+
+from engines.frontend.sentences import split_sentences
 
 BLOCK_CHARS = 1000
 """Texts up to this many characters go to the phonemizer whole, exactly as in Piper."""
 
 _PARAGRAPH = re.compile(r"\n\s*\n|\r\n\s*\r\n")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=\S)")
 _CLAUSE_END = re.compile(r"[,;:—…，、；：]\s*")
 _SPACE = re.compile(r"\s+")
 _INLINE_PHONEMES = re.compile(r"\[\[.*?\]\]", re.DOTALL)
@@ -37,26 +41,39 @@ def split_blocks(text: str, max_chars: int = BLOCK_CHARS) -> Iterator[str]:
         yield block
 
 
-def text_blocks(text: str, max_chars: int = BLOCK_CHARS, *, cut_long: bool = False) -> Iterator[tuple[str, bool]]:
+def text_blocks(
+    text: str,
+    max_chars: int = BLOCK_CHARS,
+    *,
+    cut_long: bool = False,
+    prepare: Callable[[str], str] | None = None,
+) -> Iterator[tuple[str, bool]]:
     """``(block, cut)`` for each block of :func:`split_blocks`; ``cut`` is True where the block ends inside a
     sentence.
 
-    With ``cut_long`` a sentence longer than ``max_chars`` is cut into parts of
-    at most ``max_chars`` (:func:`cut_sentence`), so no block is longer.
+    ``prepare`` (e.g. normalization) is applied to a short text whole, else to each paragraph or sentence before
+    blocks are packed and cut (a prepared block may be longer than the text it came from). With ``cut_long`` a
+    sentence longer than ``max_chars`` is cut into parts of at most ``max_chars`` (:func:`cut_sentence`), so no
+    block is longer.
     """
+    prepare = prepare or _as_is
     if len(text) <= max_chars:
         if text.strip():
-            yield text, False
+            yield prepare(text), False
         return
     for paragraph in _PARAGRAPH.split(text):
         if len(paragraph) <= max_chars:
             if paragraph.strip():
-                yield paragraph, False
+                yield prepare(paragraph), False
             continue
-        pieces = [(s, False) for s in _SENTENCE_END.split(paragraph)]
+        pieces = [(prepare(s), False) for s in split_sentences(paragraph)]
         if cut_long:
             pieces = [part for s, _ in pieces for part in cut_sentence(s, max_chars)]
         yield from _pack(pieces, max_chars)
+
+
+def _as_is(text: str) -> str:
+    return text
 
 
 def cut_sentence(sentence: str, max_chars: int) -> Iterator[tuple[str, bool]]:

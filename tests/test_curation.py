@@ -58,6 +58,34 @@ def test_text_edit_and_preview(cards_project):
         curation.set_text(cards_project, "003", "   ", phonemizer)
 
 
+def test_the_preview_and_the_report_show_a_text_as_it_is_spoken(cards_project):
+    """A transcript the front end reads otherwise than written: the phoneme preview gives it as spoken (its
+    phonemes are those of the words), the report lists it under "Texts as they are spoken" and warns that "1/2"
+    could be a date."""
+    from engines.phonemes import Phonemizer
+    from engines.voice import load_config
+    from trainer.dataset.report import build_report, to_html, to_markdown
+
+    phonemizer = Phonemizer(load_config(cards_project.target_config))
+    written, spoken = "Add 1/2 cup at 9 a.m.", "Add one half cup at nine AM."
+    preview = curation.preview_text(phonemizer, written)
+    assert preview.normalized == spoken and preview.phonemes == curation.preview_text(phonemizer, spoken).phonemes
+    assert curation.preview_text(phonemizer, spoken).normalized == ""
+    before = cards_project.clips["004"].text
+    curation.set_text(cards_project, "004", written, phonemizer)
+    try:
+        report = build_report(cards_project)
+        assert report.spoken == {"004": spoken}
+        markdown = to_markdown(report)
+        assert "## Texts as they are spoken: 1 clip" in markdown and f"- `004`: {spoken}" in markdown
+        assert f"<code>004</code>: {spoken}" in to_html(report)
+        ambiguous = [f for f in report.findings if f.kind == "ambiguous_text"]
+        assert [(f.clip_id, f.blocking) for f in ambiguous] == [("004", False)]
+        assert "January second" in ambiguous[0].message and "Ambiguous text: 1 clip, warnings" in markdown
+    finally:
+        curation.set_text(cards_project, "004", before, phonemizer)
+
+
 def test_split_and_merge(cards_project):
     """Split halves sum to the clip; merging them gives it back; originals are kept, excluded."""
     total = _frames(cards_project, "004")

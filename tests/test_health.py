@@ -79,3 +79,16 @@ def test_rate_fences_need_a_few_values():
     assert rate_fences([1, 2, 3]) is None
     low, high = rate_fences([10, 11, 12, 13])
     assert (low, high) == (10.75 - 1.5 * 1.5, 12.25 + 1.5 * 1.5)
+
+
+def test_a_text_the_front_end_could_read_two_ways_is_a_warning():
+    """With the voice's language, a transcript whose normalization is ambiguous ("1/2": a half, or January second?)
+    is warned of, naming both readings; a plain one and a language without rules are not."""
+    records = [
+        ClipRecord("half", "Add 1/2 cup.", _analysis(), audio_hash="h1"),
+        ClipRecord("plain", "Add half a cup.", _analysis(), audio_hash="h2"),
+    ]
+    found = [f for f in check(records, language="en-us") if f.kind == "ambiguous_text"]
+    assert [(f.clip_id, f.blocking) for f in found] == [("half", False)]
+    assert '"1/2" reads "one half" (it could be "January second")' in found[0].message
+    assert not [f for f in check(records, language="de") if f.kind == "ambiguous_text"]

@@ -152,3 +152,44 @@ def test_numpy_spectrogram_equals_the_trainers(n_fft, hop_length, win_length):
     assert np.abs(ours - theirs).max() < 1e-6 * theirs.max() * 10
     with pytest.raises(ValueError, match="too short"):
         numpy_spectrogram(audio[: (n_fft - hop_length) // 2], n_fft, hop_length, win_length)
+
+
+def test_training_phoneme_ids_are_those_of_the_text_as_spoken(joe):
+    """Training reads a transcript as inference says it: "$3.50 for 2 kg" as dollars, cents and kilograms (the
+    voice never learns "dollar three point five zero")."""
+    from piper.phoneme_ids import phonemes_to_ids
+    from piper.phonemize_espeak import EspeakPhonemizer
+
+    from engines.phonemes import Phonemizer
+    from trainer.data.preprocess import training_phoneme_ids
+
+    words = "I paid three dollars and fifty cents for two kilograms."
+    expected = [i for s in EspeakPhonemizer().phonemize("en-us", words) for i in phonemes_to_ids(s)]
+    assert training_phoneme_ids(Phonemizer(joe.config), "I paid $3.50 for 2 kg.") == expected
+
+
+def test_a_cache_made_by_another_text_front_end_is_out_of_date_and_refused(cards, tmp_path):
+    """cache.json records the text front end; one built by another (a cache from before normalization has none)
+    is out of date on the Dataset page, and Check and a run on it refuse it, saying to build it again."""
+    import json
+
+    from trainer.data.preprocess import PreprocessedCache, build_cache
+    from trainer.data.preprocess.status import cache_status
+    from trainer.run.errors import RunError
+    from trainer.run.options import RunOptions
+    from trainer.run.preflight import preflight
+    from trainer.run.train import create_run
+
+    folder = build_cache(cards, tmp_path / "cache", workers=1)
+    document = json.loads((folder / "cache.json").read_text(encoding="utf-8"))
+    assert document["frontend"] == "en-us/1" and cache_status(cards).stale == []
+    del document["frontend"]  # as a cache built before the front end existed
+    (folder / "cache.json").write_text(json.dumps(document), encoding="utf-8")
+    assert cache_status(cards).stale == ["texts normalized by another text front end"]
+    said = PreprocessedCache(folder).stale_frontend()
+    assert "no text front end (texts as written)" in said and "build the cache again" in said
+    options = RunOptions(dataset=folder, out=tmp_path / "run", preset="test", epochs=1)
+    assert any(f.blocking and said in f.message for f in preflight(options))
+    with pytest.raises(RunError, match="build the cache again"):
+        create_run(options)
+    assert not (tmp_path / "run").exists()

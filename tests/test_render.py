@@ -118,6 +118,15 @@ def test_a_reseeded_engine_speaks_as_a_new_engine_with_that_seed(engine, joe):
     assert first._encoder is not engine._encoder and engine._encoder.model is not None and engine._decoder.model is None
 
 
+def test_the_key_follows_the_text_front_end(joe_candidate, monkeypatch):
+    """A render made before the text front end changed what a text says is not taken from the cache."""
+    import engines.frontend
+
+    base = cache_key(joe_candidate, LINE, RenderSettings(seed=0))
+    monkeypatch.setattr(engines.frontend, "VERSION", engines.frontend.VERSION + 1)
+    assert cache_key(joe_candidate, LINE, RenderSettings(seed=0)) != base
+
+
 def test_the_key_follows_the_model_file_and_its_config(joe, joe_candidate, tmp_path):
     settings = RenderSettings(seed=0)
     base = cache_key(joe_candidate, LINE, settings)

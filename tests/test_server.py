@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import struct
 import threading
@@ -191,6 +192,27 @@ def test_texts_arrive_exactly_as_meant(speech_server, engine):
         assert snr_db(np.frombuffer(pcm16(local), "<i2") / 32768.0, served) > 40, text
     assert clean_text("Tom &amp;lt;3") == "Tom &lt;3"
     assert clean_text("東京\U0001f600 ok") == "東京 ok"
+
+
+def test_the_server_speaks_through_the_same_front_end(speech_server, engine):
+    """The server normalizes as the engines do ("$3.50 for 2 kg on Jan. 5th" in dollars, cents, kilograms and a
+    date: the engine's audio for the line in words); a request with 'normalize': false reads the text as
+    written, as the engine with normalization off."""
+    text, words = (
+        "I paid $3.50 for 2 kg on Jan. 5th.",
+        "I paid three dollars and fifty cents for two kilograms on January fifth.",
+    )
+    literal_options = dataclasses.replace(DETERMINISTIC, normalize=False)
+    served = speak(remote(speech_server, response_format="pcm"), text)
+    literal = speak(remote(speech_server, response_format="pcm"), text, literal_options)
+    for heard, local in (
+        (served, engine.synthesize(words, DETERMINISTIC)),
+        (literal, engine.synthesize(text, literal_options)),
+    ):
+        local_audio = np.concatenate([c.audio for c in local])
+        assert len(heard) == len(local_audio)
+        assert snr_db(np.frombuffer(pcm16(local_audio), "<i2") / 32768.0, heard) > 40
+    assert len(served) != len(literal)
 
 
 def test_models_and_voices_are_listed(speech_server):

@@ -93,6 +93,21 @@ def test_history_names_the_engine_of_each_line(page, qtbot):
     assert rows == ["en_US-joe-medium · torch: Same words.", "en_US-joe-medium · ONNX: Same words."]
 
 
+def test_the_text_box_says_how_the_voice_reads_a_line_it_normalizes(page, qtbot):
+    """Under the text box, "Reads: …" shows the line as the voice's text front end says it (ambiguous forms in its
+    tooltip), after a pause in typing; a line read as written shows nothing, nor does a remote engine's."""
+    page.text_edit.setPlainText("Add 1/2 cup at 9:30 a.m.")
+    qtbot.waitUntil(lambda: page.reads.isVisibleTo(page), timeout=5_000)
+    assert page.reads.text() == "Reads: Add one half cup at nine thirty AM."
+    assert '"1/2" reads "one half"' in page.reads.toolTip()
+    page.text_edit.setPlainText("A plain line.")
+    qtbot.waitUntil(lambda: not page.reads.isVisibleTo(page), timeout=5_000)
+    page.text_edit.setPlainText("$5")
+    qtbot.waitUntil(lambda: page.reads.isVisibleTo(page), timeout=5_000)
+    page.engine_box.setCurrentIndex(page.engine_box.findData("remote"))
+    assert not page.reads.isVisibleTo(page)
+
+
 def test_speed_slider_to_the_right_is_faster(page):
     """Speed moved right asks for a smaller length_scale (1 / speed); the label reads ×speed; the voice default is
     sent exactly until the slider moves."""

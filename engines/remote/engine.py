@@ -141,6 +141,8 @@ class RemoteEngine:
                 body["length_scale"] = length_scale
             if options.sentence_silence:
                 body["sentence_silence"] = options.sentence_silence
+            if not options.normalize:
+                body["normalize"] = False
         return {**body, **s.extra}
 
     def synthesize(
@@ -158,6 +160,8 @@ class RemoteEngine:
             return
         if options.sentence_silence and not self.settings.piper_params:
             self.notice = "sentence_silence is not applied: only a Voice Studio server (piper_params) takes it"
+        elif not options.normalize and not self.settings.piper_params:
+            self.notice = "normalize off is not applied: only a Voice Studio server (piper_params) takes it"
         start = time.perf_counter()
         formats = [self.settings.response_format] + [f for f in FALLBACK_FORMATS if f != self.settings.response_format]
         for attempt_format in formats:

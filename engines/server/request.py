@@ -5,9 +5,10 @@ Field names and defaults follow OpenAI's "Create speech" API (``model``,
 ``stream_format`` ``audio`` or ``sse``). Extensions a Voice Studio client may
 send: ``stream`` (false asks for one whole body with exact sizes),
 ``noise_scale``, ``noise_w``, ``length_scale`` (Piper's, in place of the voice's own; not with
-``speed``, which is relative to the voice's own rate), ``sentence_silence`` (seconds) and ``sample_rate``
-(Hz or ``"native"``). Other unknown fields are ignored, as most compatible servers do. Every refusal is an
-:class:`ApiError` whose message names the field.
+``speed``, which is relative to the voice's own rate), ``sentence_silence`` (seconds), ``sample_rate``
+(Hz or ``"native"``) and ``normalize`` (false reads ``input`` as written, without the text front end). Other
+unknown fields are ignored, as most compatible servers do. Every refusal is an :class:`ApiError` whose message
+names the field.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class SpeechRequest:
     length_scale: float | None = None
     sentence_silence: float | None = None
     sample_rate: int | Literal["native"] | None = None
+    normalize: bool = True
 
     @property
     def streamed(self) -> bool:
@@ -105,6 +107,7 @@ def parse_speech_request(raw: bytes, max_chars: int) -> SpeechRequest:
         length_scale=_number(body, "length_scale", *LENGTH_SCALE_RANGE),
         sentence_silence=_number(body, "sentence_silence", 0.0, 10.0),
         sample_rate=_rate(body),
+        normalize=_flag(body, "normalize", True),
     )
 
 

@@ -218,6 +218,7 @@ class SpeechService:
             noise_scale=request.noise_scale,
             noise_w=request.noise_w,
             sentence_silence=request.sentence_silence or 0.0,
+            normalize=request.normalize,
         )
         with self._lock:
             self._jobs.add(job)

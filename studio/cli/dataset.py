@@ -314,7 +314,10 @@ def _text(project, args) -> int:
 
     clip = set_text(project, args.clip_id, args.text)
     preview = preview_text(phonemizer(project.target_config), clip.text or "")  # set_text refuses empty text
-    print(f"{clip.id}: {clip.text}\n  {preview.phonemes} ({preview.num_phoneme_ids} phoneme_ids)", file=sys.stderr)
+    reads = f"\n  reads: {preview.normalized}" if preview.normalized else ""
+    print(
+        f"{clip.id}: {clip.text}{reads}\n  {preview.phonemes} ({preview.num_phoneme_ids} phoneme_ids)", file=sys.stderr
+    )
     return 0
 
 

@@ -75,6 +75,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     say.add_argument(
         "--sentence-silence", type=non_negative_float, default=0.0, help="extra seconds of silence between sentences"
     )
+    say.add_argument(
+        "--no-normalize",
+        dest="normalize",
+        action="store_false",
+        help="read the text as written, as Piper does: no numbers, money, times, abbreviations or symbols said as "
+        "words (see docs/text.md)",
+    )
     say.add_argument("--quiet", action="store_true", help="print no timing")
     _add_remote_arguments(say)
 
@@ -170,6 +177,7 @@ def _options(args: argparse.Namespace, speaker: int | str | None) -> SynthesisOp
         noise_scale=args.noise_scale,
         noise_w=args.noise_w,
         sentence_silence=args.sentence_silence,
+        normalize=args.normalize,
     )
 
 
@@ -294,6 +302,9 @@ def remote_engine(args: argparse.Namespace):
         stream_format="sse" if args.sse else None,
         sample_rate=args.pcm_rate or OPENAI_PCM_RATE,
         # Piper-only options ask for Piper's settings (an OpenAI server refuses unknown fields, ours takes them)
-        piper_params=args.noise_scale is not None or args.noise_w is not None or bool(args.sentence_silence),
+        piper_params=args.noise_scale is not None
+        or args.noise_w is not None
+        or bool(args.sentence_silence)
+        or not args.normalize,
     )
     return RemoteEngine(settings)

@@ -282,8 +282,7 @@ class DatasetPage(DatasetActions, QWidget):
     def _preview(self, text: str):
         from trainer.dataset.curation import preview_text
 
-        result = preview_text(self._get_phonemizer(), text)
-        return result.phonemes, result.num_phoneme_ids, result.missing
+        return preview_text(self._get_phonemizer(), text)
 
     def _on_open_clicked(self) -> None:
         start = self.start_folders.start(self.project_dir)

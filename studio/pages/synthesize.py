@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -24,7 +24,9 @@ from PySide6.QtWidgets import (
 
 from engines.base import AudioChunk, SynthesisOptions
 from engines.cleaning import clean_text
+from engines.frontend import normalize
 from engines.output_device import PlaybackStopped
+from engines.phonemes import language_of
 from engines.voice import Voice
 from studio.line_runner import LineRunner
 from studio.speaking import ENGINE_LABELS, Line, Take, default_line, load_and_speak, replay_and_wait
@@ -40,6 +42,11 @@ from studio.widgets.voice_picker import VoicePicker
 from studio.widgets.voice_settings import VoiceSettings
 from studio.widgets.waveform import WaveformView
 from studio.workers import Task
+
+READS_DELAY_MS = 250
+"""The "Reads:" line follows typing after this pause."""
+READS_CHARS = 400
+"""The "Reads:" line shows at most this many characters of the normalized text."""
 
 
 class SynthesizePage(QWidget):
@@ -91,6 +98,14 @@ class SynthesizePage(QWidget):
         self.text_edit.setTabChangesFocus(True)  # Tab / Shift+Tab move on; Ctrl+Tab types a tab character
         tab = QShortcut(QKeySequence("Ctrl+Tab"), self.text_edit, lambda: self.text_edit.insertPlainText("\t"))
         tab.setContext(Qt.ShortcutContext.WidgetShortcut)
+        self.reads = QLabel()
+        """The text as the chosen voice will say it (``engines.frontend``), shown where that differs from it."""
+        self.reads.setWordWrap(True)
+        self.reads.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.reads.hide()
+        self._reads_timer = QTimer(self, singleShot=True, interval=READS_DELAY_MS)
+        self._reads_timer.timeout.connect(self.show_reads)
+        self.text_edit.textChanged.connect(self._reads_timer.start)
 
         self.bar = bar = SpeakBar(self.state.workspace.save_folders)
         self.bar.speak.connect(self.speak)
@@ -125,7 +140,8 @@ class SynthesizePage(QWidget):
         left, right = _Column(), QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.addLayout(top)
-        for widget, stretch in ((self.text_edit, 1), (self.bar, 0), (self.notice, 0), (self.waveform, 1)):
+        column = ((self.text_edit, 1), (self.reads, 0), (self.bar, 0), (self.notice, 0), (self.waveform, 1))
+        for widget, stretch in column:
             left_layout.addWidget(widget, stretch)
         right.setMinimumWidth(340)
         right_layout = QVBoxLayout(right)
@@ -179,6 +195,7 @@ class SynthesizePage(QWidget):
             self.show_notice(switched, "engine")
         if not self.picker.is_adding():  # another voice chosen: a failed add before it is over (docs/synthesize.md)
             self.notice.clear("add")
+        self.show_reads()
 
     def _engine_for(self, voice: Voice) -> str:
         """Only the torch engine speaks checkpoints: a ``.ckpt`` voice switches to it (returns the words saying so)
@@ -229,6 +246,22 @@ class SynthesizePage(QWidget):
         self.notice.clear("engine")  # a message about the engine chosen until now is not about this one
         self.picker.setEnabled(not remote)
         self.speakers.set_local(not remote)
+        self.show_reads()
+
+    def show_reads(self) -> None:
+        """Say under the text box how the chosen local voice will read the text where its text front end reads it
+        otherwise than written (``$3.50``: "Reads: three dollars and fifty cents"), with any ambiguous form in the
+        tooltip; hidden where it reads as written, and for a remote engine (its server normalizes for its own
+        voice)."""
+        text = clean_text(self.text_edit.toPlainText())
+        if self.engine_kind() == "remote" or not len(self.state.library) or not text:
+            self.reads.hide()
+            return
+        found = normalize(text, language_of(self.voice.config))
+        said = found.text if len(found.text) <= READS_CHARS else found.text[:READS_CHARS] + "…"
+        self.reads.setText(f"Reads: {said}")
+        self.reads.setToolTip("\n".join(a.describe() for a in found.ambiguous))
+        self.reads.setVisible(found.text != text)
 
     def preload(self) -> Task:
         """Load the selected voice's engine and the audio library in the background.

@@ -11,6 +11,7 @@ another clip or runs any action, so an edit is never dropped.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
@@ -24,6 +25,9 @@ from studio.widgets.elided_label import ElidedLabel
 from studio.widgets.flow_layout import flow_row
 from studio.widgets.mel_view import MelView
 from studio.widgets.waveform import WaveformView
+
+if TYPE_CHECKING:
+    from trainer.dataset.curation import TextPreview
 
 PREVIEW_DELAY_MS = 150
 """The phoneme preview follows typing after this pause."""
@@ -78,8 +82,9 @@ class ClipEditor(QWidget):
         self.saved_text = ""
         """The clip's text as the manifest has it; the text box differs from it while an edit is pending."""
         self.duration_s = 0.0
-        self.preview_function: Callable[[str], tuple[str, int, dict[str, int]]] | None = None
-        """``text -> (phonemes, num_phoneme_ids, missing)`` for the live preview; set by the page."""
+        self.preview_function: Callable[[str], TextPreview] | None = None
+        """``text -> trainer.dataset.curation.TextPreview`` (the text as spoken, its phonemes, phoneme_ids and the
+        symbols the voice lacks) for the live preview; set by the page."""
         self.waveform = WaveformView()
         self.waveform.setMaximumHeight(PLOT_MOST)
         self.waveform.setMinimumHeight(WAVEFORM_LEAST)
@@ -222,12 +227,14 @@ class ClipEditor(QWidget):
         if not text or self.preview_function is None:
             return ""
         try:
-            phonemes, count, missing = self.preview_function(text)
+            preview = self.preview_function(text)
         except VoiceStudioError as exc:  # e.g. the project's voice names an espeak voice espeak-ng lacks
             return f"No phoneme preview: {exc}"
-        line = f"{phonemes}   ({count} phoneme_ids)"
-        if missing:
-            line += "   missing from the voice: " + ", ".join(f"{s} ×{n}" for s, n in missing.items())
+        line = f"{preview.phonemes}   ({preview.num_phoneme_ids} phoneme_ids)"
+        if preview.normalized:  # the text front end says it otherwise than it is written: that first
+            line = f'Reads "{preview.normalized}":   {line}'
+        if preview.missing:
+            line += "   missing from the voice: " + ", ".join(f"{s} ×{n}" for s, n in preview.missing.items())
         return line
 
     def _on_mel_drawn(self, why_not: str) -> None:

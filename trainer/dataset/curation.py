@@ -33,23 +33,27 @@ class TextPreview:
         phonemes: the espeak-ng phonemes, sentences separated by `` | ``.
         num_phoneme_ids: length of the ``phoneme_ids`` over all sentences.
         missing: phonemes absent from the voice's ``phoneme_id_map``, with counts.
+        normalized: the text as the front end says it (``engines.frontend``), ``""`` where that is the text.
     """
 
     phonemes: str
     num_phoneme_ids: int
     missing: dict[str, int] = field(default_factory=dict)
+    normalized: str = ""
 
 
 def preview_text(phonemizer, text: str) -> TextPreview:
-    """Phonemize ``text`` with an ``engines.phonemes.Phonemizer`` for a live preview."""
+    """Normalize and phonemize ``text`` with an ``engines.phonemes.Phonemizer`` for a live preview."""
     from engines.phonemes import FrontendReport, sentences
 
     report = FrontendReport()
     found = list(sentences(phonemizer, text, report))
+    said = phonemizer.normalize(text).text
     return TextPreview(
         " | ".join("".join(s.phonemes) for s in found),
         sum(len(s.phoneme_ids) for s in found),
         dict(report.missing),
+        said if said != text else "",
     )
 
 

@@ -36,6 +36,7 @@ LABELS = {
     "isolated_spikes": "clicks",
     "clipped": "clipping",
     "missing_symbols": "unknown phonemes",
+    "ambiguous_text": "ambiguous text",
     "no_speaker": "no speaker",
     "narrow_band": "narrow band",
     "rate_outlier": "unusual speaking rate",
@@ -138,6 +139,10 @@ _SENTENCES: dict[str, Callable[[Mapping[str, Any]], str]] = {
     ),
     "missing_symbols": lambda v: (
         f"{_n(v['count'], 'phoneme')} not in the voice's map ({v['symbols']}): correct the text, or exclude the clip"
+    ),
+    "ambiguous_text": lambda v: (
+        f"{v['readings']}: training teaches the voice the first reading; if the recording says the other, correct "
+        "the transcript to its words"
     ),
     "no_speaker": lambda v: (
         f"no speaker, in a project with {v['speakers']} speakers ({v['names']}): {LEFT_OUT}. "

@@ -81,14 +81,18 @@ def check(
     segment_s: float = SEGMENT_S,
     max_phoneme_ids: int = MAX_PHONEME_IDS,
     voice_rate: int | None = None,
+    language: str | None = None,
 ) -> list[Finding]:
     """All findings for a dataset, clip by clip, then across clips (rate outliers, duplicates).
 
     ``voice_rate``: the sample rate (Hz) of the voice the dataset is for; clips too narrow for it
     (``trainer.dataset.bandwidth.is_narrow``) are then warned of (``None``: not checked).
+    ``language``: the language its texts are normalized for (``engines.phonemes.language_of``); texts whose
+    normalization is ambiguous (``1/2``: a half, or January second?) are then warned of (``None``: not checked).
     """
     findings = [f for record in records for f in _clip_findings(record, segment_s, max_phoneme_ids)]
     findings += _narrow(records, voice_rate) if voice_rate else []
+    findings += _ambiguous(records, language) if language is not None else []
     findings += _no_speaker(records)
     findings += _rate_outliers(records)
     findings += _duplicates(records, lambda r: " ".join((r.text or "").lower().split()) or None, "duplicate_text")
@@ -156,6 +160,19 @@ def _narrow(records: list[ClipRecord], voice_rate: int) -> list[Finding]:
         for r in records
         if (a := r.analysis) is not None and is_narrow(a.bandwidth_hz, voice_rate)
     ]
+
+
+def _ambiguous(records: list[ClipRecord], language: str) -> list[Finding]:
+    """Clips whose text the front end reads one way where a reader might mean another (warnings)."""
+    from engines.frontend import normalize
+
+    found = []
+    for record in records:
+        ambiguous = normalize(record.text, language).ambiguous if record.text else ()
+        if ambiguous:
+            readings = "; ".join(a.describe() for a in ambiguous)
+            found.append(_finding(record.id, "ambiguous_text", False, readings=readings, count=len(ambiguous)))
+    return found
 
 
 def speakers(records: list[ClipRecord]) -> list[str]:

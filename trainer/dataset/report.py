@@ -1,5 +1,6 @@
 """The dataset's health report: totals, what the dataset as a whole means for training, histograms, phoneme
-coverage and every clip's findings.
+coverage, every clip's findings, and the texts the text front end says otherwise than they are written
+(``$5`` -> "five dollars": what training makes of them).
 
 The dataset as a whole is said in the Train page's Check's words (``trainer.dataset.overall``), so the two never
 disagree: where Check warns of few clips or of their sample rate, so does the report.
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engines.phonemes import language_of
 from engines.voice import load_config
 from engines.words import count
 from trainer.dataset.bandwidth import kilohertz, narrow_sentence, rates_said, width_range
@@ -35,6 +37,12 @@ WHOLE_FINE = "Enough usable clips, none left out, all at the voice's sample rate
 CHECK_TOO = (
     "The Train page's Check says the same of the dataset as a whole, and checks the starting voice, the device "
     "and the disk as well."
+)
+SPOKEN = "Texts as they are spoken"
+"""The heading of the texts the front end normalizes (``Report.spoken``)."""
+SPOKEN_NOTE = (
+    "Training and synthesis read these texts as normalized by the text front end (numbers, money, times, "
+    "abbreviations, symbols); check the recordings say the same."
 )
 NO_CLIP_PROBLEM = "No clip has a problem of its own."
 """What the report says where no clip has a finding (the dataset as a whole may still have some: above)."""
@@ -76,6 +84,7 @@ class Report:
         narrow: what clips too narrow for the voice's rate mean and the way on (empty: none is).
         overall: what the dataset as a whole means for training against the project's voice (too few clips,
             clips left out, another sample rate), as the Train page's Check says it.
+        spoken: clip id -> its text as the front end says it, for the checked clips whose text it changes.
     """
 
     name: str
@@ -92,6 +101,7 @@ class Report:
     rates: str = ""
     narrow: str = ""
     overall: list[Overall] = field(default_factory=list)
+    spoken: dict[str, str] = field(default_factory=dict)
 
     @property
     def skipped(self) -> int:
@@ -115,10 +125,12 @@ class Report:
 
 
 def build_report(project: DatasetProject) -> Report:
-    """Gather a project's report from its manifest (no audio is read, no text phonemized: this is quick)."""
+    """Gather a project's report from its manifest (no audio is read, no text phonemized, texts normalized: this
+    is quick)."""
     recs = records(project)
     config = load_config(Path(project.target_config))
-    findings = check(recs, voice_rate=config.sample_rate)
+    language = language_of(config)
+    findings = check(recs, voice_rate=config.sample_rate, language=language)
     blocked = {f.clip_id for f in findings if f.blocking}
     broken = {f.clip_id for f in findings if f.kind in BROKEN_AUDIO}
     counted = [r.analysis for r in recs if r.analysis and r.id not in blocked]
@@ -132,6 +144,7 @@ def build_report(project: DatasetProject) -> Report:
         speakers=sorted({c.speaker for c in project.clips.values() if c.speaker}),
         findings=findings,
         broken=len(broken),
+        spoken=_spoken(recs, language),
     )
     report.rates, report.narrow = _rates(recs, findings, config)
     who = f"the project's voice ({config.path.name.removesuffix('.onnx.json')})"
@@ -143,6 +156,17 @@ def build_report(project: DatasetProject) -> Report:
             report.histograms[name] = Histogram(title, unit, edges.tolist(), counts.tolist())
     _coverage(report, counted, config.phoneme_id_map)
     return report
+
+
+def _spoken(recs, language: str) -> dict[str, str]:
+    """Clip id -> its text normalized (``engines.frontend``), where that differs from the text."""
+    from engines.frontend import normalize
+
+    spoken = {}
+    for record in recs:
+        if record.text and (said := normalize(record.text, language).text) != record.text:
+            spoken[record.id] = said
+    return spoken
 
 
 def _rates(recs, findings: list[Finding], config) -> tuple[str, str]:
@@ -183,6 +207,9 @@ def to_markdown(report: Report) -> str:
         lines += [f"- `{f.clip_id}`: {f.message}" for f in items] + [""]
     if not report.findings:
         lines += [NO_CLIP_PROBLEM, ""]
+    if report.spoken:
+        lines += [f"## {SPOKEN}: {count(len(report.spoken), 'clip')}", "", SPOKEN_NOTE, ""]
+        lines += [f"- `{clip_id}`: {said}" for clip_id, said in report.spoken.items()] + [""]
     for hist in report.histograms.values():
         lines += [f"## {hist.title} ({hist.unit})", "", "| from | to | clips |", "|---:|---:|---:|"]
         lines += [f"| {lo:.2f} | {hi:.2f} | {n} |" for lo, hi, n in _bins(hist)] + [""]
@@ -209,6 +236,10 @@ def to_html(report: Report) -> str:
         parts.append("</ul>")
     if not report.findings:
         parts.append(f"<p>{e(NO_CLIP_PROBLEM)}</p>")
+    if report.spoken:
+        parts.append(f"<h2>{e(SPOKEN)}: {count(len(report.spoken), 'clip')}</h2><p>{e(SPOKEN_NOTE)}</p><ul>")
+        parts += [f"<li><code>{e(clip_id)}</code>: {e(said)}</li>" for clip_id, said in report.spoken.items()]
+        parts.append("</ul>")
     for hist in report.histograms.values():
         top = max(hist.counts) or 1
         parts.append(f"<h2>{e(hist.title)} ({e(hist.unit)})</h2><table class='hist'>")

@@ -232,8 +232,10 @@ def speaking_rate(phoneme_count: int, seconds: float) -> float:
 
 
 def count_phonemes(phonemizer, text: str) -> int:
-    """Phonemes in ``text`` by a voice's ``engines.phonemes.Phonemizer`` (no spaces, punctuation, stress, length)."""
-    return sum(1 for sentence in phonemizer.phonemize(text) for p in sentence if p not in _NOT_PHONEMES)
+    """Phonemes in ``text`` as a voice's ``engines.phonemes.Phonemizer`` says it (normalized first, as every engine
+    speaks it: "2 kg" counts the phonemes of "two kilograms"; no spaces, punctuation, stress, length)."""
+    said = phonemizer.normalize(text).text
+    return sum(1 for sentence in phonemizer.phonemize(said) for p in sentence if p not in _NOT_PHONEMES)
 
 
 def phoneme_rate(phonemizer, text: str, audio: np.ndarray, rate: int, top_db: float = 40.0) -> float:

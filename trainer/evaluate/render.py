@@ -1,7 +1,8 @@
 """Rendering lines by candidates under identical noise, cached on disk.
 
 A render's cache key is the SHA-256 of (cache format version, the model file's SHA-256, its config's SHA-256
-where one exists, the engine, the cleaned text, the settings); the audio is a float32 WAV named by the key,
+where one exists, the engine, the cleaned text, the text front end's version (``engines.frontend.VERSION``: what
+the text is said as), the settings); the audio is a float32 WAV named by the key,
 written atomically. Noise is identical between candidates: with noise on, each render starts from
 ``settings.seed`` (torch: ``torch.manual_seed`` inside ``torch.random.fork_rng``, so the caller's generator is
 untouched; ONNX: a fresh engine whose graph's random nodes carry the seed, see
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engines import frontend
 from engines.base import Engine, EngineError, SynthesisOptions, VoiceError
 from engines.cleaning import clean_text
 from engines.errors import VoiceStudioError
@@ -159,6 +161,7 @@ def cache_key(candidate: Candidate, text: str, settings: RenderSettings) -> str:
         "config": _config_sha256(candidate.model_path),
         "engine": candidate.engine,
         "text": clean_text(text),
+        "frontend": frontend.VERSION,
         "settings": settings.key_fields(),
     }
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()

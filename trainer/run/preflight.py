@@ -79,7 +79,7 @@ def preflight(options: RunOptions) -> list[Finding]:
         return [Finding("error", str(exc))]
     who = "the starting voice" if options.start != "scratch" else "training"
     findings += _clip_findings(summary, rate, who)
-    findings += _voice_findings(summary)
+    findings += _voice_findings(summary, Path(options.dataset))
     findings += band_findings(options, summary, rate)
     findings += _shape_findings(options, summary)
     findings += _device_findings(options.device)
@@ -88,9 +88,10 @@ def preflight(options: RunOptions) -> list[Finding]:
     return sorted(findings, key=lambda f: not f.blocking)
 
 
-def _voice_findings(summary: DatasetSummary) -> list[Finding]:
+def _voice_findings(summary: DatasetSummary, dataset: Path) -> list[Finding]:
     """An error where the voice config that phonemizes the dataset's texts cannot (``engines.espeak.check_config``:
-    an ``espeak.voice`` espeak-ng does not have, or piper-tts's espeak-ng data missing)."""
+    an ``espeak.voice`` espeak-ng does not have, or piper-tts's espeak-ng data missing), or where a training
+    cache's texts were normalized by another text front end than the voice's now (the run refuses it too)."""
     from engines.base import EngineError, VoiceError
     from engines.espeak import check_config
     from engines.voice import load_config
@@ -99,6 +100,12 @@ def _voice_findings(summary: DatasetSummary) -> list[Finding]:
         check_config(load_config(Path(summary.voice_config or default_voice_config())))
     except (VoiceError, EngineError) as exc:
         return [Finding("error", f"The dataset's texts cannot be phonemized: {exc}")]
+    if summary.kind == "cache":
+        from trainer.data.preprocess import PreprocessedCache
+
+        stale = PreprocessedCache(dataset).stale_frontend()
+        if stale:
+            return [Finding("error", f"The training cache is out of date: {stale}")]
     return []
 
 

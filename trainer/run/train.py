@@ -205,6 +205,9 @@ def _voice_config(cache) -> dict:
     check_config(source)  # a cache built before its voice's espeak.voice was changed: said before any training
     if map_digest(dict(source.phoneme_id_map)) != cache.phoneme_id_map_sha256:
         raise RunError(f"{cache.folder}: built for another phoneme map than {cache.voice_config}; rebuild the cache")
+    stale = cache.stale_frontend()  # a cache of texts read as written: the voice would learn "dollar five"
+    if stale:
+        raise RunError(stale)
     raw = dict(source.raw)
     raw["audio"] = {**raw.get("audio", {}), "sample_rate": cache.settings.sample_rate}
     raw["num_speakers"] = max(1, len(cache.speakers))

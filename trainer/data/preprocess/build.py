@@ -21,6 +21,8 @@ import numpy as np
 
 from engines.espeak import check_config
 from engines.extras import require
+from engines.frontend import frontend_id
+from engines.phonemes import language_of
 from engines.voice import load_config
 from engines.words import count
 from trainer.data.preprocess.cache import CACHE_VERSION, FILES, CacheSettings, Utterance, is_cache
@@ -42,8 +44,9 @@ def build_cache(
 ) -> Path:
     """Preprocess a ``trainer.dataset.project.DatasetProject``'s trainable clips into ``out_dir``.
 
-    Texts become phoneme_ids with the project's target voice (its ``phoneme_id_map``), as Piper's trainer
-    builds them (:func:`training_phoneme_ids`).
+    Texts become phoneme_ids with the project's target voice (its ``phoneme_id_map``), normalized by the text
+    front end and then as Piper's trainer builds them (:func:`training_phoneme_ids`); ``cache.json`` records the
+    front end (``frontend``), so a cache made with another one is known to be out of date.
 
     ``progress(done, total)`` (or ``state.progress``) counts clips.
 
@@ -115,6 +118,7 @@ def _write_manifest(staging: Path, utterances: list[Utterance], settings: CacheS
         "spec_channels": settings.n_fft // 2 + 1,
         "voice_config": config_path,
         "phoneme_id_map_sha256": map_digest(config.phoneme_id_map),
+        "frontend": frontend_id(language_of(config)),
         "speakers": sorted({u.speaker for u in utterances if u.speaker}),
         "utterances": [asdict(u) for u in utterances],
     }

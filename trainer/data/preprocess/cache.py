@@ -2,7 +2,9 @@
 
 One folder::
 
-    cache.json          version, STFT settings, the voice's map digest, and per utterance:
+    cache.json          version, STFT settings, the voice's map digest, the text front end the texts were
+                        normalized with (``frontend``: ``engines.frontend.frontend_id``; absent in caches
+                        built before normalization, which read texts as written), and per utterance:
                         id, speaker, text and where its arrays lie in the files below
     phoneme_ids.i64     all utterances' phoneme_ids, int64, end to end
     audio.f32           all audio at ``sample_rate``, float32 in [-1, 1], end to end
@@ -31,6 +33,11 @@ FILES = {
     "audio": ("audio.f32", np.float32),
     "spec": ("spec.f32", np.float32),
 }
+
+
+def _said(frontend: str) -> str:
+    """A front end's id in words: ``text front end en-us/1``, or ``no text front end (texts as written)``."""
+    return f"text front end {frontend}" if frontend else "no text front end (texts as written)"
 
 
 def is_cache(folder: Path) -> bool:
@@ -79,6 +86,7 @@ class _Manifest:
     phoneme_id_map_sha256: str
     speakers: list[str]
     utterances: list[Any]
+    frontend: str = ""
 
 
 class PreprocessedCache:
@@ -103,10 +111,27 @@ class PreprocessedCache:
         self.voice_config: str = str(self.folder / header.voice_config)  # a relative path is in the cache
         """The voice config (``.onnx.json``) whose phoneme map built the phoneme_ids."""
         self.speakers: list[str] = header.speakers
+        self.frontend: str = header.frontend
+        """The text front end its phoneme_ids were made with (``engines.frontend.frontend_id``; ``""``: none)."""
         self.utterances = [record(Utterance, u, manifest, f"utterances[{i}]") for i, u in enumerate(header.utterances)]
         self._arrays = {key: self._map(name, dtype) for key, (name, dtype) in FILES.items()}
         self._check_spans(manifest)
         self._check_speakers(manifest)
+
+    def stale_frontend(self) -> str:
+        """Why its phoneme_ids are not what this studio's text front end makes of the texts now (another front end
+        or version than the voice config's today), with the way on; ``""`` when they are."""
+        from engines.frontend import frontend_id
+        from engines.phonemes import language_of
+        from engines.voice import load_config
+
+        now = frontend_id(language_of(load_config(Path(self.voice_config))))
+        if self.frontend == now:
+            return ""
+        return (
+            f"{self.folder}: its texts were normalized by {_said(self.frontend)}, this studio's is {_said(now)}: "
+            "build the cache again (voice-studio dataset cache, or Build training cache… on the Dataset page)"
+        )
 
     def _check_speakers(self, manifest: Path) -> None:
         """Every utterance's speaker is one of ``speakers``; only a cache of at most one speaker may hold

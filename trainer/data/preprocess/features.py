@@ -53,7 +53,9 @@ def spectrogram(audio: np.ndarray, n_fft: int, hop_length: int, win_length: int)
 
 
 def training_phoneme_ids(phonemizer, text: str) -> list[int]:
-    """A transcript's phoneme_ids exactly as piper-tts's trainer builds them (``VitsDataModule.prepare_data``).
+    """A transcript's phoneme_ids as piper-tts's trainer builds them (``VitsDataModule.prepare_data``) from the
+    transcript as the text front end says it (``engines.frontend``: "$3.50" -> "three dollars and fifty cents";
+    the voice learns what inference will ask of it).
 
     For espeak voices that is piper's own ``EspeakPhonemizer`` (the process's one, ``engines.espeak.phonemize``)
     sentence by sentence, each sentence through ``phonemes_to_ids`` with the voice's map, end
@@ -70,7 +72,7 @@ def training_phoneme_ids(phonemizer, text: str) -> list[int]:
         with importing("piper.phoneme_ids"):
             from piper.phoneme_ids import phonemes_to_ids
 
-        found = phonemize(config.espeak_voice, text)
+        found = phonemize(config.espeak_voice, phonemizer.normalize(text).text)
         return [i for sentence in found for i in phonemes_to_ids(sentence, id_map=config.phoneme_id_map)]
     from engines.phonemes import sentences
 

@@ -5,7 +5,8 @@ cache``; not a training run's own cache in its run folder) in the project (``tra
 ``{"path": ...}``); the Dataset
 page and ``voice-studio dataset`` read it back with :func:`cache_status`. A cache is out of date when the
 clips the trainer would use now differ from the cached ones (added, left out, another text or speaker), when
-a clip's audio was written after the cache, or when the voice's config changed.
+a clip's audio was written after the cache, when the voice's config changed, or when the text front end that
+normalizes the texts is another than the one the cache was built with.
 """
 
 from __future__ import annotations
@@ -82,4 +83,18 @@ def _why_stale(project, folder: Path) -> list[str]:
             why.append(f"{count(len(ids), 'clip')} {what}")
     if document.get("voice_config") != project.target_config:
         why.append("another voice config")
+    elif document.get("frontend", "") != _frontend(project.target_config):
+        why.append("texts normalized by another text front end")
     return why
+
+
+def _frontend(config_path: str) -> str | None:
+    """The text front end the voice config's texts are normalized with now; ``None`` when it cannot be read."""
+    from engines.frontend import frontend_id
+    from engines.phonemes import language_of
+    from engines.voice import load_config
+
+    try:
+        return frontend_id(language_of(load_config(Path(config_path))))
+    except (OSError, ValueError):
+        return None

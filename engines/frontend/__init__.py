@@ -1,0 +1,34 @@
+"""The text front end: what is written becomes what is said, before phonemization.
+
+``normalize`` (numbers, money, times and dates, units, abbreviations, symbols, addresses: English first, other
+languages unchanged) and ``split_sentences`` (sentence ends that know abbreviations and initials). Each concern's
+rules live in a module of their own (``numbers``, ``money``, ``clock``, ``dates``, ``units``, ``abbreviations``,
+``roman``, ``symbols``, ``web``); ``number_words`` says numbers through num2words, imported on first use.
+``engines.phonemes`` runs every text through it, so every engine, the server and training data share it.
+"""
+
+from engines.frontend.normalize import (
+    VERSION,
+    Normalized,
+    Span,
+    dialect,
+    frontend_id,
+    normalize,
+    normalize_spans,
+    spell,
+)
+from engines.frontend.rules import Ambiguity
+from engines.frontend.sentences import split_sentences
+
+__all__ = [
+    "VERSION",
+    "Ambiguity",
+    "Normalized",
+    "Span",
+    "dialect",
+    "frontend_id",
+    "normalize",
+    "normalize_spans",
+    "spell",
+    "split_sentences",
+]

@@ -1,0 +1,118 @@
+"""Text normalization before phonemization: what is written becomes what is said (``$49.95`` -> "forty nine
+dollars and ninety five cents"), for every engine, the speech server and training data alike.
+
+English has rules (:data:`ENGLISH`, chosen by the voice's espeak-ng voice: ``en``, ``en-us``, ``en-gb``...);
+every other language passes through unchanged. A text with nothing to normalize comes back as the same string,
+so its phonemes are exactly Piper's.
+
+The rules run in the order of :data:`ENGLISH`: addresses first (their dots and digits are not numbers), then
+abbreviations (``Jan.`` must be ``January`` before dates look for month names), dates and times before the
+numbers in them, ranges and fractions before units and money, plain numbers last. Piper's inline
+``[[ phonemes ]]`` and markup-like tags (``<break time="1s"/>``, for an SSML reader) are never touched:
+:func:`normalize_spans` takes spans that say how each is meant (normalized, already said, or spelled).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from engines.frontend import abbreviations, clock, dates, money, numbers, roman, symbols, units, web
+from engines.frontend.number_words import DIGITS
+from engines.frontend.rules import Ambiguity, Context, apply
+
+VERSION = 1
+"""Raised whenever a rule changes what a text says: training caches built with another version are rebuilt
+(``trainer.data.preprocess``)."""
+ENGLISH = (
+    *web.RULES,
+    *abbreviations.RULES,
+    *roman.RULES,
+    *dates.RULES,
+    *clock.RULES,
+    *numbers.RULES,
+    *money.RULES,
+    *units.RULES,
+    *symbols.RULES,
+    *numbers.LAST,
+)
+"""The English rules, in the order they run."""
+
+Mode = Literal["normalize", "verbatim", "characters"]
+_KEPT = re.compile(r"\[\[.*?\]\]|</?[A-Za-z][^<>]*>", re.DOTALL)
+"""Inline ``[[ phonemes ]]`` and markup-like tags: passed through as they are."""
+
+
+@dataclass(frozen=True)
+class Span:
+    """A piece of text and how it is meant.
+
+    Attributes:
+        text: the piece as written.
+        mode: ``normalize`` (by the language's rules), ``verbatim`` (already as it is to be said: passed
+            through), or ``characters`` (spelled: ``ABC1`` -> "A B C one").
+    """
+
+    text: str
+    mode: Mode = "normalize"
+
+
+@dataclass(frozen=True)
+class Normalized:
+    """A normalized text and the written forms in it that could have been read another way."""
+
+    text: str
+    ambiguous: tuple[Ambiguity, ...] = ()
+
+
+def dialect(language: str) -> str | None:
+    """The English rules' dialect for an espeak-ng voice name: ``en-gb`` for ``en`` (espeak-ng's British voice)
+    and ``en-gb…``, ``en-us`` for other ``en-…`` voices; ``None`` for other languages (no rules: text passes
+    through). A variant (``en-us+f3``) and a family prefix (``gmw/en-US``) are ignored."""
+    name = language.lower().replace("_", "-").split("+")[0].split("/")[-1]
+    if name == "en" or name.startswith("en-gb"):
+        return "en-gb"
+    return "en-us" if name.startswith("en-") else None
+
+
+def frontend_id(language: str) -> str:
+    """What a text said in ``language`` depends on: ``en-us/1`` (dialect and :data:`VERSION`), ``""`` where the
+    text passes through unchanged. A training cache records it."""
+    found = dialect(language)
+    return f"{found}/{VERSION}" if found else ""
+
+
+def normalize(text: str, language: str) -> Normalized:
+    """``text`` as it is to be said by a voice of espeak-ng voice ``language`` (see the module docstring);
+    inline ``[[ phonemes ]]`` and tags kept as they are."""
+    spans, last = [], 0
+    for match in _KEPT.finditer(text):
+        spans += [Span(text[last : match.start()]), Span(match.group(0), "verbatim")]
+        last = match.end()
+    spans.append(Span(text[last:]))
+    found = normalize_spans(spans, language)
+    return Normalized(text, found.ambiguous) if found.text == text else found
+
+
+def normalize_spans(spans: Iterable[Span], language: str) -> Normalized:
+    """The spans normalized one by one by their mode and joined."""
+    found = dialect(language)
+    context = Context(british=found == "en-gb")
+    said = []
+    for span in spans:
+        if span.mode == "characters":
+            said.append(spell(span.text))
+        elif span.mode == "normalize" and found is not None and span.text:
+            said.append(apply(ENGLISH, span.text, context))
+        else:
+            said.append(span.text)
+    return Normalized("".join(said), tuple(context.ambiguous))
+
+
+def spell(text: str) -> str:
+    """``text`` character by character: letters as capitals, digits by name, other characters dropped
+    (``"ab 12"`` -> "A B one two")."""
+    said = [c.upper() if c.isalpha() else DIGITS[int(c)] if c in "0123456789" else "" for c in text]
+    return " ".join(s for s in said if s)

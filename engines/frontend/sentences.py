@@ -1,0 +1,58 @@
+"""Sentence splitting that knows abbreviations and initials: ``Captain James T. Kirk met Dr. Smith.`` is one
+sentence, ``I live on Main St. The house is blue.`` two.
+
+A sentence ends at ``. ! ?`` (and their CJK forms) followed by whitespace, as espeak-ng and
+``engines.text`` split, except after a period that belongs to an abbreviation, an initial or a dotted acronym
+whose reading continues the sentence (``engines.frontend.abbreviations``: the normalizer keeps exactly the
+periods that end sentences, so after normalization espeak-ng's sentences are these).
+"""
+
+from __future__ import annotations
+
+import re
+
+from engines.frontend.abbreviations import initial_ends, reading
+from engines.frontend.around import around, at_end, next_capitalized
+
+_BOUNDARY = re.compile(r"(?<=[.!?。！？])\s+(?=\S)")
+_OPENERS = "\"'“‘([«"
+_LETTERS = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]|[A-Z]")
+"""An initial (``T``) or a dotted acronym without its last period (``U.S``)."""
+
+
+def split_sentences(text: str) -> list[str]:
+    """``text`` cut at its sentence ends (the whitespace between sentences dropped); a text with one sentence
+    comes back whole.
+
+    Only a period can be vetoed (:func:`period_ends_sentence`); ``!`` and ``?`` always end a sentence.
+    """
+    pieces, start = [], 0
+    for match in _BOUNDARY.finditer(text):
+        if text[match.start() - 1] == "." and not period_ends_sentence(text, match.start() - 1):
+            continue
+        pieces.append(text[start : match.start()])
+        start = match.end()
+    pieces.append(text[start:])
+    return pieces
+
+
+def period_ends_sentence(text: str, index: int) -> bool:
+    """Whether the period at ``text[index]`` ends its sentence: not one of an abbreviation that reads on
+    (``Dr.``, ``e.g.``, ``Jan. 5``), an initial before a name, or a dotted acronym before a name; an ellipsis
+    and any other period do."""
+    start = index
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    while start < index and text[start] in _OPENERS:
+        start += 1
+    word, (before, after) = text[start:index], around(text, start, index + 1)
+    if not word or word.endswith("."):
+        return True
+    found = reading(word, before, after)
+    if found is not None:
+        return found[1]
+    if word.lower() in ("a.m", "p.m"):
+        return at_end(after) or next_capitalized(after)
+    if _LETTERS.fullmatch(word):
+        return initial_ends(after)
+    return True
