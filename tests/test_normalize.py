@@ -9,6 +9,7 @@ import pytest
 
 from engines.base import SynthesisOptions
 from engines.frontend import Span, frontend_id, normalize, normalize_spans, split_sentences
+from engines.frontend.normalize import VERSION
 from engines.phonemes import Phonemizer, sentences
 
 
@@ -107,6 +108,8 @@ CLASSES = {
     "initials and acronyms": [
         ("Captain James T. Kirk met Dr. Smith.", "Captain James T Kirk met Doctor Smith."),
         ("by J. R. R. Tolkien", "by J R R Tolkien"),
+        ("Dr. Smith met Captain James T. Kirk.", "Doctor Smith met Captain James T Kirk."),
+        ("He read J. R. R. Tolkien!", "He read J R R Tolkien!"),
         ("the U.S. Army", "the U S Army"),
         ("It was Plan B. Then we ran.", "It was Plan B. Then we ran."),
     ],
@@ -163,7 +166,7 @@ def test_other_languages_pass_through_unchanged(language):
     text = "Dr. Müller zahlt am 5.1.2024 um 8:00 genau 49,95 € & 1/2 Liter."
     assert said(text, language) is text
     assert frontend_id(language) == ""
-    assert frontend_id("en-us") == "en-us/1" and frontend_id("en-gb") == "en-gb/1"
+    assert frontend_id("en-us") == f"en-us/{VERSION}" and frontend_id("en-gb") == f"en-gb/{VERSION}"
 
 
 def test_text_with_nothing_to_normalize_is_the_same_string():
@@ -192,6 +195,7 @@ SPLITS = [
     ("Bring fruit, e.g. apples. Now go.", ["Bring fruit, e.g. apples.", "Now go."]),
     ("On Jan. 5 we met. Fine? Yes.", ["On Jan. 5 we met.", "Fine?", "Yes."]),
     ("The U.S. Army came. It left.", ["The U.S. Army came.", "It left."]),
+    ("We met James T. Kirk. He waved.", ["We met James T. Kirk.", "He waved."]),
 ]
 
 

@@ -126,8 +126,9 @@ def reading(written: str, before: str, after: str) -> tuple[str, bool] | None:
 
 def initial_ends(after: str) -> bool:
     """Whether the period of an initial or a dotted acronym followed by ``after`` ends the sentence: at the end,
-    or before a word that opens sentences (``Plan B. Then``), never before a name (``James T. Kirk``)."""
-    return next_starts_sentence(after) or not _INITIAL_OR_NAME.match(next_word(after))
+    or before a word that opens sentences (``Plan B. Then``), never before a name (``James T. Kirk``, also where
+    the name ends the sentence: ``met James T. Kirk.``)."""
+    return next_starts_sentence(after) or not _INITIAL_OR_NAME.match(next_word(after).rstrip("."))
 
 
 def _abbreviation(match: re.Match[str], context: Context) -> str:
