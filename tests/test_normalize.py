@@ -89,6 +89,8 @@ CLASSES = {
         ("2 GB at 5 GHz in 30 ms", "two gigabytes at five gigahertz in thirty milliseconds"),
         ("a 12 in.", "a twelve inches."),
         ("Put 2 in the box.", "Put two in the box."),
+        ("It ran 9.58s in the 1990s.", "It ran nine point five eight seconds in the nineteen nineties."),
+        ("2.5M users, $3bn, 4K video", "two point five million users, three billion dollars, 4K video"),
     ],
     "roman numerals": [
         ("Henry VIII", "Henry the eighth"),
@@ -103,6 +105,9 @@ CLASSES = {
         ("I live on Main St. The house is blue.", "I live on Main Street. The house is blue."),
         ("cats vs. dogs, e.g. Tom, i.e. him, etc.", "cats versus dogs, for example Tom, that is him, et cetera."),
         ("No. 5 and approx. 3", "number five and approximately three"),
+        ("Dial 555-1234 ext. 89.", "Dial five five five, one two three four extension eighty nine."),
+        ("Room 101, Apt. 4B", "Room one hundred one, apartment 4B"),
+        ("Read ch. 3 of vol. 2, pp. 4-6.", "Read chapter three of volume two, pages four to six."),
         ("No. I won't.", "No. I won't."),
     ],
     "initials and acronyms": [

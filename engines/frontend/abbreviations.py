@@ -76,10 +76,18 @@ MONTHS = {
     "Dec": "December",
 }
 """Month abbreviations (``May`` is a word): before a day they end nothing."""
-NUMBER_SIGN = {"No": "number", "Nos": "numbers"}
-"""Read only before a digit (``No. 5``); ``No. I won't`` is left alone."""
+NUMBER_SIGN = {
+    "No": "number",
+    "Nos": "numbers",
+    "ext": "extension",
+    "apt": "apartment",
+    "vol": "volume",
+    "ch": "chapter",
+    "pp": "pages",
+}
+"""Read only before a digit (``No. 5``, ``ext. 89``, ``Apt. 4B``, ``vol. 2``); ``No. I won't`` is left alone."""
 
-_ANY_CASE = {**SUFFIXES, **PHRASES}
+_ANY_CASE = {**SUFFIXES, **PHRASES, **{k: v for k, v in NUMBER_SIGN.items() if k.islower()}}
 KNOWN = {
     **{k: k for k in (*TITLES, *MONTHS, *NUMBER_SIGN, *SUFFIXES, *PHRASES)},
     **{k.lower(): k for k in _ANY_CASE},

@@ -23,7 +23,7 @@ from engines.frontend import abbreviations, clock, dates, money, numbers, roman,
 from engines.frontend.number_words import DIGITS
 from engines.frontend.rules import Ambiguity, Context, apply
 
-VERSION = 2
+VERSION = 3
 """Raised whenever a rule changes what a text says: training caches built with another version are rebuilt
 (``trainer.data.preprocess``)."""
 ENGLISH = (
