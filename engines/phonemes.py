@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from engines.espeak import check_config
 from engines.frontend import Ambiguity, Normalized, normalize
+from engines.frontend.lexicon import Lexicon
 from engines.imports import importing
 from engines.long_sentences import PAUSE, end_with_pause, max_phonemes, split_phonemes
 from engines.text import text_blocks
@@ -66,18 +67,22 @@ class FrontendReport:
 class Phonemizer:
     """Piper's phonemizer for one voice config (espeak-ng and the other types).
 
+    ``lexicon`` (``engines.frontend.lexicon``: the voice's, a project's, or one added) is applied to every text
+    it normalizes; callers may replace it (:attr:`lexicon`).
+
     Raises:
         VoiceError: the config's ``espeak.voice`` is a voice espeak-ng does not have (``engines.espeak``).
         EspeakDataError: piper-tts's espeak-ng data is missing or damaged (an espeak voice only).
     """
 
-    def __init__(self, config: VoiceConfig) -> None:
+    def __init__(self, config: VoiceConfig, lexicon: Lexicon | None = None) -> None:
         check_config(config)
         with importing("piper.config", "piper.voice"):
             from piper.config import PiperConfig
             from piper.voice import PiperVoice
 
         self.config = config
+        self.lexicon = lexicon or Lexicon()
         self._piper = PiperVoice(session=None, config=PiperConfig.from_dict(config.piper_document()))
 
     @property
@@ -85,9 +90,10 @@ class Phonemizer:
         """The language the text front end normalizes for (:func:`language_of` the config)."""
         return language_of(self.config)
 
-    def normalize(self, text: str) -> Normalized:
-        """``text`` as this voice says it (``engines.frontend.normalize`` in :attr:`language`)."""
-        return normalize(text, self.language)
+    def normalize(self, text: str, *, rules: bool = True) -> Normalized:
+        """``text`` as this voice says it (``engines.frontend.normalize`` in :attr:`language`, with
+        :attr:`lexicon`); ``rules=False``: the lexicon's words only, the rest as written."""
+        return normalize(text, self.language if rules else "", self.lexicon)
 
     def phonemize(self, text: str) -> list[list[str]]:
         """Phonemes grouped by sentence, as ``piper.voice.PiperVoice.phonemize``."""
@@ -143,8 +149,9 @@ def sentence_batches(
 ) -> Iterator[list[Sentence]]:
     """Sentences of ``text`` with their ``phoneme_ids``, lazily, in batches of at most ``max_size``.
 
-    Each block is normalized first (``engines.frontend``; ``normalize=False``: the text as written, Piper's
-    literal reading), its ambiguous forms added to ``report.ambiguous``.
+    Each block is normalized first (``engines.frontend``, the phonemizer's lexicon first; ``normalize=False``:
+    the text as written, Piper's literal reading, but for the lexicon's words), its ambiguous forms added to
+    ``report.ambiguous``.
     Long texts are phonemized in blocks (see ``engines.text.text_blocks``) so
     the first sentence is ready quickly; a batch never spans two blocks.
     Sentences with no speech (punctuation only) are dropped. With
@@ -157,7 +164,7 @@ def sentence_batches(
     index = 0
     try:
         batch: list[Sentence] = []
-        prepare = _normalizer(phonemizer, report) if normalize else None
+        prepare = _normalizer(phonemizer, report, normalize) if normalize or phonemizer.lexicon else None
         for phonemes, continues, block_end in _phrases(phonemizer, text, max_phoneme_ids, prepare):
             batch.append(Sentence(index, phonemes, phonemizer.to_ids(phonemes, report.missing), continues))
             index += 1
@@ -170,11 +177,11 @@ def sentence_batches(
             _LOGGER.warning("Phoneme %r is not in the voice's phoneme_id_map; skipped %d time(s)", symbol, count)
 
 
-def _normalizer(phonemizer: Phonemizer, report: FrontendReport) -> Callable[[str], str]:
-    """A block's normalized text, its ambiguous forms noted in ``report``."""
+def _normalizer(phonemizer: Phonemizer, report: FrontendReport, rules: bool) -> Callable[[str], str]:
+    """A block's normalized text (``rules=False``: the lexicon only), its ambiguous forms noted in ``report``."""
 
     def prepare(block: str) -> str:
-        found = phonemizer.normalize(block)
+        found = phonemizer.normalize(block, rules=rules)
         report.ambiguous.extend(found.ambiguous)
         return found.text
 

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from engines.base import AudioChunk, SynthesisOptions
+from engines.frontend.lexicon import voice_lexicon
 from engines.long_sentences import MAX_PHONEME_IDS
 from engines.phonemes import PUNCTUATION, FrontendReport, Phonemizer, Sentence, sentence_batches
 from engines.stream_plan import ChunkPlan, FrameCost, PlaybackClock
@@ -45,7 +46,7 @@ class LocalEngine:
         self.config = voice.config
         self.sample_rate = voice.config.sample_rate
         self.plan = plan or ChunkPlan()
-        self.phonemizer = Phonemizer(voice.config)
+        self.phonemizer = Phonemizer(voice.config, voice_lexicon(voice.model_path))  # the file beside the voice
         self.last_report = FrontendReport()
         self._cost = FrameCost()
         symbols = set(PUNCTUATION) | {PAD, EOS}

@@ -194,3 +194,34 @@ def test_a_cache_made_by_another_text_front_end_is_out_of_date_and_refused(cards
     with pytest.raises(RunError, match="build the cache again"):
         create_run(options)
     assert not (tmp_path / "run").exists()
+
+
+def test_a_project_lexicon_is_applied_to_the_cache_and_an_edit_marks_it_out_of_date(cards, tmp_path):
+    """The project's lexicon.txt says its words in the cache's phoneme_ids; editing it marks the cache out of
+    date on the Dataset page and for a run."""
+    import json
+
+    from engines.frontend import frontend_id
+    from engines.frontend.lexicon import PROJECT_LEXICON, read_lexicon
+    from trainer.data.preprocess import PreprocessedCache, build_cache
+    from trainer.data.preprocess.status import cache_status
+
+    before = PreprocessedCache(build_cache(cards, tmp_path / "plain", workers=1))
+    lexicon_path = cards.folder / PROJECT_LEXICON
+    lexicon_path.write_text("clubs\tspades\n", encoding="utf-8")
+    try:
+        assert cache_status(cards).stale == [f"the project's lexicon ({PROJECT_LEXICON}) changed since"]
+        assert "+lexicon:" in before.stale_frontend() and "build the cache again" in before.stale_frontend()
+        folder = build_cache(cards, tmp_path / "said", workers=1)
+        document = json.loads((folder / "cache.json").read_text(encoding="utf-8"))
+        assert document["frontend"] == frontend_id("en-us", read_lexicon(lexicon_path))
+        assert cache_status(cards).stale == [] and PreprocessedCache(folder).stale_frontend() == ""
+        after = PreprocessedCache(folder)
+        ids = {u.id: list(after.phoneme_ids(i)) for i, u in enumerate(after.utterances)}
+        plain = {u.id: list(before.phoneme_ids(i)) for i, u in enumerate(before.utterances)}
+        changed = {u.id for u in after.utterances if ids[u.id] != plain[u.id]}
+        assert changed == {u.id for u in after.utterances if "clubs" in u.text}
+        lexicon_path.write_text("clubs\thearts\n", encoding="utf-8")
+        assert cache_status(cards).stale and "build the cache again" in after.stale_frontend()
+    finally:
+        lexicon_path.unlink()

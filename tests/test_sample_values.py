@@ -104,7 +104,7 @@ def test_the_cache_refuses_non_finite_features(imported, tmp_path):
     project, _ = imported
     path = str(project.clip_path("big"))
     with pytest.raises(ValueError, match=r"big\.wav: .* NaN or infinite values in its spectrogram"):
-        preprocess_clip((path, project.clips["big"].text, project.target_config, CacheSettings()))
+        preprocess_clip((path, project.clips["big"].text, project.target_config, CacheSettings(), None))
     out = build_cache(project, tmp_path / "cache", workers=1)
     assert sorted(u.id for u in PreprocessedCache(out).utterances) == ["dc", "ok", "tiny"]
     document = json.loads((out / "cache.json").read_text())

@@ -17,11 +17,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from engines.frontend import abbreviations, clock, dates, money, numbers, roman, symbols, units, web
 from engines.frontend.number_words import DIGITS
 from engines.frontend.rules import Ambiguity, Context, apply
+
+if TYPE_CHECKING:
+    from engines.frontend.lexicon import Lexicon
 
 VERSION = 3
 """Raised whenever a rule changes what a text says: training caches built with another version are rebuilt
@@ -77,23 +80,31 @@ def dialect(language: str) -> str | None:
     return "en-us" if name.startswith("en-") else None
 
 
-def frontend_id(language: str) -> str:
+def frontend_id(language: str, lexicon: Lexicon | None = None) -> str:
     """What a text said in ``language`` depends on: ``en-us/1`` (dialect and :data:`VERSION`), ``""`` where the
-    text passes through unchanged. A training cache records it."""
+    text passes through unchanged; with a non-empty ``lexicon``, ``+lexicon:`` and the first 12 hex digits of
+    its digest are added (``en-us/3+lexicon:0123456789ab``). A training cache records it."""
     found = dialect(language)
-    return f"{found}/{VERSION}" if found else ""
+    said = f"{found}/{VERSION}" if found else ""
+    return f"{said}+lexicon:{lexicon.digest[:12]}" if lexicon else said
 
 
-def normalize(text: str, language: str) -> Normalized:
+def normalize(text: str, language: str, lexicon: Lexicon | None = None) -> Normalized:
     """``text`` as it is to be said by a voice of espeak-ng voice ``language`` (see the module docstring);
-    inline ``[[ phonemes ]]`` and tags kept as they are."""
+    inline ``[[ phonemes ]]`` and tags kept as they are; words in ``lexicon`` replaced by its entries first
+    (``engines.frontend.lexicon``: an entry wins over the rules, and is not normalized again)."""
     spans, last = [], 0
     for match in _KEPT.finditer(text):
-        spans += [Span(text[last : match.start()]), Span(match.group(0), "verbatim")]
+        spans += [*_looked_up(text[last : match.start()], lexicon), Span(match.group(0), "verbatim")]
         last = match.end()
-    spans.append(Span(text[last:]))
+    spans += _looked_up(text[last:], lexicon)
     found = normalize_spans(spans, language)
     return Normalized(text, found.ambiguous) if found.text == text else found
+
+
+def _looked_up(text: str, lexicon: Lexicon | None) -> list[Span]:
+    """``text`` as spans, the words in ``lexicon`` (if any) replaced and kept ``verbatim``."""
+    return lexicon.spans(text) if lexicon else [Span(text)]
 
 
 def normalize_spans(spans: Iterable[Span], language: str) -> Normalized:

@@ -82,6 +82,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="read the text as written, as Piper does: no numbers, money, times, abbreviations or symbols said as "
         "words (see docs/text.md)",
     )
+    say.add_argument(
+        "--lexicon",
+        type=Path,
+        metavar="FILE",
+        help="a pronunciation lexicon to add to the voice's own (VOICE.onnx.lexicon.txt, used always); its entries "
+        "win (see docs/text.md)",
+    )
     say.add_argument("--quiet", action="store_true", help="print no timing")
     _add_remote_arguments(say)
 
@@ -247,6 +254,7 @@ def _local_engine(args: argparse.Namespace) -> tuple[object, int | None]:
         VoiceError: no such voice. ValueError: no such speaker of it (``UnknownName``).
     """
     from engines import names, registry
+    from engines.frontend.lexicon import read_lexicon
     from engines.onnx.engine import use_shared_thread_pool
 
     _check_run_checkpoint(args.voice)
@@ -262,7 +270,10 @@ def _local_engine(args: argparse.Namespace) -> tuple[object, int | None]:
     if unused:
         print(f"voice-studio: note: {', '.join(unused)}: only for --engine remote; not used", file=sys.stderr)
     kwargs = {"device": args.device} if args.engine == "torch" else {}
-    return registry.create_engine(args.engine, voice, **kwargs), speaker
+    engine = registry.create_engine(args.engine, voice, **kwargs)
+    if args.lexicon is not None:  # the voice's own lexicon is the engine's already
+        engine.phonemizer.lexicon = engine.phonemizer.lexicon.merged(read_lexicon(args.lexicon))
+    return engine, speaker
 
 
 def _open_player(sample_rate: int):
@@ -290,6 +301,8 @@ def remote_engine(args: argparse.Namespace):
 
     if not args.url:
         raise ValueError("--engine remote needs --url (the server's address)")
+    if args.lexicon is not None:
+        raise ValueError("--lexicon is for local engines; the server applies its voice's own lexicon")
     if args.device != "auto":
         print("voice-studio: note: --device is for the torch engine; the server chooses its own", file=sys.stderr)
     key = args.api_key or os.environ.get(API_KEY_ENV) or os.environ.get("OPENAI_API_KEY") or None

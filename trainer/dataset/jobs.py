@@ -32,14 +32,16 @@ def vad():
     return _VAD
 
 
-def phonemizer(config_path: str):
-    """One phonemizer per voice config per worker process."""
-    if config_path not in _PHONEMIZERS:
+def phonemizer(config_path: str, lexicon=None):
+    """One phonemizer per voice config and ``engines.frontend.lexicon.Lexicon`` (``None``: none) per worker
+    process."""
+    key = f"{config_path}\0{lexicon.digest if lexicon else ''}"
+    if key not in _PHONEMIZERS:
         from engines.phonemes import Phonemizer
         from engines.voice import load_config
 
-        _PHONEMIZERS[config_path] = Phonemizer(load_config(Path(config_path)))
-    return _PHONEMIZERS[config_path]
+        _PHONEMIZERS[key] = Phonemizer(load_config(Path(config_path)), lexicon)
+    return _PHONEMIZERS[key]
 
 
 def write_float_wav(path: Path, audio: np.ndarray, rate: int) -> None:

@@ -260,7 +260,7 @@ def first_items(dataset: Path, count: int, voice_config: str, rate: int, multi_s
     settings = CacheSettings(sample_rate=rate)
     items = []
     for index, (path, text) in enumerate(_first_clips(Path(dataset), count)):
-        arrays = preprocess_clip((str(path), text, voice_config, settings))
+        arrays = preprocess_clip((str(path), text, voice_config, settings, None))
         ids, spec, audio = (torch.from_numpy(arrays[k].copy()) for k in ("phoneme_ids", "spec", "audio"))
         items.append((ids, spec.T.contiguous(), audio, 0 if multi_speaker else None, index))
     if not items:

@@ -22,6 +22,7 @@ import numpy as np
 from engines.espeak import check_config
 from engines.extras import require
 from engines.frontend import frontend_id
+from engines.frontend.lexicon import PROJECT_LEXICON, Lexicon, read_lexicon
 from engines.phonemes import language_of
 from engines.voice import load_config
 from engines.words import count
@@ -45,8 +46,10 @@ def build_cache(
     """Preprocess a ``trainer.dataset.project.DatasetProject``'s trainable clips into ``out_dir``.
 
     Texts become phoneme_ids with the project's target voice (its ``phoneme_id_map``), normalized by the text
-    front end and then as Piper's trainer builds them (:func:`training_phoneme_ids`); ``cache.json`` records the
-    front end (``frontend``), so a cache made with another one is known to be out of date.
+    front end with the project's lexicon (``engines.frontend.lexicon.PROJECT_LEXICON``) and then as Piper's
+    trainer builds them (:func:`training_phoneme_ids`); ``cache.json`` records the front end and the lexicon's
+    digest (``frontend``) and the lexicon's path (``lexicon``), so a cache made with another front end or
+    before a lexicon edit is known to be out of date.
 
     ``progress(done, total)`` (or ``state.progress``) counts clips.
 
@@ -61,6 +64,7 @@ def build_cache(
         ValueError: no clip is trainable (``trainer.dataset.export.NothingToTrain``, saying why).
         VoiceError: the project's voice config cannot phonemize (an ``espeak.voice`` espeak-ng does not have).
         EspeakDataError: piper-tts's espeak-ng data is missing or damaged.
+        LexiconError: the project's lexicon has a bad line (naming it).
         ExtraMissing: PyTorch is missing (an ONNX-only install), with how to add training.
     """
     from trainer.dataset.export import nothing_to_train, project_inputs, trainable
@@ -72,10 +76,12 @@ def build_cache(
     if not clips:
         raise nothing_to_train(project)
     check_config(load_config(Path(project.target_config)))  # here, in one line, not in each worker
-    work = [(str(project.clip_path(c.id)), c.text, project.target_config, settings) for c in clips]
+    lexicon_path = Path(project.folder) / PROJECT_LEXICON
+    lexicon = read_lexicon(lexicon_path, missing_ok=True)
+    work = [(str(project.clip_path(c.id)), c.text, project.target_config, settings, lexicon) for c in clips]
     with replace_folder(out, is_cache, project_inputs(project), "training cache folder") as staging:
         utterances = _write_arrays(staging, clips, work, workers, TaskState.of(state, progress))
-        _write_manifest(staging, utterances, settings, project.target_config)
+        _write_manifest(staging, utterances, settings, project.target_config, (lexicon_path, lexicon))
     if record:
         remember(project, out)  # the Dataset page and the CLI say where it is and whether it is up to date
     return out
@@ -110,7 +116,9 @@ def _write_arrays(staging: Path, clips, work, workers, state: TaskState) -> list
     return utterances
 
 
-def _write_manifest(staging: Path, utterances: list[Utterance], settings: CacheSettings, config_path: str) -> None:
+def _write_manifest(
+    staging: Path, utterances: list[Utterance], settings: CacheSettings, config_path: str, lexicon: tuple[Path, Lexicon]
+) -> None:
     config = load_config(Path(config_path))
     document = {
         "version": CACHE_VERSION,
@@ -118,7 +126,8 @@ def _write_manifest(staging: Path, utterances: list[Utterance], settings: CacheS
         "spec_channels": settings.n_fft // 2 + 1,
         "voice_config": config_path,
         "phoneme_id_map_sha256": map_digest(config.phoneme_id_map),
-        "frontend": frontend_id(language_of(config)),
+        "frontend": frontend_id(language_of(config), lexicon[1]),
+        "lexicon": str(lexicon[0].resolve()),
         "speakers": sorted({u.speaker for u in utterances if u.speaker}),
         "utterances": [asdict(u) for u in utterances],
     }
@@ -126,15 +135,16 @@ def _write_manifest(staging: Path, utterances: list[Utterance], settings: CacheS
 
 
 def preprocess_clip(job) -> dict[str, np.ndarray]:
-    """Worker process: ``(curated wav, text, voice config, settings)`` -> phoneme_ids, audio, spec (frame-major)."""
+    """Worker process: ``(curated wav, text, voice config, settings, lexicon or None)`` -> phoneme_ids, audio, spec
+    (frame-major)."""
     from trainer.dataset import jobs
     from trainer.dataset.fixes import resample
     from trainer.dataset.probe import load
 
-    path, text, config_path, settings = job
+    path, text, config_path, settings, lexicon = job
     audio, info = load(path)
     audio = resample(audio[:, 0], info.sample_rate, settings.sample_rate)
-    phoneme_ids = training_phoneme_ids(jobs.phonemizer(config_path), text)
+    phoneme_ids = training_phoneme_ids(jobs.phonemizer(config_path, lexicon), text)
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below, naming the clip
         spec = spectrogram(audio, settings.n_fft, settings.hop_length, settings.win_length)
     _check_finite(path, audio, spec)

@@ -4,7 +4,8 @@ One folder::
 
     cache.json          version, STFT settings, the voice's map digest, the text front end the texts were
                         normalized with (``frontend``: ``engines.frontend.frontend_id``; absent in caches
-                        built before normalization, which read texts as written), and per utterance:
+                        built before normalization, which read texts as written; with the project
+                        lexicon's digest where it had one), the lexicon's path (``lexicon``), and per utterance:
                         id, speaker, text and where its arrays lie in the files below
     phoneme_ids.i64     all utterances' phoneme_ids, int64, end to end
     audio.f32           all audio at ``sample_rate``, float32 in [-1, 1], end to end
@@ -87,6 +88,7 @@ class _Manifest:
     speakers: list[str]
     utterances: list[Any]
     frontend: str = ""
+    lexicon: str = ""
 
 
 class PreprocessedCache:
@@ -113,6 +115,8 @@ class PreprocessedCache:
         self.speakers: list[str] = header.speakers
         self.frontend: str = header.frontend
         """The text front end its phoneme_ids were made with (``engines.frontend.frontend_id``; ``""``: none)."""
+        self.lexicon: str = header.lexicon
+        """The project's lexicon file the texts were said with (``engines.frontend.lexicon``; ``""``: none)."""
         self.utterances = [record(Utterance, u, manifest, f"utterances[{i}]") for i, u in enumerate(header.utterances)]
         self._arrays = {key: self._map(name, dtype) for key, (name, dtype) in FILES.items()}
         self._check_spans(manifest)
@@ -120,12 +124,18 @@ class PreprocessedCache:
 
     def stale_frontend(self) -> str:
         """Why its phoneme_ids are not what this studio's text front end makes of the texts now (another front end
-        or version than the voice config's today), with the way on; ``""`` when they are."""
+        or version than the voice config's today, or a lexicon edited since), with the way on; ``""`` when they are.
+
+        Raises:
+            LexiconError: the cache's lexicon file has a bad line now (naming it).
+        """
         from engines.frontend import frontend_id
+        from engines.frontend.lexicon import read_lexicon
         from engines.phonemes import language_of
         from engines.voice import load_config
 
-        now = frontend_id(language_of(load_config(Path(self.voice_config))))
+        lexicon = read_lexicon(self.lexicon, missing_ok=True) if self.lexicon else None
+        now = frontend_id(language_of(load_config(Path(self.voice_config))), lexicon)
         if self.frontend == now:
             return ""
         return (

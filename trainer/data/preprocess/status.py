@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engines.files import write_text
+from engines.frontend.lexicon import PROJECT_LEXICON
 from engines.words import count
 from trainer.data.preprocess.cache import is_cache
 
@@ -83,18 +84,28 @@ def _why_stale(project, folder: Path) -> list[str]:
             why.append(f"{count(len(ids), 'clip')} {what}")
     if document.get("voice_config") != project.target_config:
         why.append("another voice config")
-    elif document.get("frontend", "") != _frontend(project.target_config):
-        why.append("texts normalized by another text front end")
+    elif document.get("frontend", "") != (now := _frontend(project)):
+        why.append(_another(document.get("frontend", ""), now))
     return why
 
 
-def _frontend(config_path: str) -> str | None:
-    """The text front end the voice config's texts are normalized with now; ``None`` when it cannot be read."""
+def _another(built: str, now: str | None) -> str:
+    """Why texts said with front end id ``built`` are not said so ``now``: another front end, or another
+    project lexicon (the part of the id after ``+lexicon:``, ``engines.frontend.frontend_id``)."""
+    if now is not None and built.split("+lexicon:")[0] == now.split("+lexicon:")[0]:
+        return f"the project's lexicon ({PROJECT_LEXICON}) changed since"
+    return "texts normalized by another text front end"
+
+
+def _frontend(project) -> str | None:
+    """The text front end (with the project's lexicon) its texts are normalized with now; ``None`` when the
+    voice config or the lexicon cannot be read."""
     from engines.frontend import frontend_id
+    from engines.frontend.lexicon import project_lexicon
     from engines.phonemes import language_of
     from engines.voice import load_config
 
     try:
-        return frontend_id(language_of(load_config(Path(config_path))))
+        return frontend_id(language_of(load_config(Path(project.target_config))), project_lexicon(project.folder))
     except (OSError, ValueError):
         return None
