@@ -225,3 +225,17 @@ def test_a_project_lexicon_is_applied_to_the_cache_and_an_edit_marks_it_out_of_d
         assert cache_status(cards).stale and "build the cache again" in after.stale_frontend()
     finally:
         lexicon_path.unlink()
+
+
+def test_the_dataset_report_shows_texts_as_the_project_lexicon_says_them(cards):
+    """The report's "reads as" texts apply the project's lexicon, as the cache does."""
+    from engines.frontend.lexicon import PROJECT_LEXICON
+    from trainer.dataset.report import build_report
+
+    (cards.folder / PROJECT_LEXICON).write_text("clubs\tspades\n", encoding="utf-8")
+    try:
+        spoken = build_report(cards).spoken
+    finally:
+        (cards.folder / PROJECT_LEXICON).unlink()
+    clubs = {c.id: c.text for c in cards.clips.values() if c.text and "clubs" in c.text}
+    assert clubs and spoken == {i: text.replace("clubs", "spades") for i, text in clubs.items()}

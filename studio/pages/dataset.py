@@ -273,10 +273,12 @@ class DatasetPage(DatasetActions, QWidget):
 
     def _get_phonemizer(self, project=None):
         if self._phonemizer is None:
+            from engines.frontend.lexicon import project_lexicon
             from engines.phonemes import Phonemizer
             from engines.voice import load_config
 
-            self._phonemizer = Phonemizer(load_config(Path((project or self.project()).target_config)))
+            project = project or self.project()
+            self._phonemizer = Phonemizer(load_config(Path(project.target_config)), project_lexicon(project.folder))
         return self._phonemizer
 
     def _preview(self, text: str):

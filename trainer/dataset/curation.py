@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engines.errors import VoiceStudioError
+from engines.frontend.lexicon import project_lexicon
 from trainer.dataset import jobs
 from trainer.dataset.manifest import ClipEntry
 from trainer.dataset.project import DatasetProject
@@ -285,6 +286,6 @@ def _remeasure(project: DatasetProject, clip_ids: list[str]) -> None:
 
 def _measure_text(project: DatasetProject, clip: ClipEntry, phonemizer) -> None:
     if phonemizer is None:
-        phonemizer = jobs.phonemizer(project.target_config)
+        phonemizer = jobs.phonemizer(project.target_config, project_lexicon(project.folder))
     assert clip.analysis is not None and clip.text is not None  # set_text measures only an analysed clip it named
     clip.analysis = jobs.measure_new_text(clip.analysis, clip.text, phonemizer)

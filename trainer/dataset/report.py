@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engines.frontend.lexicon import Lexicon, project_lexicon
 from engines.phonemes import language_of
 from engines.voice import load_config
 from engines.words import count
@@ -144,7 +145,7 @@ def build_report(project: DatasetProject) -> Report:
         speakers=sorted({c.speaker for c in project.clips.values() if c.speaker}),
         findings=findings,
         broken=len(broken),
-        spoken=_spoken(recs, language),
+        spoken=_spoken(recs, language, project_lexicon(project.folder)),
     )
     report.rates, report.narrow = _rates(recs, findings, config)
     who = f"the project's voice ({config.path.name.removesuffix('.onnx.json')})"
@@ -158,13 +159,14 @@ def build_report(project: DatasetProject) -> Report:
     return report
 
 
-def _spoken(recs, language: str) -> dict[str, str]:
-    """Clip id -> its text normalized (``engines.frontend``), where that differs from the text."""
+def _spoken(recs, language: str, lexicon: Lexicon) -> dict[str, str]:
+    """Clip id -> its text normalized (``engines.frontend``, with the project's ``lexicon``), where that differs
+    from the text."""
     from engines.frontend import normalize
 
     spoken = {}
     for record in recs:
-        if record.text and (said := normalize(record.text, language).text) != record.text:
+        if record.text and (said := normalize(record.text, language, lexicon).text) != record.text:
             spoken[record.id] = said
     return spoken
 

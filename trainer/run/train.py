@@ -245,6 +245,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
     with importing("trainer.data.seen_utterances"):
         from trainer.data.seen_utterances import seen_utterances
     from trainer.checkpoints.writer import CheckpointWriter
+    from trainer.data.preprocess import PreprocessedCache
     from trainer.events.log import EventLog, NoLog
     from trainer.run.disk import stopped_by_write
 
@@ -277,7 +278,8 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
         raise
     L.seed_everything(config.seed, workers=True, verbose=False)
     system = VitsSystem(config.to_dict())
-    phonemizer = Phonemizer(load_config(run_dir / "config.json"))
+    lexicon = PreprocessedCache(document.cache).read_lexicon()  # previews say the words as the cache's texts do
+    phonemizer = Phonemizer(load_config(run_dir / "config.json"), lexicon)
     skipped = count(len(data.skipped), "utterance")
     notes = [f"{skipped} shorter than a training segment left out"] if data.skipped else []
     if data.unalignable:

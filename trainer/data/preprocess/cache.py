@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from engines.base import VoiceError
+from engines.frontend.lexicon import Lexicon, read_lexicon
 from engines.records import read_json_object, record
 from trainer.out_folder import holds_only
 
@@ -130,18 +131,24 @@ class PreprocessedCache:
             LexiconError: the cache's lexicon file has a bad line now (naming it).
         """
         from engines.frontend import frontend_id
-        from engines.frontend.lexicon import read_lexicon
         from engines.phonemes import language_of
         from engines.voice import load_config
 
-        lexicon = read_lexicon(self.lexicon, missing_ok=True) if self.lexicon else None
-        now = frontend_id(language_of(load_config(Path(self.voice_config))), lexicon)
+        now = frontend_id(language_of(load_config(Path(self.voice_config))), self.read_lexicon())
         if self.frontend == now:
             return ""
         return (
             f"{self.folder}: its texts were normalized by {_said(self.frontend)}, this studio's is {_said(now)}: "
             "build the cache again (voice-studio dataset cache, or Build training cache… on the Dataset page)"
         )
+
+    def read_lexicon(self) -> Lexicon:
+        """The lexicon its project has now (``engines.frontend.lexicon``; empty where it has none).
+
+        Raises:
+            LexiconError: the lexicon file has a bad line (naming it).
+        """
+        return read_lexicon(self.lexicon, missing_ok=True) if self.lexicon else Lexicon()
 
     def _check_speakers(self, manifest: Path) -> None:
         """Every utterance's speaker is one of ``speakers``; only a cache of at most one speaker may hold

@@ -84,8 +84,8 @@ def _why_stale(project, folder: Path) -> list[str]:
             why.append(f"{count(len(ids), 'clip')} {what}")
     if document.get("voice_config") != project.target_config:
         why.append("another voice config")
-    elif document.get("frontend", "") != (now := _frontend(project)):
-        why.append(_another(document.get("frontend", ""), now))
+    elif document.get("frontend", "") != (current := _frontend(project)):
+        why.append(_another(document.get("frontend", ""), current))
     return why
 
 
