@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from engines.base import AudioChunk, SynthesisOptions
-from engines.frontend.lexicon import voice_lexicon
+from engines.frontend.lexicon import Lexicon, LexiconFile, voice_lexicon_path
 from engines.long_sentences import MAX_PHONEME_IDS
 from engines.phonemes import PUNCTUATION, FrontendReport, Phonemizer, Sentence, sentence_batches
 from engines.stream_plan import ChunkPlan, FrameCost, PlaybackClock
@@ -46,7 +46,11 @@ class LocalEngine:
         self.config = voice.config
         self.sample_rate = voice.config.sample_rate
         self.plan = plan or ChunkPlan()
-        self.phonemizer = Phonemizer(voice.config, voice_lexicon(voice.model_path))  # the file beside the voice
+        self.lexicon_file = LexiconFile(voice_lexicon_path(voice.model_path))
+        """The voice's own lexicon (``engines.frontend.lexicon``), read again when it changes."""
+        self.added_lexicon = Lexicon()
+        """A lexicon added to the voice's (``say --lexicon``); its entries win."""
+        self.phonemizer = Phonemizer(voice.config, self.lexicon_file.current())
         self.last_report = FrontendReport()
         self._cost = FrameCost()
         symbols = set(PUNCTUATION) | {PAD, EOS}
@@ -73,6 +77,7 @@ class LocalEngine:
 
         Raises:
             ValueError: an unknown speaker.
+            LexiconError: the voice's lexicon file was edited into a bad line (naming it).
         """
         options = options or SynthesisOptions()
         request = self._prepare(options)
@@ -80,6 +85,7 @@ class LocalEngine:
         clock, offset, last = PlaybackClock(), 0, start
         silence = np.zeros(round(options.sentence_silence * self.sample_rate), dtype=np.float32)
         self.last_report = FrontendReport()
+        self.phonemizer.lexicon = self.lexicon_file.current().merged(self.added_lexicon)  # edited since: applies now
         batches = sentence_batches(
             self.phonemizer,
             text,

@@ -151,3 +151,27 @@ def test_say_names_a_bad_lexicon_line_in_one_line(tmp_path):
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"{path}, line 1: no tab" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_an_engine_applies_its_voice_lexicon_as_edited_since_it_loaded(joe, tmp_path):
+    """An engine that lives long (the studio's, the server's) says a word as the voice's lexicon file says it
+    now: written after the load it applies to the next text; edited into a bad line it is one clear error."""
+    from engines.base import SynthesisOptions
+    from engines.onnx.engine import OnnxEngine
+    from engines.voice import load_voice
+
+    model = tmp_path / joe.model_path.name
+    model.symlink_to(joe.model_path)
+    (tmp_path / (model.name + ".json")).symlink_to(joe.config.path)
+    engine = OnnxEngine(load_voice(model))
+    options = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
+
+    def seconds() -> float:
+        return sum(len(c.audio) for c in engine.synthesize("Hi.", options)) / engine.sample_rate
+
+    plain = seconds()
+    write_lexicon(voice_lexicon_path(model), Lexicon({"hi": "hello there my dear old friend"}))
+    assert seconds() > 2 * plain
+    voice_lexicon_path(model).write_text("hi hello\n", encoding="utf-8")
+    with pytest.raises(LexiconError, match="line 1: no tab"):
+        seconds()

@@ -155,6 +155,32 @@ def voice_lexicon(model_path: Path | str) -> Lexicon:
     return read_lexicon(voice_lexicon_path(model_path), missing_ok=True)
 
 
+class LexiconFile:
+    """A lexicon file read again whenever it changes (its mtime or size), for what lives long (an engine in the
+    studio or the speech server): an edit applies from the next text on, without loading the voice again."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._seen: tuple[int, int] | None = None
+        self._lexicon = Lexicon()
+
+    def current(self) -> Lexicon:
+        """The file's lexicon as it is now (empty while there is no file).
+
+        Raises:
+            LexiconError: the file cannot be read or has a bad line (said again at each call until fixed).
+        """
+        try:
+            stat = self.path.stat()
+            seen: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            seen = None
+        if seen != self._seen:
+            self._lexicon = read_lexicon(self.path) if seen else Lexicon()
+            self._seen = seen
+        return self._lexicon
+
+
 def project_lexicon(folder: Path | str) -> Lexicon:
     """A dataset project's lexicon (:data:`PROJECT_LEXICON` in its ``folder``); empty where it has none.
 

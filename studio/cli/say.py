@@ -272,7 +272,7 @@ def _local_engine(args: argparse.Namespace) -> tuple[object, int | None]:
     kwargs = {"device": args.device} if args.engine == "torch" else {}
     engine = registry.create_engine(args.engine, voice, **kwargs)
     if args.lexicon is not None:  # the voice's own lexicon is the engine's already
-        engine.phonemizer.lexicon = engine.phonemizer.lexicon.merged(read_lexicon(args.lexicon))
+        engine.added_lexicon = read_lexicon(args.lexicon)
     return engine, speaker
 
 
