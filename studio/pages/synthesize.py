@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from engines.base import AudioChunk, SynthesisOptions
 from engines.cleaning import clean_text
 from engines.frontend import normalize
+from engines.frontend.lexicon import LexiconError, voice_lexicon
 from engines.output_device import PlaybackStopped
 from engines.phonemes import language_of
 from engines.voice import Voice
@@ -35,6 +36,7 @@ from studio.widgets.compact import MinimumKeepingSplitter, scrolled
 from studio.widgets.engine_picker import EnginePicker
 from studio.widgets.history import HistoryList
 from studio.widgets.notices import Notices
+from studio.widgets.pronunciations import PronunciationsDialog
 from studio.widgets.speak_bar import SpeakBar
 from studio.widgets.speaker_picker import SpeakerPicker
 from studio.widgets.ticking import TickingStatus
@@ -132,8 +134,13 @@ class SynthesizePage(QWidget):
         self.history = HistoryList(self.state.lines)
         self.history.chosen.connect(self.replay)
 
+        self.pronunciations_button = QPushButton("Pronunciations…")
+        self.pronunciations_button.setToolTip("Words this voice says your way (its lexicon, beside the voice file)")
+        self.pronunciations_button.clicked.connect(self.edit_pronunciations)
+
         top = QFormLayout()
         top.addRow("Voice", self.picker)
+        top.addRow("", self.pronunciations_button)
         top.addRow("Engine", self.engines)
         top.addRow(self.speaker_label, self.speaker_box)
 
@@ -257,7 +264,12 @@ class SynthesizePage(QWidget):
         if self.engine_kind() == "remote" or not len(self.state.library) or not text:
             self.reads.hide()
             return
-        found = normalize(text, language_of(self.voice.config))
+        try:
+            lexicon = voice_lexicon(self.voice.model_path)
+        except LexiconError as exc:  # said once, here; speaking says it again
+            self.show_notice(str(exc), "lexicon")
+            lexicon = None
+        found = normalize(text, language_of(self.voice.config), lexicon)
         said = found.text if len(found.text) <= READS_CHARS else found.text[:READS_CHARS] + "…"
         self.reads.setText(f"Reads: {said}")
         self.reads.setToolTip("\n".join(a.describe() for a in found.ambiguous))
@@ -303,13 +315,22 @@ class SynthesizePage(QWidget):
         return bool(loading) and self.waiting.is_active() and self.waiting.text == loading and not self.is_speaking()
 
     # --- speaking -------------------------------------------------------
-    def speak(self) -> Task | None:
-        """Speak the text box's content; returns the running task (``None`` if nothing to say).
+    def edit_pronunciations(self) -> PronunciationsDialog:
+        """Open the chosen voice's Pronunciations… dialog (``studio.widgets.pronunciations``); its Hear speaks
+        here, and what was saved shows in the "Reads:" line once it closes."""
+        dialog = PronunciationsDialog(self.voice.model_path, self)
+        dialog.hear.connect(self.speak)
+        dialog.finished.connect(lambda _: self.show_reads())
+        dialog.open()
+        return dialog
+
+    def speak(self, text: str | None = None) -> Task | None:
+        """Speak ``text`` (default: the text box's content); returns the running task (``None`` if nothing to say).
 
         An engine that is not loaded yet loads first, said in the status ("Loading torch engine…", with the
         seconds), and its load time is shown apart from time to first audio.
         """
-        text = self.text_edit.toPlainText()
+        text = self.text_edit.toPlainText() if text is None else text
         if not text.strip():
             self.show_notice("Nothing to say: type a line first.", "line")
             return None
