@@ -3,7 +3,8 @@
 ``normalize`` (numbers, money, times and dates, units, abbreviations, symbols, addresses: English first, other
 languages unchanged) and ``split_sentences`` (sentence ends that know abbreviations and initials). Each concern's
 rules live in a module of their own (``numbers``, ``money``, ``clock``, ``dates``, ``units``, ``abbreviations``,
-``roman``, ``symbols``, ``web``); ``number_words`` says numbers through num2words, imported on first use.
+``roman``, ``symbols``, ``web``); ``number_words`` says numbers through num2words, imported on first use;
+``lexicon`` holds the user's pronunciations (word -> respelling or ``[[ IPA ]]``), applied before the rules.
 ``engines.phonemes`` runs every text through it, so every engine, the server and training data share it.
 """
 

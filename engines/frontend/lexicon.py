@@ -25,7 +25,7 @@ from pathlib import Path
 
 from engines.errors import VoiceStudioError
 from engines.files import write_text
-from engines.frontend.normalize import Span
+from engines.frontend.span import Span
 
 SUFFIX = ".lexicon.txt"
 """A voice's lexicon is its model's path plus this (``joe.onnx`` -> ``joe.onnx.lexicon.txt``)."""

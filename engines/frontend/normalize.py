@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from engines.frontend import abbreviations, clock, dates, money, numbers, roman, symbols, units, web
 from engines.frontend.number_words import DIGITS
 from engines.frontend.rules import Ambiguity, Context, apply
+from engines.frontend.span import Span
 
 if TYPE_CHECKING:
     from engines.frontend.lexicon import Lexicon
@@ -43,23 +44,8 @@ ENGLISH = (
 )
 """The English rules, in the order they run."""
 
-Mode = Literal["normalize", "verbatim", "characters"]
 _KEPT = re.compile(r"\[\[.*?\]\]|</?[A-Za-z][^<>]*>", re.DOTALL)
 """Inline ``[[ phonemes ]]`` and markup-like tags: passed through as they are."""
-
-
-@dataclass(frozen=True)
-class Span:
-    """A piece of text and how it is meant.
-
-    Attributes:
-        text: the piece as written.
-        mode: ``normalize`` (by the language's rules), ``verbatim`` (already as it is to be said: passed
-            through), or ``characters`` (spelled: ``ABC1`` -> "A B C one").
-    """
-
-    text: str
-    mode: Mode = "normalize"
 
 
 @dataclass(frozen=True)

@@ -309,11 +309,13 @@ def _confirm(project, args) -> int:
 
 
 def _text(project, args) -> int:
+    from engines.frontend.lexicon import project_lexicon
     from trainer.dataset.curation import preview_text, set_text
     from trainer.dataset.jobs import phonemizer
 
     clip = set_text(project, args.clip_id, args.text)
-    preview = preview_text(phonemizer(project.target_config), clip.text or "")  # set_text refuses empty text
+    said = phonemizer(project.target_config, project_lexicon(project.folder))
+    preview = preview_text(said, clip.text or "")  # set_text refuses empty text
     reads = f"\n  reads: {preview.normalized}" if preview.normalized else ""
     print(
         f"{clip.id}: {clip.text}{reads}\n  {preview.phonemes} ({preview.num_phoneme_ids} phoneme_ids)", file=sys.stderr
