@@ -203,3 +203,19 @@ def test_checkpoints_render_on_torch_under_the_same_seed(make_tiny_checkpoint, t
     torch.save(state, second)
     changed = render(Candidate(label="b", model_path=second), LINE, RenderSettings(seed=1), tmp_path / "c4").audio
     assert changed.shape != one.shape or not np.array_equal(changed, one)
+
+
+def test_the_key_follows_the_voice_lexicon(joe, tmp_path):
+    """A render made before the voice's lexicon changed what a word says is not taken from the cache; a voice
+    without a lexicon keeps the key it had."""
+    from engines.frontend.lexicon import Lexicon, voice_lexicon_path, write_lexicon
+
+    settings = RenderSettings(seed=0)
+    candidate = Candidate(label="copy", model_path=copy_of_joe(joe, tmp_path))
+    base = cache_key(candidate, LINE, settings)
+    write_lexicon(voice_lexicon_path(candidate.model_path), Lexicon({"hello": "yellow"}))
+    said = cache_key(candidate, LINE, settings)
+    write_lexicon(voice_lexicon_path(candidate.model_path), Lexicon({"hello": "fellow"}))
+    assert len({base, said, cache_key(candidate, LINE, settings)}) == 3
+    voice_lexicon_path(candidate.model_path).unlink()
+    assert cache_key(candidate, LINE, settings) == base

@@ -2,8 +2,8 @@
 
 A render's cache key is the SHA-256 of (cache format version, the model file's SHA-256, its config's SHA-256
 where one exists, the engine, the cleaned text, the text front end's version (``engines.frontend.VERSION``: what
-the text is said as), the settings); the audio is a float32 WAV named by the key,
-written atomically. Noise is identical between candidates: with noise on, each render starts from
+the text is said as), the voice's lexicon's digest where it has one, the settings); the audio is a float32
+WAV named by the key, written atomically. Noise is identical between candidates: with noise on, each render starts from
 ``settings.seed`` (torch: ``torch.manual_seed`` inside ``torch.random.fork_rng``, so the caller's generator is
 untouched; ONNX: a fresh engine whose graph's random nodes carry the seed, see
 ``engines.onnx.engine.seed_random_ops``); with ``noise_scale = noise_w = 0`` there is no noise and the seed
@@ -24,6 +24,7 @@ from engines.base import Engine, EngineError, SynthesisOptions, VoiceError
 from engines.cleaning import clean_text
 from engines.errors import VoiceStudioError
 from engines.files import atomic_path, sha256_file
+from engines.frontend.lexicon import voice_lexicon
 from engines.imports import importing
 from engines.pool import EnginePool
 from engines.voice import Voice, config_path_for
@@ -154,7 +155,8 @@ def file_sha256(path: Path) -> str:
 
 
 def cache_key(candidate: Candidate, text: str, settings: RenderSettings) -> str:
-    """Hex SHA-256 naming the render of ``text`` by ``candidate`` under ``settings``. Raises ``OSError``."""
+    """Hex SHA-256 naming the render of ``text`` by ``candidate`` under ``settings``; the voice's lexicon's digest
+    is in it where the voice has one (``engines.frontend.lexicon``). Raises ``OSError``, ``LexiconError``."""
     fields = {
         "version": CACHE_VERSION,
         "model": file_sha256(candidate.model_path),
@@ -164,6 +166,9 @@ def cache_key(candidate: Candidate, text: str, settings: RenderSettings) -> str:
         "frontend": frontend.VERSION,
         "settings": settings.key_fields(),
     }
+    lexicon = voice_lexicon(candidate.model_path)
+    if lexicon:  # a voice without one keeps the key renders made before lexicons had
+        fields["lexicon"] = lexicon.digest
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
 
 

@@ -156,11 +156,13 @@ class Scorer:
         return scores
 
     def _phonemizer(self, candidate: Candidate):
-        """The candidate's phonemizer (its voice's espeak-ng voice), made once per model."""
+        """The candidate's phonemizer (its voice's espeak-ng voice and lexicon), made once per model."""
+        from engines.frontend.lexicon import voice_lexicon
         from engines.phonemes import Phonemizer
 
         if candidate.model_path not in self._phonemizers:
-            self._phonemizers[candidate.model_path] = Phonemizer(candidate.voice().config)
+            voice = candidate.voice()
+            self._phonemizers[candidate.model_path] = Phonemizer(voice.config, voice_lexicon(voice.model_path))
         return self._phonemizers[candidate.model_path]
 
     def _recognizer_of(self) -> Any:
