@@ -175,3 +175,27 @@ def test_an_engine_applies_its_voice_lexicon_as_edited_since_it_loaded(joe, tmp_
     voice_lexicon_path(model).write_text("hi hello\n", encoding="utf-8")
     with pytest.raises(LexiconError, match="line 1: no tab"):
         seconds()
+
+
+def test_serve_says_words_as_the_served_voice_lexicon_says_them_now(joe, tmp_path):
+    """The speech server applies the served voice's lexicon, and an edit to it from the next request on."""
+    import httpx
+    from conftest import SpeechServer
+
+    model = tmp_path / joe.model_path.name
+    model.symlink_to(joe.model_path)
+    (tmp_path / (model.name + ".json")).symlink_to(joe.config.path)
+    server = SpeechServer("--voice", str(model), "--workers", "1")
+
+    def seconds() -> float:
+        body = {"input": "Hi.", "response_format": "pcm", "noise_scale": 0, "noise_w": 0}
+        reply = httpx.post(f"{server.url}/v1/audio/speech", json=body, timeout=60)
+        assert reply.status_code == 200, reply.text
+        return len(reply.content) / 2 / joe.config.sample_rate
+
+    try:
+        plain = seconds()
+        write_lexicon(voice_lexicon_path(model), Lexicon({"hi": "hello there my dear old friend"}))
+        assert seconds() > 2 * plain
+    finally:
+        server.stop()
