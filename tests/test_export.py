@@ -159,3 +159,15 @@ def test_export_over_its_own_source_is_refused(tmp_path, make_tiny_checkpoint, c
             "give another output file"
         )
     assert voice.read_bytes() == before
+
+
+def test_an_export_takes_the_source_lexicon_with_it(tmp_path, make_tiny_checkpoint):
+    """A checkpoint's lexicon (``X.ckpt.lexicon.txt``) is written beside the exported voice
+    (``V.onnx.lexicon.txt``), so the voice says those words as its source did."""
+    from engines.frontend.lexicon import Lexicon, read_lexicon, voice_lexicon_path, write_lexicon
+    from trainer.checkpoints.export import export_voice
+
+    checkpoint = make_tiny_checkpoint(tmp_path / "tiny.ckpt")
+    write_lexicon(voice_lexicon_path(checkpoint), Lexicon({"Nguyen": "win"}))
+    voice, _ = export_voice(checkpoint, tmp_path / "v.onnx")
+    assert read_lexicon(voice_lexicon_path(voice)).entries == {"Nguyen": "win"}

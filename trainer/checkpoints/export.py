@@ -21,6 +21,7 @@ from typing import Any
 import torch
 
 from engines.files import atomic_path, write_text
+from engines.frontend.lexicon import voice_lexicon, voice_lexicon_path, write_lexicon
 from engines.imports import importing
 from engines.torch.vits.models import Synthesizer
 from engines.torch.vits.weight_norm import remove_weight_norm
@@ -127,12 +128,15 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
 
     ``config`` (a ``VoiceConfig``) supplies the phoneme map, espeak voice,
     speakers and inference defaults; by default the checkpoint's own config is
-    looked up (``engines.torch.vits.checkpoint.voice_config_for``) or the voice's.
+    looked up (``engines.torch.vits.checkpoint.voice_config_for``) or the voice's. The source's pronunciation
+    lexicon (``SOURCE.lexicon.txt``, ``engines.frontend.lexicon``) goes with it (``NAME.onnx.lexicon.txt``);
+    where the source has none, a lexicon already beside ``NAME.onnx`` stays.
 
     Raises:
         VoiceError: unreadable source, a config that does not fit it, or whose ``espeak.voice`` espeak-ng does not
             have. EspeakVoiceError: ``espeak_voice`` is a voice espeak-ng does not have.
         ValueError: ``onnx_path`` (or its ``.json``) is the source itself (an original is never replaced).
+        LexiconError: the source's lexicon has a bad line (said before any work).
     """
     from engines.model_fit import check_num_symbols
 
@@ -140,6 +144,7 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
     target = Path(onnx_path)
     if source.resolve() in (target.resolve(), target.with_name(target.name + ".json").resolve()):
         raise ValueError(f"{target}: is the voice being exported, which stays as it is; give another output file")
+    lexicon = voice_lexicon(source)
     if source.suffix.lower() == ".ckpt":
         from engines.torch.vits.checkpoint import load_generator, voice_config_for
 
@@ -167,7 +172,10 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
         {"noise_scale": config.noise_scale, "length_scale": config.length_scale, "noise_w": config.noise_w},
         {**keep, "phoneme_type": config.phoneme_type, "audio": dict(config.raw.get("audio", {}))},
     )
-    return write_voice(model, onnx_path, document)
+    written = write_voice(model, onnx_path, document)
+    if lexicon:
+        write_lexicon(voice_lexicon_path(written[0]), lexicon)
+    return written
 
 
 def _check_espeak(config, espeak_voice: str | None) -> None:
