@@ -199,3 +199,12 @@ def test_serve_says_words_as_the_served_voice_lexicon_says_them_now(joe, tmp_pat
         assert seconds() > 2 * plain
     finally:
         server.stop()
+
+
+def test_say_refuses_a_lexicon_for_a_remote_engine(capsys, tmp_path):
+    """``--lexicon`` with ``--engine remote`` is one line saying the server applies its own voice's lexicon."""
+    from studio.cli import main
+
+    args = ["say", "Hi.", "--engine", "remote", "--url", "http://127.0.0.1:9", "--lexicon", str(tmp_path / "x.txt")]
+    assert main(args) == 2
+    assert "--lexicon is for local engines" in capsys.readouterr().err
