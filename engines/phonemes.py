@@ -90,10 +90,10 @@ class Phonemizer:
         """The language the text front end normalizes for (:func:`language_of` the config)."""
         return language_of(self.config)
 
-    def normalize(self, text: str, *, rules: bool = True) -> Normalized:
+    def normalize(self, text: str) -> Normalized:
         """``text`` as this voice says it (``engines.frontend.normalize`` in :attr:`language`, with
-        :attr:`lexicon`); ``rules=False``: the lexicon's words only, the rest as written."""
-        return normalize(text, self.language if rules else "", self.lexicon)
+        :attr:`lexicon`)."""
+        return normalize(text, self.language, self.lexicon)
 
     def phonemize(self, text: str) -> list[list[str]]:
         """Phonemes grouped by sentence, as ``piper.voice.PiperVoice.phonemize``."""
@@ -150,7 +150,7 @@ def sentence_batches(
     """Sentences of ``text`` with their ``phoneme_ids``, lazily, in batches of at most ``max_size``.
 
     Each block is normalized first (``engines.frontend``, the phonemizer's lexicon first; ``normalize=False``:
-    the text as written, Piper's literal reading, but for the lexicon's words), its ambiguous forms added to
+    the text as written, Piper's literal reading, the lexicon left out too), its ambiguous forms added to
     ``report.ambiguous``.
     Long texts are phonemized in blocks (see ``engines.text.text_blocks``) so
     the first sentence is ready quickly; a batch never spans two blocks.
@@ -164,7 +164,7 @@ def sentence_batches(
     index = 0
     try:
         batch: list[Sentence] = []
-        prepare = _normalizer(phonemizer, report, normalize) if normalize or phonemizer.lexicon else None
+        prepare = _normalizer(phonemizer, report) if normalize else None
         for phonemes, continues, block_end in _phrases(phonemizer, text, max_phoneme_ids, prepare):
             batch.append(Sentence(index, phonemes, phonemizer.to_ids(phonemes, report.missing), continues))
             index += 1
@@ -177,11 +177,11 @@ def sentence_batches(
             _LOGGER.warning("Phoneme %r is not in the voice's phoneme_id_map; skipped %d time(s)", symbol, count)
 
 
-def _normalizer(phonemizer: Phonemizer, report: FrontendReport, rules: bool) -> Callable[[str], str]:
-    """A block's normalized text (``rules=False``: the lexicon only), its ambiguous forms noted in ``report``."""
+def _normalizer(phonemizer: Phonemizer, report: FrontendReport) -> Callable[[str], str]:
+    """A block's normalized text, its ambiguous forms noted in ``report``."""
 
     def prepare(block: str) -> str:
-        found = phonemizer.normalize(block, rules=rules)
+        found = phonemizer.normalize(block)
         report.ambiguous.extend(found.ambiguous)
         return found.text
 

@@ -97,10 +97,18 @@ def test_an_entry_wins_over_normalization_and_is_not_normalized_again(joe, plain
     assert said(phonemizer, "Dr. Smith left.") == said(plain, "drive Smith left.")
 
 
-def test_the_lexicon_applies_when_normalization_is_off(joe, plain):
-    """``normalize=False`` reads the text as written but for the lexicon's words (they are the user's own)."""
-    phonemizer = Phonemizer(joe.config, Lexicon({"Nguyen": "win"}))
-    assert said(phonemizer, "Nguyen paid $5.", normalize=False) == said(plain, "win paid $5.", normalize=False)
+def test_normalization_off_reads_as_written_and_spans_take_the_lexicon(joe, plain):
+    """``normalize=False`` reads the text as written, the lexicon left out too (Piper's literal reading); spans
+    given to the front end (as SSML hands them over) take the lexicon in their ``normalize`` pieces only, also
+    in a language without rules."""
+    from engines.frontend import Span, normalize_spans
+
+    lexicon = Lexicon({"Nguyen": "win"})
+    phonemizer = Phonemizer(joe.config, lexicon)
+    assert said(phonemizer, "Nguyen paid $5.", normalize=False) == said(plain, "Nguyen paid $5.", normalize=False)
+    spans = [Span("Nguyen paid $5 "), Span("Nguyen", "characters"), Span(" Nguyen", "verbatim")]
+    assert normalize_spans(spans, "en-us", lexicon).text == "win paid five dollars N G U Y E N Nguyen"
+    assert normalize_spans([Span("Nguyen kam.")], "de", lexicon).text == "win kam."
 
 
 def test_the_front_end_id_follows_the_lexicon_content():

@@ -81,24 +81,21 @@ def normalize(text: str, language: str, lexicon: Lexicon | None = None) -> Norma
     (``engines.frontend.lexicon``: an entry wins over the rules, and is not normalized again)."""
     spans, last = [], 0
     for match in _KEPT.finditer(text):
-        spans += [*_looked_up(text[last : match.start()], lexicon), Span(match.group(0), "verbatim")]
+        spans += [Span(text[last : match.start()]), Span(match.group(0), "verbatim")]
         last = match.end()
-    spans += _looked_up(text[last:], lexicon)
-    found = normalize_spans(spans, language)
+    spans.append(Span(text[last:]))
+    found = normalize_spans(spans, language, lexicon)
     return Normalized(text, found.ambiguous) if found.text == text else found
 
 
-def _looked_up(text: str, lexicon: Lexicon | None) -> list[Span]:
-    """``text`` as spans, the words in ``lexicon`` (if any) replaced and kept ``verbatim``."""
-    return lexicon.spans(text) if lexicon else [Span(text)]
-
-
-def normalize_spans(spans: Iterable[Span], language: str) -> Normalized:
-    """The spans normalized one by one by their mode and joined."""
+def normalize_spans(spans: Iterable[Span], language: str, lexicon: Lexicon | None = None) -> Normalized:
+    """The spans normalized one by one by their mode and joined; in each ``normalize`` span the words in
+    ``lexicon`` are replaced by its entries first, and kept from the rules (``engines.frontend.lexicon``; also
+    where ``language`` has no rules)."""
     found = dialect(language)
     context = Context(british=found == "en-gb")
     said = []
-    for span in spans:
+    for span in _looked_up(spans, lexicon):
         if span.mode == "characters":
             said.append(spell(span.text))
         elif span.mode == "normalize" and found is not None and span.text:
@@ -106,6 +103,14 @@ def normalize_spans(spans: Iterable[Span], language: str) -> Normalized:
         else:
             said.append(span.text)
     return Normalized("".join(said), tuple(context.ambiguous))
+
+
+def _looked_up(spans: Iterable[Span], lexicon: Lexicon | None) -> Iterable[Span]:
+    """``spans`` with each ``normalize`` span split at the words in ``lexicon`` (if any), their entries
+    ``verbatim``."""
+    if not lexicon:
+        return spans
+    return [piece for span in spans for piece in (lexicon.spans(span.text) if span.mode == "normalize" else [span])]
 
 
 def spell(text: str) -> str:
