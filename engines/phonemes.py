@@ -140,6 +140,7 @@ def sentence_batches(
     max_phoneme_ids: int | None = None,
     *,
     normalize: bool = True,
+    first_index: int = 0,
 ) -> Iterator[list[Sentence]]:
     """Sentences of ``text`` with their ``phoneme_ids``, lazily, in batches of at most ``max_size``.
 
@@ -150,11 +151,12 @@ def sentence_batches(
     Sentences with no speech (punctuation only) are dropped. With
     ``max_phoneme_ids`` (synthesis), no sentence has more ids: longer ones come
     in pieces (``engines.long_sentences``); without it (training, dataset
-    checks) sentences are exactly Piper's. Missing phonemes are logged once per
-    symbol at the end.
+    checks) sentences are exactly Piper's. Sentences are numbered from ``first_index`` (the sentences of a text
+    spoken in parts, ``engines.frontend.markup``, carry on the numbers of the parts before). Missing phonemes
+    are logged once per symbol at the end, those of this text only where ``report`` holds earlier ones.
     """
     report = report if report is not None else FrontendReport()
-    index = 0
+    index, before = first_index, Counter(report.missing)
     try:
         batch: list[Sentence] = []
         prepare = _normalizer(phonemizer, report) if normalize else None
@@ -166,7 +168,7 @@ def sentence_batches(
                 yield batch
                 batch = []
     finally:
-        for symbol, count in report.missing.items():
+        for symbol, count in (report.missing - before).items():
             _LOGGER.warning("Phoneme %r is not in the voice's phoneme_id_map; skipped %d time(s)", symbol, count)
 
 

@@ -219,6 +219,7 @@ class SpeechService:
             noise_w=request.noise_w,
             sentence_silence=request.sentence_silence or 0.0,
             normalize=request.normalize,
+            ssml=request.ssml,
         )
         with self._lock:
             self._jobs.add(job)
