@@ -84,6 +84,11 @@ PARSED = [
         [S("Hi")],
     ),
     ("<speak>Piper's [[ hɛlˈoʊ ]] stays</speak>", [S("Piper's ", Span("[[ hɛlˈoʊ ]]", "verbatim"), " stays")]),
+    (
+        '<speak>I <emphasis level="strong">really</emphasis> <mark name="m1"/>mean it'
+        '<desc>a chime</desc>, <audio src="chime.wav">ding</audio>.</speak>',
+        [S("I really mean it, ding.")],
+    ),
 ]
 """SSML and the parts it is read into: every element, its attributes, nesting."""
 

@@ -227,7 +227,24 @@ def _sentence(reader: _Reader, attrs: dict[str, str], where: str, parent: _Open)
     return _Open("s", where, parent.mode, parent.rate)
 
 
+SPOKEN_THROUGH = ("emphasis", "voice", "lang", "w", "token", "audio", "mark")
+"""SSML 1.1 elements this subset does not act on: their text is spoken as if they were not there, so a client's
+``<emphasis>`` or ``<mark>`` is not refused (``<audio>``'s text is its fallback, said instead of the sound)."""
+SKIPPED = ("desc", "lexicon", "meta", "metadata", "lookup")
+"""SSML 1.1 elements whose content is not speech: left out."""
+
+
+def _through(reader: _Reader, attrs: dict[str, str], where: str, parent: _Open) -> _Open:
+    return _Open("through", where, parent.mode, parent.rate)
+
+
+def _skipped(reader: _Reader, attrs: dict[str, str], where: str, parent: _Open) -> _Open:
+    return _Open("skipped", where, parent.mode, parent.rate, holds="ignored")
+
+
 _ELEMENT_READERS: dict[str, Callable[[_Reader, dict[str, str], str, _Open], _Open]] = {
+    **dict.fromkeys(SPOKEN_THROUGH, _through),
+    **dict.fromkeys(SKIPPED, _skipped),
     "speak": _speak,
     "break": _break,
     "prosody": _prosody,
