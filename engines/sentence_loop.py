@@ -1,13 +1,13 @@
 """The sentence loop shared by the local engines (ONNX Runtime, torch).
 
-Text goes through the frontend in batches of sentences (one batch per text
-block, see ``engines.text.text_blocks``); an engine turns each batch into a
-stream of ``(sentence, pieces)``, where pieces are ``(audio [N] float32, final,
-pause_frames)``. This class numbers the chunks, times them, inserts
-``sentence_silence`` and honours ``cancel``. Sentences longer than
-``MAX_PHONEME_IDS`` reach the engines in pieces (``engines.long_sentences``),
-so no text makes an encoder call, its memory or the time to first audio grow
-without bound; pieces of one sentence get no ``sentence_silence`` between them.
+Text goes through the frontend in batches of sentences (one batch per text block, see
+``engines.text.text_blocks``); an engine turns each batch into a stream of ``(sentence, pieces)``, where pieces
+are ``(audio [N] float32, final, pause_frames, durations)`` (``durations``: frames per phoneme id,
+``[len(phoneme_ids)]``, or ``None`` where the engine cannot tell). This class numbers the chunks, times them,
+inserts ``sentence_silence``, gives each sentence's timing where asked (``engines.timing``) and honours
+``cancel``. Sentences longer than ``MAX_PHONEME_IDS`` reach the engines in pieces (``engines.long_sentences``),
+so no text makes an encoder call, its memory or the time to first audio grow without bound; pieces of one
+sentence get no ``sentence_silence`` between them.
 """
 
 from __future__ import annotations
@@ -22,9 +22,11 @@ from engines.base import AudioChunk, SynthesisOptions
 from engines.long_sentences import MAX_PHONEME_IDS
 from engines.phonemes import PUNCTUATION, FrontendReport, Phonemizer, Sentence, sentence_batches
 from engines.stream_plan import ChunkPlan, FrameCost, PlaybackClock
+from engines.timing.durations import phoneme_frames, sentence_timing
+from engines.timing.events import SentenceTiming
 from engines.voice import EOS, PAD, Voice
 
-Pieces = Iterator[tuple[np.ndarray, bool, "int | None"]]
+Pieces = Iterator[tuple[np.ndarray, bool, "int | None", "np.ndarray | None"]]
 
 
 class LocalEngine:
@@ -86,6 +88,7 @@ class LocalEngine:
             self.batch_size,
             self.max_phoneme_ids,
             normalize=options.normalize,
+            words=options.timestamps,
         )
         for batch in batches:
             if cancel is not None and cancel.is_set():  # before the batch's model work, not after it
@@ -107,7 +110,8 @@ class LocalEngine:
                     )
                     offset += len(silence)
                     clock.emitted(len(silence) / self.sample_rate)
-                for index, (audio, final, pause) in enumerate(pieces):
+                for index, (audio, final, pause, durations) in enumerate(pieces):
+                    timing = self._timing(sentence, durations, offset) if options.timestamps and index == 0 else None
                     now = time.perf_counter()
                     chunk = AudioChunk(
                         audio=audio,
@@ -120,6 +124,7 @@ class LocalEngine:
                         elapsed_s=now - start,
                         phoneme_ids=sentence.phoneme_ids if index == 0 else [],
                         pause_frames=pause,
+                        timings=(timing,) if timing is not None else (),
                     )
                     offset += len(audio)
                     clock.emitted(chunk.duration_s)
@@ -135,6 +140,22 @@ class LocalEngine:
         self, batch: list[Sentence], request, clock: PlaybackClock, cancel: threading.Event | None
     ) -> Iterator[tuple[Sentence, Pieces]]:
         raise NotImplementedError
+
+    def _timing(self, sentence: Sentence, durations, start_sample: int) -> SentenceTiming | None:
+        """When the words and phonemes of ``sentence`` (its audio starting at ``start_sample``) are heard, from
+        its ``durations`` (frames per phoneme id); ``None`` without them."""
+        frames = None if durations is None else phoneme_frames(sentence.phonemes, durations, self.config.phoneme_id_map)
+        if frames is None:
+            return None
+        return sentence_timing(
+            index=sentence.index,
+            phonemes=sentence.phonemes,
+            words=sentence.words,
+            frames=frames,
+            hop_length=self.config.hop_length,
+            start_sample=start_sample,
+            sample_rate=self.sample_rate,
+        )
 
     def pause_frames(self, phoneme_ids, durations) -> int:
         """Frames the duration predictor gave the trailing punctuation, PAD and EOS of a sentence.

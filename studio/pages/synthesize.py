@@ -41,6 +41,7 @@ from studio.widgets.ticking import TickingStatus
 from studio.widgets.voice_picker import VoicePicker
 from studio.widgets.voice_settings import VoiceSettings
 from studio.widgets.waveform import WaveformView
+from studio.widgets.word_highlight import WordHighlight
 from studio.workers import Task
 
 READS_DELAY_MS = 250
@@ -106,6 +107,8 @@ class SynthesizePage(QWidget):
         self._reads_timer = QTimer(self, singleShot=True, interval=READS_DELAY_MS)
         self._reads_timer.timeout.connect(self.show_reads)
         self.text_edit.textChanged.connect(self._reads_timer.start)
+        self.highlight = WordHighlight(self.text_edit)
+        """The word being heard, highlighted in the text box while a spoken line plays."""
 
         self.bar = bar = SpeakBar(self.state.workspace.save_folders)
         self.bar.speak.connect(self.speak)
@@ -232,7 +235,11 @@ class SynthesizePage(QWidget):
         speaker is the remote panel's voice)."""
         length_scale, noise_scale, noise_w = self.settings.values()
         return SynthesisOptions(
-            speaker=self.speakers.speaker(), length_scale=length_scale, noise_scale=noise_scale, noise_w=noise_w
+            speaker=self.speakers.speaker(),
+            length_scale=length_scale,
+            noise_scale=noise_scale,
+            noise_w=noise_w,
+            timestamps=True,  # the word heard is highlighted (WordHighlight)
         )
 
     def engine_kind(self) -> str:
@@ -332,9 +339,10 @@ class SynthesizePage(QWidget):
         else:
             self.waiting.stop()
             self.status.setText("Speaking…")
-        task, _ = self._lines.task(
+        task, speaking = self._lines.task(
             lambda s, cancel: load_and_speak(make_engine, loading, spoken, options, s, cancel), then=self._on_spoken
         )
+        self.highlight.follow(self._take.timeline, speaking.heard_s)
         task.partial.connect(self._on_partial)
         server = self.remote_panel.generation if kind == "remote" else None
         task.failed.connect(lambda exc: self._on_failed(exc, name, server))
@@ -403,6 +411,7 @@ class SynthesizePage(QWidget):
         cancel = self._lines.speaking.cancel
         stopped = cancel is not None and cancel.is_set()
         line = self._take.line(stopped=stopped)
+        self.highlight.stop()
         if stopped:
             self.status.setText(f"Stopped after {line.seconds:.1f} s of audio" if line else "Stopped before any audio")
         if line is None:
@@ -420,6 +429,7 @@ class SynthesizePage(QWidget):
             self.waiting.stop()
             self.status.setText("Stopped")
         self._lines.stop()
+        self.highlight.stop()
 
     def is_speaking(self) -> bool:
         """True from Speak until the line has been played (and handled here) or stopped."""
