@@ -62,6 +62,8 @@ class SynthesisOptions:
             ``False`` reads the text as written, as Piper does.
         timestamps: give when each word and phoneme is heard (``AudioChunk.timings``, ``engines.timing``);
             finding the words costs about 0.2 ms per word (``engines.timing.words``).
+        ssml: read the text as SSML (``True``; ``<speak>`` may be left out), as plain text with inline tags
+            (``False``), or as SSML when it starts with ``<speak>`` (``None``): ``engines.frontend.markup``.
     """
 
     speaker: str | int | None = None
@@ -71,6 +73,7 @@ class SynthesisOptions:
     sentence_silence: float = 0.0
     normalize: bool = True
     timestamps: bool = False
+    ssml: bool | None = None
 
     def __post_init__(self) -> None:
         if self.length_scale is not None and not self.length_scale > 0:
@@ -97,7 +100,7 @@ class AudioChunk:
         start_sample: offset of the first sample within the whole request's audio.
         compute_s: seconds spent producing this chunk (wall clock).
         elapsed_s: seconds from the start of the request until this chunk was ready.
-        is_silence: True for the ``sentence_silence`` padding chunks.
+        is_silence: True for the ``sentence_silence`` padding chunks and the pauses markup asks for.
         phoneme_ids: the sentence's ``phoneme_ids`` (on chunk 0 only, else empty).
         pause_frames: frames the duration predictor gave to the sentence-final
             punctuation and end-of-sentence symbol (the natural pause), on the

@@ -43,7 +43,7 @@ class Sentence:
             before it (see ``engines.long_sentences``); no ``sentence_silence``
             goes between them.
         words: the written words its phonemes say (``engines.timing.words``), where asked for
-            (``sentence_batches(words=True)``); else empty.
+            (``sentence_batches(words=tracker)``); else empty.
     """
 
     index: int
@@ -145,30 +145,33 @@ def sentence_batches(
     max_phoneme_ids: int | None = None,
     *,
     normalize: bool = True,
-    words: bool = False,
+    first_index: int = 0,
+    words: WordTracker | None = None,
 ) -> Iterator[list[Sentence]]:
     """Sentences of ``text`` with their ``phoneme_ids``, lazily, in batches of at most ``max_size``.
 
     Each block is normalized first (``engines.frontend``; ``normalize=False``: the text as written, Piper's
-    literal reading), its ambiguous forms added to ``report.ambiguous``. With ``words``, each sentence also
-    gets the written words its phonemes say (``Sentence.words``; about 0.2 ms per word).
+    literal reading), its ambiguous forms added to ``report.ambiguous``. With ``words`` (the request's one
+    tracker, fed each block: a text spoken in parts passes the same one to each part, so the words are numbered
+    and placed on), each sentence also gets the written words its phonemes say (``Sentence.words``; about 0.2 ms
+    per word).
     Long texts are phonemized in blocks (see ``engines.text.text_blocks``) so
     the first sentence is ready quickly; a batch never spans two blocks.
     Sentences with no speech (punctuation only) are dropped. With
     ``max_phoneme_ids`` (synthesis), no sentence has more ids: longer ones come
     in pieces (``engines.long_sentences``); without it (training, dataset
-    checks) sentences are exactly Piper's. Missing phonemes are logged once per
-    symbol at the end.
+    checks) sentences are exactly Piper's. Sentences are numbered from ``first_index`` (the sentences of a text
+    spoken in parts, ``engines.frontend.markup``, carry on the numbers of the parts before). Missing phonemes
+    are logged once per symbol at the end, those of this text only where ``report`` holds earlier ones.
     """
     report = report if report is not None else FrontendReport()
-    index = 0
+    index, before = first_index, Counter(report.missing)
     try:
         batch: list[Sentence] = []
-        tracker = WordTracker(text, phonemizer.phonemize) if words else None
-        prepare = _preparer(phonemizer, report, tracker, normalize=normalize)
+        prepare = _preparer(phonemizer, report, words, normalize=normalize)
         for phonemes, continues, block_end in _phrases(phonemizer, text, max_phoneme_ids, prepare):
             ids = phonemizer.to_ids(phonemes, report.missing)
-            said = tracker.words(phonemes) if tracker is not None else []
+            said = words.words(phonemes) if words is not None else []
             batch.append(Sentence(index, phonemes, ids, continues, said))
             index += 1
             report.sentences = index
@@ -176,7 +179,7 @@ def sentence_batches(
                 yield batch
                 batch = []
     finally:
-        for symbol, count in report.missing.items():
+        for symbol, count in (report.missing - before).items():
             _LOGGER.warning("Phoneme %r is not in the voice's phoneme_id_map; skipped %d time(s)", symbol, count)
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from engines.base import SynthesisOptions
 from engines.frontend import Span, frontend_id, normalize, normalize_spans, split_sentences
+from engines.frontend.normalize import VERSION
 from engines.phonemes import Phonemizer, sentences
 
 
@@ -88,6 +89,8 @@ CLASSES = {
         ("2 GB at 5 GHz in 30 ms", "two gigabytes at five gigahertz in thirty milliseconds"),
         ("a 12 in.", "a twelve inches."),
         ("Put 2 in the box.", "Put two in the box."),
+        ("It ran 9.58s in the 1990s.", "It ran nine point five eight seconds in the nineteen nineties."),
+        ("2.5M users, $3bn, 4K video", "two point five million users, three billion dollars, 4K video"),
     ],
     "roman numerals": [
         ("Henry VIII", "Henry the eighth"),
@@ -102,11 +105,16 @@ CLASSES = {
         ("I live on Main St. The house is blue.", "I live on Main Street. The house is blue."),
         ("cats vs. dogs, e.g. Tom, i.e. him, etc.", "cats versus dogs, for example Tom, that is him, et cetera."),
         ("No. 5 and approx. 3", "number five and approximately three"),
+        ("Dial 555-1234 ext. 89.", "Dial five five five, one two three four extension eighty nine."),
+        ("Room 101, Apt. 4B", "Room one hundred one, apartment 4B"),
+        ("Read ch. 3 of vol. 2, pp. 4-6.", "Read chapter three of volume two, pages four to six."),
         ("No. I won't.", "No. I won't."),
     ],
     "initials and acronyms": [
         ("Captain James T. Kirk met Dr. Smith.", "Captain James T Kirk met Doctor Smith."),
         ("by J. R. R. Tolkien", "by J R R Tolkien"),
+        ("Dr. Smith met Captain James T. Kirk.", "Doctor Smith met Captain James T Kirk."),
+        ("He read J. R. R. Tolkien!", "He read J R R Tolkien!"),
         ("the U.S. Army", "the U S Army"),
         ("It was Plan B. Then we ran.", "It was Plan B. Then we ran."),
     ],
@@ -163,7 +171,7 @@ def test_other_languages_pass_through_unchanged(language):
     text = "Dr. Müller zahlt am 5.1.2024 um 8:00 genau 49,95 € & 1/2 Liter."
     assert said(text, language) is text
     assert frontend_id(language) == ""
-    assert frontend_id("en-us") == "en-us/1" and frontend_id("en-gb") == "en-gb/1"
+    assert frontend_id("en-us") == f"en-us/{VERSION}" and frontend_id("en-gb") == f"en-gb/{VERSION}"
 
 
 def test_text_with_nothing_to_normalize_is_the_same_string():
@@ -192,6 +200,7 @@ SPLITS = [
     ("Bring fruit, e.g. apples. Now go.", ["Bring fruit, e.g. apples.", "Now go."]),
     ("On Jan. 5 we met. Fine? Yes.", ["On Jan. 5 we met.", "Fine?", "Yes."]),
     ("The U.S. Army came. It left.", ["The U.S. Army came.", "It left."]),
+    ("We met James T. Kirk. He waved.", ["We met James T. Kirk.", "He waved."]),
 ]
 
 

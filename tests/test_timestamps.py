@@ -112,6 +112,41 @@ def test_timestamps_follow_the_speed(engine):
     assert slow.phonemes[-1].end == len(slow.audio)
 
 
+def zero_run(audio: np.ndarray) -> tuple[int, int]:
+    """``(start, end)`` samples of the longest run of exact zeros (a pause of the markup: the voice's own quiet is
+    never exactly zero)."""
+    edges = np.diff(np.concatenate([[0], (audio == 0).astype(np.int8), [0]]))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    longest = int(np.argmax(ends - starts))
+    return int(starts[longest]), int(ends[longest])
+
+
+@pytest.mark.parametrize(
+    ("text", "offsets"),
+    [
+        ('<speak>One <break time="500ms"/> two.</speak>', [(None, None), (None, None)]),  # SSML: said, not sliced
+        ("One [pause:500ms] two.", [(0, 3), (18, 21)]),  # inline tags: the text's own slices
+    ],
+)
+def test_a_markup_pause_lies_between_its_words_and_they_are_numbered_on(engine, text, offsets):
+    """Marked-up text with timestamps (joe, noise 0): a 0.5 s pause between "One" and "two" gives two words
+    numbered on across the two parts (one tracker), with character offsets for plain text only; the gap between
+    them holds the 0.5 s of silence, "One" ending where it starts and "two" starting where its sound does, within
+    40 ms."""
+    timeline = timeline_of(engine, text)
+    rate, words = timeline.sample_rate, timeline.words
+    assert [(w.text, w.index, (w.char_start, w.char_end)) for w in words] == [
+        ("One", 0, offsets[0]),
+        ("two", 1, offsets[1]),
+    ]
+    start, end = zero_run(timeline.audio)
+    assert (end - start) / rate == pytest.approx(0.5, abs=1 / rate)
+    assert words[0].end <= start < words[1].start and end <= words[1].start
+    sound = next(onset for onset in energy_onsets(timeline.audio, rate) if onset >= end / rate)
+    assert abs(words[0].end - start) / rate <= ONSET_TOLERANCE_S
+    assert abs(words[1].start / rate - sound) <= ONSET_TOLERANCE_S
+
+
 def test_webvtt_has_a_header_and_a_cue_per_word(engine):
     """WebVTT: the WEBVTT header, then per word a ``HH:MM:SS.mmm --> HH:MM:SS.mmm`` line and the word."""
     text = vtt(timeline_of(engine, "Hello there."))

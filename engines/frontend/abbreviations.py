@@ -76,10 +76,18 @@ MONTHS = {
     "Dec": "December",
 }
 """Month abbreviations (``May`` is a word): before a day they end nothing."""
-NUMBER_SIGN = {"No": "number", "Nos": "numbers"}
-"""Read only before a digit (``No. 5``); ``No. I won't`` is left alone."""
+NUMBER_SIGN = {
+    "No": "number",
+    "Nos": "numbers",
+    "ext": "extension",
+    "apt": "apartment",
+    "vol": "volume",
+    "ch": "chapter",
+    "pp": "pages",
+}
+"""Read only before a digit (``No. 5``, ``ext. 89``, ``Apt. 4B``, ``vol. 2``); ``No. I won't`` is left alone."""
 
-_ANY_CASE = {**SUFFIXES, **PHRASES}
+_ANY_CASE = {**SUFFIXES, **PHRASES, **{k: v for k, v in NUMBER_SIGN.items() if k.islower()}}
 KNOWN = {
     **{k: k for k in (*TITLES, *MONTHS, *NUMBER_SIGN, *SUFFIXES, *PHRASES)},
     **{k.lower(): k for k in _ANY_CASE},
@@ -126,8 +134,9 @@ def reading(written: str, before: str, after: str) -> tuple[str, bool] | None:
 
 def initial_ends(after: str) -> bool:
     """Whether the period of an initial or a dotted acronym followed by ``after`` ends the sentence: at the end,
-    or before a word that opens sentences (``Plan B. Then``), never before a name (``James T. Kirk``)."""
-    return next_starts_sentence(after) or not _INITIAL_OR_NAME.match(next_word(after))
+    or before a word that opens sentences (``Plan B. Then``), never before a name (``James T. Kirk``, also where
+    the name ends the sentence: ``met James T. Kirk.``)."""
+    return next_starts_sentence(after) or not _INITIAL_OR_NAME.match(next_word(after).rstrip("."))
 
 
 def _abbreviation(match: re.Match[str], context: Context) -> str:

@@ -19,11 +19,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from engines.frontend import abbreviations, clock, dates, money, numbers, roman, symbols, units, web
+from engines.frontend import abbreviations, clock, dates, money, numbers, roman, say_as, symbols, units, web
 from engines.frontend.number_words import DIGITS
 from engines.frontend.rules import Ambiguity, Context, apply
 
-VERSION = 1
+VERSION = 3
 """Raised whenever a rule changes what a text says: training caches built with another version are rebuilt
 (``trainer.data.preprocess``)."""
 ENGLISH = (
@@ -40,7 +40,7 @@ ENGLISH = (
 )
 """The English rules, in the order they run."""
 
-Mode = Literal["normalize", "verbatim", "characters"]
+Mode = Literal["normalize", "verbatim", "characters", "cardinal", "ordinal", "telephone"]
 _KEPT = re.compile(r"\[\[.*?\]\]|</?[A-Za-z][^<>]*>", re.DOTALL)
 """Inline ``[[ phonemes ]]`` and markup-like tags: passed through as they are."""
 
@@ -52,7 +52,8 @@ class Span:
     Attributes:
         text: the piece as written.
         mode: ``normalize`` (by the language's rules), ``verbatim`` (already as it is to be said: passed
-            through), or ``characters`` (spelled: ``ABC1`` -> "A B C one").
+            through), ``characters`` (spelled: ``ABC1`` -> "A B C one"), or ``cardinal``, ``ordinal``,
+            ``telephone`` (a number read that way, ``engines.frontend.say_as``; by the rules where it is not one).
     """
 
     text: str
@@ -104,11 +105,17 @@ def normalize_spans(spans: Iterable[Span], language: str) -> Normalized:
     for span in spans:
         if span.mode == "characters":
             said.append(spell(span.text))
-        elif span.mode == "normalize" and found is not None and span.text:
-            said.append(apply(ENGLISH, span.text, context))
+        elif span.mode != "verbatim" and found is not None and span.text:
+            said.append(_said(span, context))
         else:
             said.append(span.text)
     return Normalized("".join(said), tuple(context.ambiguous))
+
+
+def _said(span: Span, context: Context) -> str:
+    """An English span by its mode: a number as ``say_as`` reads it, else by the rules."""
+    found = say_as.said_as(span.text, span.mode, context) if span.mode in say_as.MODES else None
+    return apply(ENGLISH, span.text, context) if found is None else found
 
 
 def spell(text: str) -> str:

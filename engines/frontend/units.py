@@ -63,13 +63,23 @@ _UNIT = re.compile(rf"(?<![\w.,])({_NUMBER}) ?({_NAMES})(?![\w/]|\.\w)")
 _SPACED_UNIT = re.compile(rf"(?<![\w.,])({_NUMBER}) ({'|'.join(SPACED)})(?=\s*(?:[,;:)!?]|$)|\.(?:\s+[A-Z]|\s*$))")
 
 
-def _unit(match: re.Match[str], context: Context, table: dict[str, tuple[str, str]]) -> str:
-    written, unit = match.group(1), match.group(2)
+SCALES = {"M": "million", "bn": "billion"}
+"""A count's scale written after it (``2.5M users``, ``$3bn``); ``K`` and ``B`` are left alone (``4K video``,
+``Apt. 4B``)."""
+_SCALE = re.compile(rf"(?<![\w.,])({_NUMBER})({'|'.join(SCALES)})(?!\w)")
+_DECIMAL_SECONDS = re.compile(r"(?<![\w.,])(\d+\.\d+)s(?!\w)")
+"""Seconds glued to a decimal number (``9.58s``); glued to a whole number ``s`` is a decade (``1990s``)."""
+
+
+def _unit(match: re.Match[str], context: Context, table: dict[str, tuple[str, str]], unit: str = "") -> str:
+    written, unit = match.group(1), unit or match.group(2)
     one, many = table[unit]
     return f"{number(written, context.british)} {one if is_one(written) else many}"
 
 
 RULES = (
+    Rule("scale", _SCALE, lambda match, context: f"{number(match.group(1), context.british)} {SCALES[match.group(2)]}"),
+    Rule("seconds", _DECIMAL_SECONDS, lambda match, context: _unit(match, context, {"s": SPACED["s"]}, "s")),
     Rule("unit", _UNIT, lambda match, context: _unit(match, context, UNITS)),
     Rule("unit after a space", _SPACED_UNIT, lambda match, context: _unit(match, context, SPACED)),
 )

@@ -26,6 +26,7 @@ from typing import Any
 
 from engines.base import AudioChunk, EngineError, SynthesisOptions
 from engines.cleaning import clean_text, is_speakable
+from engines.frontend.ssml import is_ssml
 from engines.imports import importing
 from engines.remote.body_format import SniffingDecoder
 from engines.remote.decode import DecodeError
@@ -144,6 +145,8 @@ class RemoteEngine:
                 body["sentence_silence"] = options.sentence_silence
             if not options.normalize:
                 body["normalize"] = False
+            if options.ssml is not None:
+                body["ssml"] = options.ssml
             if options.timestamps:  # a Voice Studio server sends them as events beside the audio
                 body.update({"timestamps": True, "stream_format": "sse"})
         return {**body, **s.extra}
@@ -155,16 +158,15 @@ class RemoteEngine:
 
         Text with no letter or digit (``engines.cleaning.is_speakable``, the speech server's rule) is an empty
         stream, as with every engine, and asks nothing of the server. ``sentence_silence`` travels with Piper's
-        settings (``piper_params``); without them ``notice`` says it was not applied.
+        settings (``piper_params``); without them ``notice`` says it was not applied. So does ``ssml`` where it
+        asks otherwise than the server would guess (a Voice Studio server reads a text that starts with
+        ``<speak>`` as SSML).
         """
         options, cancel = options or SynthesisOptions(), cancel or threading.Event()
         self.notice, self.answered_s = "", None  # this request's: a refused format, a body in another format
-        if not is_speakable(clean_text(text)):  # the server's rule; an empty stream, as every engine gives
-            return
-        if options.sentence_silence and not self.settings.piper_params:
-            self.notice = "sentence_silence is not applied: only a Voice Studio server (piper_params) takes it"
-        elif not options.normalize and not self.settings.piper_params:
-            self.notice = "normalize off is not applied: only a Voice Studio server (piper_params) takes it"
+        if not is_speakable(clean_text(text, ssml=options.ssml)):  # the server's rule; an empty stream, as every
+            return  # engine gives
+        self.notice = self._not_applied(text, options)
         start = time.perf_counter()
         formats = [self.settings.response_format] + [f for f in FALLBACK_FORMATS if f != self.settings.response_format]
         for attempt_format in formats:
@@ -178,6 +180,19 @@ class RemoteEngine:
             yield from self._stream(response, attempt_format, start, cancel)
             return
         raise EngineError(self.notice)
+
+    def _not_applied(self, text: str, options: SynthesisOptions) -> str:
+        """What ``options`` ask that only a Voice Studio server (``piper_params``) takes, in words; ``""``."""
+        if self.settings.piper_params:
+            return ""
+        if options.sentence_silence:
+            return "sentence_silence is not applied: only a Voice Studio server (piper_params) takes it"
+        if not options.normalize:
+            return "normalize off is not applied: only a Voice Studio server (piper_params) takes it"
+        if options.ssml is not None and options.ssml != is_ssml(text):
+            asked = "on" if options.ssml else "off"
+            return f"ssml {asked} is not applied: only a Voice Studio server (piper_params) takes it"
+        return ""
 
     def _open(self, text, options, response_format, cancel):
         """The open streaming response; a message string if the format was refused; None if cancelled."""

@@ -221,6 +221,7 @@ class SpeechService:
             sentence_silence=request.sentence_silence or 0.0,
             normalize=request.normalize,
             timestamps=request.timestamps,
+            ssml=request.ssml,
         )
         with self._lock:
             self._jobs.add(job)

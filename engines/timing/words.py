@@ -78,11 +78,13 @@ class WordTracker:
     in the order the sentences are spoken.
 
     Args:
-        text: the whole text synthesized (for the words' character offsets).
+        text: the whole text synthesized (for the words' character offsets); ``None`` where the pieces fed are
+            not slices of it (SSML: its text is fed as said, tags gone and entities read), and the words have no
+            offsets.
         phonemize: text -> phonemes by sentence (``engines.phonemes.Phonemizer.phonemize``).
     """
 
-    def __init__(self, text: str, phonemize: Phonemize) -> None:
+    def __init__(self, text: str | None, phonemize: Phonemize) -> None:
         self._text, self._cursor = text, 0
         self._phonemize = phonemize
         self.spans: list[WrittenSpan] = []
@@ -92,7 +94,7 @@ class WordTracker:
 
     def add(self, written: str, said: str) -> None:
         """A piece of the text (``written``, a slice of the whole) and what it is said as (``said``)."""
-        found = self._text.find(written, self._cursor) if written else -1
+        found = self._text.find(written, self._cursor) if written and self._text is not None else -1
         offset = None if found < 0 else found
         if offset is not None:
             self._cursor = offset + len(written)

@@ -90,6 +90,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="also write when each word is heard: FILE.srt or FILE.vtt (a cue per word) or FILE.json (words and "
         "phonemes with start and end seconds); see docs/synthesize.md",
     )
+    markup = say.add_mutually_exclusive_group()
+    markup.add_argument(
+        "--ssml",
+        dest="ssml",
+        action="store_const",
+        const=True,
+        help="read the text as SSML, with or without its speak root element (default: SSML only when the text "
+        "starts with the speak tag; see docs/text.md)",
+    )
+    markup.add_argument(
+        "--no-ssml",
+        dest="ssml",
+        action="store_const",
+        const=False,
+        help="read the text as plain text, markup as written (inline [pause:1s] and [rate:1.2] tags still count)",
+    )
     say.add_argument("--quiet", action="store_true", help="print no timing")
     _add_remote_arguments(say)
 
@@ -121,13 +137,15 @@ def run(args: argparse.Namespace) -> int:
     Raises:
         VoiceError, EngineError: no such voice or engine; NoOutputDevice: nothing to play on;
         PlaybackStopped: the device failed while playing (after how many seconds, and why).
-        ValueError: a bad option or output path.
+        ValueError: a bad option or output path. MarkupError: malformed SSML or an inline tag out of range.
     """
     from engines import audio, audio_out
     from engines.base import StreamStats
     from engines.cleaning import clean_text
+    from engines.frontend.markup import parse_markup
 
     text = sys.stdin.read() if args.text == "-" else args.text
+    parse_markup(clean_text(text, ssml=args.ssml), args.ssml)  # malformed markup: one line before any work
     if args.raw and args.output is None:
         raise ValueError("--raw writes raw PCM into -o - (standard output), a pipe or a device; give one")
     streaming = args.output is not None and audio_out.check_output(args.output, args.raw)  # before any work
@@ -137,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
         engine, speaker = remote_engine(args), args.speaker
     else:
         engine, speaker = _local_engine(args)
-        text = clean_text(text)
+        text = clean_text(text, ssml=args.ssml)
     load_s = time.perf_counter() - started
     options = _options(args, speaker)
     if args.output is None:
@@ -221,6 +239,7 @@ def _options(args: argparse.Namespace, speaker: int | str | None) -> SynthesisOp
         sentence_silence=args.sentence_silence,
         normalize=args.normalize,
         timestamps=getattr(args, "timestamps", None) is not None,
+        ssml=args.ssml,
     )
 
 
@@ -349,6 +368,7 @@ def remote_engine(args: argparse.Namespace):
         or args.noise_w is not None
         or bool(args.sentence_silence)
         or not args.normalize
-        or args.timestamps is not None,
+        or args.timestamps is not None
+        or args.ssml is not None,
     )
     return RemoteEngine(settings)
