@@ -30,6 +30,7 @@ __all__ = [
     "heard",
     "is_ssml",
     "parse_markup",
+    "reads_as_ssml",
     "said",
     "spoken",
 ]
@@ -52,9 +53,15 @@ def parse_markup(text: str, ssml: bool | None = None) -> list[Part]:
     Raises:
         MarkupError: malformed SSML, or an inline tag's value out of range; the message names where.
     """
-    if is_ssml(text) if ssml is None else ssml:
+    if reads_as_ssml(text, ssml):
         return [_cleaned(part) for part in parse_ssml(text)]
     return parse_inline(text)
+
+
+def reads_as_ssml(text: str, ssml: bool | None = None) -> bool:
+    """Whether :func:`parse_markup` reads ``text`` as SSML: as asked, or (``ssml`` None) when it starts with
+    ``<speak>``."""
+    return is_ssml(text) if ssml is None else ssml
 
 
 def has_markup(text: str) -> bool:

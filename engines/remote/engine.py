@@ -33,6 +33,7 @@ from engines.remote.decode import DecodeError
 from engines.remote.settings import RemoteSettings, endpoint
 from engines.remote.sse import SseAudio
 from engines.remote.transport import backoff, error_message, pcm_rate, shutdown_on_cancel, transport_message
+from engines.timing.events import SentenceTiming
 
 FALLBACK_FORMATS = ("wav", "pcm")
 """Tried in order when a server refuses the requested format."""
@@ -146,6 +147,8 @@ class RemoteEngine:
                 body["normalize"] = False
             if options.ssml is not None:
                 body["ssml"] = options.ssml
+            if options.timestamps:  # a Voice Studio server sends them as events beside the audio
+                body.update({"timestamps": True, "stream_format": "sse"})
         return {**body, **s.extra}
 
     def synthesize(
@@ -237,6 +240,7 @@ class RemoteEngine:
         done = threading.Event()
         threading.Thread(target=shutdown_on_cancel, args=(response, cancel, done), daemon=True).start()
         position, index, last = 0, 0, 0.0
+        timings: list[dict] = []  # speech.timestamps events received, to go out with the next chunk
         try:
             pieces = response.iter_bytes()
             while True:
@@ -253,10 +257,13 @@ class RemoteEngine:
                     raise EngineError(f"{response.url}: {exc}") from exc
                 if cancel.is_set():
                     return
+                timings += _taken(decoder)
                 if len(audio) or (final and index):  # the end known after the last samples: an empty final chunk
                     self.sample_rate = decoder.sample_rate or rate
                     now = time.perf_counter() - start  # compute_s: the wait for this chunk since the last
-                    yield AudioChunk(audio, self.sample_rate, 0, index, final, position, now - last, now)
+                    chunk = AudioChunk(audio, self.sample_rate, 0, index, final, position, now - last, now)
+                    chunk.timings, timings = _timings(timings, self.sample_rate, response.url), []
+                    yield chunk
                     position, index, last = position + len(audio), index + 1, now
                 if final:
                     self.notice = audio_decoder.notice or self.notice
@@ -264,6 +271,28 @@ class RemoteEngine:
         finally:
             done.set()
             response.close()
+
+
+def _taken(decoder) -> list[dict]:
+    """The ``speech.timestamps`` events an event-stream decoder (``SseAudio``) has received since last asked;
+    none from a plain audio body."""
+    events = getattr(decoder, "timings", None)
+    if not events:
+        return []
+    taken, events[:] = list(events), []
+    return taken
+
+
+def _timings(events: list[dict], rate: int, url) -> tuple[SentenceTiming, ...]:
+    """``speech.timestamps`` events (seconds) as timings in samples at ``rate``, the audio's.
+
+    Raises:
+        EngineError: an event not in ``SentenceTiming.to_dict``'s shape.
+    """
+    try:
+        return tuple(SentenceTiming.from_dict(event, rate) for event in events)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise EngineError(f"{url}: a speech.timestamps event is not in Voice Studio's shape ({exc!r})") from None
 
 
 def _json_list(body: Any, key: str, fallback: str) -> Any:

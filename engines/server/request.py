@@ -6,11 +6,12 @@ Field names and defaults follow OpenAI's "Create speech" API (``model``,
 send: ``stream`` (false asks for one whole body with exact sizes),
 ``noise_scale``, ``noise_w``, ``length_scale`` (Piper's, in place of the voice's own; not with
 ``speed``, which is relative to the voice's own rate), ``sentence_silence`` (seconds), ``sample_rate``
-(Hz or ``"native"``), ``normalize`` (false reads ``input`` as written, without the text front end) and ``ssml``
+(Hz or ``"native"``), ``normalize`` (false reads ``input`` as written, without the text front end), ``ssml``
 (true: ``input`` is SSML; false: plain text, markup read as text; null or absent: SSML when it starts with
-``<speak>``; ``engines.frontend.markup``). Other unknown fields are ignored, as most compatible servers do. Every
-refusal is an :class:`ApiError` whose message names the field; malformed markup is a 400 whose message names
-its line and column.
+``<speak>``; ``engines.frontend.markup``) and ``timestamps`` (true, with ``stream_format: "sse"``: a
+``speech.timestamps`` event per sentence). Other unknown fields are ignored, as most compatible servers do. Every
+refusal is an :class:`ApiError` whose message names the field; malformed markup is a 400 whose message names its
+line and column.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ class SpeechRequest:
     sentence_silence: float | None = None
     sample_rate: int | Literal["native"] | None = None
     normalize: bool = True
+    timestamps: bool = False
     ssml: bool | None = None
 
     @property
@@ -100,6 +102,11 @@ def parse_speech_request(raw: bytes, max_chars: int) -> SpeechRequest:
         raise ApiError(400, "'input' has no speakable text (letters or digits) after cleaning", "input", "empty_input")
     if body.get("speed") is not None and body.get("length_scale") is not None:
         raise ApiError(400, "give 'speed' or 'length_scale', not both", "length_scale")
+    timestamps = _flag(body, "timestamps", False)
+    if timestamps and body.get("stream_format") != "sse":
+        raise ApiError(
+            400, "'timestamps' come as events beside the audio: ask for them with 'stream_format': 'sse'", "timestamps"
+        )
     return SpeechRequest(
         model=_string(body, "model"),
         text=cleaned,
@@ -114,6 +121,7 @@ def parse_speech_request(raw: bytes, max_chars: int) -> SpeechRequest:
         sentence_silence=_number(body, "sentence_silence", 0.0, 10.0),
         sample_rate=_rate(body),
         normalize=_flag(body, "normalize", True),
+        timestamps=timestamps,
         ssml=ssml,
     )
 

@@ -42,6 +42,7 @@ from studio.widgets.ticking import TickingStatus
 from studio.widgets.voice_picker import VoicePicker
 from studio.widgets.voice_settings import VoiceSettings
 from studio.widgets.waveform import WaveformView
+from studio.widgets.word_highlight import WordHighlight
 from studio.workers import Task
 
 READS_DELAY_MS = 250
@@ -119,6 +120,8 @@ class SynthesizePage(QWidget):
         self._reads_timer.timeout.connect(self.show_reads)
         self.text_edit.textChanged.connect(self._reads_timer.start)
         self.ssml_box.toggled.connect(self._reads_timer.start)
+        self.highlight = WordHighlight(self.text_edit)
+        """The word being heard, highlighted in the text box while a spoken line plays."""
 
         self.bar = bar = SpeakBar(self.state.workspace.save_folders)
         self.bar.speak.connect(self.speak)
@@ -261,6 +264,7 @@ class SynthesizePage(QWidget):
             length_scale=length_scale,
             noise_scale=noise_scale,
             noise_w=noise_w,
+            timestamps=True,  # the word heard is highlighted (WordHighlight)
             ssml=self.ssml_box.isChecked(),
         )
 
@@ -388,9 +392,10 @@ class SynthesizePage(QWidget):
         else:
             self.waiting.stop()
             self.status.setText("Speaking…")
-        task, _ = self._lines.task(
+        task, speaking = self._lines.task(
             lambda s, cancel: load_and_speak(make_engine, loading, spoken, options, s, cancel), then=self._on_spoken
         )
+        self.highlight.follow(self._take.timeline, speaking.heard_s)
         task.partial.connect(self._on_partial)
         server = self.remote_panel.generation if kind == "remote" else None
         task.failed.connect(lambda exc: self._on_failed(exc, name, server))
@@ -459,6 +464,7 @@ class SynthesizePage(QWidget):
         cancel = self._lines.speaking.cancel
         stopped = cancel is not None and cancel.is_set()
         line = self._take.line(stopped=stopped)
+        self.highlight.stop()
         if stopped:
             self.status.setText(f"Stopped after {line.seconds:.1f} s of audio" if line else "Stopped before any audio")
         if line is None:
@@ -476,6 +482,7 @@ class SynthesizePage(QWidget):
             self.waiting.stop()
             self.status.setText("Stopped")
         self._lines.stop()
+        self.highlight.stop()
 
     def is_speaking(self) -> bool:
         """True from Speak until the line has been played (and handled here) or stopped."""
