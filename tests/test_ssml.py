@@ -239,7 +239,10 @@ def test_a_rate_of_half_doubles_the_length_of_its_span(engine, text):
     plain = _audio(engine, "Hello there, world.")
     slow = _audio(engine, text)
     doubled = dataclasses.replace(DETERMINISTIC, length_scale=2 * engine.config.length_scale)
-    assert np.array_equal(slow, _audio(engine, "Hello there, world.", doubled))
+    same = _audio(engine, "Hello there, world.", doubled)
+    # the same samples but for float rounding: how the decoder's work is cut into pieces follows the machine's
+    # speed (a loaded machine differed by under 1e-9)
+    assert len(slow) == len(same) and np.allclose(slow, same, rtol=0, atol=1e-6)
     assert 1.7 < len(slow) / len(plain) < 2.3
 
 
