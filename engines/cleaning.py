@@ -9,12 +9,16 @@ decoded twice).
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 
+from engines.frontend.ssml import is_ssml
+
 _VARIATION_SELECTORS = set(range(0xFE00, 0xFE10)) | set(range(0xE0100, 0xE01F0))
+_SPACES = re.compile(r"\s+")
 
 
-def clean_text(text: str) -> str:
+def clean_text(text: str, *, ssml: bool | None = None) -> str:
     """The text as meant: HTML entities decoded once, control characters and emoji dropped, spaces kept.
 
     ``She isn&#x27;t here.`` -> ``She isn't here.``. Letters of every script (CJK
@@ -23,9 +27,22 @@ def clean_text(text: str) -> str:
     private-use and unassigned code points, pictographic symbols from U+2190 up
     (arrows, dingbats, emoji), emoji modifiers and variation selectors. Runs of
     spaces become one.
+
+    SSML (``ssml`` True, or ``None`` and the text starts with ``<speak>``: ``engines.frontend.ssml.is_ssml``)
+    comes back as it is: its XML parser decodes its entities, the positions its errors name are those of the
+    text as typed, and its text is cleaned piece by piece (:func:`clean_characters`,
+    ``engines.frontend.markup``).
     """
+    if is_ssml(text) if ssml is None else ssml:
+        return text
+    return clean_characters(html.unescape(text)).strip()
+
+
+def clean_characters(text: str) -> str:
+    """:func:`clean_text`'s characters without decoding entities: control characters and emoji dropped, each run
+    of spaces (newlines included) one space, spaces at the ends kept as one."""
     kept = []
-    for char in html.unescape(text):
+    for char in text:
         category = unicodedata.category(char)
         if char in "\n\r\t":
             kept.append(" ")
@@ -35,7 +52,7 @@ def clean_text(text: str) -> str:
             continue
         else:
             kept.append(char)
-    return " ".join("".join(kept).split())
+    return _SPACES.sub(" ", "".join(kept))
 
 
 def is_speakable(text: str) -> bool:

@@ -22,6 +22,8 @@ from engines.frontend.lexicon import Lexicon
 from engines.imports import importing
 from engines.long_sentences import PAUSE, end_with_pause, max_phonemes, split_phonemes
 from engines.text import text_blocks
+from engines.timing.events import PhonemeWord
+from engines.timing.words import WordTracker
 from engines.voice import BOS, EOS, PAD, VoiceConfig
 
 _LOGGER = logging.getLogger(__name__)
@@ -41,12 +43,15 @@ class Sentence:
         continues: a piece of an over-long sentence that continues the piece
             before it (see ``engines.long_sentences``); no ``sentence_silence``
             goes between them.
+        words: the written words its phonemes say (``engines.timing.words``), where asked for
+            (``sentence_batches(words=tracker)``); else empty.
     """
 
     index: int
     phonemes: list[str]
     phoneme_ids: list[int]
     continues: bool = False
+    words: list[PhonemeWord] = field(default_factory=list)
 
 
 @dataclass
@@ -146,44 +151,61 @@ def sentence_batches(
     max_phoneme_ids: int | None = None,
     *,
     normalize: bool = True,
+    first_index: int = 0,
+    words: WordTracker | None = None,
 ) -> Iterator[list[Sentence]]:
     """Sentences of ``text`` with their ``phoneme_ids``, lazily, in batches of at most ``max_size``.
 
     Each block is normalized first (``engines.frontend``, the phonemizer's lexicon first; ``normalize=False``:
     the text as written, Piper's literal reading, the lexicon left out too), its ambiguous forms added to
-    ``report.ambiguous``.
+    ``report.ambiguous``. With ``words`` (the request's one tracker, fed each block: a text spoken in parts
+    passes the same one to each part, so the words are numbered and placed on), each sentence also gets the
+    written words its phonemes say (``Sentence.words``; about 0.2 ms per word).
     Long texts are phonemized in blocks (see ``engines.text.text_blocks``) so
     the first sentence is ready quickly; a batch never spans two blocks.
     Sentences with no speech (punctuation only) are dropped. With
     ``max_phoneme_ids`` (synthesis), no sentence has more ids: longer ones come
     in pieces (``engines.long_sentences``); without it (training, dataset
-    checks) sentences are exactly Piper's. Missing phonemes are logged once per
-    symbol at the end.
+    checks) sentences are exactly Piper's. Sentences are numbered from ``first_index`` (the sentences of a text
+    spoken in parts, ``engines.frontend.markup``, carry on the numbers of the parts before). Missing phonemes
+    are logged once per symbol at the end, those of this text only where ``report`` holds earlier ones.
     """
     report = report if report is not None else FrontendReport()
-    index = 0
+    index, before = first_index, Counter(report.missing)
     try:
         batch: list[Sentence] = []
-        prepare = _normalizer(phonemizer, report) if normalize else None
+        prepare = _preparer(phonemizer, report, words, normalize=normalize)
         for phonemes, continues, block_end in _phrases(phonemizer, text, max_phoneme_ids, prepare):
-            batch.append(Sentence(index, phonemes, phonemizer.to_ids(phonemes, report.missing), continues))
+            ids = phonemizer.to_ids(phonemes, report.missing)
+            said = words.words(phonemes) if words is not None else []
+            batch.append(Sentence(index, phonemes, ids, continues, said))
             index += 1
             report.sentences = index
             if len(batch) == max_size or block_end:
                 yield batch
                 batch = []
     finally:
-        for symbol, count in report.missing.items():
+        for symbol, count in (report.missing - before).items():
             _LOGGER.warning("Phoneme %r is not in the voice's phoneme_id_map; skipped %d time(s)", symbol, count)
 
 
-def _normalizer(phonemizer: Phonemizer, report: FrontendReport) -> Callable[[str], str]:
-    """A block's normalized text, its ambiguous forms noted in ``report``."""
+def _preparer(
+    phonemizer: Phonemizer, report: FrontendReport, tracker: WordTracker | None, *, normalize: bool
+) -> Callable[[str], str] | None:
+    """A block's text as said: normalized (``normalize``; its ambiguous forms noted in ``report``) or as it is,
+    and handed to ``tracker`` with the text it came from; ``None`` where there is nothing to do."""
+    if not normalize and tracker is None:
+        return None
 
     def prepare(block: str) -> str:
-        found = phonemizer.normalize(block)
-        report.ambiguous.extend(found.ambiguous)
-        return found.text
+        said = block
+        if normalize:
+            found = phonemizer.normalize(block)
+            report.ambiguous.extend(found.ambiguous)
+            said = found.text
+        if tracker is not None:
+            tracker.add(block, said)
+        return said
 
     return prepare
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 
 import numpy as np
 
@@ -63,6 +64,7 @@ class Playback:
             raise NoOutputDevice(f"Cannot start the audio output at {opened.rate} Hz: {exc}") from exc
         self.sample_rate, self.rate, self.note = sample_rate, opened.rate, opened.note
         self.played_samples = 0
+        self._first_write: float | None = None
         self.error: PlaybackStopped | None = None
         self._resampler = Resampler(sample_rate, opened.rate)
         self._queue: queue.Queue[np.ndarray | None] = queue.Queue()
@@ -109,6 +111,17 @@ class Playback:
         """Seconds of audio the device has been given."""
         return self.played_samples / self.rate
 
+    @property
+    def heard_s(self) -> float:
+        """Seconds of the utterance heard by now, for following it (a highlighted word): what was written to the
+        device, or the time since the first write where that is less (a device that takes audio faster than it
+        plays it), less the device's output latency (PortAudio's ``latency``: what it holds before the
+        speaker); 0 before the first write."""
+        if self._first_write is None:
+            return 0.0
+        written = min(self.played_s, time.perf_counter() - self._first_write)
+        return max(0.0, written - float(getattr(self._stream, "latency", 0.0) or 0.0))
+
     def _run(self) -> None:
         try:
             self._play_queue()
@@ -142,6 +155,8 @@ class Playback:
             if self._abort.is_set():
                 return
             block = samples[start : start + BLOCK]
+            if self._first_write is None:
+                self._first_write = time.perf_counter()
             self._stream.write(block.reshape(-1, 1))
             self.played_samples += len(block)
 

@@ -66,7 +66,8 @@ class MainWindow(QMainWindow):
         for error in found.errors:
             self.synthesize_page.show_notice(str(error))
         self.synthesize_page.add_voice_files(found.checkpoints)
-        self.synthesize_page.restore(self.settings.last_voice, self.settings.engine, self.settings.text)
+        page_kept = (self.settings.last_voice, self.settings.engine, self.settings.text, self.settings.ssml)
+        self.synthesize_page.restore(*page_kept)
         self.dataset_page = DatasetPage(self.state.workspace)
         self.train_page = TrainPage(self.state.workspace, self.state.library)
         self.compare_page = ComparePage(self.state.workspace, self.state.library, self.state.engines)
@@ -82,6 +83,7 @@ class MainWindow(QMainWindow):
         self.state.workspace.events.dataset_project.connect(self._save_settings)
         self.synthesize_page.picker.voice_changed.connect(self._save_settings)
         self.synthesize_page.engines.changed.connect(self._save_settings)
+        self.synthesize_page.ssml_box.toggled.connect(self._save_settings)
         self.state.workspace.save_folders.events.changed.connect(self._save_settings)
         self.synthesize_page.line_finished.connect(self._save_settings)  # the History, at once
         self.synthesize_page.text_edit.textChanged.connect(self._typed.start)  # the text box, once typing pauses
@@ -218,13 +220,14 @@ class MainWindow(QMainWindow):
 
     def _save_settings(self, _change: object = None) -> None:
         """Write the settings from the models (the voices added, the remote fields, the dataset project, the folders
-        saved to, the History) and the Synthesize page's voice, engine and text."""
+        saved to, the History) and the Synthesize page's voice, engine, text and SSML box."""
         self._typed.stop()
         self.settings.take(self.state.library, self.state.workspace, self.state.lines)
         if len(self.state.library):
             self.settings.last_voice = str(self.synthesize_page.voice.model_path)
         self.settings.engine = self.synthesize_page.engine_kind()
         self.settings.text = self.synthesize_page.text_edit.toPlainText()
+        self.settings.ssml = self.synthesize_page.ssml_box.isChecked()
         try:
             self.settings.save()
         except OSError as exc:

@@ -3,11 +3,12 @@
 Schema version 3: ``{"version": 3, "voices": [paths of added voices],
 "last_voice": path or null, "engine": "onnx"|"torch"|"remote"|null,
 "dataset_project": path or null, "remote": {"url", "model", "voice",
-"response_format"}, "text": the Synthesize page's text box or null,
+"response_format"}, "text": the Synthesize page's text box or null, "ssml": its SSML box (true, false, or
+null: as the text says),
 "history": [{"text", "voice", "engine"}, … newest first, at most
 HISTORY_KEPT], "save_folders": {kind: folder}}`` (the remote server's fields;
 API keys are never written; History keeps no audio). ``engine`` and
-``dataset_project`` came later within version 2: a file without them reads as
+``dataset_project`` came later within version 2, ``ssml`` within version 3: a file without them reads as
 null (the defaults). Version 1 and 2 files are migrated (:func:`migrate`);
 unknown versions give defaults, and a damaged file is kept beside as
 ``settings.json.bad``.
@@ -57,6 +58,8 @@ class Settings:
     """The Dataset page's project folder shown last."""
     text: str | None = None
     """The Synthesize page's text box when the settings were written (``None``: the default line)."""
+    ssml: bool | None = None
+    """The Synthesize page's SSML box when the settings were written (``None``: as the text says)."""
     history: list[dict] = field(default_factory=list)
     """The newest History lines as ``{"text", "voice", "engine"}`` records, newest first (never their audio)."""
     save_folders: dict[str, str] = field(default_factory=dict)
@@ -72,7 +75,7 @@ class Settings:
                 return cls()
             remote = {k: str(v) for k, v in dict(raw.get("remote") or {}).items() if k != "api_key"}
             voices = [str(v) for v in raw.get("voices", [])]
-            engine, project, text = raw.get("engine"), raw.get("dataset_project"), raw.get("text")
+            engine, project, text, ssml = (raw.get(k) for k in ("engine", "dataset_project", "text", "ssml"))
             folders = {str(k): str(v) for k, v in dict(raw.get("save_folders") or {}).items()}
             return cls(
                 voices=voices,
@@ -81,6 +84,7 @@ class Settings:
                 engine=engine and str(engine),
                 dataset_project=project and str(project),
                 text=text if isinstance(text, str) else None,
+                ssml=ssml if isinstance(ssml, bool) else None,
                 history=history_records(raw.get("history")),
                 save_folders=folders,
             )
@@ -126,7 +130,8 @@ class Settings:
     def take(self, library: VoiceLibrary, workspace: Workspace, lines: SpokenLines | None = None) -> None:
         """Set the fields from the models: the voices the user added, the remote fields (never the key), the
         dataset project shown, the folders saved to last, the newest ``HISTORY_KEPT`` lines of ``lines`` (without
-        their audio). ``last_voice``, ``engine`` and ``text`` are the Synthesize page's: the window sets them."""
+        their audio). ``last_voice``, ``engine``, ``text`` and ``ssml`` are the Synthesize page's: the window sets
+        them."""
         self.voices = library.added_paths()
         self.remote = remote_record(workspace.remote)
         self.save_folders = workspace.save_folders.record()

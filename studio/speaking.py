@@ -19,6 +19,7 @@ import numpy as np
 import assets
 from engines.audio import concat
 from engines.base import AudioChunk, EngineError, StreamStats, SynthesisOptions
+from engines.timing.timeline import Timeline
 
 if TYPE_CHECKING:
     from engines.base import Engine
@@ -79,6 +80,8 @@ class Take:
         self.playback_stopped = ""
         """Why playing stopped before the line's end (the device failed, ``speak_and_play``); ``""``: it did not."""
         self.stats = StreamStats()
+        self.timeline = Timeline()
+        """When each word of the line is heard, as far as synthesized (``engines.timing``)."""
         self._audio: list[np.ndarray] = []
 
     def add(self, chunk: AudioChunk) -> bool:
@@ -88,6 +91,7 @@ class Take:
             self.sample_rate = chunk.sample_rate
         self._audio.append(chunk.audio)
         self.stats.add(chunk)
+        self.timeline.add(chunk)
         return first
 
     def line(self, stopped: bool = False) -> Line | None:
@@ -143,6 +147,14 @@ class Speaking:
     def active(self) -> bool:
         """True from the start of the work until it ended or was stopped."""
         return self.cancel is not None and not self.ended
+
+    def heard_s(self) -> float | None:
+        """Seconds of the line heard so far (``Playback.heard_s``), ``None`` while nothing plays (before the
+        device opens, once it is released, after Stop)."""
+        playback = self.playback
+        if playback is None or playback.finished or self.ended:
+            return None
+        return playback.heard_s
 
     def stop(self) -> None:
         """Cancel the synthesis and abort the playback, whichever are running."""

@@ -6,7 +6,7 @@ subclass its abstract tests. Class attributes say what an engine can tell about 
 
 - ``numbers_sentences``: chunks carry each sentence's ``sentence_index`` (the local engines). False for an
   engine whose stream is one "sentence" (the remote engine: a body of audio has no sentence marks); the
-  order of sentences is then checked on the audio alone.
+  order of sentences is then checked on the audio alone. Timestamps still say each sentence's index.
 
 Texts are short, and each distinct request is made once per engine (the ``heard`` fixture) where a test
 does not need a fresh one: the torch engine on a busy CPU takes seconds a sentence.
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -27,6 +28,9 @@ FIRST, SECOND = "Cats sat.", "Dogs ran!"
 TWO = f"{FIRST} {SECOND}"
 NOISE_FREE = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
 SILENCE_S = 0.25
+TIMED = SynthesisOptions(noise_scale=0.0, noise_w=0.0, sentence_silence=SILENCE_S, timestamps=True)
+HOP = 256
+"""joe's ``hop_length``: samples per frame, the grain of every timestamp."""
 LONG = " ".join([FIRST, SECOND, "Birds sang in the old oak tree.", "Then it rained all night."])
 """Several sentences: long enough that a cancel after the first chunk leaves most of the work undone."""
 
@@ -152,3 +156,47 @@ class EngineConformance:
             cancel.wait()
         assert len(received) == 1
         assert np.array_equal(audio_of(spoken(engine, FIRST)), audio_of(heard(FIRST)))
+
+    def test_timestamps_are_in_order_and_cover_the_audio(self, heard):
+        """With ``timestamps`` (noise 0, silence between the sentences): each sentence's phonemes are back to back
+        from its start (after at most 0.2 s of lead-in) to the end of its audio (within a frame); words and
+        phonemes never overlap or go back; the words are the text's; the same text without it carries none."""
+        chunks = heard(TWO, TIMED)
+        timings = [t for c in chunks for t in c.timings]
+        assert [t.sentence_index for t in timings] == [0, 1]
+        assert [w.text for t in timings for w in t.words] == ["Cats", "sat", "Dogs", "ran"]
+        rate, ends = chunks[0].sample_rate, _sentence_ends(chunks)
+        silence = round(SILENCE_S * rate)
+        for timing, (start, end) in zip(timings, ends, strict=True):
+            phonemes = timing.phonemes
+            assert all(a.end == b.start for a, b in pairwise(phonemes))
+            assert all(p.start < p.end for p in phonemes)
+            assert 0 <= phonemes[0].start - start < 0.2 * rate
+            assert abs(phonemes[-1].end - end) <= HOP
+            assert all(start <= w.start < w.end <= end for w in timing.words)
+        assert timings[1].phonemes[0].start >= timings[0].phonemes[-1].end + silence - HOP
+        words = [w for t in timings for w in t.words]
+        assert all(a.end <= b.start for a, b in pairwise(words))
+        assert all(not c.timings for c in heard(TWO))
+
+
+def _sentence_ends(chunks: list[AudioChunk]) -> list[tuple[int, int]]:
+    """``(first sample, end)`` of each sentence's speech in a stream: chunks between silence chunks (one stream
+    without silence chunks, a remote one, is cut at its longest run of zeros)."""
+    spans: list[list[int]] = []
+    for chunk in chunks:
+        if chunk.is_silence:
+            spans.append([])
+        elif len(chunk.audio):
+            if not spans:
+                spans.append([])
+            spans[-1] += [chunk.start_sample, chunk.start_sample + len(chunk.audio)]
+    spans = [s for s in spans if s]
+    if len(spans) == 1:
+        audio = audio_of(chunks)
+        zero = np.concatenate([[False], audio == 0, [False]]).astype(np.int8)
+        edges = np.flatnonzero(np.diff(zero))
+        runs = edges.reshape(-1, 2)
+        lo, hi = max(runs, key=lambda r: r[1] - r[0])
+        return [(0, int(lo)), (int(hi), len(audio))]
+    return [(s[0], s[-1]) for s in spans]

@@ -6,10 +6,14 @@ is refused as PortAudio refuses it (``PortAudioError(-9997)``, "Invalid sample r
 away at its N-th write (a blocking stream: ``PortAudioError(-9999)``) or N-th callback (a callback stream:
 PortAudio ends it, as it does when the host reports the device gone). Everything else is the real PortAudio
 stream, so what is played still reaches ALSA's capture file (``tests/conftest.py``). Once gone, the device can
-neither be found nor opened until :meth:`FakeDevice.back`.
+neither be found nor opened until :meth:`FakeDevice.back`. With ``realtime`` a blocking stream takes audio no
+faster than it would play it (ALSA's file device in the tests takes it at once), for tests that follow the
+playing position.
 """
 
 from __future__ import annotations
+
+import time
 
 import sounddevice
 
@@ -30,9 +34,14 @@ class FakeDevice:
     ``opened``: the rate of every stream opened, refused or not; ``writes``: writes and callbacks so far."""
 
     def __init__(
-        self, *, rates: set[int] | None = None, default_rate: int | None = None, fail_at: int | None = None
+        self,
+        *,
+        rates: set[int] | None = None,
+        default_rate: int | None = None,
+        fail_at: int | None = None,
+        realtime: bool = False,
     ) -> None:
-        self.rates, self.default_rate, self.fail_at = rates, default_rate, fail_at
+        self.rates, self.default_rate, self.fail_at, self.realtime = rates, default_rate, fail_at, realtime
         self.opened: list[int] = []
         self.writes = 0
         self.gone = False
@@ -83,6 +92,8 @@ class FakeDevice:
 
             def write(self, data):
                 device._count()
+                if device.realtime:
+                    _pace(self, len(data))
                 return super().write(data)
 
         return FakeStream
@@ -103,3 +114,15 @@ class FakeDevice:
         if self.gone or (self.fail_at is not None and self.writes >= self.fail_at):
             self.gone = True
             raise sounddevice.PortAudioError("Unanticipated host error", HOST_ERROR)
+
+
+def _pace(stream, frames: int) -> None:
+    """Wait until ``stream``, were it playing in real time and holding its ``latency`` in seconds, had room for
+    ``frames`` more (its first write starts the clock)."""
+    now = time.perf_counter()
+    if not hasattr(stream, "paced_from"):
+        stream.paced_from, stream.paced_frames = now, 0
+    wait = stream.paced_from + (stream.paced_frames + frames) / stream.samplerate - stream.latency - now
+    if wait > 0:
+        time.sleep(wait)
+    stream.paced_frames += frames

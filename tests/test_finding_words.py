@@ -112,6 +112,7 @@ def test_fix_summary_counts_in_words():
         "Fixed 2 clips: 2 normalized (gain -3.2 to +1.0 dB), 1 resampled (16,000 → 22,050 Hz); "
         "1 unchanged (nothing to do)"
     )
+    assert summary({"a": [], "b": []}) == "Nothing to fix: 2 clips needed no change"  # was "Fixed 0 clips; 2 unchanged"
 
 
 def test_too_many_phoneme_ids_is_labelled_as_such():

@@ -108,6 +108,40 @@ def test_the_text_box_says_how_the_voice_reads_a_line_it_normalizes(page, qtbot)
     assert not page.reads.isVisibleTo(page)
 
 
+def test_the_page_reads_ssml_through_the_same_layer(page, qtbot, engine):
+    """The SSML box checks itself for a text that starts with <speak>, and "Reads:" shows its speech and pause; the
+    line spoken (noise 0) is the engine's audio for the SSML (its second of silence in it); unchecked by hand, the
+    tags are read as written, as the engine with ssml off; malformed markup is said in the status line, naming
+    where, and nothing is spoken."""
+    import dataclasses
+
+    import numpy as np
+
+    from engines.cleaning import clean_text
+
+    line = '<speak>Hello <break time="1s"/> world.</speak>'
+    for slider in (page.noise_scale.slider, page.noise_w.slider):
+        slider.setValue(slider.minimum())
+    page.text_edit.setPlainText(line)
+    assert page.ssml_box.isChecked()
+    qtbot.waitUntil(lambda: page.reads.isVisibleTo(page), timeout=5_000)
+    assert page.reads.text() == "Reads: Hello [1 s] world."
+    options = page.options()
+    assert (options.noise_scale, options.noise_w, options.ssml) == (0.0, 0.0, True)
+    _speak(page, qtbot, line)
+    assert np.array_equal(page.last_line.audio, np.concatenate([c.audio for c in engine.synthesize(line, options)]))
+    assert np.count_nonzero(page.last_line.audio == 0) >= engine.sample_rate
+    page.ssml_box.setChecked(False)
+    _speak(page, qtbot, line)
+    literal = engine.synthesize(clean_text(line, ssml=False), dataclasses.replace(options, ssml=False))
+    assert not page.ssml_box.isChecked()
+    assert np.array_equal(page.last_line.audio, np.concatenate([c.audio for c in literal]))
+    page.text_edit.setPlainText('<speak>Hello <break time="1 sec"/> world.</speak>')
+    page.ssml_box.setChecked(True)
+    assert page.speak() is None
+    assert page.status.text() == 'SSML line 1, column 14: <break time="1 sec">: a time is written like 500ms or 1.5s'
+
+
 def test_speed_slider_to_the_right_is_faster(page):
     """Speed moved right asks for a smaller length_scale (1 / speed); the label reads ×speed; the voice default is
     sent exactly until the slider moves."""
@@ -156,8 +190,8 @@ def test_an_engine_switch_keeps_other_notices_and_drops_the_engine_one(page, qtb
 
 
 def test_engine_voice_and_dataset_project_come_back_in_a_new_window(qtbot, tmp_path, joe):
-    """What was chosen (engine, voice, dataset project) is saved and a new window shows it again; a project
-    folder that has gone is one line, not an error."""
+    """What was chosen (engine, voice, dataset project, the SSML box) is saved and a new window shows it again; a
+    project folder that has gone is one line, not an error."""
     from studio.main_window import MainWindow
     from studio.settings import Settings
 
@@ -167,11 +201,14 @@ def test_engine_voice_and_dataset_project_come_back_in_a_new_window(qtbot, tmp_p
     qtbot.addWidget(first)
     first.dataset_page.project_dir = project
     first.synthesize_page.engine_box.setCurrentIndex(first.synthesize_page.engine_box.findData("remote"))
+    first.synthesize_page.ssml_box.setChecked(True)
     saved = Settings.load()
     assert (saved.engine, saved.dataset_project, saved.last_voice) == ("remote", str(project), str(joe.model_path))
+    assert saved.ssml is True
     second = MainWindow(saved)
     qtbot.addWidget(second)
     assert second.synthesize_page.engine_kind() == "remote"
+    assert second.synthesize_page.ssml_box.isChecked()
     assert second.synthesize_page.voice.model_path == joe.model_path
     assert second.dataset_page.project_dir == project
     project.rmdir()

@@ -6,6 +6,8 @@ rules live in a module of their own (``numbers``, ``money``, ``clock``, ``dates`
 ``roman``, ``symbols``, ``web``); ``number_words`` says numbers through num2words, imported on first use;
 ``lexicon`` holds the user's pronunciations (word -> respelling or ``[[ IPA ]]``), applied before the rules.
 ``engines.phonemes`` runs every text through it, so every engine, the server and training data share it.
+Markup is read before it, for what is spoken (``engines.frontend.markup``: SSML in ``ssml``, inline tags in
+``inline_tags``, both into the speech and pauses of ``segments``; ``say_as`` reads numbers as ``<say-as>`` asks).
 """
 
 from engines.frontend.normalize import (

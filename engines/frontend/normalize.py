@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engines.frontend import abbreviations, clock, dates, money, numbers, roman, symbols, units, web
+from engines.frontend import abbreviations, clock, dates, money, numbers, roman, say_as, symbols, units, web
 from engines.frontend.number_words import DIGITS
 from engines.frontend.rules import Ambiguity, Context, apply
 from engines.frontend.span import Span
@@ -98,8 +98,8 @@ def normalize_spans(spans: Iterable[Span], language: str, lexicon: Lexicon | Non
     for span in _looked_up(spans, lexicon):
         if span.mode == "characters":
             said.append(spell(span.text))
-        elif span.mode == "normalize" and found is not None and span.text:
-            said.append(apply(ENGLISH, span.text, context))
+        elif span.mode != "verbatim" and found is not None and span.text:
+            said.append(_said(span, context))
         else:
             said.append(span.text)
     return Normalized("".join(said), tuple(context.ambiguous))
@@ -111,6 +111,12 @@ def _looked_up(spans: Iterable[Span], lexicon: Lexicon | None) -> Iterable[Span]
     if not lexicon:
         return spans
     return [piece for span in spans for piece in (lexicon.spans(span.text) if span.mode == "normalize" else [span])]
+
+
+def _said(span: Span, context: Context) -> str:
+    """An English span by its mode: a number as ``say_as`` reads it, else by the rules."""
+    found = say_as.said_as(span.text, span.mode, context) if span.mode in say_as.MODES else None
+    return apply(ENGLISH, span.text, context) if found is None else found
 
 
 def spell(text: str) -> str:

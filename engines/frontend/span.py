@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Mode = Literal["normalize", "verbatim", "characters"]
+Mode = Literal["normalize", "verbatim", "characters", "cardinal", "ordinal", "telephone"]
 
 
 @dataclass(frozen=True)
@@ -15,7 +15,8 @@ class Span:
     Attributes:
         text: the piece as written.
         mode: ``normalize`` (by the language's rules), ``verbatim`` (already as it is to be said: passed
-            through), or ``characters`` (spelled: ``ABC1`` -> "A B C one").
+            through), ``characters`` (spelled: ``ABC1`` -> "A B C one"), or ``cardinal``, ``ordinal``,
+            ``telephone`` (a number read that way, ``engines.frontend.say_as``; by the rules where it is not one).
     """
 
     text: str

@@ -23,7 +23,7 @@ from engines.imports import importing
 from engines.onnx.graph import RANDOM_OPS, check_config, seed_random_ops
 from engines.onnx.prepared import prepare
 from engines.onnx.session import Part, session_options, use_shared_thread_pool
-from engines.sentence_loop import LocalEngine
+from engines.sentence_loop import LocalEngine, Pieces
 from engines.stream_plan import ChunkPlan, FlowWindows, PlaybackClock, stream_chunks
 from engines.voice import Voice, load_voice
 
@@ -160,16 +160,17 @@ class OnnxEngine(LocalEngine):
             feeds["sid"] = np.asarray([sid], dtype=np.int64)
         return feeds
 
-    def _sentence_audio(self, ids, feeds, clock, cancel) -> Iterator[tuple[np.ndarray, bool, int | None]]:
-        """Yield ``(audio [N] float32, final, pause_frames)`` for one sentence."""
+    def _sentence_audio(self, ids, feeds, clock, cancel) -> Pieces:
+        """Yield ``(audio [N] float32, final, pause_frames, durations)`` for one sentence (``engines.sentence_loop``;
+        a graph that runs whole tells no durations)."""
         feeds = {**feeds, "input": ids, "input_lengths": np.asarray([ids.shape[1]], dtype=np.int64)}
         if self.mode == "whole":
-            yield _audio(self._whole.run(feeds)[0]), True, None
+            yield _audio(self._whole.run(feeds)[0]), True, None, None
             return
         latent = self._encode(feeds)
         pause = self.pause_frames(ids[0], latent.durations) if latent.durations is not None else None
         for audio, final in self.decode(latent, clock=clock):
-            yield audio, final, pause if final else None
+            yield audio, final, pause if final else None, latent.durations
             if cancel is not None and cancel.is_set():
                 return
 

@@ -26,12 +26,14 @@ from typing import Any
 
 from engines.base import AudioChunk, EngineError, SynthesisOptions
 from engines.cleaning import clean_text, is_speakable
+from engines.frontend.ssml import is_ssml
 from engines.imports import importing
 from engines.remote.body_format import SniffingDecoder
 from engines.remote.decode import DecodeError
 from engines.remote.settings import RemoteSettings, endpoint
 from engines.remote.sse import SseAudio
 from engines.remote.transport import backoff, error_message, pcm_rate, shutdown_on_cancel, transport_message
+from engines.timing.events import SentenceTiming
 
 FALLBACK_FORMATS = ("wav", "pcm")
 """Tried in order when a server refuses the requested format."""
@@ -143,6 +145,10 @@ class RemoteEngine:
                 body["sentence_silence"] = options.sentence_silence
             if not options.normalize:
                 body["normalize"] = False
+            if options.ssml is not None:
+                body["ssml"] = options.ssml
+            if options.timestamps:  # a Voice Studio server sends them as events beside the audio
+                body.update({"timestamps": True, "stream_format": "sse"})
         return {**body, **s.extra}
 
     def synthesize(
@@ -152,16 +158,15 @@ class RemoteEngine:
 
         Text with no letter or digit (``engines.cleaning.is_speakable``, the speech server's rule) is an empty
         stream, as with every engine, and asks nothing of the server. ``sentence_silence`` travels with Piper's
-        settings (``piper_params``); without them ``notice`` says it was not applied.
+        settings (``piper_params``); without them ``notice`` says it was not applied. So does ``ssml`` where it
+        asks otherwise than the server would guess (a Voice Studio server reads a text that starts with
+        ``<speak>`` as SSML).
         """
         options, cancel = options or SynthesisOptions(), cancel or threading.Event()
         self.notice, self.answered_s = "", None  # this request's: a refused format, a body in another format
-        if not is_speakable(clean_text(text)):  # the server's rule; an empty stream, as every engine gives
-            return
-        if options.sentence_silence and not self.settings.piper_params:
-            self.notice = "sentence_silence is not applied: only a Voice Studio server (piper_params) takes it"
-        elif not options.normalize and not self.settings.piper_params:
-            self.notice = "normalize off is not applied: only a Voice Studio server (piper_params) takes it"
+        if not is_speakable(clean_text(text, ssml=options.ssml)):  # the server's rule; an empty stream, as every
+            return  # engine gives
+        self.notice = self._not_applied(text, options)
         start = time.perf_counter()
         formats = [self.settings.response_format] + [f for f in FALLBACK_FORMATS if f != self.settings.response_format]
         for attempt_format in formats:
@@ -175,6 +180,19 @@ class RemoteEngine:
             yield from self._stream(response, attempt_format, start, cancel)
             return
         raise EngineError(self.notice)
+
+    def _not_applied(self, text: str, options: SynthesisOptions) -> str:
+        """What ``options`` ask that only a Voice Studio server (``piper_params``) takes, in words; ``""``."""
+        if self.settings.piper_params:
+            return ""
+        if options.sentence_silence:
+            return "sentence_silence is not applied: only a Voice Studio server (piper_params) takes it"
+        if not options.normalize:
+            return "normalize off is not applied: only a Voice Studio server (piper_params) takes it"
+        if options.ssml is not None and options.ssml != is_ssml(text):
+            asked = "on" if options.ssml else "off"
+            return f"ssml {asked} is not applied: only a Voice Studio server (piper_params) takes it"
+        return ""
 
     def _open(self, text, options, response_format, cancel):
         """The open streaming response; a message string if the format was refused; None if cancelled."""
@@ -222,6 +240,7 @@ class RemoteEngine:
         done = threading.Event()
         threading.Thread(target=shutdown_on_cancel, args=(response, cancel, done), daemon=True).start()
         position, index, last = 0, 0, 0.0
+        timings: list[dict] = []  # speech.timestamps events received, to go out with the next chunk
         try:
             pieces = response.iter_bytes()
             while True:
@@ -238,10 +257,13 @@ class RemoteEngine:
                     raise EngineError(f"{response.url}: {exc}") from exc
                 if cancel.is_set():
                     return
+                timings += _taken(decoder)
                 if len(audio) or (final and index):  # the end known after the last samples: an empty final chunk
                     self.sample_rate = decoder.sample_rate or rate
                     now = time.perf_counter() - start  # compute_s: the wait for this chunk since the last
-                    yield AudioChunk(audio, self.sample_rate, 0, index, final, position, now - last, now)
+                    chunk = AudioChunk(audio, self.sample_rate, 0, index, final, position, now - last, now)
+                    chunk.timings, timings = _timings(timings, self.sample_rate, response.url), []
+                    yield chunk
                     position, index, last = position + len(audio), index + 1, now
                 if final:
                     self.notice = audio_decoder.notice or self.notice
@@ -249,6 +271,28 @@ class RemoteEngine:
         finally:
             done.set()
             response.close()
+
+
+def _taken(decoder) -> list[dict]:
+    """The ``speech.timestamps`` events an event-stream decoder (``SseAudio``) has received since last asked;
+    none from a plain audio body."""
+    events = getattr(decoder, "timings", None)
+    if not events:
+        return []
+    taken, events[:] = list(events), []
+    return taken
+
+
+def _timings(events: list[dict], rate: int, url) -> tuple[SentenceTiming, ...]:
+    """``speech.timestamps`` events (seconds) as timings in samples at ``rate``, the audio's.
+
+    Raises:
+        EngineError: an event not in ``SentenceTiming.to_dict``'s shape.
+    """
+    try:
+        return tuple(SentenceTiming.from_dict(event, rate) for event in events)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise EngineError(f"{url}: a speech.timestamps event is not in Voice Studio's shape ({exc!r})") from None
 
 
 def _json_list(body: Any, key: str, fallback: str) -> Any:

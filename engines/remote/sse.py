@@ -1,8 +1,9 @@
 """OpenAI's ``stream_format: "sse"`` bodies: server-sent events carrying base64 audio, decoded as they arrive.
 
 Events ``speech.audio.delta`` hold base64 audio in the response format (decoded by an inner decoder from
-``engines.remote.decode``) and ``speech.audio.done`` ends the stream; lines are parsed per the WHATWG HTML
-"Server-sent events" spec.
+``engines.remote.decode``), ``speech.timestamps`` (a Voice Studio server's, when asked) a sentence's word and
+phoneme times, and ``speech.audio.done`` ends the stream; lines are parsed per the WHATWG HTML "Server-sent
+events" spec.
 """
 
 from __future__ import annotations
@@ -33,12 +34,14 @@ class SseAudio:
     Events are separated by a blank line (``\\n`` or ``\\r\\n`` line ends; a
     body of bare ``\\r`` line ends is read at ``finish``); ``data:`` lines of
     one event are joined with ``\\n``. ``done`` is set by ``speech.audio.done``;
-    ``error`` events raise.
+    ``error`` events raise; ``speech.timestamps`` events are kept in :attr:`timings` (their dicts, seconds).
     """
 
     def __init__(self, inner) -> None:
         self.inner = inner
         self.done = False
+        self.timings: list[dict] = []
+        """The ``speech.timestamps`` events received and not yet taken (``SentenceTiming.to_dict``'s shape)."""
         self.events: bool | None = None
         """Whether the body is an event stream: decided from its first bytes; a body that is not (a server
         answering with the audio itself, whatever its label) goes to ``inner`` whole, which finds its format."""
@@ -102,6 +105,8 @@ class SseAudio:
             return self.inner.feed(base64.b64decode(event.get("audio", "")))
         if kind == "speech.audio.done":
             self.done = True
+        elif kind == "speech.timestamps":
+            self.timings.append(event)
         elif kind == "error" or "error" in event:
             error = event.get("error", event)
             raise DecodeError(

@@ -11,8 +11,10 @@ request says ``"stream": false``; ``flac``, ``mp3`` and ``opus`` (Ogg Opus, 48 k
 unless the voice's rate is one Opus carries) come whole; ``aac`` is refused
 (400, naming the formats offered). ``stream_format: "sse"`` sends OpenAI's
 ``speech.audio.delta`` events: pieces of the body in the response format (for
-``flac``, ``mp3`` and ``opus``, of the whole file once encoded). Whole
-responses carry exact sizes. Errors are JSON in OpenAI's shape.
+``flac``, ``mp3`` and ``opus``, of the whole file once encoded); a request with
+``timestamps: true`` also gets a ``speech.timestamps`` event before each sentence's
+audio (its words and phonemes with start and end seconds, ``SentenceTiming.to_dict``).
+Whole responses carry exact sizes. Errors are JSON in OpenAI's shape.
 
 Safety: it binds 127.0.0.1 unless told otherwise, and any other address needs
 an API key (``Authorization: Bearer``). A client that goes away cancels its
@@ -42,6 +44,7 @@ from engines.server.encode import (
 from engines.server.model_list import find_model, model_list
 from engines.server.request import ApiError, SpeechRequest, parse_speech_request
 from engines.server.service import END, Job, SpeechService
+from engines.timing.events import SentenceTiming
 
 MAX_BODY_OVERHEAD = 64 * 1024
 """Bytes allowed in a request body beyond ``max_chars`` four-byte characters."""
@@ -178,7 +181,9 @@ async def _stream(job: Job, request: SpeechRequest) -> AsyncIterator[bytes]:
                 if sse:
                     yield _sse_event({"type": "error", "error": {"message": f"synthesis failed: {item}"}})
                 return  # the body ends short: the client sees a truncated stream
-            if whole is None:
+            if isinstance(item, SentenceTiming):  # asked for with sse only (engines.server.request)
+                yield _sse_event({"type": "speech.timestamps", **item.to_dict()})
+            elif whole is None:
                 yield wrap(stream_piece(item))
             else:
                 whole.append(item)

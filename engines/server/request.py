@@ -6,9 +6,12 @@ Field names and defaults follow OpenAI's "Create speech" API (``model``,
 send: ``stream`` (false asks for one whole body with exact sizes),
 ``noise_scale``, ``noise_w``, ``length_scale`` (Piper's, in place of the voice's own; not with
 ``speed``, which is relative to the voice's own rate), ``sentence_silence`` (seconds), ``sample_rate``
-(Hz or ``"native"``) and ``normalize`` (false reads ``input`` as written, without the text front end). Other
-unknown fields are ignored, as most compatible servers do. Every refusal is an :class:`ApiError` whose message
-names the field.
+(Hz or ``"native"``), ``normalize`` (false reads ``input`` as written, without the text front end), ``ssml``
+(true: ``input`` is SSML; false: plain text, markup read as text; null or absent: SSML when it starts with
+``<speak>``; ``engines.frontend.markup``) and ``timestamps`` (true, with ``stream_format: "sse"``: a
+``speech.timestamps`` event per sentence). Other unknown fields are ignored, as most compatible servers do. Every
+refusal is an :class:`ApiError` whose message names the field; malformed markup is a 400 whose message names its
+line and column.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Literal
 
 from engines.cleaning import clean_text, is_speakable
 from engines.errors import VoiceStudioError
+from engines.frontend.markup import MarkupError, Speech, parse_markup
 from engines.server.encode import STREAMABLE, response_formats, unsupported_message
 
 SPEED_RANGE = (0.25, 4.0)
@@ -45,7 +49,8 @@ class ApiError(VoiceStudioError):
 
 @dataclass(frozen=True)
 class SpeechRequest:
-    """A checked speech request; ``text`` is ``input`` after ``engines.cleaning.clean_text``.
+    """A checked speech request; ``text`` is ``input`` after ``engines.cleaning.clean_text`` (SSML as sent: its
+    markup checked, its text cleaned as it is read).
 
     ``sample_rate`` (extension): Hz of the response, ``"native"`` for the voice's own rate, ``None`` for the
     server's choice (24 kHz for ``pcm``, as OpenAI; the voice's rate otherwise).
@@ -64,6 +69,8 @@ class SpeechRequest:
     sentence_silence: float | None = None
     sample_rate: int | Literal["native"] | None = None
     normalize: bool = True
+    timestamps: bool = False
+    ssml: bool | None = None
 
     @property
     def streamed(self) -> bool:
@@ -75,7 +82,7 @@ def parse_speech_request(raw: bytes, max_chars: int) -> SpeechRequest:
     """Parse and check a request body.
 
     Raises:
-        ApiError: 400 for malformed JSON, a missing or empty ``input``, a bad
+        ApiError: 400 for malformed JSON, a missing or empty ``input``, malformed markup in it, a bad
             field; 413 for ``input`` over ``max_chars`` characters.
     """
     try:
@@ -89,11 +96,17 @@ def parse_speech_request(raw: bytes, max_chars: int) -> SpeechRequest:
         raise ApiError(400, "'input' is required and must be a string", "input")
     if len(text) > max_chars:
         raise ApiError(413, f"'input' has {len(text)} characters; the limit is {max_chars}", "input", "input_too_long")
-    cleaned = clean_text(text)
-    if not is_speakable(cleaned):
+    ssml = _optional_flag(body, "ssml")
+    cleaned = clean_text(text, ssml=ssml)
+    if not _speakable(cleaned, ssml):
         raise ApiError(400, "'input' has no speakable text (letters or digits) after cleaning", "input", "empty_input")
     if body.get("speed") is not None and body.get("length_scale") is not None:
         raise ApiError(400, "give 'speed' or 'length_scale', not both", "length_scale")
+    timestamps = _flag(body, "timestamps", False)
+    if timestamps and body.get("stream_format") != "sse":
+        raise ApiError(
+            400, "'timestamps' come as events beside the audio: ask for them with 'stream_format': 'sse'", "timestamps"
+        )
     return SpeechRequest(
         model=_string(body, "model"),
         text=cleaned,
@@ -108,7 +121,22 @@ def parse_speech_request(raw: bytes, max_chars: int) -> SpeechRequest:
         sentence_silence=_number(body, "sentence_silence", 0.0, 10.0),
         sample_rate=_rate(body),
         normalize=_flag(body, "normalize", True),
+        timestamps=timestamps,
+        ssml=ssml,
     )
+
+
+def _speakable(text: str, ssml: bool | None) -> bool:
+    """Whether the speech of ``text`` (read as ``ssml`` says) has a letter or a digit.
+
+    Raises:
+        ApiError: 400 for malformed markup, its message naming where (``engines.frontend.markup``).
+    """
+    try:
+        parts = parse_markup(text, ssml)
+    except MarkupError as exc:
+        raise ApiError(400, f"'input': {exc}", "input", "invalid_markup") from None
+    return any(is_speakable(part.text) for part in parts if isinstance(part, Speech))
 
 
 def _string(body: dict, name: str) -> str | None:
@@ -154,6 +182,13 @@ def _rate(body: dict) -> int | Literal["native"] | None:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         message = f"'sample_rate' must be 'native' or a whole number of Hz from {low} to {high}, got {value!r}"
         raise ApiError(400, message, "sample_rate")
+    return value
+
+
+def _optional_flag(body: dict, name: str) -> bool | None:
+    value = body.get(name)
+    if value is not None and not isinstance(value, bool):
+        raise ApiError(400, f"'{name}' must be true, false or null", name)
     return value
 
 

@@ -82,7 +82,8 @@ class Counters:
 
 
 class Job:
-    """One request's synthesis: audio chunks (float32 ``[N]``) arrive on ``queue``, then ``END`` or an exception."""
+    """One request's synthesis: audio chunks (float32 ``[N]``) arrive on ``queue``, each sentence's
+    ``SentenceTiming`` before its audio where the request asked for timestamps, then ``END`` or an exception."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
@@ -219,6 +220,8 @@ class SpeechService:
             noise_w=request.noise_w,
             sentence_silence=request.sentence_silence or 0.0,
             normalize=request.normalize,
+            timestamps=request.timestamps,
+            ssml=request.ssml,
         )
         with self._lock:
             self._jobs.add(job)
@@ -253,6 +256,8 @@ class SpeechService:
                 if chunk.final and not chunk.is_silence:
                     with self._lock:
                         self.counters.sentences += 1
+                for timing in chunk.timings:  # in seconds on the wire: the same at any output rate
+                    job.put(timing)
                 job.put(resample(np.asarray(chunk.audio, np.float32)))
             tail = resample.finish()
             if len(tail) and not job.cancel.is_set():

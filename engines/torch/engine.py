@@ -217,10 +217,13 @@ class TorchEngine(LocalEngine):
         for row, sentence in enumerate(batch):
             if cancel is not None and cancel.is_set():
                 return
-            pause = self.pause_frames(sentence.phoneme_ids, durations[row, : lengths[row]])
-            yield sentence, self._stream(prior, row, frames[row], clock, pause)
+            own = durations[row, : lengths[row]]
+            pause = self.pause_frames(sentence.phoneme_ids, own)
+            yield sentence, self._stream(prior, row, frames[row], clock, pause, own)
 
-    def _stream(self, prior, row: int, num_frames: int, clock, pause: int):
+    def _stream(self, prior, row: int, num_frames: int, clock, pause: int, durations: np.ndarray):
+        """Yield ``(audio [N] float32, final, pause_frames, durations)`` for row ``row`` of a prior
+        (``engines.sentence_loop``)."""
         torch = self._torch
         F = torch.nn.functional
         z_p = prior.z_p[row : row + 1, :, :num_frames]
@@ -254,4 +257,4 @@ class TorchEngine(LocalEngine):
 
         hop = self.config.hop_length
         for audio, final in stream_chunks(z, hop, self.plan, clock, self._cost, run_decoder, ensure):
-            yield audio, final, pause if final else None
+            yield audio, final, pause if final else None, durations

@@ -3,6 +3,7 @@
 voice-studio say "Hello." -o hello.wav [--voice V] [--length-scale 1.2] ...   # or .flac, .ogg; -o - streams WAV
 voice-studio say "Hello."          # plays as it streams
 voice-studio say --engine remote --url http://host:5050 --model M --voice V "Hello."
+voice-studio say 'It costs $49.95.' -o out.wav --timestamps out.srt   # or .vtt, .json: when each word is heard
 """
 
 from __future__ import annotations
@@ -89,6 +90,29 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="a pronunciation lexicon to add to the voice's own (VOICE.onnx.lexicon.txt, used always); its entries "
         "win (see docs/text.md)",
     )
+    say.add_argument(
+        "--timestamps",
+        type=Path,
+        metavar="FILE",
+        help="also write when each word is heard: FILE.srt or FILE.vtt (a cue per word) or FILE.json (words and "
+        "phonemes with start and end seconds); see docs/synthesize.md",
+    )
+    markup = say.add_mutually_exclusive_group()
+    markup.add_argument(
+        "--ssml",
+        dest="ssml",
+        action="store_const",
+        const=True,
+        help="read the text as SSML, with or without its speak root element (default: SSML only when the text "
+        "starts with the speak tag; see docs/text.md)",
+    )
+    markup.add_argument(
+        "--no-ssml",
+        dest="ssml",
+        action="store_const",
+        const=False,
+        help="read the text as plain text, markup as written (inline [pause:1s] and [rate:1.2] tags still count)",
+    )
     say.add_argument("--quiet", action="store_true", help="print no timing")
     _add_remote_arguments(say)
 
@@ -120,22 +144,25 @@ def run(args: argparse.Namespace) -> int:
     Raises:
         VoiceError, EngineError: no such voice or engine; NoOutputDevice: nothing to play on;
         PlaybackStopped: the device failed while playing (after how many seconds, and why).
-        ValueError: a bad option or output path.
+        ValueError: a bad option or output path. MarkupError: malformed SSML or an inline tag out of range.
     """
     from engines import audio, audio_out
     from engines.base import StreamStats
     from engines.cleaning import clean_text
+    from engines.frontend.markup import parse_markup
 
     text = sys.stdin.read() if args.text == "-" else args.text
+    parse_markup(clean_text(text, ssml=args.ssml), args.ssml)  # malformed markup: one line before any work
     if args.raw and args.output is None:
         raise ValueError("--raw writes raw PCM into -o - (standard output), a pipe or a device; give one")
     streaming = args.output is not None and audio_out.check_output(args.output, args.raw)  # before any work
+    timeline = _timeline(args.timestamps)
     started = time.perf_counter()
     if args.engine == "remote":  # the server cleans the text and resolves the speaker
         engine, speaker = remote_engine(args), args.speaker
     else:
         engine, speaker = _local_engine(args)
-        text = clean_text(text)
+        text = clean_text(text, ssml=args.ssml)
     load_s = time.perf_counter() - started
     options = _options(args, speaker)
     if args.output is None:
@@ -145,6 +172,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         for chunk in engine.synthesize(text, options, cancel):
             stats.add(chunk)
+            if timeline is not None:
+                timeline.add(chunk)
             if stream is not None:
                 stream.write(chunk.audio, chunk.sample_rate)
             elif args.output is None:
@@ -170,8 +199,39 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.output is not None and not streaming:
         audio.write_audio(args.output, audio.concat(chunks), engine.sample_rate)
+    if timeline is not None:
+        _write_timestamps(args.timestamps, timeline)
     _report(args, engine, stats, load_s)
     return 0
+
+
+def _timeline(path: Path | None):
+    """A ``Timeline`` to gather the timestamps ``--timestamps`` asks for (its path checked before any work), or
+    ``None`` without it.
+
+    Raises:
+        ValueError: not a ``.srt``, ``.vtt`` or ``.json`` path, or one that cannot be written.
+    """
+    if path is None:
+        return None
+    from engines.timing.formats import check_timestamps_path
+    from engines.timing.timeline import Timeline
+
+    check_timestamps_path(path)
+    return Timeline()
+
+
+def _write_timestamps(path: Path, timeline) -> None:
+    """Write the timestamps file; say so where the engine gave no timings (the file then has no words)."""
+    from engines.timing.formats import write_timestamps
+
+    if not timeline.timings:
+        print(
+            f"voice-studio: note: {path}: no timestamps: the engine told no durations (a server that is not "
+            "Voice Studio's, or a voice whose graph runs whole)",
+            file=sys.stderr,
+        )
+    write_timestamps(path, timeline)
 
 
 def _options(args: argparse.Namespace, speaker: int | str | None) -> SynthesisOptions:
@@ -185,6 +245,8 @@ def _options(args: argparse.Namespace, speaker: int | str | None) -> SynthesisOp
         noise_w=args.noise_w,
         sentence_silence=args.sentence_silence,
         normalize=args.normalize,
+        timestamps=getattr(args, "timestamps", None) is not None,
+        ssml=args.ssml,
     )
 
 
@@ -318,6 +380,8 @@ def remote_engine(args: argparse.Namespace):
         piper_params=args.noise_scale is not None
         or args.noise_w is not None
         or bool(args.sentence_silence)
-        or not args.normalize,
+        or not args.normalize
+        or args.timestamps is not None
+        or args.ssml is not None,
     )
     return RemoteEngine(settings)

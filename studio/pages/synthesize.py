@@ -14,6 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QCheckBox,
     QFormLayout,
     QLabel,
     QPlainTextEdit,
@@ -24,8 +25,8 @@ from PySide6.QtWidgets import (
 
 from engines.base import AudioChunk, SynthesisOptions
 from engines.cleaning import clean_text
-from engines.frontend import normalize
 from engines.frontend.lexicon import LexiconError, voice_lexicon
+from engines.frontend.markup import MarkupError, is_ssml, parse_markup, said
 from engines.output_device import PlaybackStopped
 from engines.phonemes import language_of
 from engines.voice import Voice
@@ -43,6 +44,7 @@ from studio.widgets.ticking import TickingStatus
 from studio.widgets.voice_picker import VoicePicker
 from studio.widgets.voice_settings import VoiceSettings
 from studio.widgets.waveform import WaveformView
+from studio.widgets.word_highlight import WordHighlight
 from studio.workers import Task
 
 READS_DELAY_MS = 250
@@ -100,6 +102,17 @@ class SynthesizePage(QWidget):
         self.text_edit.setTabChangesFocus(True)  # Tab / Shift+Tab move on; Ctrl+Tab types a tab character
         tab = QShortcut(QKeySequence("Ctrl+Tab"), self.text_edit, lambda: self.text_edit.insertPlainText("\t"))
         tab.setContext(Qt.ShortcutContext.WidgetShortcut)
+        self.ssml_box = QCheckBox("SSML")
+        """Read the text as SSML. It follows the text (checked when it comes to start with ``<speak>``, unchecked
+        when it no longer does); checked by hand, SSML without ``<speak>``; unchecked, markup read as written."""
+        self.ssml_box.setToolTip(
+            "Read the text as SSML (<break>, <prosody rate>, <say-as>, <sub>, <phoneme>…; <speak> optional). "
+            "Checked by itself when the text starts with <speak>; uncheck it to hear the tags read as written. "
+            "Inline [pause:1s] and [rate:1.2] tags count either way."
+        )
+        self._looked_ssml = False
+        """Whether the text started with ``<speak>`` when last looked at (the box follows a change of it)."""
+        self.text_edit.textChanged.connect(self._follow_text)
         self.reads = QLabel()
         """The text as the chosen voice will say it (``engines.frontend``), shown where that differs from it."""
         self.reads.setWordWrap(True)
@@ -108,6 +121,9 @@ class SynthesizePage(QWidget):
         self._reads_timer = QTimer(self, singleShot=True, interval=READS_DELAY_MS)
         self._reads_timer.timeout.connect(self.show_reads)
         self.text_edit.textChanged.connect(self._reads_timer.start)
+        self.ssml_box.toggled.connect(self._reads_timer.start)
+        self.highlight = WordHighlight(self.text_edit)
+        """The word being heard, highlighted in the text box while a spoken line plays."""
 
         self.bar = bar = SpeakBar(self.state.workspace.save_folders)
         self.bar.speak.connect(self.speak)
@@ -147,7 +163,14 @@ class SynthesizePage(QWidget):
         left, right = _Column(), QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.addLayout(top)
-        column = ((self.text_edit, 1), (self.reads, 0), (self.bar, 0), (self.notice, 0), (self.waveform, 1))
+        column = (
+            (self.text_edit, 1),
+            (self.ssml_box, 0),
+            (self.reads, 0),
+            (self.bar, 0),
+            (self.notice, 0),
+            (self.waveform, 1),
+        )
         for widget, stretch in column:
             left_layout.addWidget(widget, stretch)
         right.setMinimumWidth(340)
@@ -164,6 +187,7 @@ class SynthesizePage(QWidget):
         splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
+        QWidget.setTabOrder(self.save_button, self.ssml_box)  # one Tab from the text box is still Speak
 
     # --- voices ---------------------------------------------------------
     @property
@@ -222,12 +246,16 @@ class SynthesizePage(QWidget):
             "an .onnx voice goes back to it)."
         )
 
-    def restore(self, voice_path: str | None, engine: str | None, text: str | None = None) -> None:
+    def restore(
+        self, voice_path: str | None, engine: str | None, text: str | None = None, ssml: bool | None = None
+    ) -> None:
         """Choose the voice of model file ``voice_path`` (when the library has it) and the ``engine`` kind (when
-        offered), and put ``text`` in the text box (``None``: the default line stays): what the settings kept from
-        the last session."""
+        offered), put ``text`` in the text box (``None``: the default line stays) and set the SSML box (``None``:
+        as the text says): what the settings kept from the last session."""
         if text is not None:
             self.text_edit.setPlainText(text)
+        if ssml is not None:
+            self.ssml_box.setChecked(ssml)
         voice = self.state.library.find(voice_path) if voice_path else None
         if voice is not None:
             self.voice_box.setCurrentIndex(self.voices().index(voice))
@@ -239,8 +267,21 @@ class SynthesizePage(QWidget):
         speaker is the remote panel's voice)."""
         length_scale, noise_scale, noise_w = self.settings.values()
         return SynthesisOptions(
-            speaker=self.speakers.speaker(), length_scale=length_scale, noise_scale=noise_scale, noise_w=noise_w
+            speaker=self.speakers.speaker(),
+            length_scale=length_scale,
+            noise_scale=noise_scale,
+            noise_w=noise_w,
+            timestamps=True,  # the word heard is highlighted (WordHighlight)
+            ssml=self.ssml_box.isChecked(),
         )
+
+    def _follow_text(self) -> None:
+        """Check the SSML box when the text comes to start with ``<speak>``, uncheck it when it no longer does (a
+        choice made by hand stays until then)."""
+        looks = is_ssml(self.text_edit.toPlainText())
+        if looks != self._looked_ssml:
+            self._looked_ssml = looks
+            self.ssml_box.setChecked(looks)
 
     def engine_kind(self) -> str:
         """The chosen engine: ``onnx``, ``torch`` or ``remote``."""
@@ -257,11 +298,23 @@ class SynthesizePage(QWidget):
 
     def show_reads(self) -> None:
         """Say under the text box how the chosen local voice will read the text where its text front end reads it
-        otherwise than written (``$3.50``: "Reads: three dollars and fifty cents"), with any ambiguous form in the
-        tooltip; hidden where it reads as written, and for a remote engine (its server normalizes for its own
-        voice)."""
-        text = clean_text(self.text_edit.toPlainText())
-        if self.engine_kind() == "remote" or not len(self.state.library) or not text:
+        otherwise than written (``$3.50``: "Reads: three dollars and fifty cents"; the voice's lexicon words as its
+        entries; markup: its speech, a pause as ``[1 s]``), with any ambiguous form in the tooltip; hidden where it
+        reads as written, and for a remote engine (its server normalizes for its own voice). Malformed markup is
+        said there for every engine."""
+        ssml = self.ssml_box.isChecked()
+        text = clean_text(self.text_edit.toPlainText(), ssml=ssml)
+        if not len(self.state.library) or not text.strip():
+            self.reads.hide()
+            return
+        try:
+            parts = parse_markup(text, ssml)
+        except MarkupError as exc:
+            self.reads.setText(str(exc))
+            self.reads.setToolTip("")
+            self.reads.show()
+            return
+        if self.engine_kind() == "remote":
             self.reads.hide()
             return
         try:
@@ -269,9 +322,9 @@ class SynthesizePage(QWidget):
         except LexiconError as exc:  # said once, here; speaking says it again
             self.show_notice(str(exc), "lexicon")
             lexicon = None
-        found = normalize(text, language_of(self.voice.config), lexicon)
-        said = found.text if len(found.text) <= READS_CHARS else found.text[:READS_CHARS] + "…"
-        self.reads.setText(f"Reads: {said}")
+        found = said(parts, language_of(self.voice.config), pauses=True, lexicon=lexicon)
+        shown = found.text if len(found.text) <= READS_CHARS else found.text[:READS_CHARS] + "…"
+        self.reads.setText(f"Reads: {shown}")
         self.reads.setToolTip("\n".join(a.describe() for a in found.ambiguous))
         self.reads.setVisible(found.text != text)
 
@@ -328,20 +381,28 @@ class SynthesizePage(QWidget):
         """Speak ``text`` (default: the text box's content); returns the running task (``None`` if nothing to say).
 
         An engine that is not loaded yet loads first, said in the status ("Loading torch engine…", with the
-        seconds), and its load time is shown apart from time to first audio.
+        seconds), and its load time is shown apart from time to first audio. Malformed markup is said in the status
+        line, naming where, and nothing is spoken.
         """
         text = self.text_edit.toPlainText() if text is None else text
         if not text.strip():
             self.show_notice("Nothing to say: type a line first.", "line")
             return None
-        self.stop()
         voice, options, kind = self.voice, self.options(), self.engine_kind()
+        cleaned = clean_text(text, ssml=options.ssml)
+        try:
+            parse_markup(cleaned, options.ssml)  # malformed markup is said, never read aloud (nor sent)
+        except MarkupError as exc:
+            self.status.setText(str(exc))
+            self.message.emit(str(exc))
+            return None
+        self.stop()
         try:
             make_engine, name = self.engines.maker(voice)
         except ValueError as exc:
             self.remote_panel.show_error(str(exc))
             return None
-        spoken = text if kind == "remote" else clean_text(text)  # a server cleans its own input
+        spoken = text if kind == "remote" else cleaned  # a server cleans its own input
         self._take = Take(text, name, kind)
         self.bar.show_line(None)  # Save WAV saves the line on screen: none until this one is finished
         self.waveform.clear_audio(voice.sample_rate)
@@ -353,9 +414,10 @@ class SynthesizePage(QWidget):
         else:
             self.waiting.stop()
             self.status.setText("Speaking…")
-        task, _ = self._lines.task(
+        task, speaking = self._lines.task(
             lambda s, cancel: load_and_speak(make_engine, loading, spoken, options, s, cancel), then=self._on_spoken
         )
+        self.highlight.follow(self._take.timeline, speaking.heard_s)
         task.partial.connect(self._on_partial)
         server = self.remote_panel.generation if kind == "remote" else None
         task.failed.connect(lambda exc: self._on_failed(exc, name, server))
@@ -424,6 +486,7 @@ class SynthesizePage(QWidget):
         cancel = self._lines.speaking.cancel
         stopped = cancel is not None and cancel.is_set()
         line = self._take.line(stopped=stopped)
+        self.highlight.stop()
         if stopped:
             self.status.setText(f"Stopped after {line.seconds:.1f} s of audio" if line else "Stopped before any audio")
         if line is None:
@@ -441,6 +504,7 @@ class SynthesizePage(QWidget):
             self.waiting.stop()
             self.status.setText("Stopped")
         self._lines.stop()
+        self.highlight.stop()
 
     def is_speaking(self) -> bool:
         """True from Speak until the line has been played (and handled here) or stopped."""

@@ -174,11 +174,14 @@ FIX_WORDS = (
 
 def summary(new_edits: Mapping[str, list[str]]) -> str:
     """What a run of fixes changed, with counts: ``{clip id: the edits it just got}`` ->
-    "Fixed 2 clips: 2 normalized (gain -4.1 to +2.0 dB), 1 resampled (44,100 → 22,050 Hz); 1 unchanged".
+    "Fixed 2 clips: 2 normalized (gain -4.1 to +2.0 dB), 1 resampled (44,100 → 22,050 Hz); 1 unchanged";
+    "Nothing to fix: 2 clips needed no change" where none changed.
     """
     from engines.words import count
 
     changed = {i: edits for i, edits in new_edits.items() if edits}
+    if new_edits and not changed:  # a trim of clips without silence to cut, say
+        return f"Nothing to fix: {count(len(new_edits), 'clip')} needed no change"
     parts = []
     for prefix, word in FIX_WORDS:
         hits = [e for edits in changed.values() for e in edits if e.startswith(prefix)]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engines.errors import VoiceStudioError
+from engines.frontend.markup import heard, parse_markup, said
 from engines.imports import importing, librosa_ready
 
 RATE = 16000
@@ -232,10 +233,15 @@ def speaking_rate(phoneme_count: int, seconds: float) -> float:
 
 
 def count_phonemes(phonemizer, text: str) -> int:
-    """Phonemes in ``text`` as a voice's ``engines.phonemes.Phonemizer`` says it (normalized first, as every engine
-    speaks it: "2 kg" counts the phonemes of "two kilograms"; no spaces, punctuation, stress, length)."""
-    said = phonemizer.normalize(text).text
-    return sum(1 for sentence in phonemizer.phonemize(said) for p in sentence if p not in _NOT_PHONEMES)
+    """Phonemes in ``text`` as a voice's ``engines.phonemes.Phonemizer`` says it (its markup read and its text
+    normalized first, its lexicon's words as their entries, as every engine speaks it: "2 kg" counts the phonemes
+    of "two kilograms", SSML's tags none; no spaces, punctuation, stress, length).
+
+    Raises:
+        MarkupError: malformed SSML (``engines.frontend.markup``).
+    """
+    spoken = said(parse_markup(text), phonemizer.language, lexicon=phonemizer.lexicon).text
+    return sum(1 for sentence in phonemizer.phonemize(spoken) for p in sentence if p not in _NOT_PHONEMES)
 
 
 def phoneme_rate(phonemizer, text: str, audio: np.ndarray, rate: int, top_db: float = 40.0) -> float:
@@ -284,9 +290,9 @@ def recognizer_label(recognizer) -> str:
 def word_error_rate(audio: np.ndarray, rate: int, text: str, recognizer=None, language: str = "en") -> float:
     """Word error rate of ``recognizer`` (default :func:`wer_recognizer`) on ``audio`` (float32 ``[N]`` at ``rate``).
 
-    Both ``text`` and the transcript go through the same normalization (``trainer.evaluate.wer_text.normalize``:
-    numbers, units, abbreviations, case and punctuation) before ``jiwer.wer``; 0 is perfect, 1 is every word wrong
-    (more is possible with insertions).
+    Both ``text`` (its words as heard, markup left out: ``engines.frontend.markup.heard``) and the transcript go
+    through the same normalization (``trainer.evaluate.wer_text.normalize``: numbers, units, abbreviations, case
+    and punctuation) before ``jiwer.wer``; 0 is perfect, 1 is every word wrong (more is possible with insertions).
 
     Raises:
         MeasureError: ``text`` has no words or the audio is empty.
@@ -298,7 +304,7 @@ def word_error_rate(audio: np.ndarray, rate: int, text: str, recognizer=None, la
 
     from trainer.evaluate.wer_text import join_compounds, normalize
 
-    reference = normalize(text, language)
+    reference = normalize(heard(text), language)
     if not reference:
         raise MeasureError(f"the reference text has no words: {text!r}")
     samples = _at_rate(audio, rate, "the").astype(np.float32)

@@ -24,6 +24,7 @@ from engines.base import Engine, EngineError, SynthesisOptions, VoiceError
 from engines.cleaning import clean_text
 from engines.errors import VoiceStudioError
 from engines.files import atomic_path, sha256_file
+from engines.frontend import markup
 from engines.frontend.lexicon import voice_lexicon
 from engines.imports import importing
 from engines.pool import EnginePool
@@ -169,6 +170,8 @@ def cache_key(candidate: Candidate, text: str, settings: RenderSettings) -> str:
     lexicon = voice_lexicon(candidate.model_path)
     if lexicon:  # a voice without one keeps the key renders made before lexicons had
         fields["lexicon"] = lexicon.digest
+    if markup.has_markup(text):  # read as markup since markup.VERSION (before it, its tags were read aloud)
+        fields["markup"] = markup.VERSION
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
 
 
