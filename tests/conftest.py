@@ -192,6 +192,20 @@ def shown_window(qtbot, runs: Path, area: str, size: tuple[int, int] = (1024, 64
     return window
 
 
+SAME_SPEECH_DB = 40.0
+"""Least SNR of two renders of one text by one path taken for the same speech: a local engine streams a sentence
+in chunks sized by the machine's measured speed, and a loaded machine cuts them elsewhere, which moves the
+decoder's seams by up to 1e-3 (about 60 dB under the speech); another text, voice or setting is far below."""
+
+
+def assert_same_speech(got: np.ndarray, expected: np.ndarray) -> None:
+    """``got`` is ``expected``'s speech: the same number of samples and within ``SAME_SPEECH_DB``."""
+    from engines.audio import snr_db
+
+    assert len(got) == len(expected), (len(got), len(expected))
+    assert snr_db(expected, got) >= SAME_SPEECH_DB, snr_db(expected, got)
+
+
 def save_dialog(monkeypatch, module, chosen: Path | str = "") -> list[str]:
     """Replace ``module.QFileDialog.getSaveFileName`` with one that answers ``chosen`` (``""``: cancelled) and
     returns the list of the start paths it was asked with, in order (where a save dialog starts, and its name)."""

@@ -16,11 +16,14 @@ HELD_OUT = 10
 
 @pytest.fixture(scope="module")
 def speak(joe):
-    """Speak a text with the default voice, noise 0: float32 [N] at joe.sample_rate."""
+    """Speak a text with the default voice, noise 0: float32 [N] at joe.sample_rate; chunked by the sentence alone
+    (not by the machine's speed), so a loaded machine gets the same samples (WORLD's F0 of a render whose decoder
+    seams moved changed the semitone test's gap by 15%)."""
     from engines.base import SynthesisOptions
     from engines.registry import create_engine
+    from engines.stream_plan import ChunkPlan
 
-    engine = create_engine("onnx", joe)
+    engine = create_engine("onnx", joe, plan=ChunkPlan(adaptive=False))
 
     def say(text: str) -> np.ndarray:
         options = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
