@@ -206,6 +206,19 @@ def assert_same_speech(got: np.ndarray, expected: np.ndarray) -> None:
     assert snr_db(expected, got) >= SAME_SPEECH_DB, snr_db(expected, got)
 
 
+def synthesize_page(qtbot, voices: list[Path] | None = None, workspace=None):
+    """A Synthesize page for one test on a fresh studio state (``workspace``: its settings) whose library holds
+    the embedded voice, or ``voices``; no engine loaded yet."""
+    from studio.pages.synthesize import SynthesizePage
+    from studio.state import StudioState
+
+    state = StudioState() if workspace is None else StudioState(workspace=workspace)
+    state.library.load() if voices is None else state.library.load(voices)
+    page = SynthesizePage(state)
+    qtbot.addWidget(page)
+    return page
+
+
 def save_dialog(monkeypatch, module, chosen: Path | str = "") -> list[str]:
     """Replace ``module.QFileDialog.getSaveFileName`` with one that answers ``chosen`` (``""``: cancelled) and
     returns the list of the start paths it was asked with, in order (where a save dialog starts, and its name)."""

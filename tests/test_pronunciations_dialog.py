@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import synthesize_page
 
 from engines.frontend.lexicon import HEADER, read_lexicon, voice_lexicon_path
 
@@ -62,13 +63,7 @@ def test_a_bad_row_is_not_saved_and_a_bad_file_is_not_overwritten(qtbot, model):
 def test_hear_speaks_the_entry_on_the_page_and_reads_shows_it(qtbot, model):
     """On the page, Hear speaks the chosen row's "says as" (a line in History), and once saved and closed the
     "Reads:" line says the word as the entry does."""
-    from studio.pages.synthesize import SynthesizePage
-    from studio.state import StudioState
-
-    state = StudioState()
-    state.library.load()
-    page = SynthesizePage(state)
-    qtbot.addWidget(page)
+    page = synthesize_page(qtbot)
     assert page.add_voice_files([model]) and page.voice.model_path == model
     dialog = page.edit_pronunciations()
     dialog.add_row("Nguyen", "win")

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soxr
+from conftest import synthesize_page
 from sound_device_fakes import FakeDevice
 
 from engines.audio import concat, rms_db
@@ -187,14 +188,7 @@ def _speak(page, qtbot, text: str):
 
 def _synthesize_page(qtbot):
     """A Synthesize page on the embedded voice."""
-    from studio.pages.synthesize import SynthesizePage
-    from studio.state import StudioState
-
-    state = StudioState()
-    state.library.load()
-    page = SynthesizePage(state)
-    qtbot.addWidget(page)
-    return page
+    return synthesize_page(qtbot)
 
 
 def _compare_page(qtbot):

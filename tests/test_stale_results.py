@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import synthesize_page
 
 pytestmark = pytest.mark.gui
 
@@ -182,16 +183,11 @@ def test_train_dataset_follows_the_dataset_page_until_the_user_sets_one(qtbot, t
 @pytest.fixture
 def synth(qtbot, tmp_path, joe):
     """A Synthesize page listing joe and "broken": joe's config beside a model that is no ONNX graph."""
-    from studio.pages.synthesize import SynthesizePage
-    from studio.state import StudioState
 
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not an onnx graph")
     shutil.copy(f"{joe.model_path}.json", tmp_path / "broken.onnx.json")
-    state = StudioState()
-    state.library.load([broken])
-    page = SynthesizePage(state)
-    qtbot.addWidget(page)
+    page = synthesize_page(qtbot, [broken])
     assert page.voice_names()[-1] == "broken"
     yield page
     page.stop()

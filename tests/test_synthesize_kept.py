@@ -10,7 +10,7 @@ import shutil
 
 import numpy as np
 import pytest
-from conftest import save_dialog
+from conftest import save_dialog, synthesize_page
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -216,16 +216,11 @@ def test_an_exported_voice_keeps_the_speed_set_and_says_so(windows, tmp_path, jo
 
 def test_the_speaker_chosen_stays_when_another_voice_has_it(qtbot, trio_voice, tmp_path):
     """Speaker cleo of a 3-speaker voice, then another voice of the same speakers: cleo is still chosen."""
-    from studio.pages.synthesize import SynthesizePage
-    from studio.state import StudioState
 
     other = tmp_path / "en_US-trio2-low.onnx"
     shutil.copyfile(trio_voice, other)
     shutil.copyfile(f"{trio_voice}.json", f"{other}.json")
-    state = StudioState()
-    state.library.load([trio_voice])
-    page = SynthesizePage(state)
-    qtbot.addWidget(page)
+    page = synthesize_page(qtbot, [trio_voice])
     page.voice_box.setCurrentIndex(page.voice_names().index("en_US-trio-low"))
     page.speaker_box.setCurrentText("cleo")
     page.add_voice_files([other])

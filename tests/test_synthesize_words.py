@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import assert_same_speech
+from conftest import assert_same_speech, synthesize_page
 from PySide6.QtCore import Qt
 
 pytestmark = pytest.mark.gui
@@ -15,13 +15,7 @@ pytestmark = pytest.mark.gui
 @pytest.fixture
 def page(qtbot):
     """A page on a fresh studio state: no engine loaded yet."""
-    from studio.pages.synthesize import SynthesizePage
-    from studio.state import StudioState
-
-    state = StudioState()
-    state.library.load()
-    page = SynthesizePage(state)
-    qtbot.addWidget(page)
+    page = synthesize_page(qtbot)
     yield page
     page.stop()
     qtbot.waitUntil(lambda: not page.is_speaking(), timeout=10_000)

@@ -15,6 +15,7 @@ from itertools import pairwise
 import httpx
 import numpy as np
 import pytest
+from conftest import synthesize_page
 
 from engines.base import SynthesisOptions
 from engines.timing.formats import vtt
@@ -215,14 +216,8 @@ def page(qtbot, monkeypatch):
     file in the tests takes it at once, so nothing would be heard "now")."""
     from sound_device_fakes import FakeDevice
 
-    from studio.pages.synthesize import SynthesizePage
-    from studio.state import StudioState
-
     FakeDevice(realtime=True).install(monkeypatch)
-    state = StudioState()
-    state.library.load()
-    page = SynthesizePage(state)
-    qtbot.addWidget(page)
+    page = synthesize_page(qtbot)
     yield page
     page.stop()
     qtbot.waitUntil(lambda: not page.is_speaking(), timeout=10_000)
