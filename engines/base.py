@@ -64,6 +64,10 @@ class SynthesisOptions:
             finding the words costs about 0.2 ms per word (``engines.timing.words``).
         ssml: read the text as SSML (``True``; ``<speak>`` may be left out), as plain text with inline tags
             (``False``), or as SSML when it starts with ``<speak>`` (``None``): ``engines.frontend.markup``.
+        steady: the same samples however busy the machine is: a sentence's streamed chunks are sized by the
+            sentence alone, not by the buffered audio and the measured speed (``engines.stream_plan``), whose
+            seams moved samples by up to 1e-3 under load. Measurement renders ask for it (what is measured must
+            not depend on the machine's load); live playback does not (it keeps the next chunk ready in time).
     """
 
     speaker: str | int | None = None
@@ -74,6 +78,7 @@ class SynthesisOptions:
     normalize: bool = True
     timestamps: bool = False
     ssml: bool | None = None
+    steady: bool = False
 
     def __post_init__(self) -> None:
         if self.length_scale is not None and not self.length_scale > 0:

@@ -15,7 +15,7 @@ measured cost per frame keeps the next chunk ready before the last one ends.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,11 @@ class ChunkPlan:
     safety: float = 0.8
     margin_s: float = 0.04
     adaptive: bool = True
+
+    def steady(self) -> ChunkPlan:
+        """This plan sized by the sentence alone (``adaptive`` off): the same chunks, so the same samples, on a
+        quiet or a loaded machine."""
+        return replace(self, adaptive=False)
 
     def first(self, total: int, ahead_s: float, cost: FrameCost) -> int:
         """Frames of a sentence's first chunk, given ``ahead_s`` seconds already buffered."""
@@ -99,11 +104,16 @@ class FrameCost:
 
 
 class PlaybackClock:
-    """Audio handed out against wall time: how far a real-time listener is behind."""
+    """Audio handed out against wall time: how far a real-time listener is behind.
 
-    def __init__(self) -> None:
+    ``steady``: the request wants the same samples however busy the machine is, so its chunks are sized by the
+    sentence alone (:meth:`ChunkPlan.steady`), never by the buffered audio and the measured speed.
+    """
+
+    def __init__(self, steady: bool = False) -> None:
         self._start: float | None = None
         self._emitted_s = 0.0
+        self.steady = steady
 
     def emitted(self, seconds: float) -> None:
         """Record ``seconds`` of audio handed to the listener now."""
@@ -164,8 +174,10 @@ def stream_chunks(z, hop_length: int, plan: ChunkPlan, clock: PlaybackClock, cos
 
     ``run_decoder(z window) -> audio [(hi - lo) * hop_length]`` (flat, CPU numpy);
     ``ensure(end)`` is called before each window so the frames it reads are ready
-    (see :class:`FlowWindows`). Each chunk keeps only its own samples.
+    (see :class:`FlowWindows`). Each chunk keeps only its own samples. A ``steady`` clock's request is cut by
+    ``plan.steady()``.
     """
+    plan = plan.steady() if clock.steady else plan
     total, context = z.shape[2], plan.decoder_context
     start = 0
     while start < total:

@@ -116,3 +116,31 @@ def test_a_plan_that_is_not_adaptive_ignores_the_clock_and_the_speed():
     slow, fast = FrameCost(decoder_s=0.5), FrameCost(decoder_s=1e-6)
     assert lengths(fixed, busy, slow) == lengths(fixed, idle, fast) == [32, 32, 64, 128, 256, 188]
     assert lengths(ChunkPlan(), idle, fast) != lengths(ChunkPlan(), busy, slow)
+
+
+def test_a_steady_request_gives_the_same_samples_on_a_loaded_machine(joe, monkeypatch):
+    """``steady``: the same samples when each decoder call takes 60 ms more (a loaded machine) as on a quiet one;
+    without it the chunks follow the measured speed and the samples move (what measurement renders avoid)."""
+    import time
+
+    from engines.registry import create_engine
+    from trainer.evaluate.render import RenderSettings
+
+    engine = create_engine("onnx", joe)
+
+    def said(steady: bool) -> np.ndarray:
+        options = SynthesisOptions(noise_scale=0.0, noise_w=0.0, steady=steady)
+        return np.concatenate([c.audio for c in engine.synthesize(SENTENCE, options)])
+
+    quiet = {steady: said(steady) for steady in (True, False)}
+    run = engine._decoder.run
+
+    def loaded(*args, **kwargs):
+        time.sleep(0.06)
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(engine._decoder, "run", loaded)
+    assert np.array_equal(said(True), quiet[True])
+    busy = said(False)
+    assert len(busy) == len(quiet[False]) and not np.array_equal(busy, quiet[False])
+    assert RenderSettings().options().steady  # Compare, the leaderboard and the canary measure steady renders
