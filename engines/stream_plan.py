@@ -39,8 +39,9 @@ class ChunkPlan:
         margin_s: seconds kept back from that budget for scheduling jitter.
         adaptive: size chunks by the listener's buffered audio and the measured speed. False: by the
             sentence and the frames already decoded alone (each chunk as long as those), so a request
-            gives the same samples however busy the machine is; the speech server uses this, as it
-            cannot see its clients' clocks.
+            gives the same samples however busy the machine is; a ``steady`` request
+            (``SynthesisOptions.steady``: the speech server's, which cannot see its clients' clocks, and
+            measurement renders) is cut by :meth:`steady`, this plan with it off.
     """
 
     whole_below: int = 128

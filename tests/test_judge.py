@@ -21,12 +21,11 @@ def speak(joe):
     seams moved changed the semitone test's gap by 15%)."""
     from engines.base import SynthesisOptions
     from engines.registry import create_engine
-    from engines.stream_plan import ChunkPlan
 
-    engine = create_engine("onnx", joe, plan=ChunkPlan(adaptive=False))
+    engine = create_engine("onnx", joe)
 
     def say(text: str) -> np.ndarray:
-        options = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
+        options = SynthesisOptions(noise_scale=0.0, noise_w=0.0, steady=True)
         return np.concatenate([c.audio for c in engine.synthesize(text, options)])
 
     return say

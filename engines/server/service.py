@@ -4,11 +4,10 @@ A model is a voice, spoken by the first configured engine, or
 ``ENGINE/VOICE`` for any configured engine (``torch/en_US-joe-medium``).
 Each request runs on one of ``workers`` threads with an engine of its own,
 checked out of the (engine, voice) ``engines.pool.EnginePool`` (engines keep per-request state, so two
-requests never share one). Chunks are sized by the sentence alone
-(``ChunkPlan(adaptive=False)``): the same request gives the same samples however
-busy the server is, streamed or whole. At most ``workers + queue_size`` requests are
-admitted at once; the next is refused (the server answers 503). Audio goes to
-the request's :class:`Job` as it is synthesized; setting ``job.cancel`` (the
+requests never share one). Every request is ``steady`` (``SynthesisOptions``: chunks sized by the
+sentence alone): the same request gives the same samples however busy the server is, streamed or whole.
+At most ``workers + queue_size`` requests are admitted at once; the next is refused (the server answers
+503). Audio goes to the request's :class:`Job` as it is synthesized; setting ``job.cancel`` (the
 client went away) stops the synthesis before its next chunk and frees the worker.
 """
 
@@ -222,6 +221,7 @@ class SpeechService:
             normalize=request.normalize,
             timestamps=request.timestamps,
             ssml=request.ssml,
+            steady=True,
         )
         with self._lock:
             self._jobs.add(job)
@@ -274,12 +274,10 @@ class SpeechService:
             job.put(END)
 
     def _make_engine(self, name: str, voice: Voice):
-        """A new engine for the pool: chunks sized by the sentence alone, plus the engine's configured kwargs."""
+        """A new engine for the pool, made with the engine's configured kwargs."""
         from engines.registry import create_engine
-        from engines.stream_plan import ChunkPlan
 
-        kwargs = {"plan": ChunkPlan(adaptive=False), **self.config.engine_kwargs.get(name, {})}
-        return create_engine(name, voice, **kwargs)
+        return create_engine(name, voice, **self.config.engine_kwargs.get(name, {}))
 
     def warm_up(self) -> None:
         """Create one engine per engine and voice and speak a word with it, so no request pays the loading time
