@@ -95,8 +95,8 @@ class LocalEngine:
         options = options or SynthesisOptions()
         self.phonemizer.lexicon = self.lexicon_file.current().merged(self.added_lexicon)  # edited since: applies now
         parts = parse_markup(text, options.ssml)
-        stream = _Stream(self.sample_rate, round(options.sentence_silence * self.sample_rate))
-        stream.clock.steady = options.steady
+        silence = round(options.sentence_silence * self.sample_rate)
+        stream = _Stream(self.sample_rate, silence, clock=PlaybackClock(steady=options.steady))
         if options.timestamps:
             located = None if reads_as_ssml(text, options.ssml) else text
             stream.words = WordTracker(located, self.phonemizer.phonemize)
