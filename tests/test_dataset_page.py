@@ -75,13 +75,14 @@ def test_text_edit_preview_and_split(page, qtbot):
     assert "phoneme_ids" in old
     editor.text.clear()
     qtbot.keyClicks(editor.text, "queen of hearts")
-    qtbot.waitUntil(lambda: editor.phonemes.text() != old and "phoneme_ids" in editor.phonemes.text(), timeout=2000)
+    # a 150 ms debounce, then the phonemizer: a loaded machine gets slack (the timeout is waited only on failure)
+    qtbot.waitUntil(lambda: editor.phonemes.text() != old and "phoneme_ids" in editor.phonemes.text(), timeout=10_000)
     assert "kwˈiːn" in editor.phonemes.text() and "Reads" not in editor.phonemes.text()
     qtbot.keyClicks(editor.text, " x 2")  # the text as spoken comes first where the front end reads it otherwise
-    qtbot.waitUntil(lambda: editor.phonemes.text().startswith('Reads "queen of hearts x two":'), timeout=2000)
+    qtbot.waitUntil(lambda: editor.phonemes.text().startswith('Reads "queen of hearts x two":'), timeout=10_000)
     for _ in range(4):
         qtbot.keyClick(editor.text, Qt.Key.Key_Backspace)
-    qtbot.waitUntil(lambda: "Reads" not in editor.phonemes.text(), timeout=2000)
+    qtbot.waitUntil(lambda: "Reads" not in editor.phonemes.text(), timeout=10_000)
     qtbot.keyClick(editor.text, Qt.Key.Key_Return)
     _wait(qtbot, page)
     assert page.project().clips["003"].text == "queen of hearts"
@@ -333,16 +334,23 @@ def test_closing_the_window_cancels_the_import_and_keeps_what_was_measured(qtbot
 
 
 def test_closing_the_page_cancels_a_fix_in_progress(page, qtbot, tmp_path):
-    """The sibling: a Fix job (resample + trim + normalize) is cancelled the same way, its finished clips kept."""
-    import time
+    """The sibling: a Fix job (resample + trim + normalize) is cancelled the same way, its finished clips kept:
+    the jobs in flight (one a worker) finish, no other starts. Counted in clips, not timed (a loaded machine)."""
+    import re
+
+    from trainer.dataset.workers import worker_count
 
     page.select(list(page.project().clips))
     task = page.fix_selected(trim=True, normalize=True, resample=True)
-    started = time.monotonic()
-    page.shutdown()
-    assert time.monotonic() - started < 3.0 and not task.is_running() and task.state.is_cancelled()
+    page.shutdown()  # waits for the job at most CLOSE_WAIT_S
+    assert not task.is_running() and task.state.is_cancelled()
     qtbot.waitUntil(lambda: not page.is_busy(), timeout=10_000)
-    assert page.hint.text().startswith("Fixes cancelled: ") or page.hint.text().startswith("Cancel came after")
+    in_flight = worker_count(None, 5)
+    fixed = re.match(r"Fixes cancelled: (\d+) of 5 clips fixed", page.hint.text())
+    if fixed is None:  # every clip was in flight at the cancel: nothing was left to stop
+        assert in_flight >= 5 and page.hint.text().startswith("Cancel came after"), page.hint.text()
+    else:
+        assert int(fixed[1]) <= in_flight, page.hint.text()
 
 
 def test_a_cancel_after_the_work_finished_is_said(qtbot, tmp_path):
@@ -427,7 +435,7 @@ def test_a_voice_config_that_cannot_phonemize_is_said_and_typed_text_is_kept(pag
     page.message.connect(messages.append)
     page.editor.text.clear()
     qtbot.keyClicks(page.editor.text, "queen of hearts")
-    qtbot.waitUntil(lambda: "No phoneme preview" in page.editor.phonemes.text(), timeout=2000)
+    qtbot.waitUntil(lambda: "No phoneme preview" in page.editor.phonemes.text(), timeout=10_000)
     assert "espeak.voice" in page.editor.phonemes.text()
     page.confirm_current("003")
     qtbot.keyClick(page.editor.text, Qt.Key.Key_Return)

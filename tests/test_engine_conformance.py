@@ -48,3 +48,8 @@ class TestRemoteEngine(EngineConformance):
         engine = RemoteEngine(settings)
         yield engine
         engine.close()
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def served(cls, speech_server):
+        return lambda: speech_server.health()["requests"]

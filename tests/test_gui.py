@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 import soundfile
 from conftest import close_window
-from PySide6.QtCore import QElapsedTimer, QMimeData, QPointF, Qt, QTimer, QUrl
+from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent
 
 from engines.audio import rms_db
@@ -81,18 +82,26 @@ def test_speak_plays_the_line_through_the_device(page, qtbot, capture):
     assert page.history.count() >= 1
 
 
-def test_stop_mid_line_stops_within_200_ms(page, qtbot, capture):
-    """Stop during a long line: the device is released and nothing more is played within 200 ms."""
+def test_stop_mid_line_stops_within_one_block(page, qtbot, capture, monkeypatch):
+    """Stop during a long line, on a device that plays in real time: after Stop the device is given at most the
+    block it was being given (1,024 samples, 46 ms of sound), then released, and nothing more is played.
+
+    Counted in samples, not seconds: a loaded machine may not run the player thread for a while after Stop, but
+    what it then writes is what the code decides.
+    """
+    from sound_device_fakes import FakeDevice
+
+    FakeDevice(realtime=True).install(monkeypatch)  # ALSA's capture file takes audio at once: nothing would be left
     page.text_edit.setPlainText(LONG_TEXT)
     page.speak()
     qtbot.waitUntil(lambda: page.waveform.points > 0, timeout=20_000)
     playback_ready = lambda: page._lines.speaking.playback is not None  # noqa: E731
     qtbot.waitUntil(playback_ready, timeout=5_000)
     playback = page._lines.speaking.playback
-    started = time.perf_counter()
     qtbot.mouseClick(page.stop_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: playback.finished, timeout=1_000)
-    assert time.perf_counter() - started < 0.2
+    given_at_stop = playback.played_samples  # read after the click: the abort is set by now
+    qtbot.waitUntil(lambda: playback.finished, timeout=10_000)  # the device released (a loaded machine: slack)
+    assert playback.played_samples - given_at_stop <= BLOCK
     played = len(capture.samples())
     qtbot.wait(400)
     assert len(capture.samples()) == played
@@ -101,25 +110,45 @@ def test_stop_mid_line_stops_within_200_ms(page, qtbot, capture):
     assert played / 22050 < full_length_s
 
 
-def test_ui_never_stalls_while_synthesizing(page, qtbot):
-    """A 10 ms heartbeat timer keeps ticking (no gap over 100 ms) while a paragraph is synthesized."""
-    gaps, clock = [], QElapsedTimer()
-    clock.start()
-    last = [clock.elapsed()]
+def _main_thread_work_between_beats(run) -> list[float]:
+    """Milliseconds of main-thread CPU (``time.thread_time``) between the beats of a 10 ms heartbeat timer while
+    ``run()`` drives the page: how long the GUI thread itself worked without returning to its event loop.
 
-    def beat():
-        now = clock.elapsed()
-        gaps.append(now - last[0])
+    Thread CPU time, not wall time: a loaded machine that does not schedule the GUI thread for 120 ms adds
+    nothing here (that failed CI on wall gaps), while synthesis, phonemization or drawing run on the GUI thread
+    count in full however busy the machine is. The objects the test process made before are frozen
+    (``gc.freeze``): a full collection of them (about 0.1 s with torch loaded) is the suite's, not the page's.
+    """
+    work_ms: list[float] = []
+    last = [time.thread_time()]
+
+    def beat() -> None:
+        now = time.thread_time()
+        work_ms.append(1000 * (now - last[0]))
         last[0] = now
 
     heartbeat = QTimer()
     heartbeat.setInterval(10)
     heartbeat.timeout.connect(beat)
+    gc.freeze()
     heartbeat.start()
-    _speak_and_wait(page, qtbot, LONG_TEXT)
-    heartbeat.stop()
-    assert len(gaps) > 50
-    assert max(gaps) < 100, f"UI stalled {max(gaps)} ms; gaps over 30 ms: {[g for g in gaps if g > 30]}"
+    try:
+        run()
+    finally:
+        heartbeat.stop()
+        gc.unfreeze()
+    beat()  # the work after the last beat counts too
+    return work_ms
+
+
+def test_ui_never_stalls_while_synthesizing(page, qtbot):
+    """While a paragraph is synthesized and played, the GUI thread never works 100 ms of CPU between two beats of
+    a 10 ms heartbeat (it did when synthesis ran on it: one gap as long as the paragraph's synthesis)."""
+    work_ms = _main_thread_work_between_beats(lambda: _speak_and_wait(page, qtbot, LONG_TEXT))
+    assert page.last_line is not None and page.last_line.seconds > 5  # the paragraph was spoken in full
+    slow = [round(ms) for ms in work_ms if ms > 30]
+    assert max(work_ms) < 100, f"the GUI thread worked {max(work_ms):.0f} ms between beats; over 30 ms: {slow}"
+    assert len(work_ms) > 10  # the loop kept turning while the paragraph played (about 100 beats unloaded)
 
 
 def test_empty_text_says_so(page, qtbot):

@@ -119,38 +119,45 @@ def test_eight_concurrent_clients_each_get_their_own_audio(speech_server):
     assert np.corrcoef(*lengths)[0, 1] > 0.9
 
 
+def idle(server: SpeechServer, timeout_s: float = 60.0) -> dict:
+    """``server``'s health once no request is being synthesized (``active`` 0), polled; the wait is generous (a
+    loaded machine may run the server late), what the test asserts is what the server counted."""
+    deadline = time.monotonic() + timeout_s
+    health = server.health()
+    while health["active"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+        health = server.health()
+    assert health["active"] == 0, health
+    return health
+
+
 def test_a_client_that_disconnects_stops_its_synthesis(speech_server):
-    """After the first chunk of 40 sentences the client goes: within 1 s the server stops and is free again."""
+    """After the first chunk of 40 sentences the client goes: the server stops (it synthesized far fewer than
+    the 40) and is free again (the next request is answered, and nothing more of the first is synthesized)."""
     body = {"model": "en_US-joe-medium", "input": FORTY_SENTENCES, "response_format": "pcm"}
+    before = idle(speech_server)["sentences"]
     with httpx.Client(timeout=30) as client:
         with client.stream("POST", f"{speech_server.url}/v1/audio/speech", json=body) as response:
             next(response.iter_raw())
-    time.sleep(1.0)
-    settled = speech_server.health()
-    time.sleep(1.0)
-    later = speech_server.health()
-    assert later["sentences"] == settled["sentences"]
-    assert later["active"] == 0
-    start = time.perf_counter()
+    settled = idle(speech_server)["sentences"]
+    assert settled - before < 20, settled - before  # counted, not timed: a loaded machine makes it fewer
     with httpx.Client(timeout=30) as client:
-        with client.stream("POST", f"{speech_server.url}/v1/audio/speech", json={**body, "input": "Next."}) as r:
-            next(r.iter_raw())
-    assert time.perf_counter() - start < 1.0
+        answer = client.post(f"{speech_server.url}/v1/audio/speech", json={**body, "input": "Next."})
+    assert answer.status_code == 200 and len(answer.content) > 0
+    assert idle(speech_server)["sentences"] == settled + 1
 
 
 def test_cancelling_the_remote_engine_closes_the_connection(speech_server):
-    """Setting cancel mid-stream ends the generator at once, and the server stops synthesizing."""
+    """Setting cancel mid-stream ends the generator (at most the chunk in flight follows), and the server stops
+    synthesizing: it synthesized far fewer than the 40 sentences (counted, not timed)."""
     engine, cancel = remote(speech_server, response_format="pcm"), threading.Event()
+    before = idle(speech_server)["sentences"]
     stream = engine.synthesize(FORTY_SENTENCES, DETERMINISTIC, cancel)
     next(stream)
     cancel.set()
-    start = time.perf_counter()
     rest = list(stream)
-    assert time.perf_counter() - start < 0.5 and len(rest) <= 1
-    deadline = time.monotonic() + 2
-    while speech_server.health()["active"] and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert speech_server.health()["active"] == 0
+    assert len(rest) <= 1
+    assert idle(speech_server)["sentences"] - before < 20
 
 
 @pytest.mark.parametrize(
@@ -344,8 +351,8 @@ def test_cancel_wakes_a_read_blocked_on_a_silent_server():
     threading.Timer(0.2, cancel.set).start()
     start = time.perf_counter()
     assert list(stream) == []
-    assert time.perf_counter() - start < 1.0
-    assert gone.wait(2)
+    assert time.perf_counter() - start < 10  # a third of the 30 s read timeout the bug waited (a loaded machine: slack)
+    assert gone.wait(20)
     listener.close()
 
 
