@@ -84,17 +84,17 @@ def test_training_on_the_gpu_uses_bf16_tf32_and_fused_adamw(tmp_path):
     # may still run the last step while the host validates, so it can pass train_s by part of a step)
     saved = torch.load(run / "last.ckpt", map_location="cpu", weights_only=False)
     fused = [group.get("fused") for state in saved["optimizer_states"] for group in state["param_groups"]]
+    assert len(fused) >= 2 and all(fused)  # every group of both optimizers: torch has fused AdamW on CUDA and CPU
     if CUDA:
         assert start.device.startswith("cuda") and start.precision in ("bf16-mixed", "16-mixed")
         assert torch.backends.cuda.matmul.allow_tf32 and torch.backends.cudnn.allow_tf32
-        assert fused == [True, True]
         assert epoch.max_memory_gib > 0
         assert any(r.kind == "stage" and r.name == "compile" for r in records)  # --compile auto: on CUDA
         print(
             json.dumps({"batch_size": start.batch_size, "max_memory_gib": epoch.max_memory_gib, "step_s": epoch.step_s})
         )
     else:
-        assert start.precision == "32-true" and fused in ([False, False], [None, None])
+        assert start.precision == "32-true"
         assert not any(r.kind == "stage" and r.name == "compile" for r in records)  # --compile auto: off on the CPU
 
 

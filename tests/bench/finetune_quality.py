@@ -14,8 +14,8 @@ Targets (issue 28), at the recommended checkpoint: speaker similarity >= 0.85; W
 DNSMOS OVRL >= joe's - 0.2.
 
 Usage: ``.venv/bin/python tests/bench/finetune_quality.py [--epochs 12] [--clips 240] [--held-out 10]
-[--batch-size 8] [--precision auto] [--device auto] [--inference-lr-scale F] [--set KEY=VALUE ...] [--corpus DIR]
-[--train-only] [--work DIR]``. With
+[--batch-size 8] [--precision auto] [--device auto] [--compile auto] [--inference-lr-scale F] [--set KEY=VALUE ...]
+[--corpus DIR] [--train-only] [--work DIR]``. With
 ``--work DIR`` the dataset, run and renders stay in DIR; a finished run there is scored again without training,
 a stopped one is resumed. ``--train-only`` stops after training and prints each epoch's val_mel, KL and seconds
 (a GPU machine without the scoring packages; score the kept run later with ``--work``).
@@ -52,6 +52,7 @@ def arguments(argv=None) -> argparse.Namespace:
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--precision", default="auto")
     parser.add_argument("--device", default="auto")
+    parser.add_argument("--compile", default="auto", choices=("auto", "on", "off"), help="the run's --compile")
     parser.add_argument(
         "--inference-lr-scale", type=float, help="the inference path's share of the rate (default: the preset's, 0.1)"
     )
@@ -180,6 +181,7 @@ def main(argv=None) -> None:
         batch_size=args.batch_size,
         precision=args.precision,
         device=args.device,
+        compile=args.compile,
         config=tuple(args.set)
         + ((("inference_lr_scale", args.inference_lr_scale),) if args.inference_lr_scale is not None else ()),
     )

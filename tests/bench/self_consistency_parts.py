@@ -36,7 +36,7 @@ class Recipe:
         lines, held_out: lines rendered for training, and held out (excluded from training, scored on).
         noise_scale, noise_w: the renders' noise (piper-tts's defaults: 0.667, 0.8).
         renderer: one of ``RENDERERS``.
-        epochs, batch_size, precision, device, preset: the run's (``trainer.run.options.RunOptions``).
+        epochs, batch_size, precision, device, preset, compile: the run's (``trainer.run.options.RunOptions``).
         config: ``TrainingConfig`` fields set in the run's ``training.json`` on top of the preset's (e.g. a
             smaller recovery budget); ``keep_best`` is always set to ``epochs``, so every epoch's checkpoint stays.
         no_recovery_cache: recover the start's training-only parts again, not from the recovery cache.
@@ -53,6 +53,7 @@ class Recipe:
     precision: str = "auto"
     device: str = "auto"
     preset: str = "medium"
+    compile: str = "auto"
     config: tuple[tuple[str, int | float], ...] = ()
     no_recovery_cache: bool = False
 
@@ -205,6 +206,7 @@ def train(recipe: Recipe, dataset: Path, run: Path) -> Path:
         batch_size=recipe.batch_size,
         precision=recipe.precision,
         device=recipe.device,
+        compile=recipe.compile,
         no_recovery_cache=recipe.no_recovery_cache,
         eval_every=0,  # the bench scores every epoch itself, afterwards
     )

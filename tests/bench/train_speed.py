@@ -8,8 +8,8 @@ with ``voice-studio dataset import`` and ``dataset cache``'s code; stock's Light
 are driven from Python with ``lightning.Trainer`` (not its LightningCLI; what differs and why:
 ``train_speed_stock``), its preprocessing its own. Both sides train and validate on the same utterances
 (our split). The split of each epoch comes from our events file and, for stock, from a timing callback.
-``--sides stock,stock-passive,ours-fp32,ours`` adds ours with ``--precision 32-true`` (where ``auto`` chose
-bf16) and stock with ``OMP_WAIT_POLICY=PASSIVE``, the thread setting
+``--sides stock,stock-passive,ours-fp32,ours-eager,ours`` adds ours with ``--precision 32-true`` (where ``auto``
+chose bf16), ours with ``--compile off`` and stock with ``OMP_WAIT_POLICY=PASSIVE``, the thread setting
 ``voice-studio train`` makes. Targets (issue 18): our epoch time at most 0.6x stock on the CPU and 0.4x
 on a CUDA GPU, with the same or lower val_mel after the same epochs.
 
@@ -174,6 +174,7 @@ def _train_ours(args, out: Path) -> dict:
     command += ["--preset", args.quality, "--epochs", str(args.epochs), "--batch-size", str(args.batch_size)]
     command += ["--device", "cuda" if _cuda(args.device) else "cpu"]
     command += ["--precision", "32-true"] if args.side == "ours-fp32" else []
+    command += ["--compile", "off"] if args.side == "ours-eager" else []
     subprocess.run(command, cwd=ROOT, check=True)
     events = list(read_events(out / "events.jsonl"))
     totals = [e.batches_total for e in events if e.kind == "progress" and e.batches_total]

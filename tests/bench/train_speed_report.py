@@ -11,12 +11,14 @@ SIDES = {
     "stock": "stock",
     "stock-passive": "stock (passive)",
     "ours-fp32": "ours (float32)",
+    "ours-eager": "ours (no compile)",
     "ours": "ours",
 }
 """Each side's column title. ``stock-passive`` is stock run with ``OMP_WAIT_POLICY=PASSIVE`` (what
 ``voice-studio train`` sets, ``trainer.run.hardware.thread_environment``): the code's speed apart from that.
 ``ours-fp32`` is ours with ``--precision 32-true``, where ``auto`` chose bf16 (a CPU with AVX512-BF16
-or AMX, or CUDA)."""
+or AMX, or CUDA). ``ours-eager`` is ours with ``--compile off`` (on CUDA ``auto`` compiles the decoder,
+discriminators and losses: minutes of compiling in the first epoch on a machine with no compile cache)."""
 PARTS = (("train_s", "train"), ("val_s", "validation"), ("preview_s", "previews"), ("checkpoint_s", "checkpoints"))
 
 
