@@ -198,7 +198,7 @@ def test_a_cache_made_by_another_text_front_end_is_out_of_date_and_refused(cards
 
 def test_a_project_lexicon_is_applied_to_the_cache_and_an_edit_marks_it_out_of_date(cards, tmp_path):
     """The project's lexicon.txt says its words in the cache's phoneme_ids; editing it marks the cache out of
-    date on the Dataset page and for a run."""
+    date on the Dataset page and for a run, naming the clips that say a word the edit changed."""
     import json
 
     from engines.frontend import frontend_id
@@ -209,8 +209,10 @@ def test_a_project_lexicon_is_applied_to_the_cache_and_an_edit_marks_it_out_of_d
     before = PreprocessedCache(build_cache(cards, tmp_path / "plain", workers=1))
     lexicon_path = cards.folder / PROJECT_LEXICON
     lexicon_path.write_text("clubs\tspades\n", encoding="utf-8")
+    edited = f"the project's lexicon ({PROJECT_LEXICON}) changed since"
     try:
-        assert cache_status(cards).stale == [f"the project's lexicon ({PROJECT_LEXICON}) changed since"]
+        stale = cache_status(cards).stale
+        assert stale[0] == edited and len(stale) == 2
         assert "+lexicon:" in before.stale_frontend() and "build the cache again" in before.stale_frontend()
         folder = build_cache(cards, tmp_path / "said", workers=1)
         document = json.loads((folder / "cache.json").read_text(encoding="utf-8"))
@@ -219,10 +221,14 @@ def test_a_project_lexicon_is_applied_to_the_cache_and_an_edit_marks_it_out_of_d
         after = PreprocessedCache(folder)
         ids = {u.id: list(after.phoneme_ids(i)) for i, u in enumerate(after.utterances)}
         plain = {u.id: list(before.phoneme_ids(i)) for i, u in enumerate(before.utterances)}
-        changed = {u.id for u in after.utterances if ids[u.id] != plain[u.id]}
-        assert changed == {u.id for u in after.utterances if "clubs" in u.text}
+        changed = sorted(u.id for u in after.utterances if ids[u.id] != plain[u.id])
+        assert changed == sorted(u.id for u in after.utterances if "clubs" in u.text.lower()) and changed
+        said = f"{len(changed)} clip{'s say' if len(changed) > 1 else ' says'} a word it changed ({', '.join(changed)})"
+        assert stale[1] == said  # the clips the first edit changed, named before the cache was built again
         lexicon_path.write_text("clubs\thearts\n", encoding="utf-8")
-        assert cache_status(cards).stale and "build the cache again" in after.stale_frontend()
+        assert cache_status(cards).stale == [edited, said] and "build the cache again" in after.stale_frontend()
+        lexicon_path.write_text("clubs\tspades\nzyzzyva\tzizziva\n", encoding="utf-8")  # a word no clip says
+        assert cache_status(cards).stale == [edited, "no clip says a word it changed"]
     finally:
         lexicon_path.unlink()
 

@@ -48,8 +48,9 @@ def build_cache(
     Texts become phoneme_ids with the project's target voice (its ``phoneme_id_map``), normalized by the text
     front end with the project's lexicon (``engines.frontend.lexicon.PROJECT_LEXICON``) and then as Piper's
     trainer builds them (:func:`training_phoneme_ids`); ``cache.json`` records the front end and the lexicon's
-    digest (``frontend``) and the lexicon's path (``lexicon``), so a cache made with another front end or
-    before a lexicon edit is known to be out of date.
+    digest (``frontend``), the lexicon's path (``lexicon``) and its entries (``lexicon_entries``), so a cache
+    made with another front end or before a lexicon edit is known to be out of date, and which clips the edit
+    changes.
 
     ``progress(done, total)`` (or ``state.progress``) counts clips.
 
@@ -128,6 +129,7 @@ def _write_manifest(
         "phoneme_id_map_sha256": map_digest(config.phoneme_id_map),
         "frontend": frontend_id(language_of(config), lexicon[1]),
         "lexicon": str(lexicon[0].resolve()),
+        "lexicon_entries": {word.lower(): said for word, said in lexicon[1].entries.items()},
         "speakers": sorted({u.speaker for u in utterances if u.speaker}),
         "utterances": [asdict(u) for u in utterances],
     }

@@ -18,7 +18,7 @@ holds the whole dataset in RAM (the page cache) with no per-item file opens.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +90,7 @@ class _Manifest:
     utterances: list[Any]
     frontend: str = ""
     lexicon: str = ""
+    lexicon_entries: dict[str, str] = field(default_factory=dict)  # absent in caches built before 2026-12-04
 
 
 class PreprocessedCache:

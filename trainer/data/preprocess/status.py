@@ -86,15 +86,43 @@ def _why_stale(project, folder: Path) -> list[str]:
         why.append("another voice config")
     elif document.get("frontend", "") != (current := _frontend(project)):
         why.append(_another(document.get("frontend", ""), current))
+        if "lexicon_entries" in document and current is not None and _same_front_end(document["frontend"], current):
+            why.append(_edited_clips(project, document["lexicon_entries"]))
     return why
+
+
+def _same_front_end(built: str, now: str) -> bool:
+    """Whether front end ids ``built`` and ``now`` differ only in their lexicon (the part after ``+lexicon:``,
+    ``engines.frontend.frontend_id``)."""
+    return built.split("+lexicon:")[0] == now.split("+lexicon:")[0]
 
 
 def _another(built: str, now: str | None) -> str:
     """Why texts said with front end id ``built`` are not said so ``now``: another front end, or another
-    project lexicon (the part of the id after ``+lexicon:``, ``engines.frontend.frontend_id``)."""
-    if now is not None and built.split("+lexicon:")[0] == now.split("+lexicon:")[0]:
+    project lexicon."""
+    if now is not None and _same_front_end(built, now):
         return f"the project's lexicon ({PROJECT_LEXICON}) changed since"
     return "texts normalized by another text front end"
+
+
+SHOWN_CLIPS = 5
+"""Clips named in a status line; more are counted."""
+
+
+def _edited_clips(project, built_with: dict[str, str]) -> str:
+    """Which of ``project``'s clips say a word whose entry the lexicon edit added, changed or removed, against
+    the entries the cache was built with (``built_with``: lower-cased word -> what it says)."""
+    from engines.frontend.lexicon import Lexicon, project_lexicon
+    from trainer.dataset.export import trainable
+
+    now = {word.lower(): said for word, said in project_lexicon(project.folder).entries.items()}
+    edited = {word for word in built_with.keys() | now.keys() if built_with.get(word) != now.get(word)}
+    matcher = Lexicon(dict.fromkeys(edited, ""))
+    clips = sorted(c.id for c in trainable(project) if len(matcher.spans(c.text)) > 1)
+    if not clips:
+        return "no clip says a word it changed"
+    shown = ", ".join(clips[:SHOWN_CLIPS]) + (", …" if len(clips) > SHOWN_CLIPS else "")
+    return f"{count(len(clips), 'clip')} say{'s' if len(clips) == 1 else ''} a word it changed ({shown})"
 
 
 def _frontend(project) -> str | None:
