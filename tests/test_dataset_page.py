@@ -66,6 +66,31 @@ def test_fix_exclude_and_export(page, qtbot, tmp_path):
     assert [u.id for u in PreprocessedCache(tmp_path / "cache").utterances] == ids
 
 
+def test_the_preview_follows_the_project_lexicon_as_it_is_edited(page, qtbot):
+    """An edit of the project's lexicon.txt shows in the next phoneme preview, with the page left open; a bad line
+    is named there instead of a preview."""
+    from engines.frontend.lexicon import PROJECT_LEXICON
+
+    page.select(["003"])
+    editor, lexicon = page.editor, page.project().folder / PROJECT_LEXICON
+
+    def preview(text: str) -> str:
+        editor.text.setText(text)
+        editor.update_preview()
+        return editor.phonemes.text()
+
+    assert "kwˈiːn" in preview("queen of hearts")  # the phonemizer is made now, with no lexicon
+    try:
+        lexicon.write_text("queen\tking\n", encoding="utf-8")
+        said = preview("queen of hearts")
+        assert said.startswith('Reads "king of hearts":') and "kwˈiːn" not in said
+        lexicon.write_text("queen\n", encoding="utf-8")
+        assert "No phoneme preview" in preview("queen of hearts") and PROJECT_LEXICON in editor.phonemes.text()
+    finally:
+        lexicon.unlink(missing_ok=True)
+    assert "kwˈiːn" in preview("queen of hearts") and "Reads" not in editor.phonemes.text()
+
+
 def test_text_edit_preview_and_split(page, qtbot):
     """Typing shows the phonemes live; saving measures the text; Split at cursor makes two clips."""
     page.select(["003"])

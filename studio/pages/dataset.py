@@ -57,7 +57,8 @@ class DatasetPage(DatasetActions, QWidget):
         self.setAcceptDrops(True)
         self.workspace = workspace
         self._busy = False
-        self._phonemizer = None
+        self._phonemizer: Any = None
+        self._lexicon_file: Any = None
         self._playing: Any = None
         self._project = None
         self._clip_audio: tuple[Any, int] | None = None
@@ -272,13 +273,23 @@ class DatasetPage(DatasetActions, QWidget):
             self.editor.show_pending(self._unsaved.pop(clip_id))
 
     def _get_phonemizer(self, project=None):
+        """The project's phonemizer, made once per project, with its lexicon as the file is now (an edit of
+        ``lexicon.txt`` applies from the next preview or saved text on).
+
+        Raises:
+            VoiceStudioError: the voice config cannot phonemize, or the lexicon has a bad line (naming it).
+        """
+        from engines.frontend.lexicon import PROJECT_LEXICON, LexiconFile
+
         if self._phonemizer is None:
-            from engines.frontend.lexicon import project_lexicon
             from engines.phonemes import Phonemizer
             from engines.voice import load_config
 
             project = project or self.project()
-            self._phonemizer = Phonemizer(load_config(Path(project.target_config)), project_lexicon(project.folder))
+            lexicon = LexiconFile(Path(project.folder) / PROJECT_LEXICON)
+            self._phonemizer = Phonemizer(load_config(Path(project.target_config)), lexicon.current())
+            self._lexicon_file = lexicon
+        self._phonemizer.lexicon = self._lexicon_file.current()
         return self._phonemizer
 
     def _preview(self, text: str):
