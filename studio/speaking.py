@@ -38,6 +38,7 @@ class Line:
     ``load_s``: seconds spent loading the engine before this line could start (``None``: it was loaded already).
     ``earlier``: a line of an earlier session, read back from the settings: its text, voice and engine, and no
     audio (``audio`` is empty, ``sample_rate`` 0).
+    ``timeline``: when each word of it is heard (``engines.timing``; empty where the engine gave no timings).
     """
 
     text: str
@@ -49,6 +50,7 @@ class Line:
     engine: str = ""
     load_s: float | None = None
     earlier: bool = False
+    timeline: Timeline = field(default_factory=Timeline, repr=False)
 
     @property
     def label(self) -> str:
@@ -101,7 +103,15 @@ class Take:
             return None
         audio = concat(self._audio)
         return Line(
-            self.text, self.voice, self.sample_rate, audio, self.stats, stopped, engine=self.engine, load_s=self.load_s
+            self.text,
+            self.voice,
+            self.sample_rate,
+            audio,
+            self.stats,
+            stopped,
+            engine=self.engine,
+            load_s=self.load_s,
+            timeline=self.timeline,
         )
 
     def timing(self) -> str:

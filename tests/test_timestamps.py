@@ -248,3 +248,25 @@ def test_the_page_highlights_the_word_being_heard_and_nothing_once_played(page, 
     assert all(played_s * timeline.sample_rate >= starts[word] for word, _, played_s in seen if word)
     assert seen[-1][0] == "" and page.text_edit.extraSelections() == []
     assert len(capture.samples()) > 0
+
+
+@pytest.mark.gui
+def test_a_replayed_line_highlights_its_words_where_the_box_holds_its_text(page, qtbot, capture):
+    """History's replay of a line highlights its words again as they are heard while the box holds the line's
+    text; with other text in the box nothing is highlighted."""
+    text = "One, two, three, four."
+    page.text_edit.setPlainText(text)
+    page.speak()
+    qtbot.waitUntil(lambda: not page.is_speaking() and page.last_line is not None, timeout=30_000)
+    line, seen = page.last_line, []
+    page.highlight.shown.connect(seen.append)
+    page.replay(line)
+    qtbot.waitUntil(lambda: not page.is_speaking(), timeout=30_000)
+    words = [w for w in seen if w]
+    assert [w for n, w in enumerate(words) if n == 0 or words[n - 1] != w] == ["One", "two", "three", "four"]
+    assert seen[-1] == "" and page.text_edit.extraSelections() == []
+    seen.clear()
+    page.text_edit.setPlainText("Something else typed since.")
+    page.replay(line)
+    qtbot.waitUntil(lambda: not page.is_speaking(), timeout=30_000)
+    assert not [w for w in seen if w]

@@ -512,8 +512,9 @@ class SynthesizePage(QWidget):
 
     # --- history and files ----------------------------------------------
     def replay(self, line: Line) -> Task | None:
-        """Play a finished line again (no synthesis); a line of an earlier session (``Line.earlier``: its audio is
-        not kept) is put back in the text box and spoken again with the voice and engine chosen now."""
+        """Play a finished line again (no synthesis), its words highlighted as they are heard where the text box
+        holds its text; a line of an earlier session (``Line.earlier``: its audio is not kept) is put back in the
+        text box and spoken again with the voice and engine chosen now."""
         if line.earlier:
             self.text_edit.setPlainText(line.text)
             return self.speak()
@@ -522,7 +523,9 @@ class SynthesizePage(QWidget):
         self.bar.show_line(line)
         if self.status.text() == self._stop_said:  # a stop said before: this replay is another try
             self.status.setText("")
-        task, _ = self._lines.task(lambda s, cancel: replay_and_wait(line.audio, line.sample_rate, s, cancel))
+        task, speaking = self._lines.task(lambda s, cancel: replay_and_wait(line.audio, line.sample_rate, s, cancel))
+        if self.text_edit.toPlainText() == line.text:  # the words are found in the box (what was typed since: not)
+            self.highlight.follow(line.timeline, speaking.heard_s)
         task.done.connect(lambda note: self.show_notice(note, "device") if note else None)
         task.failed.connect(self._on_replay_failed)
         return self._lines.start(task)
