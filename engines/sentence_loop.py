@@ -84,8 +84,9 @@ class LocalEngine:
 
         The text is read as markup first (``engines.frontend.markup``, as ``options.ssml`` says): each part of
         speech at its own rate (``length_scale`` divided by it), each pause as silence of its length. With
-        ``options.timestamps``, one word tracker follows the words of every part (SSML's words have no character
-        offsets: their text is not a slice of ``text``).
+        ``options.timestamps``, one word tracker follows the words of every part (an SSML word's character offsets
+        are into the markup as sent, for a part of plain text that stands there as written: not for a part with
+        ``<sub>``, ``<say-as>`` or ``<phoneme>``, nor text that holds an entity).
 
         Raises:
             MarkupError: malformed SSML or an inline tag out of range, before any audio.
@@ -98,8 +99,8 @@ class LocalEngine:
         silence = round(options.sentence_silence * self.sample_rate)
         stream = _Stream(self.sample_rate, silence, clock=PlaybackClock(steady=options.steady))
         if options.timestamps:
-            located = None if reads_as_ssml(text, options.ssml) else text
-            stream.words = WordTracker(located, self.phonemizer.phonemize)
+            markup = reads_as_ssml(text, options.ssml)
+            stream.words = WordTracker(text, self.phonemizer.phonemize, markup=markup)
         self.last_report = FrontendReport()
         length_scale = self.scales(options)[1]
         for part in parts:
@@ -118,6 +119,8 @@ class LocalEngine:
         whole by its spans' modes (``engines.frontend.markup.spoken``); numbered on from ``stream.index``, their
         words found by ``stream.words``."""
         text, normalize = part.text, options.normalize
+        if stream.words is not None:
+            stream.words.locating = part.plain  # a part with spans is fed as said: not found in the text
         if not part.plain:
             found = spoken(
                 part, self.phonemizer.language, normalize_text=options.normalize, lexicon=self.phonemizer.lexicon

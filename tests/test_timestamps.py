@@ -125,17 +125,20 @@ def zero_run(audio: np.ndarray) -> tuple[int, int]:
 @pytest.mark.parametrize(
     ("text", "offsets"),
     [
-        ('<speak>One <break time="500ms"/> two.</speak>', [(None, None), (None, None)]),  # SSML: said, not sliced
+        ('<speak>One <break time="500ms"/> two.</speak>', [(7, 10), (33, 36)]),  # SSML: into the markup as sent
+        ('<speak>One <break time="500ms"/> <sub alias="two">2</sub>.</speak>', [(7, 10), (None, None)]),  # said
         ("One [pause:500ms] two.", [(0, 3), (18, 21)]),  # inline tags: the text's own slices
     ],
 )
 def test_a_markup_pause_lies_between_its_words_and_they_are_numbered_on(engine, text, offsets):
     """Marked-up text with timestamps (joe, noise 0): a 0.5 s pause between "One" and "two" gives two words
-    numbered on across the two parts (one tracker), with character offsets for plain text only; the gap between
+    numbered on across the two parts (one tracker), with character offsets for text spoken as written only
+    (SSML's into the markup; not a ``<sub>``'s alias); the gap between
     them holds the 0.5 s of silence, "One" ending where it starts and "two" starting where its sound does, within
     40 ms."""
     timeline = timeline_of(engine, text)
     rate, words = timeline.sample_rate, timeline.words
+    assert all(text[w.char_start : w.char_end] == w.text for w in words if w.char_start is not None)
     assert [(w.text, w.index, (w.char_start, w.char_end)) for w in words] == [
         ("One", 0, offsets[0]),
         ("two", 1, offsets[1]),

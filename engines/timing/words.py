@@ -78,14 +78,19 @@ class WordTracker:
     in the order the sentences are spoken.
 
     Args:
-        text: the whole text synthesized (for the words' character offsets); ``None`` where the pieces fed are
-            not slices of it (SSML: its text is fed as said, tags gone and entities read), and the words have no
-            offsets.
+        text: the whole text synthesized (for the words' character offsets); ``None``: the words have no offsets.
         phonemize: text -> phonemes by sentence (``engines.phonemes.Phonemizer.phonemize``).
+        markup: ``text`` is SSML, whose text nodes are fed without their tags: a piece is looked for outside the
+            tags only, and one that holds an entity (``&amp;`` fed as ``&``) is not found (no offsets).
+
+    Attributes:
+        locating: whether the pieces fed now are written as in ``text`` (set ``False`` while feeding text as said,
+            e.g. an SSML part with ``<sub>`` or ``<say-as>``: its words get no offsets).
     """
 
-    def __init__(self, text: str | None, phonemize: Phonemize) -> None:
-        self._text, self._cursor = text, 0
+    def __init__(self, text: str | None, phonemize: Phonemize, *, markup: bool = False) -> None:
+        self._text, self._cursor, self._markup = text, 0, markup
+        self.locating = True
         self._phonemize = phonemize
         self.spans: list[WrittenSpan] = []
         """Every written span so far; a word's ``index`` is its position here."""
@@ -94,7 +99,7 @@ class WordTracker:
 
     def add(self, written: str, said: str) -> None:
         """A piece of the text (``written``, a slice of the whole) and what it is said as (``said``)."""
-        found = self._text.find(written, self._cursor) if written and self._text is not None else -1
+        found = self._find(written)
         offset = None if found < 0 else found
         if offset is not None:
             self._cursor = offset + len(written)
@@ -104,6 +109,15 @@ class WordTracker:
             index = len(self.spans)
             self.spans.append(span)
             self._waiting += [_Said(index, word, self._key(word, span.inline)) for word in span.spoken]
+
+    def _find(self, written: str) -> int:
+        """Where ``written`` is in the text from the cursor on (outside tags in markup), or -1."""
+        if not written or self._text is None or not self.locating:
+            return -1
+        found = self._text.find(written, self._cursor)
+        while self._markup and found >= 0 and self._text.rfind("<", 0, found) > self._text.rfind(">", 0, found):
+            found = self._text.find(written, found + 1)  # inside a tag (an attribute's value): not the text's
+        return found
 
     def words(self, phonemes: Sequence[str]) -> list[PhonemeWord]:
         """The written words of the next sentence (its phonemes, as synthesized), in order."""
