@@ -126,3 +126,31 @@ def test_cuda_request_without_gpu_is_clear():
         with pytest.raises(EngineError, match="unknown device"):
             pick_device(bad)
     assert pick_device("auto") in ("cpu", "cuda")
+
+
+def test_engines_of_one_voice_share_its_generator_until_the_file_changes(make_tiny_checkpoint, tmp_path):
+    """Two torch engines of one checkpoint on one device hold one generator (loaded once; the server's workers
+    each have an engine); a rewritten file is loaded again; a generator no engine holds is let go."""
+    import gc
+    import os
+    import weakref
+
+    from engines.torch.engine import TorchEngine
+    from engines.torch.vits.checkpoint import load_checkpoint_voice
+
+    path = make_tiny_checkpoint(tmp_path / "tiny.ckpt", seed=1)
+    voice = load_checkpoint_voice(path)
+    first, second = TorchEngine(voice, device="cpu"), TorchEngine(voice, device="cpu")
+    assert first.model is second.model
+    options = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
+    said = np.concatenate([c.audio for c in first.synthesize("Hello there.", options)])
+    make_tiny_checkpoint(path, seed=2)  # other weights in the same file
+    os.utime(path, ns=(os.stat(path).st_atime_ns, os.stat(path).st_mtime_ns + 1_000_000))
+    third = TorchEngine(load_checkpoint_voice(path), device="cpu")
+    assert third.model is not first.model
+    other = np.concatenate([c.audio for c in third.synthesize("Hello there.", options)])
+    assert len(other) != len(said) or not np.allclose(other, said)
+    held = weakref.ref(first.model)
+    del first, second
+    gc.collect()
+    assert held() is None

@@ -114,20 +114,18 @@ class TorchEngine(LocalEngine):
         super().__init__(voice, plan)
         self.device = pick_device(device)
         self.import_report = None
-        if model is None and voice.model_path.suffix.lower() == ".ckpt":
-            from engines.torch.vits.checkpoint import load_generator
+        if model is None:  # the voice's generator, shared with the engines that speak it already
+            from engines.torch.loaded import loaded_generator
 
-            model, _ = load_generator(voice.model_path)
-        elif model is None:
-            with importing("engines.torch.vits.onnx_import"):
-                from engines.torch.vits.onnx_import import load_onnx_generator
+            self._loaded = loaded_generator(voice, self.device)
+            model, self.import_report = self._loaded.model, self._loaded.import_report
+        else:
+            with importing("engines.torch.vits.weight_norm"):
+                from engines.torch.vits.weight_norm import fold_weight_norm
 
-            model, self.import_report = load_onnx_generator(voice.model_path, voice.config.num_speakers)
+            model = fold_weight_norm(model.to(self.device).eval())
         self._check_config(model)
-        with importing("engines.torch.vits.weight_norm"):
-            from engines.torch.vits.weight_norm import fold_weight_norm
-
-        self.model = fold_weight_norm(model.to(self.device).eval())
+        self.model = model
         self._torch = torch
         self._decode: Callable[..., torch.Tensor] = self.model.decode
         self._padded = self.device == "cpu"  # lengths from a few sizes, see engines.torch.vits.commons.padded_length
