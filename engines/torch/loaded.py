@@ -32,6 +32,17 @@ class Loaded:
 
     model: Any
     import_report: Any = None
+    _batcher: Any = None
+
+    def batcher(self) -> Any:
+        """The one ``engines.torch.decode_batch.DecodeBatcher`` of this generator's decoder (made at the first
+        call), shared by its engines so that their concurrent decoder calls run as one."""
+        with _LOCK:
+            if self._batcher is None:
+                from engines.torch.decode_batch import DecodeBatcher
+
+                self._batcher = DecodeBatcher(self.model.decode)
+            return self._batcher
 
 
 _LOADED: weakref.WeakValueDictionary[tuple, Loaded] = weakref.WeakValueDictionary()
