@@ -15,7 +15,6 @@ from trainer.events.log import EventLog, read_events  # noqa: E402
 from trainer.run.options import RunOptions  # noqa: E402
 from trainer.run.train import create_run, fit  # noqa: E402
 
-
 CLIPS = 8
 """Clips of the runs' datasets: enough for the test preset's 6 recovery lines (one clip held out), few enough that
 a run's one epoch is 2 training steps."""
