@@ -269,15 +269,17 @@ def test_an_unreadable_clip_is_counted_as_listed_and_can_be_excluded(page, qtbot
     assert page.hint.text() == "Included 1 clip" and _cell(page, "bad", "status") == "error"
 
 
-def _cli(*args) -> tuple[int, str]:
-    import subprocess
-    import sys
+def _cli(capfd, *args) -> tuple[int, str]:
+    """``voice-studio dataset ARGS`` run in this process (``studio.cli.main``): its exit status and what it wrote
+    to standard error (the file descriptor's, so a worker process's lines count too)."""
+    from studio.cli import main
 
-    done = subprocess.run([sys.executable, "-m", "studio", "dataset", *map(str, args)], capture_output=True, text=True)
-    return done.returncode, done.stderr
+    capfd.readouterr()
+    code = main(["dataset", *map(str, args)])
+    return code, capfd.readouterr().err
 
 
-def test_cli_words_say_what_is_counted(tmp_path):
+def test_cli_words_say_what_is_counted(tmp_path, capfd):
     """`voice-studio dataset` progress says what it counts ("analysed 6 of 6 clips", "sliced 9 of 9 s of audio",
     never "5/5" or "0/0"); a slice with nothing to do says only that; confirm with no draft says one line; rates
     read "16,000 → 22,050 Hz"; the cache says how many clips it left out; an export over a project says so."""
@@ -295,28 +297,28 @@ def test_cli_words_say_what_is_counted(tmp_path):
         (source / f"{name}.txt").write_text(f"card {name}", encoding="utf-8")
     soundfile.write(str(source / "quiet.wav"), np.zeros(32000, dtype=np.float32), 16000)
     (source / "quiet.txt").write_text("ten of clubs", encoding="utf-8")
-    code, err = _cli("import", "--project", project, source)
+    code, err = _cli(capfd, "import", "--project", project, source)
     assert code == 0 and "analysed 6 of 6 clips" in err and "/6" not in err, err
-    code, err = _cli("confirm", project)
+    code, err = _cli(capfd, "confirm", project)
     assert code == 1 and err == f"{project}: no draft transcript to confirm\n", err
-    code, err = _cli("fix", project, "--resample")
+    code, err = _cli(capfd, "fix", project, "--resample")
     assert "fixed 6 of 6 clips" in err and "6 resampled (16,000 → 22,050 Hz)" in err, err
-    code, err = _cli("cache", project, "--out", tmp_path / "cache")
+    code, err = _cli(capfd, "cache", project, "--out", tmp_path / "cache")
     left = sum(line.startswith("left out ") for line in err.splitlines())  # quiet, and clips the resampling clipped
     assert code == 0 and re.search(rf"cached {6 - left} of {6 - left} clips?\n", err) and "left out quiet:" in err
     assert err.splitlines()[-1].endswith(f"; {left} left out (listed above)"), err
-    code, err = _cli("export", project, "--out", tmp_path / "out")
+    code, err = _cli(capfd, "export", project, "--out", tmp_path / "out")
     assert (
         err.splitlines()[-1] == f"wrote {count(6 - left, 'clip')} to {tmp_path / 'out'}; {left} left out (listed above)"
     )
-    _cli("import", "--project", other, source / "001.wav")
-    code, err = _cli("export", project, "--out", other)
+    _cli(capfd, "import", "--project", other, source / "001.wav")
+    code, err = _cli(capfd, "export", project, "--out", other)
     assert code == 2 and f"{other}: is a dataset project folder (it holds manifest.json)" in err, err
 
     audio, rate = soundfile.read(str(shared_path("corpus", "real-speech", "long", "two_cities.wav")), dtype="float32")
     soundfile.write(str(tmp_path / "part.wav"), audio[: 10 * rate], rate)
     slicing = ("slice", "--project", project, tmp_path / "part.wav", "--recognizer", "none")
-    code, err = _cli(*slicing)
+    code, err = _cli(capfd, *slicing)
     assert code == 0 and "s of audio" in err and "/" not in err.split("sliced")[1].split()[0], err
-    code, err = _cli(*slicing)
+    code, err = _cli(capfd, *slicing)
     assert code == 0 and len(err.splitlines()) == 1 and "part.wav already sliced: all" in err, err

@@ -15,11 +15,15 @@ from trainer.events.log import EventLog, read_events  # noqa: E402
 from trainer.run.options import RunOptions  # noqa: E402
 from trainer.run.train import create_run, fit  # noqa: E402
 
+CLIPS = 8
+"""Clips of the runs' datasets: enough for the test preset's 6 recovery lines (one clip held out), few enough that
+a run's one epoch is 2 training steps."""
+
 
 @pytest.fixture(scope="module")
 def piper_folder(tmp_path_factory):
-    """The first 16 target-voice clips in Piper's layout."""
-    return target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", 16)
+    """The first CLIPS target-voice clips in Piper's layout."""
+    return target_voice_slice(tmp_path_factory.mktemp("slice") / "piper-data", CLIPS)
 
 
 @pytest.fixture
@@ -131,7 +135,7 @@ def test_a_changed_setting_or_dataset_misses_and_a_corrupt_entry_is_ignored(pipe
     assert spoken.count("speak") == 1 and any(r.kind == "stage" and r.cached for r in hit)
     _recover(run, tmp_path / "3.jsonl", cache_home, seed=99)
     assert spoken.count("speak") == 2
-    other = target_voice_slice(tmp_path / "other", 16)  # the same clips, their lines reworded: others are spoken
+    other = target_voice_slice(tmp_path / "other", CLIPS)  # the same clips, their lines reworded: others are spoken
     rows = (other / "metadata.csv").read_text(encoding="utf-8").splitlines()
     (other / "metadata.csv").write_text("".join(f"{row}, said twice.\n" for row in rows), encoding="utf-8")
     other_run = create_run(RunOptions(dataset=other, out=tmp_path / "other-run", start="joe", preset="test"))

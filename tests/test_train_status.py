@@ -79,7 +79,7 @@ def test_train_page_says_what_a_run_from_joe_does_until_its_first_epoch_ends(win
 
     pytest.importorskip("lightning")
     page = window.train_page
-    page.setup.dataset.setText(str(target_voice_slice(tmp_path / "piper-data", 16)))
+    page.setup.dataset.setText(str(target_voice_slice(tmp_path / "piper-data", 8)))
     page.setup.start.setCurrentIndex(page.setup.start.findData("joe"))
     page.setup.preset.setCurrentText("test")
     page.setup.epochs.setValue(1)
