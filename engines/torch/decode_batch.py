@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from engines.imports import importing
+
 MAX_BATCH = 16
 """Most calls in one batch (the H200 probe's largest: 16 cost 2x one)."""
 
@@ -81,7 +83,8 @@ class DecodeBatcher:
             self.batches = [*self.batches[-999:], len(group)]
 
     def _run_group(self, group: list[_Call]) -> None:
-        import torch
+        with importing("torch"):
+            import torch
 
         try:
             g = None if group[0].g is None else torch.cat([c.g for c in group])

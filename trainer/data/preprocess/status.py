@@ -86,7 +86,8 @@ def _why_stale(project, folder: Path) -> list[str]:
         why.append("another voice config")
     elif document.get("frontend", "") != (current := _frontend(project)):
         why.append(_another(document.get("frontend", ""), current))
-        if "lexicon_entries" in document and current is not None and _same_front_end(document["frontend"], current):
+        built = document.get("frontend", "")
+        if "lexicon_entries" in document and current is not None and _same_front_end(built, current):
             why.append(_edited_clips(project, document["lexicon_entries"]))
     return why
 
