@@ -85,11 +85,14 @@ def run_streams(make_engine, streams: int, rounds: int) -> tuple[list[Request], 
     return heard, sum(r.audio_s for r in heard) / (time.perf_counter() - started)
 
 
-def start_server(args, workers: int) -> tuple[subprocess.Popen, str]:
-    """``voice-studio serve`` on a free port with the engine and device asked for; returns it and its URL."""
+def start_server(
+    workers: int, engine: str = "onnx", device: str = "auto", voice: str | None = None
+) -> tuple[subprocess.Popen, str]:
+    """``voice-studio serve`` on a free port with ``workers`` workers (a queue of twice as many), the engine,
+    device and voice asked for; returns it and its URL."""
     command = [sys.executable, "-m", "studio", "serve", "--port", "0", "--workers", str(workers)]
-    command += ["--queue", str(2 * workers), "--engine", args.engine, "--device", args.device]
-    command += ["--voice", args.voice] if args.voice else []
+    command += ["--queue", str(2 * workers), "--engine", engine, "--device", device]
+    command += ["--voice", voice] if voice else []
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     line = process.stdout.readline()
     if " on http" not in line:
@@ -161,7 +164,7 @@ def main() -> None:
 
     voice = load_voice(Path(args.voice)) if args.voice else default_voice()
     counts = [int(n) for n in args.streams.split(",")]
-    process, url = start_server(args, max(counts))
+    process, url = start_server(max(counts), args.engine, args.device, args.voice)
     settings = RemoteSettings(url=url, model=voice.name, voice="default", extra={"sample_rate": "native"})
     try:
         run_streams(lambda: RemoteEngine(settings), 1, 1)  # warm up: the first connection and shapes

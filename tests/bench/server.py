@@ -21,59 +21,21 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "bench")]
 
-LINES = [
-    "Hello, world.",
-    "The quick brown fox jumps over the lazy dog while the children watch from the bridge.",
-    "She sells seashells by the seashore. The shells she sells are surely seashells.",
-    "Welcome to Voice Studio, where you make and use your own voices.",
-]
+import gpu_streams  # noqa: E402 (after the path)
+
 STREAMS = (1, 4, 8)
 
 
 def run_streams(make_engine, streams: int, rounds: int) -> tuple[list[float], float]:
-    """``streams`` threads each speak ``rounds`` x ``LINES``; returns (TTFA per request, audio s / wall s)."""
-    engines = [make_engine() for _ in range(streams)]
-    first: list[float] = []
-    audio = [0.0] * streams
-    lock = threading.Lock()
-
-    def stream(index: int) -> None:
-        for _ in range(rounds):
-            for line in LINES:
-                start = time.perf_counter()
-                seen = None
-                for chunk in engines[index].synthesize(line):
-                    seen = seen or time.perf_counter() - start
-                    audio[index] += chunk.duration_s
-                with lock:
-                    first.append(seen)
-
-    threads = [threading.Thread(target=stream, args=(i,)) for i in range(streams)]
-    start = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return first, sum(audio) / (time.perf_counter() - start)
-
-
-def start_server() -> tuple[subprocess.Popen, str]:
-    command = [sys.executable, "-m", "studio", "serve", "--port", "0", "--workers", "8", "--queue", "16"]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    line = process.stdout.readline()
-    if " on http" not in line:
-        process.kill()
-        sys.exit(f"the server did not start: {line}")
-    return process, line.split(" on ")[1].split()[0]
+    """``streams`` threads each speak ``rounds`` x the lines; returns (TTFA per request, audio s / wall s)."""
+    heard, rate = gpu_streams.run_streams(make_engine, streams, rounds)
+    return [r.ttfa_s for r in heard], rate
 
 
 def main() -> None:
@@ -89,7 +51,7 @@ def main() -> None:
 
     use_shared_thread_pool()
     voice = default_voice()
-    process, url = start_server()
+    process, url = gpu_streams.start_server(8)
     try:
         sides = {
             "in-process": lambda: OnnxEngine(voice),
