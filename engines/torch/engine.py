@@ -145,7 +145,7 @@ class TorchEngine(LocalEngine):
             if not hasattr(self, "_loaded"):
                 raise EngineError("batch_decode needs the voice's own generator (model=None)")
             self._decode = self._loaded.batcher()  # concurrent engines of this voice: one decoder call
-            self._padded = False  # the batcher pads to the longest window of its batch
+            self._padded = False  # windows go as they are: the batcher decodes one length per call
 
     def _check_config(self, model) -> None:
         """The voice's config fits the generator, as the ONNX engine checks it against its graph.
