@@ -13,6 +13,7 @@ import re
 import unicodedata
 
 from engines.frontend.ssml import is_ssml
+from engines.markdown_marks import unmark
 
 _VARIATION_SELECTORS = set(range(0xFE00, 0xFE10)) | set(range(0xE0100, 0xE01F0))
 _SPACES = re.compile(r"\s+")
@@ -25,7 +26,8 @@ def clean_text(text: str, *, ssml: bool | None = None) -> str:
     included), digits, punctuation and symbols such as ``° © % + & #`` stay.
     Dropped: control and format characters (newlines and tabs become spaces),
     private-use and unassigned code points, pictographic symbols from U+2190 up
-    (arrows, dingbats, emoji), emoji modifiers and variation selectors. Runs of
+    (arrows, dingbats, emoji), emoji modifiers and variation selectors; Markdown's
+    marks (``engines.markdown_marks``: ``**Note:**`` is "Note:"). Runs of
     spaces become one.
 
     SSML (``ssml`` True, or ``None`` and the text starts with ``<speak>``: ``engines.frontend.ssml.is_ssml``)
@@ -35,7 +37,7 @@ def clean_text(text: str, *, ssml: bool | None = None) -> str:
     """
     if is_ssml(text) if ssml is None else ssml:
         return text
-    return clean_characters(html.unescape(text)).strip()
+    return clean_characters(unmark(html.unescape(text))).strip()
 
 
 def clean_characters(text: str) -> str:

@@ -216,3 +216,12 @@ def test_say_refuses_a_lexicon_for_a_remote_engine(capsys, tmp_path):
     args = ["say", "Hi.", "--engine", "remote", "--url", "http://127.0.0.1:9", "--lexicon", str(tmp_path / "x.txt")]
     assert main(args) == 2
     assert "--lexicon is for local engines" in capsys.readouterr().err
+
+
+def test_a_lexicon_saved_with_a_byte_order_mark_keeps_its_first_word(tmp_path):
+    """A file that starts with a UTF-8 byte order mark and has CRLF line ends (Notepad's) reads its first entry."""
+    from engines.frontend.lexicon import read_lexicon
+
+    path = tmp_path / "bom.lexicon.txt"
+    path.write_bytes("\ufeffNguyen\twin\r\nDr.\tdrive\r\n".encode())
+    assert read_lexicon(path).entries == {"Nguyen": "win", "Dr.": "drive"}

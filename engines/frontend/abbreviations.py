@@ -21,6 +21,7 @@ from engines.frontend.around import (
     next_word,
     previous_word,
 )
+from engines.frontend.number_words import letter
 from engines.frontend.rules import Context, Rule
 
 TITLES = {
@@ -152,7 +153,7 @@ def _initial(match: re.Match[str], context: Context) -> str:
 
 
 def _acronym(match: re.Match[str], context: Context) -> str:
-    letters = " ".join(match.group(1).replace(".", "").upper())
+    letters = " ".join(letter(c) for c in match.group(1).replace(".", ""))
     return letters + "." if initial_ends(around_match(match)[1]) else letters
 
 

@@ -117,14 +117,15 @@ def _entry(line: str, where: str) -> tuple[str, str]:
 
 
 def read_lexicon(path: Path | str, *, missing_ok: bool = False) -> Lexicon:
-    """The lexicon in the file ``path`` (an empty one where it is missing and ``missing_ok``).
+    """The lexicon in the file ``path`` (an empty one where it is missing and ``missing_ok``); a byte order mark
+    at its start (Windows Notepad writes one) is not part of its first word.
 
     Raises:
         LexiconError: the file is missing (unless ``missing_ok``), unreadable, not UTF-8, or has a bad line.
     """
     path = Path(path)
     try:
-        return parse_lexicon(path.read_text(encoding="utf-8"), path)
+        return parse_lexicon(path.read_text(encoding="utf-8-sig"), path)
     except FileNotFoundError:
         if missing_ok:
             return Lexicon()

@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engines.frontend import abbreviations, clock, dates, money, numbers, roman, say_as, symbols, units, web
-from engines.frontend.number_words import DIGITS
+from engines.frontend.number_words import DIGITS, letter
 from engines.frontend.rules import Ambiguity, Context, apply
 from engines.frontend.span import Span
 
 if TYPE_CHECKING:
     from engines.frontend.lexicon import Lexicon
 
-VERSION = 3
+VERSION = 4
 """Raised whenever a rule changes what a text says: training caches built with another version are rebuilt
 (``trainer.data.preprocess``)."""
 ENGLISH = (
@@ -69,7 +69,7 @@ def dialect(language: str) -> str | None:
 def frontend_id(language: str, lexicon: Lexicon | None = None) -> str:
     """What a text said in ``language`` depends on: ``en-us/1`` (dialect and :data:`VERSION`), ``""`` where the
     text passes through unchanged; with a non-empty ``lexicon``, ``+lexicon:`` and the first 12 hex digits of
-    its digest are added (``en-us/3+lexicon:0123456789ab``). A training cache records it."""
+    its digest are added (``en-us/4+lexicon:0123456789ab``). A training cache records it."""
     found = dialect(language)
     said = f"{found}/{VERSION}" if found else ""
     return f"{said}+lexicon:{lexicon.digest[:12]}" if lexicon else said
@@ -120,7 +120,7 @@ def _said(span: Span, context: Context) -> str:
 
 
 def spell(text: str) -> str:
-    """``text`` character by character: letters as capitals, digits by name, other characters dropped
-    (``"ab 12"`` -> "A B one two")."""
-    said = [c.upper() if c.isalpha() else DIGITS[int(c)] if c in "0123456789" else "" for c in text]
+    """``text`` character by character: letters by name (``number_words.letter``), digits by name, other
+    characters dropped (``"ab 12"`` -> "eh B one two")."""
+    said = [letter(c) if c.isalpha() else DIGITS[int(c)] if c in "0123456789" else "" for c in text]
     return " ".join(s for s in said if s)

@@ -12,6 +12,14 @@ from engines.imports import importing
 DIGITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 """Digit names, for digits read one by one (phone numbers, decimals after the point)."""
 
+
+def letter(char: str) -> str:
+    """A letter said by its name, as a spelled word says it: the capital, except ``A``, which espeak-ng's English
+    reads alone as the article ("uh", ɐ): "eh" gives its name (eɪ)."""
+    upper = char.upper()
+    return "eh" if upper == "A" else upper
+
+
 _AND = re.compile(r"\band ")
 
 

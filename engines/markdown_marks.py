@@ -1,0 +1,48 @@
+"""Markdown's marks are not read: what an LLM or a chat client sends (``**Note:** the *door* is `open`.``) is said
+as its reader sees it ("Note: the door is open.").
+
+Only marks that cannot be meant as text, in their usual places: ``**bold**``, ``__bold__``, ``*italic*``,
+``_italic_`` (the mark touching its words, not inside a word: ``5 * 3`` and ``snake_case`` stay), ``` `code` ```,
+fence lines, ``[text](link)`` and ``![alt](link)`` (the text said, the address not), and at a line's start the
+heading ``#``, the bullet ``-``/``*``/``+`` and the quote ``>``. A heading or a list item that ends without
+punctuation ends its sentence there (a period is added), so the next line is not run into it.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^\s*(```|~~~).*$", re.MULTILINE)
+_LINE_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|>[ \t]?)(?=\S)")
+_CLOSING_HASHES = re.compile(r"[ \t]+#+[ \t]*$")
+_ENDED = re.compile(r"[.!?:;,…]$")
+_LINK = re.compile(r"!?\[([^\]\n]+)\]\([^)\s]+\)")
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_EMPHASIS = re.compile(
+    r"(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=\S)\*(?![\w*])"  # *italic*
+    r"|(?<![\w_])_(?=[^\s_])([^_\n]+?)(?<=\S)_(?![\w_])"  # _italic_
+)
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def unmark(text: str) -> str:
+    """``text`` with its Markdown marks taken away (the module's docstring says which); text without them comes
+    back as it is."""
+    if not any(mark in text for mark in "*_`#[->~"):
+        return text
+    text = _FENCE.sub("", text)
+    lines = [_unmark_line(line) for line in text.split("\n")]
+    return "\n".join(lines)
+
+
+def _unmark_line(line: str) -> str:
+    marked = _LINE_MARK.match(line)
+    if marked:
+        line = _CLOSING_HASHES.sub("", line[marked.end() :]).rstrip()
+    line = _LINK.sub(r"\1", line)
+    line = _STRONG.sub(r"\2", line)
+    line = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), line)
+    line = _CODE.sub(r"\1", line)
+    if marked and line and not _ENDED.search(line):
+        line += "."
+    return line
