@@ -320,6 +320,21 @@ def test_the_server_reads_markup_as_the_engine_does(speech_server, engine):
     assert flag.status_code == 400 and flag.json()["error"]["message"] == "'ssml' must be true, false or null"
 
 
+def test_markup_of_pauses_alone_is_silence_from_say_and_the_server_alike(speech_server, engine, tmp_path):
+    """SSML of breaks alone (1.5 s) is 1.5 s of silence from the server, as from the engine and ``say``; a text with
+    nothing to hear is refused by both."""
+    text = '<speak><break time="1s"/><break time="500ms"/></speak>'
+    expected = _audio(engine, text, DETERMINISTIC)
+    assert len(expected) == round(1.5 * 22050) and not expected.any()
+    served = _served(speech_server, {"input": text})
+    assert served.status_code == 200, served.text
+    assert len(served.content) == 2 * len(expected)
+    said = _say(text, output=tmp_path / "pauses.wav")
+    assert said.returncode == 0 and len(soundfile.read(tmp_path / "pauses.wav")[0]) == len(expected)
+    assert _served(speech_server, {"input": "<speak> </speak>"}).status_code == 400
+    assert _say("<speak> </speak>", output=tmp_path / "none.wav").returncode == 2
+
+
 def test_the_remote_engine_sends_the_choice_to_a_voice_studio_server(speech_server, engine):
     """The remote engine with Piper's settings sends "ssml": a fragment read as SSML gives the engine's audio."""
     from engines.remote.engine import RemoteEngine

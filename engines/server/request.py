@@ -22,7 +22,7 @@ from typing import Literal
 
 from engines.cleaning import clean_text, is_speakable
 from engines.errors import VoiceStudioError
-from engines.frontend.markup import MarkupError, Speech, parse_markup
+from engines.frontend.markup import MarkupError, Pause, Speech, parse_markup
 from engines.server.encode import STREAMABLE, response_formats, unsupported_message
 
 SPEED_RANGE = (0.25, 4.0)
@@ -127,7 +127,8 @@ def parse_speech_request(raw: bytes, max_chars: int) -> SpeechRequest:
 
 
 def _speakable(text: str, ssml: bool | None) -> bool:
-    """Whether the speech of ``text`` (read as ``ssml`` says) has a letter or a digit.
+    """Whether ``text`` (read as ``ssml`` says) gives anything to hear: a letter or a digit in its speech, or a
+    pause its markup asks for (``<break/>``, ``[pause:1s]``: silence of that length, as ``say`` writes it).
 
     Raises:
         ApiError: 400 for malformed markup, its message naming where (``engines.frontend.markup``).
@@ -136,7 +137,7 @@ def _speakable(text: str, ssml: bool | None) -> bool:
         parts = parse_markup(text, ssml)
     except MarkupError as exc:
         raise ApiError(400, f"'input': {exc}", "input", "invalid_markup") from None
-    return any(is_speakable(part.text) for part in parts if isinstance(part, Speech))
+    return any(isinstance(part, Pause) or (isinstance(part, Speech) and is_speakable(part.text)) for part in parts)
 
 
 def _string(body: dict, name: str) -> str | None:
