@@ -39,6 +39,7 @@ CLASSES = {
         ("Add 1/2 cup.", "Add one half cup."),
         ("3/4 and 5/8 and 2/3", "three quarters and five eighths and two thirds"),
         ("2 1/2 cups", "two and a half cups"),
+        ("Open 24/7, a 50/50 split", "Open twenty four seven, a fifty fifty split"),
     ],
     "percentages": [
         ("a 37% decline", "a thirty seven percent decline"),
@@ -60,6 +61,8 @@ CLASSES = {
         ("Open 10-11 am daily.", "Open ten to eleven AM daily."),
         ("at 7:05 and 14:00", "at seven oh five and fourteen hundred"),
         ("Meet at 9 a.m. Then go.", "Meet at nine AM. Then go."),
+        ("The 10am-2pm shift", "The ten AM to two PM shift"),
+        ("Mix at a 3:1 ratio, on a 16:9 screen", "Mix at a three to one ratio, on a sixteen to nine screen"),
     ],
     "dates": [
         ("Jan. 5th, 2024", "January fifth, twenty twenty four"),
@@ -189,7 +192,7 @@ def test_inline_phonemes_and_spans_are_kept_as_they_are_meant():
     """Inside [[ ]] nothing is normalized; a verbatim span passes, a characters span is spelled."""
     assert said("Pay $5 [[ $5 ]] now.") == "Pay five dollars [[ $5 ]] now."
     spans = [Span("Code "), Span("AB12", "characters"), Span(" costs $5 ", "verbatim"), Span("or $6.")]
-    assert normalize_spans(spans, "en-us").text == "Code A B one two costs $5 or six dollars."
+    assert normalize_spans(spans, "en-us").text == "Code eh B one two costs $5 or six dollars."
 
 
 SPLITS = [

@@ -17,6 +17,10 @@ _MERIDIEM = r"(?:([aApP])\.?[mM]\.|([aApP])[mM]\b)"
 """``a.m.``, ``am``, ``AM``, ``A.M.``, ``p.m.``... (group: the a or p)."""
 _TIME = r"(\d{1,2})(?::(\d{2}))?"
 _RANGE = re.compile(rf"(?<![\w.,:]){_TIME}\s?[-–]\s?{_TIME}\s?{_MERIDIEM}")
+_BOTH = re.compile(rf"(?<![\w.,:]){_TIME}\s?{_MERIDIEM}\s?[-–]\s?{_TIME}\s?{_MERIDIEM}")
+"""A range with AM/PM on both ends: ``10am-2pm``."""
+_RATIO = re.compile(r"(?<![\w.,:])(\d+):(\d)(?![\d:]|[.,]\d)")
+"""``3:1``, ``16:9``: a one-digit second part is no clock's minutes."""
 _CLOCK = re.compile(rf"(?<![\w.,:])(\d{{1,2}}):(\d{{2}})(?![\d:]|[.,]\d)(?:\s?{_MERIDIEM})?")
 _HOUR = re.compile(rf"(?<![\w.,:])(\d{{1,2}})\s?{_MERIDIEM}")
 _LONE = re.compile(r"(?<![\w.])([aApP])\.[mM]\.")
@@ -58,6 +62,14 @@ def _range(match: re.Match[str], context: Context) -> str:
     return f"{start[:-3]} to {end}{_ending(match)}"
 
 
+def _both(match: re.Match[str], context: Context) -> str:
+    start = time_words(int(match.group(1)), _minute(match.group(2)), _meridiem(match, 3), context)
+    end = time_words(int(match.group(5)), _minute(match.group(6)), _meridiem(match, 7), context)
+    if start is None or end is None:
+        return match.group(0)
+    return f"{start} to {end}{_ending(match)}"
+
+
 def _minute(text: str | None) -> int | None:
     return None if text is None else int(text)
 
@@ -77,8 +89,16 @@ def _lone(match: re.Match[str], context: Context) -> str:
 
 
 RULES = (
+    Rule("time range, AM/PM at both ends", _BOTH, _both),
     Rule("time range", _RANGE, _range),
     Rule("clock time", _CLOCK, _clock),
     Rule("hour", _HOUR, _hour),
     Rule("AM/PM", _LONE, _lone),
+    Rule(
+        "ratio",
+        _RATIO,
+        lambda match, context: (
+            f"{cardinal(int(match.group(1)), context.british)} to {cardinal(int(match.group(2)), context.british)}"
+        ),
+    ),
 )

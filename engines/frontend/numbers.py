@@ -34,6 +34,9 @@ _NUMBER = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _RANGE = re.compile(rf"(?<![\w.,\-−])({_NUMBER})(?:–| – |-)({_NUMBER})(?![\w]|[.,]\d)")
 _MIXED = re.compile(r"(?<![\w.,/])(\d+) (\d+)/(\d+)(?![\w/]|[.,]\d)")
 _FRACTION = re.compile(r"(?<![\w.,/])(\d+)/(\d+)(?![\w/]|[.,]\d)")
+SAYINGS = {"24/7": "twenty four seven", "9/11": "nine eleven", "50/50": "fifty fifty"}
+"""Slashed numbers said as set phrases, not fractions or dates."""
+_SAYING = re.compile(rf"(?<![\w.,/])(?:{'|'.join(re.escape(k) for k in SAYINGS)})(?![\w/]|[.,]\d)")
 _ORDINAL = re.compile(r"(?<![\w.,])(\d+)(?:st|nd|rd|th)\b")
 _DECADE = re.compile(r"(?<![\w.,])(?:'|’)?(\d0|\d{3}0)s\b")
 _PLAIN = re.compile(rf"(?<![\w.,\-−])([-−]?)({_NUMBER}|\.\d+)(?![\w]|[.,]\d)")
@@ -108,6 +111,7 @@ RULES = (
     Rule("version", _VERSION, _version),
     Rule("number then hyphen", _NUMBER_HYPHEN, lambda match, context: match.group(1) + " "),
     Rule("range", _RANGE, lambda match, context: f"{match.group(1)} to {match.group(2)}"),
+    Rule("set phrase", _SAYING, lambda match, context: SAYINGS[match.group(0)]),
     Rule("mixed fraction", _MIXED, _mixed),
     Rule("fraction", _FRACTION, _fraction),
     Rule("ordinal", _ORDINAL, _ordinal),
