@@ -86,7 +86,8 @@ class LocalEngine:
         speech at its own rate (``length_scale`` divided by it), each pause as silence of its length. With
         ``options.timestamps``, one word tracker follows the words of every part (an SSML word's character offsets
         are into the markup as sent, for a part of plain text that stands there as written: not for a part with
-        ``<sub>``, ``<say-as>`` or ``<phoneme>``, nor text that holds an entity).
+        ``<sub>``, ``<say-as>`` or ``<phoneme>``, nor text that holds an entity or is broken by an element such as
+        ``<emphasis>``).
 
         Raises:
             MarkupError: malformed SSML or an inline tag out of range, before any audio.
