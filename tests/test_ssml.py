@@ -110,12 +110,12 @@ INLINE = [
     ),
     ("Done. [rate:1.5]Next one.", [S("Done. "), S("Next one.", rate=1.5)]),
     (
-        "[pause:abc] [pause: 1s] [Pause:1s] [rate:fast-ish] [note] [[ a ]]",
-        [S("[pause:abc] [pause: 1s] [Pause:1s] [rate:fast-ish] [note] ", Span("[[ a ]]", "verbatim"))],
+        "[pause] [rate] [paused:1s] [note] [[ a ]]",
+        [S("[pause] [rate] [paused:1s] [note] ", Span("[[ a ]]", "verbatim"))],
     ),
     ('Plain <break time="1s"/> & <3', [S('Plain <break time="1s"/> & <3')]),
 ]
-"""Plain text with inline tags; anything but their exact forms is text."""
+"""Plain text with inline tags; brackets that are neither a tag nor a near miss of one (MALFORMED) are text."""
 
 
 @pytest.mark.parametrize(("text", "parts"), INLINE)
@@ -144,6 +144,11 @@ MALFORMED = [
     ('<!DOCTYPE speak [<!ENTITY a "b">]>\n<speak>&a;</speak>', None),
     ("Wait [pause:30s] now.", '"[pause:30s]" at character 6: a pause of "30s" is longer than the 20 s'),
     ("[rate:4][rate:2]x", '"[rate:2]" at character 9: rate "2" is outside 0.25-4 times'),
+    ("Wait [pause: 1s] now", '"[pause: 1s]" at character 6: not an inline tag: write [pause:0.5s]'),
+    ("[Pause:1s] x", '"[Pause:1s]" at character 1: not an inline tag'),
+    ("x [pause:1sec]", '"[pause:1sec]" at character 3: not an inline tag'),
+    ("a [pause:1s] b [pause:1.5]", '"[pause:1.5]" at character 16: not an inline tag'),
+    ("[rate:fast-ish]go", '"[rate:fast-ish]" at character 1: not an inline tag'),
 ]
 """Markup that cannot be read, and the start of the message naming where and what (``None``: not SSML at all)."""
 
