@@ -46,6 +46,7 @@ CLASSES = {
         ("rose 8.5%, then", "rose eight point five percent, then"),
     ],
     "currency": [
+        ("Costs 5 USD, EUR 10 or US$5.", "Costs five dollars, ten euros or five dollars."),
         ("$49.95", "forty nine dollars and ninety five cents"),
         ("$3.50", "three dollars and fifty cents"),
         ("$1 and $0.99", "one dollar and ninety nine cents"),
@@ -78,6 +79,7 @@ CLASSES = {
         ("the 1990s and the '80s", "the nineteen nineties and the eighties"),
     ],
     "phone numbers and digit runs": [
+        ("Ping 192.168.1.1 now", "Ping one nine two dot one six eight dot one dot one now"),
         ("Call 555-123-4567.", "Call five five five, one two three, four five six seven."),
         ("(555) 123-4567", "five five five, one two three, four five six seven"),
         ("+44 20 7946 0958", "plus four four, two zero, seven nine four six, zero nine five eight"),
@@ -85,6 +87,7 @@ CLASSES = {
         ("Agent 007", "Agent zero zero seven"),
     ],
     "units": [
+        ("He is 5'11\" tall at 100Mbps", "He is five foot eleven tall at one hundred megabits per second"),
         ("2 kg and 1 kg", "two kilograms and one kilogram"),
         ("gusts of 70 km/h", "gusts of seventy kilometers per hour"),
         ("200 °C and -3°F", "two hundred degrees Celsius and minus three degrees Fahrenheit"),
@@ -101,6 +104,9 @@ CLASSES = {
         ("I think so, and Malcolm X did.", "I think so, and Malcolm X did."),
     ],
     "abbreviations and titles": [
+        ("Open Mon. 9-5, Sat. 10-2.", "Open Monday nine to five, Saturday ten to two."),
+        ("Mon. to Fri. Then rest.", "Monday to Friday. Then rest."),
+        ("He sat. I saw the Sun. Then rain.", "He sat. I saw the Sun. Then rain."),  # not a schedule
         ("Dr. Smith met Mr. and Mrs. Jones.", "Doctor Smith met Mister and Missus Jones."),
         ("St. James St.", "Saint James Street."),
         ("on Leland St. (long since gone)", "on Leland Street (long since gone)"),
@@ -122,6 +128,7 @@ CLASSES = {
         ("It was Plan B. Then we ran.", "It was Plan B. Then we ran."),
     ],
     "symbols": [
+        ("Learn C# or F# for issue #1", "Learn C sharp or F sharp for issue number one"),
         ("Fish & chips <3 cost £5.", "Fish and chips heart cost five pounds."),
         ("a < b and c > d", "a less than b and c greater than d"),
         ("2+2=4", "two plus two equals four"),

@@ -77,6 +77,27 @@ MONTHS = {
     "Dec": "December",
 }
 """Month abbreviations (``May`` is a word): before a day they end nothing."""
+WEEKDAYS = {
+    "Mon": "Monday",
+    "Tue": "Tuesday",
+    "Tues": "Tuesday",
+    "Wed": "Wednesday",
+    "Thu": "Thursday",
+    "Thur": "Thursday",
+    "Thurs": "Thursday",
+    "Fri": "Friday",
+    "Sat": "Saturday",
+    "Sun": "Sunday",
+}
+"""Read only in a schedule: before a digit, a dash, a comma, ``to``/``through``/``and``/``&`` or another weekday,
+or after ``to``/``through``/``and``/``&``/a dash (``Mon. 9-5``, ``Mon. to Fri.``); ``the Sun.`` and ``Sat.``
+elsewhere are left alone."""
+_WEEKDAY_NAMES = "|".join(sorted(WEEKDAYS, key=len, reverse=True))
+_WEEKDAY = re.compile(
+    rf"(?<![\w.])({_WEEKDAY_NAMES})\.(?=\s*(?:\d|[-–,&]|(?:to|through|and|thru)\b|(?:{_WEEKDAY_NAMES})\.))"
+)
+_LAST_WEEKDAY = re.compile(rf"((?:\b(?:to|through|thru|and)|[-–&])\s*)({_WEEKDAY_NAMES})\.")
+"""The weekday that ends a schedule's range (``… to Fri.``)."""
 NUMBER_SIGN = {
     "No": "number",
     "Nos": "numbers",
@@ -140,6 +161,12 @@ def initial_ends(after: str) -> bool:
     return next_starts_sentence(after) or not _INITIAL_OR_NAME.match(next_word(after).rstrip("."))
 
 
+def _last_weekday(match: re.Match[str]) -> str:
+    after = around_match(match)[1]
+    ends = at_end(after) or next_capitalized(after)
+    return f"{match.group(1)}{WEEKDAYS[match.group(2)]}{'.' if ends else ''}"
+
+
 def _abbreviation(match: re.Match[str], context: Context) -> str:
     found = reading(match.group(1), *around_match(match))
     if found is None:
@@ -158,6 +185,8 @@ def _acronym(match: re.Match[str], context: Context) -> str:
 
 
 RULES = (
+    Rule("weekday", _WEEKDAY, lambda match, context: WEEKDAYS[match.group(1)]),
+    Rule("weekday ending a range", _LAST_WEEKDAY, lambda match, context: _last_weekday(match)),
     Rule("abbreviation", _ABBREVIATION, _abbreviation),
     Rule("acronym", _ACRONYM, _acronym),
     Rule("initial", _INITIAL, _initial),

@@ -39,6 +39,11 @@ SCALES = {
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _SYMBOL = "[" + re.escape("".join(CURRENCIES)) + "]"
 _SCALE = r"(?: (thousand|million|billion|trillion)\b|(k|K|m|M|mn|bn|B|tn)\b)"
+CODES = {"US$": "$", "USD": "$", "GBP": "£", "EUR": "€", "JPY": "¥"}
+"""ISO 4217 codes (and ``US$``) said as their currency's words (``5 USD``, ``EUR 10``, ``US$5``)."""
+_CODE = "|".join(re.escape(code) for code in CODES)
+_CODE_BEFORE = re.compile(rf"(?<![\w.,$])({_CODE}) ?({_NUMBER})(?!\w|[.,]\d)")
+_CODE_AFTER = re.compile(rf"(?<![\w.,])({_NUMBER}) ?({_CODE})(?!\w)")
 _BEFORE = re.compile(rf"(?<![\w.,])([-−]?)({_SYMBOL}) ?({_NUMBER}){_SCALE}?")
 _AFTER = re.compile(rf"(?<![\w.,])([-−]?)({_NUMBER}){_SCALE}? ?({_SYMBOL})")
 
@@ -73,4 +78,9 @@ def _after(match: re.Match[str], context: Context) -> str:
     return f"minus {said}" if sign else said
 
 
-RULES = (Rule("money (symbol first)", _BEFORE, _before), Rule("money (symbol after)", _AFTER, _after))
+RULES = (
+    Rule("money (code first)", _CODE_BEFORE, lambda m, context: amount(m.group(2), CODES[m.group(1)], None, context)),
+    Rule("money (code after)", _CODE_AFTER, lambda m, context: amount(m.group(1), CODES[m.group(2)], None, context)),
+    Rule("money (symbol first)", _BEFORE, _before),
+    Rule("money (symbol after)", _AFTER, _after),
+)

@@ -28,6 +28,8 @@ _PHONES = (
 """International with ``+``; American with parentheses, dashes or dots (``1-800-555-1234``); a local seven-digit
 number."""
 _PHONE = re.compile(rf"(?<![\w.,+-])(?:{'|'.join(_PHONES)})(?![\w-]|[.,]\d)")
+_ADDRESS = re.compile(r"(?<![\w.,])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w]|\.\d)")
+"""An IPv4 address (four numbers of 0-255): its digits one by one, its dots said."""
 _VERSION = re.compile(r"(?<![\w.,])\d+(?:\.\d+){2,}(?![\w]|\.\d)")
 _NUMBER_HYPHEN = re.compile(r"(?<=\d)((?:st|nd|rd|th)?)-(?=[A-Za-z])")
 _NUMBER = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
@@ -107,6 +109,7 @@ def _plain(match: re.Match[str], context: Context) -> str:
 
 
 RULES = (
+    Rule("IP address", _ADDRESS, lambda match, context: " dot ".join(digits(p) for p in match.group(0).split("."))),
     Rule("phone number", _PHONE, _phone),
     Rule("version", _VERSION, _version),
     Rule("number then hyphen", _NUMBER_HYPHEN, lambda match, context: match.group(1) + " "),

@@ -22,6 +22,7 @@ WORDS = (
     (r"&", "and"),
     (r"\+", "plus"),
     (r"@", "at"),
+    (r"(?<=\b[A-G])#(?![\w#])", "sharp"),
     (r"#(?=\d)", "number"),
     (r"#(?=[A-Za-z])", "hash"),
     (r"%", "percent"),

@@ -44,6 +44,9 @@ UNITS = {
     "MB": ("megabyte", "megabytes"),
     "kB": ("kilobyte", "kilobytes"),
     "KB": ("kilobyte", "kilobytes"),
+    "Gbps": ("gigabit per second", "gigabits per second"),
+    "Mbps": ("megabit per second", "megabits per second"),
+    "kbps": ("kilobit per second", "kilobits per second"),
     "GHz": ("gigahertz", "gigahertz"),
     "MHz": ("megahertz", "megahertz"),
     "kHz": ("kilohertz", "kilohertz"),
@@ -67,6 +70,8 @@ SCALES = {"M": "million", "bn": "billion"}
 """A count's scale written after it (``2.5M users``, ``$3bn``); ``K`` and ``B`` are left alone (``4K video``,
 ``Apt. 4B``)."""
 _SCALE = re.compile(rf"(?<![\w.,])({_NUMBER})({'|'.join(SCALES)})(?!\w)")
+_HEIGHT = re.compile(r"(?<![\w.,'’])(\d)\s?['′’](\d{1,2})\s?(?:\"|″|''|”)(?!\w)")
+"""A height in feet and inches (``5'11"``, ``6′2″``)."""
 _DECIMAL_SECONDS = re.compile(r"(?<![\w.,])(\d+\.\d+)s(?!\w)")
 """Seconds glued to a decimal number (``9.58s``); glued to a whole number ``s`` is a decade (``1990s``)."""
 
@@ -77,7 +82,13 @@ def _unit(match: re.Match[str], context: Context, table: dict[str, tuple[str, st
     return f"{number(written, context.british)} {one if is_one(written) else many}"
 
 
+def _height(match: re.Match[str], context: Context) -> str:
+    feet, inches = match.group(1), match.group(2)
+    return f"{number(feet, context.british)} foot {number(inches, context.british)}"
+
+
 RULES = (
+    Rule("height", _HEIGHT, _height),
     Rule("scale", _SCALE, lambda match, context: f"{number(match.group(1), context.british)} {SCALES[match.group(2)]}"),
     Rule("seconds", _DECIMAL_SECONDS, lambda match, context: _unit(match, context, {"s": SPACED["s"]}, "s")),
     Rule("unit", _UNIT, lambda match, context: _unit(match, context, UNITS)),
