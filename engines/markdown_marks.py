@@ -4,7 +4,8 @@ as its reader sees it ("Note: the door is open.").
 Only marks that cannot be meant as text, in their usual places: ``**bold**``, ``__bold__``, ``*italic*``,
 ``_italic_`` (the mark touching its words, not inside a word: ``5 * 3`` and ``snake_case`` stay), ``` `code` ```,
 fence lines, ``[text](link)`` and ``![alt](link)`` (the text said, the address not), and at a line's start the
-heading ``#``, the bullet ``-``/``*``/``+`` and the quote ``>``. A heading or a list item that ends without
+heading ``#``, the bullet ``-``/``*``/``+`` and the quote ``>``; an ordered item's ``1.`` is "1:" (said "one:", not
+a sentence "one." of its own). A heading or a list item that ends without
 punctuation ends its sentence there (a period is added), so the next line is not run into it.
 """
 
@@ -15,6 +16,8 @@ import re
 _FENCE = re.compile(r"^\s*(```|~~~).*$", re.MULTILINE)
 _LINE_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|>[ \t]?)(?=\S)")
 _CLOSING_HASHES = re.compile(r"[ \t]+#+[ \t]*$")
+_NUMBERED = re.compile(r"^[ \t]*(\d{1,3})[.)][ \t]+(?=\S)")
+"""An ordered list's item number (``1. First step``): said as "one:", not as a sentence of its own."""
 _ENDED = re.compile(r"[.!?:;,…]$")
 _LINK = re.compile(r"!?\[([^\]\n]+)\]\([^)\s]+\)")
 _STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
@@ -28,7 +31,7 @@ _CODE = re.compile(r"`([^`\n]+)`")
 def unmark(text: str) -> str:
     """``text`` with its Markdown marks taken away (the module's docstring says which); text without them comes
     back as it is."""
-    if not any(mark in text for mark in "*_`#[->~"):
+    if not any(mark in text for mark in "*_`#[->~.)"):
         return text
     text = _FENCE.sub("", text)
     lines = [_unmark_line(line) for line in text.split("\n")]
@@ -36,9 +39,10 @@ def unmark(text: str) -> str:
 
 
 def _unmark_line(line: str) -> str:
-    marked = _LINE_MARK.match(line)
+    marked = _LINE_MARK.match(line) or _NUMBERED.match(line)
     if marked:
-        line = _CLOSING_HASHES.sub("", line[marked.end() :]).rstrip()
+        number = f"{marked.group(1)}: " if marked.re is _NUMBERED else ""
+        line = number + _CLOSING_HASHES.sub("", line[marked.end() :]).rstrip()
     line = _LINK.sub(r"\1", line)
     line = _STRONG.sub(r"\2", line)
     line = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), line)

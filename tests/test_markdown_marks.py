@@ -14,6 +14,7 @@ from engines.cleaning import clean_text
         ("__Bold__ and _italic_ words", "Bold and italic words"),
         ("- Item one\n- Item two\n* Item three!", "Item one. Item two. Item three!"),
         ("# Title #\nText here.", "Title. Text here."),
+        ("1. First step\n2) Second step.", "1: First step. 2: Second step."),
         ("> Quoted line\nAfter.", "Quoted line. After."),
         ("See [the docs](https://example.com/a) or ![a cat](cat.png).", "See the docs or a cat."),
         ("```python\nprint(1)\n```\nDone.", "print(1) Done."),
