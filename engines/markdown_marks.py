@@ -31,8 +31,6 @@ _CODE = re.compile(r"`([^`\n]+)`")
 def unmark(text: str) -> str:
     """``text`` with its Markdown marks taken away (the module's docstring says which); text without them comes
     back as it is."""
-    if not any(mark in text for mark in "*_`#[->~.)"):
-        return text
     text = _FENCE.sub("", text)
     lines = [_unmark_line(line) for line in text.split("\n")]
     return "\n".join(lines)

@@ -56,7 +56,7 @@ def test_calls_that_come_while_a_batch_runs_go_together_and_each_gets_its_own_au
     release.set()
     for thread in [first, *others]:
         thread.join(10)
-    assert batcher.batches == [1, 2, 1]
+    assert list(batcher.batches) == [1, 2, 1]
     with torch.inference_mode():
         for i, z in enumerate(latents):
             alone = model.decode(z, None)

@@ -19,6 +19,7 @@ from engines.frontend.around import (
     next_capitalized,
     next_starts_sentence,
     next_word,
+    period_ends,
     previous_word,
 )
 from engines.frontend.number_words import letter
@@ -163,8 +164,7 @@ def initial_ends(after: str) -> bool:
 
 def _last_weekday(match: re.Match[str]) -> str:
     after = around_match(match)[1]
-    ends = at_end(after) or next_capitalized(after)
-    return f"{match.group(1)}{WEEKDAYS[match.group(2)]}{'.' if ends else ''}"
+    return f"{match.group(1)}{WEEKDAYS[match.group(2)]}{'.' if period_ends(after) else ''}"
 
 
 def _abbreviation(match: re.Match[str], context: Context) -> str:

@@ -47,6 +47,11 @@ def next_capitalized(after: str) -> bool:
     return capitalized(next_word(after))
 
 
+def period_ends(after: str) -> bool:
+    """Whether a period followed by ``after`` ends its sentence: nothing follows it, or a capitalized word."""
+    return at_end(after) or next_capitalized(after)
+
+
 def next_starts_sentence(after: str) -> bool:
     """Whether ``after`` is the end, or its next word is one that opens sentences (:data:`STARTERS`)."""
     return at_end(after) or next_word(after).rstrip(".") in STARTERS

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from engines.frontend.around import around_match, at_end, next_capitalized
+from engines.frontend.around import around_match, period_ends
 from engines.frontend.number_words import cardinal, digits
 from engines.frontend.rules import Context, Rule
 
@@ -46,7 +46,7 @@ def time_words(hour: int, minute: int | None, meridiem: str | None, context: Con
 def _ending(match: re.Match[str]) -> str:
     """``.`` where the written time ended in a period that also ended the sentence (``at 9 a.m. Then``)."""
     after = around_match(match)[1]
-    return "." if match.group(0).endswith(".") and (at_end(after) or next_capitalized(after)) else ""
+    return "." if match.group(0).endswith(".") and period_ends(after) else ""
 
 
 def _meridiem(match: re.Match[str], first: int) -> str | None:

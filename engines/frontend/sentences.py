@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from engines.frontend.abbreviations import initial_ends, reading
-from engines.frontend.around import around, at_end, next_capitalized
+from engines.frontend.around import around, period_ends
 
 _BOUNDARY = re.compile(r"(?<=[.!?。！？])\s+(?=\S)")
 _OPENERS = "\"'“‘([«"
@@ -52,7 +52,7 @@ def period_ends_sentence(text: str, index: int) -> bool:
     if found is not None:
         return found[1]
     if word.lower() in ("a.m", "p.m"):
-        return at_end(after) or next_capitalized(after)
+        return period_ends(after)
     if _LETTERS.fullmatch(word):
         return initial_ends(after)
     return True

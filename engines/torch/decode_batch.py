@@ -15,6 +15,7 @@ last samples hear zeros past its end, so a call batched gives the samples it giv
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -52,7 +53,7 @@ class DecodeBatcher:
         self._changed = threading.Condition()
         self._waiting: list[_Call] = []
         self._running = False
-        self.batches: list[int] = []
+        self.batches: deque[int] = deque(maxlen=1000)
         """The size of each decoder call run (the last 1,000): how much the calls overlapped."""
 
     def __call__(self, z, g=None):
@@ -80,7 +81,7 @@ class DecodeBatcher:
             groups.setdefault(call.z.shape[-1], []).append(call)
         for group in groups.values():
             self._run_group(group)
-            self.batches = [*self.batches[-999:], len(group)]
+            self.batches.append(len(group))
 
     def _run_group(self, group: list[_Call]) -> None:
         with importing("torch"):

@@ -118,7 +118,8 @@ class TorchEngine(LocalEngine):
         super().__init__(voice, plan)
         self.device = pick_device(device)
         self.import_report = None
-        if model is None:  # the voice's generator, shared with the engines that speak it already
+        self._loaded = None  # the voice's generator as shared (engines.torch.loaded); None: a model was given
+        if model is None:
             from engines.torch.loaded import loaded_generator
 
             self._loaded = loaded_generator(voice, self.device)
@@ -141,8 +142,8 @@ class TorchEngine(LocalEngine):
         if compile and self.device.startswith("cuda"):
             self._decode = torch.compile(self.model.decode, dynamic=True)
             self._warm_up()
-        elif batch_decode or (batch_decode is None and self.device.startswith("cuda") and hasattr(self, "_loaded")):
-            if not hasattr(self, "_loaded"):
+        elif batch_decode or (batch_decode is None and self.device.startswith("cuda") and self._loaded is not None):
+            if self._loaded is None:
                 raise EngineError("batch_decode needs the voice's own generator (model=None)")
             self._decode = self._loaded.batcher()  # concurrent engines of this voice: one decoder call
             self._padded = False  # windows go as they are: the batcher decodes one length per call
