@@ -249,3 +249,26 @@ def test_bundling_an_onnx_voice_needs_no_torch(tmp_path, joe):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.split("\n")[0] == "0 []", done.stderr
     assert (tmp_path / "b" / joe.model_path.name).is_file()
+
+
+def test_the_train_pages_menu_bundles_the_run_for_sherpa_onnx(qtbot, monkeypatch, tmp_path, make_tiny_checkpoint):
+    """The Export button's "Export for sherpa-onnx (Android)…" asks for a folder and writes ``RUN-sherpa-onnx`` in
+    it, saying where."""
+    pytest.importorskip("torch")
+    from PySide6.QtWidgets import QFileDialog
+
+    from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
+
+    run = _run(tmp_path / "runs" / "tune", make_tiny_checkpoint)
+    page = TrainPage(Workspace(runs_dir=run.parent, voices_dir=tmp_path / "voices"), VoiceLibrary())
+    qtbot.addWidget(page)
+    page.tabs.setCurrentIndex(1)
+    page.runs.table.selectRow(0)
+    (tmp_path / "phone").mkdir()
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(tmp_path / "phone"))
+    page.sherpa_action.trigger()
+    qtbot.waitUntil(lambda: page.status.text().startswith("Wrote the sherpa-onnx bundle"), timeout=60_000)
+    bundle = tmp_path / "phone" / "tune-sherpa-onnx"
+    assert page.status.text().startswith(f"Wrote the sherpa-onnx bundle {bundle} ")
+    assert _metadata(bundle / "tune.onnx")["comment"] == "piper" and (bundle / "tokens.txt").is_file()

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from engines.errors import VoiceStudioError
 from engines.files import atomic_path, temp_beside, write_text
+from engines.imports import importing
 from engines.voice import BOS, EOS, PAD, VoiceConfig
 
 TOKENS = "tokens.txt"
@@ -139,7 +140,8 @@ def sherpa_metadata(config: VoiceConfig, espeak_voice: str | None = None) -> dic
     ``English``), else its ``language.code``, else the espeak-ng voice; ``voice`` is ``espeak_voice`` where given,
     else the config's ``espeak.voice``.
     """
-    language = config.raw.get("language") if isinstance(config.raw.get("language"), dict) else {}
+    block = config.raw.get("language")
+    language: dict = block if isinstance(block, dict) else {}
     voice = espeak_voice or config.espeak_voice
     values: dict[str, object] = {
         "model_type": "vits",
@@ -160,7 +162,8 @@ def write_model(source: Path, target: Path, metadata: dict[str, str]) -> Path:
     Raises:
         OSError: ``source`` unreadable or ``target`` not writable.
     """
-    import onnx
+    with importing("onnx"):
+        import onnx
 
     model = onnx.load(str(source))
     kept = [(p.key, p.value) for p in model.metadata_props if p.key not in metadata]
@@ -242,7 +245,8 @@ def bundle_checkpoint(
         SherpaBundleError, VoiceError, EspeakVoiceError, EspeakDataError: as :func:`write_bundle` and
             ``export_voice`` (the folder is checked before the export).
     """
-    from trainer.checkpoints.export import export_voice
+    with importing("trainer.checkpoints.export"):
+        from trainer.checkpoints.export import export_voice
 
     folder = check_folder(folder)
     if config is not None:
