@@ -70,7 +70,8 @@ class SherpaBundle:
 
 def check_folder(folder: Path | str) -> Path:
     """Check, before any work, that the bundle can be written in ``folder``: not a file, its parent a folder, and
-    a file can be created there (one is made and removed). A missing ``folder`` whose parent exists is created.
+    a file can be created in it (or, where it does not exist yet, in its parent, where it will be made): one is
+    made and removed. Nothing else is written.
 
     Raises:
         SherpaBundleError: naming ``folder`` and what is wrong.
@@ -80,13 +81,18 @@ def check_folder(folder: Path | str) -> Path:
         raise SherpaBundleError(f"{folder}: is a file; give a folder for the sherpa-onnx bundle")
     if not folder.parent.is_dir():
         raise SherpaBundleError(f"{folder}: folder {folder.parent} does not exist")
+    probe = folder if folder.is_dir() else folder.parent
     try:
-        folder.mkdir(exist_ok=True)
-        temp_beside(folder / TOKENS).unlink()
+        temp_beside(probe / TOKENS).unlink()
     except OSError as exc:
-        reason = os.strerror(exc.errno) if exc.errno else str(exc)
-        raise SherpaBundleError(f"{folder}: cannot write the sherpa-onnx bundle there: {reason}") from None
+        raise _unwritable(folder, exc) from None
     return folder
+
+
+def _unwritable(folder: Path, exc: OSError) -> SherpaBundleError:
+    """The error for a bundle folder the OS refused (``exc``), naming the folder and the OS's reason."""
+    reason = os.strerror(exc.errno) if exc.errno else str(exc)
+    return SherpaBundleError(f"{folder}: cannot write the sherpa-onnx bundle there: {reason}")
 
 
 def check_fit(config: VoiceConfig) -> None:
@@ -217,9 +223,13 @@ def write_bundle(
     from engines.voice import load_voice
 
     voice_model = Path(voice_model)
-    folder = check_folder(folder)
     config = config or load_voice(voice_model).config
     check_fit(config)
+    folder = check_folder(folder)
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise _unwritable(folder, exc) from None
     model = folder / (name or voice_model.name)
     document = config.piper_document()
     if espeak_voice:
