@@ -24,8 +24,11 @@ if importlib.util.find_spec("sherpa_onnx") is None:
 SPEAK = Path(__file__).with_name("sherpa_speak.py")
 NOISE_FREE = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
 LINE = "The quick brown fox jumps over the lazy dog."
-"""One sentence with nothing our text front end rewrites: sherpa-onnx 2.x runs every sentence of a request in one
-forward pass, where our engine runs one per sentence, so only a single sentence can be the same audio."""
+"""A sentence with nothing our text front end rewrites (sherpa-onnx 2.x has no text front end for Piper voices: it is
+given our phonemes, as it takes any external phonemizer's)."""
+SENTENCES = "The quick brown fox jumps. Then it sleeps, quietly!"
+"""Two sentences, with a comma and an exclamation: sherpa-onnx runs each on its own (``max_num_sentences`` 1, its
+default), as our engine does, and joins them with no silence between (ours: ``sentence_silence`` 0)."""
 
 
 @dataclass
@@ -109,11 +112,12 @@ def test_joe_bundled_as_it_is_speaks_as_our_engine(tmp_path, joe, engine):
     assert (bundle / "espeak-ng-data" / "phontab").is_file() and (bundle / "espeak-ng-data" / "en_dict").is_file()
     assert json.loads((bundle / f"{model.name}.json").read_text(encoding="utf-8"))["espeak"]["voice"] == "en-us"
     phonemizer = Phonemizer(joe.config)
-    sentences = phonemizer.phonemize(LINE)
+    sentences = phonemizer.phonemize(SENTENCES)
+    assert len(sentences) == 2
     heard = _sherpa(model, bundle / "tokens.txt", sentences, 0, tmp_path)
     assert (heard.sample_rate, heard.num_speakers) == (22050, 1)
-    assert heard.ids == [phonemizer.to_ids(sentences[0])]  # Piper's framing: ^ _ p1 _ p2 _ ... $
-    _assert_same_speech(heard.samples, _ours(engine, LINE), joe.config.hop_length)
+    assert heard.ids == [phonemizer.to_ids(sentence) for sentence in sentences]  # Piper's ^ _ p1 _ p2 _ ... $
+    _assert_same_speech(heard.samples, _ours(engine, SENTENCES), joe.config.hop_length)
 
 
 def test_a_multi_speaker_bundle_says_each_speaker_as_our_engine(tmp_path, trio_voice):
