@@ -11,10 +11,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engines.extras import explain
 from engines.imports import importing
 from engines.shell_command import shell_command
+
+if TYPE_CHECKING:
+    from trainer.checkpoints.sherpa_bundle import SherpaBundle
 
 TAKES = ("recommended", "val_mel")
 """``--take``'s choices (``trainer.evaluate.choice.TAKES``, repeated so the parser imports nothing heavy)."""
@@ -41,20 +45,33 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "checkpoints whose WER and DNSMOS are within their noise bands of the best; the lowest val_mel where "
         "nothing was measured), or the lowest val_mel (default: recommended)",
     )
-    export.add_argument("-o", "--output", type=Path, required=True, help="NAME.onnx (NAME.onnx.json is written too)")
+    export.add_argument("-o", "--output", type=Path, help="NAME.onnx (NAME.onnx.json is written too)")
     export.add_argument("--config", type=Path, help="a Piper config.json for the phoneme map (default: looked up)")
     export.add_argument("--espeak-voice", help="espeak-ng voice name to record in the config")
+    export.add_argument(
+        "--sherpa-onnx",
+        type=Path,
+        metavar="DIR",
+        help="also (or, without -o, only) write a sherpa-onnx bundle in DIR: the voice with sherpa-onnx's metadata, "
+        "tokens.txt and espeak-ng-data (docs/formats.md); an .onnx voice is bundled as it is, without torch",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    """Write ``NAME.onnx`` and ``NAME.onnx.json``.
+    """Write ``NAME.onnx`` and ``NAME.onnx.json``, and/or a sherpa-onnx bundle in ``--sherpa-onnx DIR``.
 
     Raises:
         VoiceError: an unreadable checkpoint, voice or config. CheckpointError: a folder that is not a run, a run
         with no ranked checkpoint, or a garbled ranking. ValueError: an output path that is not ``.onnx``.
         ExtraMissing: torch is not installed (an ONNX-only install), with how to add it. EspeakVoiceError:
         ``--espeak-voice`` names a voice espeak-ng does not have (the voice's own ``espeak.voice``: VoiceError).
+        SherpaBundleError: ``--sherpa-onnx DIR`` is a file or not writable, or the voice has what sherpa-onnx cannot
+        read. ValueError: neither ``-o`` nor ``--sherpa-onnx`` given.
     """
+    if args.output is None and args.sherpa_onnx is None:
+        raise ValueError("export: give -o NAME.onnx, --sherpa-onnx DIR, or both")
+    if args.output is None and _is_onnx_voice(args.checkpoint):
+        return _bundle_voice(args)  # no export: the voice's own graph, without torch
     from engines import registry
     from engines.extras import require
 
@@ -65,31 +82,93 @@ def run(args: argparse.Namespace) -> int:
     with importing("trainer.checkpoints.export"):
         from trainer.checkpoints.export import export_voice
 
-    check_output_path(args.output, (".onnx",), "voice file")
-    if args.espeak_voice is not None:
-        from engines.espeak import check_name
-
-        check_name(args.espeak_voice, "--espeak-voice")
+    if args.output is not None:
+        check_output_path(args.output, (".onnx",), "voice file")
+    _check_bundle_folder(args)
+    _check_espeak_voice(args)
     config = load_config(args.config) if args.config else None
     source = args.checkpoint
     if registry.is_voice_name(source):  # a voice name, resolved as say --voice and train --from resolve it
         voice = registry.find_voice(str(source))
         source, config = voice.model_path, config or voice.config
     elif source.is_dir():  # a run folder: the recommended checkpoint, as the Train page's Export voice
-        source = _run_checkpoint(source, args.take, args.output)
+        source = _run_checkpoint(source, args.take, _target(args))
     elif source.suffix.lower() == ".ckpt":
-        _check_whole(source, args.output)
+        _check_whole(source, _target(args))
         _say_file(source)
+    if args.output is None:
+        with importing("trainer.checkpoints.sherpa_bundle"):
+            from trainer.checkpoints.sherpa_bundle import bundle_checkpoint
+
+        _said_bundle(bundle_checkpoint(source, args.sherpa_onnx, config, args.espeak_voice))
+        return 0
     onnx_path, json_path = export_voice(source, args.output, config, args.espeak_voice)
     print(f"wrote {onnx_path} and {json_path}", file=sys.stderr)
     from trainer.run.presets import SMOKE_TEST, smoke_note
 
     if smoke_note(json.loads(Path(json_path).read_text(encoding="utf-8"))):
         print(f"note: trained with the test preset: a {SMOKE_TEST}", file=sys.stderr)
+    if args.sherpa_onnx is not None:
+        from trainer.checkpoints.sherpa_bundle import write_bundle
+
+        _said_bundle(write_bundle(onnx_path, args.sherpa_onnx, espeak_voice=args.espeak_voice))
     return 0
 
 
-def _run_checkpoint(run_dir: Path, take: str, output: Path) -> Path:
+def _is_onnx_voice(source: Path) -> bool:
+    """``source`` names an ONNX voice (a voice name, or a ``.onnx`` file), which a bundle takes as it is."""
+    from engines import registry
+
+    return registry.is_voice_name(source) or source.suffix.lower() == ".onnx"
+
+
+def _bundle_voice(args: argparse.Namespace) -> int:
+    """Bundle an ONNX voice (a name or a file) for sherpa-onnx as it is: no export, no torch."""
+    from engines import registry
+    from engines.voice import load_config
+    from trainer.checkpoints.sherpa_bundle import write_bundle
+
+    _check_bundle_folder(args)
+    _check_espeak_voice(args)
+    config = load_config(args.config) if args.config else None
+    source = args.checkpoint
+    if registry.is_voice_name(source):
+        voice = registry.find_voice(str(source))
+        source, config = voice.model_path, config or voice.config
+    _said_bundle(write_bundle(source, args.sherpa_onnx, config, args.espeak_voice))
+    return 0
+
+
+def _check_bundle_folder(args: argparse.Namespace) -> None:
+    """``--sherpa-onnx DIR``, where given, can be written (``sherpa_bundle.check_folder``), before any work."""
+    if args.sherpa_onnx is not None:
+        from trainer.checkpoints.sherpa_bundle import check_folder
+
+        check_folder(args.sherpa_onnx)
+
+
+def _check_espeak_voice(args: argparse.Namespace) -> None:
+    """``--espeak-voice``, where given, is a voice espeak-ng has (``engines.espeak.check_name``)."""
+    if args.espeak_voice is not None:
+        from engines.espeak import check_name
+
+        check_name(args.espeak_voice, "--espeak-voice")
+
+
+def _said_bundle(bundle: SherpaBundle) -> None:
+    """Say on stderr what the bundle holds and where its use is told."""
+    files = f"{bundle.model.name}, {bundle.config.name}, {bundle.tokens.name}, {bundle.espeak_data.name}/"
+    print(
+        f"wrote the sherpa-onnx bundle {bundle.folder} ({files}); docs/formats.md says how to load it", file=sys.stderr
+    )
+
+
+def _target(args: argparse.Namespace) -> tuple[str, Path]:
+    """Where the export goes, as the command's options (``-o NAME.onnx``, else ``--sherpa-onnx DIR``)."""
+    return ("-o", args.output) if args.output is not None else ("--sherpa-onnx", args.sherpa_onnx)
+
+
+def _run_checkpoint(run_dir: Path, take: str, target: tuple[str, Path]) -> Path:
     """The checkpoint of ``run_dir`` to export (``trainer.evaluate.choice.run_choice``), said on stderr: which and
     why, the other choice and how to take it, and the warning where there is one.
 
@@ -99,7 +178,7 @@ def _run_checkpoint(run_dir: Path, take: str, output: Path) -> Path:
     from trainer.evaluate.choice import run_choice
 
     choice = run_choice(run_dir, take)
-    _check_whole(choice.checkpoint.path, output)
+    _check_whole(choice.checkpoint.path, target)
     for line in choice.lines():
         print(line, file=sys.stderr)
     if choice.beside and take == "recommended":
@@ -109,7 +188,7 @@ def _run_checkpoint(run_dir: Path, take: str, output: Path) -> Path:
     return choice.checkpoint.path
 
 
-def _check_whole(path: Path, output: Path) -> None:
+def _check_whole(path: Path, target: tuple[str, Path]) -> None:
     """Refuse a damaged checkpoint of a run (``trainer.checkpoints.damage``), naming the run's best intact one and
     the command that exports it; a file outside any run is read as it is (``read_checkpoint`` names its damage).
 
@@ -125,7 +204,7 @@ def _check_whole(path: Path, output: Path) -> None:
     best = best_intact(run_dir)
     way_on = "the run has no intact checkpoint to export"
     if best is not None:
-        command = shell_command("voice-studio", "export", best.path, "-o", output)
+        command = shell_command("voice-studio", "export", best.path, *target)
         way_on = f"export its best intact checkpoint ({best.label()}): {command}"
     check_whole(path, way_on)
 
