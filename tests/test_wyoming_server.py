@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -22,6 +23,7 @@ from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
 
 from engines.server.text_stream import SentenceStream
+from studio.cli import main
 
 NOISE_OFF = ("--noise-scale", "0", "--noise-w", "0")
 LINE = "The first sentence is here. And then a second one follows it. The third ends it."
@@ -204,14 +206,52 @@ def test_a_client_gone_mid_stream_leaves_the_server_serving_the_next(server):
         ([SynthesizeStart(voice=SynthesizeVoice(name="nobody"))], "voice_not_found"),
         ([SynthesizeStart(), SynthesizeChunk(text="Long words. " * (MAX_CHARS // 12 + 1))], "input_too_long"),
         ([SynthesizeChunk(text="Hi.")], "no_stream"),
+        ([Synthesize(text="<speak><p>Unclosed.</speak>", text_format="ssml")], "invalid_markup"),
     ],
 )
 def test_a_refused_request_is_an_error_event_then_the_connection_ends(server, events, code):
-    """Unknown voice or speaker, too much text, a chunk outside a stream: an error event, the connection closed."""
+    """Unknown voice or speaker, too much text, a chunk outside a stream, malformed SSML: an error event, the
+    connection closed."""
     heard = asyncio.run(exchange(server.port, *(e.event() for e in events)))
     assert heard.error is not None and heard.error.code == code, heard.types
     assert heard.types == ["error"]
     assert describe(server.port).tts  # and the server answers the next client
+
+
+def test_the_servers_noise_settings_apply_to_http_requests_that_give_none(server):
+    """--noise-scale 0 --noise-w 0: an HTTP request without noise fields is the same twice (noise would vary it)."""
+    body = {"model": "joe", "input": "Twice the same.", "response_format": "pcm"}
+    first, second = (httpx.post(f"{server.url}/v1/audio/speech", json=body, timeout=60).content for _ in range(2))
+    assert len(first) > 8000 and first == second
+
+
+def _taken_port() -> tuple[socket.socket, int]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    return sock, sock.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--no-http"], "--no-http is about the Wyoming server: give --wyoming too"),
+        (["--zeroconf"], "--zeroconf is about the Wyoming server: give --wyoming too"),
+        (["--wyoming", "http://127.0.0.1:10200"], "give tcp://HOST:PORT (e.g. tcp://0.0.0.0:10200) or unix://PATH"),
+        (["--wyoming", "tcp://127.0.0.1:{taken}"], "cannot listen on tcp://127.0.0.1:{taken}"),
+        (["--wyoming", "--zeroconf"], "--zeroconf needs zeroconf (not installed): pip install 'voice-studio[zeroconf]"),
+    ],
+)
+def test_wyoming_options_that_cannot_work_stop_serve_in_one_line(args, said, monkeypatch, capsys):
+    """Options without --wyoming, a URI of another scheme, a taken port, --zeroconf without its package: one line,
+    exit 2, before any voice loads."""
+    monkeypatch.setitem(sys.modules, "zeroconf", None)  # not installed, as importlib.util.find_spec then sees it
+    sock, taken = _taken_port()
+    with sock:
+        status = main(["serve", "--port", "0", *(a.format(taken=taken) for a in args)])
+    error = capsys.readouterr().err
+    assert status == 2 and error.count("\n") == 1, error
+    assert said.format(taken=taken) in error
 
 
 @pytest.fixture(scope="module")

@@ -117,10 +117,8 @@ def _add_default_settings(serve: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load the voices, warm their engines up, and serve until Ctrl+C."""
-    from engines.server.app import serve
-    from engines.server.service import ServiceConfig, SpeechService
-
     _check_wyoming_arguments(args)
+    listener = _bind_wyoming(args.wyoming)  # before the voices load: a taken port is said at once
     engines = tuple(dict.fromkeys(args.engine or ["onnx"]))
     if "torch" not in engines and args.device != "auto":  # as `say` does: a setting not applied is said
         note = f"voice-studio: note: --device is for the torch engine; {', '.join(engines)} runs on the CPU"
@@ -129,6 +127,29 @@ def run(args: argparse.Namespace) -> int:
         from engines.onnx.engine import use_shared_thread_pool
 
         use_shared_thread_pool()  # concurrent requests share one pool of threads instead of oversubscribing
+    service = _service(args, engines)
+    if not args.no_warm_up:
+        service.warm_up()
+    engine_text = f"engine{'s' if len(engines) > 1 else ''} {', '.join(engines)}"
+    workers = f"{args.workers} worker{'s' if args.workers != 1 else ''}"
+    what, details = f"serving {', '.join(service.voices)} on", f"({engine_text}, {workers})"
+    if listener is not None:
+        return _serve_with_wyoming(args, service, listener, details, what)
+    from engines.server.app import serve
+
+    ready = lambda url: print(f"{what} {url} {details}", flush=True)  # noqa: E731
+    serve(service, args.host, args.port, args.api_key or os.environ.get(API_KEY_ENV) or None, ready)
+    return 0
+
+
+def _service(args: argparse.Namespace, engines: tuple[str, ...]):
+    """The speech service of the voices and settings ``args`` give.
+
+    Raises:
+        ValueError: two voices share a name (and what ``usable_voices`` and ``SpeechService`` raise).
+    """
+    from engines.server.service import ServiceConfig, SpeechService
+
     voices = usable_voices(args.voice or [None])
     names = [v.name for v in voices]
     if len(set(names)) != len(names):
@@ -147,17 +168,7 @@ def run(args: argparse.Namespace) -> int:
         length_scale=args.length_scale,
         sentence_silence=args.sentence_silence,
     )
-    service = SpeechService(config)
-    if not args.no_warm_up:
-        service.warm_up()
-    engine_text = f"engine{'s' if len(engines) > 1 else ''} {', '.join(engines)}"
-    workers = f"{args.workers} worker{'s' if args.workers != 1 else ''}"
-    what = f"serving {', '.join(names)} on"
-    if not args.wyoming:
-        ready = lambda url: print(f"{what} {url} ({engine_text}, {workers})", flush=True)  # noqa: E731
-        serve(service, args.host, args.port, args.api_key or os.environ.get(API_KEY_ENV) or None, ready)
-        return 0
-    return _serve_with_wyoming(args, service, f"({engine_text}, {workers})", what)
+    return SpeechService(config)
 
 
 def _check_wyoming_arguments(args: argparse.Namespace) -> None:
@@ -176,16 +187,25 @@ def _check_wyoming_arguments(args: argparse.Namespace) -> None:
         extras.require("zeroconf", "--zeroconf")
 
 
-def _serve_with_wyoming(args: argparse.Namespace, service, details: str, what: str) -> int:
+def _bind_wyoming(uri: str | None):
+    """The bound ``--wyoming`` address (``engines.server.wyoming_listener.bind``), or ``None`` without the flag.
+
+    Raises:
+        ValueError: a URI that is not ``tcp://HOST:PORT`` or ``unix://PATH``.
+        OSError: the address is taken or cannot be bound.
+    """
+    from engines.server.wyoming_listener import bind
+
+    return bind(uri) if uri else None
+
+
+def _serve_with_wyoming(args: argparse.Namespace, service, listener, details: str, what: str) -> int:
     """Serve Wyoming on ``args.wyoming``, alone (``--no-http``) or beside the HTTP API in one event loop."""
     from engines.imports import importing
     from engines.server.app import serve
 
     with importing("engines.server.wyoming_server"):
         from engines.server.wyoming_server import run_wyoming, serve_wyoming
-    from engines.server.wyoming_listener import bind
-
-    listener = bind(args.wyoming)
     wyoming = f"{listener.uri} (Wyoming)"
     if args.no_http:
         serve_wyoming(service, listener, args.zeroconf, lambda: print(f"{what} {wyoming} {details}", flush=True))
