@@ -61,6 +61,14 @@ class SpeechHandler(AsyncEventHandler):
         self.stream: Utterance | None = None
         """The text stream in progress (between ``synthesize-start`` and ``synthesize-stop``)."""
 
+    async def run(self) -> None:
+        """Answer events until the client goes; one that goes by resetting the connection (it closed with our audio
+        still unread) is a client gone, not an error to print."""
+        try:
+            await super().run()
+        except ConnectionError:
+            _LOG.debug("the client reset the connection")
+
     async def handle_event(self, event: Event) -> bool:
         """Answer ``event``; False (close the connection) after an ``error`` event."""
         try:
