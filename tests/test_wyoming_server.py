@@ -212,11 +212,12 @@ def test_a_client_gone_mid_stream_leaves_the_server_serving_the_next(server):
         ([SynthesizeStart(), SynthesizeChunk(text="Long words. " * (MAX_CHARS // 12 + 1))], "input_too_long"),
         ([SynthesizeChunk(text="Hi.")], "no_stream"),
         ([Synthesize(text="<speak><p>Unclosed.</speak>", text_format="ssml")], "invalid_markup"),
+        ([SynthesizeStart(), SynthesizeChunk(text="Too [rate:50] fast. And then")], "invalid_markup"),
     ],
 )
 def test_a_refused_request_is_an_error_event_then_the_connection_ends(server, events, code):
-    """Unknown voice or speaker, too much text, a chunk outside a stream, malformed SSML: an error event, the
-    connection closed."""
+    """Unknown voice or speaker, too much text, a chunk outside a stream, malformed markup (found when a sentence of
+    an open stream is spoken): an error event, the connection closed."""
     heard = asyncio.run(exchange(server.port, *(e.event() for e in events)))
     assert heard.error is not None and heard.error.code == code, heard.types
     assert heard.types == ["error"]

@@ -74,11 +74,13 @@ class SpeechHandler(AsyncEventHandler):
         try:
             return await self._handle(event)
         except ApiError as exc:
-            await self.refuse(exc)
+            refusal = exc
         except (KeyError, TypeError, ValueError) as exc:  # an event without its fields (no "text")
-            await self.refuse(ApiError(400, f"malformed '{event.type}' event: {exc!r}", code="bad_event"))
+            refusal = ApiError(400, f"malformed '{event.type}' event: {exc!r}", code="bad_event")
         except ConnectionError:
-            pass  # the client has gone
+            return False  # the client has gone
+        self._cancel_stream()
+        await self.refuse(refusal)
         return False
 
     async def _handle(self, event: Event) -> bool:
@@ -121,8 +123,7 @@ class SpeechHandler(AsyncEventHandler):
         return self.stream
 
     async def refuse(self, exc: ApiError) -> None:
-        """Send ``exc`` as an ``error`` event (its code, else ``http_STATUS``) and end the stream, if any."""
-        self._cancel_stream()
+        """Send ``exc`` as an ``error`` event (its code, else ``http_STATUS``)."""
         try:
             await self.write_event(Error(text=exc.message, code=exc.code or f"http_{exc.status}").event())
         except (ConnectionError, RuntimeError):
@@ -205,6 +206,8 @@ class Utterance:
         except Exception as exc:  # a fault of ours: said to the client, logged, and the server serves on
             _LOG.exception("Wyoming synthesis failed")
             await self.handler.refuse(ApiError(500, f"internal error: {exc}", code="internal_error"))
+        if self.handler.stream is self:
+            self.handler.stream = None  # ended here: nothing left to cancel
         await self.handler.stop()
         return False
 
