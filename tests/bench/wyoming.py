@@ -126,13 +126,24 @@ def start_servers(voice) -> dict[str, tuple[subprocess.Popen, int]]:
         + ["--voice", voice.name, "--data-dir", str(voice.model_path.parent)],
     }
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    servers = {}
-    for (side, command), port in zip(commands.items(), (ours, theirs), strict=True):
-        log = tempfile.TemporaryFile("w+")  # not a pipe: a pipe nobody reads could stop a talkative server
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, text=True, env=env)
-        servers[side] = (process, port)
-        wait_until_described(port, process, log)
+    servers: dict[str, tuple[subprocess.Popen, int]] = {}
+    try:
+        for (side, command), port in zip(commands.items(), (ours, theirs), strict=True):
+            log = tempfile.TemporaryFile("w+")  # not a pipe: a pipe nobody reads could stop a talkative server
+            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, text=True, env=env)
+            servers[side] = (process, port)
+            wait_until_described(port, process, log)
+    except BaseException:
+        stop(servers)
+        raise
     return servers
+
+
+def stop(servers: dict[str, tuple[subprocess.Popen, int]]) -> None:
+    """End the servers' processes."""
+    for process, _ in servers.values():
+        process.terminate()
+        process.wait(10)
 
 
 def main() -> None:
@@ -154,9 +165,7 @@ def main() -> None:
                 for side, (_, port) in servers.items():
                     results[(side, delay)].append(asyncio.run(ask(port, args.words, delay)))
     finally:
-        for process, _ in servers.values():
-            process.terminate()
-            process.wait(10)
+        stop(servers)
     report(results, args)
 
 
