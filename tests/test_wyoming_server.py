@@ -299,19 +299,22 @@ def test_a_checkpoint_speaks_on_the_torch_engine(tmp_path, make_tiny_checkpoint)
     assert heard.start.rate == 16000 and len(heard.audio) > 1600
 
 
-def test_sentences_come_out_once_the_word_after_them_is_whole():
-    """The text stream gives each run of complete sentences once the next word is whole; all of it, in order."""
+def test_sentences_come_out_as_soon_as_their_end_is_settled():
+    """The text stream gives each run of complete sentences once the text after it has begun, and where a period
+    may be an abbreviation's (``Dr.``, ``St.``), once the word after it is whole; all of the text, in order."""
     stream = SentenceStream()
-    given = [stream.add(piece) for piece in ("I met Dr.", " Smith today. He", " was there. Then", " ")]
-    assert given == ["", "", "I met Dr. Smith today. ", "He was there. "]
-    assert stream.finish() == "Then "
+    given = [stream.add(piece) for piece in ("I met Dr.", " Smith today. H", "e was there! T", "hen on Main St. T")]
+    assert given == ["", "I met Dr. Smith today. ", "He was there! ", ""]
+    assert stream.add("he end") == "Then on Main St. "
+    assert stream.finish() == "The end"
     stream = SentenceStream()
     assert stream.add("A paragraph without an end\n\nThe next") == "A paragraph without an end\n\n"
     text = "Hello there. I live on Main St. The house is blue! Is it?  Yes."
     for size in (1, 2, 5):
         stream = SentenceStream()
         pieces = [stream.add(text[i : i + size]) for i in range(0, len(text), size)]
-        assert [p for p in pieces if p] == ["Hello there. ", "I live on Main St. ", "The house is blue! "]
+        expected = ["Hello there. ", "I live on Main St. ", "The house is blue! ", "Is it?  "]
+        assert [p for p in pieces if p] == expected
         assert "".join(pieces) + stream.finish() == text
 
 

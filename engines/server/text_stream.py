@@ -2,17 +2,18 @@
 
 Sentence ends are the ones ``engines.frontend.split_sentences`` finds (so never after ``Dr.`` or an initial) and
 blank lines (a paragraph break, as ``engines.text`` cuts). A sentence end is only known once the text after it
-has begun: ``split_sentences`` asks for whitespace and a next character, and whether a period ends a sentence
-depends on the word after it (``St. Louis`` / ``St. The``), so an end counts once that next word is whole
-(whitespace follows it) or the stream has ended. What is given out is the buffered text as it came, up to
-that end: spoken in order, the pieces say exactly what the whole text says.
+has begun (``split_sentences`` asks for whitespace and a next character); where a period's end depends on the
+word after it (an abbreviation, an initial: ``St. Louis`` / ``St. The``;
+``engines.frontend.sentences.end_needs_next_word``) it counts once that word is whole (whitespace follows it) or
+the stream has ended. What is given out is the buffered text as it came, up to that end: spoken in order, the
+pieces say exactly what the whole text says.
 """
 
 from __future__ import annotations
 
 import re
 
-from engines.frontend.sentences import split_sentences
+from engines.frontend.sentences import end_needs_next_word, split_sentences
 from engines.text import PARAGRAPH_BREAK
 
 
@@ -49,11 +50,9 @@ def _complete_length(text: str) -> int:
     if len(pieces) < 2:
         return start
     last = pieces[-1]
-    held = 1 if re.search(r"\s", last) else 2  # the word after the end is whole: judged; else wait for it
-    if len(pieces) <= held:
-        return start
-    kept = len(last)
-    if held == 2:
-        before = text[: len(text) - len(last)].rstrip()
-        kept = len(text) - (len(before) - len(pieces[-2]))
-    return len(text) - kept
+    before = text[: len(text) - len(last)].rstrip()  # ends with the last sentence end found
+    if re.search(r"\s", last) or not end_needs_next_word(before, len(before) - 1):
+        return len(text) - len(last)  # that end is settled
+    if len(pieces) == 2:
+        return start  # it waits for the word after it to be whole
+    return len(before) - len(pieces[-2])
