@@ -145,7 +145,11 @@ def test_the_cli_prints_the_same_prompts_whatever_the_hash_seed(shipped):
     assert runs[0].stdout == runs[1].stdout
     assert runs[0].stdout.splitlines() == [p.text for p in choose(shipped, [], 12).chosen]
     assert "of 1,014 diphones and 46 of 46 phonemes seen in the corpus" in runs[0].stderr
-    assert "min of speech to read" in runs[0].stderr and "piper-recording-studio#27" in runs[0].stderr
+    assert (
+        "recorded: nothing yet" in runs[0].stderr
+        and "min of speech to read" in runs[0].stderr
+        and "piper-recording-studio#27" in runs[0].stderr
+    )
 
 
 def test_the_cli_skips_a_projects_recorded_lines(tmp_path, phonemizer, shipped):

@@ -39,9 +39,14 @@ def next_prompts(phonemizer: Phonemizer, corpus: list[str], done: Recorded, numb
 def summary(selection: Selection, done: Recorded) -> list[str]:
     """The coverage before and after the chosen prompts, their minutes beside those recorded, and the guidance."""
     lines = len(selection.recorded) + len(selection.chosen)
-    said = [
+    before = (
         f"recorded: {count(len(selection.recorded), 'line')} ({minutes_said(done.seconds)}), "
-        + selection.before.describe(),
+        + selection.before.describe()
+        if selection.recorded
+        else "recorded: nothing yet"
+    )
+    said = [
+        before,
         f"with these {count(len(selection.chosen), 'prompt')} (about {minutes_said(seconds(selection.chosen))} of "
         f"speech to read): {selection.after.describe()}; {lines:,} of the {FINE_TUNE_UTTERANCES:,} lines a "
         "fine-tune commonly uses",
