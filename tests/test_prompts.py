@@ -188,3 +188,21 @@ def test_the_cli_names_a_bad_corpus_file(tmp_path):
     assert result.stderr.strip().splitlines() == [
         f"voice-studio: error: {path}: line 1 is not UTF-8 text (byte 3); save the file as UTF-8"
     ]
+
+
+def test_the_cli_notes_that_the_shipped_prompts_are_english(tmp_path):
+    """A voice of another language (the default voice's model with espeak-ng ``de``) reading the shipped set gets a
+    note to give its own corpus; the prompts still come, counted in its phonemes."""
+    import json
+
+    from engines.registry import default_voice
+
+    voice = default_voice()
+    (tmp_path / "de.onnx").symlink_to(voice.model_path)
+    config = json.loads(voice.config.path.read_text(encoding="utf-8"))
+    config["espeak"]["voice"] = "de"
+    (tmp_path / "de.onnx.json").write_text(json.dumps(config), encoding="utf-8")
+    result = run_prompts("--voice", str(tmp_path / "de.onnx"), "--count", "3")
+    assert result.returncode == 0, result.stderr
+    assert "note: the studio's prompts are English; give --corpus with lines in de" in result.stderr
+    assert len(result.stdout.splitlines()) == 3

@@ -26,7 +26,11 @@ def run(args: argparse.Namespace) -> int:
     corpus_path = args.corpus or shipped_corpus()
     corpus = read_corpus(corpus_path)
     done = recorded(project) if project else Recorded(texts=[], seconds=0.0)
-    selection = next_prompts(_phonemizer(args.voice, project), corpus, done, args.count)
+    said = _phonemizer(args.voice, project)
+    if args.corpus is None and not said.language.startswith("en"):
+        language = said.language or said.config.phoneme_type
+        print(f"note: the studio's prompts are English; give --corpus with lines in {language}", file=sys.stderr)
+    selection = next_prompts(said, corpus, done, args.count)
     for line in summary(selection, done):
         print(line, file=sys.stderr)
     if not selection.chosen:
