@@ -8,7 +8,6 @@ Duration"). That is speech only: pauses between takes, retakes and rests come on
 
 from __future__ import annotations
 
-from engines.words import count
 from trainer.dataset.prompts.units import Prompt
 
 LJ_WORDS = 225_715
@@ -51,8 +50,3 @@ def minutes_said(value_s: float) -> str:
     minutes = value_s / 60
     return f"{minutes:.1f} min" if minutes < 10 else f"{minutes:.0f} min"
 
-
-def progress_line(chosen: list[Prompt], recorded_s: float, recorded: int) -> str:
-    """``50 prompts, about 4.2 min of speech; 12 lines recorded (1.3 min)``."""
-    about = f"{count(len(chosen), 'prompt')}, about {minutes_said(seconds(chosen))} of speech to read"
-    return f"{about}; {count(recorded, 'line')} recorded ({minutes_said(recorded_s)})"
