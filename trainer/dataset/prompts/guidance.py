@@ -49,4 +49,3 @@ def minutes_said(value_s: float) -> str:
     """``12.5 min`` (one decimal under 10 minutes, whole minutes above)."""
     minutes = value_s / 60
     return f"{minutes:.1f} min" if minutes < 10 else f"{minutes:.0f} min"
-
