@@ -14,6 +14,8 @@ import os
 import queue
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +27,7 @@ CHUNK = 1024
 """Frames per pipe write: 4,096 bytes of float32, ``PIPE_BUF`` on Linux, so a write is never read in part."""
 NOISE_RMS = 0.001
 """The room noise's RMS: -60 dBFS."""
+SYSTEM_CONF = Path("/usr/share/alsa/alsa.conf")
 
 SNIPPET = """
 pcm.voice_studio_mic {
@@ -107,3 +110,24 @@ class Microphone:
                 pass
             finally:
                 os.close(fd)
+
+
+@contextmanager
+def listed_microphone(folder: Path) -> Iterator[Microphone]:
+    """``voice_studio_mic`` added to this process's ALSA configuration (a copy in ``folder``) and listed by
+    PortAudio, fed by a :class:`Microphone`; all of it undone on leaving. Needs ALSA (``SYSTEM_CONF``)."""
+    before = os.environ.get("ALSA_CONFIG_PATH")
+    conf = folder / "asound.conf"
+    microphone = Microphone(folder)
+    conf.write_text(Path(before or SYSTEM_CONF).read_text() + SNIPPET % microphone.fifo)
+    os.environ["ALSA_CONFIG_PATH"] = str(conf)
+    try:
+        reinit_portaudio()
+        yield microphone
+    finally:
+        microphone.close()
+        if before is None:
+            os.environ.pop("ALSA_CONFIG_PATH", None)
+        else:
+            os.environ["ALSA_CONFIG_PATH"] = before
+        reinit_portaudio()

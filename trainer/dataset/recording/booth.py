@@ -10,6 +10,7 @@ the prompt's curated clip (``takes.write_take``); going back to a prompt and acc
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -61,7 +62,8 @@ class Booth:
         self._room: list[np.ndarray] = []
         self._pieces: list[np.ndarray] = []
         self._judge: SilenceJudge | None = None
-        self._to_rate = self._to_vad = None
+        self._to_rate: Any = None
+        self._to_vad: Any = None
 
     @property
     def prompt(self) -> str | None:
@@ -70,11 +72,15 @@ class Booth:
     def open(self) -> None:
         """Start the device; the room tone is measured from its first ``ROOM_TONE_S`` seconds."""
         self.capture.start()
-        self._to_rate = _stream(self.capture.rate, self.rate)
-        self._to_vad = _stream(self.capture.rate, VAD_RATE)
+        rate = self.capture.rate
+        assert rate is not None  # start() settles it
+        self._to_rate = _stream(rate, self.rate)
+        self._to_vad = _stream(rate, VAD_RATE)
 
     def close(self) -> None:
+        """Stop the device (a take not accepted is dropped)."""
         self.capture.stop()
+        self._to_rate = self._to_vad = None
 
     def poll(self) -> Levels:
         """Take in what was captured since the last poll; moves room → ready and recording → review (auto-stop)."""
@@ -87,11 +93,12 @@ class Booth:
                 self.noise_floor_dbfs = noise_floor_dbfs(np.concatenate(self._room), self.rate)
                 self.phase, self._room = READY, []
         elif self.phase == RECORDING:
+            assert self._judge is not None  # record() made it
             self._pieces.append(audio)
             self.take_clipped |= bool(len(raw)) and float(np.max(np.abs(raw))) >= CLIP_LEVEL
             self._judge.feed(self._to_vad.resample_chunk(raw) if len(raw) else raw)
         self.levels = self.capture.levels()
-        if self.phase == RECORDING and self.auto_stop and self._judge.ended:
+        if self.phase == RECORDING and self.auto_stop and self._judge is not None and self._judge.ended:
             self.stop(trim=True)
         return self.levels
 
@@ -108,7 +115,7 @@ class Booth:
         if self.phase != RECORDING:
             return
         take = np.concatenate(self._pieces) if self._pieces else np.zeros(0, np.float32)
-        end = self._judge.speech_end_s
+        end = self._judge.speech_end_s if self._judge is not None else None
         if trim and end is not None:
             take = take[: round((end + KEEP_AFTER_S) * self.rate)]
         self.take, self.phase = take, REVIEW

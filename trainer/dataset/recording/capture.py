@@ -9,6 +9,7 @@ ring (``RING_S`` seconds) is full, and then the loss is counted and reported.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +69,7 @@ class Capture:
         self.input_overflows = 0
         """Blocks PortAudio itself reported as overflowed (the callback came too late to take them)."""
         self._ring_s = ring_s
-        self._stream = None
+        self._stream: Any = None
 
     def start(self) -> None:
         """Open the device and start capturing."""
