@@ -95,6 +95,7 @@ class RecordTab(QWidget):
         self.coverage.setWordWrap(True)
         self.findings = QLabel()
         self.findings.setWordWrap(True)
+        self.findings.setMinimumHeight(3 * self.findings.fontMetrics().lineSpacing())  # a finding and its fix
         layout = QVBoxLayout(self)
         layout.addWidget(flow_row(QLabel("Input:"), self.devices, self.rates, self.start_button))
         layout.addWidget(self.prompt, 1)
@@ -206,7 +207,8 @@ class RecordTab(QWidget):
         if take != self._takes or self.booth is None:
             return  # a retake or another prompt came first
         self.check = check
-        heard = f" · heard: {check.heard}" if check.heard is not None else f" · {check.note}" if check.note else ""
+        heard = f" · heard: {check.heard!r}" if check.heard and "misread" not in check.kinds else ""
+        heard += f" · {check.note}" if check.note else ""
         self.findings.setText("Take: " + "; ".join(check.lines()) + heard + " — Enter accepts, R retakes")
 
     def _show(self) -> None:
