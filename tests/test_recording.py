@@ -4,13 +4,11 @@ real time, with room noise and real speech (``tests/microphone.py``)."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import shared_path
 from microphone import DEVICE, NOISE_RMS, RATE, SYSTEM_CONF, listed_microphone
-
-SPEECH = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "target-voice"
 
 
 @pytest.fixture
@@ -28,10 +26,11 @@ def speech(clip: str = "slt_0001", gain_db: float = 0.0) -> tuple[np.ndarray, st
     import soundfile
     import soxr
 
-    audio, rate = soundfile.read(SPEECH / "wavs" / f"{clip}.flac", dtype="float32")
+    folder = shared_path("corpus", "target-voice")
+    audio, rate = soundfile.read(folder / "wavs" / f"{clip}.flac", dtype="float32")
     audio = soxr.resample(audio, rate, RATE).astype(np.float32)
     audio *= 10 ** (gain_db / 20) / np.max(np.abs(audio))
-    texts = dict(line.split("|", 1) for line in (SPEECH / "metadata.csv").read_text().splitlines())
+    texts = dict(line.split("|", 1) for line in (folder / "metadata.csv").read_text().splitlines())
     return np.clip(audio, -1.0, 1.0), texts[clip]
 
 

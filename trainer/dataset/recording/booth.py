@@ -19,7 +19,7 @@ from trainer.dataset.analysis import CLIP_LEVEL
 from trainer.dataset.recording.capture import Capture
 from trainer.dataset.recording.levels import QUIET, Levels
 from trainer.dataset.recording.silence import ROOM_TONE_S, SilenceJudge, noise_floor_dbfs
-from trainer.dataset.recording.takes import TakeCheck, check_take, write_take
+from trainer.dataset.recording.takes import TakeCheck, check_take, median_pace, write_take
 from trainer.dataset.vad import RATE as VAD_RATE
 
 KEEP_AFTER_S = 0.3
@@ -123,7 +123,14 @@ class Booth:
     def check(self, *, recognizer=None) -> TakeCheck:
         """Check the take in review (``takes.check_take``; seconds with a recognizer: run it off the GUI thread)."""
         assert self.take is not None and self.prompt is not None
-        return check_take(self.take, self.rate, self.prompt, self.project.target_config, recognizer=recognizer)
+        return check_take(
+            self.take,
+            self.rate,
+            self.prompt,
+            self.project.target_config,
+            recognizer=recognizer,
+            median_pace=median_pace(self.project),
+        )
 
     def accept(self, check: TakeCheck):
         """Write the take in review as the prompt's clip and move to the next prompt; returns its ``ClipEntry``."""

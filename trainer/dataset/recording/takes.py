@@ -26,6 +26,12 @@ MISREAD_WER = 0.5
 tiny.en's WER on clean read speech is about 0.1 on average (docs/benchmarks.md, "Judging a voice"), but one short
 line varies far more: a correct take of "The kettle whistled twice, then fell silent." came back as "The ketchup was
 sold twice, then fell silent." (0.43) in a test here; a line read for another scores near 1."""
+PACE_LIMIT = 0.25
+"""A take read more than this share faster or slower than the speaker's own median (phonemes per second of speech,
+over the takes already accepted) is flagged: a voice learns its pace from the clips, and a rushed or dragged take
+stands out. Needs ``PACE_TAKES`` takes to judge by."""
+PACE_TAKES = 3
+"""Accepted takes needed before the pace is judged."""
 ORIGIN = "recorded"
 """``ClipEntry.text_origin`` of a take recorded in the booth."""
 
@@ -68,11 +74,14 @@ class _Remembering:
         return self.text
 
 
-def check_take(audio: np.ndarray, rate: int, text: str, voice_config: str, *, recognizer=None) -> TakeCheck:
+def check_take(
+    audio: np.ndarray, rate: int, text: str, voice_config: str, *, recognizer=None, median_pace: float | None = None
+) -> TakeCheck:
     """Measure and check a take (float32 ``[N]`` at ``rate`` Hz) of ``text`` for the voice ``voice_config``.
 
     ``recognizer``: a ``trainer.dataset.recognizers.Recognizer`` (default: the best installed for the voice's
-    language, ``trainer.evaluate.measures.wer_recognizer``).
+    language, ``trainer.evaluate.measures.wer_recognizer``). ``median_pace``: the speaker's median phonemes per
+    second (:func:`median_pace`; ``None``: the pace is not judged).
     """
     from trainer.dataset import jobs
     from trainer.dataset.analysis import ClipAnalysis
@@ -85,11 +94,34 @@ def check_take(audio: np.ndarray, rate: int, text: str, voice_config: str, *, re
     if loudness is not None and loudness < QUIET_LUFS and analysis.get("speech_start_s") is not None:
         message = f"too quiet: speech at {loudness:.0f} LUFS, under {QUIET_LUFS:.0f}: move closer or raise the gain"
         findings.append(Finding("take", "too_quiet", message, False, {"lufs": loudness}))
+    findings += _pace(analysis.get("phonemes_per_second"), median_pace)
     heard, wer, note = _round_trip(audio, rate, text, voice_config, recognizer)
     if wer is not None and wer > MISREAD_WER:
         message = f"likely misread: the recognizer heard {heard!r} (word error rate {wer:.2f}): listen, or retake"
         findings.append(Finding("take", "misread", message, False, {"wer": wer, "heard": heard}))
     return TakeCheck(analysis=analysis, findings=findings, heard=heard, wer=wer, note=note)
+
+
+def median_pace(project) -> float | None:
+    """The median phonemes per second of a ``DatasetProject``'s accepted takes (``None`` under ``PACE_TAKES``)."""
+    paces = [
+        c.analysis["phonemes_per_second"]
+        for c in project.clips.values()
+        if c.text_origin == ORIGIN and c.status == "ok" and (c.analysis or {}).get("phonemes_per_second")
+    ]
+    return float(np.median(paces)) if len(paces) >= PACE_TAKES else None
+
+
+def _pace(pace: float | None, median: float | None) -> list[Finding]:
+    """A ``pace`` finding where ``pace`` is more than ``PACE_LIMIT`` off ``median`` (phonemes per second)."""
+    if not pace or not median or abs(pace / median - 1) <= PACE_LIMIT:
+        return []
+    how = "faster" if pace > median else "slower"
+    message = (
+        f"read {abs(pace / median - 1):.0%} {how} than your median ({pace:.1f} against {median:.1f} phonemes a "
+        "second): retake at your usual pace"
+    )
+    return [Finding("take", "pace", message, False, {"pace": pace, "median": median})]
 
 
 def _round_trip(audio, rate, text, voice_config, recognizer) -> tuple[str | None, float | None, str]:
