@@ -114,13 +114,13 @@ class Microphone:
 
 @contextmanager
 def listed_microphone(folder: Path) -> Iterator[Microphone]:
-    """``voice_studio_mic`` added to this process's ALSA configuration (a copy in ``folder``) and listed by
+    """``voice_studio_mic`` added to this process's ALSA configuration (one more file, in ``folder``) and listed by
     PortAudio, fed by a :class:`Microphone`; all of it undone on leaving. Needs ALSA (``SYSTEM_CONF``)."""
     before = os.environ.get("ALSA_CONFIG_PATH")
-    conf = folder / "asound.conf"
+    conf = folder / "microphone.conf"
     microphone = Microphone(folder)
-    conf.write_text(Path(before or SYSTEM_CONF).read_text() + SNIPPET % microphone.fifo)
-    os.environ["ALSA_CONFIG_PATH"] = str(conf)
+    conf.write_text(SNIPPET % microphone.fifo)
+    os.environ["ALSA_CONFIG_PATH"] = f"{before or SYSTEM_CONF}:{conf}"  # ALSA reads the files listed, in order
     try:
         reinit_portaudio()
         yield microphone
