@@ -41,9 +41,49 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "checkpoints whose WER and DNSMOS are within their noise bands of the best; the lowest val_mel where "
         "nothing was measured), or the lowest val_mel (default: recommended)",
     )
-    export.add_argument("-o", "--output", type=Path, required=True, help="NAME.onnx (NAME.onnx.json is written too)")
+    export.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=Path("."),
+        help="a folder, where the voice is named as Home Assistant expects (LL_RR-NAME-QUALITY.onnx, from --name, "
+        "--language and --quality), or a file NAME.onnx, kept as named (NAME.onnx.json is written too; default: "
+        "the current folder)",
+    )
+    _add_naming(export)
     export.add_argument("--config", type=Path, help="a Piper config.json for the phoneme map (default: looked up)")
     export.add_argument("--espeak-voice", help="espeak-ng voice name to record in the config")
+
+
+def _add_naming(export: argparse.ArgumentParser) -> None:
+    """``--name``, ``--language``, ``--quality`` (``engines.voice_naming``) and the Home Assistant ways out."""
+    from engines.voice_naming import QUALITIES
+
+    export.add_argument(
+        "--name",
+        help="the voice's name: letters, digits and _ (default: the output file's, run folder's or source's, slugged)",
+    )
+    export.add_argument(
+        "--language",
+        help="the dataset's language as LL_RR, e.g. en_US (default: the voice's own, or the run's espeak voice's)",
+    )
+    export.add_argument(
+        "--quality",
+        choices=QUALITIES,
+        help="Piper's quality (default: the start voice's, a run from scratch's preset, else by sample rate)",
+    )
+    export.add_argument(
+        "--send-to",
+        metavar="URL",
+        help="then upload the voice to a wyoming-piper server's voice API (its --web-server, e.g. "
+        "http://homeassistant.local:5000)",
+    )
+    export.add_argument(
+        "--copy-to",
+        metavar="FOLDER",
+        type=Path,
+        help="then copy the voice into a wyoming-piper / Home Assistant data folder (e.g. /share/piper)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,13 +99,11 @@ def run(args: argparse.Namespace) -> int:
     from engines.extras import require
 
     require("torch", "Exporting a voice")
-    from engines.files import check_output_path
     from engines.voice import load_config
 
     with importing("trainer.checkpoints.export"):
         from trainer.checkpoints.export import export_voice
 
-    check_output_path(args.output, (".onnx",), "voice file")
     if args.espeak_voice is not None:
         from engines.espeak import check_name
 
@@ -80,8 +118,10 @@ def run(args: argparse.Namespace) -> int:
     elif source.suffix.lower() == ".ckpt":
         _check_whole(source, args.output)
         _say_file(source)
-    onnx_path, json_path = export_voice(source, args.output, config, args.espeak_voice)
+    output, naming = _named_output(args, source, config)
+    onnx_path, json_path = export_voice(source, output, config, args.espeak_voice, naming=naming)
     print(f"wrote {onnx_path} and {json_path}", file=sys.stderr)
+    _send(args, onnx_path)
     from trainer.run.presets import SMOKE_TEST, smoke_note
 
     if smoke_note(json.loads(Path(json_path).read_text(encoding="utf-8"))):
@@ -138,3 +178,68 @@ def _say_file(path: Path) -> None:
     if warning := file_warning(path):
         print(f"Exporting {path} (the checkpoint named).", file=sys.stderr)
         print(warning, file=sys.stderr)
+
+
+def _named_output(args: argparse.Namespace, source: Path, config):
+    """The voice file to write and its naming: in a folder ``-o``, the Home Assistant file name of the naming
+    asked for (``--name``, ``--language``, ``--quality``) over the defaults (``trainer.checkpoints.naming``); a file
+    ``-o`` is kept as named, and must agree with the naming flags where a flag is given.
+
+    Raises:
+        NamingError: a flag's value Home Assistant would not accept, or a file name the flags disagree with.
+        ValueError: the output cannot be written (``engines.files.check_output_path``).
+    """
+    from dataclasses import replace
+
+    from engines.files import check_output_path
+    from engines.voice_naming import NamingError
+    from trainer.checkpoints.naming import default_naming, unknown_language_note
+
+    folder = args.output.is_dir() or str(args.output).endswith(("/", "\\"))
+    default = default_naming(source, _naming_config(source, config), None if folder else args.output)
+    asked = {k: v for k, v in (("name", args.name), ("language", args.language), ("quality", args.quality)) if v}
+    naming = replace(default, **asked).checked()
+    if folder:
+        output = args.output / f"{naming.stem}.onnx"
+    else:
+        output = args.output
+        if asked and output.name != f"{naming.stem}.onnx":
+            flags = ", ".join(f"--{k}" for k in asked)
+            raise NamingError("-o", f"{output}: {flags} name the file {naming.stem}.onnx; give a folder for -o")
+    if note := unknown_language_note(naming):
+        print(note, file=sys.stderr)
+    return check_output_path(output, (".onnx",), "voice file"), naming
+
+
+def _naming_config(source: Path, config):
+    """The config an export of ``source`` is named from: ``config`` where given, else the voice's or the
+    checkpoint's own (looked up beside it without loading its weights)."""
+    from engines.voice import load_voice
+
+    if config is not None:
+        return config
+    if source.suffix.lower() == ".onnx":
+        return load_voice(source).config
+    from engines.torch.vits.checkpoint import read_checkpoint, voice_config_for
+
+    return voice_config_for(read_checkpoint(source))
+
+
+def _send(args: argparse.Namespace, onnx_path: Path) -> None:
+    """Upload the written voice (``--send-to``) and copy it (``--copy-to``), saying where it went and the reminder
+    to reload the Piper integration.
+
+    Raises:
+        HomeAssistantError: the server is unreachable, refused the voice, or the folder cannot take it.
+    """
+    if not (args.send_to or args.copy_to):
+        return
+    from trainer.checkpoints.home_assistant import RELOAD_REMINDER, copy_voice, send_voice
+
+    if args.send_to:
+        name = send_voice(onnx_path, args.send_to)
+        print(f"sent {name} to {args.send_to}", file=sys.stderr)
+    if args.copy_to:
+        copied = copy_voice(onnx_path, args.copy_to)
+        print(f"copied {copied.name} and its config to {args.copy_to}", file=sys.stderr)
+    print(RELOAD_REMINDER, file=sys.stderr)
