@@ -286,3 +286,58 @@ def test_a_multi_speaker_export_keeps_its_speakers_in_wyoming_piper(trio_voice, 
         assert len(ana) != len(cleo) or not np.array_equal(ana, cleo)
     finally:
         running.stop()
+
+
+@pytest.mark.gui
+def test_the_train_page_asks_the_naming_then_sends_the_voice(qtbot, make_tiny_checkpoint, tmp_path, server):
+    """Export voice asks the name, language and quality, prefilled from the run; a bad name is said in the dialog;
+    the voice is written under the names chosen, listed by the studio under them, and Send to Home Assistant…
+    uploads it to wyoming-piper, remembering the URL."""
+    import httpx
+    from PySide6.QtWidgets import QDialogButtonBox
+    from test_export_choice import _run
+
+    from engines import names
+    from engines.registry import discover
+    from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
+
+    run = _run(tmp_path / "runs" / "tune", make_tiny_checkpoint)
+    workspace = Workspace(runs_dir=run.parent, voices_dir=tmp_path / "voices")
+    page = TrainPage(workspace, VoiceLibrary())
+    qtbot.addWidget(page)
+    page.tabs.setCurrentIndex(1)
+    page.runs.table.selectRow(0)
+    assert not page.send_action.isEnabled()
+    page.buttons["export"].click()
+    dialog = page.naming_dialog
+    assert (dialog.name.text(), dialog.language.currentText(), dialog.quality.currentText()) == (
+        "tune",
+        "en_US",
+        "medium",
+    )
+    assert dialog.file.text() == "en_US-tune-medium.onnx"
+    ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    dialog.name.setText("kitchen voice")
+    ok.click()
+    assert dialog.isVisible() and dialog.error.text().startswith("Name: 'kitchen voice' is not a voice name")
+    dialog.name.setText("kitchen")
+    dialog.quality.setCurrentText("low")
+    assert dialog.file.text() == "en_US-kitchen-low.onnx"
+    with qtbot.waitSignal(page.voice_exported, timeout=60_000) as exported:
+        ok.click()
+    path = Path(exported.args[0])
+    assert path == tmp_path / "voices" / "en_US-kitchen-low.onnx"
+    config = json.loads(path.with_name(path.name + ".json").read_text(encoding="utf-8"))
+    assert (config["dataset"], config["audio"]["quality"], config["language"]["code"]) == (path.stem, "low", "en_US")
+    assert names.find_voice(discover([path.parent]).voices, "kitchen").name == "en_US-kitchen-low"
+    assert page.send_action.isEnabled()
+    page.send("url", server.url)
+    qtbot.waitUntil(lambda: page.status.text().startswith("Sent "), timeout=60_000)
+    assert "Reload the Piper integration" in page.status.text()
+    assert workspace.home_assistant == {"url": server.url}
+    listed = {v["name"] for v in httpx.get(server.url + "/api/piper/voices", timeout=10).json()["voices"]}
+    assert "en_US-kitchen-low" in listed
+    page.send("url", "127.0.0.1:9")  # nothing listens on the discard port
+    qtbot.waitUntil(lambda: page.status.text().startswith("Sending en_US-kitchen-low.onnx failed"), timeout=60_000)
+    assert "no wyoming-piper web server" in page.status.text()

@@ -122,7 +122,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
             ("preview", self.preview_now),
             ("resume", self.resume),
             ("open", self._open_folder),
-            ("export", lambda: self.export()),
+            ("export", lambda: self.ask_export()),
             ("compare", self._compare),
         ):
             self.buttons[name].clicked.connect(handler)

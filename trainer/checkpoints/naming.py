@@ -25,8 +25,9 @@ from engines.voice_naming import QUALITIES, NamingError, VoiceNaming, parse_stem
 
 
 def default_naming(source: Path, config, output: Path | None = None) -> VoiceNaming:
-    """The naming an export of ``source`` (a ``.ckpt`` or ``.onnx``, spoken with ``config``, a ``VoiceConfig``)
-    gets where none is asked for; ``output`` is an explicit output file, whose stem gives the name.
+    """The naming an export of ``source`` (a ``.ckpt`` or ``.onnx``, spoken with ``config``, a ``VoiceConfig``;
+    ``None``: none is known) gets where none is asked for; ``output`` is an explicit output file, whose stem gives
+    the name.
 
     Raises:
         NamingError: the language cannot be told from the voice's espeak voice (field ``--language``).
@@ -42,12 +43,29 @@ def default_naming(source: Path, config, output: Path | None = None) -> VoiceNam
     )
 
 
+def run_naming(run_dir: Path) -> VoiceNaming:
+    """The default naming of an export of run ``run_dir`` (:func:`default_naming` of its checkpoints), read from
+    its ``config.json`` (without one, as ``engines.torch.vits.checkpoint.voice_config_for`` speaks it: espeak
+    ``en-us``).
+
+    Raises:
+        VoiceError: a garbled ``config.json``. NamingError: see :func:`default_naming`.
+    """
+    from engines.voice import load_config
+
+    path = Path(run_dir) / "config.json"
+    return default_naming(Path(run_dir) / "last.ckpt", load_config(path) if path.is_file() else None)
+
+
 def _language(source: Path, config) -> str:
-    """The language of the voice's data: a voice's own ``language.code``, else its espeak voice's."""
-    code = (config.raw.get("language") or {}).get("code") if source.suffix.lower() == ".onnx" else None
-    found = code or espeak_language(config.espeak_voice)
+    """The language of the voice's data: a voice's own ``language.code``, else its espeak voice's (no config:
+    ``en-us``, the espeak voice a checkpoint without one is spoken with)."""
+    raw = config.raw if config is not None else {}
+    espeak = config.espeak_voice if config is not None else "en-us"
+    code = (raw.get("language") or {}).get("code") if source.suffix.lower() == ".onnx" else None
+    found = code or espeak_language(espeak)
     if not found:
-        raise NamingError("--language", f"cannot tell the language of espeak voice {config.espeak_voice!r}")
+        raise NamingError("--language", f"cannot tell the language of espeak voice {espeak!r}")
     return found
 
 
@@ -65,22 +83,29 @@ def _quality(source: Path, config) -> str:
     """A checkpoint's quality: the preset of a run from scratch, else the start voice's ``audio.quality``
     (kept in the run's config: a fine-tune keeps the start's size and rate), else by sample rate."""
     run = _run(source)
-    preset = run.options.preset if run else (config.raw.get("training") or {}).get("preset")
+    raw = config.raw if config is not None else {}
+    preset = run.options.preset if run else (raw.get("training") or {}).get("preset")
     start = run.options.start if run else None
-    kept = (config.raw.get("audio") or {}).get("quality")
+    kept = (raw.get("audio") or {}).get("quality")
     if start == "scratch" and preset in QUALITIES:
         return preset
     if kept in QUALITIES:
         return kept
-    return preset if preset in QUALITIES else quality_for_rate(config.sample_rate)
+    if preset in QUALITIES:
+        return preset
+    return quality_for_rate(config.sample_rate) if config is not None else "medium"
 
 
 def _run(source: Path):
-    """The ``RunDocument`` of the run a checkpoint belongs to, else ``None``."""
+    """The ``RunDocument`` of the run a checkpoint belongs to, else ``None`` (also where it cannot be read)."""
+    from engines.errors import VoiceStudioError
     from trainer.run.document import read_run
 
     run = run_folder(source)
-    return read_run(run) if run is not None else None
+    try:
+        return read_run(run) if run is not None else None
+    except VoiceStudioError:  # a run of another version, or garbled: its export says nothing of it
+        return None
 
 
 def run_folder(path: Path) -> Path | None:
