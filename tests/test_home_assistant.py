@@ -341,3 +341,43 @@ def test_the_train_page_asks_the_naming_then_sends_the_voice(qtbot, make_tiny_ch
     page.send("url", "127.0.0.1:9")  # nothing listens on the discard port
     qtbot.waitUntil(lambda: page.status.text().startswith("Sending en_US-kitchen-low.onnx failed"), timeout=60_000)
     assert "no wyoming-piper web server" in page.status.text()
+
+
+def test_espeak_voices_give_the_language_of_their_data():
+    """The language a checkpoint's dataset is in, from its espeak voice, as Piper's voices pair them."""
+    from engines.languages import espeak_language
+
+    said = {v: espeak_language(v) for v in ("en-us", "en-gb-x-rp", "de", "es-419", "pt-br", "fr-fr", "cmn", "qq")}
+    assert said == {
+        "en-us": "en_US",
+        "en-gb-x-rp": "en_GB",
+        "de": "de_DE",
+        "es-419": "es_MX",
+        "pt-br": "pt_BR",
+        "fr-fr": "fr_FR",
+        "cmn": "zh_CN",
+        "qq": None,
+    }
+
+
+def test_a_language_outside_piper_catalog_is_written_with_what_is_known(trio_voice, tmp_path):
+    """``--language sw_KE`` (not a language of Piper's catalog): the block has code, family and region, and the
+    export says the names were left out."""
+    said = run_cli("export", str(trio_voice), "-o", str(tmp_path), "--name", "trio", "--language", "sw_KE")
+    assert "sw_KE is not a language of Piper's catalog" in said
+    config = json.loads((tmp_path / "sw_KE-trio-low.onnx.json").read_text(encoding="utf-8"))
+    assert config["language"] == {"code": "sw_KE", "family": "sw", "region": "KE"}
+    assert config["dataset"] == "sw_KE-trio-low" and config["speaker_id_map"] == {"ana": 0, "ben": 1, "cleo": 2}
+
+
+def test_a_file_output_that_the_naming_flags_disagree_with_is_refused(trio_voice, tmp_path, capsys):
+    """``-o x.onnx --quality high``: one line naming -o and the file the flags name; nothing written."""
+    from studio.cli import main
+
+    assert main(["export", str(trio_voice), "-o", str(tmp_path / "x.onnx"), "--quality", "high"]) == 2
+    error = capsys.readouterr().err.strip()
+    named = "--quality names the file en_US-x-high.onnx; give a folder for -o"
+    assert error == f"voice-studio: error: -o: {tmp_path / 'x.onnx'}: {named}"
+    assert list(tmp_path.iterdir()) == []
+    assert main(["export", str(trio_voice), "-o", str(tmp_path), "--name", "my voice"]) == 2
+    assert "--name: 'my voice' is not a voice name Home Assistant accepts" in capsys.readouterr().err

@@ -205,7 +205,8 @@ def _named_output(args: argparse.Namespace, source: Path, config):
         output = args.output
         if asked and output.name != f"{naming.stem}.onnx":
             flags = ", ".join(f"--{k}" for k in asked)
-            raise NamingError("-o", f"{output}: {flags} name the file {naming.stem}.onnx; give a folder for -o")
+            verb = "names" if len(asked) == 1 else "name"
+            raise NamingError("-o", f"{output}: {flags} {verb} the file {naming.stem}.onnx; give a folder for -o")
     if note := unknown_language_note(naming):
         print(note, file=sys.stderr)
     return check_output_path(output, (".onnx",), "voice file"), naming
