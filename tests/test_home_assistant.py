@@ -215,7 +215,8 @@ def test_our_upload_is_taken_and_found(server, voices, tmp_path):
 
 
 def test_a_rejected_name_and_an_unreachable_server_are_named(server, voices, tmp_path):
-    """The server's refusal of a file name is a 'name rejected' error with its message; no server: 'unreachable'."""
+    """The server's refusal of a file name is a 'name rejected' error with its message, of a garbled config a
+    'refused' one with its message; no server: 'unreachable'."""
     import shutil
 
     bad = tmp_path / "bad name!.onnx"
@@ -224,6 +225,12 @@ def test_a_rejected_name_and_an_unreachable_server_are_named(server, voices, tmp
     with pytest.raises(HomeAssistantError, match="rejected the voice name 'bad name!.onnx': Invalid voice name") as e:
         send_voice(bad, server.url)
     assert e.value.kind == "name rejected"
+    garbled = tmp_path / "en_US-garbled-medium.onnx"
+    shutil.copyfile(voices["joe"], garbled)
+    Path(f"{garbled}.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(HomeAssistantError, match=r"refused the voice \(HTTP 400\): Config is not valid JSON") as e:
+        send_voice(garbled, server.url)
+    assert e.value.kind == "refused"
     port = _free_port()  # nothing listens there
     with pytest.raises(HomeAssistantError, match=f"^http://127.0.0.1:{port}: no wyoming-piper web server") as e:
         send_voice(voices["joe"], f"127.0.0.1:{port}")

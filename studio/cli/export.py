@@ -121,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
     output, naming = _named_output(args, source, config)
     onnx_path, json_path = export_voice(source, output, config, args.espeak_voice, naming=naming)
     print(f"wrote {onnx_path} and {json_path}", file=sys.stderr)
+    for note in _naming_notes(onnx_path, naming):
+        print(note, file=sys.stderr)
     _send(args, onnx_path)
     from trainer.run.presets import SMOKE_TEST, smoke_note
 
@@ -193,7 +195,7 @@ def _named_output(args: argparse.Namespace, source: Path, config):
 
     from engines.files import check_output_path
     from engines.voice_naming import NamingError
-    from trainer.checkpoints.naming import default_naming, unknown_language_note
+    from trainer.checkpoints.naming import default_naming
 
     folder = args.output.is_dir() or str(args.output).endswith(("/", "\\"))
     default = default_naming(source, _naming_config(source, config), None if folder else args.output)
@@ -207,9 +209,20 @@ def _named_output(args: argparse.Namespace, source: Path, config):
             flags = ", ".join(f"--{k}" for k in asked)
             verb = "names" if len(asked) == 1 else "name"
             raise NamingError("-o", f"{output}: {flags} {verb} the file {naming.stem}.onnx; give a folder for -o")
-    if note := unknown_language_note(naming):
-        print(note, file=sys.stderr)
     return check_output_path(output, (".onnx",), "voice file"), naming
+
+
+def _naming_notes(output: Path, naming) -> list[str]:
+    """What is said after writing: a language whose names were left out, a file not named as Home Assistant
+    expects."""
+    from engines.voice_naming import parse_stem
+    from trainer.checkpoints.naming import unknown_language_note
+
+    notes = [unknown_language_note(naming)]
+    if parse_stem(output.name.removesuffix(".onnx")) is None:
+        expected = f"{naming.stem}.onnx"
+        notes.append(f"note: {output.name} is not named as Home Assistant expects ({expected}); -o FOLDER names it so")
+    return [note for note in notes if note]
 
 
 def _naming_config(source: Path, config):

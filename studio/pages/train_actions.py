@@ -162,15 +162,14 @@ class TrainActions:
 
         if self.state is None:
             return None
+        from trainer.checkpoints.naming import run_naming
+
         try:
             choice = run_choice(self.state.folder, take)
-        except CheckpointError as exc:
+            naming = naming or run_naming(self.state.folder)  # as the dialog is prefilled
+        except (CheckpointError, ValueError) as exc:
             self._say(f"Nothing to export: {exc}")
             return None
-        if naming is None:  # as the dialog is prefilled
-            from trainer.checkpoints.naming import run_naming
-
-            naming = run_naming(self.state.folder)
         best, target = choice.checkpoint, self.voices_dir / f"{naming.stem}.onnx"
         self._say("\n".join([f"Exporting {choice.why} to {target}…", *choice.lines()[1:]]))  # the warning: a line
 

@@ -19,6 +19,8 @@ UPLOAD_PATH = "/api/piper/upload"
 """wyoming-piper's voice upload endpoint (``web_server.piper_upload``)."""
 VOICES_PATH = "/api/piper/voices"
 """wyoming-piper's list of the voices in its folders (``web_server.piper_voices``)."""
+NAME_REFUSAL = "Invalid voice name"
+"""How wyoming-piper's refusal of a file name begins (``web_server.piper_upload``)."""
 CONNECT_TIMEOUT_S = 10.0
 TRANSFER_TIMEOUT_S = 600.0
 """Seconds to connect, and to send a voice and hear back (a high voice is about 110 MB)."""
@@ -102,11 +104,10 @@ def _answer(response, base: str, model: Path) -> str:
     body = body if isinstance(body, dict) else {}
     if response.status_code == 200 and body.get("ok"):
         return str(body.get("name") or model.name.removesuffix(".onnx"))
-    said = str(body.get("error") or response.text.strip().splitlines()[0:1] or [response.reason_phrase])
-    said = said.strip("[]'\"") if not body.get("error") else said
+    said = str(body.get("error") or response.reason_phrase)  # an HTML error page: its status line says enough
     if response.status_code == 404:
         said = f"{UPLOAD_PATH} not found: is this wyoming-piper 2.5 or later, started with --web-server?"
-    if "name" in said.lower() and response.status_code == 400:
+    if response.status_code == 400 and said.startswith(NAME_REFUSAL):
         raise HomeAssistantError("name rejected", f"{base} rejected the voice name {model.name!r}: {said}")
     raise HomeAssistantError("refused", f"{base} refused the voice (HTTP {response.status_code}): {said}")
 
