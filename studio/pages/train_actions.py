@@ -1,7 +1,8 @@
 """What the Train page's action buttons do besides training: resample the dataset, export the run's recommended
 checkpoint (or its lowest val_mel, from the Export button's menu) as a voice named as Home Assistant expects (asked,
-prefilled: ``studio.widgets.home_assistant``), send it to Home Assistant (a wyoming-piper upload or a data folder),
-open the run folder, ask the trainer for previews now; the work runs off the GUI thread (``studio.workers.Task``).
+prefilled: ``studio.widgets.home_assistant``) or as a sherpa-onnx bundle for Android
+(``trainer.checkpoints.sherpa_bundle``), send it to Home Assistant (a wyoming-piper upload or a data folder), open
+the run folder, ask the trainer for previews now; the work runs off the GUI thread (``studio.workers.Task``).
 Export says which checkpoint it takes and why, and warns when that one is measurably worse than the start voice
 (``trainer.evaluate.choice``).
 
@@ -18,7 +19,7 @@ from typing import cast
 
 from PySide6.QtCore import QObject, SignalInstance
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QFileDialog, QLabel, QMenu, QToolButton, QWidget
 
 from engines.imports import importing
 from engines.words import count
@@ -46,6 +47,8 @@ class TrainActions:
     _update_buttons: Callable[[], None]
     export_actions: dict[str, QAction]
     """The Export button's menu entries by ``trainer.evaluate.choice.TAKES`` name."""
+    sherpa_action: QAction
+    """The Export button's menu entry that bundles the recommended checkpoint for sherpa-onnx."""
     send_action: QAction
     """The Export button's Send to Home Assistant… entry (enabled once this session exported a voice)."""
     exported: Path | None = None
@@ -112,12 +115,49 @@ class TrainActions:
         for take, action in self.export_actions.items():
             action.triggered.connect(lambda _=False, take=take: self.ask_export(take))
         menu.addSeparator()
+        self.sherpa_action = menu.addAction("Export for sherpa-onnx (Android)…")
+        self.sherpa_action.triggered.connect(lambda _=False: self.export_sherpa())
         self.send_action = menu.addAction("Send to Home Assistant…")
         self.send_action.setEnabled(False)
         self.send_action.triggered.connect(lambda: self.ask_send())
         menu.aboutToShow.connect(self._name_export_choices)
         button.setMenu(menu)
         return button
+
+    def export_sherpa(self, folder: Path | None = None) -> Task | None:
+        """Bundle the shown run's recommended checkpoint for sherpa-onnx in ``RUN-sherpa-onnx`` inside ``folder``
+        (asked for where not given; ``trainer.checkpoints.sherpa_bundle``), off the GUI thread; the page says
+        where it went, or why not."""
+        from trainer.checkpoints.best import CheckpointError
+        from trainer.evaluate.choice import run_choice
+
+        if self.state is None:
+            return None
+        if folder is None:
+            chosen = QFileDialog.getExistingDirectory(cast(QWidget, self), "Folder for the sherpa-onnx bundle")
+            if not chosen:
+                return None
+            folder = Path(chosen)
+        try:
+            choice = run_choice(self.state.folder)
+        except CheckpointError as exc:
+            self._say(f"Nothing to export: {exc}")
+            return None
+        run, best = self.state.folder, choice.checkpoint
+        target = folder / f"{run.name}-sherpa-onnx"
+        self._say(f"Bundling {choice.why} for sherpa-onnx in {target}…")
+
+        def work(cancel: threading.Event):
+            with importing("trainer.checkpoints.sherpa_bundle"):
+                from trainer.checkpoints.sherpa_bundle import bundle_checkpoint
+
+            taken, _ = intact_choice(best, run)
+            return bundle_checkpoint(taken.path, target, name=f"{run.name}.onnx")
+
+        task = Task(work, self._page())
+        task.done.connect(lambda bundle: self._say(f"Wrote the sherpa-onnx bundle {bundle.folder} ({SHERPA_HOW})."))
+        task.failed.connect(lambda exc: self._say(f"sherpa-onnx bundle of {best.path.name} failed: {exc}"))
+        return task.start()
 
     def _name_export_choices(self) -> None:
         """Name the checkpoint each of the menu's choices takes (the recommended: none where nothing is measured)."""
@@ -289,6 +329,9 @@ def intact_choice(chosen, run_dir: Path):
         raise DamagedCheckpoint(chosen.path, why, "the run has no intact checkpoint to export")
     return taken, f"{chosen.path.name} is damaged ({why}): the best intact checkpoint was exported instead."
 
+
+SHERPA_HOW = "docs/formats.md says how sherpa-onnx and its Android TTS engine load it"
+"""Where the page points for the bundle's use."""
 
 EXPORT_CHOICES = (("recommended", "Export the recommended checkpoint"), ("val_mel", "Export the lowest val_mel"))
 """The Export button's menu: ``trainer.evaluate.choice.TAKES`` and how the menu words each."""

@@ -1,0 +1,88 @@
+"""Does averaging a run's checkpoints make a cleaner voice (not a test)?
+
+Averaging a GAN generator's weights over its last steps (Polyak averaging; Yazici et al. 2019, "The Unusual
+Effectiveness of Averaging in GAN Training", ICLR) smooths the oscillation that adversarial training leaves in
+any one snapshot. This bench takes a ``tests/bench/finetune_quality.py --work`` folder whose run kept every
+epoch's checkpoint, writes the uniform average of the generator weights (``model_g.*``; weight norm's ``g`` and
+``v`` averaged each) over each window of epochs (``--windows 11-20,16-20``, epochs from 1) as
+``run/averaged/epochs-A-B.ckpt``, and scores joe, each window's last epoch and each average with the
+leaderboard on the held-out lines, as ``finetune_quality.py`` scores the epochs.
+
+Usage: ``.venv/bin/python tests/bench/checkpoint_average.py --work DIR [--windows 11-20,16-20] [--clips 240]
+[--held-out 10] [--corpus DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import finetune_quality as target  # noqa: E402
+import self_consistency as bench  # noqa: E402
+import self_consistency_parts as parts  # noqa: E402
+
+GENERATOR_PREFIX = "model_g."
+"""The generator's weights in a Lightning checkpoint's ``state_dict`` (``engines.torch.vits.checkpoint``)."""
+
+
+def arguments(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--work", type=Path, required=True, help="a finetune_quality.py --work folder")
+    parser.add_argument("--windows", default="11-20,16-20", help="epoch windows A-B (from 1), comma-separated")
+    parser.add_argument("--clips", type=int, default=240)
+    parser.add_argument("--held-out", type=int, default=10)
+    parser.add_argument("--corpus", type=Path, default=target.CORPUS)
+    return parser.parse_args(argv)
+
+
+def windows(text: str) -> list[tuple[int, int]]:
+    """``"11-20,16-20"`` -> ``[(11, 20), (16, 20)]`` (epochs from 1, both ends kept)."""
+    pairs = [part.split("-") for part in text.split(",") if part.strip()]
+    return [(int(a), int(b)) for a, b in pairs]
+
+
+def average(paths: list[Path], out: Path) -> Path:
+    """Write the checkpoint ``paths[-1]`` with its generator's floating-point weights replaced by their mean over
+    ``paths`` (float32 sums, stored in each weight's own dtype) at ``out``; an existing ``out`` is kept."""
+    import torch
+
+    if out.is_file():
+        return out
+    loaded = [torch.load(p, map_location="cpu", weights_only=False) for p in paths]
+    state = loaded[-1]["state_dict"]
+    for key, value in state.items():
+        if key.startswith(GENERATOR_PREFIX) and value.is_floating_point():
+            total = sum(c["state_dict"][key].float() for c in loaded)
+            state[key] = (total / len(loaded)).to(value.dtype)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(loaded[-1], out)
+    return out
+
+
+def main(argv=None) -> None:
+    from trainer.evaluate.leaderboard import score, table
+    from trainer.evaluate.render import Candidate, RenderSettings
+
+    args = arguments(argv)
+    run = args.work / "run"
+    by_epoch = {epoch + 1: path for epoch, path in parts.epoch_checkpoints(run)}
+    _, held = target.corpus_rows(args.corpus, args.clips, args.held_out)
+    candidates = [Candidate(label="start", model_path=parts.start_voice_path("joe"))]
+    for first, last in windows(args.windows):
+        chosen = [by_epoch[e] for e in range(first, last + 1)]
+        candidates.append(Candidate(label=f"epoch {last}", model_path=by_epoch[last]))
+        averaged = average(chosen, run / "averaged" / f"epochs-{first}-{last}.ckpt")
+        candidates.append(Candidate(label=f"mean {first}-{last}", model_path=averaged))
+    unique = list({c.label: c for c in candidates}.values())
+    settings = RenderSettings(noise_scale=0.667, noise_w=0.8, seed=0)
+    with bench.Stopwatch() as watch:
+        rows = score(unique, held, settings, args.work / "score-cache", recordings=True)
+    print(f"scored {len(unique)} candidates on {len(held)} lines in {watch.seconds:.0f} s")
+    print(table(rows))
+
+
+if __name__ == "__main__":
+    main()
