@@ -388,3 +388,6 @@ def test_a_file_output_that_the_naming_flags_disagree_with_is_refused(trio_voice
     assert list(tmp_path.iterdir()) == []
     assert main(["export", str(trio_voice), "-o", str(tmp_path), "--name", "my voice"]) == 2
     assert "--name: 'my voice' is not a voice name Home Assistant accepts" in capsys.readouterr().err
+    assert main(["export", str(trio_voice), "--sherpa-onnx", str(tmp_path / "b"), "--send-to", "http://h:5000"]) == 2
+    said = "export: --send-to and --copy-to send the Piper voice: give -o FOLDER too"
+    assert capsys.readouterr().err == f"voice-studio: error: {said}\n"
