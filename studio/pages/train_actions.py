@@ -1,6 +1,6 @@
 """What the Train page's action buttons do besides training: resample the dataset, export the run's recommended
 checkpoint (or its lowest val_mel, from the Export button's menu) as a voice named as Home Assistant expects (asked,
-prefilled: ``studio.widgets.home_assistant``) or as a sherpa-onnx bundle for Android
+prefilled: ``studio.pages.train_home_assistant``) or as a sherpa-onnx bundle for Android
 (``trainer.checkpoints.sherpa_bundle``), send it to Home Assistant (a wyoming-piper upload or a data folder), open
 the run folder, ask the trainer for previews now; the work runs off the GUI thread (``studio.workers.Task``).
 Export says which checkpoint it takes and why, and warns when that one is measurably worse than the start voice
@@ -53,8 +53,8 @@ class TrainActions:
     """The Export button's Send to Home Assistant… entry (enabled once this session exported a voice)."""
     exported: Path | None = None
     """The voice this page exported last (what Send to Home Assistant… sends)."""
-    naming_dialog = None
-    """The naming dialog open (``studio.widgets.home_assistant.NamingDialog``), else ``None``."""
+    ask_export: Callable[..., None]
+    ask_send: Callable[[], None]
     _resampling: Task | None = None
     """The Resample running, until its end is handled (:meth:`is_resampling`)."""
 
@@ -173,25 +173,6 @@ class TrainActions:
             named = taken.label() if taken is not None else "none measured yet (takes the lowest val_mel)"
             self.export_actions[take].setText(f"{text}: {named}" if choice is not None else text)
 
-    def ask_export(self, take: str = "recommended") -> None:
-        """Ask the name, language and quality of the voice (prefilled: ``trainer.checkpoints.naming``), then
-        :meth:`export` under them; the dialog stays open in :attr:`naming_dialog` until answered."""
-        from studio.widgets.home_assistant import NamingDialog
-        from trainer.checkpoints.naming import run_naming
-
-        if self.state is None:
-            return
-        try:
-            default = run_naming(self.state.folder)
-        except ValueError as exc:  # a run's config gone or garbled: said, nothing asked
-            self._say(f"Nothing to export: {exc}")
-            return
-        dialog = NamingDialog(default, cast(QWidget, self))
-        dialog.accepted.connect(lambda: self.export(take, dialog.naming()))
-        dialog.finished.connect(lambda _: setattr(self, "naming_dialog", None))
-        self.naming_dialog = dialog
-        dialog.open()
-
     def export(self, take: str = "recommended", naming=None) -> Task | None:
         """Export the shown run's recommended checkpoint (``take="val_mel"``: its lowest val_mel, the one the Runs
         tab shows) as a voice in the user's voice folder; the page and the log say which, why, the other choice,
@@ -250,39 +231,6 @@ class TrainActions:
         self.exported = Path(path)
         self.send_action.setEnabled(True)
         self.voice_exported.emit(Path(path))
-
-    def ask_send(self) -> None:
-        """Ask where to send the voice exported last (a wyoming-piper URL or a data folder, prefilled with where
-        one went last), then :meth:`send` it there."""
-        from studio.widgets.home_assistant import SendDialog
-
-        if self.exported is None:
-            return
-        sent = self.workspace.home_assistant
-        dialog = SendDialog(self.exported.name, sent.get("url", ""), sent.get("folder", ""), cast(QWidget, self))
-        dialog.accepted.connect(lambda: self.send(*dialog.target()))
-        dialog.open()
-
-    def send(self, kind: str, where: str) -> Task | None:
-        """Send the voice exported last to Home Assistant: upload it to the wyoming-piper web server at ``where``
-        (``kind`` ``"url"``) or copy it into the data folder ``where`` (``"folder"``), off the GUI thread; the
-        place is remembered (the settings keep it) and the outcome said, with the reminder to reload the Piper
-        integration, or the error named."""
-        from trainer.checkpoints.home_assistant import RELOAD_REMINDER, copy_voice, send_voice
-
-        voice = self.exported
-        if voice is None:
-            return None
-        self.workspace.home_assistant = {**self.workspace.home_assistant, kind: where}
-        self._say(f"Sending {voice.name} to {where}…")
-
-        def work(cancel: threading.Event) -> str:
-            return send_voice(voice, where) if kind == "url" else str(copy_voice(voice, where).parent)
-
-        task = Task(work, self._page())
-        task.done.connect(lambda _: self._say(f"Sent {voice.name} to {where}. {RELOAD_REMINDER}"))
-        task.failed.connect(lambda exc: self._say(f"Sending {voice.name} failed: {exc}"))
-        return task.start()
 
     def preview_now(self) -> None:
         """Ask the shown run's trainer (this page's, or one elsewhere being followed) to speak its preview lines
