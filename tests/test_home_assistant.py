@@ -391,3 +391,17 @@ def test_a_file_output_that_the_naming_flags_disagree_with_is_refused(trio_voice
     assert main(["export", str(trio_voice), "--sherpa-onnx", str(tmp_path / "b"), "--send-to", "http://h:5000"]) == 2
     said = "export: --send-to and --copy-to send the Piper voice: give -o FOLDER too"
     assert capsys.readouterr().err == f"voice-studio: error: {said}\n"
+
+
+def test_a_language_that_cannot_be_told_must_be_given(trio_voice):
+    """A checkpoint whose espeak voice names no language Piper knows: the default naming asks for --language, and
+    takes the one given."""
+    from engines.voice import load_voice, parse_config
+    from trainer.checkpoints.naming import default_naming
+
+    config = load_voice(trio_voice).config
+    odd = parse_config(config.path, {**config.raw, "espeak": {"voice": "qq"}})
+    with pytest.raises(NamingError, match="^--language: cannot tell the language of espeak voice 'qq'"):
+        default_naming(Path("tuned.ckpt"), odd)
+    named = default_naming(Path("tuned.ckpt"), odd, language="sw_KE")
+    assert (named.language, named.name, named.quality) == ("sw_KE", "tuned", "low")

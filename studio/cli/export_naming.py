@@ -56,7 +56,9 @@ def named_output(args: argparse.Namespace, source: Path, config):
     from trainer.checkpoints.naming import default_naming
 
     folder = args.output.is_dir() or str(args.output).endswith(("/", "\\"))
-    default = default_naming(source, naming_config(source, config), None if folder else args.output)
+    default = default_naming(
+        source, naming_config(source, config), None if folder else args.output, language=args.language
+    )
     asked = {k: v for k, v in (("name", args.name), ("language", args.language), ("quality", args.quality)) if v}
     naming = replace(default, **asked).checked()
     if folder:

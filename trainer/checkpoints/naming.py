@@ -24,20 +24,22 @@ from engines.names import short_name
 from engines.voice_naming import QUALITIES, NamingError, VoiceNaming, parse_stem, quality_for_rate, slug
 
 
-def default_naming(source: Path, config, output: Path | None = None) -> VoiceNaming:
+def default_naming(source: Path, config, output: Path | None = None, *, language: str | None = None) -> VoiceNaming:
     """The naming an export of ``source`` (a ``.ckpt`` or ``.onnx``, spoken with ``config``, a ``VoiceConfig``;
     ``None``: none is known) gets where none is asked for; ``output`` is an explicit output file, whose stem gives
-    the name.
+    the name; ``language``, where given, is taken as it is (nothing is told from the voice).
 
     Raises:
-        NamingError: the language cannot be told from the voice's espeak voice (field ``--language``).
+        NamingError: no ``language`` given, and it cannot be told from the voice's espeak voice (``--language``).
     """
     source = Path(source)
     own = parse_stem(source.name.removesuffix(".onnx")) if source.suffix.lower() == ".onnx" else None
     if output is not None and (named := parse_stem(output.name.removesuffix(".onnx"))):
         return named
+    if language is None:
+        language = own.language if own else _language(source, config)
     return VoiceNaming(
-        language=own.language if own else _language(source, config),
+        language=language,
         name=_name(source, output) or (own.name if own else "voice"),
         quality=own.quality if own else _quality(source, config),
     )
@@ -46,15 +48,19 @@ def default_naming(source: Path, config, output: Path | None = None) -> VoiceNam
 def run_naming(run_dir: Path) -> VoiceNaming:
     """The default naming of an export of run ``run_dir`` (:func:`default_naming` of its checkpoints), read from
     its ``config.json`` (without one, as ``engines.torch.vits.checkpoint.voice_config_for`` speaks it: espeak
-    ``en-us``).
+    ``en-us``); a language that cannot be told is left empty, for the user to give.
 
     Raises:
-        VoiceError: a garbled ``config.json``. NamingError: see :func:`default_naming`.
+        VoiceError: a garbled ``config.json``.
     """
     from engines.voice import load_config
 
     path = Path(run_dir) / "config.json"
-    return default_naming(Path(run_dir) / "last.ckpt", load_config(path) if path.is_file() else None)
+    source, config = Path(run_dir) / "last.ckpt", load_config(path) if path.is_file() else None
+    try:
+        return default_naming(source, config)
+    except NamingError:
+        return default_naming(source, config, language="")
 
 
 def _language(source: Path, config) -> str:
@@ -65,7 +71,7 @@ def _language(source: Path, config) -> str:
     code = (raw.get("language") or {}).get("code") if source.suffix.lower() == ".onnx" else None
     found = code or espeak_language(espeak)
     if not found:
-        raise NamingError("--language", f"cannot tell the language of espeak voice {espeak!r}")
+        raise NamingError("--language", f"cannot tell the language of espeak voice {espeak!r}: give it (ll_RR)")
     return found
 
 
