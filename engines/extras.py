@@ -25,6 +25,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "torch": ("torch",),
     "train": ("torch", "lightning", "numba"),
     "compare": ("pyworld", "pysptk", "librosa", "jiwer", "speechmos", "resemblyzer"),
+    "zeroconf": ("zeroconf",),
 }
 """Extra (as pyproject.toml names it) -> the modules of it that our code imports."""
 

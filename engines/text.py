@@ -23,7 +23,8 @@ from engines.frontend.sentences import split_sentences
 BLOCK_CHARS = 1000
 """Texts up to this many characters go to the phonemizer whole, exactly as in Piper."""
 
-_PARAGRAPH = re.compile(r"\n\s*\n|\r\n\s*\r\n")
+PARAGRAPH_BREAK = re.compile(r"\n\s*\n|\r\n\s*\r\n")
+"""A blank line: where a long text is cut first (also a sentence end for ``engines.server.text_stream``)."""
 _CLAUSE_END = re.compile(r"[,;:—…，、；：]\s*")
 _SPACE = re.compile(r"\s+")
 _INLINE_PHONEMES = re.compile(r"\[\[.*?\]\]", re.DOTALL)
@@ -61,7 +62,7 @@ def text_blocks(
         if text.strip():
             yield prepare(text), False
         return
-    for paragraph in _PARAGRAPH.split(text):
+    for paragraph in PARAGRAPH_BREAK.split(text):
         if len(paragraph) <= max_chars:
             if paragraph.strip():
                 yield prepare(paragraph), False

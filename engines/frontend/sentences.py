@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from engines.frontend.abbreviations import initial_ends, reading
+from engines.frontend.abbreviations import KNOWN, initial_ends, reading
 from engines.frontend.around import around, period_ends
 
 _BOUNDARY = re.compile(r"(?<=[.!?。！？])\s+(?=\S)")
@@ -40,11 +40,7 @@ def period_ends_sentence(text: str, index: int) -> bool:
     """Whether the period at ``text[index]`` ends its sentence: not one of an abbreviation that reads on
     (``Dr.``, ``e.g.``, ``Jan. 5``), an initial before a name, or a dotted acronym before a name; an ellipsis
     and any other period do."""
-    start = index
-    while start > 0 and not text[start - 1].isspace():
-        start -= 1
-    while start < index and text[start] in _OPENERS:
-        start += 1
+    start = _word_start(text, index)
     word, (before, after) = text[start:index], around(text, start, index + 1)
     if not word or word.endswith("."):
         return True
@@ -56,3 +52,26 @@ def period_ends_sentence(text: str, index: int) -> bool:
     if _LETTERS.fullmatch(word):
         return initial_ends(after)
     return True
+
+
+def end_needs_next_word(text: str, index: int) -> bool:
+    """Whether the sentence end ``. ! ?`` at ``text[index]`` depends on the word after it (for text that arrives
+    in pieces, ``engines.server.text_stream``): only a period after an abbreviation, ``a.m``/``p.m``, an initial or
+    a dotted acronym does (:func:`period_ends_sentence`); ``!``, ``?``, an ellipsis and a period after any other
+    word end the sentence whatever follows."""
+    if text[index] != ".":
+        return False
+    word = text[_word_start(text, index) : index]
+    if not word or word.endswith("."):
+        return False
+    return word in KNOWN or word.lower() in ("a.m", "p.m") or bool(_LETTERS.fullmatch(word))
+
+
+def _word_start(text: str, index: int) -> int:
+    """Where the word that ends at ``text[index]`` starts, after any opening quotes or brackets."""
+    start = index
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    while start < index and text[start] in _OPENERS:
+        start += 1
+    return start

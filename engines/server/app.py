@@ -29,7 +29,7 @@ import json
 import signal
 import socket
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import numpy as np
 
@@ -240,8 +240,11 @@ def serve(
     port: int = 5050,
     api_key: str | None = None,
     on_ready: Callable[[str], None] | None = None,
+    alongside: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Run the server until interrupted; ``on_ready(url)`` is called once it listens (``port=0`` picks one).
+    ``alongside()`` (the Wyoming server, ``engines.server.wyoming_server.run_wyoming``) runs in the same event loop
+    from the start until the server stops.
 
     Raises:
         ValueError: a non-loopback ``host`` without ``api_key``.
@@ -271,6 +274,8 @@ def serve(
     url = f"http://{'[' + host + ']' if family == socket.AF_INET6 else host}:{bound}"
     config = uvicorn.Config(create_app(service, api_key), log_level="warning", timeout_graceful_shutdown=5)
     server = _uvicorn_server(config, service)
+    if alongside:
+        _run_alongside(server, alongside)
     if on_ready:
         _announce_when_started(server, url, on_ready)
     try:
@@ -292,6 +297,30 @@ def _uvicorn_server(config, service: SpeechService):
             super().handle_exit(sig, frame)
 
     return Server(config)
+
+
+def _run_alongside(server, work: Callable[[], Awaitable[None]]) -> None:
+    """Start ``work()`` as a task once uvicorn has started, and cancel it when uvicorn shuts down."""
+    original_startup, original_shutdown = server.startup, server.shutdown
+    tasks: list[asyncio.Task] = []
+
+    def ended(task: asyncio.Task) -> None:  # work that fails (not cancelled) stops the whole server, said
+        if not task.cancelled() and task.exception() is not None:
+            print(f"voice-studio: {task.exception()}", file=sys.stderr)
+            server.should_exit = True
+
+    async def startup(sockets=None):
+        await original_startup(sockets=sockets)
+        tasks.append(asyncio.ensure_future(work()))
+        tasks[-1].add_done_callback(ended)
+
+    async def shutdown(sockets=None):
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await original_shutdown(sockets=sockets)
+
+    server.startup, server.shutdown = startup, shutdown
 
 
 def _announce_when_started(server, url: str, on_ready: Callable[[str], None]) -> None:

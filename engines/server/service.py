@@ -48,6 +48,8 @@ class ServiceConfig:
         voice_map: voice field -> speaker (name or id) of the multi-speaker voices, e.g. ``{"alloy": "ben"}``;
             OpenAI voice names not in it mean the default speaker (``engines.names``).
         pcm_rate: Hz of ``pcm`` responses (OpenAI's is 24 kHz); ``None`` sends the voice's own rate.
+        noise_scale, noise_w, length_scale, sentence_silence: what a request that does not give them gets
+            (``None``: the voice's own; ``sentence_silence`` in seconds). Wyoming requests never give them.
     """
 
     voices: list[Voice]
@@ -58,6 +60,10 @@ class ServiceConfig:
     max_chars: int = 20_000
     voice_map: dict[str, str] = field(default_factory=dict)
     pcm_rate: int | None = OPENAI_PCM_RATE
+    noise_scale: float | None = None
+    noise_w: float | None = None
+    length_scale: float | None = None
+    sentence_silence: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -214,10 +220,10 @@ class SpeechService:
         job.sample_rate = self.output_rate(voice, request.response_format, request.sample_rate)
         options = SynthesisOptions(
             speaker=target.speaker,
-            length_scale=_length_scale(voice, request),
-            noise_scale=request.noise_scale,
-            noise_w=request.noise_w,
-            sentence_silence=request.sentence_silence or 0.0,
+            length_scale=_length_scale(voice, request, self.config.length_scale),
+            noise_scale=_given(request.noise_scale, self.config.noise_scale),
+            noise_w=_given(request.noise_w, self.config.noise_w),
+            sentence_silence=_given(request.sentence_silence, self.config.sentence_silence),
             normalize=request.normalize,
             timestamps=request.timestamps,
             ssml=request.ssml,
@@ -289,9 +295,15 @@ class SpeechService:
             self.pool.checkin(engine_name, voice, engine)
 
 
-def _length_scale(voice: Voice, request: SpeechRequest) -> float | None:
+def _length_scale(voice: Voice, request: SpeechRequest, default: float | None) -> float | None:
     """The request's ``length_scale`` (extension) as given, else OpenAI's ``speed`` relative to the voice's own
-    ``length_scale`` (speed 2 speaks twice as fast as the voice does by default), else ``None`` (the voice's)."""
+    ``length_scale`` (speed 2 speaks twice as fast as the voice does by default), else ``default`` (the server's;
+    ``None``: the voice's)."""
     if request.length_scale is not None:
         return request.length_scale
-    return None if request.speed is None else voice.config.length_scale / request.speed
+    return default if request.speed is None else voice.config.length_scale / request.speed
+
+
+def _given(value, default):
+    """``value`` unless it is ``None``, else ``default``."""
+    return default if value is None else value

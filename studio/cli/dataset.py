@@ -97,6 +97,10 @@ def _run(args: argparse.Namespace) -> int:
     from trainer.dataset.curation import speaker_name
     from trainer.dataset.project import DatasetProject, making
 
+    if args.dataset_command == "prompts":  # the one whose project is optional (and never made)
+        from studio.cli import dataset_prompts
+
+        return dataset_prompts.run(args)
     command = {
         "import": _import,
         "slice": _slice,

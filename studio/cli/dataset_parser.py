@@ -13,10 +13,11 @@ NO_RECOGNIZER = "none"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add ``dataset import|slice|text|confirm|speaker|fix|report|export|cache`` to the CLI's subparsers."""
+    """Add ``dataset import|slice|prompts|text|confirm|speaker|fix|report|export|cache`` to the CLI's subparsers."""
     dataset = sub.add_parser("dataset", help="prepare a training dataset (import, slice, fix, report, export)")
     dsub = dataset.add_subparsers(dest="dataset_command", required=True)
     _add_making(dsub)
+    _add_prompts(dsub)
     _add_editing(dsub)
     _add_writing(dsub)
 
@@ -71,6 +72,34 @@ def _add_making(dsub: argparse._SubParsersAction) -> None:
     cut.add_argument("--language", help="language of the drafts (pocketsphinx: en-us; faster-whisper: e.g. de)")
     cut.add_argument("--workers", type=positive_int, default=None, help="worker processes (default: one per core)")
     cut.add_argument("--speaker", help="speaker of the new clips (a multi-speaker project needs one per clip)")
+
+
+def _add_prompts(dsub: argparse._SubParsersAction) -> None:
+    """``prompts``: the next lines to record, chosen for coverage (``trainer.dataset.prompts``)."""
+    from trainer.dataset.prompts.corpus import SHIPPED
+
+    prompts = dsub.add_parser(
+        "prompts",
+        help="the next lines to record, chosen to cover the phonemes and phoneme pairs not yet recorded",
+        description="Each line of the corpus is read by the voice's text front end and phonemizer; the lines are "
+        "then taken greedily for the phonemes, then the phoneme pairs (across words too), the project's recordings "
+        "do not have yet. The prompts go to stdout (or -o), one a line; the coverage, the minutes and how much to "
+        "record, with sources, to stderr.",
+    )
+    prompts.add_argument(
+        "project", type=Path, nargs="?", help="a project whose recorded lines count as covered and are skipped"
+    )
+    prompts.add_argument(
+        "--corpus",
+        type=Path,
+        help=f"a UTF-8 text file, one prompt a line ('#' starts a comment; default: the studio's {SHIPPED}, "
+        "490 English lines, CC0)",
+    )
+    prompts.add_argument("--count", type=positive_int, default=50, help="how many prompts (default: %(default)s)")
+    prompts.add_argument(
+        "--voice", help="voice whose phonemizer reads the lines: a name or NAME.onnx (default: the project's voice)"
+    )
+    prompts.add_argument("-o", "--output", type=Path, help="write the prompts to this .txt file, one a line")
 
 
 def _add_editing(dsub: argparse._SubParsersAction) -> None:

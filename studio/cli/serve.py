@@ -1,9 +1,11 @@
-"""``voice-studio serve``: the studio's voices as an OpenAI-compatible speech server (no Qt).
+"""``voice-studio serve``: the studio's voices as an OpenAI-compatible speech server and a Wyoming server (no Qt).
 
 voice-studio serve                               # 127.0.0.1:5050, the embedded voice
 voice-studio serve --voice my.onnx --voice joe   # several voices; the first is the default
 voice-studio serve --host 0.0.0.0 --api-key KEY  # reachable from other machines: a key is required
 voice-studio serve --voice trio.onnx --map-voice alloy=ana --map-voice echo=2   # OpenAI voice names -> speakers
+voice-studio serve --wyoming                     # and Wyoming on tcp://0.0.0.0:10200 (Home Assistant), one process
+voice-studio serve --wyoming --no-http --zeroconf   # Wyoming alone, announced for Home Assistant's discovery
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from studio.cli.arg_types import non_negative_int, port, positive_int
+from studio.cli.arg_types import bounded, non_negative_int, port, positive_int
 
 if TYPE_CHECKING:
     from engines.voice import Voice
@@ -29,7 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     serve = sub.add_parser(
         "serve",
-        help="serve voices over OpenAI's /v1/audio/speech API",
+        help="serve voices over OpenAI's /v1/audio/speech API and Wyoming (Home Assistant)",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (anything but loopback needs a key)")
@@ -68,13 +70,55 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="Hz of pcm responses (OpenAI's pcm is 24000); 'native' sends each voice's own rate",
     )
     serve.add_argument("--no-warm-up", action="store_true", help="skip speaking a word with each voice at start")
+    _add_wyoming_arguments(serve)
+    _add_default_settings(serve)
+
+
+def _add_wyoming_arguments(serve: argparse.ArgumentParser) -> None:
+    """``--wyoming [URI]``, ``--no-http`` and ``--zeroconf [NAME]``."""
+    from engines.server.wyoming_listener import DEFAULT_URI, ZEROCONF_NAME
+
+    serve.add_argument(
+        "--wyoming",
+        nargs="?",
+        const=DEFAULT_URI,
+        metavar="URI",
+        help=f"also serve the voices over Wyoming (Home Assistant) on URI, tcp://HOST:PORT or unix://PATH "
+        f"({DEFAULT_URI} when URI is left out; no authentication: anyone who reaches it may use the voices)",
+    )
+    serve.add_argument("--no-http", action="store_true", help="with --wyoming: serve Wyoming only, no HTTP API")
+    serve.add_argument(
+        "--zeroconf",
+        nargs="?",
+        const=ZEROCONF_NAME,
+        metavar="NAME",
+        help=f"announce the Wyoming server on the network for Home Assistant's discovery (as NAME, "
+        f"{ZEROCONF_NAME} when left out; needs the zeroconf extra)",
+    )
+
+
+def _add_default_settings(serve: argparse.ArgumentParser) -> None:
+    """Synthesis settings for requests that give none (every Wyoming request; HTTP requests may give their own)."""
+    given = "for requests that do not give it (Wyoming requests never do); default: the voice's own"
+    serve.add_argument("--noise-scale", type=bounded(float, 0, 10), help=f"generator noise, 0-10, {given}")
+    serve.add_argument("--noise-w", type=bounded(float, 0, 10), help=f"duration noise, 0-10, {given}")
+    serve.add_argument(
+        "--length-scale",
+        type=bounded(float, 0.1, 10),
+        help=f"phoneme durations x this, 0.1-10 (> 1 is slower), {given}",
+    )
+    serve.add_argument(
+        "--sentence-silence",
+        type=bounded(float, 0, 10),
+        default=0.0,
+        help="extra seconds of silence between sentences, 0-10, for requests that do not give it",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Load the voices, warm their engines up, and serve until Ctrl+C."""
-    from engines.server.app import serve
-    from engines.server.service import ServiceConfig, SpeechService
-
+    _check_wyoming_arguments(args)
+    listener = _bind_wyoming(args.wyoming)  # before the voices load: a taken port is said at once
     engines = tuple(dict.fromkeys(args.engine or ["onnx"]))
     if "torch" not in engines and args.device != "auto":  # as `say` does: a setting not applied is said
         note = f"voice-studio: note: --device is for the torch engine; {', '.join(engines)} runs on the CPU"
@@ -83,6 +127,29 @@ def run(args: argparse.Namespace) -> int:
         from engines.onnx.engine import use_shared_thread_pool
 
         use_shared_thread_pool()  # concurrent requests share one pool of threads instead of oversubscribing
+    service = _service(args, engines)
+    if not args.no_warm_up:
+        service.warm_up()
+    engine_text = f"engine{'s' if len(engines) > 1 else ''} {', '.join(engines)}"
+    workers = f"{args.workers} worker{'s' if args.workers != 1 else ''}"
+    what, details = f"serving {', '.join(service.voices)} on", f"({engine_text}, {workers})"
+    if listener is not None:
+        return _serve_with_wyoming(args, service, listener, details, what)
+    from engines.server.app import serve
+
+    ready = lambda url: print(f"{what} {url} {details}", flush=True)  # noqa: E731
+    serve(service, args.host, args.port, args.api_key or os.environ.get(API_KEY_ENV) or None, ready)
+    return 0
+
+
+def _service(args: argparse.Namespace, engines: tuple[str, ...]):
+    """The speech service of the voices and settings ``args`` give.
+
+    Raises:
+        ValueError: two voices share a name (and what ``usable_voices`` and ``SpeechService`` raise).
+    """
+    from engines.server.service import ServiceConfig, SpeechService
+
     voices = usable_voices(args.voice or [None])
     names = [v.name for v in voices]
     if len(set(names)) != len(names):
@@ -96,17 +163,61 @@ def run(args: argparse.Namespace) -> int:
         args.max_chars,
         voice_map=voice_map(args.map_voice or []),
         pcm_rate=args.pcm_rate,
+        noise_scale=args.noise_scale,
+        noise_w=args.noise_w,
+        length_scale=args.length_scale,
+        sentence_silence=args.sentence_silence,
     )
-    service = SpeechService(config)
-    if not args.no_warm_up:
-        service.warm_up()
+    return SpeechService(config)
 
-    def ready(url: str) -> None:
-        engine_text = f"engine{'s' if len(engines) > 1 else ''} {', '.join(engines)}"
-        workers = f"{args.workers} worker{'s' if args.workers != 1 else ''}"
-        print(f"serving {', '.join(names)} on {url} ({engine_text}, {workers})", flush=True)
 
-    serve(service, args.host, args.port, args.api_key or os.environ.get(API_KEY_ENV) or None, ready)
+def _check_wyoming_arguments(args: argparse.Namespace) -> None:
+    """``--no-http`` and ``--zeroconf`` only with ``--wyoming``; ``--zeroconf`` only with its extra.
+
+    Raises:
+        ValueError: one of them without ``--wyoming``.
+        ExtraMissing: ``--zeroconf`` without the zeroconf package, naming the extra to install.
+    """
+    from engines import extras
+
+    for flag, given in (("--no-http", args.no_http), ("--zeroconf", args.zeroconf is not None)):
+        if given and not args.wyoming:
+            raise ValueError(f"{flag} is about the Wyoming server: give --wyoming too")
+    if args.zeroconf is not None:
+        extras.require("zeroconf", "--zeroconf")
+
+
+def _bind_wyoming(uri: str | None):
+    """The bound ``--wyoming`` address (``engines.server.wyoming_listener.bind``), or ``None`` without the flag.
+
+    Raises:
+        ValueError: a URI that is not ``tcp://HOST:PORT`` or ``unix://PATH``.
+        OSError: the address is taken or cannot be bound.
+    """
+    from engines.server.wyoming_listener import bind
+
+    return bind(uri) if uri else None
+
+
+def _serve_with_wyoming(args: argparse.Namespace, service, listener, details: str, what: str) -> int:
+    """Serve Wyoming on ``args.wyoming``, alone (``--no-http``) or beside the HTTP API in one event loop."""
+    from engines.imports import importing
+    from engines.server.app import serve
+
+    with importing("engines.server.wyoming_server"):
+        from engines.server.wyoming_server import run_wyoming, serve_wyoming
+    wyoming = f"{listener.uri} (Wyoming)"
+    if args.no_http:
+        serve_wyoming(service, listener, args.zeroconf, lambda: print(f"{what} {wyoming} {details}", flush=True))
+        return 0
+    serve(
+        service,
+        args.host,
+        args.port,
+        args.api_key or os.environ.get(API_KEY_ENV) or None,
+        lambda url: print(f"{what} {url} and on {wyoming} {details}", flush=True),
+        alongside=lambda: run_wyoming(service, listener, args.zeroconf),
+    )
     return 0
 
 

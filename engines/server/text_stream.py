@@ -1,0 +1,58 @@
+"""Complete sentences out of text that arrives in pieces (an LLM's answer, streamed to a Wyoming server).
+
+Sentence ends are the ones ``engines.frontend.split_sentences`` finds (so never after ``Dr.`` or an initial) and
+blank lines (a paragraph break, as ``engines.text`` cuts). A sentence end is only known once the text after it
+has begun (``split_sentences`` asks for whitespace and a next character); where a period's end depends on the
+word after it (an abbreviation, an initial: ``St. Louis`` / ``St. The``;
+``engines.frontend.sentences.end_needs_next_word``) it counts once that word is whole (whitespace follows it) or
+the stream has ended. What is given out is the buffered text as it came, up to that end: spoken in order, the
+pieces say exactly what the whole text says.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engines.frontend.sentences import end_needs_next_word, split_sentences
+from engines.text import PARAGRAPH_BREAK
+
+
+class SentenceStream:
+    """Text added piece by piece; :meth:`add` gives the text whose sentences are complete, :meth:`finish` the
+    rest. ``whole``: give nothing before the end (SSML, whose markup must not be cut)."""
+
+    def __init__(self, *, whole: bool = False) -> None:
+        self.whole = whole
+        self._text = ""
+        self.chars = 0
+        """Characters added so far (all pieces)."""
+
+    def add(self, piece: str) -> str:
+        """Add ``piece``; return the text (from the end of the last text returned) whose sentences are now
+        complete, or ``""``."""
+        self._text += piece
+        self.chars += len(piece)
+        done = 0 if self.whole else _complete_length(self._text)
+        complete, self._text = self._text[:done], self._text[done:]
+        return complete if complete.strip() else ""
+
+    def finish(self) -> str:
+        """The text not yet returned (the stream has ended, so its last sentence is complete too), or ``""``."""
+        rest, self._text = self._text, ""
+        return rest if rest.strip() else ""
+
+
+def _complete_length(text: str) -> int:
+    """Characters at the start of ``text`` that hold only complete sentences (0 when none is complete yet)."""
+    breaks = list(PARAGRAPH_BREAK.finditer(text))
+    start = breaks[-1].end() if breaks else 0
+    pieces = split_sentences(text[start:])
+    if len(pieces) < 2:
+        return start
+    last = pieces[-1]
+    before = text[: len(text) - len(last)].rstrip()  # ends with the last sentence end found
+    if re.search(r"\s", last) or not end_needs_next_word(before, len(before) - 1):
+        return len(text) - len(last)  # that end is settled
+    if len(pieces) == 2:
+        return start  # it waits for the word after it to be whole
+    return len(before) - len(pieces[-2])

@@ -1,0 +1,53 @@
+"""Where the Wyoming server listens (``serve --wyoming URI``): the URI parsed and its socket bound before anything
+runs, so that port 0 picks a free port (said in the URI given back) and a taken port is one clear error at start.
+No ``wyoming`` import here: ``serve --help`` reads the defaults.
+"""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass
+from urllib.parse import urlparse
+
+DEFAULT_URI = "tcp://0.0.0.0:10200"
+"""Where Home Assistant looks for a Wyoming TTS server by default (wyoming-piper's port)."""
+ZEROCONF_NAME = "voice-studio"
+"""The name ``--zeroconf`` announces when given none (wyoming-piper's is ``piper``)."""
+
+
+@dataclass
+class WyomingListener:
+    """A bound Wyoming address: ``uri`` as clients reach it (the port filled in), and the socket (TCP) or path."""
+
+    uri: str
+    host: str | None = None
+    port: int | None = None
+    sock: socket.socket | None = None
+    path: str | None = None
+
+
+def bind(uri: str) -> WyomingListener:
+    """Bind ``uri`` (``tcp://HOST:PORT`` or ``unix://PATH``).
+
+    Raises:
+        ValueError: another scheme, or a TCP URI without host or port.
+        OSError: the address is taken or cannot be bound, saying which.
+    """
+    parsed = urlparse(uri)
+    if parsed.scheme == "unix" and parsed.path:
+        return WyomingListener(uri=uri, path=parsed.path)
+    if parsed.scheme != "tcp" or not parsed.hostname or parsed.port is None:
+        raise ValueError(f"--wyoming '{uri}': give tcp://HOST:PORT (e.g. {DEFAULT_URI}) or unix://PATH")
+    host = parsed.hostname
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, parsed.port))
+        sock.listen(100)
+    except OSError as exc:
+        sock.close()
+        raise OSError(exc.errno, f"cannot listen on {uri}: {exc.strerror} (is another server there?)") from None
+    port = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    return WyomingListener(uri=f"tcp://{shown}:{port}", host=host, port=port, sock=sock)

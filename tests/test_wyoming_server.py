@@ -1,0 +1,325 @@
+"""``voice-studio serve --wyoming`` on 127.0.0.1 (a free port), asked with the ``wyoming`` package's own client as
+Home Assistant asks it: describe, synthesize, text streamed in, errors, a client that goes away."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import numpy as np
+import pytest
+import soundfile
+from conftest import assert_same_speech
+from wyoming.audio import AudioChunk, AudioStart
+from wyoming.client import AsyncTcpClient
+from wyoming.error import Error
+from wyoming.event import Event
+from wyoming.info import Describe, Info
+from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
+
+from engines.server.text_stream import SentenceStream
+from studio.cli import main
+
+NOISE_OFF = ("--noise-scale", "0", "--noise-w", "0")
+LINE = "The first sentence is here. And then a second one follows it. The third ends it."
+CHUNKS = ("The first sentence is here. And then", " a second one follows", " it. The third ends it.")
+"""``LINE`` in three pieces, as an LLM's answer arrives: the first already holds a complete sentence."""
+MAX_CHARS = 300
+TIMEOUT_S = 60.0
+"""Longest wait for one event (a loaded 2-core machine may run the server late)."""
+
+
+class WyomingProcess:
+    """A ``voice-studio serve --wyoming tcp://127.0.0.1:0`` process; ``port`` its Wyoming port, ``url`` its HTTP
+    API's (``None`` with ``--no-http``)."""
+
+    def __init__(self, *args: str) -> None:
+        command = [sys.executable, "-m", "studio", "serve", "--port", "0", "--wyoming", "tcp://127.0.0.1:0", *args]
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy()
+        )
+        line = self.process.stdout.readline()
+        if "(Wyoming)" not in line:
+            self.stop()
+            raise RuntimeError(f"the server did not start: {line}{self.process.stderr.read()}")
+        self.port = int(line.split("tcp://127.0.0.1:")[1].split()[0])
+        self.url = line.split(" on ")[1].split()[0] if " on http" in line else None
+
+    def stop(self) -> str:
+        """End the server; returns what it wrote on stderr."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        return self.process.stderr.read()
+
+
+@pytest.fixture(scope="module")
+def server():
+    """joe over HTTP and Wyoming from one process, noise 0, 2 workers, at most ``MAX_CHARS`` characters."""
+    process = WyomingProcess(*NOISE_OFF, "--workers", "2", "--max-chars", str(MAX_CHARS), "--no-warm-up")
+    yield process
+    printed = process.stop()
+    assert "Traceback" not in printed, printed  # clients gone, refused or reset are no faults of the server
+
+
+@pytest.fixture(scope="module")
+def said(tmp_path_factory) -> np.ndarray:
+    """``say LINE`` at noise 0, as 16-bit samples read back as float."""
+    path = tmp_path_factory.mktemp("say") / "line.wav"
+    command = [sys.executable, "-m", "studio", "say", LINE, "-o", str(path), "--quiet", *NOISE_OFF]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    audio, rate = soundfile.read(path, dtype="float32")
+    assert rate == 22050
+    return audio
+
+
+class Heard:
+    """What a client read: the events in order (audio chunks counted, not kept), and the audio as float."""
+
+    def __init__(self) -> None:
+        self.types: list[str] = []
+        self.pieces: list[bytes] = []
+        self.start: AudioStart | None = None
+        self.error: Error | None = None
+
+    def take(self, event: Event) -> None:
+        if not self.types or self.types[-1] != event.type or event.type != "audio-chunk":
+            self.types.append(event.type)
+        if AudioChunk.is_type(event.type):
+            self.pieces.append(AudioChunk.from_event(event).audio)
+        elif AudioStart.is_type(event.type):
+            self.start = AudioStart.from_event(event)
+        elif Error.is_type(event.type):
+            self.error = Error.from_event(event)
+
+    @property
+    def audio(self) -> np.ndarray:
+        return np.frombuffer(b"".join(self.pieces), "<i2").astype(np.float32) / 32768.0
+
+
+async def read(client: AsyncTcpClient) -> Event | None:
+    return await asyncio.wait_for(client.read_event(), TIMEOUT_S)
+
+
+async def exchange(port: int, *events: Event, until: str = "audio-stop") -> Heard:
+    """Send ``events`` on a new connection; read until an ``until`` or ``error`` event, or the connection's end."""
+    heard = Heard()
+    async with AsyncTcpClient("127.0.0.1", port) as client:
+        for event in events:
+            await client.write_event(event)
+        while (event := await read(client)) is not None:
+            heard.take(event)
+            if event.type in (until, "error"):
+                break
+    return heard
+
+
+def describe(port: int) -> Info:
+    async def ask() -> Info:
+        async with AsyncTcpClient("127.0.0.1", port) as client:
+            await client.write_event(Describe().event())
+            return Info.from_event(await read(client))
+
+    return asyncio.run(ask())
+
+
+def test_describe_lists_the_voice_and_http_is_served_by_the_same_process(server):
+    """info: one TTS program that streams, joe with its language, quality, version and dataset; /health answers."""
+    (program,) = describe(server.port).tts
+    assert program.name == "voice-studio" and program.supports_synthesize_streaming
+    (voice,) = program.voices
+    assert (voice.name, voice.languages, voice.version) == ("en_US-joe-medium", ["en_US"], "1.0.0")
+    assert "medium" in voice.description and voice.attribution.name == "joe" and voice.speakers is None
+    assert httpx.get(f"{server.url}/health", timeout=10).json()["voices"] == ["en_US-joe-medium"]
+
+
+def test_synthesize_is_says_audio(server, said):
+    """synthesize (voice by its short name): audio-start at 22,050 Hz 16-bit mono, chunks, audio-stop; say's audio."""
+    voice = SynthesizeVoice(name="joe")
+    heard = asyncio.run(exchange(server.port, Synthesize(text=LINE, voice=voice).event()))
+    assert heard.types == ["audio-start", "audio-chunk", "audio-stop"]
+    assert (heard.start.rate, heard.start.width, heard.start.channels) == (22050, 2, 1)
+    assert_same_speech(heard.audio, said)
+
+
+def test_streamed_text_is_spoken_before_it_has_all_arrived(server, said):
+    """Three chunks: audio of the first sentence comes before the second chunk is sent; then audio-stop and
+    synthesize-stopped; Home Assistant's whole-text synthesize inside the stream is not spoken again."""
+
+    async def stream() -> tuple[Heard, bool]:
+        heard = Heard()
+        async with AsyncTcpClient("127.0.0.1", server.port) as client:
+            await client.write_event(SynthesizeStart(voice=SynthesizeVoice(name="en_US-joe-medium")).event())
+            await client.write_event(SynthesizeChunk(text=CHUNKS[0]).event())
+            while not heard.pieces:
+                heard.take(await read(client))
+            for chunk in CHUNKS[1:]:
+                await client.write_event(SynthesizeChunk(text=chunk).event())
+            await client.write_event(Synthesize(text=LINE).event())
+            await client.write_event(SynthesizeStop().event())
+            while (event := await read(client)) is not None:
+                heard.take(event)
+                if event.type in ("synthesize-stopped", "error"):
+                    break
+            return heard, event is not None
+
+    heard, open_after = asyncio.run(stream())
+    assert heard.types == ["audio-start", "audio-chunk", "audio-stop", "synthesize-stopped"]
+    assert open_after
+    assert_same_speech(heard.audio, said)
+
+
+def test_a_client_gone_mid_stream_leaves_the_server_serving_the_next(server):
+    """Clients that close after their first audio chunk, streaming or not: their synthesis stops (of their 16
+    sentences, fewer than 16 are spoken), the next client is answered, and nothing is printed as a fault."""
+    before = httpx.get(f"{server.url}/health", timeout=10).json()["sentences"]
+
+    async def leave_early(*events: Event) -> None:
+        client = AsyncTcpClient("127.0.0.1", server.port)
+        await client.connect()
+        for event in events:
+            await client.write_event(event)
+        while (event := await read(client)) is not None and not AudioChunk.is_type(event.type):
+            pass
+        await client.disconnect()
+
+    sentences = "One sentence is spoken now. " * 8
+    asyncio.run(leave_early(SynthesizeStart().event(), SynthesizeChunk(text=sentences + "And more").event()))
+    asyncio.run(leave_early(Synthesize(text=sentences).event()))
+    heard = asyncio.run(exchange(server.port, Synthesize(text="Still here.").event()))
+    assert heard.types == ["audio-start", "audio-chunk", "audio-stop"] and len(heard.audio) > 8000
+    deadline = time.monotonic() + TIMEOUT_S
+    while (health := httpx.get(f"{server.url}/health", timeout=10).json())["active"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert health["active"] == 0 and health["sentences"] - before < 16 + 1
+
+
+@pytest.mark.parametrize(
+    ("events", "code"),
+    [
+        ([Synthesize(text="Hi.", voice=SynthesizeVoice(name="nobody"))], "voice_not_found"),
+        ([Synthesize(text="Hi.", voice=SynthesizeVoice(name="joe", speaker="bob"))], "speaker_not_found"),
+        ([SynthesizeStart(voice=SynthesizeVoice(name="nobody"))], "voice_not_found"),
+        ([SynthesizeStart(), SynthesizeChunk(text="Long words. " * (MAX_CHARS // 12 + 1))], "input_too_long"),
+        ([SynthesizeChunk(text="Hi.")], "no_stream"),
+        ([Synthesize(text="<speak><p>Unclosed.</speak>", text_format="ssml")], "invalid_markup"),
+        ([SynthesizeStart(), SynthesizeChunk(text="Too [rate:50] fast. And then")], "invalid_markup"),
+    ],
+)
+def test_a_refused_request_is_an_error_event_then_the_connection_ends(server, events, code):
+    """Unknown voice or speaker, too much text, a chunk outside a stream, malformed markup (found when a sentence of
+    an open stream is spoken): an error event, the connection closed."""
+    heard = asyncio.run(exchange(server.port, *(e.event() for e in events)))
+    assert heard.error is not None and heard.error.code == code, heard.types
+    assert heard.types == ["error"]
+    assert describe(server.port).tts  # and the server answers the next client
+
+
+def test_the_servers_noise_settings_apply_to_http_requests_that_give_none(server):
+    """--noise-scale 0 --noise-w 0: an HTTP request without noise fields is the same twice (noise would vary it)."""
+    body = {"model": "joe", "input": "Twice the same.", "response_format": "pcm"}
+    first, second = (httpx.post(f"{server.url}/v1/audio/speech", json=body, timeout=60).content for _ in range(2))
+    assert len(first) > 8000 and first == second
+
+
+def _taken_port() -> tuple[socket.socket, int]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    return sock, sock.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--no-http"], "--no-http is about the Wyoming server: give --wyoming too"),
+        (["--zeroconf"], "--zeroconf is about the Wyoming server: give --wyoming too"),
+        (["--wyoming", "http://127.0.0.1:10200"], "give tcp://HOST:PORT (e.g. tcp://0.0.0.0:10200) or unix://PATH"),
+        (["--wyoming", "tcp://127.0.0.1:{taken}"], "cannot listen on tcp://127.0.0.1:{taken}"),
+        (["--wyoming", "--zeroconf"], "--zeroconf needs zeroconf (not installed): pip install 'voice-studio[zeroconf]"),
+    ],
+)
+def test_wyoming_options_that_cannot_work_stop_serve_in_one_line(args, said, monkeypatch, capsys):
+    """Options without --wyoming, a URI of another scheme, a taken port, --zeroconf without its package: one line,
+    exit 2, before any voice loads."""
+    monkeypatch.setitem(sys.modules, "zeroconf", None)  # not installed, as importlib.util.find_spec then sees it
+    sock, taken = _taken_port()
+    with sock:
+        status = main(["serve", "--port", "0", *(a.format(taken=taken) for a in args)])
+    error = capsys.readouterr().err
+    assert status == 2 and error.count("\n") == 1, error
+    assert said.format(taken=taken) in error
+
+
+@pytest.fixture(scope="module")
+def trio_server(trio_voice):
+    """The tiny 3-speaker voice over Wyoming alone (no HTTP), noise 0."""
+    process = WyomingProcess("--no-http", "--voice", str(trio_voice), *NOISE_OFF, "--workers", "1", "--no-warm-up")
+    yield process
+    process.stop()
+
+
+def test_speakers_are_described_and_chosen_by_name_or_id(trio_server):
+    """describe lists ana, ben, cleo; speaker ben (or "1") speaks another voice than the default (ana)."""
+    assert trio_server.url is None
+    (voice,) = describe(trio_server.port).tts[0].voices
+    assert voice.name == "en_US-trio-low" and [s.name for s in voice.speakers] == ["ana", "ben", "cleo"]
+
+    def speak(speaker: str | None) -> np.ndarray:
+        request = Synthesize(text="Three voices.", voice=SynthesizeVoice(name="trio", speaker=speaker))
+        heard = asyncio.run(exchange(trio_server.port, request.event()))
+        assert heard.start.rate == 16000 and len(heard.audio) > 0, heard.types
+        return heard.audio
+
+    ben = speak("ben")
+    assert np.array_equal(speak("1"), ben)
+    assert not np.array_equal(speak(None), ben)
+
+
+def test_a_checkpoint_speaks_on_the_torch_engine(tmp_path, make_tiny_checkpoint):
+    """serve --engine torch --voice tiny.ckpt --wyoming: the checkpoint is described and speaks."""
+    checkpoint = make_tiny_checkpoint(tmp_path / "tiny.ckpt")
+    process = WyomingProcess("--no-http", "--engine", "torch", "--device", "cpu", "--voice", str(checkpoint))
+    try:
+        (voice,) = describe(process.port).tts[0].voices
+        request = Synthesize(text="A checkpoint.", voice=SynthesizeVoice(name=voice.name))
+        heard = asyncio.run(exchange(process.port, request.event()))
+    finally:
+        process.stop()
+    assert heard.types == ["audio-start", "audio-chunk", "audio-stop"]
+    assert heard.start.rate == 16000 and len(heard.audio) > 1600
+
+
+def test_sentences_come_out_as_soon_as_their_end_is_settled():
+    """The text stream gives each run of complete sentences once the text after it has begun, and where a period
+    may be an abbreviation's (``Dr.``, ``St.``), once the word after it is whole; all of the text, in order."""
+    stream = SentenceStream()
+    given = [stream.add(piece) for piece in ("I met Dr.", " Smith today. H", "e was there! T", "hen on Main St. T")]
+    assert given == ["", "I met Dr. Smith today. ", "He was there! ", ""]
+    assert stream.add("he end") == "Then on Main St. "
+    assert stream.finish() == "The end"
+    stream = SentenceStream()
+    assert stream.add("A paragraph without an end\n\nThe next") == "A paragraph without an end\n\n"
+    text = "Hello there. I live on Main St. The house is blue! Is it?  Yes."
+    for size in (1, 2, 5):
+        stream = SentenceStream()
+        pieces = [stream.add(text[i : i + size]) for i in range(0, len(text), size)]
+        expected = ["Hello there. ", "I live on Main St. ", "The house is blue! ", "Is it?  "]
+        assert [p for p in pieces if p] == expected
+        assert "".join(pieces) + stream.finish() == text
+
+
+def test_ssml_is_held_whole_until_the_stream_ends():
+    """A stream of SSML is spoken whole at its end (markup is never cut)."""
+    stream = SentenceStream(whole=True)
+    assert stream.add("<speak>One. Two. ") == "" and stream.add("Three.</speak>") == ""
+    assert stream.finish() == "<speak>One. Two. Three.</speak>"

@@ -1,0 +1,55 @@
+"""The next prompts for a project or a voice, and the lines that say where the recording stands: what the Record
+tab and ``voice-studio dataset prompts`` show."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engines.phonemes import Phonemizer
+from engines.words import count
+from trainer.dataset.prompts.guidance import FINE_TUNE_UTTERANCES, GUIDANCE, minutes_said, seconds
+from trainer.dataset.prompts.selection import Selection, choose
+from trainer.dataset.prompts.units import corpus_units
+
+
+@dataclass(frozen=True, kw_only=True)
+class Recorded:
+    """The lines a project holds already: the texts of its usable clips and their audio, s."""
+
+    texts: list[str]
+    seconds: float
+
+
+def recorded(project) -> Recorded:
+    """The texts and total duration, s, of a ``trainer.dataset.project.DatasetProject``'s clips that have a text
+    and are usable (status ``ok``): an excluded or unreadable take's line may be offered again."""
+    clips = [c for c in project.clips.values() if c.status == "ok" and c.text]
+    return Recorded(
+        texts=[c.text for c in clips],
+        seconds=sum((c.analysis or {}).get("duration_s", 0.0) for c in clips),
+    )
+
+
+def next_prompts(phonemizer: Phonemizer, corpus: list[str], done: Recorded, number: int) -> Selection:
+    """The next ``number`` prompts of ``corpus`` for a voice (``phonemizer``) given the lines recorded
+    (``trainer.dataset.prompts.selection.choose``)."""
+    return choose(corpus_units(phonemizer, corpus), corpus_units(phonemizer, done.texts), number)
+
+
+def summary(selection: Selection, done: Recorded) -> list[str]:
+    """The coverage before and after the chosen prompts, their minutes beside those recorded, and the guidance."""
+    lines = len(selection.recorded) + len(selection.chosen)
+    before = (
+        f"recorded: {count(len(selection.recorded), 'line')} ({minutes_said(done.seconds)}), "
+        + selection.before.describe()
+        if selection.recorded
+        else "recorded: nothing yet"
+    )
+    said = [
+        before,
+        f"with these {count(len(selection.chosen), 'prompt')} (about {minutes_said(seconds(selection.chosen))} of "
+        f"speech to read): {selection.after.describe()}; {lines:,} of the {FINE_TUNE_UTTERANCES:,} lines a "
+        "fine-tune commonly uses",
+        GUIDANCE,
+    ]
+    return said
