@@ -115,7 +115,7 @@ def _provenance(request: DistilRequest, earlier: DistilRecord | None) -> Provena
         DistilError: the project was distilled from another teacher (one project holds one voice).
     """
     choice = request.teacher
-    today = datetime.datetime.now(datetime.UTC).date().isoformat()
+    today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     now = Provenance(
         url=choice.url, model=choice.model, voice=choice.voice, date=today, consent=True, licence=request.licence
     )
@@ -214,7 +214,8 @@ def _import(project: DatasetProject) -> ImportResult | None:
     """Import the kept takes that have no clip yet (by id: a project copied or moved elsewhere, whose sources'
     paths the manifest holds as they were, imports none again); ``None`` when there is none."""
     folder = project.folder / FOLDER
-    new = sorted(p for p in folder.glob("distil_*.wav") if p.stem not in project.clips) if folder.is_dir() else []
+    takes = sorted(folder.glob("distil_*.wav")) if folder.is_dir() else []
+    new: list[Path | str] = [take for take in takes if take.stem not in project.clips]
     return project.import_sources(new, workers=1) if new else None
 
 
