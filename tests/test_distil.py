@@ -189,3 +189,36 @@ def test_a_test_preset_run_trains_on_the_distilled_project_and_its_voice_names_t
     teacher = read_record(project).teacher
     assert training["preset"] == "test"
     assert training["teacher"] == {**teacher.__dict__}
+
+
+def test_the_dataset_page_distils_into_a_new_project_and_says_what_it_kept(speech_server, qtbot, tmp_path):
+    """New dataset from a voice…: the dialog's Distil waits for the consent; the job runs off the GUI thread and the
+    page shows the kept clips and what was kept."""
+    from studio.pages.dataset import DatasetPage
+    from studio.pages.dataset_distil import distil_into
+    from studio.state import Workspace
+    from studio.widgets.distil_dialog import DistilDialog
+
+    page = DatasetPage(Workspace(dataset_project=tmp_path / "elsewhere"))
+    qtbot.addWidget(page)
+    dialog = DistilDialog(page.workspace, page)
+    qtbot.addWidget(dialog)
+    distil_button = dialog.buttons.buttons()[0]
+    dialog.server.url.setText(speech_server.url)
+    dialog.server.model.setCurrentText(JOE)
+    assert not distil_button.isEnabled()
+    dialog.consent.setChecked(True)
+    assert distil_button.isEnabled()
+    dialog.count.setValue(2)
+    dialog.candidates.setValue(1)
+    asked = dialog.request()
+    assert (asked.teacher.url, asked.teacher.model, asked.teacher.voice) == (speech_server.url, JOE, "default")
+    assert (asked.count, asked.candidates, asked.consent, asked.corpus) == (2, 1, True, None)
+    progress = []
+    task = distil_into(page, tmp_path / "from joe", asked)
+    task.progress.connect(lambda done, total: progress.append((done, total)))
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=120_000)
+    record = read_record(tmp_path / "from joe")
+    kept = sum(1 for line in record.lines if line.clip)
+    assert page.project_dir == tmp_path / "from joe" and page.model.rowCount() == kept
+    assert progress[-1] == (2, 2) and page.hint.text().startswith(f"Distilled: kept {kept} line")

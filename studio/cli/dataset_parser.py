@@ -106,7 +106,7 @@ def _add_prompts(dsub: argparse._SubParsersAction) -> None:
 
 def _add_distil(dsub: argparse._SubParsersAction) -> None:
     """``distil``: a dataset spoken by a voice on a speech server (``trainer.dataset.distil``)."""
-    from trainer.dataset.distil.run import DistilRequest
+    from trainer.dataset.distil import CANDIDATES, LINES
     from trainer.dataset.prompts.corpus import SHIPPED
 
     distil = dsub.add_parser(
@@ -131,11 +131,11 @@ def _add_distil(dsub: argparse._SubParsersAction) -> None:
     distil.add_argument(
         "--count",
         type=positive_int,
-        default=DistilRequest.count,
+        default=LINES,
         help="lines the project should hold from this voice (default: %(default)s; again with more adds lines)",
     )
     distil.add_argument(
-        "--candidates", type=positive_int, default=DistilRequest.candidates, help="takes asked per line (default: "
+        "--candidates", type=positive_int, default=CANDIDATES, help="takes asked per line (default: "
         "%(default)s)"
     )  # fmt: skip
     distil.add_argument("--api-key", help="bearer key (default: $VOICE_STUDIO_API_KEY, then $OPENAI_API_KEY)")

@@ -7,3 +7,9 @@ project's record of the teacher (server, model, voice, date, the consent given) 
 ``run`` is the loop: plan the lines (chosen for coverage, ``trainer.dataset.prompts``), ask for candidates, keep
 the best, and import the kept takes as curated clips with confirmed text. A second run skips the lines done.
 """
+
+LINES = 20
+"""Lines a distillation asks for unless told (the issue's end-to-end figure; a fine-tune wants hundreds:
+``trainer.dataset.prompts.guidance``)."""
+CANDIDATES = 2
+"""Takes asked per line unless told."""

@@ -18,6 +18,7 @@ import numpy as np
 from engines.errors import VoiceStudioError
 from engines.files import write_text
 from engines.words import count
+from trainer.dataset.distil import CANDIDATES, LINES
 from trainer.dataset.distil.judge import REFERENCE_TAKES, Judge, Verdict
 from trainer.dataset.distil.record import DistilRecord, LineDone, Provenance, read_record, write_record
 from trainer.dataset.distil.teacher import Teacher, TeacherChoice
@@ -55,8 +56,8 @@ class DistilRequest:
 
     teacher: TeacherChoice
     corpus: list[str] | None = None
-    count: int = 20
-    candidates: int = 2
+    count: int = LINES
+    candidates: int = CANDIDATES
     consent: bool = False
     licence: str = ""
 
