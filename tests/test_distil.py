@@ -27,7 +27,8 @@ JOE = "en_US-joe-medium"
 STEADY = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
 """joe without its noise: the same audio every time."""
 LINES, TAKES = 6, 2
-"""The CLI run's lines and candidates per line (the issue's 20 x 2 costs about 3 times the CPU: see the report)."""
+"""The CLI run's lines and candidates per line: 6 x 2 takes about 16 CPU-s here, server included; the issue's 20 x 2
+took 37-59 CPU-s (docs/dataset.md "Cost"), too much for every run of the suite."""
 
 
 def run_distil(project, *args: str) -> subprocess.CompletedProcess:

@@ -4,6 +4,7 @@ how many, the candidates per line, and the consent without which nothing is aske
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -36,6 +37,9 @@ class DistilDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("New dataset from a voice")
         self.server = RemotePanel(workspace, self)
+        server_form = cast(QFormLayout, self.server.layout())
+        server_form.setRowVisible(self.server.response_format, False)  # a teacher is always asked for wav
+        self.setMinimumWidth(560)
         self.lines = QLineEdit()
         self.lines.setPlaceholderText("the studio's English prompts (chosen for coverage)")
         browse = QPushButton("Browse…")
