@@ -175,6 +175,17 @@ def test_without_consent_or_with_another_teacher_nothing_is_asked(distilled, spe
         distil(distilled[0], other)
 
 
+def test_an_unreachable_server_or_an_unreadable_lines_file_is_one_line_and_makes_no_folder(tmp_path):
+    """Nothing listens on the port / the lines file is missing: one line naming it, exit 2, no project folder."""
+    flags = ("--model", JOE, "--voice", "default", "--i-may-use-this-voice")
+    done = run_distil(tmp_path / "p", "--url", "http://127.0.0.1:9", *flags)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "127.0.0.1:9" in done.stderr
+    missing = tmp_path / "lines.txt"
+    done = run_distil(tmp_path / "p", "--url", "http://127.0.0.1:9", "--lines", str(missing), *flags)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and str(missing) in done.stderr
+    assert not (tmp_path / "p").exists()
+
+
 def test_a_test_preset_run_trains_on_the_distilled_project_and_its_voice_names_the_teacher(distilled, tmp_path):
     """A ``test``-preset run on the project, exported: the voice's config carries ``training.teacher``."""
     pytest.importorskip("lightning")

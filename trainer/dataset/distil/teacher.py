@@ -53,8 +53,14 @@ class Teacher:
         self._engine.settings.piper_params = self._is_ours()
 
     def _is_ours(self) -> bool:
-        """Whether the server is a Voice Studio server (it then answers at its voice's own rate, not 24 kHz)."""
-        return any(m.get("owned_by") == OUR_SERVER for m in self._engine.models())
+        """Whether the server is a Voice Studio server (it then answers at its voice's own rate, not 24 kHz); a
+        server without a model list (many speech servers have only ``/v1/audio/speech``) is taken for another."""
+        from engines.base import EngineError
+
+        try:
+            return any(m.get("owned_by") == OUR_SERVER for m in self._engine.models())
+        except EngineError:  # no list, or an unreachable server: check() says which in its own words
+            return False
 
     def check(self) -> None:
         """Ask for one short line (``CHECK_TEXT``), so that a wrong model or voice is refused, in the server's
