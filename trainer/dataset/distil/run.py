@@ -97,16 +97,20 @@ def distil(
         raise DistilError(CONSENT)
     earlier = read_record(folder)
     provenance = _provenance(request, earlier)
+    ours = teacher is None
     teacher = teacher or Teacher(request.teacher)
-    teacher.check()
-    state = TaskState.of(state)
-    with making(folder) as project:
-        project.check_voice()
-        project.save()  # a project from now on, even before a take is kept
-        document = earlier or DistilRecord(teacher=provenance)
-        _plan(project, document, request)
-        write_record(project.folder, document)
-        return _run(project, document, request, teacher, state)
+    try:
+        teacher.check()
+        with making(folder) as project:
+            project.check_voice()
+            project.save()  # a project from now on, even before a take is kept
+            document = earlier or DistilRecord(teacher=provenance)
+            _plan(project, document, request)
+            write_record(project.folder, document)
+            return _run(project, document, request, teacher, TaskState.of(state))
+    finally:
+        if ours:
+            teacher.close()
 
 
 def _provenance(request: DistilRequest, earlier: DistilRecord | None) -> Provenance:
@@ -166,7 +170,10 @@ def _run(
                 break
             document.lines.append(line)
             write_record(project.folder, document)
-            (result.kept.append(text) if line.clip else result.refused.append(line))
+            if line.clip:
+                result.kept.append(text)
+            else:
+                result.refused.append(line)
             state.progress(len(document.done() & set(planned)), len(planned))
     finally:
         result.imported = _import(project)
