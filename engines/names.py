@@ -20,10 +20,12 @@ from collections.abc import Mapping, Sequence
 
 from engines.speakers import UnknownName, config_speaker
 from engines.voice import Voice, VoiceConfig
+from engines.voice_naming import QUALITIES
 
 MODEL_ALIASES = ("tts-1", "tts-1-hd", "gpt-4o-mini-tts")
 """OpenAI model names that mean "the default voice", for clients that cannot change the model."""
-_PIPER_NAME = re.compile(r"[a-z]{2,3}(?:_[A-Za-z]{2,3})?-(.+)-(?:x_low|low|medium|high)")
+_PIPER_NAME = re.compile(rf"[a-z]{{2,3}}(?:_[A-Za-z]{{2,3}})?-(.+)-(?:{'|'.join(QUALITIES)})")
+"""Piper's (and Home Assistant's) voice file naming, ``engines.voice_naming``: ``en_US-joe-medium``."""
 
 
 def short_name(name: str) -> str:

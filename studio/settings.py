@@ -1,15 +1,16 @@
 """The studio's settings file: versioned JSON in the user's config folder.
 
-Schema version 3: ``{"version": 3, "voices": [paths of added voices],
+Schema version 4: ``{"version": 4, "voices": [paths of added voices],
 "last_voice": path or null, "engine": "onnx"|"torch"|"remote"|null,
 "dataset_project": path or null, "remote": {"url", "model", "voice",
 "response_format"}, "text": the Synthesize page's text box or null, "ssml": its SSML box (true, false, or
 null: as the text says),
 "history": [{"text", "voice", "engine"}, … newest first, at most
-HISTORY_KEPT], "save_folders": {kind: folder}}`` (the remote server's fields;
+HISTORY_KEPT], "save_folders": {kind: folder}, "home_assistant": {"url", "folder"}}`` (the remote server's fields;
 API keys are never written; History keeps no audio). ``engine`` and
 ``dataset_project`` came later within version 2, ``ssml`` within version 3: a file without them reads as
-null (the defaults). Version 1 and 2 files are migrated (:func:`migrate`);
+null (the defaults). ``home_assistant``: where Send to Home Assistant sent a voice last (a wyoming-piper URL, a
+data folder). Version 1, 2 and 3 files are migrated (:func:`migrate`);
 unknown versions give defaults, and a damaged file is kept beside as
 ``settings.json.bad``.
 
@@ -32,7 +33,7 @@ from engines.remote.settings import RemoteSettings
 from studio.speaking import Line
 from studio.state import DEFAULT_REMOTE, Found, SaveFolders, SpokenLines, VoiceLibrary, Workspace
 
-VERSION = 3
+VERSION = 4
 HISTORY_KEPT = 50
 """History lines the settings keep (the newest): enough to find a line typed days ago, a file of a few kB."""
 
@@ -64,6 +65,8 @@ class Settings:
     """The newest History lines as ``{"text", "voice", "engine"}`` records, newest first (never their audio)."""
     save_folders: dict[str, str] = field(default_factory=dict)
     """The folder each kind of save went to last (``studio.state.SaveFolders``)."""
+    home_assistant: dict[str, str] = field(default_factory=dict)
+    """Where Send to Home Assistant went last: ``url`` (a wyoming-piper web server), ``folder`` (a data folder)."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:
@@ -77,6 +80,7 @@ class Settings:
             voices = [str(v) for v in raw.get("voices", [])]
             engine, project, text, ssml = (raw.get(k) for k in ("engine", "dataset_project", "text", "ssml"))
             folders = {str(k): str(v) for k, v in dict(raw.get("save_folders") or {}).items()}
+            sent = {k: str(v) for k, v in dict(raw.get("home_assistant") or {}).items() if k in ("url", "folder")}
             return cls(
                 voices=voices,
                 last_voice=raw.get("last_voice"),
@@ -87,6 +91,7 @@ class Settings:
                 ssml=ssml if isinstance(ssml, bool) else None,
                 history=history_records(raw.get("history")),
                 save_folders=folders,
+                home_assistant=sent,
             )
         except FileNotFoundError:
             return cls()
@@ -113,6 +118,7 @@ class Settings:
         """
         found = Found(errors=list(library.load(self.voices)))
         workspace.save_folders = SaveFolders(self.save_folders)
+        workspace.home_assistant = dict(self.home_assistant)
         if lines is not None:
             lines.add_earlier(earlier_lines(self.history))
         found.checkpoints = [Path(p) for p in self.voices if Path(p).suffix.lower() == ".ckpt"]
@@ -135,6 +141,7 @@ class Settings:
         self.voices = library.added_paths()
         self.remote = remote_record(workspace.remote)
         self.save_folders = workspace.save_folders.record()
+        self.home_assistant = dict(workspace.home_assistant)
         if lines is not None:
             self.history = [line_record(line) for line in lines.lines[:HISTORY_KEPT]]
         project = workspace.dataset_project  # the default folder is not made until used: not kept until then
@@ -185,9 +192,11 @@ def earlier_lines(records: list[dict]) -> list[Line]:
 
 def migrate(raw: dict) -> dict:
     """Bring an older settings document to ``VERSION``: 1 -> 2 adds an empty ``remote``; 2 -> 3 adds no ``text``,
-    an empty ``history`` and no ``save_folders``."""
+    an empty ``history`` and no ``save_folders``; 3 -> 4 adds no ``home_assistant``."""
     if raw.get("version") == 1:
         raw = {**raw, "version": 2, "remote": {}}
     if raw.get("version") == 2:
         raw = {**raw, "version": 3, "text": None, "history": [], "save_folders": {}}
+    if raw.get("version") == 3:
+        raw = {**raw, "version": 4, "home_assistant": {}}
     return raw

@@ -242,6 +242,9 @@ class Workspace:
         self.voices_dir = Path(voices_dir or user_voice_dir())
         self.remote = remote or DEFAULT_REMOTE
         self.save_folders = SaveFolders()
+        self.home_assistant: dict[str, str] = {}
+        """Where Send to Home Assistant went last: ``url`` (a wyoming-piper web server), ``folder`` (a data
+        folder); kept in the settings."""
 
     def dataset_for_training(self) -> Path | None:
         """The dataset project once it is one (it has a ``manifest.json``), else ``None``."""

@@ -181,6 +181,8 @@ def test_the_clis_choices_are_the_trainers():
 def test_the_train_pages_export_names_the_checkpoint_and_warns(qtbot, tmp_path, joe, make_tiny_checkpoint):
     """Export voice on a measured run: the status and log say which checkpoint and why and, after writing it,
     still carry the warning; the menu names both choices."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
     from studio.pages.train import TrainPage
     from studio.state import VoiceLibrary, Workspace
 
@@ -196,11 +198,12 @@ def test_the_train_pages_export_names_the_checkpoint_and_warns(qtbot, tmp_path, 
     assert texts == [f"Export the recommended checkpoint: {choice.checkpoint.label()}"] + [
         f"Export the lowest val_mel: {choice.lowest.label()}"
     ]
+    page.buttons["export"].click()  # asks the voice's name first (prefilled)
     with qtbot.waitSignal(page.voice_exported, timeout=60_000):
-        page.buttons["export"].click()
+        page.naming_dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
     log = page.view.log.toPlainText()
     assert f"Exporting {choice.why} to " in log and choice.warning in log
-    assert page.status.text().startswith(f"Exported tune.onnx from {choice.checkpoint.describe()}")
+    assert page.status.text().startswith(f"Exported en_US-tune-medium.onnx from {choice.checkpoint.describe()}")
     assert page.status.text().endswith(f"\n{choice.warning}")  # on a line of its own
 
 

@@ -220,7 +220,8 @@ def test_a_bundle_folder_that_cannot_be_written_is_one_line(tmp_path, capsys):
         assert err.startswith(f"voice-studio: error: {said}") and err.count("\n") == 1, err
         assert not (tmp_path / "v.onnx").exists()
     assert main(["export", "joe"]) == 2
-    assert capsys.readouterr().err == "voice-studio: error: export: give -o NAME.onnx, --sherpa-onnx DIR, or both\n"
+    said = "export: give -o FOLDER (or NAME.onnx), --sherpa-onnx DIR, or both"
+    assert capsys.readouterr().err == f"voice-studio: error: {said}\n"
 
 
 def test_a_voice_sherpa_onnx_cannot_read_is_named(tmp_path, joe, capsys):

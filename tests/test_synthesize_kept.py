@@ -151,7 +151,8 @@ def test_typed_text_and_history_come_back_after_a_restart_without_their_audio(wi
 
 def test_a_version_2_settings_file_keeps_its_fields_and_starts_without_history(tmp_path):
     """A settings file of version 2 (before text, History and save folders were kept) is read with its voice,
-    engine and remote fields, and no text, History or save folders; written again, it is version 3."""
+    engine and remote fields, and no text, History, save folders or Home Assistant place; written again, it is
+    the current version."""
     from studio.settings import Settings
 
     path = tmp_path / "settings.json"
@@ -159,9 +160,28 @@ def test_a_version_2_settings_file_keeps_its_fields_and_starts_without_history(t
     path.write_text(json.dumps(old), encoding="utf-8")
     settings = Settings.load(path)
     assert (settings.last_voice, settings.engine, settings.remote["url"]) == ("/v/a.onnx", "torch", "http://h:1")
-    assert (settings.text, settings.history, settings.save_folders) == (None, [], {})
+    assert (settings.text, settings.history, settings.save_folders, settings.home_assistant) == (None, [], {}, {})
     settings.save(path)
-    assert json.loads(path.read_text(encoding="utf-8"))["version"] == 3
+    assert json.loads(path.read_text(encoding="utf-8"))["version"] == 4
+
+
+def test_the_place_send_to_home_assistant_went_is_kept(tmp_path):
+    """The URL and folder a voice was sent to last come back from the settings file into the workspace; a
+    version 3 file (before they were kept) reads with none."""
+    from studio.settings import Settings
+    from studio.state import VoiceLibrary, Workspace
+
+    path = tmp_path / "settings.json"
+    workspace = Workspace(voices_dir=tmp_path / "voices")
+    workspace.home_assistant = {"url": "http://ha.local:5000", "folder": "/share/piper"}
+    settings = Settings()
+    settings.take(VoiceLibrary(), workspace)
+    settings.save(path)
+    again = Workspace(voices_dir=tmp_path / "voices")
+    Settings.load(path).apply(VoiceLibrary(), again)
+    assert again.home_assistant == {"url": "http://ha.local:5000", "folder": "/share/piper"}
+    path.write_text(json.dumps({"version": 3, "voices": [], "home_assistant": {"url": "x"}}), encoding="utf-8")
+    assert Settings.load(path).home_assistant == {}
 
 
 def test_the_engine_picker_says_torch_on_the_cpu_is_slower_than_onnx(qtbot):

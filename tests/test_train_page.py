@@ -125,13 +125,18 @@ def test_run_kill_resume_stop_export(window, qtbot, project):
     with qtbot.waitSignal(page.voice_exported, timeout=120_000) as exported:
         page.export()
     assert Path(exported.args[0]).is_file()
-    qtbot.waitUntil(lambda: page.state.folder.name in window.synthesize_page.voice_names(), timeout=10_000)
+    from engines.voice_naming import slug
+
+    named = Path(exported.args[0]).stem  # en_US-RUN-medium: Home Assistant's naming (trainer.checkpoints.naming)
+    assert named.startswith(f"en_US-{slug(page.state.folder.name)}-")
+    qtbot.waitUntil(lambda: named in window.synthesize_page.voice_names(), timeout=10_000)
     # a test-preset voice is a smoke test: the export message, its config (kept from the run's) and its label
     assert "It is a smoke test (test preset)" in page.status.text()
-    assert json.loads(Path(f"{exported.args[0]}.json").read_text())["training"] == {"preset": "test"}
+    training = json.loads(Path(f"{exported.args[0]}.json").read_text())["training"]
+    assert training["preset"] == "test" and training["start_voice"] and training["epochs"] >= 1
     picker = window.synthesize_page.picker
     shown = [picker.box.itemText(i) for i in range(picker.box.count())]
-    assert any(t.startswith(f"⚠ smoke test: {page.state.folder.name}") for t in shown)
+    assert any(t.startswith(f"⚠ smoke test: {named}") for t in shown)
 
 
 def test_a_restarted_studio_lists_the_run_and_offers_resume(window, qtbot, project, tmp_path):

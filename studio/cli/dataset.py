@@ -101,6 +101,10 @@ def _run(args: argparse.Namespace) -> int:
         from studio.cli import dataset_prompts
 
         return dataset_prompts.run(args)
+    if args.dataset_command == "distil":  # makes its project once the server answered
+        from studio.cli import dataset_distil
+
+        return dataset_distil.run(args, _task("distilled", unit="line"))
     command = {
         "import": _import,
         "slice": _slice,

@@ -13,11 +13,13 @@ NO_RECOGNIZER = "none"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add ``dataset import|slice|prompts|text|confirm|speaker|fix|report|export|cache`` to the CLI's subparsers."""
+    """Add ``dataset import|slice|prompts|distil|text|confirm|speaker|fix|report|export|cache`` to the CLI's
+    subparsers."""
     dataset = sub.add_parser("dataset", help="prepare a training dataset (import, slice, fix, report, export)")
     dsub = dataset.add_subparsers(dest="dataset_command", required=True)
     _add_making(dsub)
     _add_prompts(dsub)
+    _add_distil(dsub)
     _add_editing(dsub)
     _add_writing(dsub)
 
@@ -100,6 +102,50 @@ def _add_prompts(dsub: argparse._SubParsersAction) -> None:
         "--voice", help="voice whose phonemizer reads the lines: a name or NAME.onnx (default: the project's voice)"
     )
     prompts.add_argument("-o", "--output", type=Path, help="write the prompts to this .txt file, one a line")
+
+
+def _add_distil(dsub: argparse._SubParsersAction) -> None:
+    """``distil``: a dataset spoken by a voice on a speech server (``trainer.dataset.distil``)."""
+    from trainer.dataset.distil import CANDIDATES, LINES
+    from trainer.dataset.prompts.corpus import SHIPPED
+
+    distil = dsub.add_parser(
+        "distil",
+        help="a dataset spoken by a voice on an OpenAI-compatible speech server, each line's best take kept",
+        description="The lines are chosen for coverage (as dataset prompts chooses them); each is asked of the "
+        "server --candidates times, and a take is kept only when the dataset's checks find nothing wrong with "
+        "it, it is loud enough, the recognizer hears the prompt in it and it sounds like the first takes kept. "
+        "The kept takes become clips with confirmed text; distil.json in the project records the server, model, "
+        "voice, date and your consent, and a voice trained on the project carries them in its config. Running "
+        "again skips the lines done.",
+    )
+    distil.add_argument("project", type=Path, help="project folder (created if missing)")
+    distil.add_argument("--url", required=True, help="the server's base URL, e.g. http://127.0.0.1:5000")
+    distil.add_argument("--model", required=True, help="the server's model (a Voice Studio server: a voice name)")
+    distil.add_argument("--voice", required=True, help="the server's voice (a Voice Studio server: a speaker)")
+    distil.add_argument(
+        "--lines",
+        type=Path,
+        help=f"a UTF-8 text file, one line a prompt, to choose from (default: the studio's {SHIPPED}, English)",
+    )
+    distil.add_argument(
+        "--count",
+        type=positive_int,
+        default=LINES,
+        help="lines the project should hold from this voice (default: %(default)s; again with more adds lines)",
+    )
+    distil.add_argument(
+        "--candidates", type=positive_int, default=CANDIDATES, help="takes asked per line (default: "
+        "%(default)s)"
+    )  # fmt: skip
+    distil.add_argument("--api-key", help="bearer key (default: $VOICE_STUDIO_API_KEY, then $OPENAI_API_KEY)")
+    distil.add_argument("--licence", default="", help="the voice's licence or terms, recorded as given")
+    distil.add_argument(
+        "--i-may-use-this-voice",
+        dest="consent",
+        action="store_true",
+        help="required: you may train on this voice (its licence allows it, or its owner consents)",
+    )
 
 
 def _add_editing(dsub: argparse._SubParsersAction) -> None:

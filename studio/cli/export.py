@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from engines.extras import explain
 from engines.imports import importing
 from engines.shell_command import shell_command
+from studio.cli.export_naming import add_naming, named_output, naming_notes, send
 
 if TYPE_CHECKING:
     from trainer.checkpoints.sherpa_bundle import SherpaBundle
@@ -45,7 +46,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "checkpoints whose WER and DNSMOS are within their noise bands of the best; the lowest val_mel where "
         "nothing was measured), or the lowest val_mel (default: recommended)",
     )
-    export.add_argument("-o", "--output", type=Path, help="NAME.onnx (NAME.onnx.json is written too)")
+    export.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="a folder, where the voice is named as Home Assistant expects (LL_RR-NAME-QUALITY.onnx, from --name, "
+        "--language and --quality), or a file NAME.onnx, kept as named (NAME.onnx.json is written too)",
+    )
+    add_naming(export)
     export.add_argument("--config", type=Path, help="a Piper config.json for the phoneme map (default: looked up)")
     export.add_argument("--espeak-voice", help="espeak-ng voice name to record in the config")
     export.add_argument(
@@ -66,24 +74,25 @@ def run(args: argparse.Namespace) -> int:
         ExtraMissing: torch is not installed (an ONNX-only install), with how to add it. EspeakVoiceError:
         ``--espeak-voice`` names a voice espeak-ng does not have (the voice's own ``espeak.voice``: VoiceError).
         SherpaBundleError: ``--sherpa-onnx DIR`` is a file or not writable, or the voice has what sherpa-onnx cannot
-        read. ValueError: neither ``-o`` nor ``--sherpa-onnx`` given.
+        read. ValueError: neither ``-o`` nor ``--sherpa-onnx`` given, or ``--send-to``/``--copy-to`` without ``-o``.
+        NamingError: ``--name``, ``--language`` or ``--quality`` Home Assistant would not accept, or a file ``-o``
+        they disagree with. HomeAssistantError: ``--send-to``/``--copy-to`` could not send or copy the voice.
     """
     if args.output is None and args.sherpa_onnx is None:
-        raise ValueError("export: give -o NAME.onnx, --sherpa-onnx DIR, or both")
+        raise ValueError("export: give -o FOLDER (or NAME.onnx), --sherpa-onnx DIR, or both")
+    if args.output is None and (args.send_to or args.copy_to):
+        raise ValueError("export: --send-to and --copy-to send the Piper voice: give -o FOLDER too")
     if args.output is None and _is_onnx_voice(args.checkpoint):
         return _bundle_voice(args)  # no export: the voice's own graph, without torch
     from engines import registry
     from engines.extras import require
 
     require("torch", "Exporting a voice")
-    from engines.files import check_output_path
     from engines.voice import load_config
 
     with importing("trainer.checkpoints.export"):
         from trainer.checkpoints.export import export_voice
 
-    if args.output is not None:
-        check_output_path(args.output, (".onnx",), "voice file")
     _check_bundle_folder(args)
     _check_espeak_voice(args)
     config = load_config(args.config) if args.config else None
@@ -102,8 +111,12 @@ def run(args: argparse.Namespace) -> int:
 
         _said_bundle(bundle_checkpoint(source, args.sherpa_onnx, config, args.espeak_voice))
         return 0
-    onnx_path, json_path = export_voice(source, args.output, config, args.espeak_voice)
+    output, naming = named_output(args, source, config)
+    onnx_path, json_path = export_voice(source, output, config, args.espeak_voice, naming=naming)
     print(f"wrote {onnx_path} and {json_path}", file=sys.stderr)
+    for note in naming_notes(onnx_path, naming):
+        print(note, file=sys.stderr)
+    send(args, onnx_path)
     from trainer.run.presets import SMOKE_TEST, smoke_note
 
     if smoke_note(json.loads(Path(json_path).read_text(encoding="utf-8"))):

@@ -94,6 +94,7 @@ class DatasetPage(DatasetActions, QWidget):
             "new": self._button("New project…", self._on_new_project_clicked),
             "add": self._button("Add recordings…", self._on_add_clicked),
             "slice": self._button("Slice long recording…", self._on_slice_clicked),
+            "distil": self._button("New dataset from a voice…", self._on_distil_clicked),
             "export": self._button("Export for Piper…", self._on_export_clicked),
             "cache": self._button("Build training cache…", self._on_cache_clicked),
             "trim": self._button("Trim silence", lambda: self.fix_selected(trim=True)),
@@ -122,7 +123,7 @@ class DatasetPage(DatasetActions, QWidget):
         self.record_tab.clip_written.connect(self._on_take_written)
         self.tabs.addTab(self.record_tab, "Record")
         top = flow_row(
-            self.folder_label, *(self.buttons[n] for n in ("open", "new", "add", "slice", "export", "cache"))
+            self.folder_label, *(self.buttons[n] for n in ("open", "new", "add", "slice", "distil", "export", "cache"))
         )
         layout = QVBoxLayout(self)
         layout.addWidget(top)
@@ -310,6 +311,11 @@ class DatasetPage(DatasetActions, QWidget):
         folder = QFileDialog.getExistingDirectory(self, "Dataset project folder", str(start))
         if folder:
             self.open_project(Path(folder))
+
+    def _on_distil_clicked(self) -> None:
+        from studio.pages.dataset_distil import on_distil_clicked
+
+        on_distil_clicked(self)
 
     def open_project(self, folder: Path) -> None:
         """Show another project; what was shown about the one left (the last job's result, its report and

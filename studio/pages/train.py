@@ -30,6 +30,7 @@ from engines.words import count
 from studio.pages.train_actions import TrainActions
 from studio.pages.train_board import TrainBoard
 from studio.pages.train_estimate import START_HINT, TrainEstimate
+from studio.pages.train_home_assistant import HomeAssistantActions
 from studio.run_follower import RunFollower
 from studio.state import VoiceLibrary, Workspace
 from studio.state_files import FolderChange
@@ -48,7 +49,7 @@ from trainer.run.preflight import Finding
 from trainer.run.presets import SMOKE_TEST, is_smoke_test, smoke_prefix
 
 
-class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
+class TrainPage(TrainActions, HomeAssistantActions, TrainBoard, TrainEstimate, QWidget):
     """Setup, Start/Stop/Resume, live charts of the running trainer, and the runs list.
 
     Signals:
@@ -122,7 +123,7 @@ class TrainPage(TrainActions, TrainBoard, TrainEstimate, QWidget):
             ("preview", self.preview_now),
             ("resume", self.resume),
             ("open", self._open_folder),
-            ("export", lambda: self.export()),
+            ("export", lambda: self.ask_export()),
             ("compare", self._compare),
         ):
             self.buttons[name].clicked.connect(handler)

@@ -1,8 +1,10 @@
 """What the Train page's action buttons do besides training: resample the dataset, export the run's recommended
-checkpoint (or its lowest val_mel, from the Export button's menu) as a voice or as a sherpa-onnx bundle for Android
-(``trainer.checkpoints.sherpa_bundle``), open the run folder, ask the trainer for previews now; the work runs off
-the GUI thread (``studio.workers.Task``). Export says which checkpoint it takes and why, and warns when that one
-is measurably worse than the start voice (``trainer.evaluate.choice``).
+checkpoint (or its lowest val_mel, from the Export button's menu) as a voice named as Home Assistant expects (asked,
+prefilled: ``studio.pages.train_home_assistant``) or as a sherpa-onnx bundle for Android
+(``trainer.checkpoints.sherpa_bundle``), send it to Home Assistant (a wyoming-piper upload or a data folder), open
+the run folder, ask the trainer for previews now; the work runs off the GUI thread (``studio.workers.Task``).
+Export says which checkpoint it takes and why, and warns when that one is measurably worse than the start voice
+(``trainer.evaluate.choice``).
 
 A mixin of :class:`studio.pages.train.TrainPage`, as ``studio.pages.dataset_actions`` is of the Dataset
 page: it relies on the page's attributes declared below.
@@ -47,6 +49,12 @@ class TrainActions:
     """The Export button's menu entries by ``trainer.evaluate.choice.TAKES`` name."""
     sherpa_action: QAction
     """The Export button's menu entry that bundles the recommended checkpoint for sherpa-onnx."""
+    send_action: QAction
+    """The Export button's Send to Home Assistant… entry (enabled once this session exported a voice)."""
+    exported: Path | None = None
+    """The voice this page exported last (what Send to Home Assistant… sends)."""
+    ask_export: Callable[..., None]
+    ask_send: Callable[[], None]
     _resampling: Task | None = None
     """The Resample running, until its end is handled (:meth:`is_resampling`)."""
 
@@ -105,10 +113,13 @@ class TrainActions:
         menu = QMenu(button)
         self.export_actions = {take: menu.addAction(text) for take, text in EXPORT_CHOICES}
         for take, action in self.export_actions.items():
-            action.triggered.connect(lambda _=False, take=take: self.export(take))
+            action.triggered.connect(lambda _=False, take=take: self.ask_export(take))
         menu.addSeparator()
         self.sherpa_action = menu.addAction("Export for sherpa-onnx (Android)…")
         self.sherpa_action.triggered.connect(lambda _=False: self.export_sherpa())
+        self.send_action = menu.addAction("Send to Home Assistant…")
+        self.send_action.setEnabled(False)
+        self.send_action.triggered.connect(lambda: self.ask_send())
         menu.aboutToShow.connect(self._name_export_choices)
         button.setMenu(menu)
         return button
@@ -162,7 +173,7 @@ class TrainActions:
             named = taken.label() if taken is not None else "none measured yet (takes the lowest val_mel)"
             self.export_actions[take].setText(f"{text}: {named}" if choice is not None else text)
 
-    def export(self, take: str = "recommended") -> Task | None:
+    def export(self, take: str = "recommended", naming=None) -> Task | None:
         """Export the shown run's recommended checkpoint (``take="val_mel"``: its lowest val_mel, the one the Runs
         tab shows) as a voice in the user's voice folder; the page and the log say which, why, the other choice,
         and warn when it is measurably worse than the start voice. Where that checkpoint is damaged
@@ -172,12 +183,15 @@ class TrainActions:
 
         if self.state is None:
             return None
+        from trainer.checkpoints.naming import run_naming
+
         try:
             choice = run_choice(self.state.folder, take)
-        except CheckpointError as exc:
+            naming = naming or run_naming(self.state.folder)  # as the dialog is prefilled
+        except (CheckpointError, ValueError) as exc:
             self._say(f"Nothing to export: {exc}")
             return None
-        best, target = choice.checkpoint, self.voices_dir / f"{self.state.folder.name}.onnx"
+        best, target = choice.checkpoint, self.voices_dir / f"{naming.stem}.onnx"
         self._say("\n".join([f"Exporting {choice.why} to {target}…", *choice.lines()[1:]]))  # the warning: a line
 
         def work(cancel: threading.Event):
@@ -186,7 +200,7 @@ class TrainActions:
 
             taken, damaged = intact_choice(best, folder)
             target.parent.mkdir(parents=True, exist_ok=True)
-            return export_voice(taken.path, target, None, None)[0], taken, damaged
+            return export_voice(taken.path, target, None, None, naming=naming)[0], taken, damaged
 
         folder = self.state.folder
         task = Task(work, self._page())
@@ -214,6 +228,8 @@ class TrainActions:
         )
         said = f"Exported {Path(path).name} from {best.describe()}: it is now among the Synthesize page's voices."
         self._say("\n".join(filter(None, [said + note, warning])))
+        self.exported = Path(path)
+        self.send_action.setEnabled(True)
         self.voice_exported.emit(Path(path))
 
     def preview_now(self) -> None:

@@ -4,7 +4,9 @@
 - ``best`` the best-k kept by val_mel while training, and a run's best read back;
 - ``damage`` damaged checkpoints of a run (cut short, garbled) found before anything reads them, and the best
   intact one to go on from;
-- ``export`` a generator exported to a Piper ONNX voice (``NAME.onnx`` plus ``NAME.onnx.json``).
+- ``export`` a generator exported to a Piper ONNX voice (``NAME.onnx`` plus ``NAME.onnx.json``);
+- ``naming`` what an export says about itself: its Home Assistant name and its describing config fields;
+- ``home_assistant`` an exported voice sent to a wyoming-piper server (its upload API) or copied to its folder.
 
-May import: ``engines``, ``trainer.run.document``.
+May import: ``engines``, ``trainer.run.document``, ``trainer.data.preprocess`` (a run's dataset size).
 """

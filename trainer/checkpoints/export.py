@@ -123,12 +123,17 @@ def write_voice(model: Synthesizer, onnx_path: Path | str, config: dict[str, Any
     return onnx_path, json_path
 
 
-def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_voice: str | None = None):
+def export_voice(
+    source: Path | str, onnx_path: Path | str, config=None, espeak_voice: str | None = None, *, naming=None
+):
     """Export a Piper ``.ckpt`` (or re-export an ``.onnx`` voice) as ``NAME.onnx`` + ``NAME.onnx.json``.
 
     ``config`` (a ``VoiceConfig``) supplies the phoneme map, espeak voice,
     speakers and inference defaults; by default the checkpoint's own config is
-    looked up (``engines.torch.vits.checkpoint.voice_config_for``) or the voice's. The source's pronunciation
+    looked up (``engines.torch.vits.checkpoint.voice_config_for``) or the voice's. ``naming``
+    (``engines.voice_naming.VoiceNaming``; default: ``trainer.checkpoints.naming.default_naming``) gives the
+    fields that describe the voice (``dataset`` = the file stem, ``language``, ``audio.quality``, ``training``:
+    ``trainer.checkpoints.naming.described``); none is copied from a start voice. The source's pronunciation
     lexicon (``SOURCE.lexicon.txt``, ``engines.frontend.lexicon``) goes with it (``NAME.onnx.lexicon.txt``);
     where the source has none, a lexicon already beside ``NAME.onnx`` stays.
 
@@ -137,8 +142,10 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
             have. EspeakVoiceError: ``espeak_voice`` is a voice espeak-ng does not have.
         ValueError: ``onnx_path`` (or its ``.json``) is the source itself (an original is never replaced).
         LexiconError: the source's lexicon has a bad line (said before any work).
+        NamingError: no ``naming`` given and the language cannot be told from the espeak voice.
     """
     from engines.model_fit import check_num_symbols
+    from trainer.checkpoints.naming import default_naming, described
 
     source = Path(source)
     target = Path(onnx_path)
@@ -151,6 +158,7 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
         model, checkpoint = load_generator(source)
         config = config or voice_config_for(checkpoint)
         _check_espeak(config, espeak_voice)
+        epoch = checkpoint.raw.get("epoch")
     else:
         with importing("engines.torch.vits.onnx_import"):
             from engines.torch.vits.onnx_import import load_onnx_generator
@@ -160,9 +168,10 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
         config = config or voice.config
         _check_espeak(config, espeak_voice)  # before the model is read
         model, _ = load_onnx_generator(source, voice.config.num_speakers)
+        epoch = None
     check_num_symbols(config, model.config.num_symbols, source.name)
-    kept = ("language", "dataset", "piper_version", "phoneme_map", "training")  # training: its preset (smoke test?)
-    keep = {k: v for k, v in config.raw.items() if k in kept}
+    naming = naming or default_naming(source, config, target)
+    keep = {k: v for k, v in config.raw.items() if k in ("piper_version", "phoneme_map")}  # still true of it
     document = voice_config(
         model,
         dict(config.phoneme_id_map),
@@ -172,6 +181,8 @@ def export_voice(source: Path | str, onnx_path: Path | str, config=None, espeak_
         {"noise_scale": config.noise_scale, "length_scale": config.length_scale, "noise_w": config.noise_w},
         {**keep, "phoneme_type": config.phoneme_type, "audio": dict(config.raw.get("audio", {}))},
     )
+    stem = target.name.removesuffix(".onnx")
+    document = described(document, naming, source=source, config=config, stem=stem, raw_epoch=epoch)
     written = write_voice(model, onnx_path, document)
     if lexicon:
         write_lexicon(voice_lexicon_path(written[0]), lexicon)

@@ -1,0 +1,237 @@
+"""``voice-studio dataset distil`` end to end on 127.0.0.1 with our own ``serve`` (joe) as the teacher: lines chosen
+for coverage, each take judged (the dataset's checks, loudness, a recognizer round trip, speaker similarity), the
+best kept as a confirmed clip, the teacher recorded and carried into a trained voice's config; resumable."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import soundfile
+from conftest import shared_path
+
+from engines.base import SynthesisOptions
+from trainer.dataset.distil.judge import REFERENCE_TAKES, Judge
+from trainer.dataset.distil.record import read_record
+from trainer.dataset.distil.run import DistilError, DistilRequest, distil
+from trainer.dataset.distil.teacher import Teacher, TeacherChoice
+from trainer.dataset.project import DatasetProject
+from trainer.tasks import Cancelled, TaskState
+
+JOE = "en_US-joe-medium"
+STEADY = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
+"""joe without its noise: the same audio every time."""
+LINES, TAKES = 6, 2
+"""The CLI run's lines and candidates per line: 6 x 2 takes about 16 CPU-s here, server included; the issue's 20 x 2
+took 37-59 CPU-s (docs/dataset.md "Cost"), too much for every run of the suite."""
+
+
+def run_distil(project, *args: str) -> subprocess.CompletedProcess:
+    """``voice-studio dataset distil PROJECT ARGS`` as a user runs it."""
+    command = [sys.executable, "-m", "studio.cli", "dataset", "distil", str(project), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, env={**os.environ})
+
+
+def request(server, **fields) -> DistilRequest:
+    choice = TeacherChoice(url=server.url, model=JOE, voice="default")
+    return DistilRequest(**{"teacher": choice, "count": LINES, "candidates": TAKES, "consent": True, **fields})
+
+
+class Counting(Teacher):
+    """The real teacher, counting the takes asked of it (its ``check`` among them)."""
+
+    asked = 0
+
+    def speak(self, text, cancel=None):
+        self.asked += 1
+        return super().speak(text, cancel)
+
+
+@pytest.fixture(scope="module")
+def distilled(speech_server, tmp_path_factory):
+    """A project distilled by the CLI: ``LINES`` lines, ``TAKES`` candidates each, from joe on our server."""
+    project = tmp_path_factory.mktemp("distil") / "from joe"
+    done = run_distil(
+        project,
+        *("--url", speech_server.url, "--model", JOE, "--voice", "default"),
+        *("--count", str(LINES), "--candidates", str(TAKES), "--licence", "MIT (test voice)"),
+        "--i-may-use-this-voice",
+    )
+    assert done.returncode == 0, done.stderr
+    return project, done
+
+
+def test_the_kept_takes_are_confirmed_clips_of_their_prompts_with_the_teacher_recorded(distilled, speech_server):
+    """Every line done, the kept takes imported as reviewed clips whose text is their prompt, the teacher in
+    distil.json (no key), each take's measures beside it."""
+    project, done = distilled
+    record = read_record(project)
+    assert (record.teacher.url, record.teacher.model, record.teacher.voice) == (speech_server.url, JOE, "default")
+    assert record.teacher.consent and record.teacher.licence == "MIT (test voice)" and len(record.teacher.date) == 10
+    assert len(record.planned) == LINES and [line.text for line in record.lines] == record.planned
+    kept = {line.clip: line.text for line in record.lines if line.clip}
+    assert len(kept) >= LINES // 2, done.stderr  # joe misreads a word here and there; most lines pass
+    clips = DatasetProject(project).clips
+    assert {c.id: c.text for c in clips.values()} == kept
+    assert all(c.reviewed and c.status == "ok" and c.analysis["duration_s"] > 1 for c in clips.values())
+    for line in record.lines:
+        assert len(line.takes) == TAKES
+        kept_take = [t for t in line.takes if t["rejected"] is None]
+        assert bool(kept_take) == bool(line.clip)
+        assert all(t["wer"] <= 0.25 and t["lufs"] > -40 for t in kept_take)
+    assert "key" not in (project / "distil.json").read_text()
+    assert f"kept {len(kept)} lines" in done.stderr and "imported:" in done.stderr
+
+
+def test_a_second_run_skips_the_lines_done_and_a_larger_count_adds_lines(distilled, speech_server, tmp_path):
+    """Again with the same count: only the check is asked of the server; with one more line: that line only."""
+    project = shutil.copytree(distilled[0], tmp_path / "copy")
+    before = DatasetProject(project).clips
+    teacher = Counting(request(speech_server).teacher)
+    again = distil(project, request(speech_server), teacher=teacher)
+    assert (teacher.asked, again.done_before, again.kept, again.refused) == (1, LINES, [], [])
+    assert DatasetProject(project).clips.keys() == before.keys()
+    teacher.asked = 0
+    more = distil(project, request(speech_server, count=LINES + 1), teacher=teacher)
+    assert teacher.asked == 1 + TAKES and more.done_before == LINES
+    record = read_record(project)
+    assert len(record.planned) == LINES + 1 and record.lines[-1].text == record.planned[-1]
+    assert record.planned[-1] not in read_record(distilled[0]).planned
+
+
+def test_a_take_of_another_line_and_a_silent_take_are_refused_and_the_good_take_kept(speech_server, tmp_path):
+    """The first take of line 1 is the server speaking another line, of line 2 silence: each is refused (the
+    recognizer round trip; the dataset's ``silent`` finding) and the second take, the right line, kept. Both lines
+    are ones joe reads right every time (Whisper tiny.en: WER 0 and 0.11 in 6 takes each)."""
+
+    class Faulty(Teacher):
+        def speak(self, text, cancel=None):
+            self.asked = getattr(self, "asked", 0) + 1
+            if self.asked == 2:  # after the check: line 1, take 1
+                return super().speak("Bright yellow kayaks drifted lazily along the canal.", cancel)
+            if self.asked == 4:  # line 2, take 1
+                return np.zeros(44100, np.float32), 22050
+            return super().speak(text, cancel)
+
+    teacher = Faulty(request(speech_server).teacher)
+    lines = ["Please turn off the lights in the kitchen.", "The freezer door has been open for five minutes."]
+    result = distil(tmp_path / "p", request(speech_server, corpus=lines, count=2), teacher=teacher)
+    record = read_record(tmp_path / "p")
+    first, second = record.lines
+    assert "the recognizer heard another text" in first.takes[0]["rejected"]
+    assert first.takes[1]["rejected"] is None and first.clip
+    assert second.takes[0]["rejected"].startswith("no speech found")
+    assert second.takes[1]["rejected"] is None and second.clip
+    assert len(result.kept) == 2
+    kept = soundfile.info(str(tmp_path / "p" / "distilled" / f"{first.clip}.wav")).duration
+    assert kept == pytest.approx(first.takes[1]["seconds"], abs=0.01)  # the right line's take, not the first
+
+
+def test_another_speaker_than_the_first_takes_is_refused(joe, engine):
+    """Once ``REFERENCE_TAKES`` of joe's takes are kept, a real recording of another speaker saying its own text
+    right (the shared corpus's target voice) is refused for its speaker alone."""
+    from trainer.evaluate.similarity import utterance_embedding
+
+    lines = ["Who left the garden gate open?", "The kettle whistled twice.", "Thistles bloom along the rail yard."]
+    references = []
+    for text in lines[:REFERENCE_TAKES]:
+        audio = np.concatenate([c.audio for c in engine.synthesize(text, STEADY)])
+        references.append(utterance_embedding(audio, engine.sample_rate))
+    judge = Judge(str(joe.config.path), references)
+    other, rate = soundfile.read(str(shared_path("corpus", "target-voice", "wavs", "slt_0002.flac")), dtype="float32")
+    verdict = judge.judge(other, rate, "Who left the garden gate open?")
+    assert verdict.wer is not None and verdict.wer <= 0.25  # heard right: only the speaker differs
+    assert verdict.similarity < 0.77 and "another speaker" in verdict.rejected
+    right = "After three failed attempts, the engineers discovered that a single loose wire had caused it."
+    same = np.concatenate([c.audio for c in engine.synthesize(right, STEADY)])
+    assert judge.judge(same, engine.sample_rate, right).rejected is None
+
+
+def test_a_cancel_keeps_the_lines_done_and_distilling_again_goes_on(speech_server, tmp_path):
+    """Cancelled after the first line: that line is kept and imported, ``Cancelled`` says so; again finishes."""
+    state = TaskState(progress=lambda done, total: state.cancel() if done >= 1 else None)
+    lines = ["Bright yellow kayaks drifted by.", "Oliver adopted a grey kitten.", "Set the thermostat to 21 degrees."]
+    asked = request(speech_server, corpus=lines, count=3, candidates=1)
+    with pytest.raises(Cancelled, match="Distilling cancelled: .*, 2 left; distil again to go on"):
+        distil(tmp_path / "p", asked, state)
+    first = read_record(tmp_path / "p").lines
+    assert len(first) == 1 and len(DatasetProject(tmp_path / "p").clips) == bool(first[0].clip)
+    result = distil(tmp_path / "p", asked)
+    assert result.done_before == 1 and len(read_record(tmp_path / "p").lines) == 3
+
+
+def test_without_consent_or_with_another_teacher_nothing_is_asked(distilled, speech_server, tmp_path):
+    """No ``--i-may-use-this-voice``: one line saying why, no folder made; another voice into a distilled project:
+    refused, naming the teacher it holds."""
+    done = run_distil(tmp_path / "new", "--url", speech_server.url, "--model", JOE, "--voice", "default")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--i-may-use-this-voice" in done.stderr
+    assert not (tmp_path / "new").exists()
+    other = request(speech_server, teacher=TeacherChoice(url=speech_server.url, model=JOE, voice="alloy"))
+    with pytest.raises(DistilError, match=f"distilled from {JOE} / default at .*another project"):
+        distil(distilled[0], other)
+
+
+def test_an_unreachable_server_or_an_unreadable_lines_file_is_one_line_and_makes_no_folder(tmp_path):
+    """Nothing listens on the port / the lines file is missing: one line naming it, exit 2, no project folder."""
+    flags = ("--model", JOE, "--voice", "default", "--i-may-use-this-voice")
+    done = run_distil(tmp_path / "p", "--url", "http://127.0.0.1:9", *flags)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "127.0.0.1:9" in done.stderr
+    missing = tmp_path / "lines.txt"
+    done = run_distil(tmp_path / "p", "--url", "http://127.0.0.1:9", "--lines", str(missing), *flags)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and str(missing) in done.stderr
+    assert not (tmp_path / "p").exists()
+
+
+def test_a_test_preset_run_trains_on_the_distilled_project_and_its_voice_names_the_teacher(distilled, tmp_path):
+    """A ``test``-preset run on the project, exported: the voice's config carries ``training.teacher``."""
+    pytest.importorskip("lightning")
+    from trainer.checkpoints.export import export_voice
+    from trainer.run.options import RunOptions
+    from trainer.run.train import create_run, fit
+
+    project, _ = distilled
+    run = create_run(RunOptions(dataset=project, out=tmp_path / "run", preset="test", epochs=1))
+    best = fit(run)
+    _, config_path = export_voice(best, tmp_path / "distilled.onnx")
+    training = json.loads(config_path.read_text())["training"]
+    teacher = read_record(project).teacher
+    assert training["preset"] == "test"
+    assert training["teacher"] == {**teacher.__dict__}
+
+
+def test_the_dataset_page_distils_into_a_new_project_and_says_what_it_kept(speech_server, qtbot, tmp_path):
+    """New dataset from a voice…: the dialog's Distil waits for the consent; the job runs off the GUI thread and the
+    page shows the kept clips and what was kept."""
+    from studio.pages.dataset import DatasetPage
+    from studio.pages.dataset_distil import distil_into
+    from studio.state import Workspace
+    from studio.widgets.distil_dialog import DistilDialog
+
+    page = DatasetPage(Workspace(dataset_project=tmp_path / "elsewhere"))
+    qtbot.addWidget(page)
+    dialog = DistilDialog(page.workspace, page)
+    qtbot.addWidget(dialog)
+    distil_button = dialog.buttons.buttons()[0]
+    dialog.server.url.setText(speech_server.url)
+    dialog.server.model.setCurrentText(JOE)
+    assert not distil_button.isEnabled()
+    dialog.consent.setChecked(True)
+    assert distil_button.isEnabled()
+    dialog.count.setValue(2)
+    dialog.candidates.setValue(1)
+    asked = dialog.request()
+    assert (asked.teacher.url, asked.teacher.model, asked.teacher.voice) == (speech_server.url, JOE, "default")
+    assert (asked.count, asked.candidates, asked.consent, asked.corpus) == (2, 1, True, None)
+    progress = []
+    task = distil_into(page, tmp_path / "from joe", asked)
+    task.progress.connect(lambda done, total: progress.append((done, total)))
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=120_000)
+    record = read_record(tmp_path / "from joe")
+    kept = sum(1 for line in record.lines if line.clip)
+    assert page.project_dir == tmp_path / "from joe" and page.model.rowCount() == kept
+    assert progress[-1] == (2, 2) and page.hint.text().startswith(f"Distilled: kept {kept} line")
