@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from engines.imports import importing
 from engines.output_device import why_not_played
 from studio.pages.dataset_actions import NO_PROJECT, TARGET_RATE, DatasetActions
+from studio.pages.dataset_record import RecordTab
 from studio.state import Workspace
 from studio.state_files import FolderChange
 from studio.widgets.clip_editor import ClipEditor, clips_and_editor
@@ -118,6 +119,9 @@ class DatasetPage(DatasetActions, QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(self._clips_tab(), "Clips")
         self.tabs.addTab(self._report_tab(), "Report")
+        self.record_tab = RecordTab(lambda: self.project() if self.has_project() else None)
+        self.record_tab.clip_written.connect(self._on_take_written)
+        self.tabs.addTab(self.record_tab, "Record")
         top = flow_row(
             self.folder_label, *(self.buttons[n] for n in ("open", "new", "add", "slice", "distil", "export", "cache"))
         )
@@ -172,6 +176,10 @@ class DatasetPage(DatasetActions, QWidget):
         layout.addWidget(self.report_splitter, 1)
         layout.addWidget(save, 0, Qt.AlignmentFlag.AlignRight)
         return tab
+
+    def _on_take_written(self, clip_id: str) -> None:
+        """A take accepted on the Record tab: every page showing the project reads it again."""
+        self.workspace.datasets.announce(self.project_dir, what=f"take {clip_id} recorded on the Dataset page")
 
     # --- project ----------------------------------------------------------------
     @property

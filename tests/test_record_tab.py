@@ -1,0 +1,84 @@
+"""The Dataset page's Record tab driven by its keys, recording from the ALSA test microphone (``microphone.py``)."""
+
+from __future__ import annotations
+
+import pytest
+from microphone import DEVICE, RATE, SYSTEM_CONF, listed_microphone
+from PySide6.QtCore import Qt
+from test_recording import speech
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def tab(qtbot, tmp_path):
+    """The Record tab of a Dataset page on a new project, shown, the test microphone chosen at 48 kHz."""
+    if not SYSTEM_CONF.exists():
+        pytest.skip("the test microphone needs ALSA (Linux with /usr/share/alsa/alsa.conf)")
+    from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
+
+    with listed_microphone(tmp_path) as mic:
+        page = DatasetPage(Workspace(dataset_project=tmp_path / "project"))
+        qtbot.addWidget(page)
+        page.new_project(tmp_path / "project")
+        page.tabs.setCurrentWidget(page.record_tab)
+        page.show()
+        qtbot.waitExposed(page)
+        record = page.record_tab
+        record.list_devices()
+        record.devices.setCurrentIndex(record.devices.findData(DEVICE))
+        record.rates.setCurrentIndex(record.rates.findData(RATE))
+        yield page, record, mic
+        record.close_booth()
+
+
+def _take(qtbot, record, mic, clip: str) -> list[float]:
+    """Space, say ``clip``, and wait until the take stopped itself and was checked; returns the meter's peaks,
+    dBFS, as they were drawn meanwhile."""
+    from trainer.dataset.recording.booth import RECORDING
+
+    qtbot.keyClick(record, Qt.Key.Key_Space)
+    assert record.booth.phase == RECORDING
+    mic.say(speech(clip, gain_db=-6.0)[0])
+    peaks: list[float] = []
+    qtbot.waitUntil(lambda: peaks.append(record.meter.levels.peak_dbfs) or record.check is not None, timeout=60_000)
+    return peaks
+
+
+def test_keys_record_accept_back_retake_and_skip(tab, qtbot):
+    """Start, wait out the room tone, then Space records (auto-stop), Enter accepts into the project, ← goes back,
+    R retakes, Enter replaces the clip, → skips; the meter is polled at 33 fps and the prompt is shown large."""
+    from trainer.dataset.recording.booth import READY, RECORDING
+    from trainer.dataset.recording.takes import clip_id_for
+
+    page, record, mic = tab
+    qtbot.mouseClick(record.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: record.booth is not None and record.booth.phase == READY, timeout=30_000)
+    assert record.timer.interval() <= 33 and "noise floor -6" in record.status.text()
+    assert "diphones" in record.coverage.text()
+    assert record.prompt.font().pointSizeF() > 2 * record.status.font().pointSizeF()
+    record.setFocus()
+    first = record.booth.prompt
+    assert record.prompt.text() == first
+
+    peaks = _take(qtbot, record, mic, "slt_0001")
+    assert max(peaks) == pytest.approx(-6.0, abs=1.0) and min(peaks) < -40  # room noise, then the speech
+    qtbot.keyClick(record, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=10_000)
+    assert record.booth.index == 1 and record.prompt.text() != first
+    written = page.project().clips[clip_id_for(first)]
+
+    qtbot.keyClick(record, Qt.Key.Key_Left)
+    assert record.booth.index == 0
+    _take(qtbot, record, mic, "slt_0002")
+    qtbot.keyClick(record, Qt.Key.Key_R)
+    assert record.booth.phase == RECORDING and record.check is None
+    mic.say(speech("slt_0003", gain_db=-6.0)[0])
+    qtbot.waitUntil(lambda: record.check is not None, timeout=60_000)
+    qtbot.keyClick(record, Qt.Key.Key_Enter)
+    qtbot.waitUntil(lambda: page.project().clips[written.id].audio_sha256 != written.audio_sha256, timeout=10_000)
+    assert len(page.project().clips) == 1
+
+    qtbot.keyClick(record, Qt.Key.Key_Right)
+    assert record.booth.index == 2

@@ -1,0 +1,163 @@
+"""A take checked at once and written into the project as a curated clip with its confirmed text.
+
+The checks are the dataset's own findings (``trainer.dataset.health``: silent, too short, clipped, DC offset,
+broken samples…) plus two a booth needs: ``too_quiet`` (speech under ``QUIET_LUFS``) and ``misread`` (the best
+installed recognizer's round trip, ``trainer.evaluate.measures.word_error_rate``, over ``MISREAD_WER``).
+A take is written atomically (``trainer.dataset.jobs.write_float_wav``, then the manifest), and a retake of the
+same prompt replaces its clip: one clip per prompt, ``clip_id_for(text)``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from trainer.dataset.health import ClipRecord, Finding
+from trainer.dataset.manifest import ClipEntry
+
+QUIET_LUFS = -40.0
+"""Speech quieter than this, LUFS, is too quiet: 17 dB under the -23 LUFS that Normalize loudness brings clips to,
+so normalizing it would raise the room's noise as much."""
+MISREAD_WER = 0.5
+"""A recognizer round trip with a word error rate above this (half the words) flags a likely misread. Whisper
+tiny.en's WER on clean read speech is about 0.1 on average (docs/benchmarks.md, "Judging a voice"), but one short
+line varies far more: a correct take of "The kettle whistled twice, then fell silent." came back as "The ketchup was
+sold twice, then fell silent." (0.43) in a test here; a line read for another scores near 1."""
+PACE_LIMIT = 0.25
+"""A take read more than this share faster or slower than the speaker's own median (phonemes per second of speech,
+over the takes already accepted) is flagged: a voice learns its pace from the clips, and a rushed or dragged take
+stands out. Needs ``PACE_TAKES`` takes to judge by."""
+PACE_TAKES = 3
+"""Accepted takes needed before the pace is judged."""
+ORIGIN = "recorded"
+"""``ClipEntry.text_origin`` of a take recorded in the booth."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TakeCheck:
+    """What the checks found in one take: its ``analysis`` (a ``ClipAnalysis`` dict), the ``findings``, and what
+    the recognizer ``heard`` with its ``wer`` (``None``: no recognizer for the language, ``note`` says why)."""
+
+    analysis: dict[str, Any]
+    findings: list[Finding] = field(default_factory=list)
+    heard: str | None = None
+    wer: float | None = None
+    note: str = ""
+
+    @property
+    def kinds(self) -> list[str]:
+        return [f.kind for f in self.findings]
+
+    def lines(self) -> list[str]:
+        """One sentence per finding ("Take is fine" when none)."""
+        return [f.message for f in self.findings] or ["no problem found"]
+
+
+def clip_id_for(text: str) -> str:
+    """The clip id of a prompt's take: ``rec_`` and 10 hex digits of its text's SHA-1 (case and spacing aside)."""
+    from trainer.dataset.prompts.corpus import text_key
+
+    return "rec_" + hashlib.sha1(text_key(text).encode()).hexdigest()[:10]
+
+
+class _Remembering:
+    """A recognizer that keeps the last transcript it gave."""
+
+    def __init__(self, recognizer) -> None:
+        self.recognizer, self.name, self.text = recognizer, recognizer.name, ""
+
+    def transcribe(self, audio: np.ndarray) -> str:
+        self.text = self.recognizer.transcribe(audio)
+        return self.text
+
+
+def check_take(
+    audio: np.ndarray, rate: int, text: str, voice_config: str, *, recognizer=None, median_pace: float | None = None
+) -> TakeCheck:
+    """Measure and check a take (float32 ``[N]`` at ``rate`` Hz) of ``text`` for the voice ``voice_config``.
+
+    ``recognizer``: a ``trainer.dataset.recognizers.Recognizer`` (default: the best installed for the voice's
+    language, ``trainer.evaluate.measures.wer_recognizer``). ``median_pace``: the speaker's median phonemes per
+    second (:func:`median_pace`; ``None``: the pace is not judged).
+    """
+    from trainer.dataset import jobs
+    from trainer.dataset.analysis import ClipAnalysis
+    from trainer.dataset.health import check
+
+    analysis = jobs.measure(audio, rate, text, voice_config)
+    record = ClipRecord("take", text, ClipAnalysis(**analysis), audio_hash=jobs.audio_digest(audio))
+    findings = [f for f in check([record]) if f.kind != "no_text"]
+    loudness = analysis.get("loudness_lufs")
+    if loudness is not None and loudness < QUIET_LUFS and analysis.get("speech_start_s") is not None:
+        message = f"too quiet: speech at {loudness:.0f} LUFS, under {QUIET_LUFS:.0f}: move closer or raise the gain"
+        findings.append(Finding("take", "too_quiet", message, False, {"lufs": loudness}))
+    findings += _pace(analysis.get("phonemes_per_second"), median_pace)
+    heard, wer, note = _round_trip(audio, rate, text, voice_config, recognizer)
+    if wer is not None and wer > MISREAD_WER:
+        message = f"likely misread: the recognizer heard {heard!r} (word error rate {wer:.2f}): listen, or retake"
+        findings.append(Finding("take", "misread", message, False, {"wer": wer, "heard": heard}))
+    return TakeCheck(analysis=analysis, findings=findings, heard=heard, wer=wer, note=note)
+
+
+def median_pace(project) -> float | None:
+    """The median phonemes per second of a ``DatasetProject``'s accepted takes (``None`` under ``PACE_TAKES``)."""
+    paces = [
+        c.analysis["phonemes_per_second"]
+        for c in project.clips.values()
+        if c.text_origin == ORIGIN and c.status == "ok" and (c.analysis or {}).get("phonemes_per_second")
+    ]
+    return float(np.median(paces)) if len(paces) >= PACE_TAKES else None
+
+
+def _pace(pace: float | None, median: float | None) -> list[Finding]:
+    """A ``pace`` finding where ``pace`` is more than ``PACE_LIMIT`` off ``median`` (phonemes per second)."""
+    if not pace or not median or abs(pace / median - 1) <= PACE_LIMIT:
+        return []
+    how = "faster" if pace > median else "slower"
+    message = (
+        f"read {abs(pace / median - 1):.0%} {how} than your median ({pace:.1f} against {median:.1f} phonemes a "
+        "second): retake at your usual pace"
+    )
+    return [Finding("take", "pace", message, False, {"pace": pace, "median": median})]
+
+
+def _round_trip(audio, rate, text, voice_config, recognizer) -> tuple[str | None, float | None, str]:
+    """What the recognizer heard and its WER against ``text``; (None, None, why) where no recognizer can."""
+    from trainer.dataset.jobs import phonemizer
+    from trainer.evaluate.measures import MeasureError, MeasureUnavailable, wer_recognizer, word_error_rate
+
+    language = phonemizer(voice_config).language or "en"
+    try:
+        heard = _Remembering(recognizer or wer_recognizer(language))
+        wer = word_error_rate(audio, rate, text, heard, language)
+    except (MeasureUnavailable, MeasureError) as exc:
+        return None, None, f"no recognizer round trip: {exc}"
+    return heard.text, wer, ""
+
+
+def write_take(project, text: str, audio: np.ndarray, rate: int, analysis: dict[str, Any]) -> ClipEntry:
+    """Write a take of ``text`` (float32 ``[N]`` at ``rate`` Hz, measured as ``analysis``) into ``project`` (a
+    ``trainer.dataset.project.DatasetProject``) as the prompt's curated clip with a confirmed text, replacing an
+    earlier take of the same prompt; the WAV and then the manifest are written atomically."""
+    from engines.files import sha256_file
+    from trainer.dataset.jobs import audio_digest, write_float_wav
+
+    clip_id = clip_id_for(text)
+    path = project.clip_path(clip_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_float_wav(path, audio, rate)
+    entry = ClipEntry(
+        clip_id,
+        str(path),
+        sha256_file(path),
+        text,
+        text_origin=ORIGIN,
+        analysis=analysis,
+        audio_sha256=audio_digest(audio),
+    )
+    project.clips[clip_id] = entry
+    project.save()
+    return entry
