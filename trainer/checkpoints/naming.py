@@ -157,8 +157,10 @@ def described(
 def training_note(checkpoint: Path, config, raw_epoch: int | None) -> dict[str, Any]:
     """The ``training`` block of a checkpoint's export: ``preset`` (read by ``trainer.run.presets.smoke_note``),
     ``start_voice``, ``epochs`` (trained, 1-based), ``dataset_utterances`` and ``dataset_minutes``, each where
-    it is known (a checkpoint outside a run knows its epoch only)."""
-    note: dict[str, Any] = {k: v for k, v in (config.raw.get("training") or {}).items() if k == "preset"}
+    it is known (a checkpoint outside a run knows its epoch only), and the ``teacher`` of a distilled dataset
+    as the run's ``config.json`` says it (``trainer.run.train``)."""
+    own = config.raw.get("training") or {}
+    note: dict[str, Any] = {k: own[k] for k in ("preset", "teacher") if k in own}
     run = _run(checkpoint)
     if run is not None:
         note["preset"] = run.options.preset
