@@ -323,3 +323,49 @@ def test_ssml_is_held_whole_until_the_stream_ends():
     stream = SentenceStream(whole=True)
     assert stream.add("<speak>One. Two. ") == "" and stream.add("Three.</speak>") == ""
     assert stream.finish() == "<speak>One. Two. Three.</speak>"
+
+
+def test_what_is_no_event_ends_only_its_connection_and_a_refused_synthesize_leaves_nothing_running():
+    """Lines that are no Wyoming event, an event cut short by its client, and a synthesize refused (too long, text
+    not text): each ends its own connection, nothing is reported as a fault of the server (no task exception, no
+    synthesis task left waiting for text), and the next client is answered."""
+    import gc
+
+    from engines import registry
+    from engines.server.service import ServiceConfig, SpeechService
+    from engines.server.wyoming_listener import bind
+    from engines.server.wyoming_server import run_wyoming
+
+    service = SpeechService(ServiceConfig([registry.find_voice(None)], workers=1, max_chars=MAX_CHARS))
+    listener = bind("tcp://127.0.0.1:0")
+
+    async def send_raw(raw: bytes, *, wait_for_close: bool) -> bytes:
+        reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+        writer.write(raw)
+        await writer.drain()
+        said = await asyncio.wait_for(reader.read(), TIMEOUT_S) if wait_for_close else b""
+        writer.close()
+        return said
+
+    async def scenario() -> tuple[list[str], list[Heard], Heard]:
+        faults: list[str] = []
+        asyncio.get_running_loop().set_exception_handler(lambda _loop, context: faults.append(context["message"]))
+        server = asyncio.create_task(run_wyoming(service, listener))
+        for line in (b'{"x": 1}\n', b"[1, 2]\n", b'{"type": "describe", "data_length": "x"}\n'):
+            assert await send_raw(line, wait_for_close=True) == b""
+        await send_raw(b'{"type": "synthesize", "data_length": 40}\n{"text": "cut', wait_for_close=False)
+        too_long = Synthesize(text="Long words. " * (MAX_CHARS // 12 + 1)).event()
+        refused = [await exchange(listener.port, e) for e in (too_long, Event("synthesize", {"text": 5}))]
+        answered = await exchange(listener.port, Synthesize(text="Still here.").event())
+        server.cancel()
+        await asyncio.gather(server, return_exceptions=True)
+        gc.collect()  # tasks destroyed pending, or with an exception never retrieved, are reported now
+        return faults, refused, answered
+
+    try:
+        faults, refused, answered = asyncio.run(scenario())
+    finally:
+        service.shutdown()
+    assert [h.error.code for h in refused] == ["input_too_long", "bad_event"]
+    assert answered.types == ["audio-start", "audio-chunk", "audio-stop"]
+    assert faults == []  # a refused synthesize's task left waiting is reported when destroyed
