@@ -246,6 +246,7 @@ def _taken_port() -> tuple[socket.socket, int]:
         (["--wyoming", "http://127.0.0.1:10200"], "give tcp://HOST:PORT (e.g. tcp://0.0.0.0:10200) or unix://PATH"),
         (["--wyoming", "tcp://127.0.0.1:{taken}"], "cannot listen on tcp://127.0.0.1:{taken}"),
         (["--wyoming", "--zeroconf"], "--zeroconf needs zeroconf (not installed): pip install 'voice-studio[zeroconf]"),
+        (["--wyoming", "unix:///tmp/w.sock", "--zeroconf"], "--zeroconf announces a tcp:// address on the network"),
     ],
 )
 def test_wyoming_options_that_cannot_work_stop_serve_in_one_line(args, said, monkeypatch, capsys):
@@ -369,3 +370,68 @@ def test_what_is_no_event_ends_only_its_connection_and_a_refused_synthesize_leav
     assert [h.error.code for h in refused] == ["input_too_long", "bad_event"]
     assert answered.types == ["audio-start", "audio-chunk", "audio-stop"]
     assert faults == []  # a refused synthesize's task left waiting is reported when destroyed
+
+
+def test_a_unix_socket_path_is_checked_at_start_and_what_is_there_is_kept(tmp_path, capsys):
+    """unix://: a missing folder, a file that is no socket (left as it was) and a path a server listens on are each
+    one line, exit 2, before any voice loads; a socket left by a server that has gone is taken over."""
+    kept = tmp_path / "my-voice.onnx"
+    kept.write_bytes(b"not a socket")
+    listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listening.bind(str(tmp_path / "taken.sock"))
+    listening.listen()
+    with listening:
+        for path, said in (
+            (tmp_path / "missing" / "w.sock", "No such file or directory"),
+            (kept, "a file that is no socket is there (give a new path)"),
+            (tmp_path / "taken.sock", "a server listens there already"),
+        ):
+            assert main(["serve", "--wyoming", f"unix://{path}", "--no-http"]) == 2
+            error = capsys.readouterr().err
+            assert error.count("\n") == 1 and f"cannot listen on unix://{path}: {said}" in error, error
+    assert kept.read_bytes() == b"not a socket"
+    from engines.server.wyoming_listener import bind
+
+    left = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    left.bind(str(tmp_path / "left.sock"))
+    left.close()  # its file stays, as after a server killed
+    listener = bind(f"unix://{tmp_path / 'left.sock'}")
+    listener.close()
+    assert not (tmp_path / "left.sock").exists()
+
+
+def test_a_unix_socket_serves_and_is_removed_at_the_end(tmp_path):
+    """serve --wyoming unix://PATH --no-http: describe answers through the socket; the socket file goes at exit."""
+    from wyoming.client import AsyncClient
+
+    path = tmp_path / "wyoming.sock"
+    command = [sys.executable, "-m", "studio", "serve", "--wyoming", f"unix://{path}", "--no-http", "--no-warm-up"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "(Wyoming)" in process.stdout.readline()
+
+        async def ask() -> Info:
+            async with AsyncClient.from_uri(f"unix://{path}") as client:
+                await client.write_event(Describe().event())
+                return Info.from_event(await read(client))
+
+        assert asyncio.run(ask()).tts[0].voices[0].name == "en_US-joe-medium"
+    finally:
+        process.terminate()
+        process.wait(10)
+    assert "Traceback" not in process.stderr.read() and not path.exists()
+
+
+def test_the_wyoming_server_failing_beside_http_stops_serve_with_its_error():
+    """What runs beside the HTTP API (the Wyoming server, its zeroconf announcement) and fails stops the server and
+    is raised by ``serve`` (the CLI's one line and exit 2), not said on stderr with exit 0."""
+    from engines import registry
+    from engines.server.app import serve
+    from engines.server.service import ServiceConfig, SpeechService
+
+    async def fails() -> None:
+        raise OSError("the announcement failed")
+
+    service = SpeechService(ServiceConfig([registry.find_voice(None)], workers=1))
+    with pytest.raises(OSError, match="the announcement failed"):
+        serve(service, "127.0.0.1", 0, alongside=fails)
