@@ -405,3 +405,21 @@ def test_a_language_that_cannot_be_told_must_be_given(trio_voice):
         default_naming(Path("tuned.ckpt"), odd)
     named = default_naming(Path("tuned.ckpt"), odd, language="sw_KE")
     assert (named.language, named.name, named.quality) == ("sw_KE", "tuned", "low")
+
+
+def test_a_folder_output_that_is_missing_and_naming_without_a_voice_file_are_named(trio_voice, tmp_path, capsys):
+    """``-o missing/`` (or a missing name without an extension) is a folder that does not exist, said so, not a
+    "give a folder" nor a "file type ''"; ``--name``/``--language``/``--quality`` with ``--sherpa-onnx`` alone (no
+    -o, which they name) are refused, not dropped; nothing written."""
+    from studio.cli import main
+
+    missing = f"{tmp_path / 'missing'}{os.sep}"
+    for output in (missing, str(tmp_path / "missing")):
+        assert main(["export", str(trio_voice), "-o", output, "--name", "kitchen"]) == 2
+        error = capsys.readouterr().err
+        assert error == f"voice-studio: error: -o {output}: no such folder; make it first, or give a file NAME.onnx\n"
+    bundle = tmp_path / "bundle"
+    assert main(["export", str(trio_voice), "--sherpa-onnx", str(bundle), "--name", "kitchen"]) == 2
+    said = "export: --name names the Piper voice -o writes: give -o FOLDER too (the sherpa-onnx bundle then holds that"
+    assert capsys.readouterr().err.startswith(f"voice-studio: error: {said}")
+    assert list(tmp_path.iterdir()) == []

@@ -48,8 +48,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     export.add_argument(
         "-o",
-        "--output",
-        type=Path,
+        "--output",  # kept as typed: a trailing / says a folder is meant (export_naming.named_output)
         help="a folder, where the voice is named as Home Assistant expects (LL_RR-NAME-QUALITY.onnx, from --name, "
         "--language and --quality), or a file NAME.onnx, kept as named (NAME.onnx.json is written too)",
     )
@@ -74,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
         ExtraMissing: torch is not installed (an ONNX-only install), with how to add it. EspeakVoiceError:
         ``--espeak-voice`` names a voice espeak-ng does not have (the voice's own ``espeak.voice``: VoiceError).
         SherpaBundleError: ``--sherpa-onnx DIR`` is a file or not writable, or the voice has what sherpa-onnx cannot
-        read. ValueError: neither ``-o`` nor ``--sherpa-onnx`` given, or ``--send-to``/``--copy-to`` without ``-o``.
+        read. ValueError: neither ``-o`` nor ``--sherpa-onnx`` given, or ``--send-to``/``--copy-to`` or
+        ``--name``/``--language``/``--quality`` without ``-o``; a folder ``-o`` that does not exist.
         NamingError: ``--name``, ``--language`` or ``--quality`` Home Assistant would not accept, or a file ``-o``
         they disagree with. HomeAssistantError: ``--send-to``/``--copy-to`` could not send or copy the voice.
     """
@@ -82,6 +82,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("export: give -o FOLDER (or NAME.onnx), --sherpa-onnx DIR, or both")
     if args.output is None and (args.send_to or args.copy_to):
         raise ValueError("export: --send-to and --copy-to send the Piper voice: give -o FOLDER too")
+    if args.output is None and (named := [f"--{k}" for k in ("name", "language", "quality") if getattr(args, k)]):
+        verb = "names" if len(named) == 1 else "name"
+        raise ValueError(
+            f"export: {', '.join(named)} {verb} the Piper voice -o writes: give -o FOLDER too (the sherpa-onnx bundle "
+            "then holds that voice)"
+        )
     if args.output is None and _is_onnx_voice(args.checkpoint):
         return _bundle_voice(args)  # no export: the voice's own graph, without torch
     from engines import registry
