@@ -247,6 +247,8 @@ def _taken_port() -> tuple[socket.socket, int]:
         (["--wyoming", "tcp://127.0.0.1:{taken}"], "cannot listen on tcp://127.0.0.1:{taken}"),
         (["--wyoming", "--zeroconf"], "--zeroconf needs zeroconf (not installed): pip install 'voice-studio[zeroconf]"),
         (["--wyoming", "unix:///tmp/w.sock", "--zeroconf"], "--zeroconf announces a tcp:// address on the network"),
+        (["--wyoming", "unix://w.sock"], "give the socket's absolute path, three slashes: unix:///run/wyoming.sock"),
+        (["--wyoming", "tcp://name.invalid:10200"], "cannot listen on tcp://name.invalid:10200: "),
     ],
 )
 def test_wyoming_options_that_cannot_work_stop_serve_in_one_line(args, said, monkeypatch, capsys):
@@ -259,6 +261,7 @@ def test_wyoming_options_that_cannot_work_stop_serve_in_one_line(args, said, mon
     error = capsys.readouterr().err
     assert status == 2 and error.count("\n") == 1, error
     assert said.format(taken=taken) in error
+    assert ("another server" in error) == ("{taken}" in said)  # the hint only where the port is taken
 
 
 @pytest.fixture(scope="module")

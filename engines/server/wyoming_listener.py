@@ -43,10 +43,12 @@ def bind(uri: str) -> WyomingListener:
     """Bind ``uri`` (``tcp://HOST:PORT`` or ``unix://PATH``).
 
     Raises:
-        ValueError: another scheme, or a TCP URI without host or port.
+        ValueError: another scheme, a TCP URI without host or port, or a Unix path that is not absolute.
         OSError: the address is taken or cannot be bound, saying which.
     """
     parsed = urlparse(uri)
+    if parsed.scheme == "unix" and parsed.netloc:  # unix://run/w.sock: "run" would be read as a host and dropped
+        raise ValueError(f"--wyoming '{uri}': give the socket's absolute path, three slashes: unix:///run/wyoming.sock")
     if parsed.scheme == "unix" and parsed.path:
         return _bind_unix(uri, parsed.path)
     if parsed.scheme != "tcp" or not parsed.hostname or parsed.port is None:
@@ -60,7 +62,8 @@ def bind(uri: str) -> WyomingListener:
         sock.listen(100)
     except OSError as exc:
         sock.close()
-        raise OSError(exc.errno, f"cannot listen on {uri}: {exc.strerror} (is another server there?)") from None
+        hint = " (is another server there?)" if exc.errno == errno.EADDRINUSE else ""
+        raise OSError(exc.errno, f"cannot listen on {uri}: {exc.strerror}{hint}") from None
     port = sock.getsockname()[1]
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     return WyomingListener(uri=f"tcp://{shown}:{port}", host=host, port=port, sock=sock)
