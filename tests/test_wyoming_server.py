@@ -438,3 +438,17 @@ def test_the_wyoming_server_failing_beside_http_stops_serve_with_its_error():
     service = SpeechService(ServiceConfig([registry.find_voice(None)], workers=1))
     with pytest.raises(OSError, match="the announcement failed"):
         serve(service, "127.0.0.1", 0, alongside=fails)
+
+
+@pytest.mark.parametrize("text", ["Wait... what? Ok.", "It ended... Then it began. And now?", "So... I met Dr. Smith."])
+def test_text_streamed_in_is_cut_only_where_the_voice_ends_a_sentence(joe, text):
+    """An ellipsis ends no sentence for espeak-ng: the stream's pieces, each spoken as a request, hold the
+    sentences the whole text holds (cut after ``Wait...``, they were spoken as two, a sentence's pause between)."""
+    from engines.phonemes import Phonemizer, sentences
+
+    phonemizer = Phonemizer(joe.config)
+    stream = SentenceStream()
+    pieces = [p for p in (*(stream.add(c) for c in text), stream.finish()) if p]
+    spoken = [s.phonemes for piece in pieces for s in sentences(phonemizer, piece)]
+    assert spoken == [s.phonemes for s in sentences(phonemizer, text)]
+    assert "".join(pieces) == text
