@@ -423,3 +423,20 @@ def test_a_folder_output_that_is_missing_and_naming_without_a_voice_file_are_nam
     said = "export: --name names the Piper voice -o writes: give -o FOLDER too (the sherpa-onnx bundle then holds that"
     assert capsys.readouterr().err.startswith(f"voice-studio: error: {said}")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_upload_url_pasted_whole_is_taken(server, voices):
+    """``--send-to http://HOST:PORT/api/piper/upload`` (the API's own URL, as wyoming-piper's page shows it): the
+    voice is sent, not refused as a 404 'is this wyoming-piper?'."""
+    assert send_voice(voices["joe"], f"{server.url}/api/piper/upload/") == "en_US-joe-medium"
+
+
+def test_a_copy_to_folder_that_is_missing_is_named_before_the_export(trio_voice, tmp_path, capsys):
+    """``--copy-to`` a missing folder: one line naming it, exit 2, and no voice written first."""
+    from studio.cli import main
+
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["export", str(trio_voice), "-o", str(out), "--copy-to", str(tmp_path / "nowhere")]) == 2
+    assert capsys.readouterr().err == f"voice-studio: error: --copy-to {tmp_path / 'nowhere'}: not a folder\n"
+    assert list(out.iterdir()) == []

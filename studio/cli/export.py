@@ -88,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
             f"export: {', '.join(named)} {verb} the Piper voice -o writes: give -o FOLDER too (the sherpa-onnx bundle "
             "then holds that voice)"
         )
+    _check_copy_folder(args)
     if args.output is None and _is_onnx_voice(args.checkpoint):
         return _bundle_voice(args)  # no export: the voice's own graph, without torch
     from engines import registry
@@ -164,6 +165,19 @@ def _check_bundle_folder(args: argparse.Namespace) -> None:
         from trainer.checkpoints.sherpa_bundle import check_folder
 
         check_folder(args.sherpa_onnx)
+
+
+def _check_copy_folder(args: argparse.Namespace) -> None:
+    """``--copy-to FOLDER``, where given, is a folder (``home_assistant.copy_voice`` says it again), before any
+    work.
+
+    Raises:
+        HomeAssistantError: it is missing or a file.
+    """
+    if args.copy_to is not None and not args.copy_to.is_dir():
+        from trainer.checkpoints.home_assistant import HomeAssistantError
+
+        raise HomeAssistantError("folder", f"--copy-to {args.copy_to}: not a folder")
 
 
 def _check_espeak_voice(args: argparse.Namespace) -> None:
