@@ -440,15 +440,26 @@ def test_the_wyoming_server_failing_beside_http_stops_serve_with_its_error():
         serve(service, "127.0.0.1", 0, alongside=fails)
 
 
-@pytest.mark.parametrize("text", ["Wait... what? Ok.", "It ended... Then it began. And now?", "So... I met Dr. Smith."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Wait... what? Ok.",
+        "It ended... Then it began. And now?",
+        "So... I met Dr. Smith.",
+        "1. First item\n2. Second item\nThat is all.",
+        "Here are the steps:\n1. Open the door\n2. Turn on the light\n3. Sit down",
+    ],
+)
 def test_text_streamed_in_is_cut_only_where_the_voice_ends_a_sentence(joe, text):
-    """An ellipsis ends no sentence for espeak-ng: the stream's pieces, each spoken as a request, hold the
-    sentences the whole text holds (cut after ``Wait...``, they were spoken as two, a sentence's pause between)."""
+    """An ellipsis ends no sentence for espeak-ng, a list item's ``1.`` is read "one:" with its item: the stream's
+    pieces, each cleaned and spoken as a request, hold the sentences the whole text holds (cut after ``Wait...`` or
+    ``1.``, they were spoken as two, a sentence's pause between, and ``1.`` as "one.")."""
+    from engines.cleaning import clean_text
     from engines.phonemes import Phonemizer, sentences
 
     phonemizer = Phonemizer(joe.config)
     stream = SentenceStream()
     pieces = [p for p in (*(stream.add(c) for c in text), stream.finish()) if p]
-    spoken = [s.phonemes for piece in pieces for s in sentences(phonemizer, piece)]
-    assert spoken == [s.phonemes for s in sentences(phonemizer, text)]
+    spoken = [s.phonemes for piece in pieces for s in sentences(phonemizer, clean_text(piece))]
+    assert spoken == [s.phonemes for s in sentences(phonemizer, clean_text(text))]
     assert "".join(pieces) == text
