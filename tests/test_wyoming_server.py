@@ -448,10 +448,12 @@ def test_the_wyoming_server_failing_beside_http_stops_serve_with_its_error():
         "So... I met Dr. Smith.",
         "1. First item\n2. Second item\nThat is all.",
         "Here are the steps:\n1. Open the door\n2. Turn on the light\n3. Sit down",
+        "The U.S. team won. Great! I live in the U.S. The end.",
     ],
 )
 def test_text_streamed_in_is_cut_only_where_the_voice_ends_a_sentence(joe, text):
-    """An ellipsis ends no sentence for espeak-ng, a list item's ``1.`` is read "one:" with its item: the stream's
+    """An ellipsis ends no sentence for espeak-ng, a list item's ``1.`` is read "one:" with its item, an acronym
+    before a lower-case word goes on with its sentence: the stream's
     pieces, each cleaned and spoken as a request, hold the sentences the whole text holds (cut after ``Wait...`` or
     ``1.``, they were spoken as two, a sentence's pause between, and ``1.`` as "one.")."""
     from engines.cleaning import clean_text
