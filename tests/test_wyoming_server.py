@@ -449,6 +449,7 @@ def test_the_wyoming_server_failing_beside_http_stops_serve_with_its_error():
         "1. First item\n2. Second item\nThat is all.",
         "Here are the steps:\n1. Open the door\n2. Turn on the light\n3. Sit down",
         "The U.S. team won. Great! I live in the U.S. The end.",
+        "Steps:\n1. Open the door.\n2. Sit down. It is done. 42 is the answer.",
     ],
 )
 def test_text_streamed_in_is_cut_only_where_the_voice_ends_a_sentence(joe, text):
