@@ -440,3 +440,14 @@ def test_a_copy_to_folder_that_is_missing_is_named_before_the_export(trio_voice,
     assert main(["export", str(trio_voice), "-o", str(out), "--copy-to", str(tmp_path / "nowhere")]) == 2
     assert capsys.readouterr().err == f"voice-studio: error: --copy-to {tmp_path / 'nowhere'}: not a folder\n"
     assert list(out.iterdir()) == []
+
+
+def test_an_empty_name_or_language_is_refused_not_taken_for_the_default(trio_voice, tmp_path, capsys):
+    """``--name ''`` (an unset shell variable) is a name Home Assistant would not take, not the default name."""
+    from studio.cli import main
+
+    assert main(["export", str(trio_voice), "-o", str(tmp_path), "--name", ""]) == 2
+    assert "--name: '' is not a voice name Home Assistant accepts" in capsys.readouterr().err
+    assert main(["export", str(trio_voice), "-o", str(tmp_path), "--language", ""]) == 2
+    assert "--language: '' is not a language code" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

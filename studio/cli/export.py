@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("export: give -o FOLDER (or NAME.onnx), --sherpa-onnx DIR, or both")
     if args.output is None and (args.send_to or args.copy_to):
         raise ValueError("export: --send-to and --copy-to send the Piper voice: give -o FOLDER too")
-    if args.output is None and (named := [f"--{k}" for k in ("name", "language", "quality") if getattr(args, k)]):
+    if args.output is None and (named := _naming_flags(args)):
         verb = "names" if len(named) == 1 else "name"
         raise ValueError(
             f"export: {', '.join(named)} {verb} the Piper voice -o writes: give -o FOLDER too (the sherpa-onnx bundle "
@@ -133,6 +133,11 @@ def run(args: argparse.Namespace) -> int:
 
         _said_bundle(write_bundle(onnx_path, args.sherpa_onnx, espeak_voice=args.espeak_voice))
     return 0
+
+
+def _naming_flags(args: argparse.Namespace) -> list[str]:
+    """The naming flags given (``--name``, ``--language``, ``--quality``; an empty value counts as given)."""
+    return [f"--{k}" for k in ("name", "language", "quality") if getattr(args, k) is not None]
 
 
 def _is_onnx_voice(source: Path) -> bool:

@@ -60,7 +60,8 @@ def named_output(args: argparse.Namespace, source: Path, config):
     given = Path(args.output)
     folder = _is_folder(str(args.output))
     default = default_naming(source, naming_config(source, config), None if folder else given, language=args.language)
-    asked = {k: v for k, v in (("name", args.name), ("language", args.language), ("quality", args.quality)) if v}
+    given_flags = (("name", args.name), ("language", args.language), ("quality", args.quality))
+    asked = {k: v for k, v in given_flags if v is not None}  # "" too: refused by checked(), not dropped
     naming = replace(default, **asked).checked()
     if folder:
         output = given / f"{naming.stem}.onnx"
