@@ -405,3 +405,49 @@ def test_a_language_that_cannot_be_told_must_be_given(trio_voice):
         default_naming(Path("tuned.ckpt"), odd)
     named = default_naming(Path("tuned.ckpt"), odd, language="sw_KE")
     assert (named.language, named.name, named.quality) == ("sw_KE", "tuned", "low")
+
+
+def test_a_folder_output_that_is_missing_and_naming_without_a_voice_file_are_named(trio_voice, tmp_path, capsys):
+    """``-o missing/`` (or a missing name without an extension) is a folder that does not exist, said so, not a
+    "give a folder" nor a "file type ''"; ``--name``/``--language``/``--quality`` with ``--sherpa-onnx`` alone (no
+    -o, which they name) are refused, not dropped; nothing written."""
+    from studio.cli import main
+
+    missing = f"{tmp_path / 'missing'}{os.sep}"
+    for output in (missing, str(tmp_path / "missing")):
+        assert main(["export", str(trio_voice), "-o", output, "--name", "kitchen"]) == 2
+        error = capsys.readouterr().err
+        assert error == f"voice-studio: error: -o {output}: no such folder; make it first, or give a file NAME.onnx\n"
+    bundle = tmp_path / "bundle"
+    assert main(["export", str(trio_voice), "--sherpa-onnx", str(bundle), "--name", "kitchen"]) == 2
+    said = "export: --name names the Piper voice -o writes: give -o FOLDER too (the sherpa-onnx bundle then holds that"
+    assert capsys.readouterr().err.startswith(f"voice-studio: error: {said}")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_upload_url_pasted_whole_is_taken(server, voices):
+    """``--send-to http://HOST:PORT/api/piper/upload`` (the API's own URL, as wyoming-piper's page shows it): the
+    voice is sent, not refused as a 404 'is this wyoming-piper?'."""
+    assert send_voice(voices["joe"], f"{server.url}/api/piper/upload/") == "en_US-joe-medium"
+
+
+def test_a_copy_to_folder_that_is_missing_is_named_before_the_export(trio_voice, tmp_path, capsys):
+    """``--copy-to`` a missing folder: one line naming it, exit 2, and no voice written first."""
+    from studio.cli import main
+
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["export", str(trio_voice), "-o", str(out), "--copy-to", str(tmp_path / "nowhere")]) == 2
+    assert capsys.readouterr().err == f"voice-studio: error: --copy-to {tmp_path / 'nowhere'}: not a folder\n"
+    assert list(out.iterdir()) == []
+
+
+def test_an_empty_name_or_language_is_refused_not_taken_for_the_default(trio_voice, tmp_path, capsys):
+    """``--name ''`` (an unset shell variable) is a name Home Assistant would not take, not the default name."""
+    from studio.cli import main
+
+    assert main(["export", str(trio_voice), "-o", str(tmp_path), "--name", ""]) == 2
+    assert "--name: '' is not a voice name Home Assistant accepts" in capsys.readouterr().err
+    assert main(["export", str(trio_voice), "-o", str(tmp_path), "--language", ""]) == 2
+    assert "--language: '' is not a language code" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

@@ -320,3 +320,25 @@ def test_a_speaking_rate_counts_the_phonemes_of_the_text_as_spoken(phonemizer):
     assert count_phonemes(phonemizer, "Add 2 kg at 9 a.m.") == count_phonemes(
         phonemizer, "Add two kilograms at nine AM."
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("It is done. 42 is the answer.", "It is done. Forty two is the answer."),
+        ("Hi there. $5 is the price.", "Hi there. Five dollars is the price."),
+        ('He said "ok." 5 more.', 'He said "ok." Five more.'),
+        ("Wait... 42 then.", "Wait... forty two then."),
+        ("I have 42 apples.", "I have forty two apples."),
+    ],
+)
+def test_a_number_that_opens_a_sentence_is_said_from_a_capital(text, said):
+    """A sentence that begins with a number or a symbol still begins one once said as words (espeak-ng ends a
+    sentence at a period only before a capital or a digit, as Piper reading the digits does); not after an
+    ellipsis nor within a sentence."""
+    assert normalize(text, "en-us").text == said
+
+
+def test_the_sentence_before_a_number_ends_as_piper_ends_it(joe):
+    """``Done. 42 is it.``: two sentences, as piper-tts reads the digits (not "done forty two" run on)."""
+    assert len(list(sentences(Phonemizer(joe.config), "It is done. 42 is the answer."))) == 2

@@ -246,6 +246,9 @@ def _taken_port() -> tuple[socket.socket, int]:
         (["--wyoming", "http://127.0.0.1:10200"], "give tcp://HOST:PORT (e.g. tcp://0.0.0.0:10200) or unix://PATH"),
         (["--wyoming", "tcp://127.0.0.1:{taken}"], "cannot listen on tcp://127.0.0.1:{taken}"),
         (["--wyoming", "--zeroconf"], "--zeroconf needs zeroconf (not installed): pip install 'voice-studio[zeroconf]"),
+        (["--wyoming", "unix:///tmp/w.sock", "--zeroconf"], "--zeroconf announces a tcp:// address on the network"),
+        (["--wyoming", "unix://w.sock"], "give the socket's absolute path, three slashes: unix:///run/wyoming.sock"),
+        (["--wyoming", "tcp://name.invalid:10200"], "cannot listen on tcp://name.invalid:10200: "),
     ],
 )
 def test_wyoming_options_that_cannot_work_stop_serve_in_one_line(args, said, monkeypatch, capsys):
@@ -258,6 +261,7 @@ def test_wyoming_options_that_cannot_work_stop_serve_in_one_line(args, said, mon
     error = capsys.readouterr().err
     assert status == 2 and error.count("\n") == 1, error
     assert said.format(taken=taken) in error
+    assert ("another server" in error) == ("{taken}" in said)  # the hint only where the port is taken
 
 
 @pytest.fixture(scope="module")
@@ -323,3 +327,142 @@ def test_ssml_is_held_whole_until_the_stream_ends():
     stream = SentenceStream(whole=True)
     assert stream.add("<speak>One. Two. ") == "" and stream.add("Three.</speak>") == ""
     assert stream.finish() == "<speak>One. Two. Three.</speak>"
+
+
+def test_what_is_no_event_ends_only_its_connection_and_a_refused_synthesize_leaves_nothing_running():
+    """Lines that are no Wyoming event, an event cut short by its client, and a synthesize refused (too long, text
+    not text): each ends its own connection, nothing is reported as a fault of the server (no task exception, no
+    synthesis task left waiting for text), and the next client is answered."""
+    import gc
+
+    from engines import registry
+    from engines.server.service import ServiceConfig, SpeechService
+    from engines.server.wyoming_listener import bind
+    from engines.server.wyoming_server import run_wyoming
+
+    service = SpeechService(ServiceConfig([registry.find_voice(None)], workers=1, max_chars=MAX_CHARS))
+    listener = bind("tcp://127.0.0.1:0")
+
+    async def send_raw(raw: bytes, *, wait_for_close: bool) -> bytes:
+        reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+        writer.write(raw)
+        await writer.drain()
+        said = await asyncio.wait_for(reader.read(), TIMEOUT_S) if wait_for_close else b""
+        writer.close()
+        return said
+
+    async def scenario() -> tuple[list[str], list[Heard], Heard]:
+        faults: list[str] = []
+        asyncio.get_running_loop().set_exception_handler(lambda _loop, context: faults.append(context["message"]))
+        server = asyncio.create_task(run_wyoming(service, listener))
+        for line in (b'{"x": 1}\n', b"[1, 2]\n", b'{"type": "describe", "data_length": "x"}\n'):
+            assert await send_raw(line, wait_for_close=True) == b""
+        await send_raw(b'{"type": "synthesize", "data_length": 40}\n{"text": "cut', wait_for_close=False)
+        too_long = Synthesize(text="Long words. " * (MAX_CHARS // 12 + 1)).event()
+        refused = [await exchange(listener.port, e) for e in (too_long, Event("synthesize", {"text": 5}))]
+        answered = await exchange(listener.port, Synthesize(text="Still here.").event())
+        server.cancel()
+        await asyncio.gather(server, return_exceptions=True)
+        gc.collect()  # tasks destroyed pending, or with an exception never retrieved, are reported now
+        return faults, refused, answered
+
+    try:
+        faults, refused, answered = asyncio.run(scenario())
+    finally:
+        service.shutdown()
+    assert [h.error.code for h in refused] == ["input_too_long", "bad_event"]
+    assert answered.types == ["audio-start", "audio-chunk", "audio-stop"]
+    assert faults == []  # a refused synthesize's task left waiting is reported when destroyed
+
+
+def test_a_unix_socket_path_is_checked_at_start_and_what_is_there_is_kept(tmp_path, capsys):
+    """unix://: a missing folder, a file that is no socket (left as it was) and a path a server listens on are each
+    one line, exit 2, before any voice loads; a socket left by a server that has gone is taken over."""
+    kept = tmp_path / "my-voice.onnx"
+    kept.write_bytes(b"not a socket")
+    listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listening.bind(str(tmp_path / "taken.sock"))
+    listening.listen()
+    with listening:
+        for path, said in (
+            (tmp_path / "missing" / "w.sock", "No such file or directory"),
+            (kept, "a file that is no socket is there (give a new path)"),
+            (tmp_path / "taken.sock", "a server listens there already"),
+        ):
+            assert main(["serve", "--wyoming", f"unix://{path}", "--no-http"]) == 2
+            error = capsys.readouterr().err
+            assert error.count("\n") == 1 and f"cannot listen on unix://{path}: {said}" in error, error
+    assert kept.read_bytes() == b"not a socket"
+    from engines.server.wyoming_listener import bind
+
+    left = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    left.bind(str(tmp_path / "left.sock"))
+    left.close()  # its file stays, as after a server killed
+    listener = bind(f"unix://{tmp_path / 'left.sock'}")
+    listener.close()
+    assert not (tmp_path / "left.sock").exists()
+
+
+def test_a_unix_socket_serves_and_is_removed_at_the_end(tmp_path):
+    """serve --wyoming unix://PATH --no-http: describe answers through the socket; the socket file goes at exit."""
+    from wyoming.client import AsyncClient
+
+    path = tmp_path / "wyoming.sock"
+    command = [sys.executable, "-m", "studio", "serve", "--wyoming", f"unix://{path}", "--no-http", "--no-warm-up"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "(Wyoming)" in process.stdout.readline()
+
+        async def ask() -> Info:
+            async with AsyncClient.from_uri(f"unix://{path}") as client:
+                await client.write_event(Describe().event())
+                return Info.from_event(await read(client))
+
+        assert asyncio.run(ask()).tts[0].voices[0].name == "en_US-joe-medium"
+    finally:
+        process.terminate()
+        process.wait(10)
+    assert "Traceback" not in process.stderr.read() and not path.exists()
+
+
+def test_the_wyoming_server_failing_beside_http_stops_serve_with_its_error():
+    """What runs beside the HTTP API (the Wyoming server, its zeroconf announcement) and fails stops the server and
+    is raised by ``serve`` (the CLI's one line and exit 2), not said on stderr with exit 0."""
+    from engines import registry
+    from engines.server.app import serve
+    from engines.server.service import ServiceConfig, SpeechService
+
+    async def fails() -> None:
+        raise OSError("the announcement failed")
+
+    service = SpeechService(ServiceConfig([registry.find_voice(None)], workers=1))
+    with pytest.raises(OSError, match="the announcement failed"):
+        serve(service, "127.0.0.1", 0, alongside=fails)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Wait... what? Ok.",
+        "It ended... Then it began. And now?",
+        "So... I met Dr. Smith.",
+        "1. First item\n2. Second item\nThat is all.",
+        "Here are the steps:\n1. Open the door\n2. Turn on the light\n3. Sit down",
+        "The U.S. team won. Great! I live in the U.S. The end.",
+        "Steps:\n1. Open the door.\n2. Sit down. It is done. 42 is the answer.",
+    ],
+)
+def test_text_streamed_in_is_cut_only_where_the_voice_ends_a_sentence(joe, text):
+    """An ellipsis ends no sentence for espeak-ng, a list item's ``1.`` is read "one:" with its item, an acronym
+    before a lower-case word goes on with its sentence: the stream's
+    pieces, each cleaned and spoken as a request, hold the sentences the whole text holds (cut after ``Wait...`` or
+    ``1.``, they were spoken as two, a sentence's pause between, and ``1.`` as "one.")."""
+    from engines.cleaning import clean_text
+    from engines.phonemes import Phonemizer, sentences
+
+    phonemizer = Phonemizer(joe.config)
+    stream = SentenceStream()
+    pieces = [p for p in (*(stream.add(c) for c in text), stream.finish()) if p]
+    spoken = [s.phonemes for piece in pieces for s in sentences(phonemizer, clean_text(piece))]
+    assert spoken == [s.phonemes for s in sentences(phonemizer, clean_text(text))]
+    assert "".join(pieces) == text

@@ -27,7 +27,7 @@ from engines.frontend.span import Span
 if TYPE_CHECKING:
     from engines.frontend.lexicon import Lexicon
 
-VERSION = 4
+VERSION = 5
 """Raised whenever a rule changes what a text says: training caches built with another version are rebuilt
 (``trainer.data.preprocess``)."""
 ENGLISH = (
@@ -69,7 +69,7 @@ def dialect(language: str) -> str | None:
 def frontend_id(language: str, lexicon: Lexicon | None = None) -> str:
     """What a text said in ``language`` depends on: ``en-us/1`` (dialect and :data:`VERSION`), ``""`` where the
     text passes through unchanged; with a non-empty ``lexicon``, ``+lexicon:`` and the first 12 hex digits of
-    its digest are added (``en-us/4+lexicon:0123456789ab``). A training cache records it."""
+    its digest are added (``en-us/5+lexicon:0123456789ab``). A training cache records it."""
     found = dialect(language)
     said = f"{found}/{VERSION}" if found else ""
     return f"{said}+lexicon:{lexicon.digest[:12]}" if lexicon else said

@@ -64,8 +64,28 @@ def apply(rules: Sequence[Rule], text: str, context: Context) -> str:
 
 
 def _speaker(rule: Rule, context: Context) -> Callable[[re.Match[str]], str]:
-    """``rule.speak`` bound to ``context``, as ``re.sub`` calls it."""
-    return lambda match: rule.speak(match, context)
+    """``rule.speak`` bound to ``context``, as ``re.sub`` calls it; words that begin a sentence in place of a number
+    or symbol begin with a capital (:func:`sentence_cased`)."""
+
+    def speak(match: re.Match[str]) -> str:
+        return sentence_cased(match, rule.speak(match, context))
+
+    return speak
+
+
+_SENTENCE_BEFORE = re.compile(r"(?<![.])[.!?][\"'”’)\]]*\s+$")
+"""The end of a sentence (not an ellipsis) and the whitespace after it, just before a match."""
+
+
+def sentence_cased(match: re.Match[str], said: str) -> str:
+    """``said`` with a capital first letter where ``match`` opens a sentence after another one's end and begins
+    with no letter (``Done. 42 is it.`` -> ``Done. Forty two is it.``): espeak-ng ends a sentence at a period only
+    before a capital or a digit, so "done. forty two" would be read on as one sentence (Piper, reading ``42``
+    itself, ends it). A first word of one letter (``a half``) is left as it is: capital, it is read as a letter."""
+    if match.group(0)[:1].isalpha() or not _SENTENCE_BEFORE.search(match.string, 0, match.start()):
+        return said
+    first = re.match(r"\s*([a-z])[a-z]", said)
+    return said if first is None else said[: first.start(1)] + said[first.start(1)].upper() + said[first.end(1) :]
 
 
 def spaced(match: re.Match[str], words: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from engines.frontend.abbreviations import KNOWN, initial_ends, reading
-from engines.frontend.around import around, period_ends
+from engines.frontend.around import around, next_word, period_ends
 
 _BOUNDARY = re.compile(r"(?<=[.!?。！？])\s+(?=\S)")
 _OPENERS = "\"'“‘([«"
@@ -49,8 +49,8 @@ def period_ends_sentence(text: str, index: int) -> bool:
         return found[1]
     if word.lower() in ("a.m", "p.m"):
         return period_ends(after)
-    if _LETTERS.fullmatch(word):
-        return initial_ends(after)
+    if _LETTERS.fullmatch(word):  # a lower-case word after it goes on with the sentence (``the U.S. team won``)
+        return initial_ends(after) and not next_word(after)[:1].islower()
     return True
 
 

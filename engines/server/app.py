@@ -249,6 +249,7 @@ def serve(
     Raises:
         ValueError: a non-loopback ``host`` without ``api_key``.
         OSError: the address is taken or cannot be bound.
+        Exception: what ``alongside()`` raised, once the server has stopped for it.
     """
     with importing("uvicorn"):
         import uvicorn
@@ -274,8 +275,9 @@ def serve(
     url = f"http://{'[' + host + ']' if family == socket.AF_INET6 else host}:{bound}"
     config = uvicorn.Config(create_app(service, api_key), log_level="warning", timeout_graceful_shutdown=5)
     server = _uvicorn_server(config, service)
+    failures: list[BaseException] = []
     if alongside:
-        _run_alongside(server, alongside)
+        _run_alongside(server, alongside, failures)
     if on_ready:
         _announce_when_started(server, url, on_ready)
     try:
@@ -283,6 +285,8 @@ def serve(
     finally:
         service.shutdown()
         sock.close()
+    if failures:
+        raise failures[0]
 
 
 def _uvicorn_server(config, service: SpeechService):
@@ -299,14 +303,15 @@ def _uvicorn_server(config, service: SpeechService):
     return Server(config)
 
 
-def _run_alongside(server, work: Callable[[], Awaitable[None]]) -> None:
-    """Start ``work()`` as a task once uvicorn has started, and cancel it when uvicorn shuts down."""
+def _run_alongside(server, work: Callable[[], Awaitable[None]], failures: list[BaseException]) -> None:
+    """Start ``work()`` as a task once uvicorn has started, and cancel it when uvicorn shuts down; work that fails
+    (not cancelled) stops the whole server, its exception added to ``failures`` (``serve`` raises it)."""
     original_startup, original_shutdown = server.startup, server.shutdown
     tasks: list[asyncio.Task] = []
 
-    def ended(task: asyncio.Task) -> None:  # work that fails (not cancelled) stops the whole server, said
-        if not task.cancelled() and task.exception() is not None:
-            print(f"voice-studio: {task.exception()}", file=sys.stderr)
+    def ended(task: asyncio.Task) -> None:
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            failures.append(exc)
             server.should_exit = True
 
     async def startup(sockets=None):

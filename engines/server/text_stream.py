@@ -1,9 +1,12 @@
 """Complete sentences out of text that arrives in pieces (an LLM's answer, streamed to a Wyoming server).
 
-Sentence ends are the ones ``engines.frontend.split_sentences`` finds (so never after ``Dr.`` or an initial) and
-blank lines (a paragraph break, as ``engines.text`` cuts). A sentence end is only known once the text after it
-has begun (``split_sentences`` asks for whitespace and a next character); where a period's end depends on the
-word after it (an abbreviation, an initial: ``St. Louis`` / ``St. The``;
+Sentence ends are the ones ``engines.frontend.split_sentences`` finds (so never after ``Dr.`` or an initial) but
+an ellipsis (``Wait... what?`` is one sentence to espeak-ng, whose sentences the engines speak: cut there, the
+pieces would be spoken as two, with a sentence's pause and fall between them) and an ordered list item's number at
+the start of a line (``1. Open the door``, an LLM's Markdown: ``engines.markdown_marks`` reads it as "one:" only
+with its item on the line), and blank lines (a paragraph break, as ``engines.text`` cuts). A sentence end is only
+known once the text after it has begun (``split_sentences`` asks for whitespace and a next character); where a
+period's end depends on the word after it (an abbreviation, an initial: ``St. Louis`` / ``St. The``;
 ``engines.frontend.sentences.end_needs_next_word``) it counts once that word is whole (whitespace follows it) or
 the stream has ended. What is given out is the buffered text as it came, up to that end: spoken in order, the
 pieces say exactly what the whole text says.
@@ -46,7 +49,7 @@ def _complete_length(text: str) -> int:
     """Characters at the start of ``text`` that hold only complete sentences (0 when none is complete yet)."""
     breaks = list(PARAGRAPH_BREAK.finditer(text))
     start = breaks[-1].end() if breaks else 0
-    pieces = split_sentences(text[start:])
+    pieces = _sentences(text[start:])
     if len(pieces) < 2:
         return start
     last = pieces[-1]
@@ -56,3 +59,21 @@ def _complete_length(text: str) -> int:
     if len(pieces) == 2:
         return start  # it waits for the word after it to be whole
     return len(before) - len(pieces[-2])
+
+
+_GOES_ON = re.compile(r"\.\.$|(?:^|\n)[ \t]*\d{1,3}\.$")
+"""The end of a sentence ``split_sentences`` finds that is none as spoken: an ellipsis, or a line's list number."""
+
+
+def _sentences(text: str) -> list[str]:
+    """``split_sentences(text)``, where a sentence that ends with an ellipsis (espeak-ng ends no sentence there) or
+    with a list item's number at its line's start (``1.``) goes on into the next; the whitespace between sentences
+    dropped, as ``split_sentences`` drops it."""
+    spans: list[tuple[int, int]] = []
+    for piece in split_sentences(text):
+        start = text.index(piece, spans[-1][1] if spans else 0)
+        if spans and _GOES_ON.search(text[spans[-1][0] : spans[-1][1]]):
+            spans[-1] = (spans[-1][0], start + len(piece))
+        else:
+            spans.append((start, start + len(piece)))
+    return [text[a:b] for a, b in spans]

@@ -28,7 +28,7 @@ import logging
 import numpy as np
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.error import Error
-from wyoming.event import Event
+from wyoming.event import Event, async_read_event
 from wyoming.info import Describe, Info
 from wyoming.server import AsyncEventHandler
 from wyoming.tts import (
@@ -62,12 +62,28 @@ class SpeechHandler(AsyncEventHandler):
         """The text stream in progress (between ``synthesize-start`` and ``synthesize-stop``)."""
 
     async def run(self) -> None:
-        """Answer events until the client goes; one that goes by resetting the connection (it closed with our audio
-        still unread) is a client gone, not an error to print."""
+        """Answer events until the client goes (``wyoming``'s ``AsyncEventHandler.run``, reading with
+        :meth:`read_event`)."""
+        self._is_running = True
         try:
-            await super().run()
-        except ConnectionError:
-            _LOG.debug("the client reset the connection")
+            while self._is_running and (event := await self.read_event()) is not None:
+                if not await self.handle_event(event):
+                    break
+        finally:
+            await self.disconnect()
+            self.writer.close()
+
+    async def read_event(self) -> Event | None:
+        """The client's next event; ``None`` once it has gone: closed, reset (it closed with our audio still unread)
+        or gone in the middle of an event, or it sent bytes that are no Wyoming event (one line logged). None of
+        these is printed as a fault of the server."""
+        try:
+            return await async_read_event(self.reader)
+        except (ConnectionError, EOFError):  # EOFError: asyncio.IncompleteReadError, an event cut short
+            _LOG.debug("the client went away")
+        except (AttributeError, KeyError, TypeError) as exc:  # a JSON line that is not an event's object
+            _LOG.warning("closed a Wyoming connection that sent something other than an event: %r", exc)
+        return None
 
     async def handle_event(self, event: Event) -> bool:
         """Answer ``event``; False (close the connection) after an ``error`` event."""
@@ -89,7 +105,11 @@ class SpeechHandler(AsyncEventHandler):
         elif Synthesize.is_type(event.type) and self.stream is None:
             synthesize = Synthesize.from_event(event)
             utterance = self._begin(synthesize.voice, synthesize.text_format, streaming=False)
-            utterance.add(synthesize.text)
+            try:
+                utterance.add(synthesize.text)
+            except BaseException:  # too long or not text: its task, waiting for text, ends with it
+                utterance.cancel()
+                raise
             return await utterance.finish()
         elif SynthesizeStart.is_type(event.type):
             start = SynthesizeStart.from_event(event)

@@ -18,7 +18,7 @@ import socket
 from collections.abc import Callable
 from functools import partial
 
-from wyoming.server import AsyncServer, AsyncUnixServer
+from wyoming.server import AsyncServer
 
 from engines.imports import importing
 from engines.server.service import SpeechService
@@ -27,8 +27,9 @@ from engines.server.wyoming_info import service_info
 from engines.server.wyoming_listener import WyomingListener
 
 
-class _BoundTcpServer(AsyncServer):
-    """wyoming's TCP server on a socket bound beforehand (so port 0 works and a taken port fails at start)."""
+class _BoundServer(AsyncServer):
+    """wyoming's server on a socket bound beforehand, TCP or Unix (so port 0 works, and a taken port or path fails
+    at start; wyoming's own Unix server would delete whatever file is at its path)."""
 
     def __init__(self, sock: socket.socket) -> None:
         super().__init__()
@@ -50,7 +51,9 @@ class _BoundTcpServer(AsyncServer):
 
 async def run_wyoming(service: SpeechService, listener: WyomingListener, zeroconf: str | None = None) -> None:
     """Serve Wyoming clients on ``listener`` until cancelled; ``zeroconf``: announce under this name."""
-    server = _BoundTcpServer(listener.sock) if listener.sock else AsyncUnixServer(listener.path or "")
+    if listener.sock is None:
+        raise ValueError(f"{listener.uri}: not bound (engines.server.wyoming_listener.bind binds it)")
+    server = _BoundServer(listener.sock)
     info = service_info(service)
     if zeroconf is not None:
         await announce(listener, zeroconf)
@@ -58,6 +61,7 @@ async def run_wyoming(service: SpeechService, listener: WyomingListener, zerocon
         await server.run(partial(SpeechHandler, service, info))
     finally:
         await server.stop()
+        listener.close()
 
 
 async def announce(listener: WyomingListener, name: str) -> None:
@@ -102,5 +106,4 @@ def serve_wyoming(
     finally:
         service.cancel_all()
         service.shutdown()
-        if listener.sock:
-            listener.sock.close()
+        listener.close()

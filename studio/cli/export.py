@@ -48,8 +48,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     export.add_argument(
         "-o",
-        "--output",
-        type=Path,
+        "--output",  # kept as typed: a trailing / says a folder is meant (export_naming.named_output)
         help="a folder, where the voice is named as Home Assistant expects (LL_RR-NAME-QUALITY.onnx, from --name, "
         "--language and --quality), or a file NAME.onnx, kept as named (NAME.onnx.json is written too)",
     )
@@ -74,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
         ExtraMissing: torch is not installed (an ONNX-only install), with how to add it. EspeakVoiceError:
         ``--espeak-voice`` names a voice espeak-ng does not have (the voice's own ``espeak.voice``: VoiceError).
         SherpaBundleError: ``--sherpa-onnx DIR`` is a file or not writable, or the voice has what sherpa-onnx cannot
-        read. ValueError: neither ``-o`` nor ``--sherpa-onnx`` given, or ``--send-to``/``--copy-to`` without ``-o``.
+        read. ValueError: neither ``-o`` nor ``--sherpa-onnx`` given, or ``--send-to``/``--copy-to`` or
+        ``--name``/``--language``/``--quality`` without ``-o``; a folder ``-o`` that does not exist.
         NamingError: ``--name``, ``--language`` or ``--quality`` Home Assistant would not accept, or a file ``-o``
         they disagree with. HomeAssistantError: ``--send-to``/``--copy-to`` could not send or copy the voice.
     """
@@ -82,6 +82,13 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("export: give -o FOLDER (or NAME.onnx), --sherpa-onnx DIR, or both")
     if args.output is None and (args.send_to or args.copy_to):
         raise ValueError("export: --send-to and --copy-to send the Piper voice: give -o FOLDER too")
+    if args.output is None and (named := _naming_flags(args)):
+        verb = "names" if len(named) == 1 else "name"
+        raise ValueError(
+            f"export: {', '.join(named)} {verb} the Piper voice -o writes: give -o FOLDER too (the sherpa-onnx bundle "
+            "then holds that voice)"
+        )
+    _check_copy_folder(args)
     if args.output is None and _is_onnx_voice(args.checkpoint):
         return _bundle_voice(args)  # no export: the voice's own graph, without torch
     from engines import registry
@@ -128,6 +135,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _naming_flags(args: argparse.Namespace) -> list[str]:
+    """The naming flags given (``--name``, ``--language``, ``--quality``; an empty value counts as given)."""
+    return [f"--{k}" for k in ("name", "language", "quality") if getattr(args, k) is not None]
+
+
 def _is_onnx_voice(source: Path) -> bool:
     """``source`` names an ONNX voice (a voice name, or a ``.onnx`` file), which a bundle takes as it is."""
     from engines import registry
@@ -158,6 +170,19 @@ def _check_bundle_folder(args: argparse.Namespace) -> None:
         from trainer.checkpoints.sherpa_bundle import check_folder
 
         check_folder(args.sherpa_onnx)
+
+
+def _check_copy_folder(args: argparse.Namespace) -> None:
+    """``--copy-to FOLDER``, where given, is a folder (``home_assistant.copy_voice`` says it again), before any
+    work.
+
+    Raises:
+        HomeAssistantError: it is missing or a file.
+    """
+    if args.copy_to is not None and not args.copy_to.is_dir():
+        from trainer.checkpoints.home_assistant import HomeAssistantError
+
+        raise HomeAssistantError("folder", f"--copy-to {args.copy_to}: not a folder")
 
 
 def _check_espeak_voice(args: argparse.Namespace) -> None:

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -47,7 +48,8 @@ def named_output(args: argparse.Namespace, source: Path, config):
 
     Raises:
         NamingError: a flag's value Home Assistant would not accept, or a file name the flags disagree with.
-        ValueError: the output cannot be written (``engines.files.check_output_path``).
+        ValueError: the output cannot be written (``engines.files.check_output_path``), or a folder is meant (a
+            trailing ``/``, or no ``.onnx`` extension) that does not exist.
     """
     from dataclasses import replace
 
@@ -55,21 +57,35 @@ def named_output(args: argparse.Namespace, source: Path, config):
     from engines.voice_naming import NamingError
     from trainer.checkpoints.naming import default_naming
 
-    folder = args.output.is_dir() or str(args.output).endswith(("/", "\\"))
-    default = default_naming(
-        source, naming_config(source, config), None if folder else args.output, language=args.language
-    )
-    asked = {k: v for k, v in (("name", args.name), ("language", args.language), ("quality", args.quality)) if v}
+    given = Path(args.output)
+    folder = _is_folder(str(args.output))
+    default = default_naming(source, naming_config(source, config), None if folder else given, language=args.language)
+    given_flags = (("name", args.name), ("language", args.language), ("quality", args.quality))
+    asked = {k: v for k, v in given_flags if v is not None}  # "" too: refused by checked(), not dropped
     naming = replace(default, **asked).checked()
     if folder:
-        output = args.output / f"{naming.stem}.onnx"
+        output = given / f"{naming.stem}.onnx"
     else:
-        output = args.output
+        output = given
         if asked and output.name != f"{naming.stem}.onnx":
             flags = ", ".join(f"--{k}" for k in asked)
             verb = "names" if len(asked) == 1 else "name"
             raise NamingError("-o", f"{output}: {flags} {verb} the file {naming.stem}.onnx; give a folder for -o")
     return check_output_path(output, (".onnx",), "voice file"), naming
+
+
+def _is_folder(output: str) -> bool:
+    """Whether ``-o output`` means a folder: an existing folder, or a path with a trailing separator.
+
+    Raises:
+        ValueError: a folder is meant (a trailing separator, or a name without an extension) that does not exist.
+    """
+    path = Path(output)
+    if path.is_dir():
+        return True
+    if output.endswith(("/", os.sep)) or (not path.suffix and not path.exists()):
+        raise ValueError(f"-o {output}: no such folder; make it first, or give a file NAME.onnx")
+    return False
 
 
 def naming_notes(output: Path, naming) -> list[str]:

@@ -175,7 +175,7 @@ def _check_wyoming_arguments(args: argparse.Namespace) -> None:
     """``--no-http`` and ``--zeroconf`` only with ``--wyoming``; ``--zeroconf`` only with its extra.
 
     Raises:
-        ValueError: one of them without ``--wyoming``.
+        ValueError: one of them without ``--wyoming``, or ``--zeroconf`` with a ``unix://`` address.
         ExtraMissing: ``--zeroconf`` without the zeroconf package, naming the extra to install.
     """
     from engines import extras
@@ -183,6 +183,8 @@ def _check_wyoming_arguments(args: argparse.Namespace) -> None:
     for flag, given in (("--no-http", args.no_http), ("--zeroconf", args.zeroconf is not None)):
         if given and not args.wyoming:
             raise ValueError(f"{flag} is about the Wyoming server: give --wyoming too")
+    if args.zeroconf is not None and args.wyoming.startswith("unix:"):
+        raise ValueError("--zeroconf announces a tcp:// address on the network: give --wyoming tcp://HOST:PORT")
     if args.zeroconf is not None:
         extras.require("zeroconf", "--zeroconf")
 

@@ -41,12 +41,13 @@ class HomeAssistantError(VoiceStudioError, RuntimeError):
 
 def server_url(url: str) -> str:
     """``url`` as the base of wyoming-piper's web server: ``http://`` added where no scheme is given, no trailing
-    ``/`` (``homeassistant.local:5000`` -> ``http://homeassistant.local:5000``).
+    ``/``, and the upload API's own path left out where it was pasted with it (``homeassistant.local:5000`` and
+    ``http://homeassistant.local:5000/api/piper/upload`` -> ``http://homeassistant.local:5000``).
 
     Raises:
         HomeAssistantError: an empty URL (kind ``unreachable``).
     """
-    url = url.strip().rstrip("/")
+    url = url.strip().rstrip("/").removesuffix(UPLOAD_PATH).rstrip("/")
     if not url:
         raise HomeAssistantError("unreachable", "no wyoming-piper URL given (such as http://homeassistant.local:5000)")
     return url if "://" in url else f"http://{url}"
