@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from engines.errors import VoiceStudioError
+from engines.imports import importing
 
 UPLOAD_PATH = "/api/piper/upload"
 """wyoming-piper's voice upload endpoint (``web_server.piper_upload``)."""
@@ -75,7 +76,8 @@ def send_voice(onnx_path: Path | str, url: str) -> str:
         HomeAssistantError: ``unreachable`` (no server answers at ``url``), ``name rejected`` (the server refuses
             the file name), ``refused`` (any other refusal, with the server's message), ``folder`` (no pair).
     """
-    import httpx
+    with importing("httpx"):
+        import httpx
 
     model, config = voice_pair(onnx_path)
     base = server_url(url)

