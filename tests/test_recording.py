@@ -187,3 +187,22 @@ def test_a_stalled_window_loses_no_part_of_a_take(booth, mic):
     until(lambda: booth.phase == REVIEW, 10, booth.poll)
     assert booth.capture.lost == 0
     assert len(booth.take) / booth.rate > len(said) / RATE
+
+
+def test_a_late_poll_still_shows_the_peak_and_the_clip_between_polls():
+    """A poll 200 ms late (a busy window) shows the clipped click that came 150 ms before it: the meter's peak,
+    hold and clip light read every frame since the last poll, its RMS the last 50 ms."""
+    from trainer.dataset.recording.capture import Capture
+    from trainer.dataset.recording.levels import Meter
+    from trainer.dataset.recording.ring import RingBuffer
+
+    capture = Capture(rate=RATE)
+    capture.ring, capture.meter = RingBuffer(RATE), Meter(RATE)
+    capture.ring.write(np.full(RATE // 10, NOISE_RMS, np.float32))
+    assert not capture.levels().clipped
+    late = np.full(RATE // 5, NOISE_RMS, np.float32)
+    late[RATE // 20] = 1.0  # 150 ms before the poll: outside the 50 ms the RMS is measured over
+    capture.ring.write(late)
+    levels = capture.levels()
+    assert levels.clipped and levels.peak_dbfs == 0.0 and levels.hold_dbfs == 0.0
+    assert levels.rms_dbfs == pytest.approx(20 * np.log10(NOISE_RMS), abs=0.1)
