@@ -82,3 +82,20 @@ def test_keys_record_accept_back_retake_and_skip(tab, qtbot):
 
     qtbot.keyClick(record, Qt.Key.Key_Right)
     assert record.booth.index == 2
+
+
+def test_the_meter_labels_its_scale_in_dbfs(qtbot):
+    """Under the bar the meter writes its dBFS scale (-60 to 0, the speech band's -18 and -6), so a level can be
+    read, not guessed: the strip under the bar holds text."""
+    from PySide6.QtGui import QColor
+
+    from studio.widgets.level_meter import TICKS_DB, LevelMeter
+
+    meter = LevelMeter()
+    qtbot.addWidget(meter)
+    meter.resize(600, meter.sizeHint().height())
+    image = meter.grab().toImage()
+    strip = [QColor(image.pixel(x, y)).lightness() for x in range(image.width()) for y in range(30, image.height())]
+    assert image.height() >= 30 + meter.fontMetrics().height()
+    assert sum(1 for light in strip if light < 128) > 20 * len(TICKS_DB)  # glyphs, not a blank strip
+    assert {-60.0, -18.0, -6.0, 0.0} <= set(TICKS_DB)
