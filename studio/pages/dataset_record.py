@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from engines.words import count
 from studio.widgets.flow_layout import flow_row
 from studio.widgets.level_meter import LevelMeter
 from studio.workers import Task
@@ -68,6 +69,9 @@ class RecordTab(QWidget):
         self._task: Task | None = None
         self._checked_take = 0
         self._takes = 0
+        self._accepted_s = 0.0
+        """Seconds of the takes accepted since the booth started (the coverage lines were measured before)."""
+        self._accepted = 0
         self.timer = QTimer(self)
         self.timer.setInterval(POLL_MS)
         self.timer.timeout.connect(self.poll)
@@ -162,6 +166,7 @@ class RecordTab(QWidget):
             self.status.setText(str(exc))
             return
         self.booth = booth
+        self._accepted, self._accepted_s = 0, 0.0
         self.start_button.setText("Stop booth")
         self.timer.start()
         self.setFocus()  # the keys go to the booth, not to a button or list Space would press or open
@@ -221,6 +226,8 @@ class RecordTab(QWidget):
         lost = booth.capture.lost
         said = f"{booth.phase} · prompt {min(booth.index + 1, len(booth.prompts))} of {len(booth.prompts)}"
         said += f" · noise floor {floor}" + (f" · {lost:,} frames lost (the window stalled)" if lost else "")
+        if self._accepted:
+            said += f" · accepted now: {count(self._accepted, 'take')} ({self._accepted_s / 60:.1f} min)"
         self.status.setText(said)
 
     # --- keys -------------------------------------------------------------------
@@ -244,7 +251,9 @@ class RecordTab(QWidget):
     def accept(self) -> None:
         if self.booth is None or self.check is None:
             return
+        self._accepted_s += len(self.booth.take) / self.booth.rate
         entry = self.booth.accept(self.check)
+        self._accepted += 1
         self.check = None
         self.findings.setText(f"Saved {entry.id}.")
         self.clip_written.emit(entry.id)
