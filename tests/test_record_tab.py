@@ -100,3 +100,16 @@ def test_the_meter_labels_its_scale_in_dbfs(qtbot):
     assert image.height() >= 30 + meter.fontMetrics().height()
     assert sum(1 for light in strip if light < 128) > 20 * len(TICKS_DB)  # glyphs, not a blank strip
     assert {-60.0, -18.0, -6.0, 0.0} <= set(TICKS_DB)
+
+
+def test_another_project_shown_stops_the_booth(tab, qtbot, tmp_path):
+    """A booth open on one project stops when the page shows another (New dataset from a voice…, Open project…):
+    a take accepted after would have landed in the project no longer shown."""
+    page, record, _mic = tab
+    qtbot.mouseClick(record.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: record.booth is not None, timeout=30_000)
+    page.workspace.dataset_project = tmp_path / "project"  # the same project again: the booth goes on
+    assert record.booth is not None
+    page.new_project(tmp_path / "other")
+    assert record.booth is None and record.start_button.text() == "Start booth"
+    assert "other" in record.status.text() and record.findings.text() == ""

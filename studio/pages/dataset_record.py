@@ -9,6 +9,7 @@ Enter accept, R retake, → skip, ← back.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -27,6 +28,7 @@ PROMPTS = 50
 RATES = (16000, 22050, 44100, 48000)
 """Capture rates offered besides the device's own, Hz (takes are resampled to the project's voice's)."""
 KEYS = "Space record/stop · Enter accept · R retake · → skip · ← back"
+START = "Start the booth: 3 s of room tone are measured first; stay quiet."
 
 
 def choose_prompts(project, count: int = PROMPTS) -> tuple[list[str], list[str]]:
@@ -87,7 +89,7 @@ class RecordTab(QWidget):
             self.rates.addItem(f"{rate:,} Hz", rate)
         self.start_button = QPushButton("Start booth")
         self.start_button.clicked.connect(self.toggle_booth)
-        self.prompt = QLabel("Start the booth: 3 s of room tone are measured first; stay quiet.")
+        self.prompt = QLabel(START)
         self.prompt.setWordWrap(True)
         self.prompt.setAlignment(Qt.AlignmentFlag.AlignCenter)
         font = QFont(self.prompt.font())
@@ -182,6 +184,16 @@ class RecordTab(QWidget):
             self.booth.close()
         self.booth, self.check = None, None
         self.start_button.setText("Start booth")
+
+    def project_changed(self, folder) -> None:
+        """The page shows the project in ``folder``: a booth open on another stops (its takes would land there)."""
+        if self.booth is None or Path(folder).resolve() == Path(self.booth.project.folder).resolve():
+            return
+        self.close_booth()
+        self.prompt.setText(START)
+        self.findings.setText("")
+        self.coverage.setText("")
+        self.status.setText(f"The booth stopped: the project shown is now {folder}.")
 
     def hideEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.close_booth()  # nothing records while the tab is not in sight
