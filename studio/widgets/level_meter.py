@@ -44,8 +44,9 @@ class LevelMeter(QWidget):
         return self.sizeHint()
 
     def set_levels(self, levels: Levels) -> None:
+        """Show ``levels``: the bar's row is repainted, the scale under it is not (33 times a second)."""
         self.levels = levels
-        self.update()
+        self.update(0, 0, self.width(), BAR)
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
         painter = QPainter(self)
@@ -62,7 +63,8 @@ class LevelMeter(QWidget):
         painter.setBrush(light)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.drawEllipse(QRectF(self.width() - LIGHT - 2, (BAR - LIGHT) / 2, LIGHT, LIGHT))
-        self._scale(painter, bar)
+        if event.rect().bottom() >= BAR:  # the scale is in the region to paint (not on a level's repaint)
+            self._scale(painter, bar)
         painter.end()
 
     def _scale(self, painter: QPainter, bar: QRectF) -> None:
