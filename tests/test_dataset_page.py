@@ -509,3 +509,17 @@ def test_the_edited_column_says_a_text_was_edited_and_its_tooltip_lists_every_ed
     _wait(qtbot, page)
     assert _cell(page, "004", edited) == "✎ speaker"
     assert "anna" in _cell(page, "004", edited, Qt.ItemDataRole.ToolTipRole)
+
+
+def test_a_running_job_greys_out_new_dataset_from_a_voice(qtbot, tmp_path):
+    """While a job runs, New dataset from a voice… is greyed out as Open and New project are: it would show
+    another project under the running job."""
+    from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
+
+    page = DatasetPage(Workspace(dataset_project=tmp_path / "project"))
+    qtbot.addWidget(page)
+    page._set_busy(True)
+    assert not any(page.buttons[name].isEnabled() for name in ("open", "new", "distil"))
+    page._set_busy(False)
+    assert page.buttons["distil"].isEnabled()

@@ -67,6 +67,7 @@ def test_keys_record_accept_back_retake_and_skip(tab, qtbot):
     qtbot.keyClick(record, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=10_000)
     assert record.booth.index == 1 and record.prompt.text() != first
+    assert "accepted now: 1 take (" in record.status.text()  # the coverage lines date from the start
     written = page.project().clips[clip_id_for(first)]
 
     qtbot.keyClick(record, Qt.Key.Key_Left)
@@ -82,3 +83,33 @@ def test_keys_record_accept_back_retake_and_skip(tab, qtbot):
 
     qtbot.keyClick(record, Qt.Key.Key_Right)
     assert record.booth.index == 2
+
+
+def test_the_meter_labels_its_scale_in_dbfs(qtbot):
+    """Under the bar the meter writes its dBFS scale (-60 to 0, the speech band's -18 and -6), so a level can be
+    read, not guessed: the strip under the bar holds text."""
+    from PySide6.QtGui import QColor
+
+    from studio.widgets.level_meter import TICKS_DB, LevelMeter
+
+    meter = LevelMeter()
+    qtbot.addWidget(meter)
+    meter.resize(600, meter.sizeHint().height())
+    image = meter.grab().toImage()
+    strip = [QColor(image.pixel(x, y)).lightness() for x in range(image.width()) for y in range(30, image.height())]
+    assert image.height() >= 30 + meter.fontMetrics().height()
+    assert sum(1 for light in strip if light < 128) > 20 * len(TICKS_DB)  # glyphs, not a blank strip
+    assert {-60.0, -18.0, -6.0, 0.0} <= set(TICKS_DB)
+
+
+def test_another_project_shown_stops_the_booth(tab, qtbot, tmp_path):
+    """A booth open on one project stops when the page shows another (New dataset from a voice…, Open project…):
+    a take accepted after would have landed in the project no longer shown."""
+    page, record, _mic = tab
+    qtbot.mouseClick(record.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: record.booth is not None, timeout=30_000)
+    page.workspace.dataset_project = tmp_path / "project"  # the same project again: the booth goes on
+    assert record.booth is not None
+    page.new_project(tmp_path / "other")
+    assert record.booth is None and record.start_button.text() == "Start booth"
+    assert "other" in record.status.text() and record.findings.text() == ""

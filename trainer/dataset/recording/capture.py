@@ -70,6 +70,8 @@ class Capture:
         """Blocks PortAudio itself reported as overflowed (the callback came too late to take them)."""
         self._ring_s = ring_s
         self._stream: Any = None
+        self._metered = 0
+        """``ring.written`` at the last :meth:`levels`."""
 
     def start(self) -> None:
         """Open the device and start capturing."""
@@ -78,7 +80,7 @@ class Capture:
             info = sd.query_devices(self.device, kind="input")
             self.rate = int(self.rate or info["default_samplerate"])
             self.ring = RingBuffer(round(self._ring_s * self.rate))
-            self.meter = Meter(self.rate)
+            self.meter, self._metered = Meter(self.rate), 0
             self._stream = sd.InputStream(
                 device=self.device,
                 channels=1,
@@ -116,9 +118,12 @@ class Capture:
         return self.ring.read() if self.ring is not None else np.zeros(0, np.float32)
 
     def levels(self) -> Levels:
-        """The meter's levels of the latest frames (``trainer.dataset.recording.levels``)."""
+        """The meter's levels of the frames captured since the last call, at least its window
+        (``trainer.dataset.recording.levels``): a peak or clipped sample between two late polls is still shown."""
         assert self.ring is not None and self.meter is not None
-        return self.meter.update(self.ring.latest(self.meter.window()), self.ring.written)
+        written = self.ring.written
+        new, self._metered = written - self._metered, written
+        return self.meter.update(self.ring.latest(max(new, self.meter.window())), written)
 
     @property
     def lost(self) -> int:

@@ -1,4 +1,5 @@
-"""The level meter a page polls: peak and RMS in dBFS over the last 50 ms, the peak held for 1.5 s, a clip light.
+"""The level meter a page polls: the peak since the last poll and the RMS over the last 50 ms in dBFS, the peak held
+for 1.5 s, a clip light.
 
 Time is counted in frames captured (not wall time), so the meter says the same of the same audio however late a
 page polls it. The clip light turns on at a sample of magnitude ``trainer.dataset.analysis.CLIP_LEVEL`` (0.999,
@@ -35,8 +36,8 @@ def rms_dbfs(samples: np.ndarray) -> float:
 
 @dataclass(frozen=True, kw_only=True)
 class Levels:
-    """What the meter shows now: ``peak_dbfs`` and ``rms_dbfs`` of the last ``WINDOW_S``, ``hold_dbfs`` the held
-    peak, ``clipped`` the clip light."""
+    """What the meter shows now: ``peak_dbfs`` of the frames since the last poll (at least ``WINDOW_S``),
+    ``rms_dbfs`` of the last ``WINDOW_S``, ``hold_dbfs`` the held peak, ``clipped`` the clip light."""
 
     peak_dbfs: float
     rms_dbfs: float
@@ -56,12 +57,13 @@ class Meter:
         self._clip_at = -(10**12)
 
     def window(self) -> int:
-        """Frames measured per poll."""
+        """Frames the RMS is measured over, and the fewest the peak is."""
         return round(WINDOW_S * self.rate)
 
     def update(self, latest: np.ndarray, frame: int) -> Levels:
-        """Levels of ``latest`` (float32 ``[N]``, the last ``window()`` frames) whose last frame is number
-        ``frame`` of the stream."""
+        """Levels of ``latest`` (float32 ``[N]``: the frames since the last poll, at least the last ``window()``)
+        whose last frame is number ``frame`` of the stream: the peak and clip light over all of it (a click between
+        two late polls is shown), the RMS over its last ``window()`` frames."""
         peak = float(np.max(np.abs(latest))) if len(latest) else 0.0
         peak_db = dbfs(peak)
         if peak_db >= self._hold or frame - self._hold_at > HOLD_S * self.rate:
@@ -69,4 +71,5 @@ class Meter:
         if peak >= CLIP_LEVEL:
             self._clip_at = frame
         clipped = frame - self._clip_at <= CLIP_HOLD_S * self.rate
-        return Levels(peak_dbfs=peak_db, rms_dbfs=rms_dbfs(latest), hold_dbfs=self._hold, clipped=clipped)
+        rms = rms_dbfs(latest[-self.window() :])
+        return Levels(peak_dbfs=peak_db, rms_dbfs=rms, hold_dbfs=self._hold, clipped=clipped)

