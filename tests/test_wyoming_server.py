@@ -466,3 +466,22 @@ def test_text_streamed_in_is_cut_only_where_the_voice_ends_a_sentence(joe, text)
     spoken = [s.phonemes for piece in pieces for s in sentences(phonemizer, clean_text(piece))]
     assert spoken == [s.phonemes for s in sentences(phonemizer, clean_text(text))]
     assert "".join(pieces) == text
+
+
+def test_a_voice_without_a_language_block_is_described_in_the_language_its_export_is_named(tmp_path):
+    """describe's language for a voice whose config has no ``language`` block is the code the export names it by
+    (``engines.languages.espeak_language``: espeak ``de`` -> ``de_DE``), not the espeak voice re-cased (``de``)."""
+    import json
+
+    from engines.registry import default_voice
+    from engines.server.wyoming_info import language
+    from engines.voice import load_voice
+
+    joe = default_voice()
+    config = json.loads(joe.model_path.with_name(joe.model_path.name + ".json").read_text(encoding="utf-8"))
+    del config["language"]
+    config["espeak"]["voice"] = "de"
+    model = tmp_path / "x-medium.onnx"
+    model.symlink_to(joe.model_path)
+    model.with_name(model.name + ".json").write_text(json.dumps(config), encoding="utf-8")
+    assert language(load_voice(model)) == "de_DE"
