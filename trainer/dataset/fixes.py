@@ -25,6 +25,10 @@ from engines.imports import importing
 
 DEFAULT_TARGET_LUFS = -23.0
 """EBU R 128's programme loudness target."""
+QUIETEST_TAKE_LUFS = DEFAULT_TARGET_LUFS - 17.0
+"""Integrated loudness, LUFS, under which a recorded or distilled take is too quiet (-40): 17 dB under the level
+Normalize loudness brings clips to, so normalizing it would raise the room's noise as much; quieter, the take is
+mostly its noise floor (``trainer.dataset.recording.takes``, ``trainer.dataset.distil.judge``)."""
 DEFAULT_PEAK_DBFS = -1.0
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from trainer.dataset.fixes import QUIETEST_TAKE_LUFS
 from trainer.dataset.speaker_check import THRESHOLD
 
 MAX_WER = 0.25
@@ -32,9 +33,8 @@ default voice (``en_US-joe-medium``) through our own server, the first 20 covera
 each: most takes 0 to 0.22 (a name, "Prof. Lindqvist", heard as "Professor Lentis"; "squirrels" as "squirrel"); 19
 lines kept, one refused at 0.43 in both takes (joe says "a croissant cost" so that it is heard as "a quas-a-quas").
 A take of another line scores 1.0 or more, and one word changed in eight ("has been" said as "was") 0.375."""
-MIN_LUFS = -40.0
-"""Quietest integrated loudness a take may have, LUFS: 17 dB under the -23 LUFS the Normalize fix brings clips to
-(``trainer.dataset.fixes``); quieter, the take is mostly its noise floor."""
+MIN_LUFS = QUIETEST_TAKE_LUFS
+"""Quietest integrated loudness a take may have, LUFS (``trainer.dataset.fixes.QUIETEST_TAKE_LUFS``)."""
 REFUSED_KINDS = frozenset({"clipped", "dc_offset", "isolated_spikes", "non_finite", "out_of_range", "denormals"})
 """Warnings (besides every blocking finding) that refuse a take: a clip imported from a person's recordings keeps
 them and can be fixed, but another take can simply be asked for."""

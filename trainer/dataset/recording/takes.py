@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from trainer.dataset.fixes import QUIETEST_TAKE_LUFS
 from trainer.dataset.health import ClipRecord, Finding
 from trainer.dataset.manifest import ClipEntry
 
-QUIET_LUFS = -40.0
-"""Speech quieter than this, LUFS, is too quiet: 17 dB under the -23 LUFS that Normalize loudness brings clips to,
-so normalizing it would raise the room's noise as much."""
+QUIET_LUFS = QUIETEST_TAKE_LUFS
+"""Speech quieter than this, LUFS, is too quiet (``trainer.dataset.fixes.QUIETEST_TAKE_LUFS``)."""
 MISREAD_WER = 0.5
 """A recognizer round trip with a word error rate above this (half the words) flags a likely misread. Whisper
 tiny.en's WER on clean read speech is about 0.1 on average (docs/benchmarks.md, "Judging a voice"), but one short
