@@ -55,9 +55,14 @@ def interpreter(monkeypatch):
     """Triton's interpreter on (kernels are built per mode at their first launch, so no earlier import matters)."""
     pytest.importorskip("triton")
     monkeypatch.setenv("TRITON_INTERPRET", "1")
+    import triton_interpreter
+
     from trainer.align import triton_mas
 
     assert triton_mas.interpreted()
+    reason = triton_interpreter.broken_reason()
+    if reason:
+        pytest.skip(reason)
     return triton_mas
 
 

@@ -122,3 +122,21 @@ def test_engines_of_one_voice_speaking_at_once_say_what_each_says_alone(tiny):
     for i in range(len(texts)):
         assert_same_speech(got[i], expected[i])
     assert max(batcher.batches) > 1
+
+
+def test_the_environment_decides_batching_where_the_caller_does_not(tiny, monkeypatch):
+    """VOICE_STUDIO_DECODE_BATCH=1 batches a CPU engine's decoder calls (its default is off), 0 turns batching off,
+    an explicit batch_decode wins, and any other value is one clear error naming the variable."""
+    from engines.base import EngineError
+    from engines.torch.decode_batch import DecodeBatcher
+    from engines.torch.engine import BATCH_DECODE_VARIABLE, TorchEngine
+
+    assert not isinstance(TorchEngine(tiny, device="cpu")._decode, DecodeBatcher)
+    monkeypatch.setenv(BATCH_DECODE_VARIABLE, "1")
+    assert isinstance(TorchEngine(tiny, device="cpu")._decode, DecodeBatcher)
+    assert not isinstance(TorchEngine(tiny, device="cpu", batch_decode=False)._decode, DecodeBatcher)
+    monkeypatch.setenv(BATCH_DECODE_VARIABLE, "0")
+    assert not isinstance(TorchEngine(tiny, device="cpu")._decode, DecodeBatcher)
+    monkeypatch.setenv(BATCH_DECODE_VARIABLE, "yes")
+    with pytest.raises(EngineError, match=BATCH_DECODE_VARIABLE):
+        TorchEngine(tiny, device="cpu")

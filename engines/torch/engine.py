@@ -41,6 +41,10 @@ _LOGGER = logging.getLogger(__name__)
 MAX_BATCH = 16
 """Sentences encoded together at most (one text block holds about 1,000 characters)."""
 
+BATCH_DECODE_VARIABLE = "VOICE_STUDIO_DECODE_BATCH"
+"""Environment variable that decides ``batch_decode`` where the caller leaves it ``None`` (``1`` on, ``0`` off),
+for benchmarks of a server whose engines are made for it (``tests/bench/gpu_streams.py --batch-decode``)."""
+
 
 DEVICE_PATTERN = re.compile(r"auto|cpu|cuda(:\d+)?")
 """Device names the engine takes."""
@@ -80,6 +84,23 @@ class _Request:
     sid: torch.Tensor | None
 
 
+def _batch_decode(asked: bool | None, device: str, own_generator: bool) -> bool:
+    """Whether an engine batches its decoder calls: ``asked`` where given, else :data:`BATCH_DECODE_VARIABLE` where
+    set to ``0`` or ``1``, else on CUDA with the voice's own generator.
+
+    Raises:
+        EngineError: the variable holds anything else.
+    """
+    import os
+
+    if asked is not None:
+        return asked
+    forced = os.environ.get(BATCH_DECODE_VARIABLE, "")
+    if forced not in ("", "0", "1"):
+        raise EngineError(f"{BATCH_DECODE_VARIABLE} must be 0 or 1, not {forced!r}")
+    return forced == "1" if forced else device.startswith("cuda") and own_generator
+
+
 class TorchEngine(LocalEngine):
     """Streams a Piper voice with the torch VITS generator.
 
@@ -90,8 +111,9 @@ class TorchEngine(LocalEngine):
         compile: ``torch.compile`` the decoder on CUDA, warmed up at load.
         plan: chunk sizes and context.
         batch_decode: run the decoder calls of the engines sharing this voice's generator that come at once as
-            one batch (``engines.torch.decode_batch``); ``None``: on CUDA (where a batch of 16 costs about 2 of
-            one), not on the CPU (where it costs 16) nor with ``compile`` or a ``model`` given.
+            one batch (``engines.torch.decode_batch``); ``None``: as :data:`BATCH_DECODE_VARIABLE` says, else on
+            CUDA (where a batch of 16 costs about 2 of one), not on the CPU (where it costs 16) nor with
+            ``compile`` or a ``model`` given.
 
     Raises:
         EngineError: torch missing, or CUDA requested but absent.
@@ -142,7 +164,7 @@ class TorchEngine(LocalEngine):
         if compile and self.device.startswith("cuda"):
             self._decode = torch.compile(self.model.decode, dynamic=True)
             self._warm_up()
-        elif batch_decode or (batch_decode is None and self.device.startswith("cuda") and self._loaded is not None):
+        elif _batch_decode(batch_decode, self.device, self._loaded is not None):
             if self._loaded is None:
                 raise EngineError("batch_decode needs the voice's own generator (model=None)")
             self._decode = self._loaded.batcher()  # concurrent engines of this voice: one decoder call

@@ -12,8 +12,12 @@ stream count, and the audio seconds delivered per wall second, all streams toget
 device for batches of 1, 4 and 16 one-second latents: where 16 cost about what 1 costs, batching concurrent
 requests into one call would pay; where the cost grows with the batch, it would not.
 
+``--batch-decode on,off`` runs the server once with the torch engines' decoder batching on and once off
+(``engines.torch.engine.BATCH_DECODE_VARIABLE``; ``auto``, the default, leaves the engine's choice: on with
+CUDA), a table each.
+
 Usage: ``python tests/bench/gpu_streams.py [--engine torch] [--device cuda] [--streams 1,4,16] [--rounds 2]
-[--batch-probe] [--voice NAME.onnx]``
+[--batch-decode auto|on|off,...] [--batch-probe] [--voice NAME.onnx]``
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,14 +91,18 @@ def run_streams(make_engine, streams: int, rounds: int) -> tuple[list[Request], 
 
 
 def start_server(
-    workers: int, engine: str = "onnx", device: str = "auto", voice: str | None = None
+    workers: int, engine: str = "onnx", device: str = "auto", voice: str | None = None, batch_decode: str = "auto"
 ) -> tuple[subprocess.Popen, str]:
     """``voice-studio serve`` on a free port with ``workers`` workers (a queue of twice as many), the engine,
-    device and voice asked for; returns it and its URL."""
+    device and voice asked for, decoder batching ``auto``, ``on`` or ``off``; returns it and its URL."""
+    from engines.torch.engine import BATCH_DECODE_VARIABLE
+
     command = [sys.executable, "-m", "studio", "serve", "--port", "0", "--workers", str(workers)]
     command += ["--queue", str(2 * workers), "--engine", engine, "--device", device]
     command += ["--voice", voice] if voice else []
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    env = {k: v for k, v in os.environ.items() if k != BATCH_DECODE_VARIABLE}
+    env |= {"on": {BATCH_DECODE_VARIABLE: "1"}, "off": {BATCH_DECODE_VARIABLE: "0"}}.get(batch_decode, {})
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True, env=env)
     line = process.stdout.readline()
     if " on http" not in line:
         process.kill()
@@ -130,10 +139,11 @@ def batch_probe(voice, device: str, repeat: int = 20) -> list[str]:
     return lines
 
 
-def report(results: dict[int, tuple[list[Request], float]], args) -> list[str]:
+def report(results: dict[int, tuple[list[Request], float]], args, batch_decode: str) -> list[str]:
     """The Markdown table of the streams."""
     lines = [
-        f"{args.engine} engine on {args.device}, pcm over 127.0.0.1, {os.cpu_count()} cores, {args.rounds} rounds",
+        f"{args.engine} engine on {args.device}, pcm over 127.0.0.1, {os.cpu_count()} cores, {args.rounds} rounds, "
+        f"decoder batching {batch_decode}",
         "| streams | TTFA median | TTFA worst | RTF median | longest gap | audio s per wall s |",
         "|---:|---:|---:|---:|---:|---:|",
     ]
@@ -154,6 +164,7 @@ def main() -> None:
     parser.add_argument("--streams", default="1,4,16")
     parser.add_argument("--rounds", type=int, default=2, help="times each stream speaks the lines")
     parser.add_argument("--voice", help="a voice file (default: the default voice)")
+    parser.add_argument("--batch-decode", default="auto", help="auto, on or off, or several: on,off")
     parser.add_argument("--batch-probe", action="store_true")
     args = parser.parse_args()
 
@@ -164,15 +175,17 @@ def main() -> None:
 
     voice = load_voice(Path(args.voice)) if args.voice else default_voice()
     counts = [int(n) for n in args.streams.split(",")]
-    process, url = start_server(max(counts), args.engine, args.device, args.voice)
-    settings = RemoteSettings(url=url, model=voice.name, voice="default", extra={"sample_rate": "native"})
-    try:
-        run_streams(lambda: RemoteEngine(settings), 1, 1)  # warm up: the first connection and shapes
-        results = {n: run_streams(lambda: RemoteEngine(settings), n, args.rounds) for n in counts}
-    finally:
-        process.terminate()
-        process.wait(10)
-    print(*report(results, args), sep="\n")
+    for batch_decode in args.batch_decode.split(","):
+        process, url = start_server(max(counts), args.engine, args.device, args.voice, batch_decode)
+        settings = RemoteSettings(url=url, model=voice.name, voice="default", extra={"sample_rate": "native"})
+        make = partial(RemoteEngine, settings)
+        try:
+            run_streams(make, 1, 1)  # warm up: the first connection and shapes
+            results = {n: run_streams(make, n, args.rounds) for n in counts}
+        finally:
+            process.terminate()
+            process.wait(10)
+        print(*report(results, args, batch_decode), "", sep="\n", flush=True)
     if args.batch_probe:
         print(f"\none decoder call on {args.device}, {voice.name}, one-second latents:")
         print(*batch_probe(voice, args.device), sep="\n")

