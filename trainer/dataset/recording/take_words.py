@@ -38,8 +38,8 @@ def _broken(v: Mapping[str, Any]) -> str:
 
 _SENTENCES: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "silent": lambda v: (
-        f"This take has no speech in its {v['duration_s']:.1f} s — is the right microphone chosen, and unmuted? "
-        f"Then {RETAKE}"
+        f"This take has no speech in its {v['duration_s']:.1f} s — check that the microphone chosen is the one you "
+        f"speak into and is not muted, and {RETAKE}"
     ),
     "too_short": lambda v: (
         f"This take has {v['span_s']:.2f} s of speech, under one {v['segment_s']:.2f} s training segment — did it "
