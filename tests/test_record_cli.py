@@ -177,6 +177,18 @@ def test_a_bad_device_name_is_one_line_and_exit_2(mic, tmp_path):  # noqa: F811
     assert not (tmp_path / "p").exists()
 
 
+def test_a_folder_holding_other_things_is_no_project_one_line_and_exit_2(mic, tmp_path, capsys):  # noqa: F811
+    """A folder with files and no project is refused in one line naming it (takes would be mixed into it), and
+    nothing is written there."""
+    from studio.cli import main
+
+    (tmp_path / "notes.txt").write_text("not a dataset")
+    assert main(["dataset", "record", str(tmp_path), "--device", DEVICE]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(tmp_path) in err and "not a dataset project" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mic.fifo", "microphone.conf", "notes.txt"]
+
+
 def test_speech_in_the_room_tone_is_said_and_measured_again(mic, tmp_path, drive):  # noqa: F811
     """Speech while the room tone is measured: a warning says so and offers ``room``; measured again in quiet, the
     floor is the room's and no warning comes."""

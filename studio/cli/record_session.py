@@ -87,6 +87,8 @@ class Session:
         try:
             while self._step():
                 time.sleep(POLL_S)
+            if self.booth.prompt is None:
+                self.say("every prompt of this session is done")
         finally:
             self._pool.shutdown(wait=False, cancel_futures=True)
 
