@@ -113,3 +113,23 @@ def test_another_project_shown_stops_the_booth(tab, qtbot, tmp_path):
     page.new_project(tmp_path / "other")
     assert record.booth is None and record.start_button.text() == "Start booth"
     assert "other" in record.status.text() and record.findings.text() == ""
+
+
+def test_speech_in_the_room_tone_is_said_and_m_measures_it_again(tab, qtbot):
+    """Speech while the room tone is measured: the tab says so and offers Measure room again; M measures again,
+    and in quiet the floor is the room's and the warning goes."""
+    from trainer.dataset.recording.booth import READY, ROOM
+
+    page, record, mic = tab
+    mic.say(speech("slt_0001", gain_db=-6.0)[0])  # heard from the booth's first frame
+    qtbot.mouseClick(record.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: record.booth is not None and record.booth.phase == READY, timeout=30_000)
+    assert "speech" in record.findings.text() and "Measure room again" in record.findings.text()
+    assert record.room_button.isVisible()
+    qtbot.waitUntil(lambda: mic.quiet, timeout=10_000)
+    record.setFocus()
+    qtbot.keyClick(record, Qt.Key.Key_M)
+    assert record.booth.phase == ROOM and record.findings.text() == ""
+    qtbot.waitUntil(lambda: record.booth.phase == READY, timeout=30_000)
+    assert record.booth.room_doubt == "" and record.booth.noise_floor_dbfs < -60
+    assert record.findings.text() == ""

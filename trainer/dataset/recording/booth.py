@@ -2,7 +2,8 @@
 retake, skip and back. Qt-free and poll-driven: the page calls :meth:`Booth.poll` from a timer (30 fps or more) and
 reads ``phase``, ``levels`` and the take; the capture itself runs in PortAudio's thread (``capture``).
 
-Phases: ``room`` (the first ``ROOM_TONE_S`` seconds measure the noise floor), ``ready``, ``recording``,
+Phases: ``room`` (the first ``ROOM_TONE_S`` seconds measure the noise floor; ``room_doubt`` then says when they held
+speech or a room too loud to judge takes by, and :meth:`measure_room` measures again), ``ready``, ``recording``,
 ``review`` (a take stopped; :meth:`check` it, then :meth:`accept` or :meth:`retake`). Accepting writes the take as
 the prompt's curated clip (``takes.write_take``); going back to a prompt and accepting a new take replaces it.
 """
@@ -18,7 +19,7 @@ from engines.imports import importing
 from trainer.dataset.analysis import CLIP_LEVEL
 from trainer.dataset.recording.capture import Capture
 from trainer.dataset.recording.levels import QUIET, Levels
-from trainer.dataset.recording.silence import ROOM_TONE_S, SilenceJudge, noise_floor_dbfs
+from trainer.dataset.recording.silence import ROOM_TONE_S, SilenceJudge, noise_floor_dbfs, room_doubt
 from trainer.dataset.recording.takes import TakeCheck, check_take, median_pace, write_take
 from trainer.dataset.vad import RATE as VAD_RATE
 
@@ -55,11 +56,15 @@ class Booth:
         self.index = 0
         self.phase = ROOM
         self.noise_floor_dbfs: float | None = None
+        self.room_doubt = ""
+        """Why the room tone measured is no floor to judge takes by (``silence.room_doubt``); ``""``: it is one."""
         self.levels: Levels = QUIET
         self.take: np.ndarray | None = None
         """The take in review, float32 ``[N]`` at ``rate`` Hz."""
         self.take_clipped = False
         self._room: list[np.ndarray] = []
+        self._room_judge = SilenceJudge(0.0)
+        """Silero VAD over the room tone: speech heard in it makes the floor doubtful."""
         self._pieces: list[np.ndarray] = []
         self._judge: SilenceJudge | None = None
         self._to_rate: Any = None
@@ -89,9 +94,9 @@ class Booth:
         audio = np.clip(self._to_rate.resample_chunk(raw), -1.0, 1.0) if len(raw) else raw
         if self.phase == ROOM:
             self._room.append(audio)
+            self._room_judge.feed(self._to_vad.resample_chunk(raw) if len(raw) else raw)
             if sum(map(len, self._room)) >= ROOM_TONE_S * self.rate:
-                self.noise_floor_dbfs = noise_floor_dbfs(np.concatenate(self._room), self.rate)
-                self.phase, self._room = READY, []
+                self._measured()
         elif self.phase == RECORDING:
             assert self._judge is not None  # record() made it
             self._pieces.append(audio)
@@ -101,6 +106,19 @@ class Booth:
         if self.phase == RECORDING and self.auto_stop and self._judge is not None and self._judge.ended:
             self.stop(trim=True)
         return self.levels
+
+    def _measured(self) -> None:
+        """The room tone is in: its noise floor, and whether it can be trusted."""
+        self.noise_floor_dbfs = noise_floor_dbfs(np.concatenate(self._room), self.rate)
+        self.room_doubt = room_doubt(self.noise_floor_dbfs, self._room_judge.speech_s)
+        self.phase, self._room = READY, []
+
+    def measure_room(self) -> None:
+        """Measure the room tone again (from ready or review; a take in review is dropped)."""
+        if self.phase not in (READY, REVIEW):
+            return
+        self._room, self._room_judge, self.take = [], SilenceJudge(0.0), None
+        self.noise_floor_dbfs, self.room_doubt, self.phase = None, "", ROOM
 
     def record(self) -> None:
         """Start a take of the current prompt (from ready or review; a take in review is dropped)."""

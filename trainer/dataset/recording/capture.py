@@ -46,6 +46,27 @@ def input_devices() -> list[InputDevice]:
     ]
 
 
+def find_input(wanted: str | None) -> int | None:
+    """PortAudio's index of the input device ``wanted``: an index, a name, or a part of one names one (a whole
+    name first); ``None``: the default input.
+
+    Raises:
+        RecordingError: no device can record, or none is ``wanted`` (the message lists those that can).
+    """
+    devices = input_devices()
+    if not devices:
+        raise RecordingError("no input device: PortAudio lists none that can record (connect a microphone)")
+    if wanted is None:
+        return None
+    found = [d for d in devices if wanted == str(d.index) or wanted == d.name]
+    found = found or [d for d in devices if wanted.lower() in d.name.lower()]
+    if len(found) != 1:
+        names = ", ".join(f"{d.index}: {d.name}" for d in devices)
+        how = "no" if not found else "more than one"
+        raise RecordingError(f"{how} input device named {wanted!r}; the inputs are {names}")
+    return found[0].index
+
+
 def _sounddevice():
     with importing("sounddevice"):
         import sounddevice

@@ -23,7 +23,12 @@ ABOVE_FLOOR_DB = 10.0
 STOP_AFTER_S = 1.0
 """Seconds of trailing silence that end a take."""
 MIN_SPEECH_S = 0.25
-"""Seconds of speech a take must have heard before silence can end it."""
+"""Seconds of speech a take must have heard before silence can end it (and the room tone may hold before it is
+said to have speech in it)."""
+NOISY_FLOOR_DBFS = -45.0
+"""A noise floor louder than this, dBFS, is no usable floor: 15 dB over ACX's limit for a recording's noise floor
+(-60 dBFS RMS, ACX "Audio Submission Requirements"), 22 dB under speech normalized to -23 LUFS; the voice would
+learn the room. A quiet room with a USB microphone measures -60 to -70."""
 
 
 def noise_floor_dbfs(room: np.ndarray, rate: int) -> float:
@@ -31,6 +36,19 @@ def noise_floor_dbfs(room: np.ndarray, rate: int) -> float:
     size = max(1, round(FLOOR_WINDOW_S * rate))
     windows = [room[i : i + size] for i in range(0, len(room) - size + 1, size)] or [room]
     return float(np.median([rms_dbfs(w) for w in windows]))
+
+
+def room_doubt(floor_dbfs: float, speech_s: float) -> str:
+    """Why a room tone (its noise floor, dBFS, and the seconds Silero VAD heard as speech in it) is no floor to
+    judge takes by; ``""`` when it is one."""
+    if speech_s >= MIN_SPEECH_S:
+        return f"the room tone had speech in it ({speech_s:.1f} s): stay quiet and measure it again"
+    if floor_dbfs > NOISY_FLOOR_DBFS:
+        return (
+            f"the room is loud for recording (noise floor {floor_dbfs:.0f} dBFS, over {NOISY_FLOOR_DBFS:.0f}): "
+            "quieten it (a fan, a window) or move closer to the microphone, and measure it again"
+        )
+    return ""
 
 
 class SilenceJudge:
@@ -63,6 +81,11 @@ class SilenceJudge:
         self.windows += 1
 
     @property
+    def speech_s(self) -> float:
+        """Seconds of the windows heard as speech."""
+        return self.speech_windows * WINDOW / RATE
+
+    @property
     def speech_end_s(self) -> float | None:
         """Where the last speech (or sound above the floor after speech) ended, s from the take's start."""
         return (self.last_speech + 1) * WINDOW / RATE if self.last_speech >= 0 else None
@@ -70,6 +93,6 @@ class SilenceJudge:
     @property
     def ended(self) -> bool:
         """Enough speech was heard, then ``STOP_AFTER_S`` of silence."""
-        heard = self.speech_windows * WINDOW / RATE >= MIN_SPEECH_S
+        heard = self.speech_s >= MIN_SPEECH_S
         trailing = (self.windows - 1 - self.last_speech) * WINDOW / RATE
         return heard and trailing >= STOP_AFTER_S

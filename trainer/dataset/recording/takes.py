@@ -1,8 +1,9 @@
 """A take checked at once and written into the project as a curated clip with its confirmed text.
 
 The checks are the dataset's own findings (``trainer.dataset.health``: silent, too short, clipped, DC offset,
-broken samples…) plus two a booth needs: ``too_quiet`` (speech under ``QUIET_LUFS``) and ``misread`` (the best
-installed recognizer's round trip, ``trainer.evaluate.measures.word_error_rate``, over ``MISREAD_WER``).
+broken samples…) plus three a booth needs: ``too_quiet`` (speech under ``QUIET_LUFS``), ``pace`` and ``misread``
+(the best installed recognizer's round trip, ``trainer.evaluate.measures.word_error_rate``, over ``MISREAD_WER``);
+all are worded for a take just recorded (``take_words``), not for a file in a dataset.
 A take is written atomically (``trainer.dataset.jobs.write_float_wav``, then the manifest), and a retake of the
 same prompt replaces its clip: one clip per prompt, ``clip_id_for(text)``.
 """
@@ -18,6 +19,7 @@ import numpy as np
 from trainer.dataset.fixes import QUIETEST_TAKE_LUFS
 from trainer.dataset.health import ClipRecord, Finding
 from trainer.dataset.manifest import ClipEntry
+from trainer.dataset.recording.take_words import FINE, take_sentence
 
 QUIET_LUFS = QUIETEST_TAKE_LUFS
 """Speech quieter than this, LUFS, is too quiet (``trainer.dataset.fixes.QUIETEST_TAKE_LUFS``)."""
@@ -52,8 +54,8 @@ class TakeCheck:
         return [f.kind for f in self.findings]
 
     def lines(self) -> list[str]:
-        """One sentence per finding ("Take is fine" when none)."""
-        return [f.message for f in self.findings] or ["no problem found"]
+        """One sentence per finding, worded for the take (``take_words``); ``take_words.FINE`` when none."""
+        return [f.message for f in self.findings] or [FINE]
 
 
 def clip_id_for(text: str) -> str:
@@ -89,16 +91,18 @@ def check_take(
 
     analysis = jobs.measure(audio, rate, text, voice_config)
     record = ClipRecord("take", text, ClipAnalysis(**analysis), audio_hash=jobs.audio_digest(audio))
-    findings = [f for f in check([record]) if f.kind != "no_text"]
+    found = [(f.kind, f.blocking, f.values, f.message) for f in check([record]) if f.kind != "no_text"]
     loudness = analysis.get("loudness_lufs")
     if loudness is not None and loudness < QUIET_LUFS and analysis.get("speech_start_s") is not None:
-        message = f"too quiet: speech at {loudness:.0f} LUFS, under {QUIET_LUFS:.0f}: move closer or raise the gain"
-        findings.append(Finding("take", "too_quiet", message, False, {"lufs": loudness}))
-    findings += _pace(analysis.get("phonemes_per_second"), median_pace)
+        found.append(("too_quiet", False, {"lufs": loudness, "limit": QUIET_LUFS}, ""))
+    found += _pace(analysis.get("phonemes_per_second"), median_pace)
     heard, wer, note = _round_trip(audio, rate, text, voice_config, recognizer)
     if wer is not None and wer > MISREAD_WER:
-        message = f"likely misread: the recognizer heard {heard!r} (word error rate {wer:.2f}): listen, or retake"
-        findings.append(Finding("take", "misread", message, False, {"wer": wer, "heard": heard}))
+        found.append(("misread", False, {"wer": wer, "heard": heard}, ""))
+    findings = [
+        Finding("take", kind, take_sentence(kind, values, message, len(audio)), blocking, values)
+        for kind, blocking, values, message in found
+    ]
     return TakeCheck(analysis=analysis, findings=findings, heard=heard, wer=wer, note=note)
 
 
@@ -112,16 +116,12 @@ def median_pace(project) -> float | None:
     return float(np.median(paces)) if len(paces) >= PACE_TAKES else None
 
 
-def _pace(pace: float | None, median: float | None) -> list[Finding]:
-    """A ``pace`` finding where ``pace`` is more than ``PACE_LIMIT`` off ``median`` (phonemes per second)."""
+def _pace(pace: float | None, median: float | None) -> list[tuple[str, bool, dict[str, float], str]]:
+    """A ``pace`` finding (kind, blocking, values, no dataset sentence) where ``pace`` is more than ``PACE_LIMIT``
+    off ``median`` (phonemes per second)."""
     if not pace or not median or abs(pace / median - 1) <= PACE_LIMIT:
         return []
-    how = "faster" if pace > median else "slower"
-    message = (
-        f"read {abs(pace / median - 1):.0%} {how} than your median ({pace:.1f} against {median:.1f} phonemes a "
-        "second): retake at your usual pace"
-    )
-    return [Finding("take", "pace", message, False, {"pace": pace, "median": median})]
+    return [("pace", False, {"pace": pace, "median": median}, "")]
 
 
 def _round_trip(audio, rate, text, voice_config, recognizer) -> tuple[str | None, float | None, str]:

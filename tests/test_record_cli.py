@@ -1,0 +1,223 @@
+"""``voice-studio dataset record`` driven by line commands on stdin, recording from the ALSA test microphone
+(``microphone.py``) that ``test_recording`` uses, with real speech from ``../shared/corpus``."""
+
+from __future__ import annotations
+
+import io
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from microphone import DEVICE, RATE
+from test_recording import mic, speech  # noqa: F401 - mic is a fixture
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Driven:
+    """``dataset record`` run in this process (on a thread) with a pipe for stdin and its stdout read line by line."""
+
+    def __init__(self, monkeypatch, args: list[str]) -> None:
+        from studio.cli import main
+
+        read, self._write = os.pipe()
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.FileIO(read, "r")))
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.said: list[str] = []
+        monkeypatch.setattr(sys, "stdout", _Lines(self.lines))
+        self.status: int | None = None
+        self._thread = threading.Thread(
+            target=lambda: setattr(self, "status", main(["dataset", "record", *args])), daemon=True
+        )
+        self._thread.start()
+        self._open = True
+
+    def send(self, command: str) -> None:
+        os.write(self._write, f"{command}\n".encode())
+
+    def wait_for(self, text: str, seconds: float = 60.0) -> str:
+        """The next line of the dialogue holding ``text`` (the lines before it are kept in ``said``)."""
+        end = time.monotonic() + seconds
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.01, end - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"no line with {text!r} in {seconds:g} s; said: {self.said}") from None
+            self.said.append(line)
+            if text in line:
+                return line
+
+    def end(self, seconds: float = 30.0) -> int | None:
+        """Close stdin (the end of the script quits) and wait for the command; its exit status."""
+        if self._open:
+            os.close(self._write)
+            self._open = False
+        self._thread.join(seconds)
+        while not self.lines.empty():
+            self.said.append(self.lines.get())
+        return self.status
+
+
+class _Lines(io.TextIOBase):
+    """A text stream that puts each whole line written into a queue."""
+
+    def __init__(self, lines: queue.Queue) -> None:
+        self._lines, self._part = lines, ""
+
+    def write(self, text: str) -> int:
+        *whole, self._part = (self._part + text).split("\n")
+        for line in whole:
+            self._lines.put(line)
+        return len(text)
+
+
+@pytest.fixture
+def drive(monkeypatch):
+    """``drive(args)``: a ``Driven`` command, ended (its stdin closed, so it quits) after the test."""
+    started: list[Driven] = []
+    yield lambda args: started.append(Driven(monkeypatch, args)) or started[-1]
+    for driven in started:
+        driven.end()
+
+
+def _args(project: Path, *more: str) -> list[str]:
+    texts = [speech(clip)[1] for clip in ("slt_0001", "slt_0002", "slt_0003")]
+    lines = project.parent / "lines.txt"
+    lines.write_text("\n".join(texts) + "\n")
+    return [str(project), "--device", DEVICE, "--rate", str(RATE), "--prompts", str(lines), *more]
+
+
+def _take(driven: Driven, mic, clip: str) -> list[str]:  # noqa: F811 - the fixture's value
+    """``record``, say ``clip``, and wait for the take's check; the lines of its findings."""
+    driven.send("record")
+    driven.wait_for("recording…")
+    mic.say(speech(clip, gain_db=-6.0)[0])
+    driven.wait_for("checking…")
+    start = len(driven.said)
+    driven.wait_for("accept keeps it")
+    return driven.said[start:-1]
+
+
+def test_a_take_is_checked_accepted_and_retaken_as_the_prompts_clip(mic, tmp_path, drive):  # noqa: F811
+    """The room tone's floor is printed, a take stops itself, is checked (the recognizer round trip included) and
+    accepted as the first prompt's curated clip; ``back`` and a clipped retake replace that clip, found clipped."""
+    from trainer.dataset.project import DatasetProject
+    from trainer.dataset.recording.takes import clip_id_for
+
+    project = tmp_path / "project"
+    driven = drive(_args(project))
+    floor = driven.wait_for("noise floor:")
+    assert -66 < float(floor.split()[2]) < -60  # -60 dBFS white noise, 22,050 of 48,000 Hz of it kept
+    first_text = speech("slt_0001")[1]
+    assert driven.wait_for("prompt 1 of 3:") == f"prompt 1 of 3: {first_text}"
+    findings = _take(driven, mic, "slt_0001")
+    assert findings == ["  This take is fine."], findings
+    driven.send("accept")
+    driven.wait_for("saved rec_")
+    clip = DatasetProject(project).clips[clip_id_for(first_text)]
+    assert clip.reviewed and clip.text_origin == "recorded" and DatasetProject(project).clip_path(clip.id).is_file()
+
+    driven.send("back")
+    driven.wait_for("prompt 1 of 3:")
+    misread = _take(driven, mic, "slt_0002")  # another line read for this prompt: the round trip hears it
+    assert any("may not say the prompt: the recognizer heard" in line for line in misread), misread
+    driven.send("retake")
+    driven.wait_for("recording…")
+    mic.say(speech("slt_0001", gain_db=+12.0)[0])
+    driven.wait_for("checking…")
+    clipped = driven.wait_for("clipped")
+    driven.wait_for("accept keeps it")
+    driven.send("accept")
+    driven.wait_for("saved rec_")
+    assert driven.end() == 0
+    again = DatasetProject(project)
+    assert list(again.clips) == [clip.id] and again.clips[clip.id].audio_sha256 != clip.audio_sha256
+    assert "This take" in clipped
+    assert any(line.startswith("accepted 2 takes (") for line in driven.said)
+    assert any("covered" in line and "diphones" in line for line in driven.said)
+
+
+def test_quit_in_the_middle_of_a_take_keeps_the_takes_accepted(mic, tmp_path, drive):  # noqa: F811
+    """A take accepted, the next one begun, ``quit``: the first is the project's one clip, the second is dropped,
+    and the summary counts one take."""
+    from trainer.dataset.project import DatasetProject
+
+    project = tmp_path / "project"
+    driven = drive(_args(project))
+    _take(driven, mic, "slt_0001")
+    driven.send("accept")
+    driven.wait_for("prompt 2 of 3:")
+    driven.send("record")
+    driven.wait_for("recording…")
+    mic.say(speech("slt_0002", gain_db=-6.0)[0])
+    time.sleep(0.5)  # the take under way
+    driven.send("quit")
+    assert driven.end() == 0
+    assert len(DatasetProject(project).clips) == 1
+    assert any(line.startswith("accepted 1 take (") for line in driven.said), driven.said
+
+
+def test_a_bad_device_name_is_one_line_and_exit_2(mic, tmp_path):  # noqa: F811
+    """An input device that does not exist: one line on stderr naming it (and the inputs there are), exit 2, no
+    traceback, and no project made."""
+    done = subprocess.run(
+        [sys.executable, "-m", "studio.cli", "dataset", "record", str(tmp_path / "p"), "--device", "no such mic"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "'no such mic'" in done.stderr and DEVICE in done.stderr, done.stderr
+    assert not (tmp_path / "p").exists()
+
+
+def test_a_folder_holding_other_things_is_no_project_one_line_and_exit_2(mic, tmp_path, capsys):  # noqa: F811
+    """A folder with files and no project is refused in one line naming it (takes would be mixed into it), and
+    nothing is written there."""
+    from studio.cli import main
+
+    (tmp_path / "notes.txt").write_text("not a dataset")
+    assert main(["dataset", "record", str(tmp_path), "--device", DEVICE]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(tmp_path) in err and "not a dataset project" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mic.fifo", "microphone.conf", "notes.txt"]
+
+
+def test_speech_in_the_room_tone_is_said_and_measured_again(mic, tmp_path, drive):  # noqa: F811
+    """Speech while the room tone is measured: a warning says so and offers ``room``; measured again in quiet, the
+    floor is the room's and no warning comes."""
+    said, _ = speech("slt_0001", gain_db=-6.0)
+    mic.say(said)  # heard from the first frame the booth captures
+    driven = drive(_args(tmp_path / "project"))
+    warning = driven.wait_for("warning:")
+    assert "speech" in warning and "'room' measures again" in warning
+    until = time.monotonic() + 10
+    while not mic.quiet and time.monotonic() < until:
+        time.sleep(0.05)
+    driven.send("room")
+    floor = driven.wait_for("noise floor:")
+    assert float(floor.split()[2]) < -60
+    driven.wait_for("prompt 1 of 3:")
+    assert driven.end() == 0
+    assert not [line for line in driven.said[driven.said.index(floor) :] if "warning" in line]
+
+
+def test_the_terminal_meter_and_keys():
+    """The meter's bar fills to the RMS with ``#``, to the peak with ``=``, marks the held peak and says CLIP; the
+    keys (arrows as escape sequences) become the session's commands, other keys are ignored."""
+    from studio.cli.record_keys import keys_to_commands
+    from studio.cli.record_session import meter_line
+    from trainer.dataset.recording.levels import Levels
+
+    line = meter_line(Levels(peak_dbfs=-30.0, rms_dbfs=-45.0, hold_dbfs=-12.0, clipped=False))
+    assert line.startswith("[" + "#" * 8 + "=" * 7 + " " * 8 + "|" + " " * 6 + "]") and not line.endswith("CLIP")
+    assert meter_line(Levels(peak_dbfs=0.0, rms_dbfs=-3.0, hold_dbfs=0.0, clipped=True)).endswith("CLIP")
+    typed = " \rRs\x1b[Cb\x1b[Dxmq"
+    assert keys_to_commands(typed) == ["toggle", "accept", "retake", "skip", "skip", "back", "back", "room", "quit"]
