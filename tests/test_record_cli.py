@@ -221,3 +221,27 @@ def test_the_terminal_meter_and_keys():
     assert meter_line(Levels(peak_dbfs=0.0, rms_dbfs=-3.0, hold_dbfs=0.0, clipped=True)).endswith("CLIP")
     typed = " \rRs\x1b[Cb\x1b[Dxmq"
     assert keys_to_commands(typed) == ["toggle", "accept", "retake", "skip", "skip", "back", "back", "room", "quit"]
+
+
+def test_a_take_whose_check_breaks_is_one_line_and_not_kept(mic, tmp_path, drive, monkeypatch):  # noqa: F811
+    """A check that raises what no measure expects (here the booth's check itself) is said in one line, never a
+    traceback; ``accept`` then keeps nothing and says why; the session still quits cleanly."""
+    from trainer.dataset.project import DatasetProject
+    from trainer.dataset.recording.booth import Booth
+
+    def broken(self, *, recognizer=None):
+        raise RuntimeError("the recognizer's model is damaged")
+
+    monkeypatch.setattr(Booth, "check", broken)
+    project = tmp_path / "project"
+    driven = drive(_args(project))
+    driven.send("record")
+    driven.wait_for("recording…")
+    mic.say(speech("slt_0001", gain_db=-6.0)[0])
+    said = driven.wait_for("could not be checked")
+    assert "RuntimeError: the recognizer's model is damaged" in said
+    driven.send("accept")
+    driven.wait_for("not checked, so it is not kept")
+    assert driven.end() == 0
+    assert not any("Traceback" in line for line in driven.said)
+    assert not DatasetProject(project).clips

@@ -301,3 +301,17 @@ def test_a_resumed_import_counts_the_blocking_clips_it_added_and_the_projects(tm
         result = subprocess.run(command, capture_output=True, text=True, timeout=300)
         assert result.returncode == 0, result.stderr
     assert "2 of the 2 clips added now have blocking findings (4 of the project's 5 clips in all;" in result.stderr
+
+
+def test_a_clipped_clip_is_not_also_called_dc_offset():
+    """Speech clipped at 3x gain (9% of its samples at full scale) moves its mean past the DC limit with no DC in
+    the chain: the clipping finding alone is said; the same speech with a real 0.05 offset is still DC."""
+    from trainer.dataset.analysis import DC_LIMIT, analyze
+    from trainer.dataset.health import _sample_findings
+
+    audio, rate, _ = _speech()
+    clipped = np.clip(audio / np.abs(audio).max() * 3.0, -1.0, 1.0)
+    a = analyze(clipped, rate)
+    assert abs(a.dc_offset) > DC_LIMIT and a.clipped_fraction > 0.05  # the case: a mean moved by clipping
+    assert "dc_offset" not in {f.kind for f in _sample_findings("c", a)}
+    assert "dc_offset" in {f.kind for f in _sample_findings("d", analyze(audio + np.float32(0.05), rate))}

@@ -167,7 +167,12 @@ class Session:
     def _take_check(self) -> None:
         if self._checking is None or not self._checking.done():
             return
-        self.check, self._checking = self._checking.result(), None
+        checking, self._checking = self._checking, None
+        try:
+            self.check = checking.result()
+        except Exception as error:  # noqa: BLE001 - whatever broke the check is one line; the take can be recorded again
+            self.say(f"  the take could not be checked ({type(error).__name__}: {error}); r records it again")
+            return
         for line in self.check.lines():
             self.say(f"  {line}")
         if self.check.note:
@@ -219,6 +224,9 @@ class Session:
                 self._start_check()
 
     def _accept(self) -> None:
+        if self.check is None:
+            self.say("this take was not checked, so it is not kept: r records it again")
+            return
         seconds = len(self.booth.take) / self.booth.rate
         entry = self.booth.accept(self.check)
         self.tally.clips.append(entry.id)
