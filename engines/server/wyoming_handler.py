@@ -176,7 +176,7 @@ class Utterance:
     def __init__(self, handler: SpeechHandler, target: Target, *, ssml: bool | None, streaming: bool) -> None:
         self.handler, self.target, self.ssml, self.streaming = handler, target, ssml, streaming
         self.service = handler.service
-        self.sentences = SentenceStream(whole=bool(ssml))
+        self.sentences = SentenceStream(ssml=ssml)
         self.texts: asyncio.Queue[str | None] = asyncio.Queue()
         self.job: Job | None = None
         self.started = False
