@@ -213,11 +213,19 @@ def test_a_client_gone_mid_stream_leaves_the_server_serving_the_next(server):
         ([SynthesizeChunk(text="Hi.")], "no_stream"),
         ([Synthesize(text="<speak><p>Unclosed.</speak>", text_format="ssml")], "invalid_markup"),
         ([SynthesizeStart(), SynthesizeChunk(text="Too [pause: 1s] long. And then")], "invalid_markup"),
+        ([Synthesize(text="")], "empty_input"),
+        ([Synthesize(text=" \n\t ")], "empty_input"),
+        ([SynthesizeStart(), SynthesizeStop()], "empty_input"),
+        (
+            [SynthesizeStart(), SynthesizeChunk(text=" "), SynthesizeChunk(text="** \U0001f600\n"), SynthesizeStop()],
+            "empty_input",
+        ),
     ],
 )
 def test_a_refused_request_is_an_error_event_then_the_connection_ends(server, events, code):
     """Unknown voice or speaker, too much text, a chunk outside a stream, malformed markup (found when a sentence of
-    an open stream is spoken): an error event, the connection closed."""
+    an open stream is spoken), a text or stream with nothing to speak (empty, spaces, marks and emoji): an error
+    event, the connection closed."""
     heard = asyncio.run(exchange(server.port, *(e.event() for e in events)))
     assert heard.error is not None and heard.error.code == code, heard.types
     assert heard.types == ["error"]
