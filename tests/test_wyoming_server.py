@@ -523,13 +523,16 @@ def test_text_streamed_in_and_sent_whole_sound_as_the_http_apis(server):
     assert_same_speech(whole.audio, expected)
 
 
-def test_a_voice_without_a_language_block_is_described_in_the_language_its_export_is_named(tmp_path):
-    """describe's language for a voice whose config has no ``language`` block is the code the export names it by
-    (``engines.languages.espeak_language``: espeak ``de`` -> ``de_DE``), not the espeak voice re-cased (``de``)."""
+def test_a_voice_without_a_language_block_is_listed_in_the_language_its_export_is_named(tmp_path, capsys):
+    """A voice whose config has no ``language`` block: describe, ``voices --json`` and ``/v1/models`` all give the
+    code the export names it by (``engines.languages.espeak_language``: espeak ``de`` -> ``de_DE``), not the espeak
+    voice (``de``), which the last two give as ``espeak_voice``."""
     import json
 
     from engines.registry import default_voice
-    from engines.server.wyoming_info import language
+    from engines.server.model_list import model_list
+    from engines.server.service import ServiceConfig, SpeechService
+    from engines.server.wyoming_info import tts_voice
     from engines.voice import load_voice
 
     joe = default_voice()
@@ -539,4 +542,10 @@ def test_a_voice_without_a_language_block_is_described_in_the_language_its_expor
     model = tmp_path / "x-medium.onnx"
     model.symlink_to(joe.model_path)
     model.with_name(model.name + ".json").write_text(json.dumps(config), encoding="utf-8")
-    assert language(load_voice(model)) == "de_DE"
+    voice = load_voice(model)
+    assert tts_voice("x-medium", voice).languages == ["de_DE"]
+    assert main(["voices", "--json", str(model)]) == 0
+    listed = next(v for v in json.loads(capsys.readouterr().out)["voices"] if v["name"] == "x-medium")
+    (served,) = model_list(SpeechService(ServiceConfig([voice], workers=1)))["data"]
+    for entry in (listed, served):
+        assert (entry["language"], entry["espeak_voice"]) == ("de_DE", "de")
