@@ -509,6 +509,17 @@ def test_text_streamed_in_is_spoken_in_the_sentences_of_the_whole_text(phonemize
         assert "".join(pieces) == text
 
 
+def test_ssml_sent_without_its_format_is_read_whole_as_ssml(server):
+    """A synthesize whose text starts with ``<speak>`` and says no ``text_format`` is SSML, as an HTTP request's
+    ``input`` is: read whole, its pause heard (cut at its first sentence, it was malformed markup)."""
+    text = '<speak>Hello there. <break time="700ms"/> Goodbye now.</speak>'
+    heard = asyncio.run(exchange(server.port, Synthesize(text=text).event()))
+    body = {"model": "joe", "input": text, "response_format": "pcm", "sample_rate": "native"}
+    answer = httpx.post(f"{server.url}/v1/audio/speech", json=body, timeout=60)
+    assert heard.error is None and heard.types == ["audio-start", "audio-chunk", "audio-stop"]
+    assert_same_speech(heard.audio, np.frombuffer(answer.content, "<i2").astype(np.float32) / 32768.0)
+
+
 def test_text_streamed_in_and_sent_whole_sound_as_the_http_apis(server):
     """``list:\n\n- Apples\n- Pears`` streamed one character at a time, and in one ``synthesize``, is the audio the
     HTTP API gives the same text (the cleaner joins the paragraphs: no sentence's pause after ``list:``)."""
