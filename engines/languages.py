@@ -9,7 +9,10 @@ A code outside it is still a valid language (``xx_YY``); its block then has the 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engines.voice import VoiceConfig
 
 LANGUAGES: dict[str, tuple[str, str, str]] = {
     "ar_JO": ("العربية", "Arabic", "Jordan"),
@@ -116,3 +119,14 @@ def espeak_language(espeak_voice: str) -> str | None:
     if family in FAMILY_DEFAULTS:
         return FAMILY_DEFAULTS[family]
     return next((code for code in LANGUAGES if code.partition("_")[0] == family), None)
+
+
+def voice_language(config: VoiceConfig) -> str:
+    """A voice's language as Piper's voice catalog and our export write it: its config's ``language.code``
+    (``en_US``), else its espeak voice's code as the export names it (:func:`espeak_language`: ``en-us`` ->
+    ``en_US``, ``de`` -> ``de_DE``), else the espeak voice itself (a family with no region known). Wyoming's
+    ``describe``, ``voices --json`` and ``/v1/models`` list it so."""
+    code = (config.raw.get("language") or {}).get("code")
+    if code:
+        return str(code)
+    return espeak_language(config.espeak_voice) or config.espeak_voice

@@ -26,6 +26,9 @@ _EMPHASIS = re.compile(
     r"|(?<![\w_])_(?=[^\s_])([^_\n]+?)(?<=\S)_(?![\w_])"  # _italic_
 )
 _CODE = re.compile(r"`([^`\n]+)`")
+_OPENED = re.compile(r"(?<![\w*])\*+(?=[^\s*])|(?<![\w_])_+(?=[^\s_])|`|\[[^\]\n]*$|\]\([^)\s]*$")
+"""What may open an inline mark not yet closed: ``*``/``**``, ``_``/``__`` before a word, a backtick, a link's
+``[text`` or ``](address`` without its end."""
 
 
 def unmark(text: str) -> str:
@@ -41,10 +44,35 @@ def _unmark_line(line: str) -> str:
     if marked:
         number = f"{marked.group(1)}: " if marked.re is _NUMBERED else ""
         line = number + _CLOSING_HASHES.sub("", line[marked.end() :]).rstrip()
-    line = _LINK.sub(r"\1", line)
-    line = _STRONG.sub(r"\2", line)
-    line = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), line)
-    line = _CODE.sub(r"\1", line)
+    line = _unmark_inline(line)
     if marked and line and not _ENDED.search(line):
         line += "."
     return line
+
+
+def _unmark_inline(text: str) -> str:
+    text = _LINK.sub(r"\1", text)
+    text = _STRONG.sub(r"\2", text)
+    text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), text)
+    return _CODE.sub(r"\1", text)
+
+
+def reads_on(line: str, cut: int) -> bool:
+    """Whether the reading of ``line[:cut]`` may still change with what comes after it on its line (for text that
+    arrives in pieces): ``line`` (a line's start, all of it known so far) has a line mark (the line's end gets a
+    period if it has no punctuation) or is a fence, or ``line[:cut]`` has an inline mark opened and not yet closed
+    (``**Note. Then`` may become bold)."""
+    return _mark_length(line) > 0 or _FENCE.match(line) is not None or opens_mark(line[:cut])
+
+
+def opens_mark(text: str) -> bool:
+    """Whether ``text`` has an inline mark (``**``, ``*``, ``_``, a backtick, a link's ``[``) opened and not closed
+    in it, so that what follows may change how it reads."""
+    return _OPENED.search(_unmark_inline(text)) is not None
+
+
+def _mark_length(line: str) -> int:
+    """Characters of the line mark at ``line``'s start (heading, bullet, quote, ordered item's number, with the
+    spaces around it), 0 when it has none."""
+    marked = _LINE_MARK.match(line) or _NUMBERED.match(line)
+    return marked.end() if marked else 0

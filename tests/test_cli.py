@@ -98,12 +98,14 @@ def test_say_bad_voice_names_the_file(tmp_path):
 
 
 def test_voices_lists_the_default_voice():
-    """voices --json lists the embedded voice with its rate and language."""
+    """voices --json lists the embedded voice with its rate, its language as Piper's catalog writes it (``en_US``,
+    as Wyoming's describe and /v1/models) and its espeak-ng voice."""
     result = run_cli("voices", "--json")
     assert result.returncode == 0, result.stderr
     voices = json.loads(result.stdout)["voices"]
     joe = next(v for v in voices if v["name"] == "en_US-joe-medium")
-    assert joe["origin"] == "embedded" and joe["sample_rate"] == 22050 and joe["language"] == "en-us"
+    assert joe["origin"] == "embedded" and joe["sample_rate"] == 22050
+    assert (joe["language"], joe["espeak_voice"]) == ("en_US", "en-us")
 
 
 def test_say_checks_the_output_path_first(tmp_path):

@@ -451,3 +451,87 @@ def test_an_empty_name_or_language_is_refused_not_taken_for_the_default(trio_voi
     assert main(["export", str(trio_voice), "-o", str(tmp_path), "--language", ""]) == 2
     assert "--language: '' is not a language code" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def _voice_file(joe, path: Path) -> Path:
+    """joe as a voice file on disk under another name (an imported or downloaded voice): the model linked, the
+    config copied."""
+    path.symlink_to(joe.model_path)
+    Path(f"{path}.json").write_text(joe.config.path.read_text(encoding="utf-8"), encoding="utf-8")
+    return path
+
+
+def test_a_voice_file_copied_under_a_name_is_described_by_it(joe, tmp_path):
+    """copy_voice with a naming: the pair lands as the name's stem, its config's dataset, language block and
+    quality written for it (the rest as it was); the files on disk stay as they are."""
+    source = _voice_file(joe, tmp_path / "My Voice.onnx")
+    folder = tmp_path / "share-piper"
+    folder.mkdir()
+    naming = VoiceNaming(language="en_GB", name="my_voice", quality="low")
+    copied = copy_voice(source, folder, naming)
+    assert copied == folder / "en_GB-my_voice-low.onnx" and copied.read_bytes() == joe.model_path.read_bytes()
+    config = json.loads(Path(f"{copied}.json").read_text(encoding="utf-8"))
+    assert (config["dataset"], config["language"]["code"], config["audio"]["quality"]) == (copied.stem, "en_GB", "low")
+    assert config["phoneme_id_map"] == joe.config.raw["phoneme_id_map"]
+    assert json.loads(Path(f"{source}.json").read_text(encoding="utf-8")) == joe.config.raw
+
+
+@pytest.mark.gui
+def test_the_synthesize_page_sends_the_chosen_voice_file_under_a_name_home_assistant_takes(
+    qtbot, joe, tmp_path, server
+):
+    """Send to Home Assistant… on the Synthesize page: for a voice file named 'My Voice.onnx' it offers
+    'my_voice' (wyoming-piper's rule), says a bad name in the dialog, then uploads it to wyoming-piper under
+    en_US-my_voice-medium (listed with that dataset and language, spoken over Wyoming), remembering the URL; a
+    missing folder is named."""
+    import httpx
+    from conftest import synthesize_page
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from studio.state import Workspace
+
+    (tmp_path / "voices").mkdir()
+    source = _voice_file(joe, tmp_path / "voices" / "My Voice.onnx")
+    workspace = Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices")
+    page = synthesize_page(qtbot, [source], workspace)
+    page.resize(1100, 700)
+    page.voice_box.setCurrentIndex(page.voice_names().index("My Voice"))
+    assert page.send_button.isEnabled()
+    page.send_button.click()
+    dialog = page.naming_dialog
+    assert (dialog.name.text(), dialog.language.currentText(), dialog.quality.currentText()) == (
+        "my_voice",
+        "en_US",
+        "medium",
+    )
+    _shot(dialog, "send_naming")
+    ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    dialog.name.setText("My Voice")
+    ok.click()
+    assert dialog.isVisible() and dialog.error.text().startswith("Name: 'My Voice' is not a voice name")
+    dialog.name.setText("my_voice")
+    ok.click()
+    where = page.send_dialog
+    assert where is not None and not dialog.isVisible()
+    where.url.setText(server.url)
+    _shot(where, "send_where")
+    where.accept()
+    qtbot.waitUntil(lambda: page.notice.about("send").startswith("Sent "), timeout=60_000)
+    assert "Reload the Piper integration" in page.notice.about("send")
+    assert workspace.home_assistant == {"url": server.url}
+    listed = httpx.get(server.url + "/api/piper/voices", timeout=10).json()["voices"]
+    found = next(v for v in listed if v["name"] == "en_US-my_voice-medium")
+    assert (found["dataset"], found["language"]) == ("en_US-my_voice-medium", "en_US")
+    audio, rate = _speak(server.port, "en_US-my_voice-medium")
+    assert len(audio) / rate > 1.0
+    _shot(page, "send_sent")
+    page.send_voice(source, dialog.naming(), "folder", str(tmp_path / "nowhere"))
+    qtbot.waitUntil(lambda: "failed" in page.notice.about("send"), timeout=60_000)
+    assert page.notice.about("send").endswith("nowhere: not a folder")
+
+
+def _shot(widget, name: str) -> None:
+    """Save what ``widget`` shows as ``NAME.png`` in ``$VOICE_STUDIO_SHOTS``, where that is set (to look at)."""
+    folder = os.environ.get("VOICE_STUDIO_SHOTS")
+    if folder:
+        widget.grab().save(str(Path(folder) / f"{name}.png"))

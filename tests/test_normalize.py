@@ -211,6 +211,7 @@ SPLITS = [
     ("On Jan. 5 we met. Fine? Yes.", ["On Jan. 5 we met.", "Fine?", "Yes."]),
     ("The U.S. Army came. It left.", ["The U.S. Army came.", "It left."]),
     ("We met James T. Kirk. He waved.", ["We met James T. Kirk.", "He waved."]),
+    ("I went home. then I slept. Wait... Then go.", ["I went home. then I slept.", "Wait... Then go."]),
 ]
 
 

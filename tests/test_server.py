@@ -164,7 +164,8 @@ def test_cancelling_the_remote_engine_closes_the_connection(speech_server):
     ("body", "status", "words"),
     [
         (b"{not json", 400, "not valid JSON"),
-        ({"input": "   "}, 400, "no speakable text"),
+        ({"input": "   "}, 400, "'input' has no speakable text"),
+        ({"input": ""}, 400, "'input' has no speakable text"),
         ({"input": "\U0001f600\U0001f389\u2764\ufe0f"}, 400, "no speakable text"),
         ({"input": "a" * 1_000_000}, 413, "over"),
         ({"input": "Hello.", "voice": "nobody", "model": "en_US-joe-medium"}, 404, "unknown speaker 'nobody'"),

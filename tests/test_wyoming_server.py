@@ -212,12 +212,20 @@ def test_a_client_gone_mid_stream_leaves_the_server_serving_the_next(server):
         ([SynthesizeStart(), SynthesizeChunk(text="Long words. " * (MAX_CHARS // 12 + 1))], "input_too_long"),
         ([SynthesizeChunk(text="Hi.")], "no_stream"),
         ([Synthesize(text="<speak><p>Unclosed.</speak>", text_format="ssml")], "invalid_markup"),
-        ([SynthesizeStart(), SynthesizeChunk(text="Too [rate:50] fast. And then")], "invalid_markup"),
+        ([SynthesizeStart(), SynthesizeChunk(text="Too [pause: 1s] long. And then")], "invalid_markup"),
+        ([Synthesize(text="")], "empty_input"),
+        ([Synthesize(text=" \n\t ")], "empty_input"),
+        ([SynthesizeStart(), SynthesizeStop()], "empty_input"),
+        (
+            [SynthesizeStart(), SynthesizeChunk(text=" "), SynthesizeChunk(text="** \U0001f600\n"), SynthesizeStop()],
+            "empty_input",
+        ),
     ],
 )
 def test_a_refused_request_is_an_error_event_then_the_connection_ends(server, events, code):
     """Unknown voice or speaker, too much text, a chunk outside a stream, malformed markup (found when a sentence of
-    an open stream is spoken): an error event, the connection closed."""
+    an open stream is spoken), a text or stream with nothing to speak (empty, spaces, marks and emoji): an error
+    event, the connection closed."""
     heard = asyncio.run(exchange(server.port, *(e.event() for e in events)))
     assert heard.error is not None and heard.error.code == code, heard.types
     assert heard.types == ["error"]
@@ -303,30 +311,37 @@ def test_a_checkpoint_speaks_on_the_torch_engine(tmp_path, make_tiny_checkpoint)
     assert heard.start.rate == 16000 and len(heard.audio) > 1600
 
 
-def test_sentences_come_out_as_soon_as_their_end_is_settled():
-    """The text stream gives each run of complete sentences once the text after it has begun, and where a period
-    may be an abbreviation's (``Dr.``, ``St.``), once the word after it is whole; all of the text, in order."""
+def test_sentences_come_out_once_the_word_after_them_is_whole():
+    """The text stream gives each run of complete sentences once the word after it is whole (``St. Louis`` /
+    ``St. The``: the end may depend on it), a blank line ending none and a list item's line ending one (as the
+    cleaner reads them); all of the text, in order."""
     stream = SentenceStream()
     given = [stream.add(piece) for piece in ("I met Dr.", " Smith today. H", "e was there! T", "hen on Main St. T")]
-    assert given == ["", "I met Dr. Smith today. ", "He was there! ", ""]
+    assert given == ["", "", "I met Dr. Smith today. ", "He was there! "]
     assert stream.add("he end") == "Then on Main St. "
     assert stream.finish() == "The end"
     stream = SentenceStream()
-    assert stream.add("A paragraph without an end\n\nThe next") == "A paragraph without an end\n\n"
+    assert stream.add("A paragraph without an end\n\nThe next ") == ""
+    assert stream.add("one.\n- Apples\n- Pe") == "A paragraph without an end\n\nThe next one.\n"
+    assert stream.add("ars\n") == "- Apples\n" and stream.finish() == "- Pears\n"
     text = "Hello there. I live on Main St. The house is blue! Is it?  Yes."
     for size in (1, 2, 5):
         stream = SentenceStream()
         pieces = [stream.add(text[i : i + size]) for i in range(0, len(text), size)]
-        expected = ["Hello there. ", "I live on Main St. ", "The house is blue! ", "Is it?  "]
+        expected = ["Hello there. ", "I live on Main St. ", "The house is blue! "]
         assert [p for p in pieces if p] == expected
         assert "".join(pieces) + stream.finish() == text
 
 
 def test_ssml_is_held_whole_until_the_stream_ends():
-    """A stream of SSML is spoken whole at its end (markup is never cut)."""
-    stream = SentenceStream(whole=True)
-    assert stream.add("<speak>One. Two. ") == "" and stream.add("Three.</speak>") == ""
-    assert stream.finish() == "<speak>One. Two. Three.</speak>"
+    """A stream of SSML is spoken whole at its end (markup is never cut): asked for, or (not said) when it starts
+    with ``<``, as a request reads ``<speak>``; plain text is not held."""
+    for ssml in (True, None):
+        stream = SentenceStream(ssml=ssml)
+        assert stream.add("<speak>One. Two. ") == "" and stream.add("Three.</speak>") == ""
+        assert stream.finish() == "<speak>One. Two. Three.</speak>"
+    stream = SentenceStream(ssml=None)
+    assert stream.add("One. Two. Three ") == "One. Two. "
 
 
 def test_what_is_no_event_ends_only_its_connection_and_a_refused_synthesize_leaves_nothing_running():
@@ -440,41 +455,95 @@ def test_the_wyoming_server_failing_beside_http_stops_serve_with_its_error():
         serve(service, "127.0.0.1", 0, alongside=fails)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Wait... what? Ok.",
-        "It ended... Then it began. And now?",
-        "So... I met Dr. Smith.",
-        "1. First item\n2. Second item\nThat is all.",
-        "Here are the steps:\n1. Open the door\n2. Turn on the light\n3. Sit down",
-        "The U.S. team won. Great! I live in the U.S. The end.",
-        "Steps:\n1. Open the door.\n2. Sit down. It is done. 42 is the answer.",
-    ],
-)
-def test_text_streamed_in_is_cut_only_where_the_voice_ends_a_sentence(joe, text):
-    """An ellipsis ends no sentence for espeak-ng, a list item's ``1.`` is read "one:" with its item, an acronym
-    before a lower-case word goes on with its sentence: the stream's
-    pieces, each cleaned and spoken as a request, hold the sentences the whole text holds (cut after ``Wait...`` or
-    ``1.``, they were spoken as two, a sentence's pause between, and ``1.`` as "one.")."""
+STREAMED_TEXTS = [
+    "list:\n\n- Apples",
+    "A paragraph without an end\n\nThe next one. Two.",
+    "Here is a list:\n\n- Apples\n- Pears\n- Plums\n\nThat is all.",
+    "Here:\n- apples\n- pears\n- Plums",
+    "# Shopping\n\nBuy milk. Then go home.\n## Step two\nDone.",
+    "- First. Second\n- Third.",
+    "> Quoted. Still quoted\nNot quoted.",
+    "**Important. Read this.** Then go. *Wait. Stop* now.",
+    "Note: **this is bold.** And this is not. Use `a. b` here. See [the docs. Here](http://x.y/z) now. Done.",
+    "```\ncode here. More\n```\nDone.",
+    "Wait... what? Ok. It ended... Then it began. And now?\n\nOk.",
+    "I went home. then I slept. Then I woke.",
+    "1. First item\n2. Second item\nThat is all.",
+    "Here are the steps:\n1. Open the door\n2. Turn on the light\n3. Sit down",
+    "1.\nOpen the door. Done.",
+    "The U.S. team won. Great! I live in the U.S. The end. So... I met Dr. Smith.",
+    "Bring fruit, e.g. apples. Now go. I live on Main St. The house is blue.",
+    "Call me at 9 a.m. Tomorrow works. At 5 p.m. we eat. It costs $3.50. Then 2. Version 2.0 is out.",
+    "[rate:1.5] One. Two. [/rate] Three. Say [[ hɛlˈoʊ. wɜːld ]] now. Then go.",
+]
+"""Texts where a splitter that reads the text as it comes and the cleaner that reads it whole may disagree:
+blank lines, Markdown's line and inline marks, ellipses, lower-case after a period, numbers, abbreviations,
+inline tags."""
+
+
+@pytest.fixture(scope="module")
+def phonemizer(joe):
+    from engines.phonemes import Phonemizer
+
+    return Phonemizer(joe.config)
+
+
+def spoken(phonemizer, texts: list[str]) -> list[list[str]]:
+    """The sentences (phonemes) of ``texts``, each cleaned and spoken as a request is."""
     from engines.cleaning import clean_text
-    from engines.phonemes import Phonemizer, sentences
+    from engines.phonemes import sentences
 
-    phonemizer = Phonemizer(joe.config)
-    stream = SentenceStream()
-    pieces = [p for p in (*(stream.add(c) for c in text), stream.finish()) if p]
-    spoken = [s.phonemes for piece in pieces for s in sentences(phonemizer, clean_text(piece))]
-    assert spoken == [s.phonemes for s in sentences(phonemizer, clean_text(text))]
-    assert "".join(pieces) == text
+    return [s.phonemes for text in texts for s in sentences(phonemizer, clean_text(text))]
 
 
-def test_a_voice_without_a_language_block_is_described_in_the_language_its_export_is_named(tmp_path):
-    """describe's language for a voice whose config has no ``language`` block is the code the export names it by
-    (``engines.languages.espeak_language``: espeak ``de`` -> ``de_DE``), not the espeak voice re-cased (``de``)."""
+@pytest.mark.parametrize("text", STREAMED_TEXTS)
+def test_text_streamed_in_is_spoken_in_the_sentences_of_the_whole_text(phonemizer, text):
+    """Streamed in pieces of 1, 2, 3 and 7 characters, each run the stream gives cleaned and spoken as a request:
+    the sentences are the whole request's (a blank line joined, a list item's line ended, never a cut inside
+    ``**bold**`` or ``[rate:…]``, none after ``Wait...``, ``1.`` or before a lower-case word)."""
+    whole = spoken(phonemizer, [text])
+    for size in (1, 2, 3, 7):
+        stream = SentenceStream()
+        pieces = [p for p in (*(stream.add(text[i : i + size]) for i in range(0, len(text), size)), stream.finish())]
+        assert spoken(phonemizer, [p for p in pieces if p]) == whole, (size, pieces)
+        assert "".join(pieces) == text
+
+
+def test_ssml_sent_without_its_format_is_read_whole_as_ssml(server):
+    """A synthesize whose text starts with ``<speak>`` and says no ``text_format`` is SSML, as an HTTP request's
+    ``input`` is: read whole, its pause heard (cut at its first sentence, it was malformed markup)."""
+    text = '<speak>Hello there. <break time="700ms"/> Goodbye now.</speak>'
+    heard = asyncio.run(exchange(server.port, Synthesize(text=text).event()))
+    body = {"model": "joe", "input": text, "response_format": "pcm", "sample_rate": "native"}
+    answer = httpx.post(f"{server.url}/v1/audio/speech", json=body, timeout=60)
+    assert heard.error is None and heard.types == ["audio-start", "audio-chunk", "audio-stop"]
+    assert_same_speech(heard.audio, np.frombuffer(answer.content, "<i2").astype(np.float32) / 32768.0)
+
+
+def test_text_streamed_in_and_sent_whole_sound_as_the_http_apis(server):
+    """``list:\n\n- Apples\n- Pears`` streamed one character at a time, and in one ``synthesize``, is the audio the
+    HTTP API gives the same text (the cleaner joins the paragraphs: no sentence's pause after ``list:``)."""
+    text = "Here is the list:\n\n- Apples\n- Pears"
+    body = {"model": "joe", "input": text, "response_format": "pcm", "sample_rate": "native"}
+    answer = httpx.post(f"{server.url}/v1/audio/speech", json=body, timeout=60)
+    expected = np.frombuffer(answer.content, "<i2").astype(np.float32) / 32768.0
+    events = [SynthesizeStart().event(), *(SynthesizeChunk(text=c).event() for c in text), SynthesizeStop().event()]
+    streamed = asyncio.run(exchange(server.port, *events, until="synthesize-stopped"))
+    whole = asyncio.run(exchange(server.port, Synthesize(text=text).event()))
+    assert_same_speech(streamed.audio, expected)
+    assert_same_speech(whole.audio, expected)
+
+
+def test_a_voice_without_a_language_block_is_listed_in_the_language_its_export_is_named(tmp_path, capsys):
+    """A voice whose config has no ``language`` block: describe, ``voices --json`` and ``/v1/models`` all give the
+    code the export names it by (``engines.languages.espeak_language``: espeak ``de`` -> ``de_DE``), not the espeak
+    voice (``de``), which the last two give as ``espeak_voice``."""
     import json
 
     from engines.registry import default_voice
-    from engines.server.wyoming_info import language
+    from engines.server.model_list import model_list
+    from engines.server.service import ServiceConfig, SpeechService
+    from engines.server.wyoming_info import tts_voice
     from engines.voice import load_voice
 
     joe = default_voice()
@@ -484,4 +553,10 @@ def test_a_voice_without_a_language_block_is_described_in_the_language_its_expor
     model = tmp_path / "x-medium.onnx"
     model.symlink_to(joe.model_path)
     model.with_name(model.name + ".json").write_text(json.dumps(config), encoding="utf-8")
-    assert language(load_voice(model)) == "de_DE"
+    voice = load_voice(model)
+    assert tts_voice("x-medium", voice).languages == ["de_DE"]
+    assert main(["voices", "--json", str(model)]) == 0
+    listed = next(v for v in json.loads(capsys.readouterr().out)["voices"] if v["name"] == "x-medium")
+    (served,) = model_list(SpeechService(ServiceConfig([voice], workers=1)))["data"]
+    for entry in (listed, served):
+        assert (entry["language"], entry["espeak_voice"]) == ("de_DE", "de")

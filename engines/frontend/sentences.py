@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from engines.frontend.abbreviations import KNOWN, initial_ends, reading
+from engines.frontend.abbreviations import initial_ends, reading
 from engines.frontend.around import around, next_word, period_ends
 
 _BOUNDARY = re.compile(r"(?<=[.!?。！？])\s+(?=\S)")
@@ -38,11 +38,15 @@ def split_sentences(text: str) -> list[str]:
 
 def period_ends_sentence(text: str, index: int) -> bool:
     """Whether the period at ``text[index]`` ends its sentence: not one of an abbreviation that reads on
-    (``Dr.``, ``e.g.``, ``Jan. 5``), an initial before a name, or a dotted acronym before a name; an ellipsis
-    and any other period do."""
+    (``Dr.``, ``e.g.``, ``Jan. 5``), an initial before a name, or a dotted acronym before a name; nor one that
+    espeak-ng, which speaks the sentences, ends none at: an ellipsis (``Wait... Then``: a clause's pause) or a
+    period before a lower-case letter (``home. then``: espeak-ng's ``ReadClause`` takes it for an abbreviation's);
+    any other period does."""
     start = _word_start(text, index)
     word, (before, after) = text[start:index], around(text, start, index + 1)
-    if not word or word.endswith("."):
+    if after.lstrip()[:1].islower() or word.endswith("."):
+        return False
+    if not word:
         return True
     found = reading(word, before, after)
     if found is not None:
@@ -52,19 +56,6 @@ def period_ends_sentence(text: str, index: int) -> bool:
     if _LETTERS.fullmatch(word):  # a lower-case word after it goes on with the sentence (``the U.S. team won``)
         return initial_ends(after) and not next_word(after)[:1].islower()
     return True
-
-
-def end_needs_next_word(text: str, index: int) -> bool:
-    """Whether the sentence end ``. ! ?`` at ``text[index]`` depends on the word after it (for text that arrives
-    in pieces, ``engines.server.text_stream``): only a period after an abbreviation, ``a.m``/``p.m``, an initial or
-    a dotted acronym does (:func:`period_ends_sentence`); ``!``, ``?``, an ellipsis and a period after any other
-    word end the sentence whatever follows."""
-    if text[index] != ".":
-        return False
-    word = text[_word_start(text, index) : index]
-    if not word or word.endswith("."):
-        return False
-    return word in KNOWN or word.lower() in ("a.m", "p.m") or bool(_LETTERS.fullmatch(word))
 
 
 def _word_start(text: str, index: int) -> int:

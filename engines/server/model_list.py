@@ -8,13 +8,16 @@ and answers with the entry the list shows for it.
 
 from __future__ import annotations
 
+from engines.languages import voice_language
 from engines.server.encode import response_formats
 from engines.server.service import SpeechService
 from engines.voice import Voice
 
 
 def model_entry(service: SpeechService, model_id: str, engine: str, voice: Voice) -> dict:
-    """A ``/v1/models`` entry: OpenAI's fields, then ours. ``sample_rate`` is the voice's own rate;
+    """A ``/v1/models`` entry: OpenAI's fields, then ours. ``language`` is the voice's language code as Piper's
+    catalog writes it (``en_US``: ``engines.languages.voice_language``), ``espeak_voice`` the espeak-ng voice that
+    phonemizes it (``en-us``). ``sample_rate`` is the voice's own rate;
     ``pcm_sample_rate`` the rate of its ``pcm`` responses (24 kHz unless ``--pcm-rate native``), and
     ``response_sample_rates`` each format's rate when the request does not ask for one."""
     return {
@@ -26,7 +29,8 @@ def model_entry(service: SpeechService, model_id: str, engine: str, voice: Voice
         "sample_rate": voice.config.sample_rate,
         "pcm_sample_rate": service.output_rate(voice, "pcm"),
         "response_sample_rates": {f: service.output_rate(voice, f) for f in response_formats()},
-        "language": voice.config.espeak_voice,
+        "language": voice_language(voice.config),
+        "espeak_voice": voice.config.espeak_voice,
         "voices": service.speaker_ids(voice),
     }
 

@@ -1,31 +1,57 @@
-"""Complete sentences out of text that arrives in pieces (an LLM's answer, streamed to a Wyoming server).
+"""Complete sentences out of text that arrives in pieces (an LLM's answer, streamed to a Wyoming server), cut
+where the same text sent whole ends its sentences.
 
-Sentence ends are the ones ``engines.frontend.split_sentences`` finds (so never after ``Dr.`` or an initial) but
-an ellipsis (``Wait... what?`` is one sentence to espeak-ng, whose sentences the engines speak: cut there, the
-pieces would be spoken as two, with a sentence's pause and fall between them) and an ordered list item's number at
-the start of a line (``1. Open the door``, an LLM's Markdown: ``engines.markdown_marks`` reads it as "one:" only
-with its item on the line), and blank lines (a paragraph break, as ``engines.text`` cuts). A sentence end is only
-known once the text after it has begun (``split_sentences`` asks for whitespace and a next character); where a
-period's end depends on the word after it (an abbreviation, an initial: ``St. Louis`` / ``St. The``;
-``engines.frontend.sentences.end_needs_next_word``) it counts once that word is whole (whitespace follows it) or
-the stream has ended. What is given out is the buffered text as it came, up to that end: spoken in order, the
-pieces say exactly what the whole text says.
+A request's text is cleaned (``engines.cleaning.clean_text``: Markdown's marks taken away, a marked line without
+punctuation ended with a period, lines and paragraphs joined) and spoken sentence by sentence as espeak-ng ends
+them (``engines.frontend.split_sentences``: never after ``Dr.``, an initial or an ellipsis, nor before a
+lower-case word). The stream cuts only where that whole text's cleaned sentences end, and only where the text
+before the cut, cleaned alone, reads as it does in the whole: so a blank line ends no sentence (the cleaner joins
+paragraphs) but a list item's line without punctuation does (``- Apples`` is "Apples."), and a cut never falls
+inside ``**bold**``, a link's text, a code span, Piper's ``[[ phonemes ]]`` or a ``[rate:…]`` … ``[/rate]`` span.
+
+A cut is made once the word after it is whole (whitespace follows it): the sentence end may depend on it (``St.
+Louis`` / ``St. The``; ``home. then``), and so may what the cleaner makes of it. The start of a line whose reading
+may change with the rest of its line (a list mark, an unclosed ``**``: ``engines.markdown_marks.reads_on``) waits
+for the line's end. What is given out is the buffered text as it came, up to the cut: spoken in order, the pieces
+say what the whole text says. SSML (asked for, or text that starts with ``<`` and may be ``<speak>``) is given out
+whole at the end: its markup must not be cut.
 """
 
 from __future__ import annotations
 
+import bisect
+import functools
+import itertools
 import re
 
-from engines.frontend.sentences import end_needs_next_word, split_sentences
-from engines.text import PARAGRAPH_BREAK
+from engines.cleaning import clean_text
+from engines.frontend.inline_tags import TAG
+from engines.frontend.sentences import split_sentences
+from engines.markdown_marks import opens_mark, reads_on
+
+LOOK_BACK = 8
+"""Places to cut examined per piece added, the latest first (one further back was examined when it was recent;
+missing one only delays the text before it)."""
+_GAP = re.compile(r"\s+(?=\S)")
+_END_BEFORE = re.compile(r"[.!?。！？][*_`\"'”’)\]]*$")
+"""A sentence's end punctuation, then closing marks, quotes or brackets, just before a gap."""
+_WORD = re.compile(r"\s*\S+\s")
+"""A whole word (whitespace after it)."""
+_MAYBE_MARK = re.compile(r"(?:#{1,6}|[-*+>]|\d{1,3}[.)])[ \t]")
+"""What may be a line's Markdown mark (``engines.markdown_marks``), its word still to come."""
+WINDOW = 1000
+"""Characters of a long held text read for each piece added (``engines.text.BLOCK_CHARS``: the whole text, that
+long, is cut into blocks at its sentence ends too)."""
 
 
 class SentenceStream:
     """Text added piece by piece; :meth:`add` gives the text whose sentences are complete, :meth:`finish` the
-    rest. ``whole``: give nothing before the end (SSML, whose markup must not be cut)."""
+    rest. ``ssml``: True gives nothing before the end (markup must not be cut); ``None`` does so when the text
+    starts with ``<`` (it may be ``<speak>``, read as SSML by the request); False reads it as plain text."""
 
-    def __init__(self, *, whole: bool = False) -> None:
-        self.whole = whole
+    def __init__(self, *, ssml: bool | None = False) -> None:
+        self.whole = ssml
+        """Whether the text is read whole; ``None`` until its first character says."""
         self._text = ""
         self.chars = 0
         """Characters added so far (all pieces)."""
@@ -35,7 +61,9 @@ class SentenceStream:
         complete, or ``""``."""
         self._text += piece
         self.chars += len(piece)
-        done = 0 if self.whole else _complete_length(self._text)
+        if self.whole is None and self._text.strip():
+            self.whole = self._text.lstrip().startswith("<")
+        done = 0 if self.whole is not False else _complete_length(self._text)
         complete, self._text = self._text[:done], self._text[done:]
         return complete if complete.strip() else ""
 
@@ -46,34 +74,100 @@ class SentenceStream:
 
 
 def _complete_length(text: str) -> int:
-    """Characters at the start of ``text`` that hold only complete sentences (0 when none is complete yet)."""
-    breaks = list(PARAGRAPH_BREAK.finditer(text))
-    start = breaks[-1].end() if breaks else 0
-    pieces = _sentences(text[start:])
-    if len(pieces) < 2:
-        return start
-    last = pieces[-1]
-    before = text[: len(text) - len(last)].rstrip()  # ends with the last sentence end found
-    if re.search(r"\s", last) or not end_needs_next_word(before, len(before) - 1):
-        return len(text) - len(last)  # that end is settled
-    if len(pieces) == 2:
-        return start  # it waits for the word after it to be whole
-    return len(before) - len(pieces[-2])
+    """Characters at the start of ``text`` that hold only complete sentences (0 when none is complete yet): the
+    latest place to cut that no later text can change (:func:`_held`), outside a ``[[ phonemes ]]`` or
+    ``[rate:…]`` span (:func:`_in_span`), that agrees with the whole text's cleaned sentences (:class:`_Reading`).
+    A text held longer than ``WINDOW`` characters is read in its last ``WINDOW`` from a gap on (each piece added
+    costs at most that)."""
+    start = 0
+    if len(text) > WINDOW:
+        gap = _GAP.search(text, len(text) - WINDOW)
+        start = gap.end() if gap else len(text) - WINDOW
+    window = text[start:]
+    places = [
+        cut for cut in _places(window)[-LOOK_BACK:] if not _held(window, cut) and not _in_span(text[: start + cut])
+    ]
+    if not places:
+        return 0
+    reading = _Reading(window)
+    cut = next((cut for cut in reversed(places) if reading.ends_sentence_at(cut)), None)
+    return 0 if cut is None else start + cut
 
 
-_GOES_ON = re.compile(r"\.\.$|(?:^|\n)[ \t]*\d{1,3}\.$")
-"""The end of a sentence ``split_sentences`` finds that is none as spoken: an ellipsis, or a line's list number."""
+def _places(text: str) -> list[int]:
+    """Where a sentence may start in ``text``: after a gap that follows a sentence's end punctuation (closing
+    marks allowed) or holds a line break (a list item's line is ended by the cleaner)."""
+    return [
+        gap.end()
+        for gap in _GAP.finditer(text)
+        if "\n" in gap.group() or _END_BEFORE.search(text, max(0, gap.start() - 16), gap.start())
+    ]
 
 
-def _sentences(text: str) -> list[str]:
-    """``split_sentences(text)``, where a sentence that ends with an ellipsis (espeak-ng ends no sentence there) or
-    with a list item's number at its line's start (``1.``) goes on into the next; the whitespace between sentences
-    dropped, as ``split_sentences`` drops it."""
-    spans: list[tuple[int, int]] = []
-    for piece in split_sentences(text):
-        start = text.index(piece, spans[-1][1] if spans else 0)
-        if spans and _GOES_ON.search(text[spans[-1][0] : spans[-1][1]]):
-            spans[-1] = (spans[-1][0], start + len(piece))
-        else:
-            spans.append((start, start + len(piece)))
-    return [text[a:b] for a, b in spans]
+class _Reading:
+    """``text`` as a request reads it: cleaned line by line (``clean_text`` reads each line alone: Markdown's marks
+    are a line's, entities and characters are one by one), and its sentences."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+        self.starts = list(itertools.accumulate((len(line) + 1 for line in self.lines[:-1]), initial=0))
+        self.line_words = [_line_words(line) for line in self.lines]
+        self.counts = list(itertools.accumulate((len(words) for words in self.line_words), initial=0))
+        self.ends = _sentence_ends([word for words in self.line_words for word in words])
+
+    def ends_sentence_at(self, cut: int) -> bool:
+        """Whether a sentence of the whole ends at ``cut`` and the text before it and after it, cleaned apart, read
+        as the whole does (a cut inside ``*Wait. Stop*`` or ``- First. Second`` does not)."""
+        index = bisect.bisect_right(self.starts, cut) - 1
+        line, at = self.lines[index], cut - self.starts[index]
+        before = _words(line[:at])
+        if before + _words(line[at:]) != list(self.line_words[index]):
+            return False
+        return self.counts[index] + len(before) in self.ends
+
+
+def _held(text: str, cut: int) -> bool:
+    """Whether text still to come may change the reading at ``cut``: the word after it is not yet whole (or may
+    still open a Markdown mark), or the cut is inside the last line and its start may read otherwise with the rest
+    of that line (``reads_on``)."""
+    line_start = text.rfind("\n", 0, cut) + 1
+    at_line_start = not text[line_start:cut].strip()
+    mark = _MAYBE_MARK.match(text, cut) if at_line_start else None
+    word = _WORD.match(text, mark.end() if mark else cut)
+    if word is None or opens_mark(word.group()):
+        return True
+    return not at_line_start and "\n" not in text[cut:] and reads_on(text[line_start:], cut - line_start)
+
+
+def _in_span(before: str) -> bool:
+    """Whether ``before`` ends inside Piper's ``[[ phonemes ]]`` or a ``[rate:…]`` span (``engines.frontend``'s
+    inline tags: a rate holds until its ``[/rate]``; one with none open is dropped)."""
+    if before.rfind("[[") > before.rfind("]]"):
+        return True
+    depth = 0
+    for tag in TAG.finditer(before):
+        if tag.group("rate"):
+            depth += 1
+        elif tag.group() == "[/rate]":
+            depth = max(0, depth - 1)
+    return depth > 0
+
+
+def _words(text: str) -> list[str]:
+    """``text`` as a request reads it (``clean_text``, plain text), word by word."""
+    return clean_text(text, ssml=False).split()
+
+
+@functools.lru_cache(maxsize=256)
+def _line_words(line: str) -> tuple[str, ...]:
+    """:func:`_words` of one line, kept: a held text's lines are read again as each piece arrives."""
+    return tuple(_words(line))
+
+
+def _sentence_ends(words: list[str]) -> set[int]:
+    """How many ``words`` come before each sentence end inside the text they make (``split_sentences``)."""
+    ends, count = set(), 0
+    for sentence in split_sentences(" ".join(words))[:-1]:
+        count += len(sentence.split())
+        ends.add(count)
+    return ends

@@ -13,9 +13,12 @@ Events answered, as wyoming-piper answers them and Home Assistant reads them:
 
 Audio is 16-bit mono at the voice's own rate, in events of at most ``SAMPLES_PER_CHUNK`` samples. Every request is
 the speech server's (``SpeechService``: its voice names, engine pool, workers, admission and ``max_chars``, which
-bounds a stream's whole text). A request the server refuses (unknown voice or speaker, text too long, busy) or a
-synthesis that fails is answered with an ``error`` event (its ``code`` the HTTP server's error code) and the
-connection is closed, so a client waiting for audio is not left waiting. A client that goes away cancels its
+bounds a stream's whole text). A request the server refuses (unknown voice or speaker, text too long, busy; a text
+with nothing to speak in all of it, ``empty_input`` as the HTTP API's, where wyoming-piper answers a bare
+``audio-stop`` or ``synthesize-stopped``: Home Assistant ignores the ``error`` event and reads the closed connection
+as "no audio", as it reads wyoming-piper's empty answer, while other clients learn why) or a synthesis that fails is
+answered with an ``error`` event (its ``code`` the HTTP server's error code) and the connection is closed, so a
+client waiting for audio is not left waiting. A client that goes away cancels its
 synthesis at the next chunk.
 """
 
@@ -176,7 +179,7 @@ class Utterance:
     def __init__(self, handler: SpeechHandler, target: Target, *, ssml: bool | None, streaming: bool) -> None:
         self.handler, self.target, self.ssml, self.streaming = handler, target, ssml, streaming
         self.service = handler.service
-        self.sentences = SentenceStream(whole=bool(ssml))
+        self.sentences = SentenceStream(ssml=ssml)
         self.texts: asyncio.Queue[str | None] = asyncio.Queue()
         self.job: Job | None = None
         self.started = False
@@ -213,10 +216,13 @@ class Utterance:
             self.job.cancel.set()
 
     async def _speak(self) -> bool:
-        """Speak the queued texts, then end the audio; an error is answered and closes the connection."""
+        """Speak the queued texts, then end the audio; an error (also: nothing in them to speak) is answered and closes
+        the connection."""
         try:
             while (text := await self.texts.get()) is not None:
                 await self._say(text)
+            if self.job is None:
+                raise self._nothing_to_say()
             await self._end()
             return True
         except ApiError as exc:
@@ -230,6 +236,12 @@ class Utterance:
             self.handler.stream = None  # ended here: nothing left to cancel
         await self.handler.stop()
         return False
+
+    def _nothing_to_say(self) -> ApiError:
+        """The refusal of a text with nothing to speak in all of it (empty, spaces, only marks or emoji), as the HTTP
+        API refuses such an ``input`` (``empty_input``)."""
+        text = "the text streamed in ('synthesize-chunk')" if self.streaming else "'text'"
+        return ApiError(400, f"{text} has no speakable text (letters or digits) after cleaning", "text", "empty_input")
 
     async def _say(self, text: str) -> None:
         """Speak ``text`` as one request of the speech server, its audio sent as it comes.

@@ -15,7 +15,7 @@ import re
 from wyoming.info import Attribution, Info, TtsProgram, TtsVoice, TtsVoiceSpeaker
 
 from engines import __version__
-from engines.languages import espeak_language
+from engines.languages import voice_language
 from engines.server.service import SpeechService
 from engines.voice import Voice
 
@@ -52,20 +52,9 @@ def tts_voice(model_id: str, voice: Voice) -> TtsVoice:
         attribution=attribution(voice),
         installed=True,
         version=raw.get("piper_version"),
-        languages=[language(voice)],
+        languages=[voice_language(voice.config)],
         speakers=[TtsVoiceSpeaker(name=s) for s in speakers] or None,
     )
-
-
-def language(voice: Voice) -> str:
-    """The voice's language as Piper's voice lists write it: ``language.code`` (``en_US``), else its espeak voice's
-    as the export names it (``engines.languages.espeak_language``: ``en-us`` -> ``en_US``, ``de`` -> ``de_DE``),
-    else the espeak voice itself."""
-    code = voice.config.raw.get("language", {}).get("code")
-    if code:
-        return str(code)
-    espeak_voice = voice.config.espeak_voice
-    return espeak_language(espeak_voice) or espeak_voice
 
 
 def attribution(voice: Voice) -> Attribution:

@@ -16,8 +16,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the voices found (each model checked as loading it does); the ones that failed go to stderr."""
+    """Print the voices found (each model checked as loading it does); the ones that failed go to stderr. A voice's
+    ``language`` is its code as Piper's catalog writes it (``en_US``), ``espeak_voice`` the espeak-ng voice
+    (``en-us``)."""
     from engines import registry
+    from engines.languages import voice_language
 
     found = registry.discover(args.paths, check_models=True)
     rows = [
@@ -26,7 +29,8 @@ def run(args: argparse.Namespace) -> int:
             "origin": v.origin,
             "sample_rate": v.sample_rate,
             "speakers": v.config.num_speakers,
-            "language": v.config.espeak_voice,
+            "language": voice_language(v.config),
+            "espeak_voice": v.config.espeak_voice,
             "model": str(v.model_path),
         }
         for v in found.voices

@@ -16,6 +16,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
@@ -31,6 +32,7 @@ from engines.output_device import PlaybackStopped
 from engines.phonemes import language_of
 from engines.voice import Voice
 from studio.line_runner import LineRunner
+from studio.pages.synthesize_home_assistant import SendVoiceActions
 from studio.speaking import ENGINE_LABELS, Line, Take, default_line, load_and_speak, replay_and_wait
 from studio.state import StudioState
 from studio.widgets.compact import MinimumKeepingSplitter, scrolled
@@ -53,7 +55,7 @@ READS_CHARS = 400
 """The "Reads:" line shows at most this many characters of the normalized text."""
 
 
-class SynthesizePage(QWidget):
+class SynthesizePage(SendVoiceActions, QWidget):
     """Voice picker, text box, Speak/Stop, sliders, waveform, timing, history and Save WAV.
 
     Signals:
@@ -154,9 +156,16 @@ class SynthesizePage(QWidget):
         self.pronunciations_button.setToolTip("Words this voice says your way (its lexicon, beside the voice file)")
         self.pronunciations_button.clicked.connect(self.edit_pronunciations)
 
+        self.send_button = QPushButton("Send to Home Assistant…")
+        self.send_button.clicked.connect(self.ask_send_voice)
+        voice_buttons = QHBoxLayout()
+        voice_buttons.addWidget(self.pronunciations_button)
+        voice_buttons.addWidget(self.send_button)
+        voice_buttons.addStretch(1)
+
         top = QFormLayout()
         top.addRow("Voice", self.picker)
-        top.addRow("", self.pronunciations_button)
+        top.addRow("", voice_buttons)
         top.addRow("Engine", self.engines)
         top.addRow(self.speaker_label, self.speaker_box)
 
@@ -220,8 +229,9 @@ class SynthesizePage(QWidget):
     def _on_voice_changed(self, voice: Voice) -> None:
         switched = self._engine_for(voice)
         self.speakers.show_voice(voice)
+        self._follow_voice_for_sending(voice)
         self.settings.set_defaults(voice.config, voice.name)  # what the user set stays, and is said
-        self.notice.clear("voice", "engine", "line")  # about the voice shown until now (and its engine), not this
+        self.notice.clear("voice", "engine", "line", "send")  # about the voice shown until now, not this
         if switched:
             self.show_notice(switched, "engine")
         if not self.picker.is_adding():  # another voice chosen: a failed add before it is over (docs/synthesize.md)

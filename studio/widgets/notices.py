@@ -6,10 +6,11 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QLabel, QWidget
 
-TOPICS = ("settings", "device", "add", "voice", "engine", "line", "save")
+TOPICS = ("settings", "device", "add", "voice", "engine", "line", "save", "send")
 """What a notice can be about, in the order they are shown: the settings file read at start, the sound device,
 voice files that could not be added (until the next add or a line spoken), the voice chosen, the engine chosen
-(loading it, a line it failed), the line spoken (nothing to say, phonemes skipped), saving a file."""
+(loading it, a line it failed), the line spoken (nothing to say, phonemes skipped), saving a file, sending a voice
+to Home Assistant."""
 
 
 class Notices(QLabel):

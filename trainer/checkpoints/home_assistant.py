@@ -10,11 +10,14 @@ stem (``download.find_voice``); Home Assistant sees the new voice once the Piper
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
+from typing import IO
 
 from engines.errors import VoiceStudioError
 from engines.imports import importing
+from engines.voice_naming import VoiceNaming
 
 UPLOAD_PATH = "/api/piper/upload"
 """wyoming-piper's voice upload endpoint (``web_server.piper_upload``)."""
@@ -68,9 +71,27 @@ def voice_pair(onnx_path: Path | str) -> tuple[Path, Path]:
     return onnx_path, config
 
 
-def send_voice(onnx_path: Path | str, url: str) -> str:
+def named_config(onnx_path: Path | str, naming: VoiceNaming) -> bytes:
+    """The ``.onnx.json`` of the voice ``onnx_path`` as it goes under ``naming`` (a voice on disk sent under a name
+    Home Assistant accepts): ``dataset`` = the stem, the ``language`` block and ``audio.quality`` written from
+    ``naming``, as an export writes them (``trainer.checkpoints.naming.described``); the rest as it is.
+
+    Raises:
+        HomeAssistantError: no pair (kind ``folder``). VoiceError: a config that cannot be read.
+    """
+    from engines.voice import load_config
+    from trainer.checkpoints.naming import described
+
+    model, config_path = voice_pair(onnx_path)
+    config = load_config(config_path)
+    document = described(dict(config.raw), naming, source=model, config=config, stem=naming.stem)
+    return json.dumps(document, ensure_ascii=False, indent=2).encode("utf-8")
+
+
+def send_voice(onnx_path: Path | str, url: str, naming: VoiceNaming | None = None) -> str:
     """Upload a voice (``NAME.onnx`` + ``NAME.onnx.json``) to the wyoming-piper web server at ``url``; returns the
-    voice's name as the server stored it.
+    voice's name as the server stored it. With ``naming``, it goes as ``naming.stem`` (its config as
+    :func:`named_config` writes it; the files on disk stay as they are).
 
     Raises:
         HomeAssistantError: ``unreachable`` (no server answers at ``url``), ``name rejected`` (the server refuses
@@ -80,21 +101,23 @@ def send_voice(onnx_path: Path | str, url: str) -> str:
         import httpx
 
     model, config = voice_pair(onnx_path)
+    stem = naming.stem if naming else model.name.removesuffix(".onnx")
+    document = named_config(model, naming) if naming else config.read_bytes()
     base = server_url(url)
     timeout = httpx.Timeout(TRANSFER_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
     try:
-        with model.open("rb") as onnx_file, config.open("rb") as config_file:
-            files = {
-                "onnx": (model.name, onnx_file, "application/octet-stream"),
-                "config": (config.name, config_file, "application/json"),
+        with model.open("rb") as onnx_file:
+            files: dict[str, tuple[str, IO[bytes] | bytes, str]] = {
+                "onnx": (f"{stem}.onnx", onnx_file, "application/octet-stream"),
+                "config": (f"{stem}.onnx.json", document, "application/json"),
             }
             response = httpx.post(base + UPLOAD_PATH, files=files, timeout=timeout)
     except httpx.HTTPError as exc:
         raise HomeAssistantError("unreachable", f"{base}: no wyoming-piper web server answers ({exc})") from None
-    return _answer(response, base, model)
+    return _answer(response, base, f"{stem}.onnx")
 
 
-def _answer(response, base: str, model: Path) -> str:
+def _answer(response, base: str, sent: str) -> str:
     """The stored name from wyoming-piper's answer to an upload.
 
     Raises:
@@ -106,19 +129,20 @@ def _answer(response, base: str, model: Path) -> str:
         body = {}
     body = body if isinstance(body, dict) else {}
     if response.status_code == 200 and body.get("ok"):
-        return str(body.get("name") or model.name.removesuffix(".onnx"))
+        return str(body.get("name") or sent.removesuffix(".onnx"))
     said = str(body.get("error") or response.reason_phrase)  # an HTML error page: its status line says enough
     if response.status_code == 404:
         said = f"{UPLOAD_PATH} not found: is this wyoming-piper 2.5 or later, started with --web-server?"
     if response.status_code == 400 and said.startswith(NAME_REFUSAL):
-        raise HomeAssistantError("name rejected", f"{base} rejected the voice name {model.name!r}: {said}")
+        raise HomeAssistantError("name rejected", f"{base} rejected the voice name {sent!r}: {said}")
     raise HomeAssistantError("refused", f"{base} refused the voice (HTTP {response.status_code}): {said}")
 
 
-def copy_voice(onnx_path: Path | str, folder: Path | str) -> Path:
+def copy_voice(onnx_path: Path | str, folder: Path | str, naming: VoiceNaming | None = None) -> Path:
     """Copy a voice (``NAME.onnx`` + ``NAME.onnx.json``) into a wyoming-piper / Home Assistant data folder (the
-    add-on's ``/share/piper``, or a ``--data-dir``); returns the copied model. The config is copied first and the
-    model last, each atomically, as wyoming-piper's upload does: a voice is listed only once whole.
+    add-on's ``/share/piper``, or a ``--data-dir``); returns the copied model. With ``naming``, it is copied as
+    ``naming.stem`` (its config as :func:`named_config` writes it). The config is written first and the model
+    last, each atomically, as wyoming-piper's upload does: a voice is listed only once whole.
 
     Raises:
         HomeAssistantError: no pair to copy, or a folder that does not exist or cannot be written (kind
@@ -130,10 +154,13 @@ def copy_voice(onnx_path: Path | str, folder: Path | str) -> Path:
     folder = Path(folder)
     if not folder.is_dir():
         raise HomeAssistantError("folder", f"{folder}: not a folder")
+    stem = naming.stem if naming else model.name.removesuffix(".onnx")
+    document = named_config(model, naming) if naming else config.read_bytes()
     try:
-        for source in (config, model):
-            with atomic_path(folder / source.name) as tmp:
-                shutil.copyfile(source, tmp)
+        with atomic_path(folder / f"{stem}.onnx.json") as tmp:
+            Path(tmp).write_bytes(document)
+        with atomic_path(folder / f"{stem}.onnx") as tmp:
+            shutil.copyfile(model, tmp)
     except OSError as exc:
         raise HomeAssistantError("folder", f"{folder}: cannot copy the voice there ({exc.strerror or exc})") from None
-    return folder / model.name
+    return folder / f"{stem}.onnx"
