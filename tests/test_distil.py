@@ -187,21 +187,56 @@ def test_an_unreachable_server_or_an_unreadable_lines_file_is_one_line_and_makes
     assert not (tmp_path / "p").exists()
 
 
-def test_a_test_preset_run_trains_on_the_distilled_project_and_its_voice_names_the_teacher(distilled, tmp_path):
-    """A ``test``-preset run on the project, exported: the voice's config carries ``training.teacher``."""
+@pytest.fixture(scope="module")
+def distilled_cache(distilled, tmp_path_factory):
+    """The distilled project's training cache, built as the Dataset page's Build training cache… builds it."""
+    pytest.importorskip("torch")
+    from trainer.data.preprocess import build_cache
+
+    folder = tmp_path_factory.mktemp("cache") / "cache"
+    return build_cache(DatasetProject(distilled[0]), folder, record=False)
+
+
+@pytest.mark.parametrize("given", ["project", "its cache"])
+def test_a_test_preset_run_trains_on_the_distilled_dataset_and_its_voice_names_the_teacher(
+    distilled, distilled_cache, given, tmp_path
+):
+    """A ``test``-preset run on the project, or on a training cache built from it, exported: the voice's config
+    carries ``training.teacher`` (a run on the cache alone had lost it)."""
     pytest.importorskip("lightning")
     from trainer.checkpoints.export import export_voice
     from trainer.run.options import RunOptions
     from trainer.run.train import create_run, fit
 
     project, _ = distilled
-    run = create_run(RunOptions(dataset=project, out=tmp_path / "run", preset="test", epochs=1))
+    dataset = project if given == "project" else distilled_cache
+    run = create_run(RunOptions(dataset=dataset, out=tmp_path / "run", preset="test", epochs=1))
     best = fit(run)
     _, config_path = export_voice(best, tmp_path / "distilled.onnx")
     training = json.loads(config_path.read_text())["training"]
     teacher = read_record(project).teacher
     assert training["preset"] == "test"
     assert training["teacher"] == {**teacher.__dict__}
+
+
+def test_a_cache_built_before_it_recorded_the_teacher_finds_it_in_its_project(distilled, distilled_cache, tmp_path):
+    """A version 1 ``cache.json`` (no ``teacher``) reads with the teacher of the project that built it (its lexicon's
+    folder); with that project gone, with none; a version from a later studio is refused, naming it."""
+    from trainer.data.preprocess import CACHE_VERSION, PreprocessedCache
+
+    def cache_with(**fields):
+        folder = shutil.copytree(distilled_cache, tmp_path / f"v{len(list(tmp_path.iterdir()))}")
+        document = json.loads((folder / "cache.json").read_text())
+        document.pop("teacher")
+        (folder / "cache.json").write_text(json.dumps({**document, **fields}))
+        return folder
+
+    teacher = {**read_record(distilled[0]).teacher.__dict__}
+    assert PreprocessedCache(distilled_cache).teacher == teacher
+    assert PreprocessedCache(cache_with(version=1)).teacher == teacher
+    assert PreprocessedCache(cache_with(version=1, lexicon=str(tmp_path / "gone" / "lexicon.txt"))).teacher is None
+    with pytest.raises(ValueError, match=f"cache version {CACHE_VERSION + 1} is not one this version reads"):
+        PreprocessedCache(cache_with(version=CACHE_VERSION + 1))
 
 
 def test_the_dataset_page_distils_into_a_new_project_and_says_what_it_kept(speech_server, qtbot, tmp_path):
