@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -130,6 +131,29 @@ def test_a_take_of_another_line_and_a_silent_take_are_refused_and_the_good_take_
     assert len(result.kept) == 2
     kept = soundfile.info(str(tmp_path / "p" / "distilled" / f"{first.clip}.wav")).duration
     assert kept == pytest.approx(first.takes[1]["seconds"], abs=0.01)  # the right line's take, not the first
+
+
+def test_a_narrow_band_teacher_is_met_with_trains_advice_and_a_wide_one_with_none(distilled, speech_server, tmp_path):
+    """A 16 kHz teacher (joe taken down to 16,000 Hz: nothing above 8 kHz) under the project's 22,050 Hz voice: the
+    result says its takes are narrow and that a 16,000 Hz voice (x-low or low) loses none of their band, as Train's
+    pre-flight says it. joe at its own 22,050 Hz is never sent to 16 kHz: a take of it can measure 8.7 kHz, just
+    under the 8.8 kHz that counts as narrow at 22,050 Hz, and is then said as the report says it, without that."""
+    import soxr
+
+    class Narrow(Teacher):
+        def speak(self, text, cancel=None):
+            audio, rate = super().speak(text, cancel)
+            return soxr.resample(audio, rate, 16000).astype(np.float32), 16000
+
+    result = distil(
+        tmp_path / "p", request(speech_server, count=2, candidates=1), teacher=Narrow(request(speech_server).teacher)
+    )
+    said = [note for note in result.notes if "wide" in note]
+    assert result.kept and len(said) == 1, result.notes
+    assert re.search(r"at 16,000 Hz\) (is|are) only 7\.\d kHz wide", said[0]), said[0]
+    assert "the voice (en_US-joe-medium) is at 22,050 Hz" in said[0]
+    assert "A 16,000 Hz voice loses none of their band" in said[0] and "x-low or low preset" in said[0]
+    assert "16,000 Hz voice" not in distilled[1].stderr  # joe's takes measure 8.7 kHz and up: 16 kHz would lose band
 
 
 def test_another_speaker_than_the_first_takes_is_refused(joe, engine):
