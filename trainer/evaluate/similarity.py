@@ -68,21 +68,33 @@ def encoder_thread() -> ThreadPoolExecutor:
     """The one thread the speaker encoder runs on, started at first use with ``ENCODER_THREADS`` torch threads.
 
     ``torch.set_num_threads`` sets the calling thread's OpenMP thread count and the count new threads start with;
-    the encoder's thread sets its own, then the caller sets the new threads' count back to its own (what it was:
-    a thread that has used torch keeps its count), so threads already running and threads started later are
-    unchanged.
+    the encoder's thread sets its own (:func:`_one_torch_thread`), then the caller sets the new threads' count back
+    to its own (what it was: a thread that has used torch keeps its count), so threads already running and threads
+    started later are unchanged.
     """
     global _thread
     with _lock:
         if _thread is None:
-            import torch
+            with importing("torch"):
+                import torch
 
             before = torch.get_num_threads()
-            started = ThreadPoolExecutor(1, "speaker-encoder", torch.set_num_threads, (ENCODER_THREADS,))
+            started = ThreadPoolExecutor(1, "speaker-encoder", _one_torch_thread)
             started.submit(int).result()  # the initializer has run
             torch.set_num_threads(before)
             _thread = started
     return _thread
+
+
+def _one_torch_thread() -> None:
+    """Give the calling thread ``ENCODER_THREADS`` torch threads for good. Torch takes a thread's count from the
+    process's default at its first use there (``at::internal::lazy_init_num_threads``), even after a
+    ``set_num_threads``: so that first use comes first, or the count would become the default put back after."""
+    with importing("torch"):
+        import torch
+
+    torch.get_num_threads()  # the thread's first use of torch: its count from the default, now
+    torch.set_num_threads(ENCODER_THREADS)
 
 
 def utterance_embedding(audio: np.ndarray, rate: int) -> np.ndarray:
