@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -132,6 +133,29 @@ def test_a_take_of_another_line_and_a_silent_take_are_refused_and_the_good_take_
     assert kept == pytest.approx(first.takes[1]["seconds"], abs=0.01)  # the right line's take, not the first
 
 
+def test_a_narrow_band_teacher_is_met_with_trains_advice_and_a_wide_one_with_none(distilled, speech_server, tmp_path):
+    """A 16 kHz teacher (joe taken down to 16,000 Hz: nothing above 8 kHz) under the project's 22,050 Hz voice: the
+    result says its takes are narrow and that a 16,000 Hz voice (x-low or low) loses none of their band, as Train's
+    pre-flight says it. joe at its own 22,050 Hz is never sent to 16 kHz: a take of it can measure 8.7 kHz, just
+    under the 8.8 kHz that counts as narrow at 22,050 Hz, and is then said as the report says it, without that."""
+    import soxr
+
+    class Narrow(Teacher):
+        def speak(self, text, cancel=None):
+            audio, rate = super().speak(text, cancel)
+            return soxr.resample(audio, rate, 16000).astype(np.float32), 16000
+
+    result = distil(
+        tmp_path / "p", request(speech_server, count=2, candidates=1), teacher=Narrow(request(speech_server).teacher)
+    )
+    said = [note for note in result.notes if "wide" in note]
+    assert result.kept and len(said) == 1, result.notes
+    assert re.search(r"at 16,000 Hz\) (is|are) only 7\.\d kHz wide", said[0]), said[0]
+    assert "the voice (en_US-joe-medium) is at 22,050 Hz" in said[0]
+    assert "A 16,000 Hz voice loses none of their band" in said[0] and "x-low or low preset" in said[0]
+    assert "16,000 Hz voice" not in distilled[1].stderr  # joe's takes measure 8.7 kHz and up: 16 kHz would lose band
+
+
 def test_another_speaker_than_the_first_takes_is_refused(joe, engine):
     """Once ``REFERENCE_TAKES`` of joe's takes are kept, a real recording of another speaker saying its own text
     right (the shared corpus's target voice) is refused for its speaker alone."""
@@ -187,21 +211,56 @@ def test_an_unreachable_server_or_an_unreadable_lines_file_is_one_line_and_makes
     assert not (tmp_path / "p").exists()
 
 
-def test_a_test_preset_run_trains_on_the_distilled_project_and_its_voice_names_the_teacher(distilled, tmp_path):
-    """A ``test``-preset run on the project, exported: the voice's config carries ``training.teacher``."""
+@pytest.fixture(scope="module")
+def distilled_cache(distilled, tmp_path_factory):
+    """The distilled project's training cache, built as the Dataset page's Build training cache… builds it."""
+    pytest.importorskip("torch")
+    from trainer.data.preprocess import build_cache
+
+    folder = tmp_path_factory.mktemp("cache") / "cache"
+    return build_cache(DatasetProject(distilled[0]), folder, record=False)
+
+
+@pytest.mark.parametrize("given", ["project", "its cache"])
+def test_a_test_preset_run_trains_on_the_distilled_dataset_and_its_voice_names_the_teacher(
+    distilled, distilled_cache, given, tmp_path
+):
+    """A ``test``-preset run on the project, or on a training cache built from it, exported: the voice's config
+    carries ``training.teacher`` (a run on the cache alone had lost it)."""
     pytest.importorskip("lightning")
     from trainer.checkpoints.export import export_voice
     from trainer.run.options import RunOptions
     from trainer.run.train import create_run, fit
 
     project, _ = distilled
-    run = create_run(RunOptions(dataset=project, out=tmp_path / "run", preset="test", epochs=1))
+    dataset = project if given == "project" else distilled_cache
+    run = create_run(RunOptions(dataset=dataset, out=tmp_path / "run", preset="test", epochs=1))
     best = fit(run)
     _, config_path = export_voice(best, tmp_path / "distilled.onnx")
     training = json.loads(config_path.read_text())["training"]
     teacher = read_record(project).teacher
     assert training["preset"] == "test"
     assert training["teacher"] == {**teacher.__dict__}
+
+
+def test_a_cache_built_before_it_recorded_the_teacher_finds_it_in_its_project(distilled, distilled_cache, tmp_path):
+    """A version 1 ``cache.json`` (no ``teacher``) reads with the teacher of the project that built it (its lexicon's
+    folder); with that project gone, with none; a version from a later studio is refused, naming it."""
+    from trainer.data.preprocess import CACHE_VERSION, PreprocessedCache
+
+    def cache_with(**fields):
+        folder = shutil.copytree(distilled_cache, tmp_path / f"v{len(list(tmp_path.iterdir()))}")
+        document = json.loads((folder / "cache.json").read_text())
+        document.pop("teacher")
+        (folder / "cache.json").write_text(json.dumps({**document, **fields}))
+        return folder
+
+    teacher = {**read_record(distilled[0]).teacher.__dict__}
+    assert PreprocessedCache(distilled_cache).teacher == teacher
+    assert PreprocessedCache(cache_with(version=1)).teacher == teacher
+    assert PreprocessedCache(cache_with(version=1, lexicon=str(tmp_path / "gone" / "lexicon.txt"))).teacher is None
+    with pytest.raises(ValueError, match=f"cache version {CACHE_VERSION + 1} is not one this version reads"):
+        PreprocessedCache(cache_with(version=CACHE_VERSION + 1))
 
 
 def test_the_dataset_page_distils_into_a_new_project_and_says_what_it_kept(speech_server, qtbot, tmp_path):

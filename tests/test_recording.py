@@ -142,7 +142,8 @@ def test_a_take_stops_itself_is_checked_written_and_retaken(booth, mic):
     a clipped retake of the same prompt replaces it and is found clipped."""
     from trainer.dataset.project import DatasetProject
     from trainer.dataset.recording.booth import REVIEW
-    from trainer.dataset.recording.takes import MISREAD_WER, check_take
+    from trainer.dataset.recording.takes import check_take
+    from trainer.evaluate.round_trip import MISREAD_WER
 
     said, text = speech(gain_db=-6.0)
     booth.record()

@@ -48,6 +48,46 @@ def test_other_sample_rates_are_resampled_to_the_same_embedding():
     assert similarity.speaker_similarity([(audio, rate)], [(resampled, 22050)]) > 0.98
 
 
+def test_the_encoder_runs_on_one_torch_thread_and_no_other_threads_count_changes(monkeypatch):
+    """The embedding runs with ``ENCODER_THREADS`` torch threads (on the default it took 0.4-2.5 s on a loaded 2-core
+    machine, against 0.02 s); the caller's count, a running thread's and the count a new thread starts with stay
+    what they were (3 here, so that the default cannot pass by chance)."""
+    import threading
+
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(3)
+    try:
+        encoder, seen = similarity._voice_encoder(), []
+        embed = encoder.embed_utterance
+        monkeypatch.setattr(
+            encoder, "embed_utterance", lambda wav: (seen.append(torch.get_num_threads()), embed(wav))[1]
+        )
+        ready, go, running = threading.Event(), threading.Event(), []
+
+        def keep_running() -> None:  # a thread that used torch before the embedding, and after it
+            running.append(torch.get_num_threads())
+            ready.set()
+            go.wait()
+            running.append(torch.get_num_threads())
+
+        other = threading.Thread(target=keep_running)
+        other.start()
+        ready.wait()
+        similarity.utterance_embedding(*_clips("librivox")[1])
+        go.set()
+        other.join()
+        fresh: list[int] = []
+        later = threading.Thread(target=lambda: fresh.append(torch.get_num_threads()))
+        later.start()
+        later.join()
+        assert seen == [similarity.ENCODER_THREADS] and torch.get_num_threads() == 3
+        assert running == [3, 3] and fresh == [3]
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_a_clip_is_resampled_once_with_soxr_not_again_by_resemblyzer(monkeypatch):
     """resemblyzer's ``preprocess_wav`` is not asked to resample (with a ``source_sr`` it calls ``librosa.resample``
     even from 16 to 16 kHz: librosa's resampling stack loaded on the scoring thread, to change nothing); the

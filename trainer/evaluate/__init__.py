@@ -7,6 +7,8 @@
 - ``runs``: runs compared as wholes (val_mel and epoch-time curves, total and per-epoch time).
 - ``listening``: blind listening tests (pairwise, ABX, MUSHRA), their ratings on disk and their statistics.
 - ``measures``: objective measures of synthesized speech (MCD and F0 error after DTW, speaking rate, WER).
+- ``round_trip``: one recognizer round trip, a take heard and scored against its prompt (the recording booth's
+  misread flag, distil's judge).
 - ``similarity``: speaker similarity (resemblyzer d-vectors); ``quality``: DNSMOS P.835 (speechmos's ONNX model).
 - ``leaderboard``: candidates scored on lines into rows (``board``: the rows as a table and CSV; ``spread``: each
   value's standard error over lines), each render's measures cached beside it (``scores``, ``scoring``).

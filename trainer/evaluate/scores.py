@@ -23,9 +23,9 @@ import numpy as np
 from engines.files import write_text
 from trainer.evaluate.measures import MeasureError, MeasureUnavailable
 
-MEASURES_VERSION = 4  # 2: WER no longer depends on the clips transcribed before; 3: Whisper WER on normalized
+MEASURES_VERSION = 5  # 2: WER no longer depends on the clips transcribed before; 3: Whisper WER on normalized
 # text, MCD over the reference's speech frames, F0 error without voicing edges and gross errors; 4: Whisper at
-# temperature 0 only (no sampling fallback)
+# temperature 0 only (no sampling fallback); 5: WER reads a line's words in parentheses (they were dropped)
 """Bump when any measure would score the same audio differently: cached scores of other versions are ignored."""
 
 Clip = tuple[np.ndarray, int]

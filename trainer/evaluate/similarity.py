@@ -8,13 +8,18 @@ of its clips' embeddings (as ``VoiceEncoder.embed_speaker``); similarity is the 
 
 ``resemblyzer`` (the ``compare`` extra) needs ``webrtcvad``, which has no wheels (a C compiler on Windows);
 where it is missing every function here raises :class:`~trainer.evaluate.measures.MeasureUnavailable`.
-The encoder is loaded once per process, on the CPU, at first use.
+The encoder is loaded once per process, on the CPU, at first use, and runs on a thread of its own with one torch
+thread (``ENCODER_THREADS``): on torch's default (one per core) an embedding took 0.4 to 2.5 s on a loaded 2-core
+machine against 0.02 s on one (docs/benchmarks.md, "Distilling from a voice server"). Torch's OpenMP thread count is
+per thread once a thread has used torch, and new threads start from the last count set anywhere, so the encoder's
+thread sets its own and the default is put back at once: no other thread's setting changes.
 """
 
 from __future__ import annotations
 
 import threading
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -28,7 +33,12 @@ ENCODER_RATE = 16000
 MISSING = "speaker similarity needs resemblyzer: pip install resemblyzer (needs a C compiler on Windows)"
 """Why similarity is not measured where resemblyzer is not installed."""
 
+ENCODER_THREADS = 1
+"""Torch threads the speaker encoder runs with: a 3-layer LSTM over a few seconds gains nothing from more, and
+OpenMP's spinning threads lose to the other work on the machine (a voice server, the recognizer, the GUI)."""
+
 _encoder: Any = None
+_thread: ThreadPoolExecutor | None = None
 _lock = threading.Lock()
 
 
@@ -52,6 +62,39 @@ def _voice_encoder():
         if _encoder is None:
             _encoder = resemblyzer.VoiceEncoder(device="cpu", verbose=False)
     return _encoder
+
+
+def encoder_thread() -> ThreadPoolExecutor:
+    """The one thread the speaker encoder runs on, started at first use with ``ENCODER_THREADS`` torch threads.
+
+    ``torch.set_num_threads`` sets the calling thread's OpenMP thread count and the count new threads start with;
+    the encoder's thread sets its own (:func:`_one_torch_thread`), then the caller sets the new threads' count back
+    to its own (what it was: a thread that has used torch keeps its count), so threads already running and threads
+    started later are unchanged.
+    """
+    global _thread
+    with _lock:
+        if _thread is None:
+            with importing("torch"):
+                import torch
+
+            before = torch.get_num_threads()
+            started = ThreadPoolExecutor(1, "speaker-encoder", _one_torch_thread)
+            started.submit(int).result()  # the initializer has run
+            torch.set_num_threads(before)
+            _thread = started
+    return _thread
+
+
+def _one_torch_thread() -> None:
+    """Give the calling thread ``ENCODER_THREADS`` torch threads for good. Torch takes a thread's count from the
+    process's default at its first use there (``at::internal::lazy_init_num_threads``), even after a
+    ``set_num_threads``: so that first use comes first, or the count would become the default put back after."""
+    with importing("torch"):
+        import torch
+
+    torch.get_num_threads()  # the thread's first use of torch: its count from the default, now
+    torch.set_num_threads(ENCODER_THREADS)
 
 
 def utterance_embedding(audio: np.ndarray, rate: int) -> np.ndarray:
@@ -78,8 +121,8 @@ def utterance_embedding(audio: np.ndarray, rate: int) -> np.ndarray:
     wav = _resemblyzer().preprocess_wav(samples)  # at its rate already: a source_sr would resample again (librosa)
     if wav.size == 0:
         raise MeasureError("speaker similarity: no speech left after trimming silences")
-    with _lock:  # one encoder, one caller at a time
-        return np.asarray(encoder.embed_utterance(wav), dtype=np.float32)
+    embedding = encoder_thread().submit(encoder.embed_utterance, wav).result()  # one thread: one caller at a time
+    return np.asarray(embedding, dtype=np.float32)
 
 
 def mean_embedding(embeddings: list[np.ndarray]) -> np.ndarray:

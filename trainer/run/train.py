@@ -152,20 +152,19 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
     dataset = Path(options.dataset).resolve()
     chosen = replace(options, dataset=dataset, out=out, epochs=config.epochs, batch_size=config.batch_size)
     document = RunDocument(options=chosen, cache=cache_dir.resolve(), config=config.to_dict(), conversions=conversions)
-    voice["training"] = _training_note(options)  # kept by export: a smoke test's voice says it is one
+    voice["training"] = _training_note(options, cache)  # kept by export: a smoke test's voice says it is one
     write_text(out / "config.json", json.dumps(voice, ensure_ascii=False, indent=2))
     write_run(document)
 
 
-def _training_note(options: RunOptions) -> dict:
+def _training_note(options: RunOptions, cache) -> dict:
     """What the voice's config says of its training (``training``, kept by export): the preset, and the teacher
-    of a dataset distilled from a voice server (``trainer.dataset.distil.record.teacher_note``: server, model,
-    voice, date, consent)."""
-    from trainer.dataset.distil.record import teacher_note
-
+    of a dataset distilled from a voice server (server, model, voice, date, consent, licence) as the training
+    ``cache`` (a ``PreprocessedCache``) records it: the run's own cache of a project, or a cache the user built,
+    given as the dataset."""
     note: dict = {"preset": options.preset}
-    if teacher := teacher_note(options.dataset):
-        note["teacher"] = teacher
+    if cache.teacher:
+        note["teacher"] = cache.teacher
     return note
 
 

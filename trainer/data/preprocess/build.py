@@ -82,7 +82,7 @@ def build_cache(
     work = [(str(project.clip_path(c.id)), c.text, project.target_config, settings, lexicon) for c in clips]
     with replace_folder(out, is_cache, project_inputs(project), "training cache folder") as staging:
         utterances = _write_arrays(staging, clips, work, workers, TaskState.of(state, progress))
-        _write_manifest(staging, utterances, settings, project.target_config, (lexicon_path, lexicon))
+        _write_manifest(staging, utterances, settings, project, (lexicon_path, lexicon))
     if record:
         remember(project, out)  # the Dataset page and the CLI say where it is and whether it is up to date
     return out
@@ -118,8 +118,13 @@ def _write_arrays(staging: Path, clips, work, workers, state: TaskState) -> list
 
 
 def _write_manifest(
-    staging: Path, utterances: list[Utterance], settings: CacheSettings, config_path: str, lexicon: tuple[Path, Lexicon]
+    staging: Path, utterances: list[Utterance], settings: CacheSettings, project, lexicon: tuple[Path, Lexicon]
 ) -> None:
+    """``cache.json`` (``trainer.data.preprocess.cache``) of ``project``'s ``utterances``: with the teacher of a
+    project distilled from a voice server, so that a voice trained on the cache alone still names it."""
+    from trainer.dataset.distil.record import teacher_note
+
+    config_path = project.target_config
     config = load_config(Path(config_path))
     document = {
         "version": CACHE_VERSION,
@@ -131,6 +136,7 @@ def _write_manifest(
         "lexicon": str(lexicon[0].resolve()),
         "lexicon_entries": {word.lower(): said for word, said in lexicon[1].entries.items()},
         "speakers": sorted({u.speaker for u in utterances if u.speaker}),
+        "teacher": teacher_note(project.folder),
         "utterances": [asdict(u) for u in utterances],
     }
     (staging / "cache.json").write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")

@@ -5,8 +5,10 @@ One folder::
     cache.json          version, STFT settings, the voice's map digest, the text front end the texts were
                         normalized with (``frontend``: ``engines.frontend.frontend_id``; absent in caches
                         built before normalization, which read texts as written; with the project
-                        lexicon's digest where it had one), the lexicon's path (``lexicon``), and per utterance:
-                        id, speaker, text and where its arrays lie in the files below
+                        lexicon's digest where it had one), the lexicon's path (``lexicon``), the teacher of a
+                        project distilled from a voice server (``teacher``: server, model, voice, date, consent,
+                        licence; ``null`` for recordings), and per utterance: id, speaker, text and where its
+                        arrays lie in the files below
     phoneme_ids.i64     all utterances' phoneme_ids, int64, end to end
     audio.f32           all audio at ``sample_rate``, float32 in [-1, 1], end to end
     spec.f32            all spectrograms, float32, frame-major (``[frames, n_fft // 2 + 1]`` each)
@@ -29,7 +31,8 @@ from engines.frontend.lexicon import Lexicon, read_lexicon
 from engines.records import read_json_object, record
 from trainer.out_folder import holds_only
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
+"""``cache.json``'s version; 2 added ``teacher`` (:func:`migrate` brings a version 1 up to date when read)."""
 FILES = {
     "phoneme_ids": ("phoneme_ids.i64", np.int64),
     "audio": ("audio.f32", np.float32),
@@ -91,6 +94,31 @@ class _Manifest:
     frontend: str = ""
     lexicon: str = ""
     lexicon_entries: dict[str, str] = field(default_factory=dict)  # absent in caches built before 2026-12-04
+    teacher: dict[str, Any] | None = None
+
+
+def migrate(document: dict[str, Any], path: Path) -> dict[str, Any]:
+    """Bring a ``cache.json`` up to ``CACHE_VERSION``. Version 1 lacked ``teacher``: it is read from the project
+    that built the cache (the folder of its ``lexicon``, always the project's ``lexicon.txt``) where that project
+    is still there, else ``None`` (a cache built before ``lexicon`` was recorded, or its project gone).
+
+    Raises:
+        ValueError: a version this code does not read (newer, or not a cache).
+    """
+    version = document.get("version")
+    if version == 1:
+        document["teacher"] = _project_teacher(document.get("lexicon"))
+        document["version"] = version = 2
+    if version != CACHE_VERSION:
+        raise ValueError(f"{path}: cache version {version!r} is not one this version reads ({CACHE_VERSION})")
+    return document
+
+
+def _project_teacher(lexicon: Any) -> dict[str, Any] | None:
+    """The teacher of the project whose lexicon path is ``lexicon`` (``None``: no such project, or not distilled)."""
+    from trainer.dataset.distil.record import teacher_note
+
+    return teacher_note(Path(lexicon).parent) if isinstance(lexicon, str) and lexicon else None
 
 
 class PreprocessedCache:
@@ -105,10 +133,7 @@ class PreprocessedCache:
         manifest = self.folder / "cache.json"
         if not manifest.exists():
             raise ValueError(f"{self.folder}: not a preprocessed cache (no cache.json)")
-        document = read_json_object(manifest)
-        if document.get("version") != CACHE_VERSION:
-            raise ValueError(f"{manifest}: cache version {document.get('version')!r} is not {CACHE_VERSION}")
-        header = record(_Manifest, document, manifest, "cache")
+        header = record(_Manifest, migrate(read_json_object(manifest), manifest), manifest, "cache")
         self.settings = record(CacheSettings, header.settings, manifest, "settings")
         self.spec_channels: int = header.spec_channels
         self.phoneme_id_map_sha256: str = header.phoneme_id_map_sha256
@@ -119,6 +144,9 @@ class PreprocessedCache:
         """The text front end its phoneme_ids were made with (``engines.frontend.frontend_id``; ``""``: none)."""
         self.lexicon: str = header.lexicon
         """The project's lexicon file the texts were said with (``engines.frontend.lexicon``; ``""``: none)."""
+        self.teacher: dict[str, Any] | None = header.teacher
+        """The voice server a distilled project's clips came from (``trainer.dataset.distil.record.teacher_note``;
+        ``None``: recordings, or not known)."""
         self.utterances = [record(Utterance, u, manifest, f"utterances[{i}]") for i, u in enumerate(header.utterances)]
         self._arrays = {key: self._map(name, dtype) for key, (name, dtype) in FILES.items()}
         self._check_spans(manifest)

@@ -178,6 +178,7 @@ def _run(
     finally:
         result.imported = _import(project)
     result.notes += [f"{name} not checked: {why}" for name, why in judge.skipped.items()]
+    result.notes += band_notes(project)
     left = len(planned) - len(document.done() & set(planned))
     if state.is_cancelled() and left:
         message = f"Distilling cancelled: {result.counts()}, {left} left; distil again to go on"
@@ -225,6 +226,31 @@ def _import(project: DatasetProject) -> ImportResult | None:
     takes = sorted(folder.glob("distil_*.wav")) if folder.is_dir() else []
     new: list[Path | str] = [take for take in takes if take.stem not in project.clips]
     return project.import_sources(new, workers=1) if new else None
+
+
+def band_notes(project: DatasetProject) -> list[str]:
+    """What the teacher's measured band means for the project's voice, as the dataset report and Train's pre-flight
+    say it (``trainer.dataset.bandwidth.narrow_sentence``): a teacher narrower than the voice's band (a 16 kHz voice
+    server under a 22,050 Hz voice) leaves it an empty top band, and the way on is a 16 kHz voice (scratch with the
+    x-low or low preset, or a 16 kHz start) where that loses none of the teacher's band. Nothing where the kept
+    takes fill the band or none is measured. The project's own rate is left as it is: it is its voice config's
+    (phonemes and start voice); the training rate is chosen on Train (docs/dataset.md "A dataset from a voice
+    server")."""
+    from engines.voice import load_config
+    from trainer.dataset.bandwidth import is_narrow, narrow_sentence
+
+    config = load_config(Path(project.target_config))
+    measured = [
+        (analysis["bandwidth_hz"], analysis["sample_rate"])
+        for clip in project.clips.values()
+        if clip.id.startswith("distil_") and (analysis := clip.analysis or {}).get("bandwidth_hz") is not None
+    ]
+    narrow = [(width, rate) for width, rate in measured if is_narrow(width, config.sample_rate)]
+    if not narrow:
+        return []
+    who = f"the voice ({config.path.name.removesuffix('.onnx.json')})"
+    widths, rates = [w for w, _ in narrow], [r for _, r in narrow]
+    return ["the teacher's takes: " + narrow_sentence(widths, rates, config.sample_rate, who, len(measured))]
 
 
 def _references(project: DatasetProject, document: DistilRecord) -> list[np.ndarray]:
