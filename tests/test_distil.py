@@ -187,6 +187,17 @@ def test_an_unreachable_server_or_an_unreadable_lines_file_is_one_line_and_makes
     assert not (tmp_path / "p").exists()
 
 
+def test_a_folder_holding_other_things_is_refused_before_the_server_is_asked(tmp_path):
+    """A folder with files and no project (the working folder, say) is no project to distil into: one line naming
+    it, exit 2, nothing written there; the server (nothing listens on the port) is never asked."""
+    (tmp_path / "notes.txt").write_text("my notes")
+    flags = ("--model", JOE, "--voice", "default", "--i-may-use-this-voice")
+    done = run_distil(tmp_path, "--url", "http://127.0.0.1:9", *flags)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert str(tmp_path) in done.stderr and "choose an empty folder" in done.stderr, done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
 def test_a_test_preset_run_trains_on_the_distilled_project_and_its_voice_names_the_teacher(distilled, tmp_path):
     """A ``test``-preset run on the project, exported: the voice's config carries ``training.teacher``."""
     pytest.importorskip("lightning")

@@ -60,13 +60,11 @@ def _project(folder: Path):
     Raises:
         NotAProject: the folder holds other things and no project (takes would be mixed into them).
     """
-    from trainer.dataset.manifest import NotAProject
-    from trainer.dataset.project import DatasetProject
+    from trainer.dataset.project import DatasetProject, check_project_or_new
 
+    check_project_or_new(folder)
     if (folder / "manifest.json").is_file():
         return DatasetProject(folder)
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise NotAProject(folder)
     project = DatasetProject.create(folder)
     project.save()  # a project from now on, takes or not
     return project

@@ -23,7 +23,7 @@ from trainer.dataset.distil.judge import REFERENCE_TAKES, Judge, Verdict
 from trainer.dataset.distil.record import DistilRecord, LineDone, Provenance, read_record, write_record
 from trainer.dataset.distil.teacher import Teacher, TeacherChoice
 from trainer.dataset.import_result import ImportResult
-from trainer.dataset.project import DatasetProject, making
+from trainer.dataset.project import DatasetProject, check_project_or_new, making
 from trainer.tasks import Cancelled, TaskState
 
 FOLDER = "distilled"
@@ -89,12 +89,14 @@ def distil(
 
     Raises:
         DistilError: no consent, or the project was distilled from another teacher.
+        NotAProject: ``folder`` holds other things and no project (nothing is asked of the server or written).
         EngineError: the server cannot be reached or refuses (before any folder is made, when at the start).
         Cancelled: ``state`` was cancelled; the lines finished are kept and imported (``partial``), and running
             again goes on.
     """
     if not request.consent:
         raise DistilError(CONSENT)
+    check_project_or_new(folder)
     earlier = read_record(folder)
     provenance = _provenance(request, earlier)
     ours = teacher is None
