@@ -246,3 +246,22 @@ def test_the_dataset_page_distils_into_a_new_project_and_says_what_it_kept(speec
     kept = sum(1 for line in record.lines if line.clip)
     assert page.project_dir == tmp_path / "from joe" and page.model.rowCount() == kept
     assert progress[-1] == (2, 2) and page.hint.text().startswith(f"Distilled: kept {kept} line")
+
+
+def test_the_dataset_page_refuses_a_folder_holding_other_things_and_writes_nothing_there(qtbot, tmp_path):
+    """New dataset from a voice… into a folder of the user's own files: the job fails in one line naming the folder,
+    and the folder holds what it held (no ``clips/``, no manifest); nothing is asked of the server (none listens)."""
+    from studio.pages.dataset import DatasetPage
+    from studio.pages.dataset_distil import distil_into
+    from studio.state import Workspace
+
+    mine = tmp_path / "my files"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my notes")
+    page = DatasetPage(Workspace(dataset_project=tmp_path / "elsewhere"))
+    qtbot.addWidget(page)
+    asked = DistilRequest(teacher=TeacherChoice(url="http://127.0.0.1:9", model=JOE, voice="default"), consent=True)
+    distil_into(page, mine, asked)
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=60_000)
+    assert str(mine) in page.hint.text() and "choose an empty folder" in page.hint.text(), page.hint.text()
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
