@@ -187,6 +187,18 @@ def test_an_unreachable_server_or_an_unreadable_lines_file_is_one_line_and_makes
     assert not (tmp_path / "p").exists()
 
 
+def test_a_line_too_long_for_one_clip_is_not_asked_of_the_server_and_is_named(speech_server, tmp_path):
+    """A --lines line over the dataset's phoneme_ids limit (its take would be kept out of training) is never
+    planned nor asked of the server; the result's notes name it."""
+    long = " ".join(["The kettle whistled twice, then fell silent."] * 12)
+    teacher = Counting(request(speech_server).teacher)
+    asked = request(speech_server, corpus=[long, "Please turn off the lights in the kitchen."], count=2, candidates=1)
+    result = distil(tmp_path / "p", asked, teacher=teacher)
+    assert read_record(tmp_path / "p").planned == ["Please turn off the lights in the kitchen."]
+    assert teacher.asked == 1 + 1  # the check, and the one line's take
+    assert any("too long for one training clip" in note for note in result.notes), result.notes
+
+
 def test_a_folder_holding_other_things_is_refused_before_the_server_is_asked(tmp_path):
     """A folder with files and no project (the working folder, say) is no project to distil into: one line naming
     it, exit 2, nothing written there; the server (nothing listens on the port) is never asked."""

@@ -209,6 +209,19 @@ def test_speech_in_the_room_tone_is_said_and_measured_again(mic, tmp_path, drive
     assert not [line for line in driven.said[driven.said.index(floor) :] if "warning" in line]
 
 
+def test_a_prompts_line_too_long_for_one_clip_is_left_out_and_named(tmp_path, capsys):
+    """``--prompts`` lines are recorded in order, but one over the dataset's phoneme_ids limit (a take of it would
+    be kept out of training) is left out and named on stderr."""
+    from studio.cli.dataset_record import _project, _prompts
+
+    long = " ".join(["The kettle whistled twice, then fell silent."] * 12)
+    lines = tmp_path / "lines.txt"
+    lines.write_text(f"Who left the garden gate open?\n{long}\nAbsolutely not.\n", encoding="utf-8")
+    prompts, _ = _prompts(_project(tmp_path / "project"), lines, 50)
+    assert prompts == ["Who left the garden gate open?", "Absolutely not."]
+    assert "left out 1 line too long for one training clip" in capsys.readouterr().err
+
+
 def test_the_terminal_meter_and_keys():
     """The meter's bar fills to the RMS with ``#``, to the peak with ``=``, marks the held peak and says CLIP; the
     keys (arrows as escape sequences) become the session's commands, other keys are ignored."""

@@ -71,17 +71,16 @@ def _project(folder: Path):
 
 
 def _prompts(project, path: Path | None, number: int) -> tuple[list[str], list[str]]:
-    """The session's prompts and the corpus its coverage is counted in."""
-    from trainer.dataset.prompts.corpus import read_corpus, shipped_corpus, text_key
-    from trainer.dataset.prompts.plan import for_project, recorded
+    """The session's prompts and the corpus its coverage is counted in (lines too long for one clip are named on
+    stderr and left out)."""
+    from trainer.dataset.prompts.corpus import read_corpus, shipped_corpus
+    from trainer.dataset.prompts.plan import for_project, too_long_note
 
-    if path is None:
-        corpus = read_corpus(shipped_corpus())
-        selection, _ = for_project(project, number, corpus)
-        return [p.text for p in selection.chosen], corpus
-    corpus = read_corpus(path)
-    done = {text_key(text) for text in recorded(project).texts}
-    return [text for text in corpus if text_key(text) not in done][:number], corpus
+    corpus = read_corpus(path or shipped_corpus())
+    selection, _ = for_project(project, number, corpus, ordered=path is not None)
+    for line in too_long_note(selection):
+        print(line, file=sys.stderr)
+    return [p.text for p in selection.chosen], corpus
 
 
 def _record(project, prompts: list[str], corpus: list[str], device: int | None, rate: int | None) -> int:

@@ -107,9 +107,9 @@ def distil(
             project.check_voice()
             project.save()  # a project from now on, even before a take is kept
             document = earlier or DistilRecord(teacher=provenance)
-            _plan(project, document, request)
+            notes = _plan(project, document, request)
             write_record(project.folder, document)
-            return _run(project, document, request, teacher, TaskState.of(state))
+            return _run(project, document, request, teacher, TaskState.of(state), notes)
     finally:
         if ours:
             teacher.close()
@@ -136,31 +136,39 @@ def _provenance(request: DistilRequest, earlier: DistilRecord | None) -> Provena
     return earlier.teacher
 
 
-def _plan(project: DatasetProject, document: DistilRecord, request: DistilRequest) -> None:
+def _plan(project: DatasetProject, document: DistilRecord, request: DistilRequest) -> list[str]:
     """Add lines to ``document.planned`` until it holds ``request.count`` (or the corpus runs out), chosen for
-    the phonemes and diphones the project's clips and the lines planned before do not cover."""
+    the phonemes and diphones the project's clips and the lines planned before do not cover; a note naming the
+    corpus lines left out as too long for one clip (none asked of the server)."""
     missing = request.count - len(document.planned)
     if missing <= 0:
-        return
+        return []
     from engines.frontend.lexicon import project_lexicon
     from trainer.dataset.jobs import phonemizer
     from trainer.dataset.prompts.corpus import read_corpus, shipped_corpus
-    from trainer.dataset.prompts.plan import Recorded, next_prompts, recorded
+    from trainer.dataset.prompts.plan import Recorded, next_prompts, recorded, too_long_note
 
     corpus = request.corpus if request.corpus is not None else read_corpus(shipped_corpus())
     held = recorded(project)
     done = Recorded(texts=held.texts + document.planned, seconds=held.seconds)
     said = phonemizer(project.target_config, project_lexicon(project.folder))
-    document.planned += [prompt.text for prompt in next_prompts(said, corpus, done, missing).chosen]
+    selection = next_prompts(said, corpus, done, missing)
+    document.planned += [prompt.text for prompt in selection.chosen]
+    return too_long_note(selection)
 
 
 def _run(
-    project: DatasetProject, document: DistilRecord, request: DistilRequest, teacher: Teacher, state: TaskState
+    project: DatasetProject,
+    document: DistilRecord,
+    request: DistilRequest,
+    teacher: Teacher,
+    state: TaskState,
+    notes: list[str],
 ) -> DistilResult:
     planned = document.planned[: request.count]
     finished = document.done()
     todo = [(n, text) for n, text in enumerate(planned, 1) if text not in finished]
-    result = DistilResult(done_before=len(planned) - len(todo))
+    result = DistilResult(done_before=len(planned) - len(todo), notes=list(notes))
     if len(planned) < request.count:
         result.notes.append(f"the lines ran out: {count(len(planned), 'line')} planned of {request.count}")
     judge = Judge(project.target_config, _references(project, document))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from engines.phonemes import Phonemizer
 from engines.words import count
 from trainer.dataset.prompts.guidance import FINE_TUNE_UTTERANCES, GUIDANCE, minutes_said, seconds
-from trainer.dataset.prompts.selection import Selection, choose
+from trainer.dataset.prompts.selection import Selection, choose, in_order
 from trainer.dataset.prompts.units import corpus_units
 
 
@@ -30,16 +30,21 @@ def recorded(project) -> Recorded:
     )
 
 
-def next_prompts(phonemizer: Phonemizer, corpus: list[str], done: Recorded, number: int) -> Selection:
-    """The next ``number`` prompts of ``corpus`` for a voice (``phonemizer``) given the lines recorded
-    (``trainer.dataset.prompts.selection.choose``)."""
-    return choose(corpus_units(phonemizer, corpus), corpus_units(phonemizer, done.texts), number)
+def next_prompts(
+    phonemizer: Phonemizer, corpus: list[str], done: Recorded, number: int, *, ordered: bool = False
+) -> Selection:
+    """The next ``number`` prompts of ``corpus`` for a voice (``phonemizer``) given the lines recorded, chosen
+    for coverage (``trainer.dataset.prompts.selection.choose``) or, ``ordered``, in the corpus's order."""
+    pick = in_order if ordered else choose
+    return pick(corpus_units(phonemizer, corpus), corpus_units(phonemizer, done.texts), number)
 
 
-def for_project(project, number: int, corpus: list[str] | None = None) -> tuple[Selection, Recorded]:
+def for_project(
+    project, number: int, corpus: list[str] | None = None, *, ordered: bool = False
+) -> tuple[Selection, Recorded]:
     """The next ``number`` prompts of ``corpus`` (default: the shipped one) for a
     ``trainer.dataset.project.DatasetProject``, read by its voice's phonemizer with its lexicon, given the lines it
-    has recorded; and those lines."""
+    has recorded (``ordered``: in the corpus's order, see :func:`next_prompts`); and those lines."""
     from engines.frontend.lexicon import project_lexicon
     from trainer.dataset.jobs import phonemizer
     from trainer.dataset.prompts.corpus import read_corpus, shipped_corpus
@@ -47,7 +52,24 @@ def for_project(project, number: int, corpus: list[str] | None = None) -> tuple[
     done = recorded(project)
     said = phonemizer(project.target_config, project_lexicon(project.folder))
     lines = corpus if corpus is not None else read_corpus(shipped_corpus())
-    return next_prompts(said, lines, done, number), done
+    return next_prompts(said, lines, done, number, ordered=ordered), done
+
+
+def too_long_note(selection: Selection) -> list[str]:
+    """A line naming the corpus lines left out as too long for one clip (none when there are none)."""
+    from engines.long_sentences import MAX_PHONEME_IDS
+
+    if not selection.too_long:
+        return []
+    first = selection.too_long[0]
+    start = first.text if len(first.text) <= 60 else first.text[:60] + "…"
+    others = len(selection.too_long) - 1
+    return [
+        f"left out {count(len(selection.too_long), 'line')} too long for one training clip (over {MAX_PHONEME_IDS} "
+        f"phoneme_ids, the dataset's limit): {start!r} ({first.phoneme_ids:,} phoneme_ids)"
+        + (f" and {count(others, 'other')}" if others else "")
+        + "; split long lines into sentences"
+    ]
 
 
 def summary(selection: Selection, done: Recorded) -> list[str]:
@@ -65,5 +87,6 @@ def summary(selection: Selection, done: Recorded) -> list[str]:
         f"speech to read): {selection.after.describe()}; {lines:,} of the {FINE_TUNE_UTTERANCES:,} lines a "
         "fine-tune commonly uses",
         GUIDANCE,
+        *too_long_note(selection),
     ]
     return said
