@@ -165,6 +165,29 @@ def test_a_cancel_keeps_the_lines_done_and_distilling_again_goes_on(speech_serve
     assert result.done_before == 1 and len(read_record(tmp_path / "p").lines) == 3
 
 
+def test_a_server_that_stops_mid_run_says_what_is_kept_and_distilling_again_goes_on(speech_server, tmp_path):
+    """The server goes away after the first line: one error naming the server and what was kept (imported), and
+    a second run finishes the lines left."""
+    from engines.base import EngineError
+
+    class Stopping(Teacher):
+        asked = 0
+
+        def speak(self, text, cancel=None):
+            self.asked += 1
+            if self.asked == 3:  # the check, line 1's take, then line 2's take: gone
+                raise EngineError(f"{self.choice.url}/v1/audio/speech: cannot connect")
+            return super().speak(text, cancel)
+
+    lines = ["Bright yellow kayaks drifted by.", "Oliver adopted a grey kitten.", "Set the thermostat to 21 degrees."]
+    asked = request(speech_server, corpus=lines, count=3, candidates=1)
+    with pytest.raises(DistilError, match=r"cannot connect; stopped after: kept [01] line.*distil again to go on"):
+        distil(tmp_path / "p", asked, teacher=Stopping(asked.teacher))
+    first = read_record(tmp_path / "p").lines
+    assert len(first) == 1 and len(DatasetProject(tmp_path / "p").clips) == bool(first[0].clip)
+    assert distil(tmp_path / "p", asked).done_before == 1 and len(read_record(tmp_path / "p").lines) == 3
+
+
 def test_without_consent_or_with_another_teacher_nothing_is_asked(distilled, speech_server, tmp_path):
     """No ``--i-may-use-this-voice``: one line saying why, no folder made; another voice into a distilled project:
     refused, naming the teacher it holds."""

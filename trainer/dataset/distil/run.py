@@ -88,7 +88,8 @@ def distil(
     and take. ``teacher``: one already made (tests); by default one is made from ``request.teacher``.
 
     Raises:
-        DistilError: no consent, or the project was distilled from another teacher.
+        DistilError: no consent, the project was distilled from another teacher, or the server failed after
+            some lines were done (the message says what is kept; running again goes on).
         NotAProject: ``folder`` holds other things and no project (nothing is asked of the server or written).
         EngineError: the server cannot be reached or refuses (before any folder is made, when at the start).
         Cancelled: ``state`` was cancelled; the lines finished are kept and imported (``partial``), and running
@@ -185,6 +186,12 @@ def _run(
             else:
                 result.refused.append(line)
             state.progress(len(document.done() & set(planned)), len(planned))
+    except VoiceStudioError as exc:  # the server stopped or broke mid-run: say what is kept, and that it goes on
+        if not (result.kept or result.refused or result.done_before):
+            raise
+        raise DistilError(
+            f"{exc}; stopped after: {result.counts()} (kept takes imported); distil again to go on"
+        ) from exc
     finally:
         result.imported = _import(project)
     result.notes += [f"{name} not checked: {why}" for name, why in judge.skipped.items()]
