@@ -300,3 +300,30 @@ def test_the_dataset_page_refuses_a_folder_holding_other_things_and_writes_nothi
     qtbot.waitUntil(lambda: not page.is_busy(), timeout=60_000)
     assert str(mine) in page.hint.text() and "choose an empty folder" in page.hint.text(), page.hint.text()
     assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+
+
+def test_the_dialog_keeps_what_was_typed_when_the_lines_file_cannot_be_read(qtbot, tmp_path):
+    """Distil with a lines file that is not UTF-8: the dialog stays open, says why (the file, the line and the
+    byte), and keeps every field; with the file fixed, Distil closes it."""
+    from PySide6.QtWidgets import QDialog
+
+    from studio.state import Workspace
+    from studio.widgets.distil_dialog import DistilDialog
+
+    lines = tmp_path / "lines.txt"
+    lines.write_bytes("Caf\xe9 au lait, please.\n".encode("latin-1"))
+    dialog = DistilDialog(Workspace(dataset_project=tmp_path / "p"))
+    qtbot.addWidget(dialog)
+    dialog.server.url.setText("http://127.0.0.1:9")
+    dialog.server.model.setCurrentText(JOE)
+    dialog.lines.setText(str(lines))
+    dialog.licence.setText("CC0")
+    dialog.consent.setChecked(True)
+    dialog.show()
+    dialog.buttons.buttons()[0].click()
+    assert dialog.isVisible() and dialog.result() != QDialog.DialogCode.Accepted
+    assert dialog.problem.text() == f"{lines}: line 1 is not UTF-8 text (byte 3); save the file as UTF-8"
+    assert (dialog.lines.text(), dialog.licence.text(), dialog.consent.isChecked()) == (str(lines), "CC0", True)
+    lines.write_text("Café au lait, please.\n", encoding="utf-8")
+    dialog.buttons.buttons()[0].click()
+    assert dialog.result() == QDialog.DialogCode.Accepted and dialog.request().corpus == ["Café au lait, please."]
