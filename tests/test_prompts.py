@@ -152,13 +152,17 @@ def test_a_line_too_long_for_one_clip_is_never_offered_and_is_named(tmp_path, ph
         selection = next_prompts(phonemizer, corpus, Recorded(texts=[], seconds=0.0), 5, ordered=ordered)
         assert sorted(p.text for p in selection.chosen) == sorted(corpus[1:]), ordered
         assert [p.text for p in selection.too_long] == [LONG] and selection.too_long[0].phoneme_ids > MAX_PHONEME_IDS
-    named = [line for line in summary(selection, Recorded(texts=[], seconds=0.0)) if "too long" in line]
+    said = summary(selection, Recorded(texts=[], seconds=0.0))
+    assert said[1].startswith("with these 2 prompts (about")
+    named = [line for line in said if "too long" in line]
     assert len(named) == 1 and "'The kettle whistled twice" in named[0] and f"over {MAX_PHONEME_IDS}" in named[0]
     path = tmp_path / "mine.txt"
     path.write_text("\n".join(corpus) + "\n", encoding="utf-8")
     result = run_prompts("--corpus", str(path))
     assert result.returncode == 0 and sorted(result.stdout.splitlines()) == sorted(corpus[1:]), result.stderr
     assert "left out 1 line too long for one training clip" in result.stderr
+    one = next_prompts(phonemizer, corpus, Recorded(texts=[], seconds=0.0), 1)
+    assert summary(one, Recorded(texts=[], seconds=0.0))[1].startswith("with this prompt (about")  # not "these 1"
 
 
 def test_the_cli_prints_the_same_prompts_whatever_the_hash_seed(shipped):

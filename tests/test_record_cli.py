@@ -222,6 +222,19 @@ def test_a_prompts_line_too_long_for_one_clip_is_left_out_and_named(tmp_path, ca
     assert "left out 1 line too long for one training clip" in capsys.readouterr().err
 
 
+def test_skip_and_back_while_the_room_is_measured_say_the_room_tone_once(mic, tmp_path, drive):  # noqa: F811
+    """``skip`` and ``back`` sent during the room tone move the prompt without a second "room tone" line, and
+    ``back`` at the first prompt shows it again."""
+    driven = drive(_args(tmp_path / "project"))
+    driven.wait_for("room tone:")
+    driven.send("skip")
+    driven.send("back")
+    driven.send("back")
+    driven.wait_for("prompt 1 of 3:")
+    assert driven.end() == 0
+    assert sum(line.startswith("room tone:") for line in driven.said) == 1, driven.said
+
+
 def test_the_terminal_meter_and_keys():
     """The meter's bar fills to the RMS with ``#``, to the peak with ``=``, marks the held peak and says CLIP; the
     keys (arrows as escape sequences) become the session's commands, other keys are ignored."""

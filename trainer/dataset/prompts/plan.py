@@ -55,6 +55,10 @@ def for_project(
     return next_prompts(said, lines, done, number, ordered=ordered), done
 
 
+def _these(prompts: int) -> str:
+    return "this prompt" if prompts == 1 else f"these {count(prompts, 'prompt')}"
+
+
 def too_long_note(selection: Selection) -> list[str]:
     """A line naming the corpus lines left out as too long for one clip (none when there are none)."""
     from engines.long_sentences import MAX_PHONEME_IDS
@@ -83,7 +87,7 @@ def summary(selection: Selection, done: Recorded) -> list[str]:
     )
     said = [
         before,
-        f"with these {count(len(selection.chosen), 'prompt')} (about {minutes_said(seconds(selection.chosen))} of "
+        f"with {_these(len(selection.chosen))} (about {minutes_said(seconds(selection.chosen))} of "
         f"speech to read): {selection.after.describe()}; {lines:,} of the {FINE_TUNE_UTTERANCES:,} lines a "
         "fine-tune commonly uses",
         GUIDANCE,
