@@ -190,6 +190,27 @@ def test_a_folder_holding_other_things_is_no_project_one_line_and_exit_2(mic, tm
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mic.fifo", "microphone.conf", "notes.txt"]
 
 
+def test_a_failure_before_any_take_leaves_no_project_behind(mic, tmp_path, capsys, monkeypatch):  # noqa: F811
+    """A ``--prompts`` file that cannot be read, or a device that refuses to open: one line, exit 2, and the
+    project the command would have made is not left behind (an empty folder given stays empty)."""
+    from studio.cli import main
+    from trainer.dataset.recording.booth import Booth
+    from trainer.dataset.recording.capture import RecordingError
+
+    missing = tmp_path / "missing.txt"
+    assert main(["dataset", "record", str(tmp_path / "new"), "--device", DEVICE, "--prompts", str(missing)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1 and not (tmp_path / "new").exists()
+
+    def refuses(self):
+        raise RecordingError("voice_studio_mic: the device refuses 8,000 Hz")
+
+    monkeypatch.setattr(Booth, "open", refuses)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # a script with no commands
+    (tmp_path / "empty").mkdir()
+    assert main(["dataset", "record", str(tmp_path / "empty"), "--device", DEVICE]) == 2
+    assert "refuses" in capsys.readouterr().err and not any((tmp_path / "empty").iterdir())
+
+
 def test_speech_in_the_room_tone_is_said_and_measured_again(mic, tmp_path, drive):  # noqa: F811
     """Speech while the room tone is measured: a warning says so and offers ``room``; measured again in quiet, the
     floor is the room's and no warning comes."""

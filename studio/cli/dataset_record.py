@@ -34,12 +34,33 @@ def run(args: argparse.Namespace) -> int:
     if args.project is None:
         raise RecordingError("dataset record needs the PROJECT folder to record into (or --list-devices)")
     device = find_input(args.device)
-    project = _project(args.project)
-    prompts, corpus = _prompts(project, args.prompts, args.count)
-    if not prompts:
-        print(f"every line of {args.prompts or 'the shipped prompts'} is recorded already", file=sys.stderr)
-        return 1
-    return _record(project, prompts, corpus, device, args.rate)
+    with _undone_on_failure(args.project):
+        project = _project(args.project)
+        prompts, corpus = _prompts(project, args.prompts, args.count)
+        if not prompts:
+            print(f"every line of {args.prompts or 'the shipped prompts'} is recorded already", file=sys.stderr)
+            return 1
+        return _record(project, prompts, corpus, device, args.rate)
+
+
+@contextmanager
+def _undone_on_failure(folder: Path) -> Iterator[None]:
+    """A project this command makes in ``folder`` is removed again when the command fails before a take is kept
+    (a ``--prompts`` file that cannot be read, a device that refuses to open): a failed command leaves no project
+    behind. A project that was there before is left as it is."""
+    import shutil
+
+    existed, had = folder.exists(), (folder / "manifest.json").is_file()
+    try:
+        yield
+    except Exception:
+        if not had and not any((folder / "clips").glob("*.wav")):
+            if existed:  # an empty folder given: empty again
+                (folder / "manifest.json").unlink(missing_ok=True)
+                shutil.rmtree(folder / "clips", ignore_errors=True)
+            else:
+                shutil.rmtree(folder, ignore_errors=True)
+        raise
 
 
 def _list_devices() -> int:
