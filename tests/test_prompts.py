@@ -141,9 +141,10 @@ LONG = " ".join(["The kettle whistled twice, then fell silent."] * 12)
 """A line of 12 sentences, about 1,000 phoneme_ids: a take of it is no training clip (the dataset's ``too_long``)."""
 
 
-def test_a_line_too_long_for_one_clip_is_never_offered_and_is_named(tmp_path, phonemizer):
+def test_a_line_too_long_for_one_clip_or_with_nothing_to_say_is_never_offered_and_is_named(tmp_path, phonemizer):
     """A corpus line over the dataset's phoneme_ids limit is left out by the coverage choice and by a list
-    recorded in order (it would be kept out of training), and the summary names it in one line."""
+    recorded in order (it would be kept out of training), and the summary names it in one line; so is a line
+    with no phoneme in it ("...")."""
     from engines.long_sentences import MAX_PHONEME_IDS
     from trainer.dataset.prompts.plan import Recorded, next_prompts, summary
 
@@ -161,6 +162,14 @@ def test_a_line_too_long_for_one_clip_is_never_offered_and_is_named(tmp_path, ph
     result = run_prompts("--corpus", str(path))
     assert result.returncode == 0 and sorted(result.stdout.splitlines()) == sorted(corpus[1:]), result.stderr
     assert "left out 1 line too long for one training clip" in result.stderr
+    unspoken = next_prompts(
+        phonemizer, ["...", "Who left the garden gate open?", "—"], Recorded(texts=[], seconds=0.0), 5
+    )
+    assert [p.text for p in unspoken.chosen] == ["Who left the garden gate open?"]  # nothing to say in the others
+    assert any(
+        "left out 2 lines with nothing to say (no phoneme): '...'" in line
+        for line in summary(unspoken, Recorded(texts=[], seconds=0.0))
+    )
     one = next_prompts(phonemizer, corpus, Recorded(texts=[], seconds=0.0), 1)
     assert summary(one, Recorded(texts=[], seconds=0.0))[1].startswith("with this prompt (about")  # not "these 1"
 

@@ -95,11 +95,11 @@ def _prompts(project, path: Path | None, number: int) -> tuple[list[str], list[s
     """The session's prompts and the corpus its coverage is counted in (lines too long for one clip are named on
     stderr and left out)."""
     from trainer.dataset.prompts.corpus import read_corpus, shipped_corpus
-    from trainer.dataset.prompts.plan import for_project, too_long_note
+    from trainer.dataset.prompts.plan import for_project, left_out_notes
 
     corpus = read_corpus(path or shipped_corpus())
     selection, _ = for_project(project, number, corpus, ordered=path is not None)
-    for line in too_long_note(selection):
+    for line in left_out_notes(selection):
         print(line, file=sys.stderr)
     return [p.text for p in selection.chosen], corpus
 

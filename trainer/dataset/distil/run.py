@@ -147,7 +147,7 @@ def _plan(project: DatasetProject, document: DistilRecord, request: DistilReques
     from engines.frontend.lexicon import project_lexicon
     from trainer.dataset.jobs import phonemizer
     from trainer.dataset.prompts.corpus import read_corpus, shipped_corpus
-    from trainer.dataset.prompts.plan import Recorded, next_prompts, recorded, too_long_note
+    from trainer.dataset.prompts.plan import Recorded, left_out_notes, next_prompts, recorded
 
     corpus = request.corpus if request.corpus is not None else read_corpus(shipped_corpus())
     held = recorded(project)
@@ -155,7 +155,7 @@ def _plan(project: DatasetProject, document: DistilRecord, request: DistilReques
     said = phonemizer(project.target_config, project_lexicon(project.folder))
     selection = next_prompts(said, corpus, done, missing)
     document.planned += [prompt.text for prompt in selection.chosen]
-    return too_long_note(selection)
+    return left_out_notes(selection)
 
 
 def _run(

@@ -59,21 +59,34 @@ def _these(prompts: int) -> str:
     return "this prompt" if prompts == 1 else f"these {count(prompts, 'prompt')}"
 
 
-def too_long_note(selection: Selection) -> list[str]:
-    """A line naming the corpus lines left out as too long for one clip (none when there are none)."""
+def left_out_notes(selection: Selection) -> list[str]:
+    """Lines naming the corpus lines left out, too long for one clip or with nothing to say (none when there are
+    none)."""
     from engines.long_sentences import MAX_PHONEME_IDS
 
-    if not selection.too_long:
-        return []
-    first = selection.too_long[0]
-    start = first.text if len(first.text) <= 60 else first.text[:60] + "…"
-    others = len(selection.too_long) - 1
-    return [
-        f"left out {count(len(selection.too_long), 'line')} too long for one training clip (over {MAX_PHONEME_IDS} "
-        f"phoneme_ids, the dataset's limit): {start!r} ({first.phoneme_ids:,} phoneme_ids)"
-        + (f" and {count(others, 'other')}" if others else "")
-        + "; split long lines into sentences"
-    ]
+    said = []
+    if selection.too_long:
+        first = selection.too_long[0]
+        said.append(
+            f"left out {count(len(selection.too_long), 'line')} too long for one training clip (over "
+            f"{MAX_PHONEME_IDS} phoneme_ids, the dataset's limit): {_start(first.text)!r} ({first.phoneme_ids:,} "
+            f"phoneme_ids){_others(selection.too_long)}; split long lines into sentences"
+        )
+    if selection.unspoken:
+        first = selection.unspoken[0]
+        said.append(
+            f"left out {count(len(selection.unspoken), 'line')} with nothing to say (no phoneme): "
+            f"{_start(first.text)!r}{_others(selection.unspoken)}"
+        )
+    return said
+
+
+def _start(text: str) -> str:
+    return text if len(text) <= 60 else text[:60] + "…"
+
+
+def _others(lines: list) -> str:
+    return f" and {count(len(lines) - 1, 'other')}" if len(lines) > 1 else ""
 
 
 def summary(selection: Selection, done: Recorded) -> list[str]:
@@ -91,6 +104,6 @@ def summary(selection: Selection, done: Recorded) -> list[str]:
         f"speech to read): {selection.after.describe()}; {lines:,} of the {FINE_TUNE_UTTERANCES:,} lines a "
         "fine-tune commonly uses",
         GUIDANCE,
-        *too_long_note(selection),
+        *left_out_notes(selection),
     ]
     return said

@@ -13,7 +13,8 @@ shipped set, after 3.8 minutes of speech (600 words), 737 diphones per line agai
 recorded count as covered before the first step and are never offered again. The keys are exact (integers and
 fractions) and every tie is broken by the corpus order, so the same corpus, voice and recorded lines give the same
 prompts. A line too long for one training clip (more ``phoneme_ids`` than the dataset's ``too_long`` limit,
-``engines.long_sentences.MAX_PHONEME_IDS``) is never offered: its take would be kept out of training.
+``engines.long_sentences.MAX_PHONEME_IDS``) is never offered: its take would be kept out of training; nor is a
+line with nothing to say (no phoneme: "...", a dash).
 
 Greedy choice is the classic way to cover a set (Chvátal 1979, "A greedy heuristic for the set-covering problem",
 Math. Oper. Res. 4(3)) and how recording scripts are built for coverage (Kominek and Black 2003, "CMU ARCTIC
@@ -61,6 +62,7 @@ class Selection:
         before: the coverage of the recorded lines alone.
         after: the coverage of the recorded and the chosen lines.
         too_long: the corpus lines left out as too long for one training clip (over ``MAX_PHONEME_IDS``).
+        unspoken: the corpus lines left out as having nothing to say (no phoneme).
     """
 
     chosen: list[Prompt]
@@ -68,6 +70,7 @@ class Selection:
     before: Coverage
     after: Coverage
     too_long: list[Prompt]
+    unspoken: list[Prompt]
 
 
 def coverage(said: list[Prompt], seen: list[Prompt]) -> Coverage:
@@ -144,8 +147,9 @@ def in_order(candidates: list[Prompt], recorded: list[Prompt], count: int) -> Se
 
 
 def fitting(candidates: list[Prompt]) -> list[Prompt]:
-    """The lines short enough for one training clip (``MAX_PHONEME_IDS`` or fewer ``phoneme_ids``)."""
-    return [line for line in candidates if line.phoneme_ids <= MAX_PHONEME_IDS]
+    """The lines with something to say and short enough for one training clip (``MAX_PHONEME_IDS`` or fewer
+    ``phoneme_ids``)."""
+    return [line for line in candidates if line.phonemes and line.phoneme_ids <= MAX_PHONEME_IDS]
 
 
 def _selection(candidates: list[Prompt], recorded: list[Prompt], chosen: list[Prompt]) -> Selection:
@@ -156,4 +160,5 @@ def _selection(candidates: list[Prompt], recorded: list[Prompt], chosen: list[Pr
         before=coverage(recorded, seen),
         after=coverage(recorded + chosen, seen),
         too_long=[line for line in candidates if line.phoneme_ids > MAX_PHONEME_IDS],
+        unspoken=[line for line in candidates if not line.phonemes],
     )
