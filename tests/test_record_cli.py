@@ -178,6 +178,19 @@ def test_a_bad_device_name_is_one_line_and_exit_2(mic, tmp_path):  # noqa: F811
     assert not (tmp_path / "p").exists()
 
 
+def test_a_blank_device_name_names_no_device(monkeypatch):
+    """``--device ''`` (an empty shell variable) names no device: it was "more than one input device named ''",
+    a blank being part of every name; a part of one name still finds it."""
+    from trainer.dataset.recording import capture
+
+    inputs = [capture.InputDevice(0, "USB Microphone", 48000), capture.InputDevice(1, "default", 44100)]
+    monkeypatch.setattr(capture, "input_devices", lambda: inputs)
+    for blank in ("", "  "):
+        with pytest.raises(capture.RecordingError, match=r"^no input device named '\s*'; the inputs are 0: USB"):
+            capture.find_input(blank)
+    assert capture.find_input("usb") == 0 and capture.find_input("1") == 1
+
+
 def test_a_folder_holding_other_things_is_no_project_one_line_and_exit_2(mic, tmp_path, capsys):  # noqa: F811
     """A folder with files and no project is refused in one line naming it (takes would be mixed into it), and
     nothing is written there."""
