@@ -106,6 +106,7 @@ def test_new_project_makes_an_empty_project(page, tmp_path):
     page.new_project(folder)
     assert (folder / "manifest.json").is_file() and page.project_dir == folder and page.has_project()
     assert page.hint.text().startswith(f"New project {folder}") and page.start_folders.start(folder) == folder
+    assert "Record tab" in page.hint.text()  # recording from nothing is a way in, as importing is
     (tmp_path / "busy").mkdir()
     (tmp_path / "busy" / "x.txt").write_text("mine")
     page.new_project(tmp_path / "busy")
@@ -113,6 +114,7 @@ def test_new_project_makes_an_empty_project(page, tmp_path):
     page.start_folders.picked(tmp_path / "busy" / "x.txt")  # a file picked: its folder is where dialogs open next
     assert page.start_folders.start(page.project_dir) == tmp_path / "busy"
     page.open_project(tmp_path / "other")  # another project: its folder (or the nearest that exists), not the pick
+    assert "New project… to record prompts on the Record tab" in page.hint.text()
     assert page.start_folders.start(page.project_dir) == tmp_path
 
 

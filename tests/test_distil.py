@@ -189,6 +189,29 @@ def test_a_cancel_keeps_the_lines_done_and_distilling_again_goes_on(speech_serve
     assert result.done_before == 1 and len(read_record(tmp_path / "p").lines) == 3
 
 
+def test_a_server_that_stops_mid_run_says_what_is_kept_and_distilling_again_goes_on(speech_server, tmp_path):
+    """The server goes away after the first line: one error naming the server and what was kept (imported), and
+    a second run finishes the lines left."""
+    from engines.base import EngineError
+
+    class Stopping(Teacher):
+        asked = 0
+
+        def speak(self, text, cancel=None):
+            self.asked += 1
+            if self.asked == 3:  # the check, line 1's take, then line 2's take: gone
+                raise EngineError(f"{self.choice.url}/v1/audio/speech: cannot connect")
+            return super().speak(text, cancel)
+
+    lines = ["Bright yellow kayaks drifted by.", "Oliver adopted a grey kitten.", "Set the thermostat to 21 degrees."]
+    asked = request(speech_server, corpus=lines, count=3, candidates=1)
+    with pytest.raises(DistilError, match=r"cannot connect; stopped after: kept [01] line.*distil again to go on"):
+        distil(tmp_path / "p", asked, teacher=Stopping(asked.teacher))
+    first = read_record(tmp_path / "p").lines
+    assert len(first) == 1 and len(DatasetProject(tmp_path / "p").clips) == bool(first[0].clip)
+    assert distil(tmp_path / "p", asked).done_before == 1 and len(read_record(tmp_path / "p").lines) == 3
+
+
 def test_without_consent_or_with_another_teacher_nothing_is_asked(distilled, speech_server, tmp_path):
     """No ``--i-may-use-this-voice``: one line saying why, no folder made; another voice into a distilled project:
     refused, naming the teacher it holds."""
@@ -209,6 +232,29 @@ def test_an_unreachable_server_or_an_unreadable_lines_file_is_one_line_and_makes
     done = run_distil(tmp_path / "p", "--url", "http://127.0.0.1:9", "--lines", str(missing), *flags)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and str(missing) in done.stderr
     assert not (tmp_path / "p").exists()
+
+
+def test_a_line_too_long_for_one_clip_is_not_asked_of_the_server_and_is_named(speech_server, tmp_path):
+    """A --lines line over the dataset's phoneme_ids limit (its take would be kept out of training) is never
+    planned nor asked of the server; the result's notes name it."""
+    long = " ".join(["The kettle whistled twice, then fell silent."] * 12)
+    teacher = Counting(request(speech_server).teacher)
+    asked = request(speech_server, corpus=[long, "Please turn off the lights in the kitchen."], count=2, candidates=1)
+    result = distil(tmp_path / "p", asked, teacher=teacher)
+    assert read_record(tmp_path / "p").planned == ["Please turn off the lights in the kitchen."]
+    assert teacher.asked == 1 + 1  # the check, and the one line's take
+    assert any("too long for one training clip" in note for note in result.notes), result.notes
+
+
+def test_a_folder_holding_other_things_is_refused_before_the_server_is_asked(tmp_path):
+    """A folder with files and no project (the working folder, say) is no project to distil into: one line naming
+    it, exit 2, nothing written there; the server (nothing listens on the port) is never asked."""
+    (tmp_path / "notes.txt").write_text("my notes")
+    flags = ("--model", JOE, "--voice", "default", "--i-may-use-this-voice")
+    done = run_distil(tmp_path, "--url", "http://127.0.0.1:9", *flags)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert str(tmp_path) in done.stderr and "choose an empty folder" in done.stderr, done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
 
 
 @pytest.fixture(scope="module")
@@ -294,3 +340,49 @@ def test_the_dataset_page_distils_into_a_new_project_and_says_what_it_kept(speec
     kept = sum(1 for line in record.lines if line.clip)
     assert page.project_dir == tmp_path / "from joe" and page.model.rowCount() == kept
     assert progress[-1] == (2, 2) and page.hint.text().startswith(f"Distilled: kept {kept} line")
+
+
+def test_the_dataset_page_refuses_a_folder_holding_other_things_and_writes_nothing_there(qtbot, tmp_path):
+    """New dataset from a voice… into a folder of the user's own files: the job fails in one line naming the folder,
+    and the folder holds what it held (no ``clips/``, no manifest); nothing is asked of the server (none listens)."""
+    from studio.pages.dataset import DatasetPage
+    from studio.pages.dataset_distil import distil_into
+    from studio.state import Workspace
+
+    mine = tmp_path / "my files"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my notes")
+    page = DatasetPage(Workspace(dataset_project=tmp_path / "elsewhere"))
+    qtbot.addWidget(page)
+    asked = DistilRequest(teacher=TeacherChoice(url="http://127.0.0.1:9", model=JOE, voice="default"), consent=True)
+    distil_into(page, mine, asked)
+    qtbot.waitUntil(lambda: not page.is_busy(), timeout=60_000)
+    assert str(mine) in page.hint.text() and "choose an empty folder" in page.hint.text(), page.hint.text()
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+
+
+def test_the_dialog_keeps_what_was_typed_when_the_lines_file_cannot_be_read(qtbot, tmp_path):
+    """Distil with a lines file that is not UTF-8: the dialog stays open, says why (the file, the line and the
+    byte), and keeps every field; with the file fixed, Distil closes it."""
+    from PySide6.QtWidgets import QDialog
+
+    from studio.state import Workspace
+    from studio.widgets.distil_dialog import DistilDialog
+
+    lines = tmp_path / "lines.txt"
+    lines.write_bytes("Caf\xe9 au lait, please.\n".encode("latin-1"))
+    dialog = DistilDialog(Workspace(dataset_project=tmp_path / "p"))
+    qtbot.addWidget(dialog)
+    dialog.server.url.setText("http://127.0.0.1:9")
+    dialog.server.model.setCurrentText(JOE)
+    dialog.lines.setText(str(lines))
+    dialog.licence.setText("CC0")
+    dialog.consent.setChecked(True)
+    dialog.show()
+    dialog.buttons.buttons()[0].click()
+    assert dialog.isVisible() and dialog.result() != QDialog.DialogCode.Accepted
+    assert dialog.problem.text() == f"{lines}: line 1 is not UTF-8 text (byte 3); save the file as UTF-8"
+    assert (dialog.lines.text(), dialog.licence.text(), dialog.consent.isChecked()) == (str(lines), "CC0", True)
+    lines.write_text("Café au lait, please.\n", encoding="utf-8")
+    dialog.buttons.buttons()[0].click()
+    assert dialog.result() == QDialog.DialogCode.Accepted and dialog.request().corpus == ["Café au lait, please."]

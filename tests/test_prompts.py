@@ -137,6 +137,43 @@ def run_prompts(*args: str, seed: str = "0") -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
 
 
+LONG = " ".join(["The kettle whistled twice, then fell silent."] * 12)
+"""A line of 12 sentences, about 1,000 phoneme_ids: a take of it is no training clip (the dataset's ``too_long``)."""
+
+
+def test_a_line_too_long_for_one_clip_or_with_nothing_to_say_is_never_offered_and_is_named(tmp_path, phonemizer):
+    """A corpus line over the dataset's phoneme_ids limit is left out by the coverage choice and by a list
+    recorded in order (it would be kept out of training), and the summary names it in one line; so is a line
+    with no phoneme in it ("...")."""
+    from engines.long_sentences import MAX_PHONEME_IDS
+    from trainer.dataset.prompts.plan import Recorded, next_prompts, summary
+
+    corpus = [LONG, "Who left the garden gate open?", "Absolutely not."]
+    for ordered in (False, True):
+        selection = next_prompts(phonemizer, corpus, Recorded(texts=[], seconds=0.0), 5, ordered=ordered)
+        assert sorted(p.text for p in selection.chosen) == sorted(corpus[1:]), ordered
+        assert [p.text for p in selection.too_long] == [LONG] and selection.too_long[0].phoneme_ids > MAX_PHONEME_IDS
+    said = summary(selection, Recorded(texts=[], seconds=0.0))
+    assert said[1].startswith("with these 2 prompts (about")
+    named = [line for line in said if "too long" in line]
+    assert len(named) == 1 and "'The kettle whistled twice" in named[0] and f"over {MAX_PHONEME_IDS}" in named[0]
+    path = tmp_path / "mine.txt"
+    path.write_text("\n".join(corpus) + "\n", encoding="utf-8")
+    result = run_prompts("--corpus", str(path))
+    assert result.returncode == 0 and sorted(result.stdout.splitlines()) == sorted(corpus[1:]), result.stderr
+    assert "left out 1 line too long for one training clip" in result.stderr
+    unspoken = next_prompts(
+        phonemizer, ["...", "Who left the garden gate open?", "—"], Recorded(texts=[], seconds=0.0), 5
+    )
+    assert [p.text for p in unspoken.chosen] == ["Who left the garden gate open?"]  # nothing to say in the others
+    assert any(
+        "left out 2 lines with nothing to say (no phoneme): '...'" in line
+        for line in summary(unspoken, Recorded(texts=[], seconds=0.0))
+    )
+    one = next_prompts(phonemizer, corpus, Recorded(texts=[], seconds=0.0), 1)
+    assert summary(one, Recorded(texts=[], seconds=0.0))[1].startswith("with this prompt (about")  # not "these 1"
+
+
 def test_the_cli_prints_the_same_prompts_whatever_the_hash_seed(shipped):
     """Without a project: the prompts on stdout are ``choose``'s, whatever order sets iterate in, and stderr says
     the coverage, the minutes and the guidance with its sources."""

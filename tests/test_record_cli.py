@@ -178,6 +178,19 @@ def test_a_bad_device_name_is_one_line_and_exit_2(mic, tmp_path):  # noqa: F811
     assert not (tmp_path / "p").exists()
 
 
+def test_a_blank_device_name_names_no_device(monkeypatch):
+    """``--device ''`` (an empty shell variable) names no device: it was "more than one input device named ''",
+    a blank being part of every name; a part of one name still finds it."""
+    from trainer.dataset.recording import capture
+
+    inputs = [capture.InputDevice(0, "USB Microphone", 48000), capture.InputDevice(1, "default", 44100)]
+    monkeypatch.setattr(capture, "input_devices", lambda: inputs)
+    for blank in ("", "  "):
+        with pytest.raises(capture.RecordingError, match=r"^no input device named '\s*'; the inputs are 0: USB"):
+            capture.find_input(blank)
+    assert capture.find_input("usb") == 0 and capture.find_input("1") == 1
+
+
 def test_a_folder_holding_other_things_is_no_project_one_line_and_exit_2(mic, tmp_path, capsys):  # noqa: F811
     """A folder with files and no project is refused in one line naming it (takes would be mixed into it), and
     nothing is written there."""
@@ -188,6 +201,27 @@ def test_a_folder_holding_other_things_is_no_project_one_line_and_exit_2(mic, tm
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(tmp_path) in err and "not a dataset project" in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mic.fifo", "microphone.conf", "notes.txt"]
+
+
+def test_a_failure_before_any_take_leaves_no_project_behind(mic, tmp_path, capsys, monkeypatch):  # noqa: F811
+    """A ``--prompts`` file that cannot be read, or a device that refuses to open: one line, exit 2, and the
+    project the command would have made is not left behind (an empty folder given stays empty)."""
+    from studio.cli import main
+    from trainer.dataset.recording.booth import Booth
+    from trainer.dataset.recording.capture import RecordingError
+
+    missing = tmp_path / "missing.txt"
+    assert main(["dataset", "record", str(tmp_path / "new"), "--device", DEVICE, "--prompts", str(missing)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1 and not (tmp_path / "new").exists()
+
+    def refuses(self):
+        raise RecordingError("voice_studio_mic: the device refuses 8,000 Hz")
+
+    monkeypatch.setattr(Booth, "open", refuses)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # a script with no commands
+    (tmp_path / "empty").mkdir()
+    assert main(["dataset", "record", str(tmp_path / "empty"), "--device", DEVICE]) == 2
+    assert "refuses" in capsys.readouterr().err and not any((tmp_path / "empty").iterdir())
 
 
 def test_speech_in_the_room_tone_is_said_and_measured_again(mic, tmp_path, drive):  # noqa: F811
@@ -207,6 +241,32 @@ def test_speech_in_the_room_tone_is_said_and_measured_again(mic, tmp_path, drive
     driven.wait_for("prompt 1 of 3:")
     assert driven.end() == 0
     assert not [line for line in driven.said[driven.said.index(floor) :] if "warning" in line]
+
+
+def test_a_prompts_line_too_long_for_one_clip_is_left_out_and_named(tmp_path, capsys):
+    """``--prompts`` lines are recorded in order, but one over the dataset's phoneme_ids limit (a take of it would
+    be kept out of training) is left out and named on stderr."""
+    from studio.cli.dataset_record import _project, _prompts
+
+    long = " ".join(["The kettle whistled twice, then fell silent."] * 12)
+    lines = tmp_path / "lines.txt"
+    lines.write_text(f"Who left the garden gate open?\n{long}\nAbsolutely not.\n", encoding="utf-8")
+    prompts, _ = _prompts(_project(tmp_path / "project"), lines, 50)
+    assert prompts == ["Who left the garden gate open?", "Absolutely not."]
+    assert "left out 1 line too long for one training clip" in capsys.readouterr().err
+
+
+def test_skip_and_back_while_the_room_is_measured_say_the_room_tone_once(mic, tmp_path, drive):  # noqa: F811
+    """``skip`` and ``back`` sent during the room tone move the prompt without a second "room tone" line, and
+    ``back`` at the first prompt shows it again."""
+    driven = drive(_args(tmp_path / "project"))
+    driven.wait_for("room tone:")
+    driven.send("skip")
+    driven.send("back")
+    driven.send("back")
+    driven.wait_for("prompt 1 of 3:")
+    assert driven.end() == 0
+    assert sum(line.startswith("room tone:") for line in driven.said) == 1, driven.said
 
 
 def test_the_terminal_meter_and_keys():

@@ -133,3 +133,25 @@ def test_speech_in_the_room_tone_is_said_and_m_measures_it_again(tab, qtbot):
     qtbot.waitUntil(lambda: record.booth.phase == READY, timeout=30_000)
     assert record.booth.room_doubt == "" and record.booth.noise_floor_dbfs < -60
     assert record.findings.text() == ""
+
+
+def test_with_every_prompt_recorded_no_booth_is_opened(qtbot, tmp_path, monkeypatch):
+    """A project that holds every line of the shipped prompts: Start booth says so and opens no microphone (it
+    opened a booth of 0 prompts, measuring the room for nothing)."""
+    import studio.pages.dataset_record as record_tab
+    from studio.pages.dataset import DatasetPage
+    from studio.state import Workspace
+
+    def no_booth(*_):
+        raise AssertionError("a booth was made for no prompt")
+
+    monkeypatch.setattr(record_tab, "choose_prompts", lambda project: ([], ["recorded: 490 lines", "with these…"]))
+    monkeypatch.setattr(record_tab, "make_booth", no_booth)
+    page = DatasetPage(Workspace(dataset_project=tmp_path / "project"))
+    qtbot.addWidget(page)
+    page.new_project(tmp_path / "project")
+    record = page.record_tab
+    record.toggle_booth()
+    qtbot.waitUntil(lambda: record.start_button.isEnabled(), timeout=10_000)
+    assert record.booth is None and record.status.text() == record_tab.ALL_RECORDED
+    assert record.start_button.text() == "Start booth"

@@ -105,9 +105,10 @@ def test_wav_sample_formats_match_libsndfile(subtype):
 
 
 def test_wav_truncated_and_foreign_bodies_are_errors():
-    """A body ending inside the header or short of its data size, or not a WAV at all, raises."""
+    """A body ending inside the header (its size said, not the bytes left unparsed) or short of its data size, or
+    not a WAV at all, raises."""
     whole = encode_whole("wav", _audio(100), 22050)
-    with pytest.raises(DecodeError, match="header"):
+    with pytest.raises(DecodeError, match=r"ended inside its header \(30 bytes received\)"):  # not what is left
         _feed_in_pieces(WavDecoder(), whole[:30])
     with pytest.raises(DecodeError, match="before the end of its data"):
         _feed_in_pieces(WavDecoder(), whole[:-10])

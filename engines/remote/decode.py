@@ -125,6 +125,7 @@ class WavDecoder:
         self._format: tuple[int, int, bool] | None = None  # channels, bits, is_float
         self._pad = 0  # the pad byte after an odd-sized data chunk
         self._ds64_data = 0  # an RF64's data size from its ds64 chunk (0: unknown)
+        self._received = 0  # bytes fed so far, for the message of a body cut short
 
     def feed(self, data: bytes) -> np.ndarray:
         """Samples complete after ``data``, float32 ``[N]``.
@@ -133,6 +134,7 @@ class WavDecoder:
             DecodeError: not a WAVE body, or an unsupported sample format.
         """
         self._buffer += data
+        self._received += len(data)
         out = []
         while True:
             if self._skip:
@@ -156,7 +158,7 @@ class WavDecoder:
             DecodeError: the body ended inside the header or before the ``data`` size it announced.
         """
         if self._state == "riff" or self._format is None:
-            raise DecodeError(f"the WAV body ended inside its header ({len(self._buffer)} bytes)")
+            raise DecodeError(f"the WAV body ended inside its header ({self._received:,} bytes received)")
         if self._state == "data" and self._left:
             raise DecodeError(f"the WAV body ended {self._left} bytes before the end of its data chunk")
         return np.zeros(0, np.float32)

@@ -155,7 +155,7 @@ def _add_distil(dsub: argparse._SubParsersAction) -> None:
         "voice, date and your consent, and a voice trained on the project carries them in its config. Running "
         "again skips the lines done.",
     )
-    distil.add_argument("project", type=Path, help="project folder (created if missing)")
+    distil.add_argument("project", type=Path, help="project folder (created if missing or empty)")
     distil.add_argument("--url", required=True, help="the server's base URL, e.g. http://127.0.0.1:5000")
     distil.add_argument("--model", required=True, help="the server's model (a Voice Studio server: a voice name)")
     distil.add_argument("--voice", required=True, help="the server's voice (a Voice Studio server: a speaker)")

@@ -34,12 +34,33 @@ def run(args: argparse.Namespace) -> int:
     if args.project is None:
         raise RecordingError("dataset record needs the PROJECT folder to record into (or --list-devices)")
     device = find_input(args.device)
-    project = _project(args.project)
-    prompts, corpus = _prompts(project, args.prompts, args.count)
-    if not prompts:
-        print(f"every line of {args.prompts or 'the shipped prompts'} is recorded already", file=sys.stderr)
-        return 1
-    return _record(project, prompts, corpus, device, args.rate)
+    with _undone_on_failure(args.project):
+        project = _project(args.project)
+        prompts, corpus = _prompts(project, args.prompts, args.count)
+        if not prompts:
+            print(f"every line of {args.prompts or 'the shipped prompts'} is recorded already", file=sys.stderr)
+            return 1
+        return _record(project, prompts, corpus, device, args.rate)
+
+
+@contextmanager
+def _undone_on_failure(folder: Path) -> Iterator[None]:
+    """A project this command makes in ``folder`` is removed again when the command fails before a take is kept
+    (a ``--prompts`` file that cannot be read, a device that refuses to open): a failed command leaves no project
+    behind. A project that was there before is left as it is."""
+    import shutil
+
+    existed, had = folder.exists(), (folder / "manifest.json").is_file()
+    try:
+        yield
+    except Exception:
+        if not had and not any((folder / "clips").glob("*.wav")):
+            if existed:  # an empty folder given: empty again
+                (folder / "manifest.json").unlink(missing_ok=True)
+                shutil.rmtree(folder / "clips", ignore_errors=True)
+            else:
+                shutil.rmtree(folder, ignore_errors=True)
+        raise
 
 
 def _list_devices() -> int:
@@ -60,30 +81,27 @@ def _project(folder: Path):
     Raises:
         NotAProject: the folder holds other things and no project (takes would be mixed into them).
     """
-    from trainer.dataset.manifest import NotAProject
-    from trainer.dataset.project import DatasetProject
+    from trainer.dataset.project import DatasetProject, check_project_or_new
 
+    check_project_or_new(folder)
     if (folder / "manifest.json").is_file():
         return DatasetProject(folder)
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise NotAProject(folder)
     project = DatasetProject.create(folder)
     project.save()  # a project from now on, takes or not
     return project
 
 
 def _prompts(project, path: Path | None, number: int) -> tuple[list[str], list[str]]:
-    """The session's prompts and the corpus its coverage is counted in."""
-    from trainer.dataset.prompts.corpus import read_corpus, shipped_corpus, text_key
-    from trainer.dataset.prompts.plan import for_project, recorded
+    """The session's prompts and the corpus its coverage is counted in (lines too long for one clip are named on
+    stderr and left out)."""
+    from trainer.dataset.prompts.corpus import read_corpus, shipped_corpus
+    from trainer.dataset.prompts.plan import for_project, left_out_notes
 
-    if path is None:
-        corpus = read_corpus(shipped_corpus())
-        selection, _ = for_project(project, number, corpus)
-        return [p.text for p in selection.chosen], corpus
-    corpus = read_corpus(path)
-    done = {text_key(text) for text in recorded(project).texts}
-    return [text for text in corpus if text_key(text) not in done][:number], corpus
+    corpus = read_corpus(path or shipped_corpus())
+    selection, _ = for_project(project, number, corpus, ordered=path is not None)
+    for line in left_out_notes(selection):
+        print(line, file=sys.stderr)
+    return [p.text for p in selection.chosen], corpus
 
 
 def _record(project, prompts: list[str], corpus: list[str], device: int | None, rate: int | None) -> int:

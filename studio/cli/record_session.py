@@ -145,7 +145,8 @@ class Session:
         if state == self._shown or booth.phase not in (ROOM, READY):
             return
         if booth.phase == ROOM:
-            self.say(f"room tone: stay quiet for {_room_s():g} s…")
+            if self._shown[:1] != (ROOM,):  # a skip or back while it is measured moves no room tone
+                self.say(f"room tone: stay quiet for {_room_s():g} s…")
         elif self._shown[:1] == (ROOM,):
             self._room_measured()
         if booth.phase == READY and booth.prompt is not None:
@@ -241,7 +242,7 @@ class Session:
     def _back(self) -> None:
         self._drop_take()
         self.booth.back()
-        self._shown = ()  # the prompt gone back to is shown again
+        self._shown = self._shown[:1]  # the prompt gone back to is shown again (its phase kept: no room line)
 
     def _room(self) -> None:
         from trainer.dataset.recording.booth import RECORDING

@@ -25,7 +25,15 @@ TARGET_RATE = 22050
 """Piper's usual training sample rate, Hz: the Resample fix's target."""
 ROWS_EVERY_MS = 1000
 """While import or slicing runs, the table shows the clips measured so far at most this often, ms."""
-NO_PROJECT = "not a dataset project yet: add recordings (drop them here) or slice a long recording to start one"
+NEW_PROJECT = (
+    "New project {folder}: add recordings (drop them here), slice a long recording, or record prompts chosen for "
+    "coverage on the Record tab"
+)
+"""The hint for a project just made: every way in (a newcomer recording from nothing is pointed to the booth)."""
+NO_PROJECT = (
+    "not a dataset project yet: add recordings (drop them here) or slice a long recording to start one, or make one "
+    "with New project… to record prompts on the Record tab"
+)
 """What the page says of a folder without a manifest, where the command line says ``NotAProject``."""
 SHOWN = 3
 """Problems (and changed transcripts) an import met that the hint names; all of them are in its tooltip."""
@@ -135,7 +143,7 @@ class DatasetActions(DatasetJobs):
             self.hint.setText(f"Cannot make a project in {folder}: {exc}")
             return
         self.open_project(folder)
-        self.hint.setText(f"New project {folder}: add recordings (drop them here) or slice a long recording")
+        self.hint.setText(NEW_PROJECT.format(folder=folder))
 
     def _on_slice_clicked(self) -> None:
         from studio.widgets.slice_options import SliceOptionsDialog

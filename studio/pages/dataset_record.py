@@ -28,6 +28,7 @@ PROMPTS = 50
 RATES = (16000, 22050, 44100, 48000)
 """Capture rates offered besides the device's own, Hz (takes are resampled to the project's voice's)."""
 KEYS = "Space record/stop · Enter accept · R retake · → skip · ← back · M measure the room again"
+ALL_RECORDED = "Every line of the studio's prompts is recorded already: nothing left to prompt."
 START = "Start the booth: 3 s of room tone are measured first; stay quiet."
 
 
@@ -161,6 +162,9 @@ class RecordTab(QWidget):
 
         self.start_button.setEnabled(True)
         self.coverage.setText("\n".join(summary))
+        if not prompts:  # nothing to record: no booth, no microphone opened for it
+            self.status.setText(ALL_RECORDED)
+            return
         try:
             booth = make_booth(project, prompts, self.devices.currentData(), self.rates.currentData())
             booth.open()

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPushButton,
     QSpinBox,
@@ -49,6 +50,10 @@ class DistilDialog(QDialog):
         self.licence = QLineEdit()
         self.licence.setPlaceholderText("the voice's licence or terms (recorded as given)")
         self.consent = QCheckBox(CONSENT)
+        self.problem = QLabel()
+        """Why **Distil** did not close the dialog (a lines file that cannot be read, an address that is none)."""
+        self.problem.setWordWrap(True)
+        self.problem.setVisible(False)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Distil")
         self.buttons.accepted.connect(self.accept)
@@ -65,6 +70,7 @@ class DistilDialog(QDialog):
         form.addRow("Candidates per line:", self.candidates)
         form.addRow("Licence:", self.licence)
         form.addRow(self.consent)
+        form.addRow(self.problem)
         form.addRow(self.buttons)
         self._enable()
 
@@ -96,6 +102,18 @@ class DistilDialog(QDialog):
             consent=self.consent.isChecked(),
             licence=self.licence.text().strip(),
         )
+
+    def accept(self) -> None:
+        """Close with the request only when it can be made; else say why and keep every field as typed."""
+        from engines.errors import VoiceStudioError
+
+        try:
+            self.request()
+        except (VoiceStudioError, ValueError) as exc:
+            self.problem.setText(str(exc))
+            self.problem.setVisible(True)
+            return
+        super().accept()
 
     def done(self, result: int) -> None:  # noqa: D102 - Qt override: a running Test is dropped with the dialog
         self.server.shutdown()

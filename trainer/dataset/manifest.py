@@ -104,12 +104,19 @@ def migrate(document: dict[str, Any], path: Path) -> dict[str, Any]:
 
 
 class NotAProject(MetadataError):
-    """A folder given as a dataset project that has no ``manifest.json`` (nothing was created there)."""
+    """A folder given as a dataset project that has no ``manifest.json`` (nothing was created there).
 
-    def __init__(self, folder: Path) -> None:
-        super().__init__(
-            folder, "not a dataset project (no manifest.json); create one with voice-studio dataset import"
+    ``holds_other_things``: the folder is not empty, so no project is made in it either (its files would be mixed
+    with the project's).
+    """
+
+    def __init__(self, folder: Path, *, holds_other_things: bool = False) -> None:
+        how = (
+            "choose an empty folder or a new one"
+            if holds_other_things
+            else "create one with voice-studio dataset import"
         )
+        super().__init__(folder, f"not a dataset project (no manifest.json); {how}")
 
 
 def read_manifest(path: Path) -> tuple[str | None, dict[str, ClipEntry], list[SlicePlan]]:

@@ -287,6 +287,24 @@ def making(folder: Path | str) -> Iterator[DatasetProject]:
                 shutil.rmtree(path, ignore_errors=True)
 
 
+def check_project_or_new(folder: Path | str) -> None:
+    """Refuse a ``folder`` a command would make a project in when it holds other things and no project.
+
+    A missing or empty folder, or one with a ``manifest.json``, passes (the project is made or opened there; a
+    file in the folder's place is named when the project is made, ``check_folder_path``). An empty ``clips/`` is
+    no one's files: :func:`making` (a page's job) makes it before the work starts.
+
+    Raises:
+        NotAProject: ``folder`` is a folder with things in it and no ``manifest.json``.
+    """
+    folder = Path(folder)
+    if not folder.is_dir() or (folder / "manifest.json").is_file():
+        return
+    clips = folder / "clips"
+    if any(path != clips or any(clips.iterdir()) for path in folder.iterdir()):
+        raise NotAProject(folder, holds_other_things=True)
+
+
 def _forget_empty_unpacks(unpacked: Path, before: set[Path] | None, clips: list) -> None:
     """Remove what this import unpacked from archives holding no recording (``unpacked/NAME/`` made now, and
     ``unpacked/`` itself when it was made now and is left empty): a README in a zip is no source to keep."""

@@ -23,7 +23,7 @@ from trainer.dataset.distil.judge import REFERENCE_TAKES, Judge, Verdict
 from trainer.dataset.distil.record import DistilRecord, LineDone, Provenance, read_record, write_record
 from trainer.dataset.distil.teacher import Teacher, TeacherChoice
 from trainer.dataset.import_result import ImportResult
-from trainer.dataset.project import DatasetProject, making
+from trainer.dataset.project import DatasetProject, check_project_or_new, making
 from trainer.tasks import Cancelled, TaskState
 
 FOLDER = "distilled"
@@ -88,13 +88,16 @@ def distil(
     and take. ``teacher``: one already made (tests); by default one is made from ``request.teacher``.
 
     Raises:
-        DistilError: no consent, or the project was distilled from another teacher.
+        DistilError: no consent, the project was distilled from another teacher, or the server failed after
+            some lines were done (the message says what is kept; running again goes on).
+        NotAProject: ``folder`` holds other things and no project (nothing is asked of the server or written).
         EngineError: the server cannot be reached or refuses (before any folder is made, when at the start).
         Cancelled: ``state`` was cancelled; the lines finished are kept and imported (``partial``), and running
             again goes on.
     """
     if not request.consent:
         raise DistilError(CONSENT)
+    check_project_or_new(folder)
     earlier = read_record(folder)
     provenance = _provenance(request, earlier)
     ours = teacher is None
@@ -105,9 +108,9 @@ def distil(
             project.check_voice()
             project.save()  # a project from now on, even before a take is kept
             document = earlier or DistilRecord(teacher=provenance)
-            _plan(project, document, request)
+            notes = _plan(project, document, request)
             write_record(project.folder, document)
-            return _run(project, document, request, teacher, TaskState.of(state))
+            return _run(project, document, request, teacher, TaskState.of(state), notes)
     finally:
         if ours:
             teacher.close()
@@ -134,31 +137,39 @@ def _provenance(request: DistilRequest, earlier: DistilRecord | None) -> Provena
     return earlier.teacher
 
 
-def _plan(project: DatasetProject, document: DistilRecord, request: DistilRequest) -> None:
+def _plan(project: DatasetProject, document: DistilRecord, request: DistilRequest) -> list[str]:
     """Add lines to ``document.planned`` until it holds ``request.count`` (or the corpus runs out), chosen for
-    the phonemes and diphones the project's clips and the lines planned before do not cover."""
+    the phonemes and diphones the project's clips and the lines planned before do not cover; a note naming the
+    corpus lines left out as too long for one clip (none asked of the server)."""
     missing = request.count - len(document.planned)
     if missing <= 0:
-        return
+        return []
     from engines.frontend.lexicon import project_lexicon
     from trainer.dataset.jobs import phonemizer
     from trainer.dataset.prompts.corpus import read_corpus, shipped_corpus
-    from trainer.dataset.prompts.plan import Recorded, next_prompts, recorded
+    from trainer.dataset.prompts.plan import Recorded, left_out_notes, next_prompts, recorded
 
     corpus = request.corpus if request.corpus is not None else read_corpus(shipped_corpus())
     held = recorded(project)
     done = Recorded(texts=held.texts + document.planned, seconds=held.seconds)
     said = phonemizer(project.target_config, project_lexicon(project.folder))
-    document.planned += [prompt.text for prompt in next_prompts(said, corpus, done, missing).chosen]
+    selection = next_prompts(said, corpus, done, missing)
+    document.planned += [prompt.text for prompt in selection.chosen]
+    return left_out_notes(selection)
 
 
 def _run(
-    project: DatasetProject, document: DistilRecord, request: DistilRequest, teacher: Teacher, state: TaskState
+    project: DatasetProject,
+    document: DistilRecord,
+    request: DistilRequest,
+    teacher: Teacher,
+    state: TaskState,
+    notes: list[str],
 ) -> DistilResult:
     planned = document.planned[: request.count]
     finished = document.done()
     todo = [(n, text) for n, text in enumerate(planned, 1) if text not in finished]
-    result = DistilResult(done_before=len(planned) - len(todo))
+    result = DistilResult(done_before=len(planned) - len(todo), notes=list(notes))
     if len(planned) < request.count:
         result.notes.append(f"the lines ran out: {count(len(planned), 'line')} planned of {request.count}")
     judge = Judge(project.target_config, _references(project, document))
@@ -175,6 +186,12 @@ def _run(
             else:
                 result.refused.append(line)
             state.progress(len(document.done() & set(planned)), len(planned))
+    except VoiceStudioError as exc:  # the server stopped or broke mid-run: say what is kept, and that it goes on
+        if not (result.kept or result.refused or result.done_before):
+            raise
+        raise DistilError(
+            f"{exc}; stopped after: {result.counts()} (kept takes imported); distil again to go on"
+        ) from exc
     finally:
         result.imported = _import(project)
     result.notes += [f"{name} not checked: {why}" for name, why in judge.skipped.items()]

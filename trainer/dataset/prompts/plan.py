@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from engines.phonemes import Phonemizer
 from engines.words import count
 from trainer.dataset.prompts.guidance import FINE_TUNE_UTTERANCES, GUIDANCE, minutes_said, seconds
-from trainer.dataset.prompts.selection import Selection, choose
+from trainer.dataset.prompts.selection import Selection, choose, in_order
 from trainer.dataset.prompts.units import corpus_units
 
 
@@ -30,16 +30,21 @@ def recorded(project) -> Recorded:
     )
 
 
-def next_prompts(phonemizer: Phonemizer, corpus: list[str], done: Recorded, number: int) -> Selection:
-    """The next ``number`` prompts of ``corpus`` for a voice (``phonemizer``) given the lines recorded
-    (``trainer.dataset.prompts.selection.choose``)."""
-    return choose(corpus_units(phonemizer, corpus), corpus_units(phonemizer, done.texts), number)
+def next_prompts(
+    phonemizer: Phonemizer, corpus: list[str], done: Recorded, number: int, *, ordered: bool = False
+) -> Selection:
+    """The next ``number`` prompts of ``corpus`` for a voice (``phonemizer``) given the lines recorded, chosen
+    for coverage (``trainer.dataset.prompts.selection.choose``) or, ``ordered``, in the corpus's order."""
+    pick = in_order if ordered else choose
+    return pick(corpus_units(phonemizer, corpus), corpus_units(phonemizer, done.texts), number)
 
 
-def for_project(project, number: int, corpus: list[str] | None = None) -> tuple[Selection, Recorded]:
+def for_project(
+    project, number: int, corpus: list[str] | None = None, *, ordered: bool = False
+) -> tuple[Selection, Recorded]:
     """The next ``number`` prompts of ``corpus`` (default: the shipped one) for a
     ``trainer.dataset.project.DatasetProject``, read by its voice's phonemizer with its lexicon, given the lines it
-    has recorded; and those lines."""
+    has recorded (``ordered``: in the corpus's order, see :func:`next_prompts`); and those lines."""
     from engines.frontend.lexicon import project_lexicon
     from trainer.dataset.jobs import phonemizer
     from trainer.dataset.prompts.corpus import read_corpus, shipped_corpus
@@ -47,7 +52,41 @@ def for_project(project, number: int, corpus: list[str] | None = None) -> tuple[
     done = recorded(project)
     said = phonemizer(project.target_config, project_lexicon(project.folder))
     lines = corpus if corpus is not None else read_corpus(shipped_corpus())
-    return next_prompts(said, lines, done, number), done
+    return next_prompts(said, lines, done, number, ordered=ordered), done
+
+
+def _these(prompts: int) -> str:
+    return "this prompt" if prompts == 1 else f"these {count(prompts, 'prompt')}"
+
+
+def left_out_notes(selection: Selection) -> list[str]:
+    """Lines naming the corpus lines left out, too long for one clip or with nothing to say (none when there are
+    none)."""
+    from engines.long_sentences import MAX_PHONEME_IDS
+
+    said = []
+    if selection.too_long:
+        first = selection.too_long[0]
+        said.append(
+            f"left out {count(len(selection.too_long), 'line')} too long for one training clip (over "
+            f"{MAX_PHONEME_IDS} phoneme_ids, the dataset's limit): {_start(first.text)!r} ({first.phoneme_ids:,} "
+            f"phoneme_ids){_others(selection.too_long)}; split long lines into sentences"
+        )
+    if selection.unspoken:
+        first = selection.unspoken[0]
+        said.append(
+            f"left out {count(len(selection.unspoken), 'line')} with nothing to say (no phoneme): "
+            f"{_start(first.text)!r}{_others(selection.unspoken)}"
+        )
+    return said
+
+
+def _start(text: str) -> str:
+    return text if len(text) <= 60 else text[:60] + "…"
+
+
+def _others(lines: list) -> str:
+    return f" and {count(len(lines) - 1, 'other')}" if len(lines) > 1 else ""
 
 
 def summary(selection: Selection, done: Recorded) -> list[str]:
@@ -61,9 +100,10 @@ def summary(selection: Selection, done: Recorded) -> list[str]:
     )
     said = [
         before,
-        f"with these {count(len(selection.chosen), 'prompt')} (about {minutes_said(seconds(selection.chosen))} of "
+        f"with {_these(len(selection.chosen))} (about {minutes_said(seconds(selection.chosen))} of "
         f"speech to read): {selection.after.describe()}; {lines:,} of the {FINE_TUNE_UTTERANCES:,} lines a "
         "fine-tune commonly uses",
         GUIDANCE,
+        *left_out_notes(selection),
     ]
     return said

@@ -12,7 +12,9 @@ two-word line is not nearly free. Per line instead, the longest lines come first
 shipped set, after 3.8 minutes of speech (600 words), 737 diphones per line against 802 per word. Lines already
 recorded count as covered before the first step and are never offered again. The keys are exact (integers and
 fractions) and every tie is broken by the corpus order, so the same corpus, voice and recorded lines give the same
-prompts.
+prompts. A line too long for one training clip (more ``phoneme_ids`` than the dataset's ``too_long`` limit,
+``engines.long_sentences.MAX_PHONEME_IDS``) is never offered: its take would be kept out of training; nor is a
+line with nothing to say (no phoneme: "...", a dash).
 
 Greedy choice is the classic way to cover a set (Chvátal 1979, "A greedy heuristic for the set-covering problem",
 Math. Oper. Res. 4(3)) and how recording scripts are built for coverage (Kominek and Black 2003, "CMU ARCTIC
@@ -28,6 +30,7 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
+from engines.long_sentences import MAX_PHONEME_IDS
 from trainer.dataset.prompts.corpus import text_key
 from trainer.dataset.prompts.units import Prompt
 
@@ -58,12 +61,16 @@ class Selection:
         recorded: the lines counted as recorded (the corpus lines among them were not offered).
         before: the coverage of the recorded lines alone.
         after: the coverage of the recorded and the chosen lines.
+        too_long: the corpus lines left out as too long for one training clip (over ``MAX_PHONEME_IDS``).
+        unspoken: the corpus lines left out as having nothing to say (no phoneme).
     """
 
     chosen: list[Prompt]
     recorded: list[Prompt]
     before: Coverage
     after: Coverage
+    too_long: list[Prompt]
+    unspoken: list[Prompt]
 
 
 def coverage(said: list[Prompt], seen: list[Prompt]) -> Coverage:
@@ -114,10 +121,11 @@ def _rank(heard: _Heard, line: Prompt) -> tuple[int, Fraction, Fraction, int, in
 
 def choose(candidates: list[Prompt], recorded: list[Prompt], count: int) -> Selection:
     """The next ``count`` prompts (fewer where the corpus runs out) of ``candidates`` given the ``recorded`` lines
-    (candidates with a recorded line's text are left out); see the module's docstring for the rule."""
+    (candidates with a recorded line's text, or too long for one clip, are left out); see the module's docstring
+    for the rule."""
     done = {text_key(line.text) for line in recorded}
     heard = _Heard(recorded)
-    queue = [(_rank(heard, line), line) for line in candidates if text_key(line.text) not in done]
+    queue = [(_rank(heard, line), line) for line in fitting(candidates) if text_key(line.text) not in done]
     heapq.heapify(queue)
     chosen: list[Prompt] = []
     while queue and len(chosen) < count:
@@ -128,7 +136,29 @@ def choose(candidates: list[Prompt], recorded: list[Prompt], count: int) -> Sele
             continue
         chosen.append(line)
         heard.add(line)
-    seen = candidates + recorded
+    return _selection(candidates, recorded, chosen)
+
+
+def in_order(candidates: list[Prompt], recorded: list[Prompt], count: int) -> Selection:
+    """The first ``count`` of ``candidates`` in their own order, those with a recorded line's text or too long for
+    one clip left out (a person's own list, recorded as written)."""
+    done = {text_key(line.text) for line in recorded}
+    return _selection(candidates, recorded, [p for p in fitting(candidates) if text_key(p.text) not in done][:count])
+
+
+def fitting(candidates: list[Prompt]) -> list[Prompt]:
+    """The lines with something to say and short enough for one training clip (``MAX_PHONEME_IDS`` or fewer
+    ``phoneme_ids``)."""
+    return [line for line in candidates if line.phonemes and line.phoneme_ids <= MAX_PHONEME_IDS]
+
+
+def _selection(candidates: list[Prompt], recorded: list[Prompt], chosen: list[Prompt]) -> Selection:
+    seen = fitting(candidates) + recorded
     return Selection(
-        chosen=chosen, recorded=recorded, before=coverage(recorded, seen), after=coverage(recorded + chosen, seen)
+        chosen=chosen,
+        recorded=recorded,
+        before=coverage(recorded, seen),
+        after=coverage(recorded + chosen, seen),
+        too_long=[line for line in candidates if line.phoneme_ids > MAX_PHONEME_IDS],
+        unspoken=[line for line in candidates if not line.phonemes],
     )

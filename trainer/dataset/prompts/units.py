@@ -43,6 +43,8 @@ class Prompt:
         phonemes: the distinct phonemes it says.
         diphones: the distinct phoneme pairs it says.
         words: words as the front end reads the line ("$6.75" is five), for the minutes it takes.
+        phoneme_ids: the length of its sentences' ``phoneme_ids`` together, as the dataset's ``too_long`` check
+            counts them for a clip of this text.
     """
 
     text: str
@@ -50,6 +52,7 @@ class Prompt:
     phonemes: frozenset[str]
     diphones: frozenset[Diphone]
     words: int
+    phoneme_ids: int = 0
 
 
 def phrases(symbols: list[str]) -> list[list[str]]:
@@ -70,13 +73,15 @@ def phrases(symbols: list[str]) -> list[list[str]]:
 
 def prompt_units(phonemizer: Phonemizer, text: str, index: int = 0) -> Prompt:
     """The phonemes and diphones ``phonemizer`` says for ``text`` (normalized by the front end first)."""
-    runs = [run for sentence in sentences(phonemizer, text) for run in phrases(sentence.phonemes)]
+    said = list(sentences(phonemizer, text))
+    runs = [run for sentence in said for run in phrases(sentence.phonemes)]
     return Prompt(
         text=text,
         index=index,
         phonemes=frozenset(p for run in runs for p in run),
         diphones=frozenset(pair for run in runs for pair in zip(run, run[1:], strict=False)),
         words=len(phonemizer.normalize(text).text.split()),
+        phoneme_ids=sum(len(sentence.phoneme_ids) for sentence in said),
     )
 
 

@@ -59,7 +59,8 @@ def find_input(wanted: str | None) -> int | None:
     if wanted is None:
         return None
     found = [d for d in devices if wanted == str(d.index) or wanted == d.name]
-    found = found or [d for d in devices if wanted.lower() in d.name.lower()]
+    part = wanted.strip().lower()  # a blank name is part of every name: it names none
+    found = found or [d for d in devices if part and part in d.name.lower()]
     if len(found) != 1:
         names = ", ".join(f"{d.index}: {d.name}" for d in devices)
         how = "no" if not found else "more than one"
