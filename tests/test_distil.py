@@ -389,3 +389,34 @@ def test_the_dialog_keeps_what_was_typed_when_the_lines_file_cannot_be_read(qtbo
     lines.write_text("Café au lait, please.\n", encoding="utf-8")
     dialog.buttons.buttons()[0].click()
     assert dialog.result() == QDialog.DialogCode.Accepted and dialog.request().corpus == ["Café au lait, please."]
+
+
+@pytest.mark.parametrize("own", ["another speaker", "the teacher's voice"])
+def test_a_project_with_clips_of_its_own_is_told_whether_the_teacher_sounds_like_them(own, speech_server, tmp_path):
+    """Distilling into a project that holds the user's own clips: the result says whether the kept takes sound like
+    them: three target-voice recordings (another speaker than joe) are said to differ (a mixed dataset), three
+    lines joe spoke are said to sound alike."""
+    from engines.onnx.engine import OnnxEngine
+    from engines.registry import find_voice
+
+    source = tmp_path / "mine"
+    source.mkdir()
+    corpus = shared_path("corpus", "target-voice")
+    rows = [r.split("|") for r in (corpus / "metadata.csv").read_text(encoding="utf-8").splitlines()[20:23]]
+    engine = OnnxEngine(find_voice("joe"))
+    for clip, text in rows:
+        if own == "another speaker":
+            audio, rate = soundfile.read(str(corpus / "wavs" / f"{clip}.flac"), dtype="float32")
+        else:
+            audio, rate = np.concatenate([c.audio for c in engine.synthesize(text, STEADY)]), engine.sample_rate
+        soundfile.write(str(source / f"{clip}.wav"), audio, rate)
+        (source / f"{clip}.txt").write_text(text, encoding="utf-8")
+    DatasetProject.create(tmp_path / "p").import_sources(sorted(source.glob("*.wav")), workers=1)
+    result = distil(tmp_path / "p", request(speech_server, count=REFERENCE_TAKES, candidates=1))
+    said = [n for n in result.notes if "this project's own clips" in n]
+    assert len(said) == 1, result.notes
+    if own == "another speaker":
+        assert "may be another speaker" in said[0] and "mixes two voices" in said[0], said
+    else:
+        assert "sound like" in said[0], said
+    assert "of 3)" in said[0]  # its own clips counted, not the distilled takes

@@ -43,11 +43,12 @@ def _progress(verb: str, unit: str = "", many: str | None = None):
     return show
 
 
-def _task(verb: str, phased: bool = False, unit: str = "", many: str | None = None):
+def _task(verb: str, phased: bool = False, unit: str = "", many: str | None = None, stopping: str = ""):
     """A ``trainer.tasks.TaskState`` for long work: progress on the terminal (:func:`_progress`), and the first
     Ctrl+C cancels it (the work stops at its next item, keeping what it finished, and raises ``Cancelled``);
     a second Ctrl+C stops at once. ``phased``: the first word of each status line (``rendering``, ``scoring``)
-    becomes the verb of the progress shown after it."""
+    becomes the verb of the progress shown after it. ``stopping``: what the first Ctrl+C stops, in words (default:
+    the work stops after the items in progress)."""
     import signal
     import threading
 
@@ -62,7 +63,8 @@ def _task(verb: str, phased: bool = False, unit: str = "", many: str | None = No
 
     def first(signum, frame) -> None:
         state.cancel()
-        print("cancelling: stopping after the items in progress; Ctrl+C again to stop now", file=sys.stderr)
+        said = stopping or "stopping after the items in progress"
+        print(f"cancelling: {said}; Ctrl+C again to stop now", file=sys.stderr)
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
     if threading.current_thread() is threading.main_thread():  # only there can a handler be set (run restores it)
@@ -108,7 +110,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.dataset_command == "distil":  # makes its project once the server answered
         from studio.cli import dataset_distil
 
-        return dataset_distil.run(args, _task("distilled", unit="line"))
+        stopping = "the request in flight stops now, and the takes kept so far are imported"
+        return dataset_distil.run(args, _task("distilled", unit="line", stopping=stopping))
     command = {
         "import": _import,
         "slice": _slice,

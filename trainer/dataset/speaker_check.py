@@ -49,14 +49,13 @@ def check_speaker(project, source: Path) -> SpeakerCheck:
     (resemblyzer missing, a silent clip).
     """
     from trainer.evaluate.measures import MeasureError
-    from trainer.evaluate.similarity import cosine, speaker_embedding, utterance_embedding
+    from trainer.evaluate.similarity import cosine, utterance_embedding
 
     references = _references(project, source)
     if not references:
         return SpeakerCheck(similarity=None, note="")
     try:
-        dataset = speaker_embedding([_read(project.clip_path(c.id)) for c in references])
-        similarity = cosine(dataset, utterance_embedding(*_read(source, RECORDING_S)))
+        similarity = cosine(clips_speaker(project, references), utterance_embedding(*_read(source, RECORDING_S)))
     except MeasureError as exc:  # MeasureUnavailable (no resemblyzer) among them
         return SpeakerCheck(similarity=None, note=f"speaker check skipped: {exc}")
     if similarity >= THRESHOLD:
@@ -66,6 +65,25 @@ def check_speaker(project, source: Path) -> SpeakerCheck:
         f"{len(references)} of its clips, below {THRESHOLD}): listen before confirming, or set their speaker"
     )
     return SpeakerCheck(similarity=similarity, note=note)
+
+
+def clips_speaker(project, clips: list) -> np.ndarray:
+    """The speaker of ``clips`` (``ClipEntry``s of ``project``, a ``DatasetProject``): their mean resemblyzer
+    d-vector ``[256]`` float32 (``trainer.evaluate.similarity.speaker_embedding``).
+
+    Raises:
+        MeasureError: resemblyzer missing (``MeasureUnavailable``), or a clip without speech.
+    """
+    from trainer.evaluate.similarity import speaker_embedding
+
+    return speaker_embedding([_read(project.clip_path(c.id)) for c in clips])
+
+
+def own_clips(project, exclude: set[str] | None = None) -> list:
+    """Up to ``REFERENCE_CLIPS`` usable clips of ``project`` (reviewed ones first), none of ``exclude`` (ids)."""
+    clips = [c for c in project.clips.values() if c.status == "ok" and c.id not in (exclude or set())]
+    clips.sort(key=lambda c: not c.reviewed)
+    return clips[:REFERENCE_CLIPS]
 
 
 def _references(project, source: Path) -> list:

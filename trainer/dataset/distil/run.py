@@ -20,6 +20,7 @@ from engines.files import write_text
 from engines.words import count
 from trainer.dataset.distil import CANDIDATES, LINES
 from trainer.dataset.distil.judge import REFERENCE_TAKES, Judge, Verdict
+from trainer.dataset.distil.own_clips import TAKE_PREFIX, own_voice_notes
 from trainer.dataset.distil.record import DistilRecord, LineDone, Provenance, read_record, write_record
 from trainer.dataset.distil.teacher import Teacher, TeacherChoice
 from trainer.dataset.import_result import ImportResult
@@ -196,6 +197,7 @@ def _run(
         result.imported = _import(project)
     result.notes += [f"{name} not checked: {why}" for name, why in judge.skipped.items()]
     result.notes += band_notes(project)
+    result.notes += own_voice_notes(project, judge.references)
     left = len(planned) - len(document.done() & set(planned))
     if state.is_cancelled() and left:
         message = f"Distilling cancelled: {result.counts()}, {left} left; distil again to go on"
@@ -228,7 +230,7 @@ def _write_take(project, n: int, text: str, audio: np.ndarray, rate: int) -> str
     """Write a kept take and its prompt into ``distilled/``; returns the clip id the import gives it."""
     from trainer.dataset.jobs import write_float_wav
 
-    clip = f"distil_{n:04d}"
+    clip = f"{TAKE_PREFIX}{n:04d}"
     folder = project.folder / FOLDER
     folder.mkdir(exist_ok=True)
     write_text(folder / f"{clip}.txt", text + "\n")
@@ -240,7 +242,7 @@ def _import(project: DatasetProject) -> ImportResult | None:
     """Import the kept takes that have no clip yet (by id: a project copied or moved elsewhere, whose sources'
     paths the manifest holds as they were, imports none again); ``None`` when there is none."""
     folder = project.folder / FOLDER
-    takes = sorted(folder.glob("distil_*.wav")) if folder.is_dir() else []
+    takes = sorted(folder.glob(f"{TAKE_PREFIX}*.wav")) if folder.is_dir() else []
     new: list[Path | str] = [take for take in takes if take.stem not in project.clips]
     return project.import_sources(new, workers=1) if new else None
 
@@ -260,7 +262,7 @@ def band_notes(project: DatasetProject) -> list[str]:
     measured = [
         (analysis["bandwidth_hz"], analysis["sample_rate"])
         for clip in project.clips.values()
-        if clip.id.startswith("distil_") and (analysis := clip.analysis or {}).get("bandwidth_hz") is not None
+        if clip.id.startswith(TAKE_PREFIX) and (analysis := clip.analysis or {}).get("bandwidth_hz") is not None
     ]
     narrow = [(width, rate) for width, rate in measured if is_narrow(width, config.sample_rate)]
     if not narrow:
