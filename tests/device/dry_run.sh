@@ -15,5 +15,5 @@ cd "$dry"
 export PATH="${PY_ENV:?a device-like environment\'s bin folder}:$PATH" OUT=${OUT:-$dry/out}
 rm -rf /tmp/site /tmp/joe /tmp/finetune /tmp/speed
 DEVICE=cpu FT_SECONDS=${FT_SECONDS:-150} FT_EPOCHS=2 FT_EVERY=1 FT_CLIPS=24 SPEED_CLIPS=8 SPEED_EPOCHS=1 STREAMS=1,2 \
-  bash tests/device/run.sh
+  bash tests/device/run.sh "$@"
 echo "out: $OUT"

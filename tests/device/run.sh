@@ -15,7 +15,8 @@
 # 3-minute fine-tune budget in epoch 1 (recovery 57 s, then compiling), and compiled tests ran past their
 # share; hence the fine-tune without compile and one process per test. The second call (same day) gave 32 epochs
 # in FT_SECONDS=310, but TESTS_UNTIL=200 left the training tests unrun (run alone after: 209 s, compiling). Score renders.tar here with
-# tests/device/score_renders.py. `run.sh diagnose` runs the GPU tests and a fine-tune with stack dumps.
+# tests/device/score_renders.py. `run.sh diagnose` runs the GPU tests and a fine-tune with stack dumps; `run.sh finetune`
+# the fine-tune alone, as long as one call allows (FT_SECONDS=480 FT_EPOCHS=75 FT_EVERY=5: the long run issue 28 asks).
 # DEVICE=cpu runs the same plumbing on a CPU with tiny sizes (a dry run: tests/device/dry_run.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -60,6 +61,22 @@ runpy.run_path('tests/bench/finetune_quality.py', run_name='__main__')" --train-
   timeout 30 python3 tests/device/render_checkpoints.py --work /tmp/finetune --corpus .device/corpus \
     --clips "$FT_CLIPS" --every "$FT_EVERY" --out "$OUT/renders.tar" >> "$LOGS/finetune.log" 2>&1
   stamp "renders done"; grep -E "passed|failed|Error|error" "$LOGS/tests.log" | tail -20; tail -5 "$LOGS/finetune.log"
+  kill $packer 2>/dev/null; pack
+  exit 0
+fi
+
+# --- `run.sh finetune`: the fine-tune alone, as long as the call allows (FT_SECONDS, default 480: about 75 epochs
+# of 6 s on an H200 after the 71 s recovery), its held-out lines rendered every FT_EVERY-th epoch -> renders.tar.
+# The run cannot be carried to a later session (a checkpoint is 110 MB; the tool brings back 16 MiB a file), so
+# one call is one run: plan FT_EPOCHS as what fits (the learning rate anneals over the planned epochs).
+if [ "${1:-}" = finetune ]; then
+  timeout -s INT -k 30 "${FT_SECONDS:-480}" python3 tests/bench/finetune_quality.py --train-only --device "$DEVICE" \
+    --compile "${FT_COMPILE:-off}" --corpus .device/corpus --clips "$FT_CLIPS" --epochs "$FT_EPOCHS" --work /tmp/finetune > "$LOGS/finetune.log" 2>&1
+  echo "fine-tune exit $?" >> "$LOGS/finetune.log"; stamp "fine-tune done"
+  cp /tmp/finetune/run/events.jsonl "$LOGS/finetune-events.jsonl" 2>/dev/null
+  timeout 90 python3 tests/device/render_checkpoints.py --work /tmp/finetune --corpus .device/corpus \
+    --clips "$FT_CLIPS" --every "$FT_EVERY" --out "$OUT/renders.tar" >> "$LOGS/finetune.log" 2>&1
+  echo "render exit $?" >> "$LOGS/finetune.log"; stamp "renders done"; tail -n 12 "$LOGS/finetune.log"
   kill $packer 2>/dev/null; pack
   exit 0
 fi
