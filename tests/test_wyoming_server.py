@@ -4,6 +4,7 @@ Home Assistant asks it: describe, synthesize, text streamed in, errors, a client
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import subprocess
@@ -560,3 +561,56 @@ def test_a_voice_without_a_language_block_is_listed_in_the_language_its_export_i
     (served,) = model_list(SpeechService(ServiceConfig([voice], workers=1)))["data"]
     for entry in (listed, served):
         assert (entry["language"], entry["espeak_voice"]) == ("de_DE", "de")
+
+
+def test_a_first_clause_goes_ahead_of_its_sentence():
+    """Before anything is given out, the text up to a comma or semicolon after 4 words or more goes ahead once the
+    word after it is whole (the listener would wait for the first sentence's end); never ``Yes,`` alone, a
+    number's comma, or a cut inside ``**bold**``; the pieces still make the whole text."""
+    stream = SentenceStream()
+    assert stream.add("The weather in Paris ") == "" and stream.first_clause() == ""
+    assert stream.add("today is mild, wi") == "" and stream.first_clause() == ""  # "with" not yet whole
+    assert stream.add("th a high ") == "" and stream.first_clause() == "The weather in Paris today is mild, "
+    assert stream.add("of 18. And ") == "with a high of 18. " and stream.finish() == "And "
+    for held in ("Yes, I know that ", "It costs 1,000 dollars and more ", "**Hello there my friend, how** are "):
+        stream = SentenceStream()
+        assert stream.add(held) == "" and stream.first_clause() == "", held
+    assert SentenceStream(ssml=True).first_clause() == ""
+
+
+def test_a_streamed_answer_speaks_its_first_clause_before_its_first_sentence_has_arrived(server):
+    """An answer streamed in 3-word chunks: audio comes before the first sentence's end is sent (its first clause
+    spoken alone), and the whole answer is the clause's speech then the rest's, with no sentence silence between
+    (noise 0: each as the HTTP API speaks it)."""
+    clause, rest = "The weather in Paris today is mild,", "with a high of eighteen degrees. It may rain later."
+    words = f"{clause} {rest}".split(" ")
+    chunks = [" ".join(words[i : i + 3]) + " " for i in range(0, len(words), 3)]
+
+    async def stream() -> tuple[Heard, int]:
+        heard, sent = Heard(), 0
+        async with AsyncTcpClient("127.0.0.1", server.port) as client:
+            await client.write_event(SynthesizeStart(voice=SynthesizeVoice(name="en_US-joe-medium")).event())
+            while not heard.pieces:
+                await client.write_event(SynthesizeChunk(text=chunks[sent]).event())
+                sent += 1
+                with contextlib.suppress(asyncio.TimeoutError):
+                    heard.take(await asyncio.wait_for(client.read_event(), 1.0))
+            first_audio_after = sent
+            for chunk in chunks[sent:]:
+                await client.write_event(SynthesizeChunk(text=chunk).event())
+            await client.write_event(SynthesizeStop().event())
+            while (event := await read(client)) is not None and event.type not in ("synthesize-stopped", "error"):
+                heard.take(event)
+            return heard, first_audio_after
+
+    heard, first_audio_after = asyncio.run(stream())
+    assert " ".join(chunks[:first_audio_after]).count(".") == 0  # the first sentence's end had not been sent
+    pieces = [_http_speech(server, clause), _http_speech(server, rest)]
+    assert_same_speech(heard.audio, np.concatenate(pieces))
+
+
+def _http_speech(server, text: str) -> np.ndarray:
+    """``text`` as the HTTP API speaks it (pcm at the voice's rate), as float."""
+    body = {"model": "joe", "input": text, "response_format": "pcm", "sample_rate": "native"}
+    answer = httpx.post(f"{server.url}/v1/audio/speech", json=body, timeout=60)
+    return np.frombuffer(answer.content, "<i2").astype(np.float32) / 32768.0

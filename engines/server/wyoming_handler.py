@@ -180,7 +180,10 @@ class Utterance:
         self.handler, self.target, self.ssml, self.streaming = handler, target, ssml, streaming
         self.service = handler.service
         self.sentences = SentenceStream(ssml=ssml)
-        self.texts: asyncio.Queue[str | None] = asyncio.Queue()
+        self.texts: asyncio.Queue[tuple[str, bool] | None] = asyncio.Queue()
+        """Texts to speak in order, each with whether it goes on the clause before it (no sentence silence)."""
+        self.given = False
+        self._after_clause = False
         self.job: Job | None = None
         self.started = False
         self.task = asyncio.create_task(self._speak())
@@ -194,20 +197,28 @@ class Utterance:
         limit = self.service.config.max_chars
         if self.sentences.chars + len(text) > limit:
             raise ApiError(413, f"the text is over {limit} characters (the server's limit)", code="input_too_long")
-        complete = self.sentences.add(text)
+        complete, clause = self.sentences.add(text), False
+        if not complete and self.streaming and not self.given:  # the listener waits: a first clause may go ahead
+            complete = self.sentences.first_clause()
+            clause = bool(complete)
         if complete:
-            self.texts.put_nowait(complete)
+            self._queue(complete, clause=clause)
 
     async def finish(self) -> bool:
         """Queue the rest of the text, then wait until all is spoken; False when it ended in an error."""
         rest = self.sentences.finish()
         if rest:
-            self.texts.put_nowait(rest)
+            self._queue(rest, clause=False)
         self.texts.put_nowait(None)
         try:
             return await self.task
         except asyncio.CancelledError:
             return False
+
+    def _queue(self, text: str, *, clause: bool) -> None:
+        """Queue ``text`` to be spoken; the text after a first clause goes on it with no sentence silence between."""
+        self.texts.put_nowait((text, self._after_clause))
+        self.given, self._after_clause = True, clause
 
     def cancel(self) -> None:
         """Stop: the task ends and the synthesis in progress stops at its next chunk."""
@@ -219,8 +230,8 @@ class Utterance:
         """Speak the queued texts, then end the audio; an error (also: nothing in them to speak) is answered and closes
         the connection."""
         try:
-            while (text := await self.texts.get()) is not None:
-                await self._say(text)
+            while (item := await self.texts.get()) is not None:
+                await self._say(*item)
             if self.job is None:
                 raise self._nothing_to_say()
             await self._end()
@@ -243,8 +254,9 @@ class Utterance:
         text = "the text streamed in ('synthesize-chunk')" if self.streaming else "'text'"
         return ApiError(400, f"{text} has no speakable text (letters or digits) after cleaning", "text", "empty_input")
 
-    async def _say(self, text: str) -> None:
-        """Speak ``text`` as one request of the speech server, its audio sent as it comes.
+    async def _say(self, text: str, goes_on: bool = False) -> None:
+        """Speak ``text`` as one request of the speech server, its audio sent as it comes; after the audio before it
+        the server's sentence silence, unless ``goes_on`` (it continues a first clause's sentence).
 
         Raises:
             ApiError: the server refuses it (too busy, malformed markup) or the synthesis failed.
@@ -255,7 +267,7 @@ class Utterance:
         self.service.admit()
         self.job = job = self.service.start(self.target, request)
         try:
-            if self.started:
+            if self.started and not goes_on:
                 await self._write_silence(job.sample_rate)
             while (item := await job.queue.get()) is not END:
                 if isinstance(item, Exception):
