@@ -614,3 +614,27 @@ def _http_speech(server, text: str) -> np.ndarray:
     body = {"model": "joe", "input": text, "response_format": "pcm", "sample_rate": "native"}
     answer = httpx.post(f"{server.url}/v1/audio/speech", json=body, timeout=60)
     return np.frombuffer(answer.content, "<i2").astype(np.float32) / 32768.0
+
+
+@pytest.mark.parametrize("opening", ["🙂. ", "## 🌤️\n"])
+def test_a_first_sentence_with_nothing_to_say_leaves_the_first_clause_its_head_start(server, opening):
+    """A stream that opens with a sentence that says nothing (an emoji, a heading of emoji alone) still speaks its
+    first clause before its first spoken sentence's end is sent: the listener has heard nothing yet."""
+    head = [opening, "The weather in Paris ", "today is mild, ", "with a high "]
+
+    async def stream() -> tuple[Event, Heard]:
+        heard = Heard()
+        async with AsyncTcpClient("127.0.0.1", server.port) as client:
+            await client.write_event(SynthesizeStart().event())
+            for chunk in head:
+                await client.write_event(SynthesizeChunk(text=chunk).event())
+            first = await read(client)  # before the sentence's end is sent
+            for event in (SynthesizeChunk(text="of ten. Ok.").event(), SynthesizeStop().event()):
+                await client.write_event(event)
+            while (event := await read(client)) is not None and event.type not in ("synthesize-stopped", "error"):
+                heard.take(event)
+            return first, heard
+
+    first, heard = asyncio.run(stream())
+    assert first.type == "audio-start"
+    assert heard.error is None and heard.types[-1] == "audio-stop"

@@ -183,6 +183,7 @@ class Utterance:
         self.texts: asyncio.Queue[tuple[str, bool] | None] = asyncio.Queue()
         """Texts to speak in order, each with whether it goes on the clause before it (no sentence silence)."""
         self.given = False
+        """Whether text with something to hear has been queued (no first clause goes ahead after it)."""
         self._after_clause = False
         self.job: Job | None = None
         self.started = False
@@ -218,7 +219,15 @@ class Utterance:
     def _queue(self, text: str, *, clause: bool) -> None:
         """Queue ``text`` to be spoken; the text after a first clause goes on it with no sentence silence between."""
         self.texts.put_nowait((text, self._after_clause))
-        self.given, self._after_clause = True, clause
+        self.given, self._after_clause = self.given or self._heard(text), clause
+
+    def _heard(self, text: str) -> bool:
+        """Whether ``text`` gives the listener something to hear (a first sentence of a lone emoji or a heading of
+        marks does not: the stream's first clause may still go ahead of the next)."""
+        try:
+            return self._request(text) is not None
+        except ApiError:
+            return True  # refused when it is spoken: the stream ends there
 
     def cancel(self) -> None:
         """Stop: the task ends and the synthesis in progress stops at its next chunk."""
