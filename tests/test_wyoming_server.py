@@ -638,3 +638,18 @@ def test_a_first_sentence_with_nothing_to_say_leaves_the_first_clause_its_head_s
     first, heard = asyncio.run(stream())
     assert first.type == "audio-start"
     assert heard.error is None and heard.types[-1] == "audio-stop"
+
+
+@pytest.mark.parametrize("text", ["Hello there. <speak>Hi you</speak> Ok.", "<3 you so much. Ok then."])
+def test_plain_text_with_markup_in_it_is_read_as_plain_text(server, text):
+    """Plain text is SSML only when the whole of it starts with ``<speak>``: a later sentence that starts with
+    ``<speak>``, or a text that starts with ``<`` alone, sent whole or streamed in, is read as the HTTP API reads
+    the whole text (plain, never refused as malformed SSML once the text before it has been spoken)."""
+    expected = _http_speech(server, text)
+    events = [SynthesizeStart().event(), *(SynthesizeChunk(text=c).event() for c in text), SynthesizeStop().event()]
+    for heard in (
+        asyncio.run(exchange(server.port, Synthesize(text=text).event())),
+        asyncio.run(exchange(server.port, *events, until="synthesize-stopped")),
+    ):
+        assert heard.error is None, heard.error
+        assert_same_speech(heard.audio, expected)

@@ -288,8 +288,11 @@ class Utterance:
 
     def _request(self, text: str) -> SpeechRequest | None:
         """``text`` as the body of ``POST /v1/audio/speech`` it stands for (pcm at the voice's own rate), checked as
-        that body is; ``None`` for text with nothing to say (a lone emoji or ``**`` between sentences)."""
-        body = {"input": text, "response_format": "pcm", "sample_rate": "native", "ssml": self.ssml}
+        that body is; ``None`` for text with nothing to say (a lone emoji or ``**`` between sentences). Read as the
+        whole text is: once the stream has found it plain (``SentenceStream.whole`` False), a later sentence that
+        starts with ``<speak>`` is plain text too; text read whole says itself whether it is SSML."""
+        ssml = False if self.ssml is None and self.sentences.whole is False else self.ssml
+        body = {"input": text, "response_format": "pcm", "sample_rate": "native", "ssml": ssml}
         try:
             return parse_speech_request(json.dumps(body).encode(), self.service.config.max_chars)
         except ApiError as exc:
