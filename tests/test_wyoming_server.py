@@ -345,6 +345,22 @@ def test_ssml_is_held_whole_until_the_stream_ends():
     assert stream.add("One. Two. Three ") == "One. Two. "
 
 
+def test_a_stream_that_starts_with_a_less_than_sign_but_not_speak_is_cut_as_plain_text():
+    """Only ``<speak>`` (or a prolog's ``<?``/``<!``) makes a stream SSML, held whole: ``<3`` or ``<b>`` at the start
+    is plain text, cut into sentences as it comes and its first clause given ahead; ``<spe`` waits for its next
+    character to say."""
+    for start in ("<3 ", "<b>"):
+        stream = SentenceStream(ssml=None)
+        stream.add(f"{start}the weather in Paris today is mild, with ")
+        assert stream.first_clause() == f"{start}the weather in Paris today is mild, ", start
+        assert stream.add("a high. Then rain ") == "with a high. "
+    for held in ("<spe", "<?xml ", "<!DOCTYPE speak> "):
+        stream = SentenceStream(ssml=None)
+        assert stream.add(f"{held}").strip() == "" and stream.first_clause() == "", held
+    stream = SentenceStream(ssml=None)
+    assert stream.add("<spe") == "" and stream.add("ak>One. Two. Three ") == "" and stream.first_clause() == ""
+
+
 def test_what_is_no_event_ends_only_its_connection_and_a_refused_synthesize_leaves_nothing_running():
     """Lines that are no Wyoming event, an event cut short by its client, and a synthesize refused (too long, text
     not text): each ends its own connection, nothing is reported as a fault of the server (no task exception, no

@@ -13,8 +13,8 @@ A cut is made once the word after it is whole (whitespace follows it): the sente
 Louis`` / ``St. The``; ``home. then``), and so may what the cleaner makes of it. The start of a line whose reading
 may change with the rest of its line (a list mark, an unclosed ``**``: ``engines.markdown_marks.reads_on``) waits
 for the line's end. What is given out is the buffered text as it came, up to the cut: spoken in order, the pieces
-say what the whole text says. SSML (asked for, or text that starts with ``<`` and may be ``<speak>``) is given out
-whole at the end: its markup must not be cut.
+say what the whole text says. SSML (asked for, or text that starts with ``<speak>``, held until its start says) is
+given out whole at the end: its markup must not be cut.
 
 The first clause (:meth:`SentenceStream.first_clause`): until a stream's first sentence is complete its listener
 hears nothing, and an LLM's first sentence takes a third of a second and more to arrive; the text up to a comma or
@@ -33,6 +33,7 @@ import re
 from engines.cleaning import clean_text
 from engines.frontend.inline_tags import TAG
 from engines.frontend.sentences import split_sentences
+from engines.frontend.ssml import is_ssml
 from engines.markdown_marks import opens_mark, reads_on
 
 LOOK_BACK = 8
@@ -57,11 +58,11 @@ long, is cut into blocks at its sentence ends too)."""
 class SentenceStream:
     """Text added piece by piece; :meth:`add` gives the text whose sentences are complete, :meth:`finish` the
     rest. ``ssml``: True gives nothing before the end (markup must not be cut); ``None`` does so when the text
-    starts with ``<`` (it may be ``<speak>``, read as SSML by the request); False reads it as plain text."""
+    starts with ``<speak>`` (read as SSML by the request; :func:`_read_whole`); False reads it as plain text."""
 
     def __init__(self, *, ssml: bool | None = False) -> None:
         self.whole = ssml
-        """Whether the text is read whole; ``None`` until its first character says."""
+        """Whether the text is read whole; ``None`` until its start says (:func:`_read_whole`)."""
         self._text = ""
         self.chars = 0
         """Characters added so far (all pieces)."""
@@ -71,8 +72,8 @@ class SentenceStream:
         complete, or ``""``."""
         self._text += piece
         self.chars += len(piece)
-        if self.whole is None and self._text.strip():
-            self.whole = self._text.lstrip().startswith("<")
+        if self.whole is None:
+            self.whole = _read_whole(self._text)
         done = 0 if self.whole is not False else _complete_length(self._text)
         complete, self._text = self._text[:done], self._text[done:]
         return complete if complete.strip() else ""
@@ -91,6 +92,16 @@ class SentenceStream:
         """The text not yet returned (the stream has ended, so its last sentence is complete too), or ``""``."""
         rest, self._text = self._text, ""
         return rest if rest.strip() else ""
+
+
+def _read_whole(text: str) -> bool | None:
+    """Whether a stream's text is SSML, read whole: it starts with ``<speak>`` (``engines.frontend.ssml.is_ssml``)
+    or with ``<?`` or ``<!`` (a prolog may come first); ``None`` while its start may still become ``<speak>``
+    (nothing but spaces yet, or ``<spe``); False otherwise (``<3 you``, ``<b>``: plain text, cut as it comes)."""
+    head = text.lstrip()
+    if is_ssml(head) or head.startswith(("<?", "<!")):
+        return True
+    return None if "<speak".startswith(head) else False
 
 
 def _complete_length(text: str) -> int:
