@@ -51,7 +51,8 @@ def check_speaker(project, source: Path) -> SpeakerCheck:
     from trainer.evaluate.measures import MeasureError
     from trainer.evaluate.similarity import cosine, utterance_embedding
 
-    references = _references(project, source)
+    from_source = {c.id for c in project.clips.values() if c.source == str(source)}
+    references = reference_clips(project, exclude=from_source)
     if not references:
         return SpeakerCheck(similarity=None, note="")
     try:
@@ -79,15 +80,10 @@ def clips_speaker(project, clips: list) -> np.ndarray:
     return speaker_embedding([_read(project.clip_path(c.id)) for c in clips])
 
 
-def own_clips(project, exclude: set[str] | None = None) -> list:
-    """Up to ``REFERENCE_CLIPS`` usable clips of ``project`` (reviewed ones first), none of ``exclude`` (ids)."""
+def reference_clips(project, exclude: set[str] | None = None) -> list:
+    """Up to ``REFERENCE_CLIPS`` usable clips of ``project`` (reviewed ones first), none of ``exclude`` (ids): the
+    dataset's speaker as the checks hear it."""
     clips = [c for c in project.clips.values() if c.status == "ok" and c.id not in (exclude or set())]
-    clips.sort(key=lambda c: not c.reviewed)
-    return clips[:REFERENCE_CLIPS]
-
-
-def _references(project, source: Path) -> list:
-    clips = [c for c in project.clips.values() if c.status == "ok" and c.source != str(source)]
     clips.sort(key=lambda c: not c.reviewed)
     return clips[:REFERENCE_CLIPS]
 

@@ -21,19 +21,19 @@ def own_voice_notes(project, references: list[np.ndarray]) -> list[str]:
     """One sentence on how the kept takes (``references``: their d-vectors ``[256]``) sound against ``project``'s
     own clips (a ``DatasetProject``); ``[]`` when it has none, nothing was kept, or no measure could be taken
     (resemblyzer missing: the judge's notes already say so)."""
-    from trainer.dataset.speaker_check import THRESHOLD, clips_speaker, own_clips
+    from trainer.dataset.speaker_check import THRESHOLD, clips_speaker, reference_clips
     from trainer.evaluate.measures import MeasureError
     from trainer.evaluate.similarity import cosine, mean_embedding
 
-    ids = {c for c in project.clips if not c.startswith(TAKE_PREFIX)}
-    own = own_clips(project, exclude=set(project.clips) - ids)
+    takes = {c for c in project.clips if c.startswith(TAKE_PREFIX)}
+    own = reference_clips(project, exclude=takes)
     if not own or not references:
         return []
     try:
         similarity = cosine(mean_embedding(references), clips_speaker(project, own))
     except MeasureError:
         return []
-    mine = f"this project's own clips ({len(own)} compared, of {len(ids)})"
+    mine = f"this project's own clips ({len(own)} compared, of {len(project.clips) - len(takes)})"
     if similarity >= THRESHOLD:
         return [f"the teacher's takes sound like {mine}: similarity {similarity:.2f}"]
     return [
