@@ -68,7 +68,7 @@ def round_trip(audio: np.ndarray, rate: int, text: str, *, language: str = "en",
     except MeasureUnavailable as exc:
         return RoundTrip(note=str(exc), unavailable=True)
     try:
-        reference_words(text, language)
+        reference_words(text, language)  # a prompt with no words to score is said before the recognizer's seconds
         heard = transcript(audio, rate, recognizer)
     except MeasureError as exc:
         return RoundTrip(note=str(exc))
