@@ -58,9 +58,9 @@ class Recipe:
     no_recovery_cache: bool = False
 
 
-def config_setting(text: str) -> tuple[str, int | float]:
+def config_setting(text: str) -> tuple[str, int | float | bool | tuple[float, ...]]:
     """``KEY=VALUE`` (a ``--set`` argument) as a ``TrainingConfig`` field and its number (a yes/no field's
-    ``true``/``false`` or ``1``/``0`` as a ``bool``).
+    ``true``/``false`` or ``1``/``0`` as a ``bool``; a pair's ``0.8,0.99`` as a tuple of floats: ``betas_d``).
 
     Raises:
         argparse.ArgumentTypeError: not ``KEY=VALUE``, no such field, or a value that is not a number.
@@ -79,6 +79,8 @@ def config_setting(text: str) -> tuple[str, int | float]:
             raise argparse.ArgumentTypeError(f"{text!r}: expected true or false")
         return key, value.lower() in ("true", "1")
     try:
+        if "," in value:
+            return key, tuple(float(part) for part in value.split(","))
         return key, int(value) if value.lstrip("-").isdigit() else float(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: the value is not a number") from None
