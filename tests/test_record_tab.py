@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from microphone import DEVICE, RATE, SYSTEM_CONF, listed_microphone
 from PySide6.QtCore import Qt
@@ -68,6 +70,7 @@ def test_keys_record_accept_back_retake_and_skip(tab, qtbot):
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=10_000)
     assert record.booth.index == 1 and record.prompt.text() != first
     assert "accepted now: 1 take (" in record.status.text()  # the coverage lines date from the start
+    assert re.search(r"accepted now: 1 take \([1-9]\d? s\)", record.status.text())  # seconds, not "0.0 min"
     written = page.project().clips[clip_id_for(first)]
 
     qtbot.keyClick(record, Qt.Key.Key_Left)

@@ -25,6 +25,17 @@ ESTIMATING = "estimating the time left…"
 """What is said in place of a figure while the rate has not settled."""
 
 
+def duration_text(seconds: float) -> str:
+    """``14 s``, ``3 min 05 s``, ``2 h 10 min``: a span of ``seconds`` rounded to what a person reads (the
+    progress line's elapsed and time left, a recording session's accepted speech)."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
 class TimeLeft:
     """Seconds left of a phase of counted work, from its settled rate (the module's rule).
 

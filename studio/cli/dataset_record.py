@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from engines.words import count
+from trainer.time_left import duration_text
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,7 +146,7 @@ def _summary(session, project, corpus: list[str]) -> None:
     from trainer.dataset.prompts.plan import for_project
 
     tally, lost = session.tally, session.booth.capture.lost
-    session.say(f"accepted {count(len(tally.clips), 'take')} ({tally.seconds / 60:.1f} min)")
+    session.say(f"accepted {count(len(tally.clips), 'take')} ({duration_text(tally.seconds)})")
     if lost:
         session.say(f"{lost:,} frames were lost (the terminal stalled longer than the ring buffer holds)")
     selection, _ = for_project(project, 0, corpus)  # its clips are the manifest's: write_take adds each

@@ -20,6 +20,7 @@ from engines.words import count
 from studio.widgets.flow_layout import flow_row
 from studio.widgets.level_meter import LevelMeter
 from studio.workers import Task
+from trainer.time_left import duration_text
 
 POLL_MS = 30
 """Milliseconds between polls of the booth: 33 redraws a second."""
@@ -247,7 +248,7 @@ class RecordTab(QWidget):
         said = f"{booth.phase} · prompt {min(booth.index + 1, len(booth.prompts))} of {len(booth.prompts)}"
         said += f" · noise floor {floor}" + (f" · {lost:,} frames lost (the window stalled)" if lost else "")
         if self._accepted:
-            said += f" · accepted now: {count(self._accepted, 'take')} ({self._accepted_s / 60:.1f} min)"
+            said += f" · accepted now: {count(self._accepted, 'take')} ({duration_text(self._accepted_s)})"
         self.status.setText(said)
 
     # --- keys -------------------------------------------------------------------

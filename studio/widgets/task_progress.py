@@ -21,22 +21,12 @@ from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QWidget
 
 from studio.widgets.elided_label import ElidedLabel
 from studio.workers import Task
-from trainer.time_left import ESTIMATING, TimeLeft
+from trainer.time_left import ESTIMATING, TimeLeft, duration_text
 
 TICK_MS = 500
 """How often the elapsed time is redrawn, ms."""
 SEPARATOR = " · "
 """Between the line's parts (step, elapsed, time left)."""
-
-
-def duration_text(seconds: float) -> str:
-    """``14 s``, ``3 min 05 s``, ``2 h 10 min`` (rounded to what a person reads)."""
-    whole = round(seconds)
-    if whole < 60:
-        return f"{whole} s"
-    if whole < 3600:
-        return f"{whole // 60} min {whole % 60:02d} s"
-    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
 
 
 def phase_name(label: str, status: str) -> str:
