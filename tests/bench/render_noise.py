@@ -5,10 +5,12 @@ predictor with ``noise_w`` (0.8). If a fine-tuned prior's spread no longer match
 a render is noisier than the decoder's training input and rendering with less noise should be cleaner. This
 bench scores joe and chosen epochs of a ``tests/bench/finetune_quality.py`` run on its held-out lines, as that
 bench does (the leaderboard; the same seed), at each ``noise_scale`` of ``--noise-scales``, ``noise_w`` fixed.
+``--length-scale`` renders them slower or faster too (a fine-tune that speaks faster than its speaker: is the pace
+what a recognizer misses?).
 
 Usage: ``.venv/bin/python tests/bench/render_noise.py --work DIR --epochs 8,12 [--noise-scales 0.667,0.4,0.2]
-[--noise-w 0.8] [--clips 240] [--held-out 10] [--corpus DIR]``, ``DIR`` a ``finetune_quality.py --work`` folder
-with its run trained.
+[--noise-w 0.8] [--length-scale 1.0] [--clips 240] [--held-out 10] [--corpus DIR]``, ``DIR`` a
+``finetune_quality.py --work`` folder with its run trained.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ def arguments(argv=None) -> argparse.Namespace:
     parser.add_argument("--epochs", required=True, help="epochs to score, from 1, comma-separated")
     parser.add_argument("--noise-scales", default="0.667,0.4,0.2", help="noise_scale values, comma-separated")
     parser.add_argument("--noise-w", type=float, default=0.8)
+    parser.add_argument("--length-scale", type=float, default=1.0, help="the renders' length_scale")
     parser.add_argument("--clips", type=int, default=240)
     parser.add_argument("--held-out", type=int, default=10)
     parser.add_argument("--corpus", type=Path, default=target.CORPUS)
@@ -45,9 +48,10 @@ def main(argv=None) -> None:
     candidates = [Candidate(label="start", model_path=parts.start_voice_path("joe"))]
     candidates += [Candidate(label=f"epoch {e}", model_path=by_epoch[int(e)]) for e in args.epochs.split(",")]
     for index, noise_scale in enumerate(float(s) for s in args.noise_scales.split(",")):
-        settings = RenderSettings(noise_scale=noise_scale, noise_w=args.noise_w, seed=0)
+        settings = RenderSettings(noise_scale=noise_scale, noise_w=args.noise_w, length_scale=args.length_scale, seed=0)
         rows = score(candidates, held, settings, args.work / "score-cache", recordings=index == 0)
-        print(f"noise_scale {noise_scale}, noise_w {args.noise_w}:", table(rows), sep="\n", flush=True)
+        said = f"noise_scale {noise_scale}, noise_w {args.noise_w}, length_scale {args.length_scale}:"
+        print(said, table(rows), sep="\n", flush=True)
 
 
 if __name__ == "__main__":
