@@ -10,7 +10,8 @@
   export to Piper ONNX;
 - ``evaluate`` comparing voices: renders, measures, leaderboards, listening tests;
 - ``tasks`` (cancel, progress and status for long work), ``time_left`` (the one rule for time-left figures:
-  from a settled rate) and ``out_folder`` (output folders the user chooses), which every part may use.
+  from a settled rate; and the one wording of a span: ``3 min 05 s``) and ``out_folder`` (output folders the user
+  chooses), which every part may use.
 
 Each package's ``__init__`` says what it owns and what it may import (``tests/test_layers.py`` holds them to it);
 no two modules import each other. Importing this package imports nothing heavy; its modules import torch where

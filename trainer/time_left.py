@@ -1,4 +1,5 @@
-"""How long counted work has left: one rule for every time-left figure the studio and the trainer show.
+"""How long counted work has left: one rule for every time-left figure the studio and the trainer show, and one
+wording of a span of time (:func:`duration_text`) for those figures and any other duration said to a person.
 
 A figure is given only from a settled rate. The first item of a phase carries its warm-up (a worker pool
 starting, a model loading, the first training step compiling), so the rate is counted from the end of that
