@@ -102,6 +102,8 @@ def test_export_piper_layout_and_report(tmp_path):
     built = build_report(project)
     report = to_markdown(built)
     assert "- clips: 6" in report and "`silent`" in report and "skipped by the trainer" in report
+    usable = sum(soundfile.info(str(cards / f"00{n}.wav")).duration for n in range(1, 6))
+    assert f"- audio: {round(usable)} s the trainer can use" in report  # seconds, not "0.00 hours (0.1 minutes)"
     assert sum(built.histograms["duration_s"].counts) == 6  # the silent clip is blocked but its samples are sound
     assert sum(built.histograms["phonemes_per_second"].counts) == 5  # no speaking rate without speech
     assert "not in the histograms" not in report

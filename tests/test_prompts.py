@@ -4,6 +4,7 @@ default voice, and ``voice-studio dataset prompts``."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -184,7 +185,7 @@ def test_the_cli_prints_the_same_prompts_whatever_the_hash_seed(shipped):
     assert "of 1,014 diphones and 46 of 46 phonemes seen in the corpus" in runs[0].stderr
     assert (
         "recorded: nothing yet" in runs[0].stderr
-        and "min of speech to read" in runs[0].stderr
+        and re.search(r"\(about [1-5]\d s of speech to read\)", runs[0].stderr)  # 12 short lines, in seconds
         and "piper-recording-studio#27" in runs[0].stderr
     )
 
@@ -213,6 +214,7 @@ def test_the_cli_skips_a_projects_recorded_lines(tmp_path, phonemizer, shipped):
     assert out.read_text(encoding="utf-8").splitlines() == [p.text for p in expected.chosen]
     assert not set(said) & set(out.read_text(encoding="utf-8").splitlines())
     assert f"recorded: 3 lines ({minutes}), {expected.before.describe()}" in result.stderr
+    assert re.fullmatch(r"[1-9]\d? s", minutes)  # three short clips in seconds, not "0.1 min"
     assert expected.after.describe() in result.stderr and result.stdout == ""
 
 

@@ -71,6 +71,9 @@ def test_keys_record_accept_back_retake_and_skip(tab, qtbot):
     assert record.booth.index == 1 and record.prompt.text() != first
     # the coverage lines date from the start; the take is said in seconds, not "0.0 min"
     assert re.search(r"accepted now: 1 take \([1-9]\d? s\)", record.status.text())
+    # the coverage's first line is read again: the project has that take now
+    qtbot.waitUntil(lambda: re.match(r"recorded: 1 line \([1-9]\d? s\), covered", record.coverage.text()), timeout=10_000)
+    assert "with these 50 prompts" in record.coverage.text()
     written = page.project().clips[clip_id_for(first)]
 
     qtbot.keyClick(record, Qt.Key.Key_Left)

@@ -225,3 +225,29 @@ def test_compare_says_which_way_length_scale_goes(window):
     box = window.compare_page.listen.settings_box
     label = box.layout().labelForField(box.length_scale)
     assert isinstance(box.layout(), QFormLayout) and label.text() == "length_scale (larger is slower)"
+
+
+def test_the_text_column_keeps_its_width_when_the_splitter_is_dragged_against_it(window, qtbot):
+    """The handle between the text column and the settings dragged far left, as a user would: it stops at the
+    column's minimum width (the column scrolls only vertically, so anything narrower cut every row: the voice row,
+    Pronunciations… / Send to Home Assistant…, the Speak bar), and the voice buttons stay whole on screen."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QScrollArea, QSplitter
+
+    page = window.synthesize_page
+    splitter = page.findChild(QSplitter)
+    area = splitter.widget(0)
+    assert isinstance(area, QScrollArea)
+    handle = splitter.handle(1)
+    middle = handle.rect().center()
+    QTest.mousePress(handle, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, middle)
+    QTest.mouseMove(handle, middle - QPoint(2000, 0))
+    QTest.mouseRelease(handle, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, middle - QPoint(2000, 0))
+    qtbot.wait(50)
+    column = area.widget()
+    assert splitter.sizes()[0] < 600  # the handle did move
+    assert area.viewport().width() >= column.minimumSizeHint().width()
+    for button in (page.pronunciations_button, page.send_button, page.speak_button):
+        corner = button.mapTo(area.viewport(), QPoint(button.width(), 0))
+        assert corner.x() <= area.viewport().width(), button.text()

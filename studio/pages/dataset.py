@@ -170,7 +170,6 @@ class DatasetPage(DatasetActions, QWidget):
         self.report_splitter.addWidget(self.report)
         self.report_splitter.setStretchFactor(0, 2)
         self.report_splitter.setStretchFactor(1, 3)
-        self.report_splitter.setChildrenCollapsible(False)
         self.report_splitter.setSizes([220, 380])
         tab = QWidget()
         layout = QVBoxLayout(tab)

@@ -66,6 +66,8 @@ class RecordTab(QWidget):
         self.booth: Any = None
         self.check: Any = None
         self._task: Task | None = None
+        self._recount_task: Task | None = None
+        """Reading the project's coverage again after an accepted take (kept: a task held by nothing is lost)."""
         self._checked_take = 0
         self._takes = 0
         self._accepted_s = 0.0
@@ -279,6 +281,26 @@ class RecordTab(QWidget):
         self.findings.setText(f"Saved {entry.id}.")
         self.clip_written.emit(entry.id)
         self._show()
+        self._recount()
+
+    def _recount(self) -> None:
+        """Say again what the project has recorded (the coverage's first line) after a take was accepted; the
+        second line, the session's prompts, stays as chosen when the booth started."""
+        from trainer.dataset.prompts.plan import where_recording_stands
+
+        project, booth = self._project(), self.booth
+        if project is None:
+            return
+        self._recount_task = task = Task(lambda state: where_recording_stands(project))
+        task.done.connect(lambda line: self._recounted(booth, line))
+        task.failed.connect(lambda exc: self._recounted(booth, f"recorded: not counted again ({exc})"))
+        task.start()
+
+    def _recounted(self, booth, line: str) -> None:
+        if booth is not self.booth:  # the booth stopped or another started meanwhile: its lines are gone
+            return
+        lines = self.coverage.text().split("\n")
+        self.coverage.setText("\n".join([line, *lines[1:]]))
 
     def retake(self) -> None:
         if self.booth is not None:

@@ -16,7 +16,6 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
@@ -37,6 +36,7 @@ from studio.speaking import ENGINE_LABELS, Line, Take, default_line, load_and_sp
 from studio.state import StudioState
 from studio.widgets.compact import MinimumKeepingSplitter, scrolled
 from studio.widgets.engine_picker import EnginePicker
+from studio.widgets.flow_layout import flow_row
 from studio.widgets.history import HistoryList
 from studio.widgets.notices import Notices
 from studio.widgets.pronunciations import PronunciationsDialog
@@ -158,10 +158,7 @@ class SynthesizePage(SendVoiceActions, QWidget):
 
         self.send_button = QPushButton("Send to Home Assistant…")
         self.send_button.clicked.connect(self.ask_send_voice)
-        voice_buttons = QHBoxLayout()
-        voice_buttons.addWidget(self.pronunciations_button)
-        voice_buttons.addWidget(self.send_button)
-        voice_buttons.addStretch(1)
+        voice_buttons = flow_row(self.pronunciations_button, self.send_button)  # wraps in a narrow column
 
         top = QFormLayout()
         top.addRow("Voice", self.picker)

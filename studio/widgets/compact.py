@@ -22,10 +22,17 @@ from PySide6.QtWidgets import (
 
 
 class _ShortScrollArea(QScrollArea):
-    """A scroll area whose minimum height is what it is given with ``setMinimumHeight`` (it scrolls below that)."""
+    """A scroll area whose minimum height is what it is given with ``setMinimumHeight`` (it scrolls below that) and
+    whose minimum width is its widget's, with room for the vertical scroll bar: it never scrolls sideways, so a
+    splitter handle dragged against it stops there instead of cutting every row (Qt's own minimum is ~70 px)."""
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        return QSize(super().minimumSizeHint().width(), self.minimumHeight())
+        widget = self.widget()
+        if widget is None:
+            return QSize(super().minimumSizeHint().width(), self.minimumHeight())
+        least = widget.minimumSizeHint().expandedTo(widget.minimumSize()).width()
+        bar = self.verticalScrollBar().sizeHint().width()
+        return QSize(least + bar + 2 * self.frameWidth(), self.minimumHeight())
 
 
 class _WheelScrolls(QObject):
@@ -83,10 +90,15 @@ class MinimumKeepingSplitter(QSplitter):
 
     Qt's splitter honours its children's minimum sizes only when it is resized or a handle moves, so a part whose
     minimum grew in a window left at its size stayed squeezed under it, its contents clipped (the Train page's run
-    with a best-checkpoint row shown after the window was laid out; issue 31, item 2)."""
+    with a best-checkpoint row shown after the window was laid out; issue 31, item 2). Its parts do not collapse:
+    a handle dragged past a part's minimum stops there."""
 
     _tried: list[int] | None = None
     """The sizes last laid out again: a window too small for every minimum is not laid out again and again."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.setChildrenCollapsible(False)
 
     def event(self, event: QEvent) -> bool:
         handled = super().event(event)
@@ -114,7 +126,6 @@ def split(orientation: Qt.Orientation, first: QWidget, second: QWidget, fixed: i
     splitter = MinimumKeepingSplitter(orientation)
     splitter.addWidget(first)
     splitter.addWidget(second)
-    splitter.setChildrenCollapsible(False)
     splitter.setStretchFactor(fixed, 0)
     splitter.setStretchFactor(1 - fixed, 1)
     splitter.setSizes([size, 10_000] if fixed == 0 else [10_000, size])

@@ -30,6 +30,7 @@ from trainer.dataset.finding_words import LABELS, label
 from trainer.dataset.health import BROKEN_AUDIO, Finding, check
 from trainer.dataset.overall import Overall, overall, project_counts
 from trainer.dataset.project import DatasetProject
+from trainer.time_left import duration_text
 
 WHOLE = "The dataset as a whole"
 """The heading of what the whole dataset means for training (``Report.overall``)."""
@@ -272,7 +273,7 @@ def _totals(report: Report) -> list[tuple[str, str]]:
     speakers = f"{len(report.speakers) or 1}" + (f" ({', '.join(report.speakers)})" if report.speakers else "")
     totals = [
         ("clips", f"{report.clips} ({report.readable} readable, {report.excluded} excluded)"),
-        ("audio", f"{report.seconds / 3600:.2f} hours ({report.seconds / 60:.1f} minutes) the trainer can use"),
+        ("audio", f"{duration_text(report.seconds)} the trainer can use"),
         ("speakers", speakers),
         ("clips the trainer would skip", str(report.skipped)),
     ]

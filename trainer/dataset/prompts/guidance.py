@@ -9,6 +9,7 @@ Duration"). That is speech only: pauses between takes, retakes and rests come on
 from __future__ import annotations
 
 from trainer.dataset.prompts.units import Prompt
+from trainer.time_left import duration_text
 
 LJ_WORDS = 225_715
 """Words in LJ Speech (its page's "Total Words")."""
@@ -46,6 +47,9 @@ def seconds(prompts: list[Prompt]) -> float:
 
 
 def minutes_said(value_s: float) -> str:
-    """``12.5 min`` (one decimal under 10 minutes, whole minutes above)."""
+    """``12.5 min`` (one decimal under 10 minutes, whole minutes above); under a minute ``14 s``
+    (:func:`trainer.time_left.duration_text`), so a take of a few seconds is not said as ``0.0 min``."""
+    if round(value_s) < 60:
+        return duration_text(value_s)
     minutes = value_s / 60
     return f"{minutes:.1f} min" if minutes < 10 else f"{minutes:.0f} min"

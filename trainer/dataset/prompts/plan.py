@@ -89,17 +89,27 @@ def _others(lines: list) -> str:
     return f" and {count(len(lines) - 1, 'other')}" if len(lines) > 1 else ""
 
 
+def recorded_line(selection: Selection, done: Recorded) -> str:
+    """``recorded: 3 lines (14 s), covered …`` (the recorded lines' coverage of the corpus), or ``recorded:
+    nothing yet``."""
+    if not selection.recorded:
+        return "recorded: nothing yet"
+    return f"recorded: {count(len(selection.recorded), 'line')} ({minutes_said(done.seconds)}), " + (
+        selection.before.describe()
+    )
+
+
+def where_recording_stands(project) -> str:
+    """:func:`recorded_line` for a ``trainer.dataset.project.DatasetProject`` as it is now (its clips read again;
+    about half a second: the corpus is phonemized)."""
+    return recorded_line(*for_project(project, 0))
+
+
 def summary(selection: Selection, done: Recorded) -> list[str]:
     """The coverage before and after the chosen prompts, their minutes beside those recorded, and the guidance."""
     lines = len(selection.recorded) + len(selection.chosen)
-    before = (
-        f"recorded: {count(len(selection.recorded), 'line')} ({minutes_said(done.seconds)}), "
-        + selection.before.describe()
-        if selection.recorded
-        else "recorded: nothing yet"
-    )
     said = [
-        before,
+        recorded_line(selection, done),
         f"with {_these(len(selection.chosen))} (about {minutes_said(seconds(selection.chosen))} of "
         f"speech to read): {selection.after.describe()}; {lines:,} of the {FINE_TUNE_UTTERANCES:,} lines a "
         "fine-tune commonly uses",
