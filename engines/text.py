@@ -34,9 +34,9 @@ _INLINE_PHONEMES = re.compile(r"\[\[.*?\]\]", re.DOTALL)
 def split_blocks(text: str, max_chars: int = BLOCK_CHARS) -> Iterator[str]:
     """Yield pieces of ``text`` of at most about ``max_chars`` characters.
 
-    Cuts at blank lines first, then after sentence-final punctuation followed
-    by space; a single sentence longer than ``max_chars`` stays whole. Empty
-    pieces are skipped.
+    Cuts at blank lines first, then at sentence ends (``split_sentences``:
+    punctuation followed by space, or CJK's without one); a single sentence
+    longer than ``max_chars`` stays whole. Empty pieces are skipped.
     """
     for block, _ in text_blocks(text, max_chars):
         yield block

@@ -212,6 +212,9 @@ SPLITS = [
     ("The U.S. Army came. It left.", ["The U.S. Army came.", "It left."]),
     ("We met James T. Kirk. He waved.", ["We met James T. Kirk.", "He waved."]),
     ("I went home. then I slept. Wait... Then go.", ["I went home. then I slept.", "Wait... Then go."]),
+    ("你好。今天天气很好！我们走吧？", ["你好。", "今天天气很好！", "我们走吧？"]),
+    ("「好。」他说。 然后走了。", ["「好。」", "他说。", "然后走了。"]),
+    ("Dr. Smith said 你好。再见", ["Dr. Smith said 你好。", "再见"]),
 ]
 
 
@@ -219,6 +222,19 @@ SPLITS = [
 def test_sentences_split_where_they_end_not_after_abbreviations_or_initials(text, expected):
     """split_sentences cuts after real sentence ends only."""
     assert split_sentences(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("voice", "text"), [("cmn", "你好。今天天气很好！我们走吧？"), ("ja", "こんにちは。元気です。はい。")]
+)
+def test_cjk_sentences_end_where_espeak_ng_ends_them_without_a_space(voice, text):
+    """A CJK sentence end needs no space after it: split_sentences cuts where espeak-ng itself ends the sentences
+    (it had made one sentence of the whole, so a long text was cut at its commas instead)."""
+    from piper.phonemize_espeak import ESPEAK_DATA_DIR, EspeakPhonemizer
+
+    espeak = EspeakPhonemizer(ESPEAK_DATA_DIR)
+    assert len(split_sentences(text)) == len(espeak.phonemize(voice, text)) == 3
+    assert [espeak.phonemize(voice, s)[0] for s in split_sentences(text)] == espeak.phonemize(voice, text)
 
 
 @pytest.fixture(scope="module")

@@ -526,6 +526,27 @@ def test_text_streamed_in_is_spoken_in_the_sentences_of_the_whole_text(phonemize
         assert "".join(pieces) == text
 
 
+@pytest.mark.parametrize(
+    ("voice", "text"),
+    [("cmn", "你好。今天天气很好！我们走吧？「好。」他说。"), ("ja", "こんにちは。元気です。はい、そうです。")],
+)
+def test_cjk_text_streamed_in_comes_out_at_its_sentence_ends_without_spaces(voice, text):
+    """CJK writes no space after a sentence: streamed in pieces of 1, 2 and 5 characters, each sentence is given
+    out once the next has begun (it was held whole until synthesize-stop), and spoken run by run by espeak-ng it
+    is the whole text's sentences (less the empty clause espeak-ng reads after a closing mark alone)."""
+    from piper.phonemize_espeak import ESPEAK_DATA_DIR, EspeakPhonemizer
+
+    espeak = EspeakPhonemizer(ESPEAK_DATA_DIR)
+    for size in (1, 2, 5):
+        stream = SentenceStream()
+        before_end = [stream.add(text[i : i + size]) for i in range(0, len(text), size)]
+        pieces = [p for p in (*before_end, stream.finish()) if p]
+        assert len([p for p in before_end if p]) >= 2, (size, pieces)
+        assert "".join(pieces) == text
+        said = [s for p in pieces for s in espeak.phonemize(voice, p) if s]  # ``」`` alone: an empty clause
+        assert said == espeak.phonemize(voice, text), pieces
+
+
 def test_ssml_sent_without_its_format_is_read_whole_as_ssml(server):
     """A synthesize whose text starts with ``<speak>`` and says no ``text_format`` is SSML, as an HTTP request's
     ``input`` is: read whole, its pause heard (cut at its first sentence, it was malformed markup)."""

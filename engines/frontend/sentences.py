@@ -1,8 +1,9 @@
 """Sentence splitting that knows abbreviations and initials: ``Captain James T. Kirk met Dr. Smith.`` is one
 sentence, ``I live on Main St. The house is blue.`` two.
 
-A sentence ends at ``. ! ?`` (and their CJK forms) followed by whitespace, as espeak-ng and
-``engines.text`` split, except after a period that belongs to an abbreviation, an initial or a dotted acronym
+A sentence ends at ``. ! ?`` followed by whitespace and at their CJK forms ``。 ！ ？`` (closing quotes or brackets
+after them kept with the sentence) with or without whitespace, as espeak-ng ends them (``cmn`` reads
+``你好。今天天气很好！`` as two sentences), except after a period that belongs to an abbreviation, an initial or a dotted acronym
 whose reading continues the sentence (``engines.frontend.abbreviations``: the normalizer keeps exactly the
 periods that end sentences, so after normalization espeak-ng's sentences are these).
 """
@@ -14,7 +15,13 @@ import re
 from engines.frontend.abbreviations import initial_ends, reading
 from engines.frontend.around import around, next_word, period_ends
 
-_BOUNDARY = re.compile(r"(?<=[.!?。！？])\s+(?=\S)")
+CJK_CLOSERS = "」』）”’〕】》〉"
+"""Closing quotes and brackets that stay with the CJK sentence end before them (``「好。」他说``)."""
+_BOUNDARY = re.compile(
+    rf"(?<=[.!?。！？])\s+(?=\S)"  # an end, then whitespace
+    rf"|(?<=[。！？])(?=[^\s{CJK_CLOSERS}])"  # a CJK end, the next sentence straight after
+    rf"|(?<=[。！？][{CJK_CLOSERS}])\s*(?=\S)"  # a CJK end and a closing mark
+)
 _OPENERS = "\"'“‘([«"
 _LETTERS = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]|[A-Z]")
 """An initial (``T``) or a dotted acronym without its last period (``U.S``)."""

@@ -10,7 +10,8 @@ paragraphs) but a list item's line without punctuation does (``- Apples`` is "Ap
 inside ``**bold**``, a link's text, a code span, Piper's ``[[ phonemes ]]`` or a ``[rate:…]`` … ``[/rate]`` span.
 
 A cut is made once the word after it is whole (whitespace follows it): the sentence end may depend on it (``St.
-Louis`` / ``St. The``; ``home. then``), and so may what the cleaner makes of it. The start of a line whose reading
+Louis`` / ``St. The``; ``home. then``), and so may what the cleaner makes of it. CJK, written without spaces, is
+cut straight after ``。！？`` once a CJK character follows (``你好。今``), where espeak-ng ends its sentences too. The start of a line whose reading
 may change with the rest of its line (a list mark, an unclosed ``**``: ``engines.markdown_marks.reads_on``) waits
 for the line's end. What is given out is the buffered text as it came, up to the cut: spoken in order, the pieces
 say what the whole text says. SSML (asked for, or text that starts with ``<speak>``, held until its start says) is
@@ -32,7 +33,7 @@ import re
 
 from engines.cleaning import clean_text
 from engines.frontend.inline_tags import TAG
-from engines.frontend.sentences import split_sentences
+from engines.frontend.sentences import CJK_CLOSERS, split_sentences
 from engines.frontend.ssml import is_ssml
 from engines.markdown_marks import opens_mark, reads_on
 
@@ -44,6 +45,13 @@ _END_BEFORE = re.compile(r"[.!?。！？][*_`\"'”’)\]]*$")
 """A sentence's end punctuation, then closing marks, quotes or brackets, just before a gap."""
 _WORD = re.compile(r"\s*\S+\s")
 """A whole word (whitespace after it)."""
+_CJK_BREAK = re.compile(rf"(?<=[。！？])(?=[^\s{CJK_CLOSERS}])|(?<=[。！？][{CJK_CLOSERS}])(?=\S)")
+"""A CJK sentence end with the next sentence straight after it, no whitespace between (``你好。今天``): a place to
+cut, and a word break when the text is read word by word (``engines.frontend.sentences``)."""
+_CJK_NEXT = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f「『（〔【《〈]")
+"""A CJK character (kana, ideograph, hangul, or an opening bracket): a sentence begun with one (CJK writes no
+spaces, so its first word may never be followed by one) opens no Markdown mark and continues no abbreviation, so
+no text to come can change where the last sentence ended."""
 _MAYBE_MARK = re.compile(r"(?:#{1,6}|[-*+>]|\d{1,3}[.)])[ \t]")
 """What may be a line's Markdown mark (``engines.markdown_marks``), its word still to come."""
 _CLAUSE_BEFORE = re.compile(r"[,;][*_`\"'”’)\]]*$")
@@ -143,12 +151,14 @@ def _clause_length(text: str) -> int:
 
 def _places(text: str) -> list[int]:
     """Where a sentence may start in ``text``: after a gap that follows a sentence's end punctuation (closing
-    marks allowed) or holds a line break (a list item's line is ended by the cleaner)."""
-    return [
+    marks allowed) or holds a line break (a list item's line is ended by the cleaner), and straight after a CJK
+    sentence end (:data:`_CJK_BREAK`)."""
+    after_gaps = [
         gap.end()
         for gap in _GAP.finditer(text)
         if "\n" in gap.group() or _END_BEFORE.search(text, max(0, gap.start() - 16), gap.start())
     ]
+    return sorted([*after_gaps, *(end.start() for end in _CJK_BREAK.finditer(text))])
 
 
 class _Reading:
@@ -184,14 +194,15 @@ class _Reading:
 
 def _held(text: str, cut: int) -> bool:
     """Whether text still to come may change the reading at ``cut``: the word after it is not yet whole (or may
-    still open a Markdown mark), or the cut is inside the last line and its start may read otherwise with the rest
+    still open a Markdown mark; after a CJK sentence end a CJK character is enough), or the cut is inside the last line and its start may read otherwise with the rest
     of that line (``reads_on``)."""
     line_start = text.rfind("\n", 0, cut) + 1
     at_line_start = not text[line_start:cut].strip()
-    mark = _MAYBE_MARK.match(text, cut) if at_line_start else None
-    word = _WORD.match(text, mark.end() if mark else cut)
-    if word is None or opens_mark(word.group()):
-        return True
+    if not _CJK_NEXT.match(text, cut):  # a CJK sentence begun needs no gap after its first word
+        mark = _MAYBE_MARK.match(text, cut) if at_line_start else None
+        word = _WORD.match(text, mark.end() if mark else cut)
+        if word is None or opens_mark(word.group()):
+            return True
     return not at_line_start and "\n" not in text[cut:] and reads_on(text[line_start:], cut - line_start)
 
 
@@ -210,8 +221,9 @@ def _in_span(before: str) -> bool:
 
 
 def _words(text: str) -> list[str]:
-    """``text`` as a request reads it (``clean_text``, plain text), word by word."""
-    return clean_text(text, ssml=False).split()
+    """``text`` as a request reads it (``clean_text``, plain text), word by word (a CJK sentence end breaks a
+    word: :data:`_CJK_BREAK`)."""
+    return [piece for word in clean_text(text, ssml=False).split() for piece in _CJK_BREAK.split(word) if piece]
 
 
 @functools.lru_cache(maxsize=256)
