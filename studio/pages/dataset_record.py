@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QVBoxLayout, QWidg
 from engines.words import count
 from studio.widgets.flow_layout import flow_row
 from studio.widgets.level_meter import LevelMeter
-from studio.workers import Task
+from studio.workers import Task, TaskSlot
 from trainer.time_left import duration_text
 
 POLL_MS = 30
@@ -66,8 +66,9 @@ class RecordTab(QWidget):
         self.booth: Any = None
         self.check: Any = None
         self._task: Task | None = None
-        self._recount_task: Task | None = None
-        """Reading the project's coverage again after an accepted take (kept: a task held by nothing is lost)."""
+        self._recounting = TaskSlot()
+        """Reading the project's coverage again after an accepted take (a later take's, or the booth closed, drops
+        it)."""
         self._checked_take = 0
         self._takes = 0
         self._accepted_s = 0.0
@@ -188,6 +189,7 @@ class RecordTab(QWidget):
 
     def close_booth(self) -> None:
         self.timer.stop()
+        self._recounting.drop()  # the booth's lines go with it
         if self.booth is not None:
             self.booth.close()
         self.booth, self.check = None, None
@@ -288,17 +290,15 @@ class RecordTab(QWidget):
         second line, the session's prompts, stays as chosen when the booth started."""
         from trainer.dataset.prompts.plan import where_recording_stands
 
-        project, booth = self._project(), self.booth
+        project = self._project()
         if project is None:
             return
-        self._recount_task = task = Task(lambda state: where_recording_stands(project))
-        task.done.connect(lambda line: self._recounted(booth, line))
-        task.failed.connect(lambda exc: self._recounted(booth, f"recorded: not counted again ({exc})"))
-        task.start()
+        task = Task(lambda state: where_recording_stands(project))
+        task.done.connect(self._recounted)
+        task.failed.connect(lambda exc: self._recounted(f"recorded: not counted again ({exc})"))
+        self._recounting.start(task)
 
-    def _recounted(self, booth, line: str) -> None:
-        if booth is not self.booth:  # the booth stopped or another started meanwhile: its lines are gone
-            return
+    def _recounted(self, line: str) -> None:
         lines = self.coverage.text().split("\n")
         self.coverage.setText("\n".join([line, *lines[1:]]))
 
