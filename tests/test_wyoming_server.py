@@ -547,6 +547,24 @@ def test_cjk_text_streamed_in_comes_out_at_its_sentence_ends_without_spaces(voic
         assert said == espeak.phonemize(voice, text), pieces
 
 
+@pytest.mark.parametrize(
+    ("voice", "clause", "rest"),
+    [("cmn", "今天天气很好，", "我们去公园吧。"), ("ja", "今日はとても暑いですね、", "早く帰りましょう。")],
+)
+def test_a_cjk_comma_gives_no_first_clause_as_espeak_reads_no_pause_there(voice, clause, rest):
+    """espeak-ng reads a CJK sentence's comma as no clause end (its syllables run on across it, where the clause
+    alone would end one), so a stream's first clause is never cut there: it waits for the sentence's end."""
+    from piper.phonemize_espeak import ESPEAK_DATA_DIR, EspeakPhonemizer
+
+    espeak = EspeakPhonemizer(ESPEAK_DATA_DIR)
+    (whole,) = espeak.phonemize(voice, clause + rest)
+    (alone,), (after,) = espeak.phonemize(voice, clause), espeak.phonemize(voice, rest)
+    assert whole == alone + after  # no pause or word gap in the whole where the comma is: one run
+    stream = SentenceStream()
+    assert stream.add(clause + rest[:2]) == "" and stream.first_clause() == ""
+    assert stream.add(rest[2:] + "好") == clause + rest
+
+
 def test_ssml_sent_without_its_format_is_read_whole_as_ssml(server):
     """A synthesize whose text starts with ``<speak>`` and says no ``text_format`` is SSML, as an HTTP request's
     ``input`` is: read whole, its pause heard (cut at its first sentence, it was malformed markup)."""

@@ -11,17 +11,20 @@ inside ``**bold**``, a link's text, a code span, Piper's ``[[ phonemes ]]`` or a
 
 A cut is made once the word after it is whole (whitespace follows it): the sentence end may depend on it (``St.
 Louis`` / ``St. The``; ``home. then``), and so may what the cleaner makes of it. CJK, written without spaces, is
-cut straight after ``。！？`` once a CJK character follows (``你好。今``), where espeak-ng ends its sentences too. The start of a line whose reading
-may change with the rest of its line (a list mark, an unclosed ``**``: ``engines.markdown_marks.reads_on``) waits
-for the line's end. What is given out is the buffered text as it came, up to the cut: spoken in order, the pieces
-say what the whole text says. SSML (asked for, or text that starts with ``<speak>``, held until its start says) is
-given out whole at the end: its markup must not be cut.
+cut straight after ``。！？`` once a CJK character follows (``你好。今``), where espeak-ng ends its sentences too. The
+start of a line whose reading may change with the rest of its line (a list mark, an unclosed ``**``:
+``engines.markdown_marks.reads_on``) waits for the line's end. What is given out is the buffered text as it
+came, up to the cut: spoken in order, the pieces say what the whole text says. SSML (asked for, or text that
+starts with ``<speak>``, held until its start says) is given out whole at the end: its markup must not be cut.
 
 The first clause (:meth:`SentenceStream.first_clause`): until a stream's first sentence is complete its listener
 hears nothing, and an LLM's first sentence takes a third of a second and more to arrive; the text up to a comma or
 semicolon after ``MIN_CLAUSE_WORDS`` words may be given out first, by the same rules for a cut. Spoken alone, such
 a clause was heard as it is inside its sentence (joe at noise 0, three sentences: the same words by Whisper,
 DNSMOS OVRL within 0.12, length within 0.08 s, a clean join with a 240 ms pause where the sentence had 340-400 ms).
+CJK's commas (``，、；``) give no first clause: espeak-ng (cmn, ja) reads no pause there
+(``今天天气很好，我们去公园吧。`` is one clause, its syllables run on across the comma), so a clause spoken alone
+would put a break where the whole text has none; such a stream waits for its first ``。！？``.
 """
 
 from __future__ import annotations
@@ -194,8 +197,8 @@ class _Reading:
 
 def _held(text: str, cut: int) -> bool:
     """Whether text still to come may change the reading at ``cut``: the word after it is not yet whole (or may
-    still open a Markdown mark; after a CJK sentence end a CJK character is enough), or the cut is inside the last line and its start may read otherwise with the rest
-    of that line (``reads_on``)."""
+    still open a Markdown mark; after a CJK sentence end a CJK character is enough), or the cut is inside the last
+    line and its start may read otherwise with the rest of that line (``reads_on``)."""
     line_start = text.rfind("\n", 0, cut) + 1
     at_line_start = not text[line_start:cut].strip()
     if not _CJK_NEXT.match(text, cut):  # a CJK sentence begun needs no gap after its first word
