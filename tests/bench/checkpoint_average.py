@@ -30,11 +30,8 @@ GENERATOR_PREFIX = "model_g."
 
 def arguments(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--work", type=Path, required=True, help="a finetune_quality.py --work folder")
+    target.run_options(parser)
     parser.add_argument("--windows", default="11-20,16-20", help="epoch windows A-B (from 1), comma-separated")
-    parser.add_argument("--clips", type=int, default=240)
-    parser.add_argument("--held-out", type=int, default=10)
-    parser.add_argument("--corpus", type=Path, default=target.CORPUS)
     return parser.parse_args(argv)
 
 
@@ -69,7 +66,7 @@ def main(argv=None) -> None:
     args = arguments(argv)
     run = args.work / "run"
     by_epoch = {epoch + 1: path for epoch, path in parts.epoch_checkpoints(run)}
-    _, held = target.corpus_rows(args.corpus, args.clips, args.held_out)
+    held = target.held_lines(args)
     candidates = [Candidate(label="start", model_path=parts.start_voice_path("joe"))]
     for first, last in windows(args.windows):
         chosen = [by_epoch[e] for e in range(first, last + 1)]

@@ -63,6 +63,20 @@ def arguments(argv=None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def run_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a bench that reads a run this bench trained: ``--work`` (its folder; required), and the
+    ``--clips``, ``--held-out`` and ``--corpus`` it was trained with (the held-out lines: :func:`held_lines`)."""
+    parser.add_argument("--work", type=Path, required=True, help="a finetune_quality.py --work folder")
+    parser.add_argument("--clips", type=int, default=240)
+    parser.add_argument("--held-out", type=int, default=10)
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+
+
+def held_lines(args: argparse.Namespace) -> list:
+    """The held-out lines (``trainer.evaluate.lines.Line``) of the run :func:`run_options` named."""
+    return corpus_rows(args.corpus, args.clips, args.held_out)[1]
+
+
 def corpus_rows(corpus: Path, clips: int, held_out: int) -> tuple[list[str], list]:
     """The first ``clips`` rows of the corpus's ``metadata.csv`` and the last ``held_out`` of them as lines
     (``trainer.evaluate.lines.Line``) with the target speaker's recordings as references."""

@@ -27,14 +27,11 @@ import self_consistency_parts as parts  # noqa: E402
 
 def arguments(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--work", type=Path, required=True, help="a finetune_quality.py --work folder")
+    target.run_options(parser)
     parser.add_argument("--epochs", required=True, help="epochs to score, from 1, comma-separated")
     parser.add_argument("--noise-scales", default="0.667,0.4,0.2", help="noise_scale values, comma-separated")
     parser.add_argument("--noise-w", type=float, default=0.8)
     parser.add_argument("--length-scale", type=float, default=1.0, help="the renders' length_scale")
-    parser.add_argument("--clips", type=int, default=240)
-    parser.add_argument("--held-out", type=int, default=10)
-    parser.add_argument("--corpus", type=Path, default=target.CORPUS)
     return parser.parse_args(argv)
 
 
@@ -44,7 +41,7 @@ def main(argv=None) -> None:
 
     args = arguments(argv)
     by_epoch = {epoch + 1: path for epoch, path in parts.epoch_checkpoints(args.work / "run")}
-    _, held = target.corpus_rows(args.corpus, args.clips, args.held_out)
+    held = target.held_lines(args)
     candidates = [Candidate(label="start", model_path=parts.start_voice_path("joe"))]
     candidates += [Candidate(label=f"epoch {e}", model_path=by_epoch[int(e)]) for e in args.epochs.split(",")]
     for index, noise_scale in enumerate(float(s) for s in args.noise_scales.split(",")):

@@ -30,11 +30,8 @@ import self_consistency_parts as parts  # noqa: E402
 
 def arguments(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--work", type=Path, required=True, help="a finetune_quality.py --work folder")
+    target.run_options(parser)
     parser.add_argument("--epochs", help="epochs to resynthesize with, from 1, comma-separated (default: all)")
-    parser.add_argument("--clips", type=int, default=240)
-    parser.add_argument("--held-out", type=int, default=10)
-    parser.add_argument("--corpus", type=Path, default=target.CORPUS)
     return parser.parse_args(argv)
 
 
@@ -94,7 +91,7 @@ def main(argv=None) -> None:
     from engines.torch.vits.checkpoint import read_checkpoint
 
     rate = read_checkpoint(checkpoints[0][1]).sample_rate
-    _, held = target.corpus_rows(args.corpus, args.clips, args.held_out)
+    held = target.held_lines(args)
     clips = [recording(line.reference, rate) for line in held]
     print(f"{len(clips)} held-out recordings of {args.corpus}, at {rate} Hz; z = the posterior's mean")
     recorded = voice_of(clips, rate)

@@ -41,12 +41,9 @@ N_FFT = 1024
 
 def arguments(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--work", type=Path, required=True, help="a finetune_quality.py --work folder")
+    target.run_options(parser)
     parser.add_argument("--epochs", required=True, help="epochs to measure, from 1, comma-separated")
     parser.add_argument("--noise-scale", type=float, default=0.667, help="the renders' noise_scale")
-    parser.add_argument("--clips", type=int, default=240)
-    parser.add_argument("--held-out", type=int, default=10)
-    parser.add_argument("--corpus", type=Path, default=target.CORPUS)
     parser.add_argument("--training-clips", type=int, default=0, help="also decompose on N training clips")
     return parser.parse_args(argv)
 
@@ -152,7 +149,7 @@ def main(argv=None) -> None:
 
     args = arguments(argv)
     by_epoch = {epoch + 1: path for epoch, path in parts.epoch_checkpoints(args.work / "run")}
-    _, held = target.corpus_rows(args.corpus, args.clips, args.held_out)
+    held = target.held_lines(args)
     rate = 22050
     recordings = [resynthesis.recording(line.reference, rate) for line in held]
     settings = RenderSettings(noise_scale=args.noise_scale, noise_w=0.8, seed=0)
