@@ -237,6 +237,34 @@ def test_cjk_sentences_end_where_espeak_ng_ends_them_without_a_space(voice, text
     assert [espeak.phonemize(voice, s)[0] for s in split_sentences(text)] == espeak.phonemize(voice, text)
 
 
+@pytest.mark.parametrize(
+    ("voice", "text"),
+    [
+        ("cmn", "真的……？我不信。"),
+        ("cmn", "他走了……。然后呢？"),
+        ("cmn", "好吧——！走吧。"),
+        ("cmn", "好，！走吧。"),
+        ("cmn", "什么？！真的吗？？太好了！！！"),
+        ("cmn", "等等。。。然后呢？好吧。"),
+        ("cmn", "「他说『好。』」然后走了。"),
+        ("cmn", "（他说（好。））然后走了。"),
+        ("en-us", "Really...? No way."),
+        ("en-us", "Wait…! Stop it."),
+        ("en-us", "So—! Go now."),
+    ],
+)
+def test_sentences_end_as_espeak_ng_ends_them_after_pauses_runs_and_closers(voice, text):
+    """A mark straight after an ellipsis, a dash or a comma ends no sentence (espeak-ng reads on); a run of CJK
+    end marks, or of closing marks after one, is one end: the sentences are espeak-ng's, one for one."""
+    from piper.phonemize_espeak import ESPEAK_DATA_DIR, EspeakPhonemizer
+
+    espeak = EspeakPhonemizer(ESPEAK_DATA_DIR)
+    pieces = split_sentences(text)
+    assert "".join(pieces).replace(" ", "") == text.replace(" ", "")
+    assert not any(piece[:1] in "」』）。！？" for piece in pieces), pieces  # closers and runs stay with their end
+    assert [espeak.phonemize(voice, s)[0] for s in pieces] == espeak.phonemize(voice, text), pieces
+
+
 @pytest.fixture(scope="module")
 def phonemizer(joe):
     return Phonemizer(joe.config)

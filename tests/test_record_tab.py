@@ -72,7 +72,8 @@ def test_keys_record_accept_back_retake_and_skip(tab, qtbot):
     # the coverage lines date from the start; the take is said in seconds, not "0.0 min"
     assert re.search(r"accepted now: 1 take \([1-9]\d? s\)", record.status.text())
     # the coverage's first line is read again: the project has that take now
-    qtbot.waitUntil(lambda: re.match(r"recorded: 1 line \([1-9]\d? s\), covered", record.coverage.text()), timeout=10_000)
+    recounted = r"recorded: 1 line \([1-9]\d? s\), covered"
+    qtbot.waitUntil(lambda: re.match(recounted, record.coverage.text()), timeout=10_000)
     assert "with these 50 prompts" in record.coverage.text()
     written = page.project().clips[clip_id_for(first)]
 
@@ -89,6 +90,24 @@ def test_keys_record_accept_back_retake_and_skip(tab, qtbot):
 
     qtbot.keyClick(record, Qt.Key.Key_Right)
     assert record.booth.index == 2
+
+
+def test_the_booth_stopped_at_once_after_a_take_still_says_what_was_recorded(tab, qtbot):
+    """Stop booth straight after Enter: the recount of the accepted take still arrives (the coverage said
+    "recorded: nothing yet" beside "accepted now: 1 take"), and the status says the booth is stopped (it still
+    said "ready · prompt 2 of 50")."""
+    from trainer.dataset.recording.booth import READY
+
+    page, record, mic = tab
+    qtbot.mouseClick(record.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: record.booth is not None and record.booth.phase == READY, timeout=30_000)
+    record.setFocus()
+    _take(qtbot, record, mic, "slt_0001")
+    qtbot.keyClick(record, Qt.Key.Key_Return)
+    qtbot.mouseClick(record.start_button, Qt.MouseButton.LeftButton)
+    assert record.booth is None
+    assert re.fullmatch(r"stopped · accepted now: 1 take \([1-9]\d? s\)", record.status.text())
+    qtbot.waitUntil(lambda: re.match(r"recorded: 1 line \([1-9]\d? s\)", record.coverage.text()), timeout=10_000)
 
 
 def test_the_meter_labels_its_scale_in_dbfs(qtbot):

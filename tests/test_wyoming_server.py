@@ -492,6 +492,9 @@ STREAMED_TEXTS = [
     "Bring fruit, e.g. apples. Now go. I live on Main St. The house is blue.",
     "Call me at 9 a.m. Tomorrow works. At 5 p.m. we eat. It costs $3.50. Then 2. Version 2.0 is out.",
     "[rate:1.5] One. Two. [/rate] Three. Say [[ hɛlˈoʊ. wɜːld ]] now. Then go.",
+    "Really...? No way. Wait…! Stop it. So—! Go now.",
+    "Here are the steps. 1. Open the door. 2. Close it.",
+    "Hello. # world. I said so. > Quoted text here. Wait. * Item one.",
 ]
 """Texts where a splitter that reads the text as it comes and the cleaner that reads it whole may disagree:
 blank lines, Markdown's line and inline marks, ellipses, lower-case after a period, numbers, abbreviations,
@@ -563,6 +566,38 @@ def test_a_cjk_comma_gives_no_first_clause_as_espeak_reads_no_pause_there(voice,
     stream = SentenceStream()
     assert stream.add(clause + rest[:2]) == "" and stream.first_clause() == ""
     assert stream.add(rest[2:] + "好") == clause + rest
+
+
+@pytest.mark.parametrize(
+    ("text", "early"),
+    [
+        ("“你好。”“你吃饭了吗？”“吃了。”“那我们走吧。”", 3),
+        ("会议在明天。2024年的计划已定。2025年的也定了。好。", 3),
+        ("你好。abc很好。再见。", 2),
+        ("1. 打开门。\n2. 开灯。\n3. 坐下。\n4. 休息。", 3),
+        ("真的……？我不信。走吧！——好的。你好。# 再见", 2),
+        ("什么？！真的吗？？太好了！！！「他说『好。』」然后走了。好。", 5),
+    ],
+)
+def test_cjk_streams_go_out_sentence_by_sentence_as_espeak_ng_reads_them(text, early):
+    """Streamed one character at a time, a CJK sentence goes out once the next has begun with anything that
+    opens no Markdown mark (a quote, a digit, a letter; they were held to synthesize-stop), never where espeak-ng
+    reads on (after an ellipsis or a dash, before a mark that the piece after would be read with), and the
+    pieces, spoken apart, are the whole text's sentences."""
+    from piper.phonemize_espeak import ESPEAK_DATA_DIR, EspeakPhonemizer
+
+    from engines.cleaning import clean_text
+
+    espeak = EspeakPhonemizer(ESPEAK_DATA_DIR)
+    stream = SentenceStream()
+    before_end = [piece for piece in (stream.add(c) for c in text) if piece]
+    pieces = [*before_end, stream.finish()]
+    assert "".join(pieces) == text and len(before_end) == early, pieces
+
+    def said(texts):
+        return [s for t in texts for s in espeak.phonemize("cmn", clean_text(t, ssml=False)) if s]
+
+    assert said(pieces) == said([text]), pieces
 
 
 def test_ssml_sent_without_its_format_is_read_whole_as_ssml(server):

@@ -36,7 +36,7 @@ import re
 
 from engines.cleaning import clean_text
 from engines.frontend.inline_tags import TAG
-from engines.frontend.sentences import CJK_CLOSERS, split_sentences
+from engines.frontend.sentences import CJK_BREAK, split_sentences
 from engines.frontend.ssml import is_ssml
 from engines.markdown_marks import opens_mark, reads_on
 
@@ -48,15 +48,17 @@ _END_BEFORE = re.compile(r"[.!?。！？][*_`\"'”’)\]]*$")
 """A sentence's end punctuation, then closing marks, quotes or brackets, just before a gap."""
 _WORD = re.compile(r"\s*\S+\s")
 """A whole word (whitespace after it)."""
-_CJK_BREAK = re.compile(rf"(?<=[。！？])(?=[^\s{CJK_CLOSERS}])|(?<=[。！？][{CJK_CLOSERS}])(?=\S)")
-"""A CJK sentence end with the next sentence straight after it, no whitespace between (``你好。今天``): a place to
-cut, and a word break when the text is read word by word (``engines.frontend.sentences``)."""
-_CJK_NEXT = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f「『（〔【《〈]")
-"""A CJK character (kana, ideograph, hangul, or an opening bracket): a sentence begun with one (CJK writes no
-spaces, so its first word may never be followed by one) opens no Markdown mark and continues no abbreviation, so
-no text to come can change where the last sentence ended."""
+_CJK_NEXT = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f「『“（〔【《〈]")
+"""A CJK character (kana, ideograph, hangul, or an opening bracket or quote): a word begun with one needs no gap
+after it to be whole (CJK writes no spaces) and opens no Markdown mark."""
 _MAYBE_MARK = re.compile(r"(?:#{1,6}|[-*+>]|\d{1,3}[.)])[ \t]")
-"""What may be a line's Markdown mark (``engines.markdown_marks``), its word still to come."""
+"""What may be a line's Markdown mark (``engines.markdown_marks``), its word still to come: a piece that starts
+with one is cleaned as a line that starts with it, wherever the cut before it fell."""
+_MAY_OPEN = re.compile(r"(?:#{1,6}|[-*+>]|\d{1,3}[.)]?)(?:[ \t]|$)|[*_`~\[]")
+"""The start of a sentence that runs on from a CJK end with no gap (``你好。…``) and may yet open a Markdown mark: a
+line's (:data:`_MAYBE_MARK`, or its start with the rest to come) or an inline one. Anything else there (a CJK
+character, a quote, a letter, ``2024年``: CJK writes no spaces, so its first word may never be followed by one)
+opens none and continues no abbreviation, so no text to come can change where the last sentence ended."""
 _CLAUSE_BEFORE = re.compile(r"[,;][*_`\"'”’)\]]*$")
 """A clause's end (comma or semicolon), then closing marks, quotes or brackets, just before a gap."""
 MIN_CLAUSE_WORDS = 4
@@ -155,13 +157,13 @@ def _clause_length(text: str) -> int:
 def _places(text: str) -> list[int]:
     """Where a sentence may start in ``text``: after a gap that follows a sentence's end punctuation (closing
     marks allowed) or holds a line break (a list item's line is ended by the cleaner), and straight after a CJK
-    sentence end (:data:`_CJK_BREAK`)."""
+    sentence end (:data:`CJK_BREAK`)."""
     after_gaps = [
         gap.end()
         for gap in _GAP.finditer(text)
         if "\n" in gap.group() or _END_BEFORE.search(text, max(0, gap.start() - 16), gap.start())
     ]
-    return sorted([*after_gaps, *(end.start() for end in _CJK_BREAK.finditer(text))])
+    return sorted([*after_gaps, *(end.start() for end in CJK_BREAK.finditer(text))])
 
 
 class _Reading:
@@ -196,14 +198,17 @@ class _Reading:
 
 
 def _held(text: str, cut: int) -> bool:
-    """Whether text still to come may change the reading at ``cut``: the word after it is not yet whole (or may
-    still open a Markdown mark; after a CJK sentence end a CJK character is enough), or the cut is inside the last
-    line and its start may read otherwise with the rest of that line (``reads_on``)."""
+    """Whether text still to come may change the reading at ``cut``: the word after it (after a Markdown line
+    mark, which the piece after the cut would be read with, even mid-line) is not yet whole or may still open a
+    mark (a CJK word begun is whole; straight after a CJK end only what :data:`_MAY_OPEN` matches waits), or the
+    cut is inside the last line and its start may read otherwise with the rest of that line (``reads_on``)."""
     line_start = text.rfind("\n", 0, cut) + 1
     at_line_start = not text[line_start:cut].strip()
-    if not _CJK_NEXT.match(text, cut):  # a CJK sentence begun needs no gap after its first word
-        mark = _MAYBE_MARK.match(text, cut) if at_line_start else None
-        word = _WORD.match(text, mark.end() if mark else cut)
+    mark = _MAYBE_MARK.match(text, cut)
+    start = mark.end() if mark else cut
+    runs_on = cut > 0 and not text[cut - 1].isspace()  # straight after a CJK end
+    if not (runs_on and not _MAY_OPEN.match(text, cut)) and not _CJK_NEXT.match(text, start):
+        word = _WORD.match(text, start)
         if word is None or opens_mark(word.group()):
             return True
     return not at_line_start and "\n" not in text[cut:] and reads_on(text[line_start:], cut - line_start)
@@ -225,8 +230,8 @@ def _in_span(before: str) -> bool:
 
 def _words(text: str) -> list[str]:
     """``text`` as a request reads it (``clean_text``, plain text), word by word (a CJK sentence end breaks a
-    word: :data:`_CJK_BREAK`)."""
-    return [piece for word in clean_text(text, ssml=False).split() for piece in _CJK_BREAK.split(word) if piece]
+    word: :data:`CJK_BREAK`)."""
+    return [piece for word in clean_text(text, ssml=False).split() for piece in CJK_BREAK.split(word) if piece]
 
 
 @functools.lru_cache(maxsize=256)

@@ -67,8 +67,8 @@ class RecordTab(QWidget):
         self.check: Any = None
         self._task: Task | None = None
         self._recounting = TaskSlot()
-        """Reading the project's coverage again after an accepted take (a later take's, or the booth closed, drops
-        it)."""
+        """Reading the project's coverage again after an accepted take (a later take's, another project shown or the
+        tab hidden drops it; the booth stopped does not: its line is still the project's)."""
         self._checked_take = 0
         self._takes = 0
         self._accepted_s = 0.0
@@ -188,10 +188,12 @@ class RecordTab(QWidget):
         self.status.setText(str(exc))
 
     def close_booth(self) -> None:
+        """Stop the booth (its takes accepted are kept); a recount already running still says what the project has
+        recorded, and the status says the booth is stopped with what this session accepted."""
         self.timer.stop()
-        self._recounting.drop()  # the booth's lines go with it
         if self.booth is not None:
             self.booth.close()
+            self.status.setText("stopped" + self._accepted_said())
         self.booth, self.check = None, None
         self.start_button.setText("Start booth")
         self.room_button.setVisible(False)
@@ -200,6 +202,7 @@ class RecordTab(QWidget):
         """The page shows the project in ``folder``: a booth open on another stops (its takes would land there)."""
         if self.booth is None or Path(folder).resolve() == Path(self.booth.project.folder).resolve():
             return
+        self._recounting.drop()  # its line would be the other project's
         self.close_booth()
         self.prompt.setText(START)
         self.findings.setText("")
@@ -207,6 +210,7 @@ class RecordTab(QWidget):
         self.status.setText(f"The booth stopped: the project shown is now {folder}.")
 
     def hideEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self._recounting.drop()  # the page may be going away
         self.close_booth()  # nothing records while the tab is not in sight
         super().hideEvent(event)
 
@@ -251,9 +255,13 @@ class RecordTab(QWidget):
         lost = booth.capture.lost
         said = f"{booth.phase} · prompt {min(booth.index + 1, len(booth.prompts))} of {len(booth.prompts)}"
         said += f" · noise floor {floor}" + (f" · {lost:,} frames lost (the window stalled)" if lost else "")
-        if self._accepted:
-            said += f" · accepted now: {count(self._accepted, 'take')} ({duration_text(self._accepted_s)})"
-        self.status.setText(said)
+        self.status.setText(said + self._accepted_said())
+
+    def _accepted_said(self) -> str:
+        """`` · accepted now: 2 takes (7 s)`` for the takes this session accepted, or ``""`` for none."""
+        if not self._accepted:
+            return ""
+        return f" · accepted now: {count(self._accepted, 'take')} ({duration_text(self._accepted_s)})"
 
     # --- keys -------------------------------------------------------------------
     def record_or_stop(self) -> None:
