@@ -190,6 +190,27 @@ def test_the_cli_prints_the_same_prompts_whatever_the_hash_seed(shipped):
     )
 
 
+@pytest.mark.parametrize(
+    ("seconds", "said"),
+    [
+        (0.4, "0 s"),
+        (42, "42 s"),
+        (90, "1.5 min"),
+        (590, "9.8 min"),
+        (599.7, "10 min"),
+        (754, "13 min"),
+        (3599, "1 h 00 min"),
+        (86_400, "24 h 00 min"),
+    ],
+)
+def test_recorded_speech_is_said_in_the_unit_that_fits_it(seconds, said):
+    """Seconds under a minute, minutes with a decimal under 10 and whole to the hour, then hours: never
+    ``0.0 min``, ``10.0 min`` beside ``10 min`` for the same span, or ``1440 min``."""
+    from trainer.dataset.prompts.guidance import minutes_said
+
+    assert minutes_said(seconds) == said
+
+
 def test_the_cli_skips_a_projects_recorded_lines(tmp_path, phonemizer, shipped):
     """With a project whose clips say three of the corpus's lines, those are left out and count as covered, and
     ``-o`` writes the prompts, one a line."""

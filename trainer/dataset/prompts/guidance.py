@@ -47,9 +47,12 @@ def seconds(prompts: list[Prompt]) -> float:
 
 
 def minutes_said(value_s: float) -> str:
-    """``12.5 min`` (one decimal under 10 minutes, whole minutes above); under a minute ``14 s``
-    (:func:`trainer.time_left.duration_text`), so a take of a few seconds is not said as ``0.0 min``."""
+    """``12.5 min`` (one decimal under 10 minutes, whole minutes above, each as it rounds: 599.7 s is ``10 min``);
+    under a minute ``14 s`` and from an hour ``2 h 05 min`` (:func:`trainer.time_left.duration_text`), so a take of
+    a few seconds is not said as ``0.0 min`` nor a day's reading as ``1440 min``."""
+    minutes = value_s / 60
     if round(value_s) < 60:
         return duration_text(value_s)
-    minutes = value_s / 60
-    return f"{minutes:.1f} min" if minutes < 10 else f"{minutes:.0f} min"
+    if round(minutes) >= 60:
+        return duration_text(60 * round(minutes))
+    return f"{minutes:.1f} min" if round(minutes, 1) < 10 else f"{minutes:.0f} min"
