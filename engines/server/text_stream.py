@@ -48,9 +48,9 @@ _END_BEFORE = re.compile(r"[.!?。！？][*_`\"'”’)\]]*$")
 """A sentence's end punctuation, then closing marks, quotes or brackets, just before a gap."""
 _WORD = re.compile(r"\s*\S+\s")
 """A whole word (whitespace after it)."""
-_CJK_NEXT = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f「『“（〔【《〈]")
-"""A CJK character (kana, ideograph, hangul, or an opening bracket or quote): a word begun with one needs no gap
-after it to be whole (CJK writes no spaces) and opens no Markdown mark."""
+_CJK_NEXT = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f「『（〔【《〈]")
+"""A CJK character (kana, ideograph, hangul, or a CJK opening bracket): a word begun with one needs no gap after it
+to be whole (CJK writes no spaces) and opens no Markdown mark (``“`` is not one: English opens quotes with it)."""
 _MAYBE_MARK = re.compile(r"(?:#{1,6}|[-*+>]|\d{1,3}[.)])[ \t]")
 """What may be a line's Markdown mark (``engines.markdown_marks``), its word still to come: a piece that starts
 with one is cleaned as a line that starts with it, wherever the cut before it fell."""
