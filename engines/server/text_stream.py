@@ -207,7 +207,8 @@ def _held(text: str, cut: int) -> bool:
     mark = _MAYBE_MARK.match(text, cut)
     start = mark.end() if mark else cut
     runs_on = cut > 0 and not text[cut - 1].isspace()  # straight after a CJK end
-    if not (runs_on and not _MAY_OPEN.match(text, cut)) and not _CJK_NEXT.match(text, start):
+    begun = (runs_on and not _MAY_OPEN.match(text, cut)) or _CJK_NEXT.match(text, start)  # nothing left to wait for
+    if not begun:
         word = _WORD.match(text, start)
         if word is None or opens_mark(word.group()):
             return True
