@@ -229,13 +229,15 @@ def run_candidates(run_dir: Path | str, voices_dir: Path | str | None = None) ->
 
 
 def run_of(model_path: Path | str) -> Path | None:
-    """The run folder a checkpoint belongs to (``RUN/checkpoints/*.ckpt`` or ``RUN/last.ckpt``), else ``None``."""
+    """The run folder a checkpoint belongs to (``RUN/checkpoints/*.ckpt``, the evaluation checkpoint it keeps in
+    ``RUN/evaluations/`` or ``RUN/last.ckpt``), else ``None``."""
+    from trainer.evaluate.canary import FOLDER
     from trainer.run.document import is_run
 
     path = Path(model_path)
     if path.suffix.lower() != ".ckpt":
         return None
-    run = path.parent.parent if path.parent.name == "checkpoints" else path.parent
+    run = path.parent.parent if path.parent.name in ("checkpoints", FOLDER) else path.parent
     return run if is_run(run) else None
 
 
