@@ -172,3 +172,18 @@ def test_the_kept_evaluation_checkpoint_named_outright_is_warned_of_too(run, joe
     assert taken.checkpoint.path == checkpoint_path(run, 1)
     assert taken.warning.startswith("Warning: epoch 2 is measurably worse than the start voice joe: WER 0.08")
     assert file_warning(checkpoint_path(run, 1)) == taken.warning
+
+
+def test_the_kept_evaluation_checkpoint_is_named_and_labelled_after_its_run(run):
+    """A run's evaluation checkpoint (``RUN/evaluations/…``) exports under the run's name and its preset, as its
+    ranked checkpoints do, and a repeated label is prefixed with the run's folder, not ``evaluations``."""
+    from trainer.checkpoints.naming import default_naming
+    from trainer.evaluate.labels import _folder
+    from trainer.evaluate.render import Candidate
+    from trainer.run.document import run_of
+
+    kept, ranked = checkpoint_path(run, 1), next((run / "checkpoints").glob("*.ckpt"))
+    assert run_of(kept) == run_of(ranked) == run
+    assert default_naming(kept, None, language="en_US").name == default_naming(ranked, None, language="en_US").name
+    assert default_naming(kept, None, language="en_US").name == "run"
+    assert _folder(Candidate(label="epoch 2", model_path=kept)) == "run"

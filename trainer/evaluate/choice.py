@@ -305,7 +305,7 @@ def file_warning(path: Path) -> str:
     ``run_choice`` judges (the run's own noise bands, the same recommended checkpoint named); "" otherwise (never
     raises)."""
     from trainer.checkpoints.best import CheckpointError
-    from trainer.evaluate.lines import run_of
+    from trainer.run.document import run_of
 
     run = run_of(path)
     try:

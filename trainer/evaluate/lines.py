@@ -234,23 +234,11 @@ def run_candidates(run_dir: Path | str, voices_dir: Path | str | None = None) ->
     return found + ([start] if start else [])
 
 
-def run_of(model_path: Path | str) -> Path | None:
-    """The run folder a checkpoint belongs to (``RUN/checkpoints/*.ckpt``, the evaluation checkpoint it keeps in
-    ``RUN/evaluations/`` or ``RUN/last.ckpt``), else ``None``."""
-    from trainer.evaluate.canary import FOLDER
-    from trainer.run.document import is_run
-
-    path = Path(model_path)
-    if path.suffix.lower() != ".ckpt":
-        return None
-    run = path.parent.parent if path.parent.name in ("checkpoints", FOLDER) else path.parent
-    return run if is_run(run) else None
-
-
 def file_candidate(model_path: Path | str) -> Candidate:
     """A model file as a candidate, labelled as its run labels it (``epoch 2 · val_mel 0.6171``, ``last``) when
     it is one of a run's checkpoints, else by its file name."""
     from trainer.checkpoints.best import CheckpointError
+    from trainer.run.document import run_of
 
     path = Path(model_path)
     run = run_of(path)
