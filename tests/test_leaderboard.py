@@ -4,6 +4,7 @@ lines with their recordings, served from the cache the second time; CSV round tr
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 from pathlib import Path
 
@@ -149,6 +150,18 @@ def test_cancel_stops_scoring_and_keeps_no_row(board):
     state.cancel()
     with pytest.raises(Cancelled, match="no row kept"):
         score(candidates, lines, RenderSettings(seed=1), cache, state)
+
+
+def test_cancel_while_rendering_says_what_stays_without_saying_kept(board, tmp_path):
+    """Cancelled while rendering: one line that says no row is kept and how many renders stay cached
+    (it said "no row kept (rendering cancelled: kept 1 of 4)", both at once)."""
+    candidates, lines, _, _, _ = board
+    state = TaskState(progress=lambda done, total: state.cancel())
+    with pytest.raises(Cancelled) as caught:
+        score(candidates, lines, RenderSettings(seed=1), tmp_path / "cache", state)
+    message = str(caught.value)
+    made = rf"no row kept \({caught.value.done} of 4 renders made; the renders so far stay cached\)"
+    assert re.fullmatch(rf"scoring cancelled; {made}", message) and caught.value.done < 4
 
 
 def test_val_mel_at_save_from_the_callback_state_and_from_the_run_events(tmp_path, make_tiny_checkpoint):

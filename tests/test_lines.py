@@ -205,3 +205,18 @@ def test_a_runs_held_out_clips_are_read_without_lightning(new_run):
     assert done.returncode == 0, done.stderr
     names, imported = done.stdout.splitlines()
     assert names == " ".join(x.name for x in held_out_lines(new_run)) and names and imported == "[]"
+
+
+def test_an_error_names_the_line_of_the_file_it_is_on(tmp_path):
+    """Blank lines, ``#`` comments and a BOM before the faulty line do not shift the line number an error names: it
+    is the line of the file (or of the typed text) the user opens to fix it."""
+    plain = tmp_path / "lines.txt"
+    plain.write_text("\ufeff# my lines\n\nHello there.\n\n?!\n", encoding="utf-8")
+    with pytest.raises(LinesError, match=r"lines\.txt, line 5: nothing to speak in '\?!'"):
+        read_lines_file(plain)
+    metadata = tmp_path / "metadata.csv"
+    metadata.write_text("# header\n\nLJ001|Hello there.\nLJ002\n", encoding="utf-8")
+    with pytest.raises(LinesError, match=r"metadata\.csv:4: expected id\|text, got 'LJ002'"):
+        read_lines_file(metadata)
+    with pytest.raises(LinesError, match=r"the typed text, line 3: nothing to speak in '\.\.\.'"):
+        typed_lines("Hi.\n\n...")

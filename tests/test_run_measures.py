@@ -141,3 +141,49 @@ def test_an_empty_quality_plot_shows_its_measures_scale(qtbot):
     low, high = chart.plots["similarity"].viewRange()[1]
     assert (low, high) == EMPTY_RANGES["similarity"]
     assert chart.plots["wer"].viewRange()[1] != EMPTY_RANGES["wer"]  # measured: its own points' range
+
+
+def test_a_checkpoint_named_outright_is_warned_of_as_export_of_the_run_judges(run, joe):
+    """``voice-studio export RUN/checkpoints/<epoch 4>.ckpt`` (file_warning) judges as ``export RUN`` does: with the
+    run's own noise bands and its kept evaluation checkpoints, so the warning names the recommended epoch 2 (kept
+    only in evaluations/), not a ranked epoch nor "no other does better"."""
+    from trainer.evaluate.best_row import START_FILE
+    from trainer.evaluate.board import Row, to_csv
+    from trainer.evaluate.choice import file_warning
+
+    start = Row(label="start: joe", model_path=joe.model_path, recognizer="Whisper tiny.en", wer=0.08, dnsmos_ovrl=3.2)
+    (run / START_FILE).write_text(to_csv([start]))
+    taken = run_choice(run, "val_mel")  # epoch 4: WER 0.20 against joe's 0.08
+    assert taken.recommended is not None and taken.recommended.path == checkpoint_path(run, 1)
+    assert taken.warning.endswith(f"the recommended checkpoint is {taken.recommended.label()}.")
+    assert file_warning(taken.checkpoint.path) == taken.warning
+
+
+def test_the_kept_evaluation_checkpoint_named_outright_is_warned_of_too(run, joe):
+    """``export RUN/evaluations/checkpoint-epoch=0001.ckpt`` (the recommended epoch 2, kept there) says the warning
+    ``export RUN`` says of it: it belongs to the run as much as its ranked checkpoints do."""
+    from trainer.evaluate.best_row import START_FILE
+    from trainer.evaluate.board import Row, to_csv
+    from trainer.evaluate.choice import file_warning
+
+    start = Row(label="start: joe", model_path=joe.model_path, recognizer="Whisper tiny.en", wer=0.04, dnsmos_ovrl=3.2)
+    (run / START_FILE).write_text(to_csv([start]))
+    taken = run_choice(run)
+    assert taken.checkpoint.path == checkpoint_path(run, 1)
+    assert taken.warning.startswith("Warning: epoch 2 is measurably worse than the start voice joe: WER 0.08")
+    assert file_warning(checkpoint_path(run, 1)) == taken.warning
+
+
+def test_the_kept_evaluation_checkpoint_is_named_and_labelled_after_its_run(run):
+    """A run's evaluation checkpoint (``RUN/evaluations/…``) exports under the run's name and its preset, as its
+    ranked checkpoints do, and a repeated label is prefixed with the run's folder, not ``evaluations``."""
+    from trainer.checkpoints.naming import default_naming
+    from trainer.evaluate.labels import _folder
+    from trainer.evaluate.render import Candidate
+    from trainer.run.document import run_of
+
+    kept, ranked = checkpoint_path(run, 1), next((run / "checkpoints").glob("*.ckpt"))
+    assert run_of(kept) == run_of(ranked) == run
+    assert default_naming(kept, None, language="en_US").name == default_naming(ranked, None, language="en_US").name
+    assert default_naming(kept, None, language="en_US").name == "run"
+    assert _folder(Candidate(label="epoch 2", model_path=kept)) == "run"

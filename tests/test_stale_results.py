@@ -348,3 +348,34 @@ def test_the_listen_tabs_idle_line_follows_what_is_chosen(qtbot, joe):
     assert page.listen.status.text() == "Check candidates, choose lines, then Render"
     page.listen.candidates_box.add_files([joe.model_path])
     assert page.listen.status.text() == "Choose lines, then Render"
+
+
+# --- Compare page: the saved leaderboard ------------------------------------------------------------------
+def test_a_saved_leaderboard_is_not_shown_for_recordings_changed_since(tmp_path, joe):
+    """The rows saved for a selection measured MCD, F0 and similarity against the lines' recordings: once a recording
+    is rewritten (a fix on the Dataset page trims it in place), reopening the selection offers Score, not the old
+    rows as "saved earlier"."""
+    import os
+
+    import soundfile
+    from conftest import target_voice_slice
+
+    from studio.comparison import Comparison
+    from studio.pages.compare_board import save_board, saved_board, scored_key
+    from trainer.evaluate.leaderboard import Row
+    from trainer.evaluate.lines import read_lines_file
+    from trainer.evaluate.render import Candidate
+
+    corpus = target_voice_slice(tmp_path / "corpus", 1)
+    comparison = Comparison()
+    comparison.set_candidates([Candidate(label="joe", model_path=joe.model_path)])
+    comparison.set_lines(read_lines_file(corpus / "metadata.csv"))
+    folder = tmp_path / "board"
+    save_board(folder, [Row(label="joe", model_path=joe.model_path, mcd_db=7.0)], scored_key(comparison))
+    assert saved_board(folder, scored_key(comparison))[0] is not None
+    recording = comparison.lines[0].reference
+    audio, rate = soundfile.read(recording)
+    soundfile.write(recording, audio[: len(audio) // 2], rate)  # trimmed in place
+    os.utime(recording, ns=(recording.stat().st_atime_ns, recording.stat().st_mtime_ns + 10**9))
+    rows, said = saved_board(folder, scored_key(comparison))
+    assert rows is None and said.endswith("press Score.")

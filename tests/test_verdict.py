@@ -105,7 +105,7 @@ def test_getting_worse_while_val_mel_falls_keeps_the_last_intelligible_epoch():
     chosen = recommend(streams, B)
     assert chosen.chosen is streams[3] and chosen.measure == "similarity"
     assert eligible(streams, B) == [streams[3]] and chosen.reason.startswith("Recommended: epoch 4, the highest")
-    assert "(epoch 1, epoch 2, epoch 3 and 2 more left out)" in chosen.reason
+    assert "(left out on WER: epoch 1, epoch 2, epoch 3 and 2 more)" in chosen.reason
     assert val_mel_best(streams) is streams[-1]  # what a val_mel ranking would have exported
 
 
@@ -153,7 +153,7 @@ def test_missing_measures_are_judged_on_what_was_taken():
     ]
     chosen = recommend(streams, B)
     assert chosen.measure == "val_mel" and chosen.chosen is streams[2]
-    assert "the lowest val_mel (0.6500)" in chosen.reason and "epoch 2 left out" in chosen.reason
+    assert "the lowest val_mel (0.6500)" in chosen.reason and "(left out on WER: epoch 2)" in chosen.reason
     assert eligible(streams, B) == [streams[0], streams[2]]
     only_mel = [ev(e, val_mel=falling_val_mel(e)) for e in (1, 2, 3)]
     found = verdict(only_mel, B)
@@ -252,3 +252,21 @@ def test_dnsmos_falling_to_the_recordings_level_is_not_getting_worse():
     cleaner = Evaluation(epoch=0, values={"dnsmos_ovrl": 3.4 - 2 * OVRL * 2}, label="recordings")
     above = verdict(stream, B, recordings=cleaner)
     assert above.state == "worse" and above.keep_epoch == 2  # epochs 3 and 4 fall below the recordings
+
+
+def test_the_reason_says_on_which_guard_each_checkpoint_was_left_out():
+    """Checkpoints left out are named by the guard they lose (WER, DNSMOS, or both), so a reader can tell why
+    the most similar one was not recommended (it said only "(epoch 2, epoch 3 and epoch 4 left out)")."""
+    heard = [
+        ev(1, wer=0.05, dnsmos_ovrl=3.30, similarity=0.60),
+        ev(2, wer=0.05, dnsmos_ovrl=2.80, similarity=0.70),  # DNSMOS lost
+        ev(3, wer=0.30, dnsmos_ovrl=3.30, similarity=0.80),  # WER lost
+        ev(4, wer=0.30, dnsmos_ovrl=2.80, similarity=0.90),  # both
+        ev(5, wer=0.05 + WER / 2, dnsmos_ovrl=3.28, similarity=0.65),
+    ]
+    chosen = recommend(heard, B)
+    assert chosen.chosen is heard[4]
+    assert chosen.reason.startswith(
+        "Recommended: epoch 5, the highest similarity (0.650) among the checkpoints whose WER and DNSMOS are within"
+        " their noise bands of the best (left out on DNSMOS: epoch 2; on WER: epoch 3; on WER and DNSMOS: epoch 4)."
+    ), chosen.reason

@@ -234,7 +234,7 @@ def _check_whole(path: Path, target: tuple[str, Path]) -> None:
         DamagedCheckpoint: ``path`` is one of a run's checkpoints and is damaged.
     """
     from trainer.checkpoints.damage import best_intact, check_whole
-    from trainer.evaluate.lines import run_of
+    from trainer.run.document import run_of
 
     run_dir = run_of(path)
     if run_dir is None:

@@ -297,7 +297,7 @@ def _check_run_checkpoint(voice: str | None) -> None:
         return
     from engines.shell_command import shell_command
     from trainer.checkpoints.damage import best_intact, check_whole
-    from trainer.evaluate.lines import run_of
+    from trainer.run.document import run_of
 
     run_dir = run_of(Path(voice))
     if run_dir is None:

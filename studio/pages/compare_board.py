@@ -5,8 +5,9 @@ thread, and kept beside the comparison.
 from the Listen tab's cache) in a ``studio.workers.Task`` with progress and Cancel, then hands the renders it
 measured to the comparison (nothing is rendered twice) and saves the rows as ``leaderboard.csv`` in
 ``Comparison.folder()`` with what was scored beside them (``leaderboard.json``: the candidates' files with size
-and mtime, the lines, the settings). Opening the same comparison again shows the saved rows at once; they are
-shown only while the candidates, their files, the lines and settings are the ones scored.
+and mtime, the lines with their recordings' size and mtime, the settings). Opening the same comparison again shows
+the saved rows at once; they are shown only while the candidates, their files, the lines, their recordings and
+settings are the ones scored.
 
 Where the recommended row has ties, ``studio.widgets.tie_break.TieBreakPanel`` under the table offers to settle
 them by ear: pairwise blind trials of those candidates on the scored lines, played from the comparison's renders
@@ -48,15 +49,19 @@ SCORED_FILE = "leaderboard.json"
 
 def scored_key(comparison: Comparison) -> dict:
     """What a leaderboard of ``comparison`` measures, as JSON data: each candidate's label, file, size and
-    mtime (ns; a rewritten ``last.ckpt`` is another candidate), the lines (text and recording) and the settings."""
-    candidates = []
-    for candidate in comparison.candidates:
-        path = candidate.model_path.absolute()
-        stat = path.stat() if path.exists() else None
-        size, mtime = (stat.st_size, stat.st_mtime_ns) if stat else (None, None)
-        candidates.append({"label": candidate.label, "path": str(path), "size": size, "mtime_ns": mtime})
-    lines = [{"text": line.text, "reference": line.reference and str(line.reference)} for line in comparison.lines]
+    mtime (ns; a rewritten ``last.ckpt`` is another candidate), the lines (text, and the recording with its size and
+    mtime: a recording trimmed in place is measured again) and the settings."""
+    candidates = [{"label": candidate.label, **_stamped(candidate.model_path)} for candidate in comparison.candidates]
+    lines = [{"text": line.text, "reference": line.reference and _stamped(line.reference)} for line in comparison.lines]
     return json.loads(json.dumps({"candidates": candidates, "lines": lines, "settings": asdict(comparison.settings)}))
+
+
+def _stamped(path: Path) -> dict:
+    """``path`` (absolute) with its size and mtime in ns (``None`` for a file that is not there)."""
+    path = Path(path).absolute()
+    stat = path.stat() if path.exists() else None
+    size, mtime = (stat.st_size, stat.st_mtime_ns) if stat else (None, None)
+    return {"path": str(path), "size": size, "mtime_ns": mtime}
 
 
 def save_board(folder: Path, rows: list[Row], key: dict) -> Path:

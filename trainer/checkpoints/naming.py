@@ -79,7 +79,9 @@ def _name(source: Path, output: Path | None) -> str:
     """The name from the output file, else the run folder, else the source file (a voice: its short name)."""
     if output is not None:
         return slug(short_name(output.name.removesuffix(".onnx")))
-    run = run_folder(source)
+    from trainer.run.document import run_of
+
+    run = run_of(source)
     if run is not None:
         return slug(run.name)
     return slug(short_name(source.name.removesuffix(".onnx").removesuffix(".ckpt")))
@@ -105,25 +107,13 @@ def _quality(source: Path, config) -> str:
 def _run(source: Path):
     """The ``RunDocument`` of the run a checkpoint belongs to, else ``None`` (also where it cannot be read)."""
     from engines.errors import VoiceStudioError
-    from trainer.run.document import read_run
+    from trainer.run.document import read_run, run_of
 
-    run = run_folder(source)
+    run = run_of(source)
     try:
         return read_run(run) if run is not None else None
     except VoiceStudioError:  # a run of another version, or garbled: its export says nothing of it
         return None
-
-
-def run_folder(path: Path) -> Path | None:
-    """The run folder a checkpoint belongs to (``RUN/checkpoints/*.ckpt`` or ``RUN/last.ckpt``), else ``None``
-    (as ``trainer.evaluate.lines.run_of``, which this package may not import)."""
-    from trainer.run.document import is_run
-
-    path = Path(path)
-    if path.suffix.lower() != ".ckpt":
-        return None
-    run = path.parent.parent if path.parent.name == "checkpoints" else path.parent
-    return run if is_run(run) else None
 
 
 def described(

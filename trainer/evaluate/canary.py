@@ -44,12 +44,13 @@ from engines.files import write_text
 from engines.imports import importing
 from engines.words import count
 from trainer.events.schema import Evaluation, EventError, parse_event
+from trainer.run.document import EVALUATIONS_FOLDER
 
 if TYPE_CHECKING:
     from trainer.evaluate.bands import Bands
     from trainer.evaluate.board import Row
 
-FOLDER = "evaluations"
+FOLDER = EVALUATIONS_FOLDER
 """The run's folder of canary evaluations: checkpoints while they are measured, results, logs."""
 CANARY_LINES = 5
 """Held-out clips an evaluation speaks unless the run asks for another number (``--eval-lines``)."""

@@ -256,38 +256,70 @@ def run_choice(
         CheckpointError: not a run folder, no ranked checkpoint on disk, or an unreadable ranking.
         ValueError: ``take`` is not one of :data:`TAKES`.
     """
+    best_checkpoint(run_dir)  # raises what a run without a ranked checkpoint raises
+    judged = _judged(Path(run_dir), evaluations, start, bands, recordings)
+    heard = judged.recordings
+    return choose(judged.checkpoints, judged.evaluations, judged.start, judged.bands, take, recordings=heard)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Judged:
+    """What a run's Export choice rests on: its checkpoints on disk (ranked, then the evaluation checkpoints kept),
+    its measurements, the start voice's, the noise bands and the recordings' own measures."""
+
+    checkpoints: list[RankedCheckpoint]
+    evaluations: list[Evaluation]
+    start: Evaluation | None
+    bands: Bands
+    recordings: Evaluation | None
+
+
+def _judged(
+    run_dir: Path,
+    evaluations: list[Evaluation] | None = None,
+    start: Evaluation | None = None,
+    bands: Bands = DEFAULT_BANDS,
+    recordings: Evaluation | None = None,
+) -> _Judged:
+    """The inputs of :func:`run_choice` (and of :func:`file_warning`, so both judge alike): those given, else the
+    run folder's measurements with the run's own noise bands.
+
+    Raises:
+        CheckpointError: an unreadable ranking.
+    """
     from trainer.evaluate.run_measures import kept_checkpoints
 
-    best_checkpoint(run_dir)  # raises what a run without a ranked checkpoint raises
     if evaluations is None:
-        state = _run_state(Path(run_dir))  # read once: the evaluations and the run's own bands
-        evaluations, start = measured(Path(run_dir), state)
-        recordings = measured_recordings(Path(run_dir), state)
+        state = _run_state(run_dir)  # read once: the evaluations and the run's own bands
+        evaluations, start = measured(run_dir, state)
+        recordings = measured_recordings(run_dir, state)
         bands = state.noise_bands if state is not None and bands is DEFAULT_BANDS else bands
     ranked = ranked_checkpoints(run_dir)
     everything = ranked + kept_checkpoints(evaluations, ranked)
-    return choose(everything, evaluations, start, bands, take, recordings=recordings)
+    return _Judged(checkpoints=everything, evaluations=evaluations, start=start, bands=bands, recordings=recordings)
 
 
-def file_warning(path: Path, bands: Bands = DEFAULT_BANDS) -> str:
-    """The warning :func:`choose` would give for one checkpoint file named outright, where it is one of a run's
-    ranked checkpoints and measured worse than the run's start voice; "" otherwise (never raises)."""
+def file_warning(path: Path) -> str:
+    """The warning :func:`run_choice` would give for one checkpoint file named outright (a run's ranked checkpoint,
+    or the evaluation checkpoint it keeps) where the run measured it worse than its start voice, judged as
+    ``run_choice`` judges (the run's own noise bands, the same recommended checkpoint named); "" otherwise (never
+    raises)."""
     from trainer.checkpoints.best import CheckpointError
-    from trainer.evaluate.lines import run_of
+    from trainer.run.document import run_of
 
     run = run_of(path)
     try:
-        ranked = ranked_checkpoints(run) if run is not None else []
+        judged = _judged(run) if run is not None else None
     except CheckpointError:
         return ""
-    chosen = next((c for c in ranked if c.path.resolve() == Path(path).resolve()), None)
-    if chosen is None or run is None:
+    if judged is None:
         return ""
-    state = _run_state(run)
-    evaluations, start = measured(run, state)
-    recordings = measured_recordings(run, state)
-    kept = [(e, c) for e in evaluations if (c := on_disk(e, ranked)) is not None]
+    chosen = next((c for c in judged.checkpoints if c.path.resolve() == Path(path).resolve()), None)
+    if chosen is None:
+        return ""
+    kept = [(e, c) for e in judged.evaluations if (c := on_disk(e, judged.checkpoints)) is not None]
     evaluation = next((e for e, c in kept if c is chosen), None)
-    advice = recommend([e for e, _ in kept], bands, start, recordings=recordings)
+    advice = recommend([e for e, _ in kept], judged.bands, judged.start, recordings=judged.recordings)
     recommended = next((c for e, c in kept if e is advice.chosen), chosen)
-    return _warning(evaluation, start, bands, _other(chosen, recommended, len(kept)), recordings)
+    other = _other(chosen, recommended, len(kept))
+    return _warning(evaluation, judged.start, judged.bands, other, judged.recordings)

@@ -36,7 +36,7 @@ def labelled(entries: Sequence[tuple[Candidate, Path | None]]) -> list[Candidate
 
     Args:
         entries: ``(candidate, the run folder it was listed from or None)``; a candidate without one belongs to
-            the run its checkpoint lies in (``trainer.evaluate.lines.run_of``), if any. The candidates' labels
+            the run its checkpoint lies in (``trainer.run.document.run_of``), if any. The candidates' labels
             are their own (``run_candidates``', ``file_candidate``'s, a voice's name), without a run's prefix.
     """
     once: dict[Path, tuple[Candidate, Path | None]] = {}
@@ -70,7 +70,7 @@ def unique_label(label: str, taken: set[str]) -> str:
 
 def _run(candidate: Candidate, run: Path | None) -> Path | None:
     """The run ``candidate`` belongs to: the one it was listed from, else the one its checkpoint lies in."""
-    from trainer.evaluate.lines import run_of
+    from trainer.run.document import run_of
 
     found = run if run is not None else run_of(candidate.model_path)
     return Path(found).resolve() if found is not None else None
@@ -88,9 +88,12 @@ def _by_folder(candidates: list[Candidate]) -> list[Candidate]:
 
 
 def _folder(candidate: Candidate) -> str:
-    """The name of the folder a candidate comes from: its run's for a ranked checkpoint (``RUN/checkpoints/``)."""
-    parent = candidate.model_path.parent
-    return parent.parent.name if parent.name == "checkpoints" else parent.name
+    """The name of the folder a candidate comes from: its run's for a run's checkpoint (``RUN/checkpoints/``,
+    ``RUN/evaluations/``)."""
+    from trainer.run.document import run_of
+
+    run = run_of(candidate.model_path)
+    return run.name if run is not None else candidate.model_path.parent.name
 
 
 def short_labels(labels: Sequence[str]) -> list[str]:

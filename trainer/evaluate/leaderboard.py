@@ -259,7 +259,9 @@ def _render(candidates, lines, settings, cache_dir, state, pool, failed) -> dict
         texts = [line.text for line in lines]
         return render_all(candidates, texts, settings, cache_dir, state, pool, failed=failed)
     except Cancelled as exc:
-        raise Cancelled(f"scoring cancelled; no row kept ({exc})", done=exc.done, total=exc.total) from None
+        rendered = f"{exc.done} of {exc.total} renders made" if exc.total else "nothing rendered"
+        message = f"scoring cancelled; no row kept ({rendered}; the renders so far stay cached)"
+        raise Cancelled(message, done=exc.done, total=exc.total) from None
 
 
 def candidate_row(candidate: Candidate, lines: list[Line], per_line: list[Scores], scorer: Scorer) -> Row:

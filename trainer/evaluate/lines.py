@@ -70,10 +70,11 @@ def typed_lines(text: str) -> list[Line]:
     Raises:
         LinesError: nothing but blank lines, or a line with no letter or digit (named).
     """
-    texts = [t.strip() for t in text.splitlines() if t.strip()]
-    if not texts:
+    rows = [(number, t.strip()) for number, t in enumerate(text.splitlines(), start=1) if t.strip()]
+    if not rows:
         raise LinesError("no line to speak: type at least one line of text")
-    return _speakable([Line(name=f"line {n}", text=t) for n, t in enumerate(texts, start=1)], "the typed text")
+    lines = [Line(name=f"line {n}", text=t) for n, (_, t) in enumerate(rows, start=1)]
+    return _speakable(lines, "the typed text", [number for number, _ in rows])
 
 
 def read_lines_file(path: Path | str) -> list[Line]:
@@ -89,31 +90,36 @@ def read_lines_file(path: Path | str) -> list[Line]:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise LinesError(f"{path}: cannot read lines ({exc})") from None
-    rows = [r for r in text.splitlines() if r.strip() and not r.lstrip().startswith("#")]
-    if not rows:
+    every = enumerate(text.splitlines(), start=1)
+    numbered = [(n, r) for n, r in every if r.strip() and not r.lstrip().startswith("#")]
+    if not numbered:
         raise LinesError(f"{path}: no line to speak in the file")
+    numbers, rows = [n for n, _ in numbered], [r for _, r in numbered]
     if path.name.lower() == "metadata.csv" or all("|" in r for r in rows):
-        return _speakable(_metadata_lines(path, rows), str(path))
-    return _speakable([Line(name=f"line {n}", text=r.strip()) for n, r in enumerate(rows, start=1)], str(path))
+        return _speakable(_metadata_lines(path, rows, numbers), str(path), numbers)
+    lines = [Line(name=f"line {n}", text=r.strip()) for n, r in enumerate(rows, start=1)]
+    return _speakable(lines, str(path), numbers)
 
 
-def _speakable(lines: list[Line], where: str) -> list[Line]:
-    """``lines``, each with a letter or digit to speak.
+def _speakable(lines: list[Line], where: str, numbers: list[int]) -> list[Line]:
+    """``lines``, each with a letter or digit to speak; ``numbers``: the line of ``where`` each came from.
 
     Raises:
-        LinesError: a line of punctuation or symbols alone (``?!``, ``...``), named by ``where`` and its name,
-            before anything is rendered (a voice would find nothing to speak in it).
+        LinesError: a line of punctuation or symbols alone (``?!``, ``...``), named by ``where`` and the line it
+            is on there (blank and comment lines counted), before anything is rendered (a voice would find
+            nothing to speak in it).
     """
-    for line in lines:
+    for line, number in zip(lines, numbers, strict=True):
         if not any(ch.isalnum() for ch in line.text):
-            raise LinesError(f"{where}, {line.name}: nothing to speak in {line.text!r} (no letter or digit)")
+            raise LinesError(f"{where}, line {number}: nothing to speak in {line.text!r} (no letter or digit)")
     return lines
 
 
-def _metadata_lines(path: Path, rows: list[str]) -> list[Line]:
-    """``id|text`` / ``id|speaker|text`` rows; references from ``wavs/`` beside the file, or beside it."""
+def _metadata_lines(path: Path, rows: list[str], numbers: list[int]) -> list[Line]:
+    """``id|text`` / ``id|speaker|text`` rows (``numbers``: their lines in the file, which errors name);
+    references from ``wavs/`` beside the file, or beside it."""
     lines = []
-    for number, fields in enumerate(csv.reader(rows, delimiter="|", quoting=csv.QUOTE_NONE), start=1):
+    for number, fields in zip(numbers, csv.reader(rows, delimiter="|", quoting=csv.QUOTE_NONE), strict=True):
         if len(fields) < 2 or not fields[0].strip() or not fields[-1].strip():
             raise LinesError(f"{path}:{number}: expected id|text, got {'|'.join(fields)!r}")
         clip_id = fields[0].strip()
@@ -228,21 +234,11 @@ def run_candidates(run_dir: Path | str, voices_dir: Path | str | None = None) ->
     return found + ([start] if start else [])
 
 
-def run_of(model_path: Path | str) -> Path | None:
-    """The run folder a checkpoint belongs to (``RUN/checkpoints/*.ckpt`` or ``RUN/last.ckpt``), else ``None``."""
-    from trainer.run.document import is_run
-
-    path = Path(model_path)
-    if path.suffix.lower() != ".ckpt":
-        return None
-    run = path.parent.parent if path.parent.name == "checkpoints" else path.parent
-    return run if is_run(run) else None
-
-
 def file_candidate(model_path: Path | str) -> Candidate:
     """A model file as a candidate, labelled as its run labels it (``epoch 2 · val_mel 0.6171``, ``last``) when
     it is one of a run's checkpoints, else by its file name."""
     from trainer.checkpoints.best import CheckpointError
+    from trainer.run.document import run_of
 
     path = Path(model_path)
     run = run_of(path)

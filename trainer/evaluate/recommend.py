@@ -38,7 +38,7 @@ class Recommendation:
         measure: the measure that picked it among the eligible (``similarity``, or the fallback ``val_mel`` /
             ``wer``); empty when none could.
         why: the clause saying why, without the name: ``the highest similarity (0.812) among the checkpoints
-            whose WER and DNSMOS are within their noise bands of the best (epoch 7 left out)``.
+            whose WER and DNSMOS are within their noise bands of the best (left out on WER: epoch 7)``.
         reason: plain sentences: ``Recommended: epoch 6, {why}.``, how it stands to the start voice, the ties.
         ties: other eligible checkpoints within ``measure``'s noise band of the chosen one (a blind test of
             :data:`BLIND_TRIALS` trials can tell them apart); best first.
@@ -79,18 +79,26 @@ def eligible(evaluations: list[Evaluation], bands: Bands, recordings: Evaluation
     """The evaluations that keep the most :data:`GUARDS` within their bands of the best, or no worse than
     ``recordings`` beyond the band (all of them, where any does). A guard nobody measured is left out of the
     rule; one an evaluation lacks counts as not kept."""
-    guards = {m: best for m in GUARDS if (best := best_of(evaluations, m)) is not None}
+    lost = {id(e): lost_guards(e, evaluations, bands, recordings) for e in evaluations}
+    fewest = min((len(m) for m in lost.values()), default=0)
+    return [e for e in evaluations if len(lost[id(e)]) == fewest]
 
-    def keeps(e: Evaluation, m: str, best: Evaluation) -> bool:
-        if not e.has(m):
-            return False
-        return level_with_recordings(e, m, recordings, bands) or not bands.worse(m, e.values[m], best.values[m])
 
-    def kept(e: Evaluation) -> int:
-        return sum(keeps(e, m, best) for m, best in guards.items())
-
-    top = max((kept(e) for e in evaluations), default=0)
-    return [e for e in evaluations if kept(e) == top]
+def lost_guards(
+    evaluation: Evaluation, evaluations: list[Evaluation], bands: Bands, recordings: Evaluation | None = None
+) -> list[str]:
+    """The :data:`GUARDS` measured on any of ``evaluations`` that ``evaluation`` does not keep: worse than the best
+    of ``evaluations`` beyond the band and worse than ``recordings`` too, or not measured on it."""
+    lost = []
+    for m in GUARDS:
+        best = best_of(evaluations, m)
+        if best is None:
+            continue
+        if not evaluation.has(m):
+            lost.append(m)
+        elif not level_with_recordings(evaluation, m, recordings, bands):
+            lost += [m] if bands.worse(m, evaluation.values[m], best.values[m]) else []
+    return lost
 
 
 def recommend(
@@ -118,7 +126,7 @@ def recommend(
     ties = _ties(kept, chosen, measure, bands)
     worse = _worse_than(chosen, start, bands)
     level = [m for m in worse if level_with_recordings(chosen, m, recordings, bands)]
-    why = _why(measure, chosen, kept, evaluations, noun, recordings)
+    why = _why(measure, chosen, kept, evaluations, noun, bands, recordings)
     said = [
         f"Recommended: {chosen.name()}, {why}.",
         _against_start(chosen, start, worse, level, recordings),
@@ -172,24 +180,37 @@ def _why(
     kept: list[Evaluation],
     evaluations: list[Evaluation],
     noun: str,
+    bands: Bands,
     recordings: Evaluation | None = None,
 ) -> str:
     """``the highest similarity (0.812) among the checkpoints whose WER and DNSMOS are within their noise bands
-    of the best (epoch 1 and epoch 7 left out)``; with ``recordings``, ``... of the best or no worse than the
-    recordings'``."""
+    of the best (left out on WER: epoch 1 and epoch 7)``; with ``recordings``, ``... of the best or no worse than
+    the recordings'``."""
     if len(evaluations) == 1:
         return f"the only {noun} measured"
     guards = " and ".join(measure_name(m) for m in GUARDS if any(e.has(m) for e in evaluations))
     floor = recordings is not None and any(recordings.has(m) for m in GUARDS)
     best = "the best or no worse than the recordings'" if floor else "the best"
     among = f" among the {noun}s whose {guards} are within their noise bands of {best}" if guards else ""
-    left = [e.name() for e in evaluations if not any(e is k for k in kept)]
-    out = f" ({few(left)} left out)" if left and guards else ""
+    left = [e for e in evaluations if not any(e is k for k in kept)]
+    out = f" ({_left_out(left, evaluations, bands, recordings)})" if left and guards else ""
     if not measure:
         return f"the latest{among}{out}"
     way = "highest" if oriented(measure, 1.0) > 0 else "lowest"
     value = shown(measure, chosen.values[measure])
     return f"the {way} {measure_name(measure)} ({value}){among}{out}"
+
+
+def _left_out(
+    left: list[Evaluation], evaluations: list[Evaluation], bands: Bands, recordings: Evaluation | None
+) -> str:
+    """``left out on WER: epoch 9 and epoch 11; on DNSMOS: epoch 6, epoch 7, epoch 8 and 20 more``: the
+    evaluations not kept, by the guards they lose (``left``: in order)."""
+    by_guards: dict[str, list[str]] = {}
+    for e in left:
+        lost = " and ".join(measure_name(m) for m in lost_guards(e, evaluations, bands, recordings))
+        by_guards.setdefault(lost, []).append(e.name())  # never "": one left out loses more than a kept one
+    return "left out " + "; ".join(f"on {lost}: {few(names)}" for lost, names in by_guards.items())
 
 
 def _against_start(

@@ -39,6 +39,10 @@ from trainer.run.presets import unknown_settings
 RUN_VERSION = 1
 """``version`` of ``training.json``."""
 TRAINING_FILE = "training.json"
+CHECKPOINTS_FOLDER = "checkpoints"
+"""A run's ranked checkpoints (``best-epoch=NNNN-val_mel=….ckpt``); ``last.ckpt`` lies beside ``training.json``."""
+EVALUATIONS_FOLDER = "evaluations"
+"""A run's canary evaluations (``trainer.evaluate.canary``): checkpoints while measured, results, logs."""
 STORED = (
     "start",
     "preset",
@@ -183,3 +187,13 @@ def write_run(document: RunDocument) -> Path:
 def is_run(folder: Path) -> bool:
     """Whether ``folder`` holds a ``training.json`` (it may still be unreadable: :func:`read_run` says why)."""
     return (folder / TRAINING_FILE).is_file()
+
+
+def run_of(path: Path | str) -> Path | None:
+    """The run folder a checkpoint belongs to (``RUN/checkpoints/*.ckpt``, the evaluation checkpoint it keeps in
+    ``RUN/evaluations/`` or ``RUN/last.ckpt``), else ``None`` (not a ``.ckpt``, or no run there)."""
+    path = Path(path)
+    if path.suffix.lower() != ".ckpt":
+        return None
+    run = path.parent.parent if path.parent.name in (CHECKPOINTS_FOLDER, EVALUATIONS_FOLDER) else path.parent
+    return run if is_run(run) else None
