@@ -47,8 +47,7 @@ TARGETS = (
 def arguments(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=12)
-    parser.add_argument("--clips", type=int, default=240)
-    parser.add_argument("--held-out", type=int, default=10)
+    corpus_options(parser)
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--precision", default="auto")
     parser.add_argument("--device", default="auto")
@@ -57,7 +56,6 @@ def arguments(argv=None) -> argparse.Namespace:
         "--inference-lr-scale", type=float, help="the inference path's share of the rate (default: the preset's, 0.1)"
     )
     parts.add_set_option(parser)
-    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the target speaker's clips (LJSpeech layout)")
     parser.add_argument("--train-only", action="store_true", help="train, print the epochs' losses, do not score")
     parser.add_argument("--work", type=Path, help="keep the dataset, run and renders here (default: a temporary one)")
     return parser.parse_args(argv)
@@ -67,9 +65,15 @@ def run_options(parser: argparse.ArgumentParser) -> None:
     """The options of a bench that reads a run this bench trained: ``--work`` (its folder; required), and the
     ``--clips``, ``--held-out`` and ``--corpus`` it was trained with (the held-out lines: :func:`held_lines`)."""
     parser.add_argument("--work", type=Path, required=True, help="a finetune_quality.py --work folder")
-    parser.add_argument("--clips", type=int, default=240)
-    parser.add_argument("--held-out", type=int, default=10)
-    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    corpus_options(parser)
+
+
+def corpus_options(parser: argparse.ArgumentParser) -> None:
+    """``--clips`` (of the corpus, in its order), ``--held-out`` (the last of them, never trained on; scored) and
+    ``--corpus`` (the target speaker's clips, LJSpeech layout)."""
+    parser.add_argument("--clips", type=int, default=240, help="clips of the corpus used (default 240)")
+    parser.add_argument("--held-out", type=int, default=10, help="the last clips, held out and scored (default 10)")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the target speaker's clips (LJSpeech layout)")
 
 
 def held_lines(args: argparse.Namespace) -> list:
