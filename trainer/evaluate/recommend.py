@@ -79,26 +79,28 @@ def eligible(evaluations: list[Evaluation], bands: Bands, recordings: Evaluation
     """The evaluations that keep the most :data:`GUARDS` within their bands of the best, or no worse than
     ``recordings`` beyond the band (all of them, where any does). A guard nobody measured is left out of the
     rule; one an evaluation lacks counts as not kept."""
-    lost = {id(e): lost_guards(e, evaluations, bands, recordings) for e in evaluations}
-    fewest = min((len(m) for m in lost.values()), default=0)
-    return [e for e in evaluations if len(lost[id(e)]) == fewest]
+    return _keeping_most(evaluations, lost_guards(evaluations, bands, recordings))
 
 
 def lost_guards(
-    evaluation: Evaluation, evaluations: list[Evaluation], bands: Bands, recordings: Evaluation | None = None
-) -> list[str]:
-    """The :data:`GUARDS` measured on any of ``evaluations`` that ``evaluation`` does not keep: worse than the best
-    of ``evaluations`` beyond the band and worse than ``recordings`` too, or not measured on it."""
-    lost = []
-    for m in GUARDS:
-        best = best_of(evaluations, m)
-        if best is None:
-            continue
-        if not evaluation.has(m):
-            lost.append(m)
-        elif not level_with_recordings(evaluation, m, recordings, bands):
-            lost += [m] if bands.worse(m, evaluation.values[m], best.values[m]) else []
-    return lost
+    evaluations: list[Evaluation], bands: Bands, recordings: Evaluation | None = None
+) -> dict[int, list[str]]:
+    """For each of ``evaluations`` (by ``id``), the :data:`GUARDS` measured on any of them that it does not keep:
+    not measured on it, or worse than the best's beyond the band and worse than ``recordings``' too."""
+    bests = {m: best for m in GUARDS if (best := best_of(evaluations, m)) is not None}
+
+    def keeps(e: Evaluation, m: str, best: Evaluation) -> bool:
+        if not e.has(m):
+            return False
+        return level_with_recordings(e, m, recordings, bands) or not bands.worse(m, e.values[m], best.values[m])
+
+    return {id(e): [m for m, best in bests.items() if not keeps(e, m, best)] for e in evaluations}
+
+
+def _keeping_most(evaluations: list[Evaluation], lost: dict[int, list[str]]) -> list[Evaluation]:
+    """Those of ``evaluations`` that lose the fewest guards (``lost``: :func:`lost_guards`)."""
+    fewest = min((len(m) for m in lost.values()), default=0)
+    return [e for e in evaluations if len(lost[id(e)]) == fewest]
 
 
 def recommend(
@@ -119,14 +121,15 @@ def recommend(
     """
     if not evaluations:
         return Recommendation(chosen=None, reason=f"Nothing to recommend: no {noun} has been measured yet.")
-    kept = eligible(evaluations, bands, recordings)
+    lost = lost_guards(evaluations, bands, recordings)
+    kept = _keeping_most(evaluations, lost)
     measure = next((m for m in RANKED_BY if any(e.has(m) for e in kept)), "")
     chosen = best_of(kept, measure) if measure else max(kept, key=lambda e: e.epoch)
     assert chosen is not None
     ties = _ties(kept, chosen, measure, bands)
     worse = _worse_than(chosen, start, bands)
     level = [m for m in worse if level_with_recordings(chosen, m, recordings, bands)]
-    why = _why(measure, chosen, kept, evaluations, noun, bands, recordings)
+    why = _why(measure, chosen, kept, evaluations, noun, lost, recordings)
     said = [
         f"Recommended: {chosen.name()}, {why}.",
         _against_start(chosen, start, worse, level, recordings),
@@ -180,7 +183,7 @@ def _why(
     kept: list[Evaluation],
     evaluations: list[Evaluation],
     noun: str,
-    bands: Bands,
+    lost: dict[int, list[str]],
     recordings: Evaluation | None = None,
 ) -> str:
     """``the highest similarity (0.812) among the checkpoints whose WER and DNSMOS are within their noise bands
@@ -192,8 +195,9 @@ def _why(
     floor = recordings is not None and any(recordings.has(m) for m in GUARDS)
     best = "the best or no worse than the recordings'" if floor else "the best"
     among = f" among the {noun}s whose {guards} are within their noise bands of {best}" if guards else ""
-    left = [e for e in evaluations if not any(e is k for k in kept)]
-    out = f" ({_left_out(left, evaluations, bands, recordings)})" if left and guards else ""
+    kept_ids = {id(k) for k in kept}
+    left = [e for e in evaluations if id(e) not in kept_ids]
+    out = f" ({_left_out(left, lost)})" if left and guards else ""
     if not measure:
         return f"the latest{among}{out}"
     way = "highest" if oriented(measure, 1.0) > 0 else "lowest"
@@ -201,16 +205,13 @@ def _why(
     return f"the {way} {measure_name(measure)} ({value}){among}{out}"
 
 
-def _left_out(
-    left: list[Evaluation], evaluations: list[Evaluation], bands: Bands, recordings: Evaluation | None
-) -> str:
+def _left_out(left: list[Evaluation], lost: dict[int, list[str]]) -> str:
     """``left out on WER: epoch 9 and epoch 11; on DNSMOS: epoch 6, epoch 7, epoch 8 and 20 more``: the
-    evaluations not kept, by the guards they lose (``left``: in order)."""
+    evaluations not kept (``left``, in order) by the guards they lose (``lost``: :func:`lost_guards`)."""
     by_guards: dict[str, list[str]] = {}
-    for e in left:
-        lost = " and ".join(measure_name(m) for m in lost_guards(e, evaluations, bands, recordings))
-        by_guards.setdefault(lost, []).append(e.name())  # never "": one left out loses more than a kept one
-    return "left out " + "; ".join(f"on {lost}: {few(names)}" for lost, names in by_guards.items())
+    for e in left:  # never none lost: one left out loses more than a kept one
+        by_guards.setdefault(" and ".join(measure_name(m) for m in lost[id(e)]), []).append(e.name())
+    return "left out " + "; ".join(f"on {guards}: {few(names)}" for guards, names in by_guards.items())
 
 
 def _against_start(
