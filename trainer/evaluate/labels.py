@@ -89,11 +89,11 @@ def _by_folder(candidates: list[Candidate]) -> list[Candidate]:
 
 def _folder(candidate: Candidate) -> str:
     """The name of the folder a candidate comes from: its run's for a run's checkpoint (``RUN/checkpoints/``,
-    ``RUN/evaluations/``)."""
-    from trainer.run.document import run_of
+    ``RUN/evaluations/``, by the layout alone: a run's folder copied without its ``training.json`` too)."""
+    from trainer.run.document import CHECKPOINTS_FOLDER, EVALUATIONS_FOLDER
 
-    run = run_of(candidate.model_path)
-    return run.name if run is not None else candidate.model_path.parent.name
+    parent = candidate.model_path.parent
+    return parent.parent.name if parent.name in (CHECKPOINTS_FOLDER, EVALUATIONS_FOLDER) else parent.name
 
 
 def short_labels(labels: Sequence[str]) -> list[str]:
