@@ -308,11 +308,11 @@ def file_warning(path: Path) -> str:
     from trainer.run.document import run_of
 
     run = run_of(path)
-    try:
-        judged = _judged(run) if run is not None else None
-    except CheckpointError:
+    if run is None:
         return ""
-    if judged is None:
+    try:
+        judged = _judged(run)
+    except CheckpointError:
         return ""
     chosen = next((c for c in judged.checkpoints if c.path.resolve() == Path(path).resolve()), None)
     if chosen is None:

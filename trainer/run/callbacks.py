@@ -35,6 +35,7 @@ from trainer.events.log import EventLog
 from trainer.events.preview_lines import PREVIEW_LINES
 from trainer.events.preview_schedule import epochs_to_next, preview_due
 from trainer.events.schema import Checkpoint, Epoch, Eta, Finish, Preview, Progress, RunStart, Stage
+from trainer.run.document import CHECKPOINTS_FOLDER
 from trainer.time_left import TimeLeft
 
 
@@ -309,7 +310,7 @@ class CheckpointCallback(L.Callback):
         self, run_dir: Path, writer: CheckpointWriter, timing: Timing, log: EventLog, every: int = 1, k: int = 5
     ):
         self.run_dir, self.writer, self.timing, self.events, self.every = Path(run_dir), writer, timing, log, every
-        self.best = BestK(self.run_dir / "checkpoints", writer, k)
+        self.best = BestK(self.run_dir / CHECKPOINTS_FOLDER, writer, k)
         self.resume_epoch: int | None = None
         """The epoch (from 0) of the ``last.ckpt`` this session put in place, once it has."""
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from engines.imports import importing
 from engines.shell_command import shell_command
+from trainer.run.document import CHECKPOINTS_FOLDER
 from trainer.run.errors import RunError
 from trainer.run.options import RunOptions
 
@@ -177,7 +178,7 @@ def resume_need(run_dir: Path, epochs_done: int, epochs: int, preview_every: int
     """Bytes a resume writes beside what the run holds: a new ``last.ckpt`` beside the old one, a best checkpoint
     beside the others, and the previews and events of the epochs left."""
     last = (run_dir / "last.ckpt").stat().st_size if (run_dir / "last.ckpt").is_file() else 0
-    ranked = [p.stat().st_size for p in (run_dir / "checkpoints").glob("*.ckpt")]
+    ranked = [p.stat().st_size for p in (run_dir / CHECKPOINTS_FOLDER).glob("*.ckpt")]
     left = max(0, epochs - epochs_done)
     previews = preview_bytes(epochs, preview_every, rate, first=epochs_done)
     return last + max(ranked, default=0) + previews + left * EVENT_BYTES_PER_EPOCH

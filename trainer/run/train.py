@@ -39,7 +39,7 @@ from trainer.events.live import clear_training, mark_training
 from trainer.events.run_state import STOP_FILE
 from trainer.events.schema import ErrorEvent, Stage, WarningEvent
 from trainer.out_folder import check_folder_path, check_replaceable
-from trainer.run.document import RunDocument, is_run, read_run, write_run
+from trainer.run.document import CHECKPOINTS_FOLDER, RunDocument, is_run, read_run, write_run
 from trainer.run.errors import RunError
 from trainer.run.hardware import check_device, hardware
 from trainer.run.options import DEVICES, PRECISIONS, RunOptions
@@ -422,7 +422,7 @@ def _clean(run_dir: Path) -> None:
     stays: it is answered after the first training step)."""
     from trainer.checkpoints.writer import remove_stale_temps
 
-    for folder in (run_dir, run_dir / "checkpoints"):
+    for folder in (run_dir, run_dir / CHECKPOINTS_FOLDER):
         if folder.exists():
             remove_stale_temps(folder)
     (run_dir / STOP_FILE).unlink(missing_ok=True)
