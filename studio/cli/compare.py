@@ -53,6 +53,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="a run folder or dataset project: its held-out clips, with their recordings",
     )
     lines.add_argument("--text", help="lines to speak, one per line of text (no references)")
+    compare.add_argument(
+        "--strengths",
+        type=strengths,
+        metavar="S,S,...",
+        help="also score each .ckpt named at these strengths (0-1: how much of what the fine-tune changed is "
+        "kept, the rest moved back towards its run's start voice; written in the run's strengths/ folder)",
+    )
     compare.add_argument("--csv", type=Path, help="also write the leaderboard as CSV")
     noise = compare.add_mutually_exclusive_group()
     noise.add_argument(
@@ -92,8 +99,8 @@ def run(args: argparse.Namespace) -> int:
     require("compare", "Comparing voices (the leaderboard's measures)")
     if args.csv is not None:
         check_output_path(args.csv, (".csv",), "leaderboard file")  # before any work
-    candidates = listed(args.candidates)
     lines = _lines(args)
+    candidates = listed([*args.candidates, *at_strengths(args.candidates, args.strengths or [])])
     use_shared_thread_pool()
     previous = signal.getsignal(signal.SIGINT)
     try:  # the first Ctrl+C cancels (_task), the second stops at once
@@ -141,6 +148,37 @@ def resolve_candidate(spec: str) -> list[Candidate]:
     if registry.is_voice_name(spec):
         return [Candidate(label=spec, model_path=registry.find_voice(spec).model_path)]
     raise ValueError(f"{spec}: no such candidate (not a .ckpt, an .onnx voice, a run folder or a voice name)")
+
+
+def strengths(text: str) -> list[float]:
+    """``--strengths``: ``0.6,0.8`` -> ``[0.6, 0.8]``, each in [0, 1].
+
+    Raises:
+        argparse.ArgumentTypeError: not numbers in [0, 1].
+    """
+    from trainer.checkpoints.strength import StrengthError, checked_strength
+
+    try:
+        return [checked_strength(float(part)) for part in text.split(",") if part.strip()]
+    except (ValueError, StrengthError) as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+
+
+def at_strengths(specs: list[str], strengths: list[float]) -> list[str]:
+    """The ``.ckpt`` files among ``specs``, each written at each strength (``trainer.checkpoints.strength``): the
+    files' paths, for :func:`listed`.
+
+    Raises:
+        StrengthError: strengths given but no ``.ckpt`` named, or a checkpoint that cannot be taken to one.
+    """
+    from trainer.checkpoints.strength import StrengthError, write_at_strength
+
+    if not strengths:
+        return []
+    checkpoints = [Path(spec) for spec in specs if Path(spec).is_file() and Path(spec).suffix.lower() == ".ckpt"]
+    if not checkpoints:
+        raise StrengthError("--strengths: name a run's .ckpt to take to them (a run folder or voice is not one)")
+    return [str(write_at_strength(path, s)) for path in checkpoints for s in strengths]
 
 
 def listed(specs: list[str]) -> list[Candidate]:

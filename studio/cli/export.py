@@ -52,6 +52,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="a folder, where the voice is named as Home Assistant expects (LL_RR-NAME-QUALITY.onnx, from --name, "
         "--language and --quality), or a file NAME.onnx, kept as named (NAME.onnx.json is written too)",
     )
+    export.add_argument(
+        "--strength",
+        type=float,
+        help="export the checkpoint moved back towards the voice its run started from: 1 as trained (the default), "
+        "0 the start voice, 0.7 keeps 70%% of what the fine-tune changed (cleaner and clearer, a little less like "
+        "the recordings; docs/train.md)",
+    )
     add_naming(export)
     export.add_argument("--config", type=Path, help="a Piper config.json for the phoneme map (default: looked up)")
     export.add_argument("--espeak-voice", help="espeak-ng voice name to record in the config")
@@ -112,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
     elif source.suffix.lower() == ".ckpt":
         _check_whole(source, _target(args))
         _say_file(source)
+    if args.strength is not None:
+        source = _at_strength(source, args.strength)
     if args.output is None:
         with importing("trainer.checkpoints.sherpa_bundle"):
             from trainer.checkpoints.sherpa_bundle import bundle_checkpoint
@@ -133,6 +142,25 @@ def run(args: argparse.Namespace) -> int:
 
         _said_bundle(write_bundle(onnx_path, args.sherpa_onnx, espeak_voice=args.espeak_voice))
     return 0
+
+
+def _at_strength(source: Path, strength: float) -> Path:
+    """``source`` (a checkpoint) taken to ``strength`` against its run's start, written in the run's
+    ``strengths/`` folder and said on stderr.
+
+    Raises:
+        StrengthError: not a checkpoint, a checkpoint of no run, a run from scratch, a strength outside 0-1.
+    """
+    from trainer.checkpoints.strength import StrengthError, checked_strength, run_start, write_at_strength
+
+    strength = checked_strength(strength)
+    if source.suffix.lower() != ".ckpt":
+        raise StrengthError(f"--strength: {source} is a voice, not a run's checkpoint (give a run folder or a .ckpt)")
+    start = run_start(source)
+    path = write_at_strength(source, strength, start=start)
+    said = f"At strength {strength:g}: {source.name} moved back towards the start voice {start}"
+    print(f"{said}, written as {path}.", file=sys.stderr)
+    return path
 
 
 def _naming_flags(args: argparse.Namespace) -> list[str]:

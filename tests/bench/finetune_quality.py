@@ -10,12 +10,16 @@ The target speaker's recordings of those lines are measured alike (the leaderboa
 studio's rule (``trainer.evaluate.recommend``: the highest similarity among the checkpoints whose WER and DNSMOS
 are within their noise bands of the best, or no worse than the recordings') picks the recommended checkpoint.
 
+With ``--strengths 0.6,0.7,0.8`` the last epoch's checkpoint is also taken to each strength
+(``trainer.checkpoints.strength``: its generator moved back towards joe's, ``joe + s * (epoch - joe)``), scored
+alike and offered to the rule beside the epochs.
+
 Targets (issue 28), at the recommended checkpoint: speaker similarity >= 0.85; WER <= 0.15 and <= joe's + 0.05;
 DNSMOS OVRL >= joe's - 0.2.
 
 Usage: ``.venv/bin/python tests/bench/finetune_quality.py [--epochs 12] [--clips 240] [--held-out 10]
 [--batch-size 8] [--precision auto] [--device auto] [--compile auto] [--inference-lr-scale F] [--set KEY=VALUE ...]
-[--corpus DIR] [--train-only] [--work DIR]``. With
+[--strengths S,S,...] [--corpus DIR] [--train-only] [--work DIR]``. With
 ``--work DIR`` the dataset, run and renders stay in DIR; a finished run there is scored again without training,
 a stopped one is resumed. ``--train-only`` stops after training and prints each epoch's val_mel, KL and seconds
 (a GPU machine without the scoring packages; score the kept run later with ``--work``).
@@ -56,6 +60,7 @@ def arguments(argv=None) -> argparse.Namespace:
         "--inference-lr-scale", type=float, help="the inference path's share of the rate (default: the preset's, 0.1)"
     )
     parts.add_set_option(parser)
+    strength_option(parser)
     parser.add_argument("--train-only", action="store_true", help="train, print the epochs' losses, do not score")
     parser.add_argument("--work", type=Path, help="keep the dataset, run and renders here (default: a temporary one)")
     return parser.parse_args(argv)
@@ -74,6 +79,16 @@ def corpus_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clips", type=int, default=240, help="clips of the corpus used (default 240)")
     parser.add_argument("--held-out", type=int, default=10, help="the last clips, held out and scored (default 10)")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="the target speaker's clips (LJSpeech layout)")
+
+
+def strength_option(parser: argparse.ArgumentParser) -> None:
+    """``--strengths``: the strengths (0-1) the last epoch's checkpoint is also scored at."""
+    parser.add_argument(
+        "--strengths",
+        type=lambda text: [float(part) for part in text.split(",") if part.strip()],
+        default=[],
+        help="also score the last epoch moved back towards joe at these strengths (0-1, comma-separated)",
+    )
 
 
 def held_lines(args: argparse.Namespace) -> list:
@@ -132,10 +147,11 @@ def frozen_epochs(run: Path) -> set[int]:
     return {r.epoch for r in events if r.kind == "epoch" and r.losses.get("train_d_warmup") == 1.0}
 
 
-def recommended(rows: list, epochs: list[int], frozen: set[int], recordings=None):
+def recommended(rows: list, epochs: list[int], frozen: set[int], recordings=None, strengths=()):
     """The studio's recommendation over the epochs' rows (``rows[0]`` is joe), the epochs in ``frozen`` left out
-    as the run's own evaluations leave them out (``trainer.run.canary_callback``), ``recordings`` (their row, or
-    None) as the guards' floor: ``(row, Recommendation)``."""
+    as the run's own evaluations leave them out (``trainer.run.canary_callback``), and the last epoch's
+    ``strengths`` rows (``(row, strength)``), with ``recordings`` (their row, or None) as the guards' floor:
+    ``(row, Recommendation)``."""
     from trainer.evaluate.bands import DEFAULT_BANDS
     from trainer.evaluate.board import FLOAT_FIELDS
     from trainer.evaluate.evaluation import START_PREFIX, Evaluation, from_row
@@ -148,12 +164,44 @@ def recommended(rows: list, epochs: list[int], frozen: set[int], recordings=None
     start = evaluation(rows[0], 0, f"{START_PREFIX}joe")
     trained = [(row, epoch) for row, epoch in zip(rows[1:], epochs, strict=True) if epoch not in frozen]
     measured = [evaluation(row, epoch + 1, "") for row, epoch in trained]
+    trained += [(row, epochs[-1]) for row, _ in strengths]
+    measured += [evaluation(row, epochs[-1] + 1, row.label) for row, _ in strengths]
     floor = from_row(recordings) if recordings is not None else None
     advice = recommend(measured, DEFAULT_BANDS, start, recordings=floor)
     return trained[measured.index(advice.chosen)][0], advice
 
 
-def report(work: Path, recipe: parts.Recipe, scored: list, epochs: list[int], scoring_s: float) -> None:
+def strength_rows(run: Path, strengths: list[float], lines: list, cache: Path) -> list[tuple]:
+    """The last epoch's checkpoint at each strength, written (``RUN/strengths/``) and scored: ``(row, strength)``,
+    labelled ``epoch E at 70%``."""
+    from trainer.checkpoints.strength import write_at_strength
+    from trainer.evaluate.leaderboard import score
+    from trainer.evaluate.render import Candidate, RenderSettings
+
+    if not strengths:
+        return []
+    epoch, last = parts.epoch_checkpoints(run)[-1]
+    candidates = [
+        Candidate(label=f"epoch {epoch + 1} at {s:.0%}", model_path=write_at_strength(last, s, start="joe"))
+        for s in strengths
+    ]
+    rows = score(candidates, lines, RenderSettings(noise_scale=0.667, noise_w=0.8, seed=0), cache)
+    return list(zip(rows, strengths, strict=True))
+
+
+def strength_table(strengths: list[tuple]) -> list[str]:
+    """One line per strength: the measures the targets read."""
+    lines = ["strength  MCD dB  F0 gap Hz  similarity  OVRL   WER"]
+    for row, s in strengths:
+        lines.append(
+            f"{s:8.2f}  {bench.number(row.mcd_db, '6.2f')}  {bench.number(row.f0_gap_hz, '+9.1f')}  "
+            f"{bench.number(row.similarity, '10.3f')}  {bench.number(row.dnsmos_ovrl, '4.2f')}  "
+            f"{bench.number(row.wer, '.3f')}"
+        )
+    return lines
+
+
+def report(work: Path, recipe: parts.Recipe, scored: list, epochs: list[int], scoring_s: float, strengths=()) -> None:
     from trainer.evaluate.board import is_recordings
 
     kept, run = bench.read_bench(work), work / "run"
@@ -165,7 +213,9 @@ def report(work: Path, recipe: parts.Recipe, scored: list, epochs: list[int], sc
     print(f"run: {run} (medium preset from joe, {recipe.epochs} epochs, batch {recipe.batch_size}, {trained})")
     print(f"training took {kept.get('train_s', 0) / 60:.1f} min; scoring {len(rows)} candidates {scoring_s:.0f} s")
     print("", *bench.epoch_table(rows, epochs, run, recipe), sep="\n")
-    row, advice = recommended(rows, epochs, frozen_epochs(run), recordings)
+    if strengths:
+        print(f"\nthe last epoch ({epochs[-1] + 1}) at each strength:", *strength_table(strengths), sep="\n")
+    row, advice = recommended(rows, epochs, frozen_epochs(run), recordings, strengths)
     print(f"\n{advice.reason}")
     print(f"targets at the recommended checkpoint ({row.label}), against joe's scores:")
     for what, met in TARGETS:
@@ -174,7 +224,8 @@ def report(work: Path, recipe: parts.Recipe, scored: list, epochs: list[int], sc
         print(f"  (the recordings themselves: OVRL {recordings.dnsmos_ovrl:.2f}, WER {recordings.wer:.3f})")
     from trainer.evaluate.leaderboard import table
 
-    print("\nthe leaderboard:", table(scored), sep="\n")
+    board = rows + [row for row, _ in strengths] + ([recordings] if recordings is not None else [])
+    print("\nthe leaderboard:", table(board), sep="\n")
 
 
 def losses_table(run: Path) -> list[str]:
@@ -212,7 +263,8 @@ def main(argv=None) -> None:
             print(*losses_table(work / "run"), sep="\n")
             return
         scored, epochs, scoring_s = bench.score(recipe, work / "run", held, work / "score-cache", recordings=True)
-        report(work, recipe, scored, epochs, scoring_s)
+        strengths = strength_rows(work / "run", args.strengths, held, work / "score-cache")
+        report(work, recipe, scored, epochs, scoring_s, strengths)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@
   intact one to go on from;
 - ``export`` a generator exported to a Piper ONNX voice (``NAME.onnx`` plus ``NAME.onnx.json``);
 - ``naming`` what an export says about itself: its Home Assistant name and its describing config fields;
-- ``home_assistant`` an exported voice sent to a wyoming-piper server (its upload API) or copied to its folder.
+- ``home_assistant`` an exported voice sent to a wyoming-piper server (its upload API) or copied to its folder;
+- ``strength`` a checkpoint moved back towards its run's start voice (WiSE-FT's weight interpolation).
 
-May import: ``engines``, ``trainer.run.document``, ``trainer.data.preprocess`` (a run's dataset size).
+May import: ``engines``, ``trainer.run.document``, ``trainer.data.preprocess`` (a run's dataset size),
+``trainer.start.points`` (a run's start voice, for ``strength``).
 """

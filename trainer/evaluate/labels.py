@@ -24,8 +24,9 @@ from pathlib import Path
 from trainer.evaluate.evaluation import START_PREFIX
 from trainer.evaluate.render import Candidate
 
-_RANKED = re.compile(r"^(?P<run>[^/]*/)?epoch (?P<epoch>\d+) · ")
-"""A ranked checkpoint's label (``epoch 6 · val_mel 0.6120``, ``tune-b/epoch 6 · …``): its run prefix and epoch."""
+_RANKED = re.compile(r"^(?P<run>[^/]*/)?epoch (?P<epoch>\d+)(?P<at> at \d+%)? · ")
+"""A ranked checkpoint's label (``epoch 6 · val_mel 0.6120``, ``tune-b/epoch 6 · …``; at a strength: ``epoch 6 at
+70% · …``): its run prefix, epoch and strength."""
 _LATER = {"last": 1, "export": 2}
 """After a run's epochs, in this order: its last checkpoint, its export."""
 _PLAIN = re.compile(r"^(?P<run>[^/]*/)?(?P<kind>last|export)$")
@@ -89,17 +90,19 @@ def _by_folder(candidates: list[Candidate]) -> list[Candidate]:
 
 def _folder(candidate: Candidate) -> str:
     """The name of the folder a candidate comes from: its run's for a run's checkpoint (``RUN/checkpoints/``,
-    ``RUN/evaluations/``, by the layout alone: a run's folder copied without its ``training.json`` too)."""
-    from trainer.run.document import CHECKPOINTS_FOLDER, EVALUATIONS_FOLDER
+    ``RUN/evaluations/``, ``RUN/strengths/``, by the layout alone: a run's folder copied without its
+    ``training.json`` too)."""
+    from trainer.run.document import RUN_FOLDERS
 
     parent = candidate.model_path.parent
-    return parent.parent.name if parent.name in (CHECKPOINTS_FOLDER, EVALUATIONS_FOLDER) else parent.name
+    return parent.parent.name if parent.name in RUN_FOLDERS else parent.name
 
 
 def short_labels(labels: Sequence[str]) -> list[str]:
     """``labels`` shortened for a narrow button, in order: ``epoch 6 · val_mel 0.6120`` -> ``ep 6``
-    (``tune-b/epoch 6 · …`` -> ``tune-b/ep 6``), ``start: joe`` -> ``start``, others as they are; a short label
-    that two labels would share stays whole in both (two start voices: ``start: joe``, ``start: amy``)."""
+    (``tune-b/epoch 6 · …`` -> ``tune-b/ep 6``, ``epoch 6 at 70% · …`` -> ``ep 6 at 70%``), ``start: joe`` ->
+    ``start``, others as they are; a short label that two labels would share stays whole in both (two start
+    voices: ``start: joe``, ``start: amy``)."""
     shorts = [_short(label) for label in labels]
     counts = Counter(shorts)
     return [short if counts[short] == 1 else label for short, label in zip(shorts, labels, strict=True)]
@@ -109,7 +112,7 @@ def _short(label: str) -> str:
     if label.startswith(START_PREFIX):
         return "start"
     ranked = _RANKED.match(label)
-    return f"{ranked['run'] or ''}ep {ranked['epoch']}" if ranked else label
+    return f"{ranked['run'] or ''}ep {ranked['epoch']}{ranked['at'] or ''}" if ranked else label
 
 
 def training_order(labels: Sequence[str]) -> list[int]:

@@ -209,8 +209,9 @@ def _project_held_out(folder: Path) -> list[Line]:
 
 def run_candidates(run_dir: Path | str, voices_dir: Path | str | None = None) -> list[Candidate]:
     """What a run offers to compare: its ranked checkpoints (best first, ``epoch 3 · val_mel 0.6120``), its
-    last checkpoint (``last``), its export ``voices_dir/<run name>.onnx`` (``export``) and its start voice
-    (``start: joe``; none from scratch).
+    last checkpoint (``last``), its checkpoints taken to a strength (``RUN/strengths/``: ``epoch 3 at 70% ·
+    val_mel 0.6120``), its export ``voices_dir/<run name>.onnx`` (``export``) and its start voice (``start: joe``;
+    none from scratch).
 
     Raises:
         LinesError: not a run folder, or a run with no checkpoint yet.
@@ -227,11 +228,28 @@ def run_candidates(run_dir: Path | str, voices_dir: Path | str | None = None) ->
         found.append(Candidate(label="last", model_path=run_dir / "last.ckpt"))
     if not found:
         raise LinesError(f"{run_dir}: the run has no checkpoint yet")
+    found += _strength_candidates(run_dir, {c.model_path.name: c.label for c in found})
     export = Path(voices_dir) / f"{run_dir.name}.onnx" if voices_dir is not None else None
     if export is not None and export.is_file():
         found.append(Candidate(label="export", model_path=export))
     start = _start_candidate(read_run(run_dir).options.start)
     return found + ([start] if start else [])
+
+
+def _strength_candidates(run_dir: Path, labels: dict[str, str]) -> list[Candidate]:
+    """The run's checkpoints taken to a strength (``trainer.checkpoints.strength``), in file order, labelled after
+    their checkpoint's label (``labels``: file name -> label; a checkpoint no longer ranked by its file stem)."""
+    from trainer.checkpoints.strength import strength_label, strength_of
+    from trainer.run.document import STRENGTHS_FOLDER
+
+    found = []
+    for path in sorted((run_dir / STRENGTHS_FOLDER).glob("*.ckpt")):
+        named = strength_of(path)
+        if named is not None:
+            base, strength = named
+            label = strength_label(labels.get(base, base.removesuffix(".ckpt")), strength)
+            found.append(Candidate(label=label, model_path=path))
+    return found
 
 
 def file_candidate(model_path: Path | str) -> Candidate:

@@ -43,6 +43,10 @@ CHECKPOINTS_FOLDER = "checkpoints"
 """A run's ranked checkpoints (``best-epoch=NNNN-val_mel=….ckpt``); ``last.ckpt`` lies beside ``training.json``."""
 EVALUATIONS_FOLDER = "evaluations"
 """A run's canary evaluations (``trainer.evaluate.canary``): checkpoints while measured, results, logs."""
+STRENGTHS_FOLDER = "strengths"
+"""A run's checkpoints taken to a strength (``trainer.checkpoints.strength``: ``<checkpoint>-strength=0.70.ckpt``)."""
+RUN_FOLDERS = (CHECKPOINTS_FOLDER, EVALUATIONS_FOLDER, STRENGTHS_FOLDER)
+"""The folders of a run whose ``.ckpt`` files are the run's (:func:`run_of`)."""
 STORED = (
     "start",
     "preset",
@@ -191,9 +195,10 @@ def is_run(folder: Path) -> bool:
 
 def run_of(path: Path | str) -> Path | None:
     """The run folder a checkpoint belongs to (``RUN/checkpoints/*.ckpt``, the evaluation checkpoint it keeps in
-    ``RUN/evaluations/`` or ``RUN/last.ckpt``), else ``None`` (not a ``.ckpt``, or no run there)."""
+    ``RUN/evaluations/``, one taken to a strength in ``RUN/strengths/``, or ``RUN/last.ckpt``), else ``None`` (not
+    a ``.ckpt``, or no run there)."""
     path = Path(path)
     if path.suffix.lower() != ".ckpt":
         return None
-    run = path.parent.parent if path.parent.name in (CHECKPOINTS_FOLDER, EVALUATIONS_FOLDER) else path.parent
+    run = path.parent.parent if path.parent.name in RUN_FOLDERS else path.parent
     return run if is_run(run) else None

@@ -1,0 +1,196 @@
+"""A checkpoint at a strength (trainer.checkpoints.strength, ``voice-studio export --strength``): its generator moved
+back towards the run's start voice along the line between them, written as a checkpoint every engine reads."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from engines.torch.vits.onnx_import import load_onnx_generator  # noqa: E402
+from trainer.checkpoints.strength import (  # noqa: E402
+    STRENGTH_KEY,
+    StrengthError,
+    at_strength,
+    write_at_strength,
+)
+from trainer.run.document import TRAINING_FILE, RunDocument, run_of  # noqa: E402
+from trainer.run.options import RunOptions  # noqa: E402
+
+NAME = "best-epoch=0004-val_mel=0.5123.ckpt"
+
+
+@pytest.fixture(scope="module")
+def joe_weights(joe):
+    """joe's generator as imported: ``(config, state dict)``."""
+    model, _ = load_onnx_generator(joe.model_path)
+    return model.config, {k: v.clone() for k, v in model.state_dict().items()}
+
+
+def _run(folder: Path, start: str) -> Path:
+    options = RunOptions(dataset=folder / "data", out=folder, start=start, preset="test", epochs=5)
+    document = RunDocument(options=options, cache=folder / "cache", config={"epochs": 5, "batch_size": None})
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / TRAINING_FILE).write_text(json.dumps(document.to_json()))
+    return folder
+
+
+@pytest.fixture
+def tuned(tmp_path, joe_weights) -> tuple[Path, dict]:
+    """A run from joe with one ranked checkpoint: joe's generator with its decoder and text encoder moved by a known
+    step and a posterior encoder of its own (a part joe's ONNX file does not hold). Returns ``(checkpoint, step)``."""
+    config, state = joe_weights
+    generator = torch.Generator().manual_seed(3)
+    step = {
+        k: torch.randn(v.shape, generator=generator) * 0.01
+        for k, v in state.items()
+        if k.startswith(("dec.", "enc_p."))
+    }
+    moved = {k: v + step[k] if k in step else v for k, v in state.items()}
+    moved = {k: torch.full_like(v, 0.5) if k.startswith("enc_q.") else v for k, v in moved.items()}
+    hparams = {**config.to_dict(), "sample_rate": 22050}
+    run = _run(tmp_path / "runs" / "tune", "joe")
+    (run / "checkpoints").mkdir()
+    path = run / "checkpoints" / NAME
+    checkpoint = {"epoch": 4, "global_step": 100, "val_mel": 0.5123, "hyper_parameters": hparams}
+    checkpoint["state_dict"] = {f"model_g.{k}": v for k, v in moved.items()}
+    checkpoint["optimizer_states"] = [{"state": {}}]
+    torch.save(checkpoint, path)
+    (run / "checkpoints" / "best.json").write_text(json.dumps({"metric": "val_mel", "ranking": [[0.5123, NAME]]}))
+    return path, step
+
+
+def test_a_strength_moves_the_shared_weights_along_the_line_and_keeps_the_rest(tuned, joe_weights):
+    """At 0.25 every weight joe has lies a quarter of the way from joe's to the checkpoint's; the posterior encoder
+    (not in joe's file) is the checkpoint's; the file keeps the epoch and val_mel, says what it is, drops the
+    optimizer states, and lies in the run's ``strengths/`` folder, still the run's."""
+    path, step = tuned
+    _, joe = joe_weights
+    out = write_at_strength(path, 0.25)
+    assert out == path.parent.parent / "strengths" / "best-epoch=0004-val_mel=0.5123-strength=0.25.ckpt"
+    assert run_of(out) == path.parent.parent
+    written = torch.load(out, map_location="cpu", weights_only=False)
+    state = written["state_dict"]
+    for name, delta in step.items():
+        torch.testing.assert_close(state[f"model_g.{name}"], joe[name] + 0.25 * delta, atol=1e-6, rtol=0)
+    assert all((v == 0.5).all() for k, v in state.items() if k.startswith("model_g.enc_q."))
+    torch.testing.assert_close(state["model_g.flow.flows.0.pre.weight"], joe["flow.flows.0.pre.weight"])
+    assert (written["epoch"], written["val_mel"]) == (4, 0.5123) and "optimizer_states" not in written
+    assert written[STRENGTH_KEY] == {"checkpoint": NAME, "start": "joe", "strength": 0.25}
+
+
+def test_the_ends_are_the_start_and_the_checkpoint(tuned, joe_weights):
+    """Strength 0 gives joe's inference weights exactly, 1 the checkpoint's."""
+    path, step = tuned
+    _, joe = joe_weights
+    at_zero = torch.load(write_at_strength(path, 0), map_location="cpu", weights_only=False)["state_dict"]
+    at_one = torch.load(write_at_strength(path, 1), map_location="cpu", weights_only=False)["state_dict"]
+    own = torch.load(path, map_location="cpu", weights_only=False)["state_dict"]
+    assert all(torch.equal(at_zero[f"model_g.{k}"], v) for k, v in joe.items() if not k.startswith("enc_q."))
+    assert all(torch.equal(at_one[k], v) for k, v in own.items())
+
+
+def test_a_speaker_embedding_is_kept_and_another_network_refused():
+    """The speaker embedding (which a speaker conversion resizes) keeps the checkpoint's; any other weight of
+    another shape means another network: refused, naming the weight and both shapes."""
+    own = {"emb_g.weight": torch.ones(4, 8), "dec.conv_pre.weight": torch.ones(2, 3)}
+    start = {"emb_g.weight": torch.zeros(1, 8), "dec.conv_pre.weight": torch.zeros(2, 3)}
+    moved, count = at_strength(own, start, 0.5)
+    assert count == 1 and torch.equal(moved["emb_g.weight"], own["emb_g.weight"])
+    assert torch.equal(moved["dec.conv_pre.weight"], torch.full((2, 3), 0.5))
+    with pytest.raises(StrengthError, match=r"dec.conv_pre.weight: \[2, 4\] against \[2, 3\]"):
+        at_strength(own, {"dec.conv_pre.weight": torch.zeros(2, 4)}, 0.5)
+
+
+@pytest.mark.parametrize("strength", [1.5, -0.1, float("nan")])
+def test_a_strength_outside_0_to_1_is_refused(tuned, strength):
+    """Outside [0, 1] (or not a number): a StrengthError naming the strength; nothing written."""
+    path, _ = tuned
+    with pytest.raises(StrengthError, match="strength: .* is not between 0"):
+        write_at_strength(path, strength)
+    assert not (path.parent.parent / "strengths").exists()
+
+
+def test_no_start_to_move_towards_is_said(tmp_path, make_tiny_checkpoint, tuned):
+    """A checkpoint in no run, a run from scratch, and a start of another network each fail with a reason."""
+    loose = make_tiny_checkpoint(tmp_path / "loose.ckpt")
+    with pytest.raises(StrengthError, match="not a run's checkpoint"):
+        write_at_strength(loose, 0.5)
+    scratch = _run(tmp_path / "scratch", "scratch")
+    tiny = make_tiny_checkpoint(scratch / "last.ckpt")
+    with pytest.raises(StrengthError, match="from scratch has no start voice"):
+        write_at_strength(tiny, 0.5)
+    with pytest.raises(StrengthError, match="loose.ckpt, against the start voice joe: .* not the network"):
+        write_at_strength(loose, 0.5, start="joe")
+
+
+def test_export_at_a_strength_writes_a_voice_that_speaks(tuned, tmp_path):
+    """``voice-studio export CKPT --strength 0.5 -o NAME.onnx`` says what it did and writes a voice that our ONNX
+    engine and piper-tts speak; a voice given with --strength is refused in one line (exit 2)."""
+    from piper import PiperVoice
+
+    from engines.onnx.engine import OnnxEngine
+    from engines.voice import load_voice
+
+    path, _ = tuned
+    out = tmp_path / "half.onnx"
+    done = subprocess.run(
+        [sys.executable, "-m", "studio", "export", str(path), "--strength", "0.5", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "At strength 0.5: best-epoch=0004-val_mel=0.5123.ckpt moved back towards the start voice joe" in done.stderr
+    import numpy as np
+
+    audio = np.concatenate([c.audio for c in OnnxEngine(load_voice(out)).synthesize("Half way there.")])
+    assert audio.size > 0.3 * 22050 and float(abs(audio).max()) > 0.05
+    piper = b"".join(chunk.audio_int16_bytes for chunk in PiperVoice.load(out).synthesize("Half way there."))
+    assert len(piper) > 0.3 * 22050 * 2
+    refused = subprocess.run(
+        [sys.executable, "-m", "studio", "export", "joe", "--strength", "0.5", "-o", str(tmp_path / "j.onnx")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert refused.returncode == 2 and "is a voice, not a run's checkpoint" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
+def test_a_run_offers_its_checkpoints_at_a_strength_by_name(tuned):
+    """Written at 0.7, the checkpoint is one of what its run offers to compare, labelled after it (and shortened
+    so on the Compare page's buttons); a file of another name in ``strengths/`` is not offered."""
+    from trainer.evaluate.labels import short_labels
+    from trainer.evaluate.lines import file_candidate, run_candidates
+
+    path, _ = tuned
+    out = write_at_strength(path, 0.7)
+    (out.parent / "notes.ckpt").write_bytes(b"")
+    offered = {c.label: c.model_path for c in run_candidates(path.parent.parent)}
+    assert offered["epoch 5 at 70% · val_mel 0.5123"] == out and out.parent / "notes.ckpt" not in offered.values()
+    assert file_candidate(out).label == "epoch 5 at 70% · val_mel 0.5123"
+    assert short_labels(["epoch 5 · val_mel 0.5123", "epoch 5 at 70% · val_mel 0.5123"]) == ["ep 5", "ep 5 at 70%"]
+
+
+def test_compare_scores_a_checkpoint_at_strengths(tuned, tmp_path):
+    """``compare CKPT --strengths 0.5`` scores the checkpoint and it at 0.5, each named; bad strengths, and
+    strengths with no checkpoint named, are refused in one line (exit 2)."""
+    path, _ = tuned
+
+    def compare(*args: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "studio", "compare", *args, "--text", "Half way.", "--cache", str(tmp_path)]
+        return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+    done = compare(str(path), "--strengths", "0.5")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("  ")[0] for line in done.stdout.splitlines()]
+    assert "epoch 5 · val_mel 0.5123" in rows and "epoch 5 at 50% · val_mel 0.5123" in rows
+    for bad, said in [(["--strengths", "0.5,2"], "is not between 0"), (["--strengths", "0.5"], "name a run's .ckpt")]:
+        refused = compare(*(["joe"] if said.startswith("name") else [str(path)]), *bad)
+        assert refused.returncode == 2 and said in refused.stderr and "Traceback" not in refused.stderr
