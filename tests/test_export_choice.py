@@ -259,3 +259,138 @@ def test_a_checkpoint_as_clean_as_the_recordings_is_recommended_and_not_warned_o
     (bare_run / BOARD_FILE).write_text(to_csv(rows[:3]))
     assert run_choice(bare_run).checkpoint.epoch == 0
     assert run_choice(bare_run, "val_mel").warning.startswith("Warning: epoch 2 is measurably worse than the start")
+
+
+AT_70 = "best-epoch=0001-val_mel=1.1247-strength=0.70.ckpt"
+"""Epoch 2 (the lowest val_mel) taken to strength 0.7, as ``trainer.checkpoints.strength`` names it."""
+
+
+def _board_with_a_strength(run: Path, strength_wer: float = 0.12, make=lambda path: path.write_bytes(b"")) -> Path:
+    """The Compare page's saved leaderboard of ``run`` with its epoch 2 at 70% (``make(path)`` writes the file in
+    ``strengths/``; default empty): epoch 2 mumbles (WER 1.00), epoch 2 at 70% says the lines (WER
+    ``strength_wer``) and sounds most like the speaker. Returns the strength file."""
+    from trainer.evaluate.best_row import BOARD_FILE
+
+    folder, at = run / "checkpoints", run / "strengths" / AT_70
+    at.parent.mkdir(exist_ok=True)
+    make(at)
+    heard = {"recognizer": "Whisper tiny.en", "dnsmos_ovrl": 3.2}
+    rows = [
+        Row(label="start: joe", model_path=Path("/voices/joe.onnx"), wer=0.10, similarity=0.5, **heard),
+        Row(label="epoch 1", model_path=folder / _name(0), val_mel=VAL_MEL[0], wer=0.12, similarity=0.60, **heard),
+        Row(label="epoch 2", model_path=folder / _name(1), val_mel=VAL_MEL[1], wer=1.00, similarity=0.80, **heard),
+        Row(label="epoch 2 at 70% · val_mel 1.1247", model_path=at, val_mel=VAL_MEL[1], wer=strength_wer,
+            similarity=0.75, **heard),
+    ]  # fmt: skip
+    (run / BOARD_FILE).write_text(to_csv(rows))
+    return at
+
+
+def test_a_recommended_checkpoint_at_a_strength_is_what_export_takes(bare_run):
+    """The leaderboard's recommended row is epoch 2 at 70% (a file in ``strengths/``): Export takes that file (not
+    epoch 2 as trained, nor another), names it so, with the lowest val_mel beside it; asked for val_mel, epoch 2
+    is taken and the warning names the strength file as the recommended one."""
+    at = _board_with_a_strength(bare_run)
+    choice = run_choice(bare_run)
+    assert choice.checkpoint.path == at and choice.recommended is choice.checkpoint
+    assert choice.checkpoint.label() == "epoch 2 at 70% · val_mel 1.1247"
+    assert choice.why.startswith(
+        f"epoch 2 at 70% · val_mel 1.1247 (file {AT_70}, whose name counts epochs from 0) — the highest similarity"
+    )
+    assert choice.lowest.path == bare_run / "checkpoints" / _name(1) and choice.warning == ""
+    assert choice.beside == "The lowest val_mel is epoch 2 · val_mel 1.1247."
+    lowest = run_choice(bare_run, "val_mel")
+    assert lowest.checkpoint.path == bare_run / "checkpoints" / _name(1)
+    assert lowest.warning.startswith("Warning: epoch 2 is measurably worse than the start voice joe: WER 1.00")
+    assert lowest.warning.endswith("the recommended checkpoint is epoch 2 at 70% · val_mel 1.1247.")
+
+
+def test_cli_export_of_a_run_takes_its_recommended_checkpoint_at_a_strength(tmp_path, make_tiny_checkpoint):
+    """``export RUN`` where the leaderboard recommends epoch 2 at 70%: that file is exported, and said to be; with
+    ``--strength 0.5`` it is not taken to a strength of a strength: one line naming its checkpoint (exit 2)."""
+    pytest.importorskip("torch")
+    run = _run(tmp_path / "runs" / "tune", make_tiny_checkpoint)
+    _board_with_a_strength(run, make=make_tiny_checkpoint)
+    result = _export(str(run), "-o", str(tmp_path / "a.onnx"))
+    assert result.returncode == 0, result.stderr
+    said = result.stderr.splitlines()[0]
+    assert said == f"Exporting {run_choice(run).why}." and said.startswith(
+        f"Exporting epoch 2 at 70% · val_mel 1.1247 (file {AT_70}"
+    )
+    assert (tmp_path / "a.onnx").is_file()
+    refused = _export(str(run), "--strength", "0.5", "-o", str(tmp_path / "b.onnx"))
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert f"is at strength 0.70 already: take its checkpoint, {_name(1)}, to the strength wanted" in refused.stderr
+
+
+def test_a_checkpoint_at_a_strength_named_outright_is_warned_of_by_its_own_row(bare_run):
+    """``export RUN/strengths/X.ckpt``: the warning is the strength file's own row's (WER 0.90 against joe's 0.10),
+    not epoch 2's; epoch 2 named outright gets epoch 2's; a strength file never measured gets none."""
+    at = _board_with_a_strength(bare_run, strength_wer=0.90)
+    assert file_warning(at).startswith("Warning: epoch 2 at 70% is measurably worse than the start voice joe: WER 0.90")
+    assert file_warning(bare_run / "checkpoints" / _name(1)).startswith(
+        "Warning: epoch 2 is measurably worse than the start voice joe: WER 1.00"
+    )
+    unmeasured = at.with_name("best-epoch=0001-val_mel=1.1247-strength=0.50.ckpt")
+    unmeasured.write_bytes(b"")
+    assert file_warning(unmeasured) == ""
+
+
+def test_a_measured_checkpoint_at_a_strength_no_longer_on_disk_is_not_taken(bare_run):
+    """The strength file the leaderboard recommended was removed: Export takes the best of what is on disk (epoch
+    1), never the missing file nor epoch 2 in its place."""
+    _board_with_a_strength(bare_run).unlink()
+    choice = run_choice(bare_run)
+    assert choice.checkpoint.path == bare_run / "checkpoints" / _name(0)
+    assert "at 70%" not in choice.why
+
+
+def test_a_measured_checkpoint_since_removed_is_not_taken(bare_run):
+    """The leaderboard recommended epoch 1, whose file is gone since (ranked out, removed): Export takes a file
+    on disk (the only other measured one, epoch 2), never the missing one."""
+    from trainer.evaluate.best_row import BOARD_FILE
+
+    _board_with_a_strength(bare_run)
+    rows = (bare_run / BOARD_FILE).read_text().splitlines()
+    (bare_run / BOARD_FILE).write_text("\n".join(r for r in rows if "at 70%" not in r) + "\n")  # epoch 1 is best
+    assert run_choice(bare_run).checkpoint.path == bare_run / "checkpoints" / _name(0)
+    (bare_run / "checkpoints" / _name(0)).unlink()
+    choice = run_choice(bare_run)
+    assert choice.checkpoint.path.is_file() and choice.checkpoint.path == bare_run / "checkpoints" / _name(1)
+
+
+def test_the_runs_export_on_the_leaderboard_is_not_a_checkpoint_to_export(bare_run, tmp_path):
+    """The leaderboard scored the run's export (``voices/tune.onnx``, listed by ``run_candidates``) best: Export
+    takes a checkpoint, never that voice file in a checkpoint's place."""
+    from trainer.evaluate.best_row import BOARD_FILE
+
+    voice = tmp_path / "voices" / "tune.onnx"
+    voice.parent.mkdir()
+    voice.write_bytes(b"")
+    heard = {"recognizer": "Whisper tiny.en", "dnsmos_ovrl": 3.2, "wer": 0.1}
+    rows = [
+        Row(
+            label="epoch 2", model_path=bare_run / "checkpoints" / _name(1), val_mel=VAL_MEL[1], similarity=0.6, **heard
+        ),
+        Row(label="export", model_path=voice, similarity=0.7, **heard),
+    ]
+    (bare_run / BOARD_FILE).write_text(to_csv(rows))
+    assert run_choice(bare_run).checkpoint.path == bare_run / "checkpoints" / _name(1)
+
+
+@pytest.mark.gui
+def test_the_train_pages_export_menu_names_a_recommended_checkpoint_at_a_strength(qtbot, tmp_path, bare_run):
+    """The Export button's menu names the recommended checkpoint at its strength, the lowest val_mel beside it."""
+    from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
+
+    _board_with_a_strength(bare_run)
+    page = TrainPage(Workspace(runs_dir=bare_run.parent, voices_dir=tmp_path / "voices"), VoiceLibrary())
+    qtbot.addWidget(page)
+    page.tabs.setCurrentIndex(1)
+    page.runs.table.selectRow(0)
+    page._name_export_choices()
+    assert [a.text() for a in page.export_actions.values()] == [
+        "Export the recommended checkpoint: epoch 2 at 70% · val_mel 1.1247",
+        "Export the lowest val_mel: epoch 2 · val_mel 1.1247",
+    ]

@@ -194,3 +194,136 @@ def test_compare_scores_a_checkpoint_at_strengths(tuned, tmp_path):
     for bad, said in [(["--strengths", "0.5,2"], "is not between 0"), (["--strengths", "0.5"], "name a run's .ckpt")]:
         refused = compare(*(["joe"] if said.startswith("name") else [str(path)]), *bad)
         assert refused.returncode == 2 and said in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_a_checkpoint_at_a_strength_is_not_taken_to_another_and_strengths_read_as_typed(tuned):
+    """A file at a strength already is refused, naming the checkpoint to take instead (no strength of a strength,
+    which would be named after neither); typed strengths are read in order, each once, to two decimals."""
+    from trainer.checkpoints.strength import parse_strengths
+
+    path, _ = tuned
+    at = write_at_strength(path, 0.7)
+    with pytest.raises(StrengthError, match=f"is at strength 0.70 already: take its checkpoint, {NAME}, to"):
+        write_at_strength(at, 0.5)
+    assert parse_strengths("0.6, 0.8 1,0.6") == [0.6, 0.8, 1.0] and parse_strengths("0.666") == [0.67]
+    for typed, said in [("0.6, 1.5", "1.5 is not between 0"), ("0.6 most", "'most' is not a number"), (" ", "no")]:
+        with pytest.raises(StrengthError, match=said):
+            parse_strengths(typed)
+
+
+def _box(qtbot, tmp_path: Path, run: Path):
+    """The Compare page's candidates box with ``run`` listed, and the lines it says (its ``message``)."""
+    from studio.pages.compare_sources import CandidatesBox
+    from studio.state import VoiceLibrary, Workspace
+
+    box = CandidatesBox(Workspace(runs_dir=run.parent, voices_dir=tmp_path / "voices"), VoiceLibrary())
+    qtbot.addWidget(box)
+    said: list[str] = []
+    box.message.connect(said.append)
+    box.add_run(run)
+    return box, said
+
+
+def _select(box, model_path: Path) -> None:
+    files = [e.candidate.model_path.absolute() for e in box.entries()]
+    box.list.setCurrentRow(files.index(model_path.absolute()))
+
+
+@pytest.mark.gui
+def test_at_strength_writes_off_the_gui_thread_and_lists_them_checked(qtbot, tuned, tmp_path, joe, monkeypatch):
+    """The "At strength…" button is enabled for one selected checkpoint of a run only (not the start voice, not a
+    file at a strength); asked 0.6, 0.8 it writes both on a worker thread (the click returns while they are
+    written), then lists them checked, labelled as the run labels them, and says so."""
+    import threading
+
+    from PySide6.QtWidgets import QInputDialog
+
+    import trainer.checkpoints.strength as strength
+
+    path, _ = tuned
+    run = path.parent.parent
+    box, said = _box(qtbot, tmp_path, run)
+    assert not box.strengths.button.isEnabled()  # nothing selected
+    _select(box, joe.model_path)
+    assert not box.strengths.button.isEnabled()
+    _select(box, path)
+    assert box.strengths.button.isEnabled()
+    threads, real = [], strength.write_at_strength
+    monkeypatch.setattr(
+        strength, "write_at_strength", lambda *a, **k: threads.append(threading.current_thread()) or real(*a, **k)
+    )
+    monkeypatch.setattr(QInputDialog, "getText", lambda *args, **kwargs: ("0.6, 0.8", True))
+    with qtbot.waitSignal(box.strengths.finished, timeout=120_000):
+        box.strengths.button.click()
+        assert box.strengths.writer.busy() and not box.strengths.button.isEnabled()
+    assert len(threads) == 2 and threading.main_thread() not in threads
+    checked = {e.candidate.label: e for e in box.entries(checked_only=True)}
+    for percent, name in [(60, "0.60"), (80, "0.80")]:
+        entry = checked[f"epoch 5 at {percent}% · val_mel 0.5123"]
+        assert entry.candidate.model_path == run / "strengths" / f"{Path(NAME).stem}-strength={name}.ckpt"
+        assert entry.run == run.absolute() and entry.candidate.model_path.is_file()
+    assert said[-1] == "Listed epoch 5 at 60% · val_mel 0.5123 and epoch 5 at 80% · val_mel 0.5123 (in tune/strengths/)"
+    assert box.strengths.button.isEnabled()
+    _select(box, checked["epoch 5 at 60% · val_mel 0.5123"].candidate.model_path)
+    assert not box.strengths.button.isEnabled()  # no strength of a strength
+
+
+@pytest.mark.gui
+def test_at_strength_refuses_bad_strengths_and_says_why_a_run_cannot_be_taken(
+    qtbot, tuned, tmp_path, make_tiny_checkpoint, monkeypatch
+):
+    """Strengths that are not numbers in [0, 1] are one line and nothing is written; a run from scratch, and a run
+    whose start voice is gone, are each one line naming why, with nothing written or listed."""
+    from PySide6.QtWidgets import QInputDialog
+
+    path, _ = tuned
+    box, said = _box(qtbot, tmp_path, path.parent.parent)
+    _select(box, path)
+    for typed, why in [("0.6, 1.5", "strength: 1.5 is not between 0"), ("0.6, most", "'most' is not a number")]:
+        monkeypatch.setattr(QInputDialog, "getText", lambda *args, typed=typed, **kwargs: (typed, True))
+        box.strengths.button.click()
+        assert said[-1].startswith("At strength: ") and why in said[-1] and said[-1].endswith("; nothing written")
+    assert not box.strengths.writer.busy() and not (path.parent.parent / "strengths").exists()
+    scratch, gone = _run(tmp_path / "runs" / "scratch", "scratch"), _run(tmp_path / "runs" / "gone", "/gone/v.onnx")
+    for run, why in [(scratch, "a run from scratch has no start voice"), (gone, "/gone/v.onnx: the start point")]:
+        last = make_tiny_checkpoint(run / "last.ckpt")
+        box.add_run(run)
+        _select(box, last)
+        listed = len(box.entries())
+        with qtbot.waitSignal(box.strengths.finished, timeout=60_000):
+            assert box.at_strengths([0.5]) is not None
+        assert said[-1].startswith(f"Cannot take a checkpoint of {run.name} to a strength: {why}")
+        assert "\n" not in said[-1] and "Traceback" not in said[-1]
+        assert len(box.entries()) == listed and not (run / "strengths").exists()
+
+
+@pytest.mark.gui
+def test_cancel_stops_between_strengths_and_lists_what_was_written(qtbot, tuned, tmp_path, monkeypatch):
+    """Cancel while the first of three strengths is written: it is finished and listed, the others are not
+    written, and the line says so."""
+    import threading
+
+    import trainer.checkpoints.strength as strength
+
+    path, _ = tuned
+    run = path.parent.parent
+    box, said = _box(qtbot, tmp_path, run)
+    _select(box, path)
+    writing, cancelled, real = threading.Event(), threading.Event(), strength.write_at_strength
+
+    def write_once_cancelled(*args, **kwargs):  # the real write, once Cancel was pressed during it
+        writing.set()
+        assert cancelled.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(strength, "write_at_strength", write_once_cancelled)
+    task = box.at_strengths([0.2, 0.4, 0.6])
+    assert task is not None and box.strengths.progress.cancel_button.isVisibleTo(box)
+    assert writing.wait(60)
+    with qtbot.waitSignal(box.strengths.finished, timeout=120_000):
+        box.strengths.progress.cancel_button.click()
+        cancelled.set()
+    assert sorted(p.name for p in (run / "strengths").iterdir()) == [f"{Path(NAME).stem}-strength=0.20.ckpt"]
+    listed = "listed epoch 5 at 20% · val_mel 0.5123 (in tune/strengths/)"
+    assert said[-1] == f"At strength cancelled: 1 of 3 strengths written; {listed}"
+    assert "epoch 5 at 20% · val_mel 0.5123" in [e.candidate.label for e in box.entries(checked_only=True)]

@@ -151,16 +151,17 @@ def resolve_candidate(spec: str) -> list[Candidate]:
 
 
 def strengths(text: str) -> list[float]:
-    """``--strengths``: ``0.6,0.8`` -> ``[0.6, 0.8]``, each in [0, 1].
+    """``--strengths``: ``0.6,0.8`` -> ``[0.6, 0.8]``, each in [0, 1] (``trainer.checkpoints.strength.parse_strengths``,
+    as the Compare page's "At strength…" reads them).
 
     Raises:
         argparse.ArgumentTypeError: not numbers in [0, 1].
     """
-    from trainer.checkpoints.strength import StrengthError, checked_strength
+    from trainer.checkpoints.strength import StrengthError, parse_strengths
 
     try:
-        return [checked_strength(float(part)) for part in text.split(",") if part.strip()]
-    except (ValueError, StrengthError) as exc:
+        return parse_strengths(text)
+    except StrengthError as exc:
         raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
 
 

@@ -366,9 +366,10 @@ class ListenTab(QWidget):
             self.view.set_clip(clip[0], clip[1], title)
 
     def shutdown(self) -> None:
-        """Stop playing and drop a running render (what it finished is cached)."""
+        """Stop playing, drop a running render (what it finished is cached) and strengths being written."""
         self.player.stop()
         self.renderer.drop()
+        self.candidates_box.shutdown()
 
 
 def _warm_up(_state) -> None:

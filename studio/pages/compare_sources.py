@@ -27,9 +27,11 @@ from PySide6.QtWidgets import (
 )
 
 from engines.errors import VoiceStudioError
+from studio.pages.compare_strength import StrengthRow
 from studio.state import VoiceLibrary, Workspace
 from studio.state_files import FolderChange
 from studio.widgets.start_folders import app_folder
+from studio.workers import Task
 from trainer.checkpoints.best import file_epoch_note
 from trainer.evaluate.labels import labelled
 from trainer.evaluate.render import Candidate, RenderSettings
@@ -53,11 +55,13 @@ class Entry:
 
 
 class CandidatesBox(QGroupBox):
-    """A checkable list of candidates: the checked ones are compared.
+    """A checkable list of candidates: the checked ones are compared. "At strength…" takes the selected checkpoint
+    of a run back towards its start voice at strengths asked for (``studio.pages.compare_strength``), off the GUI
+    thread with progress and Cancel, and lists the files written.
 
     Signals:
         selection_changed(): an entry was added, removed, checked or unchecked, or the list's order changed.
-        message(str): a readable line about what failed (a run that cannot be read).
+        message(str): a readable line about what failed (a run that cannot be read) or what was listed.
     """
 
     selection_changed = Signal()
@@ -80,6 +84,10 @@ class CandidatesBox(QGroupBox):
         self.add_voice_button.clicked.connect(self._add_library_voice)
         self.remove_button = QPushButton("Remove")
         self.remove_button.clicked.connect(self.remove_selected)
+        self.strengths = StrengthRow()
+        self.strengths.message.connect(self.message)
+        self.strengths.finished.connect(self._on_strengths_written)
+        self.list.itemSelectionChanged.connect(lambda: self.strengths.set_checkpoint(self.strength_checkpoint()))
         library.events.changed.connect(self._on_library_changed)
         self._on_library_changed(library.voices)
         self._layout()
@@ -95,6 +103,7 @@ class CandidatesBox(QGroupBox):
         layout = QVBoxLayout(self)
         layout.addWidget(self.list, 1)
         layout.addLayout(files)
+        layout.addWidget(self.strengths)
         layout.addLayout(voices)
 
     def entries(self, checked_only: bool = False) -> list[Entry]:
@@ -217,6 +226,53 @@ class CandidatesBox(QGroupBox):
         self._relabel()
         self.list.blockSignals(False)
         self.selection_changed.emit()
+
+    def strength_checkpoint(self) -> Path | None:
+        """What "At strength…" takes: the one selected entry where it is a run's ``.ckpt``
+        (``trainer.run.document.run_of``) not at a strength already; else ``None``."""
+        from trainer.checkpoints.strength import strength_of
+        from trainer.run.document import run_of
+
+        items = self.list.selectedItems()
+        if len(items) != 1:
+            return None
+        path = items[0].data(Qt.ItemDataRole.UserRole).candidate.model_path
+        return path if run_of(path) is not None and strength_of(path) is None else None
+
+    def at_strengths(self, strengths: list[float]) -> Task | None:
+        """Write the selected checkpoint (:meth:`strength_checkpoint`) at ``strengths`` (0-1) into its run's
+        ``strengths/`` folder off the GUI thread, as "At strength…" does once asked; once written they are
+        listed, checked. ``None`` (and a ``message``) where no checkpoint of a run is selected or strengths are
+        being written already."""
+        return self.strengths.start(strengths)
+
+    def _on_strengths_written(self, run: Path, files: list[Path], outcome: BaseException | None) -> None:
+        """List the files written (as ``run_candidates`` labels them: ``epoch 40 at 70% · …``), checked; say
+        what was listed and, where it ended early, why."""
+        from trainer.evaluate.evaluation import listed
+        from trainer.evaluate.lines import run_candidates
+        from trainer.tasks import Cancelled
+
+        wanted = {path.absolute() for path in files}
+        try:
+            offered = run_candidates(run, self.workspace.voices_dir) if wanted else []
+        except (VoiceStudioError, OSError) as exc:
+            self.message.emit(f"Cannot read the run {run}: {exc}")
+            return
+        chosen = [c for c in offered if c.model_path.absolute() in wanted]
+        self.add(chosen, run=run, quiet=True)
+        said = [f"listed {listed([c.label for c in chosen])} (in {run.name}/strengths/)"] if chosen else []
+        if isinstance(outcome, Cancelled):
+            said.insert(0, f"At strength cancelled: {outcome}")
+        elif outcome is not None:
+            said.insert(0, f"Cannot take a checkpoint of {run.name} to a strength: {reason(outcome)}")
+        line = "; ".join(said)
+        if line:
+            self.message.emit(line[:1].upper() + line[1:])
+
+    def shutdown(self) -> None:
+        """Stop writing strengths (each file is written whole or not at all)."""
+        self.strengths.drop()
 
     def _choose_run(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Add a training run", app_folder(self.workspace.runs_dir))

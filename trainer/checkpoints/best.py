@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from engines.files import write_text
+from trainer.checkpoints.strength import strength_label
 from trainer.checkpoints.writer import CheckpointError, CheckpointWriter
 
 
@@ -80,16 +81,21 @@ BEST_INDEX = "best.json"
 
 @dataclass(frozen=True, kw_only=True)
 class RankedCheckpoint:
-    """One checkpoint of a run's ranking: its file, epoch (counted from 0, as in the file name) and metric."""
+    """One checkpoint of a run's ranking: its file, epoch (counted from 0, as in the file name) and metric;
+    ``strength``: for one taken to a strength (``trainer.checkpoints.strength``, in ``RUN/strengths/``), that
+    strength (0-1), its epoch and metric its checkpoint's; else ``None``."""
 
     path: Path
     epoch: int
     metric: str
     value: float
+    strength: float | None = None
 
     def label(self) -> str:
-        """``epoch 2 · val_mel 1.1247``: how the studio names a ranked checkpoint (epochs counted from 1)."""
-        return f"epoch {self.epoch + 1} · {self.metric} {self.value:.4f}"
+        """``epoch 2 · val_mel 1.1247``: how the studio names a ranked checkpoint (epochs counted from 1); at a
+        strength ``epoch 2 at 70% · val_mel 1.1247``, as the Compare page lists it."""
+        label = f"epoch {self.epoch + 1} · {self.metric} {self.value:.4f}"
+        return label if self.strength is None else strength_label(label, self.strength)
 
     def describe(self) -> str:
         """``epoch 2 · val_mel 1.1247 (file best-epoch=0001-val_mel=1.1247.ckpt, whose name counts epochs from 0)``:

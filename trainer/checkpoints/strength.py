@@ -55,6 +55,28 @@ def checked_strength(strength: float) -> float:
     return float(strength)
 
 
+def parse_strengths(text: str) -> list[float]:
+    """Strengths as typed: ``"0.6, 0.8"`` (commas or spaces between) -> ``[0.6, 0.8]``, each in [0, 1], kept to
+    two decimals (as :func:`strength_path` names the file), in order, each once.
+
+    Raises:
+        StrengthError: none given, or a part that is not a number in [0, 1] (the message names it).
+    """
+    parts = text.replace(",", " ").split()
+    if not parts:
+        raise StrengthError("no strength given: type numbers between 0 (the start voice) and 1 (the checkpoint)")
+    found: list[float] = []
+    for part in parts:
+        try:
+            value = float(part)
+        except ValueError:
+            raise StrengthError(f"strength: {part!r} is not a number between 0 (the start voice) and 1") from None
+        value = round(checked_strength(value), 2)
+        if value not in found:
+            found.append(value)
+    return found
+
+
 def start_weights(start: str) -> dict[str, Any]:
     """The generator weights (``Synthesizer`` names, no ``model_g.`` prefix) of a run's start: an ONNX voice's
     as imported (``engines.torch.vits.onnx_import``; the parts it holds only), a ``.ckpt``'s as stored.
@@ -174,7 +196,9 @@ def write_at_strength(checkpoint: Path | str, strength: float, *, start: str | N
         The written file.
 
     Raises:
-        StrengthError: a bad strength, no start, or a start that shares no weight with the checkpoint.
+        StrengthError: a bad strength, a checkpoint at a strength already (:func:`strength_of`), no start, or a
+            start that shares no weight with the checkpoint.
+        trainer.run.errors.RunError: the start is missing.
         engines.base.VoiceError: the checkpoint or the start cannot be read.
     """
     import torch
@@ -183,12 +207,19 @@ def write_at_strength(checkpoint: Path | str, strength: float, *, start: str | N
     from engines.torch.vits.safe_load import load_safely
 
     checkpoint, strength = Path(checkpoint), checked_strength(strength)
+    named = strength_of(checkpoint)
+    if named is not None:
+        raise StrengthError(
+            f"{checkpoint.name} is at strength {named[1]:.2f} already: take its checkpoint, {named[0]}, to the "
+            "strength wanted"
+        )
     start = start if start is not None else run_start(checkpoint)
+    weights = start_weights(start)
     raw = load_safely(checkpoint)
     state = raw["state_dict"]
     own = {k[len(GENERATOR_PREFIX) :]: v for k, v in state.items() if k.startswith(GENERATOR_PREFIX)}
     try:
-        moved_state, moved = at_strength(own, start_weights(start), strength)
+        moved_state, moved = at_strength(own, weights, strength)
     except StrengthError as exc:
         raise StrengthError(f"{checkpoint.name}, against the start voice {start}: {exc}") from None
     if not moved:

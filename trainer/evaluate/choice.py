@@ -56,9 +56,14 @@ class ExportChoice:
 
 def on_disk(evaluation: Evaluation, ranked: list[RankedCheckpoint]) -> RankedCheckpoint | None:
     """The ranked checkpoint ``evaluation`` measured: the same file, else the same epoch (counted from 1 in an
-    evaluation, from 0 in a ranking); ``None`` when the run no longer keeps it."""
+    evaluation, from 0 in a ranking) as trained; ``None`` when the run no longer keeps it. A checkpoint taken to a
+    strength (``trainer.checkpoints.strength``) is the same file only: its epoch's checkpoint is another voice."""
+    from trainer.checkpoints.strength import strength_of
+
     same = [c for c in ranked if evaluation.path and Path(evaluation.path).resolve() == c.path.resolve()]
-    return next(iter(same), next((c for c in ranked if c.epoch + 1 == evaluation.epoch), None))
+    if same or (evaluation.path and strength_of(Path(evaluation.path)) is not None):
+        return next(iter(same), None)
+    return next((c for c in ranked if c.strength is None and c.epoch + 1 == evaluation.epoch), None)
 
 
 def choose(

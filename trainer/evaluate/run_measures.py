@@ -57,16 +57,27 @@ def run_verdict(state: RunState) -> Verdict | None:
 
 
 def kept_checkpoints(evaluations: list[Evaluation], ranked: list[RankedCheckpoint]) -> list[RankedCheckpoint]:
-    """The evaluation checkpoints still on disk whose epoch the run's ranking does not hold, as ranked checkpoints
-    (metric val_mel, its value where known, else NaN) for Export to choose from."""
+    """The checkpoints (``.ckpt``; an exported voice measured beside them is none) measured that are still on disk
+    beside the run's ranking, as ranked checkpoints (metric val_mel, its value where known, else NaN) for Export to
+    choose from: the evaluation checkpoints whose epoch the ranking does not hold, and those taken to a strength
+    (``trainer.checkpoints.strength``: known by their file, since their epoch is a ranked checkpoint's)."""
+    from trainer.checkpoints.strength import strength_of
+
     held = {c.epoch for c in ranked}
-    return [
-        RankedCheckpoint(
-            path=Path(e.path), epoch=e.epoch - 1, metric="val_mel", value=e.values.get("val_mel", float("nan"))
+    kept = []
+    for evaluation in evaluations:
+        path = Path(evaluation.path) if evaluation.path else None
+        if path is None or path.suffix.lower() != ".ckpt" or not path.is_file():
+            continue
+        named = strength_of(path)
+        if named is None and evaluation.epoch - 1 in held:
+            continue
+        value = evaluation.values.get("val_mel", float("nan"))
+        strength = named[1] if named is not None else None
+        kept.append(
+            RankedCheckpoint(path=path, epoch=evaluation.epoch - 1, metric="val_mel", value=value, strength=strength)
         )
-        for e in evaluations
-        if e.path and e.epoch - 1 not in held
-    ]
+    return kept
 
 
 def keep_recommended(state: RunState, bands: Bands | None = None) -> Path | None:
