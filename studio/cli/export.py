@@ -56,8 +56,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--strength",
         type=float,
         help="export the checkpoint moved back towards the voice its run started from: 1 as trained (the default), "
-        "0 the start voice, 0.7 keeps 70%% of what the fine-tune changed (cleaner and clearer, a little less like "
-        "the recordings; docs/train.md)",
+        "0 the start voice, 0.7 keeps 70%% of what the fine-tune changed (likeness to the recordings traded for "
+        "the start voice's clarity; docs/train.md)",
     )
     add_naming(export)
     export.add_argument("--config", type=Path, help="a Piper config.json for the phoneme map (default: looked up)")
