@@ -19,12 +19,12 @@ from studio.workers import Task, TaskSlot
 from trainer.tasks import Cancelled, TaskState
 
 DEFAULT_STRENGTHS = "0.6, 0.8"
-"""What the question offers first: where a fine-tune usually keeps most of the new voice and much of the start's
-cleanliness (docs/benchmarks.md, "Fine-tuning quality")."""
+"""What the question offers first: two points of the line where, measured, a fine-tune keeps most of its likeness
+to the recordings and is understood better (docs/benchmarks.md, "Fine-tuning quality", "A checkpoint's strength")."""
 QUESTION = (
     "Strengths between 0 and 1, separated by commas.\n"
     "1 is the checkpoint as trained, 0 the voice its run started from;\n"
-    "0.7 keeps 70% of what the fine-tune changed (cleaner, a little less like the recordings)."
+    "0.7 keeps 70% of what the fine-tune changed (clearer, a little less like the recordings)."
 )
 TIP = (
     "Take the selected checkpoint of a run back towards the voice the run started from, at strengths you type "

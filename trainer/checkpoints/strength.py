@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from engines.errors import VoiceStudioError
+from engines.imports import importing
 
 STRENGTH_KEY = "voice_studio_strength"
 """What a checkpoint written at a strength says it is: ``{"checkpoint", "start", "strength"}``."""
@@ -107,7 +108,8 @@ def _read_start(kind: str, path: Path, mtime_ns: int, size: int) -> dict[str, An
         from engines.torch.vits.checkpoint import read_checkpoint
 
         return read_checkpoint(path).generator
-    from engines.torch.vits.onnx_import import load_onnx_generator
+    with importing("engines.torch.vits.onnx_import"):
+        from engines.torch.vits.onnx_import import load_onnx_generator
     from engines.voice import load_voice
 
     model, report = load_onnx_generator(path, load_voice(path).config.num_speakers)
@@ -126,7 +128,8 @@ def at_strength(own: dict[str, Any], start: dict[str, Any], strength: float) -> 
         StrengthError: the two are not the same network: a tensor both have differs in shape (the speaker
             embedding ``emb_g.weight`` aside, which a speaker conversion resizes; it is kept).
     """
-    import torch
+    with importing("torch"):
+        import torch
 
     shared = [name for name in own if name in start and name != SPEAKERS]
     apart = [name for name in shared if tuple(start[name].shape) != tuple(own[name].shape)]
@@ -202,7 +205,8 @@ def write_at_strength(checkpoint: Path | str, strength: float, *, start: str | N
         trainer.run.errors.RunError: the start is missing.
         engines.base.VoiceError: the checkpoint or the start cannot be read.
     """
-    import torch
+    with importing("torch"):
+        import torch
 
     from engines.files import atomic_path
     from engines.torch.vits.safe_load import load_safely
