@@ -327,3 +327,14 @@ def test_cancel_stops_between_strengths_and_lists_what_was_written(qtbot, tuned,
     listed = "listed epoch 5 at 20% · val_mel 0.5123 (in tune/strengths/)"
     assert said[-1] == f"At strength cancelled: 1 of 3 strengths written; {listed}"
     assert "epoch 5 at 20% · val_mel 0.5123" in [e.candidate.label for e in box.entries(checked_only=True)]
+
+
+def test_a_strength_is_taken_to_the_two_decimals_its_file_is_named_by(tuned, joe_weights):
+    """0.333 is written as 0.33, in its weights, its record and its name alike."""
+    path, step = tuned
+    _, joe = joe_weights
+    out = write_at_strength(path, 0.333)
+    written = torch.load(out, map_location="cpu", weights_only=False)
+    assert out.name.endswith("-strength=0.33.ckpt") and written[STRENGTH_KEY]["strength"] == 0.33
+    name, delta = next(iter(step.items()))
+    torch.testing.assert_close(written["state_dict"][f"model_g.{name}"], joe[name] + 0.33 * delta, atol=1e-6, rtol=0)

@@ -192,7 +192,7 @@ def write_at_strength(checkpoint: Path | str, strength: float, *, start: str | N
 
     Args:
         checkpoint: a run's ``.ckpt`` (ranked, ``last.ckpt``, an evaluation's) or any Piper checkpoint.
-        strength: 0-1 (:func:`checked_strength`).
+        strength: 0-1 (:func:`checked_strength`), taken to two decimals, as the file is named.
         start: the voice to move towards; default: the checkpoint's run's start (``training.json``).
         out: the file to write; default :func:`strength_path`.
 
@@ -211,7 +211,7 @@ def write_at_strength(checkpoint: Path | str, strength: float, *, start: str | N
     from engines.files import atomic_path
     from engines.torch.vits.safe_load import load_safely
 
-    checkpoint, strength = Path(checkpoint), checked_strength(strength)
+    checkpoint, strength = Path(checkpoint), round(checked_strength(strength), 2)
     named = strength_of(checkpoint)
     if named is not None:
         raise StrengthError(
