@@ -338,3 +338,46 @@ def test_a_strength_is_taken_to_the_two_decimals_its_file_is_named_by(tuned, joe
     assert out.name.endswith("-strength=0.33.ckpt") and written[STRENGTH_KEY]["strength"] == 0.33
     name, delta = next(iter(step.items()))
     torch.testing.assert_close(written["state_dict"][f"model_g.{name}"], joe[name] + 0.33 * delta, atol=1e-6, rtol=0)
+
+
+def test_minus_zero_is_the_start_voice_named_as_such(tuned):
+    """``-0`` (typed, or ``--strength -0``) is strength 0: its file is named ``strength=0.00`` (not ``-0.00``, which
+    no run would list as its strength nor refuse to take to another) and the run offers it."""
+    from trainer.checkpoints.strength import checked_strength, parse_strengths, strength_of
+    from trainer.evaluate.lines import run_candidates
+
+    path, _ = tuned
+    assert str(parse_strengths("-0")[0]) == "0.0" and str(checked_strength(-0.0)) == "0.0"
+    out = write_at_strength(path, -0.0)
+    assert out.name == "best-epoch=0004-val_mel=0.5123-strength=0.00.ckpt" and strength_of(out) == (NAME, 0.0)
+    assert {c.label: c.model_path for c in run_candidates(path.parent.parent)}["epoch 5 at 0% · val_mel 0.5123"] == out
+
+
+def test_a_checkpoint_at_a_strength_renamed_is_still_refused_by_what_it_holds(tuned):
+    """A file at a strength copied under another name (``out=``, a user's copy) still says what it is inside: taking
+    it to a strength again would compound the two (0.5 of 0.7 is 0.35 of the fine-tune), so it is refused."""
+    import shutil
+
+    path, _ = tuned
+    at = write_at_strength(path, 0.7, out=path.parent.parent / "mine.ckpt")
+    copy = shutil.copy(at, path.parent / "best-epoch=0005-val_mel=0.5000.ckpt")
+    for source in (at, Path(copy)):
+        with pytest.raises(StrengthError, match=f"is at strength 0.70 already: take its checkpoint, {NAME}, to"):
+            write_at_strength(source, 0.5)
+
+
+def test_export_says_the_strength_it_wrote_and_the_voice_records_it(tuned, tmp_path):
+    """``export --strength 0.333`` says 0.33 (the strength written and named), and the voice's ``.onnx.json``
+    records it beside the epochs trained (the voice is not the checkpoint as trained)."""
+    path, _ = tuned
+    out = tmp_path / "third.onnx"
+    done = subprocess.run(
+        [sys.executable, "-m", "studio", "export", str(path), "--strength", "0.333", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "At strength 0.33: " in done.stderr and "strength=0.33.ckpt" in done.stderr
+    training = json.loads(out.with_name("third.onnx.json").read_text())["training"]
+    assert training["strength"] == 0.33 and training["epochs"] == 5

@@ -151,9 +151,9 @@ def _at_strength(source: Path, strength: float) -> Path:
     Raises:
         StrengthError: not a checkpoint, a checkpoint of no run, a run from scratch, a strength outside 0-1.
     """
-    from trainer.checkpoints.strength import StrengthError, checked_strength, run_start, write_at_strength
+    from trainer.checkpoints.strength import StrengthError, named_strength, run_start, write_at_strength
 
-    strength = checked_strength(strength)
+    strength = named_strength(strength)  # as written and named: 0.333 is 0.33
     if source.suffix.lower() != ".ckpt":
         raise StrengthError(f"--strength: {source} is a voice, not a run's checkpoint (give a run folder or a .ckpt)")
     start = run_start(source)

@@ -25,6 +25,7 @@ from engines.frontend.lexicon import voice_lexicon, voice_lexicon_path, write_le
 from engines.imports import importing
 from engines.torch.vits.models import Synthesizer
 from engines.torch.vits.weight_norm import remove_weight_norm
+from trainer.checkpoints.strength import STRENGTH_KEY
 
 OPSET_VERSION = 15
 """Piper's export opset (``piper.train.export_onnx``)."""
@@ -159,6 +160,7 @@ def export_voice(
         config = config or voice_config_for(checkpoint)
         _check_espeak(config, espeak_voice)
         epoch = checkpoint.raw.get("epoch")
+        strength = (checkpoint.raw.get(STRENGTH_KEY) or {}).get("strength")
     else:
         with importing("engines.torch.vits.onnx_import"):
             from engines.torch.vits.onnx_import import load_onnx_generator
@@ -168,7 +170,7 @@ def export_voice(
         config = config or voice.config
         _check_espeak(config, espeak_voice)  # before the model is read
         model, _ = load_onnx_generator(source, voice.config.num_speakers)
-        epoch = None
+        epoch = strength = None
     check_num_symbols(config, model.config.num_symbols, source.name)
     naming = naming or default_naming(source, config, target)
     keep = {k: v for k, v in config.raw.items() if k in ("piper_version", "phoneme_map")}  # still true of it
@@ -182,7 +184,7 @@ def export_voice(
         {**keep, "phoneme_type": config.phoneme_type, "audio": dict(config.raw.get("audio", {}))},
     )
     stem = target.name.removesuffix(".onnx")
-    document = described(document, naming, source=source, config=config, stem=stem, raw_epoch=epoch)
+    document = described(document, naming, source=source, config=config, stem=stem, raw_epoch=epoch, strength=strength)
     written = write_voice(model, onnx_path, document)
     if lexicon:
         write_lexicon(voice_lexicon_path(written[0]), lexicon)

@@ -117,13 +117,21 @@ def _run(source: Path):
 
 
 def described(
-    document: dict[str, Any], naming: VoiceNaming, *, source: Path, config, stem: str, raw_epoch: int | None = None
+    document: dict[str, Any],
+    naming: VoiceNaming,
+    *,
+    source: Path,
+    config,
+    stem: str,
+    raw_epoch: int | None = None,
+    strength: float | None = None,
 ) -> dict[str, Any]:
     """``document`` (an export's ``.onnx.json``) with the fields that describe the voice written from ``naming``:
     ``dataset`` (the file ``stem``), ``language`` (the block of ``naming.language``), ``audio.quality`` and,
     for a checkpoint, ``training`` (:func:`training_note`). A voice re-exported under its own stem keeps its
     own fields, those it lacks written as for any other. ``raw_epoch``: the checkpoint's Lightning ``epoch``
-    (0-based), where it has one."""
+    (0-based), where it has one; ``strength``: the strength a checkpoint was taken to
+    (``trainer.checkpoints.strength``), where it was."""
     source = Path(source)
     own = dict(config.raw)
     if source.suffix.lower() == ".onnx" and source.name.removesuffix(".onnx") == stem:  # its own fields first
@@ -138,17 +146,18 @@ def described(
         "audio": {**document.get("audio", {}), "quality": naming.quality},
     }
     if source.suffix.lower() == ".ckpt":
-        written["training"] = training_note(source, config, raw_epoch)
+        written["training"] = training_note(source, config, raw_epoch, strength)
     elif "training" in own:
         written["training"] = own["training"]
     return written
 
 
-def training_note(checkpoint: Path, config, raw_epoch: int | None) -> dict[str, Any]:
+def training_note(checkpoint: Path, config, raw_epoch: int | None, strength: float | None = None) -> dict[str, Any]:
     """The ``training`` block of a checkpoint's export: ``preset`` (read by ``trainer.run.presets.smoke_note``),
     ``start_voice``, ``epochs`` (trained, 1-based), ``dataset_utterances`` and ``dataset_minutes``, each where
     it is known (a checkpoint outside a run knows its epoch only), and the ``teacher`` of a distilled dataset
-    as the run's ``config.json`` says it (``trainer.run.train``)."""
+    as the run's ``config.json`` says it (``trainer.run.train``); ``strength`` for a checkpoint taken to one
+    (``trainer.checkpoints.strength``: its generator moved back towards ``start_voice``, so not as trained)."""
     own = config.raw.get("training") or {}
     note: dict[str, Any] = {k: own[k] for k in ("preset", "teacher") if k in own}
     run = _run(checkpoint)
@@ -158,6 +167,8 @@ def training_note(checkpoint: Path, config, raw_epoch: int | None) -> dict[str, 
         note |= _dataset_size(run.cache)
     if raw_epoch is not None:
         note["epochs"] = int(raw_epoch) + 1
+    if strength is not None:
+        note["strength"] = float(strength)
     return note
 
 

@@ -54,7 +54,13 @@ def checked_strength(strength: float) -> float:
     """
     if not isinstance(strength, int | float) or math.isnan(strength) or not 0 <= strength <= 1:
         raise StrengthError(f"strength: {strength!r} is not between 0 (the start voice) and 1 (the checkpoint)")
-    return float(strength)
+    return float(strength) + 0.0  # -0.0 is 0.0 (else a file named strength=-0.00, which no run knows as one)
+
+
+def named_strength(strength: float) -> float:
+    """``strength`` (:func:`checked_strength`) to the two decimals :func:`strength_path` names its file by: the
+    strength written, and said."""
+    return round(checked_strength(strength), 2) + 0.0
 
 
 def parse_strengths(text: str) -> list[float]:
@@ -73,7 +79,7 @@ def parse_strengths(text: str) -> list[float]:
             value = float(part)
         except ValueError:
             raise StrengthError(f"strength: {part!r} is not a number between 0 (the start voice) and 1") from None
-        value = round(checked_strength(value), 2)
+        value = named_strength(value)
         if value not in found:
             found.append(value)
     return found
@@ -200,7 +206,8 @@ def write_at_strength(checkpoint: Path | str, strength: float, *, start: str | N
         The written file.
 
     Raises:
-        StrengthError: a bad strength, a checkpoint at a strength already (:func:`strength_of`), no start, or a
+        StrengthError: a bad strength, a checkpoint at a strength already (:func:`strength_of` by its name, or
+            :data:`STRENGTH_KEY` in it under any name), no start, or a
             start that shares no weight with the checkpoint.
         trainer.run.errors.RunError: the start is missing.
         engines.base.VoiceError: the checkpoint or the start cannot be read.
@@ -211,7 +218,7 @@ def write_at_strength(checkpoint: Path | str, strength: float, *, start: str | N
     from engines.files import atomic_path
     from engines.torch.vits.safe_load import load_safely
 
-    checkpoint, strength = Path(checkpoint), round(checked_strength(strength), 2)
+    checkpoint, strength = Path(checkpoint), named_strength(strength)
     named = strength_of(checkpoint)
     if named is not None:
         raise StrengthError(
@@ -221,6 +228,12 @@ def write_at_strength(checkpoint: Path | str, strength: float, *, start: str | N
     start = start if start is not None else run_start(checkpoint)
     weights = start_weights(start)
     raw = load_safely(checkpoint)
+    held = raw.get(STRENGTH_KEY)
+    if isinstance(held, dict):  # at a strength already, under another name: a strength of it would compound
+        raise StrengthError(
+            f"{checkpoint.name} is at strength {held.get('strength', 0):.2f} already: take its checkpoint, "
+            f"{held.get('checkpoint', 'the one it came from')}, to the strength wanted"
+        )
     state = raw["state_dict"]
     own = {k[len(GENERATOR_PREFIX) :]: v for k, v in state.items() if k.startswith(GENERATOR_PREFIX)}
     try:
