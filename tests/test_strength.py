@@ -381,3 +381,20 @@ def test_export_says_the_strength_it_wrote_and_the_voice_records_it(tuned, tmp_p
     assert "At strength 0.33: " in done.stderr and "strength=0.33.ckpt" in done.stderr
     training = json.loads(out.with_name("third.onnx.json").read_text())["training"]
     assert training["strength"] == 0.33 and training["epochs"] == 5
+
+
+def test_export_refuses_a_bad_strength_or_a_voice_before_any_work(tuned, tmp_path):
+    """A strength outside 0-1 is refused before the run's checkpoint is chosen and said; a voice with --strength is
+    refused for a sherpa-onnx bundle too (it was bundled as it is, the strength ignored), nothing written."""
+    path, _ = tuned
+
+    def export(*args: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "studio", "export", *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+    bad = export(str(path.parent.parent), "--strength", "2", "-o", str(tmp_path / "x.onnx"))
+    assert bad.returncode == 2 and "is not between 0" in bad.stderr and "Exporting" not in bad.stderr
+    bundle = tmp_path / "bundle"
+    voice = export("joe", "--strength", "0.5", "--sherpa-onnx", str(bundle))
+    assert voice.returncode == 2 and "is a voice, not a run's checkpoint" in voice.stderr, voice.stderr
+    assert "Traceback" not in voice.stderr and not (bundle.exists() and any(bundle.iterdir()))

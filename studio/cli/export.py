@@ -96,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
             "then holds that voice)"
         )
     _check_copy_folder(args)
+    _check_strength(args)
     if args.output is None and _is_onnx_voice(args.checkpoint):
         return _bundle_voice(args)  # no export: the voice's own graph, without torch
     from engines import registry
@@ -142,6 +143,24 @@ def run(args: argparse.Namespace) -> int:
 
         _said_bundle(write_bundle(onnx_path, args.sherpa_onnx, espeak_voice=args.espeak_voice))
     return 0
+
+
+def _check_strength(args: argparse.Namespace) -> None:
+    """``--strength``, where given, is a strength (0-1) and the source can be taken to one (not a voice: a voice name
+    or an ``.onnx``, which a bundle would otherwise take as it is), before any work.
+
+    Raises:
+        StrengthError: either, naming ``--strength``.
+    """
+    from trainer.checkpoints.strength import StrengthError, named_strength
+
+    if args.strength is None:
+        return
+    named_strength(args.strength)
+    if _is_onnx_voice(args.checkpoint):
+        raise StrengthError(
+            f"--strength: {args.checkpoint} is a voice, not a run's checkpoint (give a run folder or a .ckpt)"
+        )
 
 
 def _at_strength(source: Path, strength: float) -> Path:
