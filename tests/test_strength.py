@@ -285,7 +285,10 @@ def test_at_strength_refuses_bad_strengths_and_says_why_a_run_cannot_be_taken(
         assert said[-1].startswith("At strength: ") and why in said[-1] and said[-1].endswith("; nothing written")
     assert not box.strengths.writer.busy() and not (path.parent.parent / "strengths").exists()
     scratch, gone = _run(tmp_path / "runs" / "scratch", "scratch"), _run(tmp_path / "runs" / "gone", "/gone/v.onnx")
-    for run, why in [(scratch, "a run from scratch has no start voice"), (gone, "/gone/v.onnx: the start point")]:
+    for run, why in [
+        (scratch, "a run from scratch has no start voice"),
+        (gone, "last.ckpt: its start voice, /gone/v.onnx (as its run's training.json says), is not there"),
+    ]:
         last = make_tiny_checkpoint(run / "last.ckpt")
         box.add_run(run)
         _select(box, last)
@@ -398,3 +401,23 @@ def test_export_refuses_a_bad_strength_or_a_voice_before_any_work(tuned, tmp_pat
     voice = export("joe", "--strength", "0.5", "--sherpa-onnx", str(bundle))
     assert voice.returncode == 2 and "is a voice, not a run's checkpoint" in voice.stderr, voice.stderr
     assert "Traceback" not in voice.stderr and not (bundle.exists() and any(bundle.iterdir()))
+
+
+def test_a_start_voice_moved_away_is_said_as_the_runs(tuned, tmp_path, joe):
+    """A run started from a voice file since moved or deleted (training.json keeps its path): taking a checkpoint to
+    a strength says that start voice is gone, as the run's training.json names it, not how to start a run."""
+    import shutil
+
+    from engines.voice import config_path_for
+
+    path, _ = tuned
+    voice = tmp_path / "voices" / "en_US-mine-medium.onnx"
+    voice.parent.mkdir()
+    shutil.copy(joe.model_path, voice)
+    shutil.copy(config_path_for(joe.model_path), voice.with_name(voice.name + ".json"))
+    _run(path.parent.parent, str(voice))
+    assert write_at_strength(path, 0.5).is_file()
+    voice.unlink()
+    with pytest.raises(StrengthError, match=f"its start voice, {voice} \\(as its run's training.json says\\), is not"):
+        write_at_strength(path, 0.6)
+    assert not (path.parent.parent / "strengths" / f"{NAME.removesuffix('.ckpt')}-strength=0.60.ckpt").exists()

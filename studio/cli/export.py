@@ -175,8 +175,8 @@ def _at_strength(source: Path, strength: float) -> Path:
     strength = named_strength(strength)  # as written and named: 0.333 is 0.33
     if source.suffix.lower() != ".ckpt":
         raise StrengthError(f"--strength: {source} is a voice, not a run's checkpoint (give a run folder or a .ckpt)")
+    path = write_at_strength(source, strength)
     start = run_start(source)
-    path = write_at_strength(source, strength, start=start)
     said = f"At strength {strength:g}: {source.name} moved back towards the start voice {start}"
     print(f"{said}, written as {path}.", file=sys.stderr)
     return path

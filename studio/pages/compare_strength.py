@@ -48,7 +48,7 @@ def write_strengths(checkpoint: Path, strengths: list[float], state: TaskState) 
     Raises:
         Cancelled: ``state`` was cancelled between two strengths (the message says how many were written).
         StrengthError: a bad strength, a checkpoint of no run or at a strength already, a run from scratch.
-        trainer.run.errors.RunError: the run's start voice is missing.
+        StrengthError: the run's start voice is missing (moved or deleted).
         engines.base.VoiceError: the checkpoint or the start voice cannot be read.
     """
     from trainer.checkpoints.strength import write_at_strength

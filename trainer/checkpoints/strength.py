@@ -207,9 +207,8 @@ def write_at_strength(checkpoint: Path | str, strength: float, *, start: str | N
 
     Raises:
         StrengthError: a bad strength, a checkpoint at a strength already (:func:`strength_of` by its name, or
-            :data:`STRENGTH_KEY` in it under any name), no start, or a
+            :data:`STRENGTH_KEY` in it under any name), no start, a start that is missing (moved or deleted), or a
             start that shares no weight with the checkpoint.
-        trainer.run.errors.RunError: the start is missing.
         engines.base.VoiceError: the checkpoint or the start cannot be read.
     """
     with importing("torch"):
@@ -225,8 +224,17 @@ def write_at_strength(checkpoint: Path | str, strength: float, *, start: str | N
             f"{checkpoint.name} is at strength {named[1]:.2f} already: take its checkpoint, {named[0]}, to the "
             "strength wanted"
         )
+    from trainer.run.errors import RunError
+
+    where = "as given" if start is not None else "as its run's training.json says"
     start = start if start is not None else run_start(checkpoint)
-    weights = start_weights(start)
+    try:
+        weights = start_weights(start)
+    except RunError:  # its message is a run's start point's; this is the voice a checkpoint moves back towards
+        raise StrengthError(
+            f"{checkpoint.name}: its start voice, {start} ({where}), is not there to move it back towards (moved or "
+            "deleted? put it back, or take the checkpoint as trained)"
+        ) from None
     raw = load_safely(checkpoint)
     held = raw.get(STRENGTH_KEY)
     if isinstance(held, dict):  # at a strength already, under another name: a strength of it would compound
