@@ -421,3 +421,16 @@ def test_a_start_voice_moved_away_is_said_as_the_runs(tuned, tmp_path, joe):
     with pytest.raises(StrengthError, match=f"its start voice, {voice} \\(as its run's training.json says\\), is not"):
         write_at_strength(path, 0.6)
     assert not (path.parent.parent / "strengths" / f"{NAME.removesuffix('.ckpt')}-strength=0.60.ckpt").exists()
+
+
+def test_a_checkpoint_at_a_strength_has_no_val_mel_of_its_own_on_the_leaderboard(tuned):
+    """The val_mel a file at a strength keeps (in it, in its name) is its checkpoint's as trained: the leaderboard
+    must not show or rank it as the strength's own (it had recommended 'epoch 40 at 70%' for 'the lowest val_mel',
+    the one it shared with epoch 40 as trained)."""
+    from trainer.evaluate.leaderboard import val_mel_at_save
+
+    path, _ = tuned
+    assert val_mel_at_save(path) == pytest.approx(0.5123)
+    at = write_at_strength(path, 0.7)
+    assert val_mel_at_save(at) is None
+    assert val_mel_at_save(write_at_strength(path, 0.6, out=path.parent.parent / "mine.ckpt")) is None

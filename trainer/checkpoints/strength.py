@@ -17,7 +17,9 @@ voice (which splits them as the checkpoint does) or from the ``.ckpt`` itself.
 
 The written file is a checkpoint like the one it came from (``state_dict``, ``hyper_parameters``, its epoch and
 val_mel; optimizer states left out: it is for listening and export, not for resuming), with
-``voice_studio_strength``: ``{"checkpoint": file name, "start": the start as given, "strength": s}``.
+``voice_studio_strength``: ``{"checkpoint": file name, "start": the start as given, "strength": s}``. Its val_mel is
+its checkpoint's as trained (it labels the file); the leaderboard does not take it as the strength's own
+(``trainer.evaluate.leaderboard.val_mel_at_save``).
 """
 
 from __future__ import annotations

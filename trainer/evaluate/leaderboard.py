@@ -52,9 +52,15 @@ def val_mel_at_save(model_path: Path) -> float | None:
     Looked up in order, precise values first: the checkpoint's own ``val_mel`` (ranked checkpoints saved by
     ``trainer.run.callbacks`` since it was added); its Lightning callback state (a ``ModelCheckpoint`` monitoring
     val_mel); the run's events (``events.jsonl`` of the run folder the checkpoint is in) at the checkpoint's
-    epoch; last, the file name (``best-epoch=E-val_mel=V.ckpt``, rounded to 4 decimals).
+    epoch; last, the file name (``best-epoch=E-val_mel=V.ckpt``, rounded to 4 decimals). None for a checkpoint
+    taken to a strength (``trainer.checkpoints.strength``): the val_mel it keeps, in it and in its name, is its
+    checkpoint's as trained, never measured on the weights it holds.
     """
+    from trainer.checkpoints.strength import STRENGTH_KEY, strength_of
+
     model_path = Path(model_path)
+    if strength_of(model_path) is not None:
+        return None
     found = re.search(r"val_mel=(\d+(?:\.\d+)?)", model_path.name)
     named = float(found.group(1)) if found else None
     if model_path.suffix.lower() != ".ckpt":
@@ -66,6 +72,8 @@ def val_mel_at_save(model_path: Path) -> float | None:
         checkpoint = load_safely(model_path)
     except (VoiceError, ImportError, OSError):
         return named
+    if STRENGTH_KEY in checkpoint:
+        return None
     for value in (
         _finite(checkpoint.get("val_mel")),
         _monitored_val_mel(checkpoint),
@@ -323,6 +331,10 @@ def _expected_reference(missing: dict[str, str], lines: list[Line]) -> dict[str,
 
 
 def _no_val_mel(candidate: Candidate) -> str:
+    from trainer.checkpoints.strength import strength_of
+
+    if strength_of(candidate.model_path) is not None:
+        return "a checkpoint at a strength was not validated (the val_mel it is labelled with is its checkpoint's)"
     if candidate.engine == "onnx":
         return "an ONNX voice does not keep the val_mel it was saved with"
     return "neither the checkpoint, its file name nor its run's events tell its val_mel"
