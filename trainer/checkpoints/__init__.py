@@ -10,5 +10,6 @@
 - ``strength`` a checkpoint moved back towards its run's start voice (WiSE-FT's weight interpolation).
 
 May import: ``engines``, ``trainer.run.document``, ``trainer.data.preprocess`` (a run's dataset size),
-``trainer.start.points`` (a run's start voice, for ``strength``).
+``trainer.start.points`` and ``trainer.run.errors`` (a run's start voice and what is wrong with it, for
+``strength``).
 """
