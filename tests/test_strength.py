@@ -129,6 +129,12 @@ def test_no_start_to_move_towards_is_said(tmp_path, make_tiny_checkpoint, tuned)
         write_at_strength(loose, 0.5, start="joe")
 
 
+def _export(checkpoint: Path, strength: str, out: Path) -> subprocess.CompletedProcess:
+    """``voice-studio export CHECKPOINT --strength STRENGTH -o OUT``, as a user runs it."""
+    command = [sys.executable, "-m", "studio", "export", str(checkpoint), "--strength", strength, "-o", str(out)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+
 def test_export_at_a_strength_writes_a_voice_that_speaks(tuned, tmp_path):
     """``voice-studio export CKPT --strength 0.5 -o NAME.onnx`` says what it did and writes a voice that our ONNX
     engine and piper-tts speak; a voice given with --strength is refused in one line (exit 2)."""
@@ -139,12 +145,7 @@ def test_export_at_a_strength_writes_a_voice_that_speaks(tuned, tmp_path):
 
     path, _ = tuned
     out = tmp_path / "half.onnx"
-    done = subprocess.run(
-        [sys.executable, "-m", "studio", "export", str(path), "--strength", "0.5", "-o", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = _export(path, "0.5", out)
     assert done.returncode == 0, done.stderr
     assert "At strength 0.5: best-epoch=0004-val_mel=0.5123.ckpt moved back towards the start voice joe" in done.stderr
     import numpy as np
@@ -374,12 +375,7 @@ def test_export_says_the_strength_it_wrote_and_the_voice_records_it(tuned, tmp_p
     records it beside the epochs trained (the voice is not the checkpoint as trained)."""
     path, _ = tuned
     out = tmp_path / "third.onnx"
-    done = subprocess.run(
-        [sys.executable, "-m", "studio", "export", str(path), "--strength", "0.333", "-o", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = _export(path, "0.333", out)
     assert done.returncode == 0, done.stderr
     assert "At strength 0.33: " in done.stderr and "strength=0.33.ckpt" in done.stderr
     training = json.loads(out.with_name("third.onnx.json").read_text())["training"]
