@@ -217,15 +217,12 @@ def write_at_strength(checkpoint: Path | str, strength: float, *, start: str | N
         import torch
 
     from engines.files import atomic_path
-    from engines.torch.vits.safe_load import load_safely
+    from engines.torch.vits.checkpoint import read_checkpoint
 
     checkpoint, strength = Path(checkpoint), named_strength(strength)
     named = strength_of(checkpoint)
     if named is not None:
-        raise StrengthError(
-            f"{checkpoint.name} is at strength {named[1]:.2f} already: take its checkpoint, {named[0]}, to the "
-            "strength wanted"
-        )
+        raise _already(checkpoint, named[1], named[0])
     from trainer.run.errors import RunError
 
     where = "as given" if start is not None else "as its run's training.json says"
@@ -237,15 +234,12 @@ def write_at_strength(checkpoint: Path | str, strength: float, *, start: str | N
             f"{checkpoint.name}: its start voice, {start} ({where}), is not there to move it back towards (moved or "
             "deleted? put it back, or take the checkpoint as trained)"
         ) from None
-    raw = load_safely(checkpoint)
+    read = read_checkpoint(checkpoint)
+    raw, own = read.raw, read.generator
     held = raw.get(STRENGTH_KEY)
     if isinstance(held, dict):  # at a strength already, under another name: a strength of it would compound
-        raise StrengthError(
-            f"{checkpoint.name} is at strength {held.get('strength', 0):.2f} already: take its checkpoint, "
-            f"{held.get('checkpoint', 'the one it came from')}, to the strength wanted"
-        )
+        raise _already(checkpoint, held.get("strength", 0), held.get("checkpoint", "the one it came from"))
     state = raw["state_dict"]
-    own = {k[len(GENERATOR_PREFIX) :]: v for k, v in state.items() if k.startswith(GENERATOR_PREFIX)}
     try:
         moved_state, moved = at_strength(own, weights, strength)
     except StrengthError as exc:
@@ -260,3 +254,12 @@ def write_at_strength(checkpoint: Path | str, strength: float, *, start: str | N
     with atomic_path(out) as tmp:
         torch.save(kept, tmp)
     return out
+
+
+def _already(checkpoint: Path, strength: float, original: str) -> StrengthError:
+    """The error for ``checkpoint``, at ``strength`` already (by its name or by what it holds): a strength of it
+    would compound; ``original`` is the checkpoint it came from."""
+    return StrengthError(
+        f"{checkpoint.name} is at strength {strength:.2f} already: take its checkpoint, {original}, to the "
+        "strength wanted"
+    )
