@@ -394,3 +394,17 @@ def test_the_train_pages_export_menu_names_a_recommended_checkpoint_at_a_strengt
         "Export the recommended checkpoint: epoch 2 at 70% · val_mel 1.1247",
         "Export the lowest val_mel: epoch 2 · val_mel 1.1247",
     ]
+
+
+def test_a_recommended_last_checkpoint_is_named_as_last_not_epoch_0(bare_run):
+    """``last.ckpt`` measured best (its epoch is not in its name, its val_mel not in the ranking): Export takes it
+    and names it ``last (file last.ckpt)``, not ``epoch 0 · val_mel nan``."""
+    (bare_run / "last.ckpt").write_bytes(b"")
+    last = Evaluation(
+        epoch=0, values={"wer": 0.05, "similarity": 0.95}, lines=5, label="last", path=str(bare_run / "last.ckpt")
+    )
+    evaluations = [_ev(1, wer=0.2, similarity=0.6), last]
+    choice = run_choice(bare_run, evaluations=evaluations, start=START)
+    assert choice.checkpoint.path == bare_run / "last.ckpt"
+    assert choice.why.startswith("last (file last.ckpt) — ") and "nan" not in " ".join(choice.lines())
+    assert "epoch 0" not in " ".join(choice.lines())

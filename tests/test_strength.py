@@ -4,6 +4,7 @@ back towards the run's start voice along the line between them, written as a che
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -195,6 +196,28 @@ def test_compare_scores_a_checkpoint_at_strengths(tuned, tmp_path):
     for bad, said in [(["--strengths", "0.5,2"], "is not between 0"), (["--strengths", "0.5"], "name a run's .ckpt")]:
         refused = compare(*(["joe"] if said.startswith("name") else [str(path)]), *bad)
         assert refused.returncode == 2 and said in refused.stderr and "Traceback" not in refused.stderr
+    shutil.rmtree(path.parent.parent / "strengths")
+    missing = compare(str(path), str(tmp_path / "nowhere.onnx"), "--strengths", "0.5")
+    assert missing.returncode == 2 and "nowhere.onnx: no such candidate" in missing.stderr
+    assert not (path.parent.parent / "strengths").exists()  # nothing written before every candidate was found
+
+
+def test_the_last_checkpoint_at_a_strength_is_named_by_its_epoch(tuned):
+    """``last.ckpt`` at 0.7 is written as its epoch's (``last-epoch=0004-strength=0.70.ckpt``, offered as ``epoch 5
+    at 70% · last``); once ``last.ckpt`` has moved on to another epoch, that file is still epoch 5's and the new
+    epoch's strength is a file of its own."""
+    from trainer.evaluate.lines import run_candidates
+
+    path, _ = tuned
+    run = path.parent.parent
+    shutil.copyfile(path, run / "last.ckpt")
+    first = write_at_strength(run / "last.ckpt", 0.7)
+    assert first == run / "strengths" / "last-epoch=0004-strength=0.70.ckpt"
+    raw = torch.load(path, weights_only=False)
+    torch.save({**raw, "epoch": 5}, run / "last.ckpt")
+    second = write_at_strength(run / "last.ckpt", 0.7)
+    offered = {c.label: c.model_path for c in run_candidates(run)}
+    assert offered["epoch 5 at 70% · last"] == first and offered["epoch 6 at 70% · last"] == second
 
 
 def test_a_checkpoint_at_a_strength_is_not_taken_to_another_and_strengths_read_as_typed(tuned):
@@ -320,6 +343,7 @@ def test_cancel_stops_between_strengths_and_lists_what_was_written(qtbot, tuned,
         assert cancelled.wait(60)
         return real(*args, **kwargs)
 
+    older = real(path, 0.6)  # asked again below, but not written this time: not listed
     monkeypatch.setattr(strength, "write_at_strength", write_once_cancelled)
     task = box.at_strengths([0.2, 0.4, 0.6])
     assert task is not None and box.strengths.progress.cancel_button.isVisibleTo(box)
@@ -327,7 +351,8 @@ def test_cancel_stops_between_strengths_and_lists_what_was_written(qtbot, tuned,
     with qtbot.waitSignal(box.strengths.finished, timeout=120_000):
         box.strengths.progress.cancel_button.click()
         cancelled.set()
-    assert sorted(p.name for p in (run / "strengths").iterdir()) == [f"{Path(NAME).stem}-strength=0.20.ckpt"]
+    on_disk = sorted(p.name for p in (run / "strengths").iterdir())
+    assert on_disk == [f"{Path(NAME).stem}-strength=0.20.ckpt", older.name]
     listed = "listed epoch 5 at 20% · val_mel 0.5123 (in tune/strengths/)"
     assert said[-1] == f"At strength cancelled: 1 of 3 strengths written; {listed}"
     assert "epoch 5 at 20% · val_mel 0.5123" in [e.candidate.label for e in box.entries(checked_only=True)]

@@ -100,7 +100,9 @@ def run(args: argparse.Namespace) -> int:
     if args.csv is not None:
         check_output_path(args.csv, (".csv",), "leaderboard file")  # before any work
     lines = _lines(args)
-    candidates = listed([*args.candidates, *at_strengths(args.candidates, args.strengths or [])])
+    candidates = listed(args.candidates)  # every candidate named is there before a strength is written
+    if args.strengths:
+        candidates = listed([*args.candidates, *at_strengths(args.candidates, args.strengths)])
     use_shared_thread_pool()
     previous = signal.getsignal(signal.SIGINT)
     try:  # the first Ctrl+C cancels (_task), the second stops at once

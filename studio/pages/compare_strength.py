@@ -38,12 +38,17 @@ def ask_strengths(parent: QWidget) -> str | None:
     return text if ok else None
 
 
-def write_strengths(checkpoint: Path, strengths: list[float], state: TaskState) -> list[Path]:
+def write_strengths(
+    checkpoint: Path, strengths: list[float], state: TaskState, written: list[Path] | None = None
+) -> list[Path]:
     """``checkpoint`` written at each of ``strengths`` (``trainer.checkpoints.strength.write_at_strength``, against
     its run's start), one after another, reporting ``progress(done, total)`` and a status per strength.
 
+    Args:
+        written: where each file is added as it is written (what a failure or Cancel leaves is known there).
+
     Returns:
-        The files written, in the order of ``strengths``.
+        The files written, in the order of ``strengths`` (``written``, where given).
 
     Raises:
         Cancelled: ``state`` was cancelled between two strengths (the message says how many were written).
@@ -53,7 +58,7 @@ def write_strengths(checkpoint: Path, strengths: list[float], state: TaskState) 
     """
     from trainer.checkpoints.strength import write_at_strength
 
-    written: list[Path] = []
+    written = written if written is not None else []
     state.progress(0, len(strengths))
     for number, strength in enumerate(strengths):
         if state.is_cancelled():
@@ -70,9 +75,9 @@ class StrengthWriter(QObject):
 
     Signals:
         finished(object, object, object): once the task has ended (no longer :meth:`busy`): the run folder, the
-            files of the strengths asked that are on disk now (all of them, or those written before a failure or
-            Cancel), and ``None`` when every strength was written, else the ``Cancelled`` or other exception that
-            ended it.
+            files this task wrote (all the strengths asked, or those written before a failure or Cancel; not
+            older files of the run's), and ``None`` when every strength was written, else the ``Cancelled`` or
+            other exception that ended it.
     """
 
     finished = Signal(object, object, object)
@@ -87,17 +92,15 @@ class StrengthWriter(QObject):
 
     def start(self, checkpoint: Path, run: Path, strengths: list[float]) -> Task:
         """Write ``checkpoint`` (one of ``run``'s) at ``strengths`` off the GUI thread; ``finished`` when it ends."""
-        from trainer.checkpoints.strength import strength_path
-
-        asked = [strength_path(checkpoint, s) for s in strengths]
+        written: list[Path] = []  # filled on the task's thread; read once it has ended
         self._outcome = None
-        task = Task(lambda state: write_strengths(checkpoint, strengths, state), self)
+        task = Task(lambda state: write_strengths(checkpoint, strengths, state, written), self)
         task.cancelled.connect(self._ended_by)
         task.failed.connect(self._ended_by)
         task.ended.connect(self.progress.finish)
         self.progress.follow(task, "At strength", cancellable=True)
         self.slot.start(task)  # the slot is free before ``finished``: connected after the slot's own
-        task.ended.connect(lambda: self.finished.emit(run, [p for p in asked if p.is_file()], self._outcome))
+        task.ended.connect(lambda: self.finished.emit(run, list(written), self._outcome))
         return task
 
     def busy(self) -> bool:

@@ -93,8 +93,10 @@ class RankedCheckpoint:
 
     def label(self) -> str:
         """``epoch 2 · val_mel 1.1247``: how the studio names a ranked checkpoint (epochs counted from 1); at a
-        strength ``epoch 2 at 70% · val_mel 1.1247``, as the Compare page lists it."""
-        label = f"epoch {self.epoch + 1} · {self.metric} {self.value:.4f}"
+        strength ``epoch 2 at 70% · val_mel 1.1247``, as the Compare page lists it. One of unknown epoch (a
+        measured ``last.ckpt``: -1) is named by its file's stem (``last``), and an unknown value (NaN) left out."""
+        head = f"epoch {self.epoch + 1}" if self.epoch >= 0 else self.path.stem
+        label = head if math.isnan(self.value) else f"{head} · {self.metric} {self.value:.4f}"
         return label if self.strength is None else strength_label(label, self.strength)
 
     def describe(self) -> str:

@@ -40,6 +40,9 @@ KEPT = ("epoch", "global_step", "val_mel", "state_dict", "hyper_parameters")
 GENERATOR_PREFIX = "model_g."
 _NAMED = re.compile(r"(?P<base>.+)-strength=(?P<strength>[01]\.\d\d)\.ckpt")
 """A file :func:`strength_path` named: its checkpoint's stem and the strength."""
+LAST = "last.ckpt"
+"""A run's latest checkpoint, rewritten every epoch: a strength of it is named by its epoch (:func:`strength_path`)."""
+_LAST_AT = re.compile(r"last-epoch=(?P<epoch>\d+)\.ckpt")
 SPEAKERS = "emb_g.weight"
 """The speaker embedding: resized by a speaker conversion (``trainer.start.shape``), so kept as the checkpoint's."""
 
@@ -171,14 +174,26 @@ def strength_label(label: str, strength: float) -> str:
     return f"{head} at {strength:.0%}{sep}{rest}"
 
 
-def strength_path(checkpoint: Path, strength: float) -> Path:
+def strength_path(checkpoint: Path, strength: float, epoch: int | None = None) -> Path:
     """Where :func:`write_at_strength` puts ``checkpoint`` at ``strength`` by default: ``RUN/strengths/`` for a
-    run's checkpoint, else beside it; ``<stem>-strength=0.70.ckpt``."""
+    run's checkpoint, else beside it; ``<stem>-strength=0.70.ckpt``. A run's ``last.ckpt``, which moves on with
+    every epoch, is named by the (0-based) ``epoch`` it holds, ``last-epoch=0039-strength=0.70.ckpt``: the file
+    stays that epoch's, labelled so, after ``last.ckpt`` has moved on."""
     from trainer.run.document import STRENGTHS_FOLDER, run_of
 
     run = run_of(checkpoint)
     folder = run / STRENGTHS_FOLDER if run is not None else checkpoint.parent
-    return folder / f"{checkpoint.stem}-strength={strength:.2f}.ckpt"
+    stem = checkpoint.stem
+    if checkpoint.name == LAST and epoch is not None:
+        stem = f"{stem}-epoch={epoch:04d}"
+    return folder / f"{stem}-strength={strength:.2f}.ckpt"
+
+
+def strength_fallback_label(checkpoint: str) -> str:
+    """The label of a checkpoint a run no longer lists, from its file name (``strength_of``'s first part):
+    ``last-epoch=0039.ckpt`` -> ``epoch 40 · last``, any other -> its stem."""
+    found = _LAST_AT.fullmatch(checkpoint)
+    return f"epoch {int(found['epoch']) + 1} · last" if found else checkpoint.removesuffix(".ckpt")
 
 
 def run_start(checkpoint: Path) -> str:
@@ -249,7 +264,8 @@ def write_at_strength(checkpoint: Path | str, strength: float, *, start: str | N
     kept = {key: raw[key] for key in KEPT if key in raw}
     kept["state_dict"] = {**state, **{GENERATOR_PREFIX + k: v for k, v in moved_state.items()}}
     kept[STRENGTH_KEY] = {"checkpoint": checkpoint.name, "start": start, "strength": strength}
-    out = Path(out) if out is not None else strength_path(checkpoint, strength)
+    epoch = raw.get("epoch") if isinstance(raw.get("epoch"), int) else None
+    out = Path(out) if out is not None else strength_path(checkpoint, strength, epoch)
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(out) as tmp:
         torch.save(kept, tmp)

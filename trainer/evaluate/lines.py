@@ -238,8 +238,9 @@ def run_candidates(run_dir: Path | str, voices_dir: Path | str | None = None) ->
 
 def _strength_candidates(run_dir: Path, labels: dict[str, str]) -> list[Candidate]:
     """The run's checkpoints taken to a strength (``trainer.checkpoints.strength``), in file order, labelled after
-    their checkpoint's label (``labels``: file name -> label; a checkpoint no longer ranked by its file stem)."""
-    from trainer.checkpoints.strength import strength_label, strength_of
+    their checkpoint's label (``labels``: file name -> label; a checkpoint no longer ranked, or ``last.ckpt`` as it
+    was, by its file name: ``trainer.checkpoints.strength.strength_fallback_label``)."""
+    from trainer.checkpoints.strength import strength_fallback_label, strength_label, strength_of
     from trainer.run.document import STRENGTHS_FOLDER
 
     found = []
@@ -247,7 +248,7 @@ def _strength_candidates(run_dir: Path, labels: dict[str, str]) -> list[Candidat
         named = strength_of(path)
         if named is not None:
             base, strength = named
-            label = strength_label(labels.get(base, base.removesuffix(".ckpt")), strength)
+            label = strength_label(labels.get(base) or strength_fallback_label(base), strength)
             found.append(Candidate(label=label, model_path=path))
     return found
 
