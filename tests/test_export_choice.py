@@ -408,3 +408,28 @@ def test_a_recommended_last_checkpoint_is_named_as_last_not_epoch_0(bare_run):
     assert choice.checkpoint.path == bare_run / "last.ckpt"
     assert choice.why.startswith("last (file last.ckpt) — ") and "nan" not in " ".join(choice.lines())
     assert "epoch 0" not in " ".join(choice.lines())
+
+
+def test_a_leaderboard_row_of_a_file_rewritten_since_it_was_scored_is_not_followed(bare_run):
+    """The Compare page scored ``last.ckpt`` best (its ``leaderboard.json`` stamps the file); the run went on and
+    rewrote ``last.ckpt``: Export no longer takes it on the old row (it measured another voice), and follows the
+    rows whose files are as scored."""
+    import os
+
+    from studio.pages.compare_board import save_board
+    from trainer.evaluate.best_row import stamped
+
+    last, folder = bare_run / "last.ckpt", bare_run / "checkpoints"
+    last.write_bytes(b"epoch 3")
+    heard = {"recognizer": "Whisper tiny.en", "dnsmos_ovrl": 3.2}
+    rows = [
+        Row(label="epoch 1", model_path=folder / _name(0), val_mel=VAL_MEL[0], wer=0.12, similarity=0.70, **heard),
+        Row(label="last", model_path=last, wer=0.05, similarity=0.90, **heard),
+    ]
+    key = {"candidates": [{"label": r.label, **stamped(r.model_path)} for r in rows], "lines": [], "settings": {}}
+    save_board(bare_run, rows, key)
+    assert run_choice(bare_run).checkpoint.path == last
+    last.write_bytes(b"epoch 40, written later")
+    os.utime(last, ns=(last.stat().st_atime_ns, last.stat().st_mtime_ns + 10**9))
+    choice = run_choice(bare_run)
+    assert choice.checkpoint.path == folder / _name(0) and choice.recommended.path == folder / _name(0)

@@ -38,30 +38,19 @@ from studio.widgets.notices import failed_on
 from studio.widgets.task_progress import TaskProgress
 from studio.widgets.tie_break import TieBreakPanel
 from studio.workers import Task, TaskSlot
-from trainer.evaluate.best_row import BOARD_FILE
+from trainer.evaluate.best_row import BOARD_FILE, SCORED_FILE, stamped
 from trainer.evaluate.board import candidates_text
 from trainer.evaluate.leaderboard import Row, read_csv, scored, to_csv
 from trainer.evaluate.tie_break import RATINGS_FILE, offer_of
-
-SCORED_FILE = "leaderboard.json"
-"""What the saved rows measured (:func:`scored_key`), beside ``BOARD_FILE``."""
 
 
 def scored_key(comparison: Comparison) -> dict:
     """What a leaderboard of ``comparison`` measures, as JSON data: each candidate's label, file, size and
     mtime (ns; a rewritten ``last.ckpt`` is another candidate), the lines (text, and the recording with its size and
     mtime: a recording trimmed in place is measured again) and the settings."""
-    candidates = [{"label": candidate.label, **_stamped(candidate.model_path)} for candidate in comparison.candidates]
-    lines = [{"text": line.text, "reference": line.reference and _stamped(line.reference)} for line in comparison.lines]
+    candidates = [{"label": candidate.label, **stamped(candidate.model_path)} for candidate in comparison.candidates]
+    lines = [{"text": line.text, "reference": line.reference and stamped(line.reference)} for line in comparison.lines]
     return json.loads(json.dumps({"candidates": candidates, "lines": lines, "settings": asdict(comparison.settings)}))
-
-
-def _stamped(path: Path) -> dict:
-    """``path`` (absolute) with its size and mtime in ns (``None`` for a file that is not there)."""
-    path = Path(path).absolute()
-    stat = path.stat() if path.exists() else None
-    size, mtime = (stat.st_size, stat.st_mtime_ns) if stat else (None, None)
-    return {"path": str(path), "size": size, "mtime_ns": mtime}
 
 
 def save_board(folder: Path, rows: list[Row], key: dict) -> Path:

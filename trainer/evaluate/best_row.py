@@ -27,7 +27,34 @@ BOARD_FILE = "leaderboard.csv"
 """The Compare page's saved leaderboard, in ``Comparison.folder()``: the run folder when every candidate is one
 run's (``studio.pages.compare_board``); Export reads a run's from there too (``trainer.evaluate.choice``)."""
 
+SCORED_FILE = "leaderboard.json"
+"""What the rows of ``BOARD_FILE`` measured, beside it (``studio.pages.compare_board.scored_key``): each candidate's
+label and :func:`stamped` file, the lines, the settings."""
+
 INSTALL_HINT = install_line("compare")
+
+
+def stamped(path: Path | str) -> dict:
+    """``path`` (absolute) with its size and mtime in ns (``None`` for a file that is not there): what tells a file
+    scored from one rewritten since (``last.ckpt`` after another epoch)."""
+    path = Path(path).absolute()
+    stat = path.stat() if path.exists() else None
+    size, mtime = (stat.st_size, stat.st_mtime_ns) if stat else (None, None)
+    return {"path": str(path), "size": size, "mtime_ns": mtime}
+
+
+def rewritten_since_scored(folder: Path) -> set[str]:
+    """The candidate files (absolute paths) of ``folder``'s saved leaderboard that are no longer the files scored:
+    rewritten (size or mtime changed) or gone since, by ``folder / SCORED_FILE``; none where that file is missing or
+    unreadable (a leaderboard saved before it was written)."""
+    import json
+
+    try:
+        scored = json.loads((folder / SCORED_FILE).read_text(encoding="utf-8"))
+        files = [c for c in scored["candidates"] if isinstance(c, dict) and "path" in c]
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+    return {c["path"] for c in files if stamped(c["path"]) != {k: c.get(k) for k in ("path", "size", "mtime_ns")}}
 
 
 def missing_measures() -> list[str]:

@@ -220,15 +220,19 @@ def _compared_recordings(run_dir: Path) -> Evaluation | None:
 
 def _board_rows(run_dir: Path) -> list:
     """The rendered rows of ``RUN/leaderboard.csv``; none where there is no file, it cannot be read, or an older
-    scorer wrote it (PocketSphinx's WER, floored MCD and F0)."""
-    from trainer.evaluate.best_row import BOARD_FILE
+    scorer wrote it (PocketSphinx's WER, floored MCD and F0). A row whose file was rewritten since it was scored
+    (``last.ckpt`` after more epochs, by ``leaderboard.json``) is left out: it measured another voice."""
+    from trainer.evaluate.best_row import BOARD_FILE, rewritten_since_scored
     from trainer.evaluate.board import BoardError, read_csv
 
     try:
         rows = [r for r in read_csv((run_dir / BOARD_FILE).read_text(encoding="utf-8")) if r.failed is None]
     except (OSError, BoardError, UnicodeDecodeError):
         return []
-    return [] if any(r.wer is not None and r.recognizer is None for r in rows) else rows
+    if any(r.wer is not None and r.recognizer is None for r in rows):
+        return []
+    stale = rewritten_since_scored(run_dir)
+    return [r for r in rows if str(Path(r.model_path).absolute()) not in stale]
 
 
 def _run_state(run_dir: Path):
