@@ -9,6 +9,7 @@ not measure it again and a resumed run whose best checkpoint changed is measured
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from engines.errors import VoiceStudioError
@@ -47,8 +48,6 @@ def rewritten_since_scored(folder: Path) -> set[str]:
     """The candidate files (absolute paths) of ``folder``'s saved leaderboard that are no longer the files scored:
     rewritten (size or mtime changed) or gone since, by ``folder / SCORED_FILE``; none where that file is missing or
     unreadable (a leaderboard saved before it was written)."""
-    import json
-
     try:
         scored = json.loads((folder / SCORED_FILE).read_text(encoding="utf-8"))
         files = [c for c in scored["candidates"] if isinstance(c, dict) and "path" in c]
