@@ -395,6 +395,23 @@ def test_a_checkpoint_at_a_strength_renamed_is_still_refused_by_what_it_holds(tu
             write_at_strength(source, 0.5)
 
 
+def test_a_file_holding_minus_zero_from_before_is_said_and_recorded_as_zero(tuned):
+    """A file written before -0 became 0 holds ``strength: -0.0``: taking it to a strength again is refused saying
+    0.00 (not -0.00), and what it holds reads as 0.0, the strength an export of it records."""
+    import math
+
+    from trainer.checkpoints.strength import STRENGTH_KEY, held_strength
+
+    path, _ = tuned
+    at = write_at_strength(path, 0.0, out=path.parent.parent / "old.ckpt")
+    raw = torch.load(at, map_location="cpu", weights_only=False)
+    raw[STRENGTH_KEY]["strength"] = -0.0
+    torch.save(raw, at)
+    with pytest.raises(StrengthError, match=f"old.ckpt is at strength 0.00 already: take its checkpoint, {NAME}"):
+        write_at_strength(at, 0.5)
+    assert math.copysign(1, held_strength(raw)) == 1 and held_strength({"epoch": 3}) is None
+
+
 def test_export_says_the_strength_it_wrote_and_the_voice_records_it(tuned, tmp_path):
     """``export --strength 0.333`` says 0.33 (the strength written and named), and the voice's ``.onnx.json``
     records it beside the epochs trained (the voice is not the checkpoint as trained)."""

@@ -25,7 +25,7 @@ from engines.frontend.lexicon import voice_lexicon, voice_lexicon_path, write_le
 from engines.imports import importing
 from engines.torch.vits.models import Synthesizer
 from engines.torch.vits.weight_norm import remove_weight_norm
-from trainer.checkpoints.strength import STRENGTH_KEY
+from trainer.checkpoints.strength import held_strength
 
 OPSET_VERSION = 15
 """Piper's export opset (``piper.train.export_onnx``)."""
@@ -160,7 +160,7 @@ def export_voice(
         config = config or voice_config_for(checkpoint)
         _check_espeak(config, espeak_voice)
         epoch = checkpoint.raw.get("epoch")
-        strength = (checkpoint.raw.get(STRENGTH_KEY) or {}).get("strength")
+        strength = held_strength(checkpoint.raw)
     else:
         with importing("engines.torch.vits.onnx_import"):
             from engines.torch.vits.onnx_import import load_onnx_generator

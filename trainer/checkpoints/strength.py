@@ -167,6 +167,15 @@ def strength_of(path: Path) -> tuple[str, float] | None:
     return (f"{found['base']}.ckpt", float(found["strength"])) if found else None
 
 
+def held_strength(raw: dict[str, Any]) -> float | None:
+    """The strength a checkpoint's dict ``raw`` says it was taken to (under :data:`STRENGTH_KEY`), else ``None``
+    (as trained). -0.0, held by files written before :func:`checked_strength` made it 0.0, is 0.0."""
+    held = raw.get(STRENGTH_KEY)
+    if not isinstance(held, dict):
+        return None
+    return float(held.get("strength", 0)) + 0.0
+
+
 def strength_label(label: str, strength: float) -> str:
     """The label of a checkpoint at ``strength``, from the checkpoint's own: ``epoch 40 · val_mel 0.5123`` ->
     ``epoch 40 at 70% · val_mel 0.5123``, ``last`` -> ``last at 70%``."""
@@ -251,9 +260,9 @@ def write_at_strength(checkpoint: Path | str, strength: float, *, start: str | N
         ) from None
     read = read_checkpoint(checkpoint)
     raw, own = read.raw, read.generator
-    held = raw.get(STRENGTH_KEY)
-    if isinstance(held, dict):  # at a strength already, under another name: a strength of it would compound
-        raise _already(checkpoint, held.get("strength", 0), held.get("checkpoint", "the one it came from"))
+    held = held_strength(raw)
+    if held is not None:  # at a strength already, under another name: a strength of it would compound
+        raise _already(checkpoint, held, raw[STRENGTH_KEY].get("checkpoint", "the one it came from"))
     state = raw["state_dict"]
     try:
         moved_state, moved = at_strength(own, weights, strength)
