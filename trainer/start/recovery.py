@@ -178,7 +178,6 @@ def _batch(examples: list[Example], model) -> Batch:
     return collate(items).to(examples[0].audio.device)
 
 
-@torch.no_grad()
 def vits_objective(config):
     """``config`` without the decoder's own losses (``stft_loss``, ``prior_mel``: ``trainer.gan.decoder_losses``):
     the recovery holds the decoder, so it fits VITS's mel, KL and duration terms only (and its cache stays valid
@@ -186,6 +185,7 @@ def vits_objective(config):
     return replace(config, stft_loss=0.0, prior_mel=0.0)
 
 
+@torch.no_grad()
 def held_out_kl(model, examples: list[Example], config) -> float:
     """Mean KL(q || p) per frame over ``examples`` (one line each, MAS as in training): the ``val_kl`` a run
     on these lines would start from."""
