@@ -221,7 +221,7 @@ class VitsSystem(L.LightningModule):
         got = generator_losses(
             self.model_g, batch, self.config, search=self.step_timer.timed(SEARCH, "alignment", before="generator")
         )
-        metrics = {"mel": got.mel.detach(), "kl": got.kl.detach(), "dur": got.dur.detach()}
+        metrics = got.metrics()
         self.step_timer.lap("generator")
         metrics["loss_g"] = got.total(self.config)
         return got.out, got.y, got.y_hat, metrics

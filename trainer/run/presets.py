@@ -131,6 +131,14 @@ class TrainingConfig:
             fine-tune its quality on the target speaker, and also what makes the voice the target's: held (0) for
             10 epochs from joe, similarity rose 0.575 -> 0.603 (the default: 0.763) while OVRL stayed 3.36-3.40
             (docs/benchmarks.md "Fine-tuning quality").
+        stft_loss: the weight, times ``c_mel``, of a multi-resolution STFT loss on the decoded segment
+            (``trainer.gan.decoder_losses``; Parallel WaveGAN's spectral convergence and log-magnitude terms); 0: off.
+        prior_mel: the weight, times ``c_mel``, of the mel L1 of the segment decoded from the prior's latent (at the
+            batch's alignment, through the reversed flow; only the decoder learns from it); 0: off. Both are
+            experiments' settings (``--set stft_loss=0.5 --set prior_mel=0.5``): measured on the target speaker
+            (20-40 epochs from joe) they kept 0.1 DNSMOS OVRL more at the same similarity and WER 0.12-0.16 where
+            the STFT loss alone reached 0.23-0.31, for 30-40 % more time per generator epoch (docs/benchmarks.md
+            "Fine-tuning quality").
         lr_warmup_steps: the generator's rate rises linearly from ``1 / lr_warmup_steps`` of the schedule's to all
             of it over its first ``lr_warmup_steps`` steps (``trainer.gan.lr_schedule.ramped``; counted by its
             optimizer, so a resume goes on where it was; 0: none, as from scratch). A fine-tune's AdamW starts with
@@ -189,6 +197,8 @@ class TrainingConfig:
     inference_anchor: float = 1000.0
     text_lr_scale: float | None = None
     decoder_lr_scale: float = 1.0
+    stft_loss: float = 0.0
+    prior_mel: float = 0.0
     lr_warmup_steps: int = 100
     lr_decay: float = 0.999875
     lr_decay_d: float = 0.9999

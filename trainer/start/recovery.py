@@ -30,7 +30,7 @@ generator moves.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 import torch.nn.functional as F
@@ -108,12 +108,14 @@ def recover(
 
     Args:
         model: an imported ``Synthesizer``; only parameters under ``TRAINABLE`` change.
-        config: the run's ``trainer.run.presets.TrainingConfig`` (loss weights, segment, mel settings).
+        config: the run's ``trainer.run.presets.TrainingConfig`` (loss weights, segment, mel settings; its
+            decoder's own losses, ``stft_loss`` and ``prior_mel``, left out: the decoder is held here).
         warm_steps: NLL steps of one line each (the warm start); fit_steps: steps of the training
             objective on ``batch_size`` lines each.
         held_out: examples kept for the report (at least one when there are two or more).
         progress: called before each step (``warm_steps + fit_steps`` in all) and once after them.
     """
+    config = vits_objective(config)
     held = max(1, min(held_out, len(examples) // 4)) if len(examples) > 1 else 0
     fit_on, check_on = examples[held:] or examples, examples[:held] or examples
     trainable = [p for name, p in model.named_parameters() if name.startswith(TRAINABLE)]
@@ -176,10 +178,18 @@ def _batch(examples: list[Example], model) -> Batch:
     return collate(items).to(examples[0].audio.device)
 
 
+def vits_objective(config):
+    """``config`` without the decoder's own losses (``stft_loss``, ``prior_mel``: ``trainer.gan.decoder_losses``):
+    the recovery holds the decoder, so it fits VITS's mel, KL and duration terms only (and its cache stays valid
+    whatever those weights are)."""
+    return replace(config, stft_loss=0.0, prior_mel=0.0)
+
+
 @torch.no_grad()
 def held_out_kl(model, examples: list[Example], config) -> float:
     """Mean KL(q || p) per frame over ``examples`` (one line each, MAS as in training): the ``val_kl`` a run
     on these lines would start from."""
+    config = vits_objective(config)
     kls = [float(generator_losses(model, _batch([e], model), config).kl) for e in examples]
     return sum(kls) / len(kls)
 
