@@ -1,5 +1,6 @@
 """The decoder's own losses (trainer.gan.decoder_losses): a multi-resolution STFT loss and the mel L1 of the
-segment decoded from the prior, each off unless its weight is set, and left out of the recovery."""
+segment decoded from the prior, on for a fine-tune, off from scratch and in runs written before them, and left out
+of the recovery."""
 
 from __future__ import annotations
 
@@ -38,10 +39,10 @@ def _model_and_losses(**weights: float):
     return model, config, generator_losses(model, _batches(1)[0], config)
 
 
-def test_both_losses_are_off_unless_their_weights_are_set_and_add_to_the_total_as_set():
+def test_both_losses_are_off_at_0_and_add_to_the_total_as_set():
     """At 0 neither is computed and the total is VITS's; set, each is a positive scalar and the total adds
     ``weight * c_mel`` of each, as logged in ``metrics``."""
-    _, config, plain = _model_and_losses()
+    _, config, plain = _model_and_losses(stft_loss=0.0, prior_mel=0.0)
     assert plain.stft is None and plain.prior_mel is None and set(plain.metrics()) == {"mel", "kl", "dur"}
     assert torch.allclose(plain.total(config), plain.mel * config.c_mel + plain.kl * config.c_kl + plain.dur)
     _, config, got = _model_and_losses(stft_loss=0.5, prior_mel=0.25)
@@ -72,3 +73,26 @@ def test_the_recovery_fits_vits_objective_without_the_decoders_losses():
     config = preset("test", stft_loss=0.5, prior_mel=0.5)
     plain = vits_objective(config)
     assert (plain.stft_loss, plain.prior_mel) == (0.0, 0.0) and plain.c_mel == config.c_mel
+
+
+def test_a_fine_tune_has_them_and_a_run_from_scratch_or_written_before_them_does_not(tmp_path):
+    """A run from joe writes both weights (0.5) in its training.json; a run from scratch, whose prior means nothing
+    yet, writes 0; a config written before the settings existed resumes without them."""
+    from conftest import target_voice_slice
+
+    from trainer.run.document import read_run
+    from trainer.run.options import RunOptions
+    from trainer.run.presets import TrainingConfig
+    from trainer.run.train import create_run
+
+    data = target_voice_slice(tmp_path / "piper-data", 8)
+    held = {}
+    for start in ("joe", "scratch"):
+        run = create_run(RunOptions(dataset=data, out=tmp_path / start, start=start, preset="test", epochs=1))
+        config = read_run(run).config
+        held[start] = config["stft_loss"], config["prior_mel"]
+    assert held == {"joe": (0.5, 0.5), "scratch": (0.0, 0.0)}
+    values = TrainingConfig().to_dict()
+    del values["stft_loss"], values["prior_mel"]
+    older = TrainingConfig.from_dict(values)
+    assert (older.stft_loss, older.prior_mel) == (0.0, 0.0)

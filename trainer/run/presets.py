@@ -134,11 +134,12 @@ class TrainingConfig:
         stft_loss: the weight, times ``c_mel``, of a multi-resolution STFT loss on the decoded segment
             (``trainer.gan.decoder_losses``; Parallel WaveGAN's spectral convergence and log-magnitude terms); 0: off.
         prior_mel: the weight, times ``c_mel``, of the mel L1 of the segment decoded from the prior's latent (at the
-            batch's alignment, through the reversed flow; only the decoder learns from it); 0: off. Both are
-            experiments' settings (``--set stft_loss=0.5 --set prior_mel=0.5``): measured on the target speaker
-            (20-40 epochs from joe) they kept 0.1 DNSMOS OVRL more at the same similarity and WER 0.12-0.16 where
-            the STFT loss alone reached 0.23-0.31, for 30-40 % more time per generator epoch (docs/benchmarks.md
-            "Fine-tuning quality").
+            batch's alignment, through the reversed flow; only the decoder learns from it); 0: off. Both 0.5 for a
+            fine-tune, 0 from scratch (``trainer.run.train``; not measured there). On the target speaker (30 epochs
+            from joe) the run's epochs stayed 0.1-0.3 DNSMOS OVRL cleaner than without them at the same similarity,
+            and taken to a strength 0.35-0.5 cleaner (similarity 0.852, WER 0.10, OVRL 3.13 against 2.61-2.75);
+            joe on its own speech met every self-consistency target at every epoch; a generator epoch takes about
+            35 % longer (docs/benchmarks.md "Fine-tuning quality", "Fine-tuning that keeps the voice").
         lr_warmup_steps: the generator's rate rises linearly from ``1 / lr_warmup_steps`` of the schedule's to all
             of it over its first ``lr_warmup_steps`` steps (``trainer.gan.lr_schedule.ramped``; counted by its
             optimizer, so a resume goes on where it was; 0: none, as from scratch). A fine-tune's AdamW starts with
@@ -197,8 +198,8 @@ class TrainingConfig:
     inference_anchor: float = 1000.0
     text_lr_scale: float | None = None
     decoder_lr_scale: float = 1.0
-    stft_loss: float = 0.0
-    prior_mel: float = 0.0
+    stft_loss: float = 0.5
+    prior_mel: float = 0.5
     lr_warmup_steps: int = 100
     lr_decay: float = 0.999875
     lr_decay_d: float = 0.9999
@@ -248,11 +249,13 @@ BEFORE: dict[str, Any] = {
     "text_lr_scale": None,
     "lr_warmup_steps": 0,
     "recovery_fit_steps": 0,
+    "stft_loss": 0.0,
+    "prior_mel": 0.0,
 }
 """Settings added to ``TrainingConfig`` since runs were first written (``training.json``'s ``config``, a checkpoint's
 ``voice_studio`` hyperparameters), and the value a config without them ran with: ``None``, the fixed per-epoch
 factors (``trainer.gan.lr_schedule``); the inference path at the full rate; a recovery without the objective's fit; no
-warm-up of the generator's rate."""
+warm-up of the generator's rate; none of the decoder's own losses."""
 RETIRED = ("d_warmup_steps",)
 """Settings older runs' configs hold that no longer exist: ``d_warmup_steps`` was a fixed warm-up length (at most
 the first epoch), which the criterion of ``d_warmup_min_steps``, ``d_warmup_max_steps`` and ``d_warmup_ready_loss``

@@ -147,8 +147,10 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
     config, conversions = fit_to_start(
         options.start, config, cache, preset_name=options.preset, dataset_label=str(options.dataset)
     )
-    if options.start == "scratch":  # nothing to keep: the whole generator learns at the full rate
-        config = replace(config, inference_lr_scale=1.0, inference_anchor=0.0, lr_warmup_steps=0)
+    if options.start == "scratch":  # nothing to keep: the whole generator learns at the full rate, as VITS's
+        config = replace(
+            config, inference_lr_scale=1.0, inference_anchor=0.0, lr_warmup_steps=0, stft_loss=0.0, prior_mel=0.0
+        )
     dataset = Path(options.dataset).resolve()
     chosen = replace(options, dataset=dataset, out=out, epochs=config.epochs, batch_size=config.batch_size)
     document = RunDocument(options=chosen, cache=cache_dir.resolve(), config=config.to_dict(), conversions=conversions)
