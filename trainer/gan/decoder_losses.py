@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import torch
 
+from trainer.gan.generator_forward import slice_segments
+
 STFT_RESOLUTIONS = ((512, 128, 512), (1024, 256, 1024), (2048, 512, 2048))
 """``(n_fft, hop, window)`` of each resolution: a quarter-window hop at three sizes around the mel's 1024 (Parallel
 WaveGAN's three are 512/1024/2048 with other hops; these measured in docs/benchmarks.md)."""
@@ -64,8 +66,6 @@ def decoded_from_prior(model, out, speaker_ids, segment_frames: int) -> torch.Te
     Returns:
         Audio ``[B, 1, segment_frames * hop_length]``.
     """
-    from trainer.gan.generator_forward import slice_segments
-
     g = model.speaker(speaker_ids)
     with torch.no_grad():
         noise = torch.randn_like(out.m_p) * torch.exp(out.logs_p) * PRIOR_NOISE_SCALE
