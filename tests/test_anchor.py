@@ -105,9 +105,10 @@ def test_a_config_written_before_the_anchor_has_none():
     assert TrainingConfig.from_dict(values).inference_anchor == 0.0
 
 
-def test_a_run_from_scratch_has_no_anchor_and_no_warm_up(tmp_path):
-    """A run from joe keeps the preset's anchor and rate warm-up in its training.json; a run from scratch has
-    nothing to hold and fresh weights to warm up from (neither)."""
+def test_a_run_from_scratch_has_no_anchor_no_warm_up_and_no_decoder_losses(tmp_path):
+    """A run from joe keeps the preset's anchor, rate warm-up and the decoder's own losses
+    (``trainer.gan.decoder_losses``) in its training.json; a run from scratch has nothing to hold, fresh weights to
+    warm up from and a prior that means nothing yet (none of them)."""
     from conftest import target_voice_slice
 
     from trainer.run.document import read_run
@@ -120,8 +121,8 @@ def test_a_run_from_scratch_has_no_anchor_and_no_warm_up(tmp_path):
     for start in ("joe", "scratch"):
         run = create_run(RunOptions(dataset=data, out=tmp_path / start, start=start, preset="test", epochs=1))
         config = read_run(run).config
-        held[start] = config["inference_anchor"], config["lr_warmup_steps"]
-    assert held == {"joe": (TrainingConfig().inference_anchor, 2), "scratch": (0.0, 0)}
+        held[start] = config["inference_anchor"], config["lr_warmup_steps"], config["stft_loss"], config["prior_mel"]
+    assert held == {"joe": (TrainingConfig().inference_anchor, 2, 0.5, 0.5), "scratch": (0.0, 0, 0.0, 0.0)}
 
 
 def _fit(anchor: float):
