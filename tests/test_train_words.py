@@ -178,7 +178,12 @@ def test_the_learning_rate_and_its_schedule_are_said(qtbot, tmp_path):
         f"\n\nLearning rate: {said}: generator 2e-4 → 1e-5, discriminators 1e-4 → 5e-6; {slowed}"
     )
     start = events.RunStart(time=T, config=config, num_utterances=9, device="cpu", epochs=1000, start="joe")
-    assert sentence(start) == "Training from joe on cpu: 9 utterances, 1000 epochs, learning rate 2e-4 → 1e-5."
+    decoder = "the decoder also trained on the prior's latents, with a multi-resolution STFT loss"
+    assert (
+        sentence(start) == f"Training from joe on cpu: 9 utterances, 1000 epochs, learning rate 2e-4 → 1e-5; {decoder}."
+    )
+    alone = replace(start, config={**config, "prior_mel": 0.0})
+    assert sentence(alone).endswith("; the decoder also trained with a multi-resolution STFT loss.")
     state.apply(start)
     state.apply(_epoch(0, T + 30))
     state.apply(replace(_epoch(1, T + 60), learning_rates={"generator": 1.994e-4}))

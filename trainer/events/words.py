@@ -42,7 +42,19 @@ def _run_start(e: Any) -> str:
     schedule = path_words(e.config)
     lr = f", learning rate {schedule}" if schedule else ""  # the generator's (trainer.gan.lr_schedule)
     sizes = f"{count(e.num_utterances, 'utterance')}, {count(e.epochs, 'epoch')}{batch}{lr}"
-    return f"{verb} on {e.device}{how}: {sizes}."
+    return f"{verb} on {e.device}{how}: {sizes}{decoder_words(e.config)}."
+
+
+def decoder_words(config: dict[str, Any]) -> str:
+    """``; the decoder also trained on the prior's latents, with a multi-resolution STFT loss`` for a run whose
+    ``config`` sets the decoder's own losses (``trainer.gan.decoder_losses``: ``prior_mel``, ``stft_loss``), each
+    named where set; ``""`` where neither is (from scratch, or a run written before them)."""
+    parts = [
+        words
+        for key, words in (("prior_mel", "on the prior's latents"), ("stft_loss", "with a multi-resolution STFT loss"))
+        if config.get(key)
+    ]
+    return f"; the decoder also trained {', '.join(parts)}" if parts else ""
 
 
 STEP_WORDS = {
