@@ -52,6 +52,32 @@ def test_loss_legend_beside_the_plot_not_over_it(qtbot):
     assert MIN_HEIGHT <= chart.minimumHeight() <= MIN_HEIGHT + 60 and chart.height() >= chart.minimumHeight()
 
 
+def test_a_fine_tunes_decoder_losses_are_listed_only_where_the_run_has_them(qtbot):
+    """A fine-tune's ``stft`` and ``prior_mel`` (train and val) get legend rows and curves once they have values, the
+    legend still whole beside the plot; a run without them (from scratch) lists VITS's losses alone, and a loss
+    hidden before the legend grows stays hidden."""
+    from studio.widgets.train_charts import LOSSES, LossChart
+
+    chart = _shown(qtbot, LossChart())
+    chart.set_series(SERIES)
+    assert set(chart.legend.boxes) == {name for name, _, _ in LOSSES}
+    chart.legend.boxes["train_kl"].setChecked(False)
+    decoder = {
+        f"{split}_{kind}": ([1, 2, 3], [0.9, 0.8, 0.7]) for split in ("train", "val") for kind in ("stft", "prior_mel")
+    }
+    chart.set_series({**SERIES, **decoder})
+    qtbot.wait(50)
+    assert set(decoder) <= set(chart.legend.boxes) and not chart.legend.shown("train_kl")
+    assert list(chart.curve("val_prior_mel").getData()[0]) == [1, 2, 3] and chart.curve("val_prior_mel").isVisible()
+    chart.resize(chart.width(), chart.minimumHeight())
+    qtbot.wait(50)
+    assert not _view_box_rect(chart.plot.vb, chart.plot_widget).intersects(_global_rect(chart.legend))
+    for box in [*chart.legend.boxes.values(), chart.legend.log_scale]:
+        assert _global_rect(chart).contains(_global_rect(box)), box.text()
+    chart.set_series(SERIES)
+    assert "train_stft" not in chart.legend.boxes and not chart.curve("train_stft").getData()[0]
+
+
 def test_epoch_chart_legend_beside_the_plot(qtbot):
     from studio.widgets.train_charts import EpochChart
 

@@ -1,5 +1,6 @@
 """The loss chart's legend beside the plot: one checkbox per loss (its line drawn as the icon) and a log-scale
-switch. Rows are the losses' kinds (mel, kl, dur, gen, disc), columns training and validation."""
+switch. Rows are the losses' kinds (mel, kl, dur, gen, disc; a fine-tune's stft, prior_mel), columns training and
+validation."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ MEANINGS = {
     "dur": "duration predictor loss: how well phoneme lengths are predicted",
     "gen": "generator's adversarial loss (against the discriminators)",
     "disc": "discriminators' loss (real against generated audio)",
+    "stft": "multi-resolution STFT loss: the spoken audio's spectral detail against the recording's (a fine-tune's)",
+    "prior_mel": "mel L1 of the audio decoded from the text's latents, as the voice speaks, against the recording",
 }
 """What each kind of loss measures (tooltips)."""
 ICON = QSize(22, 10)

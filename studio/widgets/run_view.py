@@ -26,7 +26,7 @@ from studio.widgets.quality_chart import QualityChart
 from studio.widgets.run_log import RunLog
 from studio.widgets.runs_table import duration
 from studio.widgets.step_chart import StepChart
-from studio.widgets.train_charts import LOSSES, MIN_HEIGHT, EpochChart, LossChart
+from studio.widgets.train_charts import ALL_LOSSES, MIN_HEIGHT, EpochChart, LossChart
 from trainer.evaluate.run_measures import run_verdict
 from trainer.events.run_state import RunState
 from trainer.run.presets import SMOKE_TEST, is_smoke_test
@@ -127,7 +127,7 @@ class RunView(QWidget):
         """Redraw everything from ``state``."""
         self.epoch_chart.set_epochs(state.epoch_split())
         self.step_chart.set_epochs(state.step_split(), recorded=len(state.epochs))
-        self.loss_chart.set_series({name: state.series(name) for name, _, _ in LOSSES})
+        self.loss_chart.set_series({name: state.series(name) for name, _, _ in ALL_LOSSES})
         quality = {name: state.evaluation_series(name) for name, *_ in QUALITY}
         latest = state.evaluations[max(state.evaluations)] if state.evaluations else None
         reasons = (latest.errors or {}) if latest is not None else {}

@@ -40,6 +40,16 @@ LOSSES = (
     ("train_disc", (239, 68, 68), False),
 )
 """Loss curves: name, colour, dashed (validation)."""
+DECODER_LOSSES = (
+    ("train_stft", (236, 72, 153), False),
+    ("val_stft", (236, 72, 153), True),
+    ("train_prior_mel", (100, 116, 139), False),
+    ("val_prior_mel", (100, 116, 139), True),
+)
+"""The decoder's own losses (``trainer.gan.decoder_losses``), drawn and listed in the legend only for a run that
+has them (a fine-tune; not a run from scratch or one written before them)."""
+ALL_LOSSES = LOSSES + DECODER_LOSSES
+"""Every loss curve the chart can draw."""
 MIN_HEIGHT = 120
 LEGEND_MARGIN = 9
 """Pixels above and below a legend in its chart (pyqtgraph's layout margins)."""
@@ -217,23 +227,37 @@ class LossChart(QWidget):
         self.plot.setLabel("left", "loss")
         self.data: dict[str, tuple[list[int], list[float]]] = {}
         self._curves: dict[str, pg.PlotDataItem] = {}
-        for name, colour, dashed in LOSSES:
+        for name, colour, dashed in ALL_LOSSES:
             style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
             self._curves[name] = self.plot.plot(
                 [], [], pen=pg.mkPen(colour, width=2, style=style), symbol="o", symbolSize=6, connect="finite"
             )
-        self.legend = LossLegend(LOSSES)
-        self.legend.toggled.connect(self._on_toggled)
-        self.legend.log_scale.toggled.connect(self._on_log)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot_widget, 1)
-        layout.addWidget(self.legend)
-        self.setMinimumHeight(max(MIN_HEIGHT, self.legend.minimumSizeHint().height()))
+        self._layout = QHBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.addWidget(self.plot_widget, 1)
+        self.legend = self._new_legend(LOSSES)
         self._ready = True
         self.restyle()
         self._on_log(self.legend.log_scale.isChecked())
         integer_epochs(self.plot, 0)
+
+    def _new_legend(self, losses) -> LossLegend:
+        """A legend of ``losses`` beside the plot (replacing the one there, its log scale and hidden losses kept),
+        and the chart's minimum height set to keep it whole."""
+        legend = LossLegend(losses)
+        old = getattr(self, "legend", None)
+        if old is not None:
+            legend.log_scale.setChecked(old.log_scale.isChecked())
+            for name, box in legend.boxes.items():
+                box.setChecked(old.shown(name))
+            self._layout.removeWidget(old)
+            old.hide()  # gone now, not when the event loop gets to deleting it
+            old.deleteLater()
+        legend.toggled.connect(self._on_toggled)
+        legend.log_scale.toggled.connect(self._on_log)
+        self._layout.addWidget(legend)
+        self.setMinimumHeight(max(MIN_HEIGHT, legend.minimumSizeHint().height()))
+        return legend
 
     def curve(self, name: str) -> pg.PlotDataItem:
         """The curve drawn for loss ``name``."""
@@ -245,7 +269,7 @@ class LossChart(QWidget):
         base = palette.color(QPalette.ColorRole.Base)
         self.plot_widget.setBackground(base)
         style_plot(self.plot, palette)
-        for name, colour, dashed in LOSSES:
+        for name, colour, dashed in ALL_LOSSES:
             self._curves[name].setSymbolPen(pg.mkPen(colour, width=1.5))
             self._curves[name].setSymbolBrush(base if dashed else QColor(*colour))
 
@@ -255,8 +279,12 @@ class LossChart(QWidget):
         super().changeEvent(event)
 
     def set_series(self, series: dict[str, tuple[list[int], list[float]]]) -> None:
-        """Draw ``{name: (epochs, values)}`` for the names in ``LOSSES``."""
+        """Draw ``{name: (epochs, values)}`` for the names in ``ALL_LOSSES``; the legend lists the decoder's own
+        losses (:data:`DECODER_LOSSES`) only where they have values."""
         self.data = {k: v for k, v in series.items() if k in self._curves}
+        listed = LOSSES + tuple(loss for loss in DECODER_LOSSES if self.data.get(loss[0], ([], []))[0])
+        if set(self.legend.boxes) != {name for name, _, _ in listed}:
+            self.legend = self._new_legend(listed)
         self._redraw()
         integer_epochs(self.plot, max((max(xs) for xs, _ in self.data.values() if xs), default=0))
 
