@@ -1,4 +1,5 @@
-"""Two more losses on the decoder, each off unless its weight is set (``TrainingConfig.stft_loss``, ``prior_mel``).
+"""Two more losses on the decoder, each weighted by its setting (``TrainingConfig.stft_loss``, ``prior_mel``: 0.5 for
+a fine-tune, 0, off, from scratch; ``trainer.run.train``).
 
 VITS trains the decoder on the posterior's latent ``z`` alone (Kim et al. 2021, sec. 2.1), with a mel L1 and the
 adversarial losses; at inference it decodes the prior's latent through the reversed flow instead. A fine-tune on
