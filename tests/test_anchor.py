@@ -105,24 +105,31 @@ def test_a_config_written_before_the_anchor_has_none():
     assert TrainingConfig.from_dict(values).inference_anchor == 0.0
 
 
-def test_a_run_from_scratch_has_no_anchor_no_warm_up_and_no_decoder_losses(tmp_path):
+def test_a_run_from_scratch_has_no_anchor_no_warm_up_no_decoder_losses_and_speaks_as_its_start(tmp_path):
     """A run from joe keeps the preset's anchor, rate warm-up and the decoder's own losses
-    (``trainer.gan.decoder_losses``) in its training.json; a run from scratch has nothing to hold, fresh weights to
-    warm up from and a prior that means nothing yet (none of them)."""
+    (``trainer.gan.decoder_losses``) in its training.json, and its config.json (what its checkpoints and exports
+    are spoken with) says the fine-tune's noise_scale; a run from scratch has nothing to hold, fresh weights to
+    warm up from and a prior that means nothing yet (none of them), and speaks with its start's inference settings."""
     from conftest import target_voice_slice
 
+    from engines.voice import load_config
     from trainer.run.document import read_run
     from trainer.run.options import RunOptions
     from trainer.run.presets import TrainingConfig
     from trainer.run.train import create_run
 
     data = target_voice_slice(tmp_path / "piper-data", 8)
-    held = {}
+    held, spoken = {}, {}
     for start in ("joe", "scratch"):
         run = create_run(RunOptions(dataset=data, out=tmp_path / start, start=start, preset="test", epochs=1))
         config = read_run(run).config
         held[start] = config["inference_anchor"], config["lr_warmup_steps"], config["stft_loss"], config["prior_mel"]
+        spoken[start] = load_config(run / "config.json")
     assert held == {"joe": (TrainingConfig().inference_anchor, 2, 0.5, 0.5), "scratch": (0.0, 0, 0.0, 0.0)}
+    assert {start: (c.noise_scale, c.noise_w, c.length_scale) for start, c in spoken.items()} == {
+        "joe": (0.333, 0.8, 1.0),  # joe's own noise_w and length_scale kept
+        "scratch": (0.667, 0.8, 1.0),
+    }
 
 
 def _fit(anchor: float):

@@ -81,6 +81,6 @@ def test_a_run_written_before_them_resumes_without_them():
     from trainer.run.presets import TrainingConfig
 
     values = TrainingConfig().to_dict()
-    assert (values.pop("stft_loss"), values.pop("prior_mel")) == (0.5, 0.5)
+    assert (values.pop("stft_loss"), values.pop("prior_mel"), values.pop("voice_noise_scale")) == (0.5, 0.5, 0.333)
     older = TrainingConfig.from_dict(values)
-    assert (older.stft_loss, older.prior_mel) == (0.0, 0.0)
+    assert (older.stft_loss, older.prior_mel, older.voice_noise_scale) == (0.0, 0.0, None)

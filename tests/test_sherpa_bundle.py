@@ -91,13 +91,15 @@ def _symbols(tokens: Path) -> list[str]:
     return [line.rsplit(" ", 1)[0] or " " for line in tokens.read_text(encoding="utf-8").splitlines()]
 
 
-def test_joe_bundled_as_it_is_speaks_as_our_engine(tmp_path, joe, engine):
+def test_joe_bundled_as_it_is_speaks_as_our_engine(tmp_path, joe, engine, capsys):
     """``export joe --sherpa-onnx DIR``: joe's graph unchanged with sherpa-onnx's metadata, tokens.txt and the espeak-ng
-    data; sherpa-onnx turns our phonemes into our ids, and its audio is ours (length within a frame, SNR >= 30 dB)."""
+    data; sherpa-onnx turns our phonemes into our ids, and its audio is ours (length within a frame, SNR >= 30 dB).
+    joe's inference settings are sherpa-onnx's defaults: no option to give it is said."""
     from studio.cli import main
 
     bundle = tmp_path / "vits-piper-en_US-joe-medium"
     assert main(["export", "joe", "--sherpa-onnx", str(bundle)]) == 0
+    assert "sherpa-onnx does not read" not in capsys.readouterr().err
     model = bundle / joe.model_path.name
     assert _graph_bytes(model) == _graph_bytes(joe.model_path)
     assert _metadata(model) == {
@@ -164,11 +166,12 @@ def test_a_checkpoint_bundles_the_graph_export_writes(tmp_path, make_tiny_checkp
 
 
 def test_a_run_folder_bundles_its_recommended_checkpoint(tmp_path, make_tiny_checkpoint):
-    """``export RUN --sherpa-onnx DIR`` says which checkpoint it takes, as ``-o`` does, and bundles it."""
+    """``export RUN --sherpa-onnx DIR`` says which checkpoint it takes, as ``-o`` does, and bundles it; a fine-tune's
+    noise_scale, which sherpa-onnx takes only from its own options, is said as the option to give it."""
     pytest.importorskip("torch")
     from trainer.evaluate.choice import run_choice
 
-    run = _run(tmp_path / "runs" / "tune", make_tiny_checkpoint)
+    run = _run(tmp_path / "runs" / "tune", make_tiny_checkpoint, noise_scale=0.333)
     done = subprocess.run(
         [sys.executable, "-m", "studio", "export", str(run), "--sherpa-onnx", str(tmp_path / "tune-sherpa")],
         capture_output=True,
@@ -178,10 +181,17 @@ def test_a_run_folder_bundles_its_recommended_checkpoint(tmp_path, make_tiny_che
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[0] == f"Exporting {run_choice(run).why}."
     assert _metadata(tmp_path / "tune-sherpa" / "tune-sherpa.onnx")["comment"] == "piper"
+    said = "note: sherpa-onnx does not read the voice's inference settings: give it --vits-noise-scale=0.333"
+    assert done.stderr.splitlines()[-1] == said
+    assert (
+        json.loads((tmp_path / "tune-sherpa" / "tune-sherpa.onnx.json").read_text())["inference"]["noise_scale"]
+        == 0.333
+    )
 
 
-def _run(folder: Path, make_checkpoint) -> Path:
-    """A finished run of two tiny checkpoints ranked by val_mel (as ``tests/test_export_choice.py`` makes one)."""
+def _run(folder: Path, make_checkpoint, noise_scale: float | None = None) -> Path:
+    """A finished run of two tiny checkpoints ranked by val_mel (as ``tests/test_export_choice.py`` makes one); with
+    ``noise_scale``, its ``config.json`` says it, as a fine-tune's does (``TrainingConfig.voice_noise_scale``)."""
     from trainer.events import schema as events
     from trainer.run.document import TRAINING_FILE, RunDocument
     from trainer.run.options import RunOptions
@@ -197,6 +207,12 @@ def _run(folder: Path, make_checkpoint) -> Path:
     (folder / TRAINING_FILE).write_text(json.dumps(document.to_json()))
     finish = events.Finish(epochs=2, seconds=4.5, setup_s=1.0, status="done")
     (folder / "events.jsonl").write_text(json.dumps(finish.to_record()) + "\n")
+    if noise_scale is not None:  # Piper's default phoneme map (256 symbols), the checkpoints' rate
+        from engines.registry import default_voice
+
+        voice = json.loads(default_voice().model_path.with_suffix(".onnx.json").read_text(encoding="utf-8"))
+        voice["audio"]["sample_rate"], voice["inference"]["noise_scale"] = 16000, noise_scale
+        (folder / "config.json").write_text(json.dumps(voice))
     return folder
 
 
@@ -265,7 +281,7 @@ def test_the_train_pages_menu_bundles_the_run_for_sherpa_onnx(qtbot, monkeypatch
     from studio.pages.train import TrainPage
     from studio.state import VoiceLibrary, Workspace
 
-    run = _run(tmp_path / "runs" / "tune", make_tiny_checkpoint)
+    run = _run(tmp_path / "runs" / "tune", make_tiny_checkpoint, noise_scale=0.333)
     page = TrainPage(Workspace(runs_dir=run.parent, voices_dir=tmp_path / "voices"), VoiceLibrary())
     qtbot.addWidget(page)
     page.tabs.setCurrentIndex(1)
@@ -276,4 +292,5 @@ def test_the_train_pages_menu_bundles_the_run_for_sherpa_onnx(qtbot, monkeypatch
     qtbot.waitUntil(lambda: page.status.text().startswith("Wrote the sherpa-onnx bundle"), timeout=60_000)
     bundle = tmp_path / "phone" / "tune-sherpa-onnx"
     assert page.status.text().startswith(f"Wrote the sherpa-onnx bundle {bundle} ")
+    assert page.status.text().endswith(" give it --vits-noise-scale=0.333.")
     assert _metadata(bundle / "tune.onnx")["comment"] == "piper" and (bundle / "tokens.txt").is_file()

@@ -179,10 +179,12 @@ def test_the_learning_rate_and_its_schedule_are_said(qtbot, tmp_path):
     )
     start = events.RunStart(time=T, config=config, num_utterances=9, device="cpu", epochs=1000, start="joe")
     decoder = "the decoder also trained on the prior's latents, with a multi-resolution STFT loss"
+    spoken = "its checkpoints speak with noise_scale 0.333"
     assert (
-        sentence(start) == f"Training from joe on cpu: 9 utterances, 1000 epochs, learning rate 2e-4 → 1e-5; {decoder}."
+        sentence(start)
+        == f"Training from joe on cpu: 9 utterances, 1000 epochs, learning rate 2e-4 → 1e-5; {decoder}; {spoken}."
     )
-    alone = replace(start, config={**config, "prior_mel": 0.0})
+    alone = replace(start, config={**config, "prior_mel": 0.0, "voice_noise_scale": None})
     assert sentence(alone).endswith("; the decoder also trained with a multi-resolution STFT loss.")
     state.apply(start)
     state.apply(_epoch(0, T + 30))

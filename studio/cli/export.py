@@ -246,6 +246,8 @@ def _said_bundle(bundle: SherpaBundle) -> None:
     print(
         f"wrote the sherpa-onnx bundle {bundle.folder} ({files}); docs/formats.md says how to load it", file=sys.stderr
     )
+    if bundle.options:
+        print(f"note: {bundle.options_note()}", file=sys.stderr)
 
 
 def _target(args: argparse.Namespace) -> tuple[str, Path]:

@@ -155,7 +155,7 @@ class TrainActions:
             return bundle_checkpoint(taken.path, target, name=f"{run.name}.onnx")
 
         task = Task(work, self._page())
-        task.done.connect(lambda bundle: self._say(f"Wrote the sherpa-onnx bundle {bundle.folder} ({SHERPA_HOW})."))
+        task.done.connect(lambda bundle: self._say(bundle_words(bundle)))
         task.failed.connect(lambda exc: self._say(f"sherpa-onnx bundle of {best.path.name} failed: {exc}"))
         return task.start()
 
@@ -280,6 +280,14 @@ def intact_choice(chosen, run_dir: Path):
 
 SHERPA_HOW = "docs/formats.md says how sherpa-onnx and its Android TTS engine load it"
 """Where the page points for the bundle's use."""
+
+
+def bundle_words(bundle) -> str:
+    """What the page says of a written sherpa-onnx bundle (``trainer.checkpoints.sherpa_bundle.SherpaBundle``):
+    where it is, where its use is told, and the options sherpa-onnx must be given where the voice needs any."""
+    note = f" {bundle.options_note()}." if bundle.options else ""
+    return f"Wrote the sherpa-onnx bundle {bundle.folder} ({SHERPA_HOW}).{note}"
+
 
 EXPORT_CHOICES = (("recommended", "Export the recommended checkpoint"), ("val_mel", "Export the lowest val_mel"))
 """The Export button's menu: ``trainer.evaluate.choice.TAKES`` and how the menu words each."""

@@ -102,7 +102,7 @@ def main(argv=None) -> None:
         label = f"blend {epoch} x{share:g}" + (f" {part}" if part else "")
         candidates.append(Candidate(label=label, model_path=blended))
     unique = list({c.label: c for c in candidates}.values())
-    settings = RenderSettings(noise_scale=0.667, noise_w=0.8, seed=0)
+    settings = RenderSettings(seed=0)  # each as it speaks (its config's inference), as finetune_quality.py scores
     with bench.Stopwatch() as watch:
         rows = score(unique, held, settings, args.work / "score-cache", recordings=True)
     print(f"scored {len(unique)} candidates on {len(held)} lines in {watch.seconds:.0f} s")

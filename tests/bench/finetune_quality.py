@@ -3,9 +3,11 @@
 Fine-tunes the default voice (en_US-joe-medium, ONNX) on the first ``--clips`` clips of
 ``../shared/corpus/target-voice`` with the last ``--held-out`` excluded from the dataset (the run never sees
 them), for ``--epochs`` epochs of the ``medium`` preset, keeping every epoch's checkpoint. joe and every epoch's
-checkpoint then speak the excluded clips' texts (noise seed 0) and are scored against the target speaker's own
-recordings of them by the leaderboard (``trainer.evaluate.leaderboard``: MCD after DTW, F0 gap, speaker
-similarity, DNSMOS OVRL, WER by the best recognizer installed); the table adds each epoch's val_mel and KL.
+checkpoint then speak the excluded clips' texts (noise seed 0; each with its own ``inference`` settings, as the
+studio speaks it: joe at noise_scale 0.667, a fine-tune at its run's ``voice_noise_scale``) and are scored
+against the target speaker's own recordings of them by the leaderboard (``trainer.evaluate.leaderboard``: MCD
+after DTW, F0 gap, speaker similarity, DNSMOS OVRL, WER by the best recognizer installed); the table adds each
+epoch's val_mel and KL.
 The target speaker's recordings of those lines are measured alike (the leaderboard's ``recordings`` row). The
 studio's rule (``trainer.evaluate.recommend``: the highest similarity among the checkpoints whose WER and DNSMOS
 are within their noise bands of the best, or no worse than the recordings') picks the recommended checkpoint.
@@ -185,7 +187,7 @@ def strength_rows(run: Path, strengths: list[float], lines: list, cache: Path) -
         Candidate(label=f"epoch {epoch + 1} at {s:.0%}", model_path=write_at_strength(last, s, start="joe"))
         for s in strengths
     ]
-    rows = score(candidates, lines, RenderSettings(noise_scale=0.667, noise_w=0.8, seed=0), cache)
+    rows = score(candidates, lines, RenderSettings(seed=0), cache)
     return list(zip(rows, strengths, strict=True))
 
 
@@ -246,6 +248,8 @@ def main(argv=None) -> None:
         sys.exit(f"corpus not found: {args.corpus / 'metadata.csv'}")
     recipe = parts.Recipe(
         voice=parts.start_voice_path("joe"),
+        noise_scale=None,  # each candidate as it speaks: joe at its 0.667, a fine-tune at its run's voice_noise_scale
+        noise_w=None,
         epochs=args.epochs,
         batch_size=args.batch_size,
         precision=args.precision,

@@ -34,7 +34,8 @@ class Recipe:
     Attributes:
         voice: the start voice's ``.onnx`` (its ``.onnx.json`` beside it).
         lines, held_out: lines rendered for training, and held out (excluded from training, scored on).
-        noise_scale, noise_w: the renders' noise (piper-tts's defaults: 0.667, 0.8).
+        noise_scale, noise_w: the renders' noise (piper-tts's defaults: 0.667, 0.8); ``None``: each voice's own
+            (its config's ``inference``, as the studio speaks it).
         renderer: one of ``RENDERERS``.
         epochs, batch_size, precision, device, preset, compile: the run's (``trainer.run.options.RunOptions``).
         config: ``TrainingConfig`` fields set in the run's ``training.json`` on top of the preset's (e.g. a
@@ -45,8 +46,8 @@ class Recipe:
     voice: Path
     lines: int = 150
     held_out: int = 10
-    noise_scale: float = 0.667
-    noise_w: float = 0.8
+    noise_scale: float | None = 0.667
+    noise_w: float | None = 0.8
     renderer: str = "onnx"
     epochs: int = 10
     batch_size: int = 8

@@ -26,6 +26,7 @@ reads them only for voices phonemized by its lexicon front end, and their defaul
 from __future__ import annotations
 
 import json
+import math
 import os
 import secrets
 import shutil
@@ -59,6 +60,8 @@ class SherpaBundle:
         config: ``folder/NAME.onnx.json``, the Piper config.
         tokens: ``folder/tokens.txt``.
         espeak_data: ``folder/espeak-ng-data``.
+        options: the sherpa-onnx options the voice's ``inference`` settings need (:func:`sherpa_options`); empty
+            where sherpa-onnx's defaults are the voice's.
     """
 
     folder: Path
@@ -66,6 +69,36 @@ class SherpaBundle:
     config: Path
     tokens: Path
     espeak_data: Path
+    options: str = ""
+
+    def options_note(self) -> str:
+        """``sherpa-onnx does not read the voice's inference settings: give it --vits-noise-scale=0.333`` where
+        :attr:`options` holds any, else ``""``."""
+        if not self.options:
+            return ""
+        return f"sherpa-onnx does not read the voice's inference settings: give it {self.options}"
+
+
+SHERPA_DEFAULTS = (
+    ("noise_scale", "--vits-noise-scale", 0.667),
+    ("noise_w", "--vits-noise-scale-w", 0.8),
+    ("length_scale", "--vits-length-scale", 1.0),
+)
+"""The voice's ``inference`` settings sherpa-onnx takes from its own options instead (``VoiceConfig`` attribute,
+sherpa-onnx's option, its default: ``sherpa-onnx/csrc/offline-tts-vits-model-config.h``)."""
+
+
+def sherpa_options(config: VoiceConfig) -> str:
+    """The sherpa-onnx options that speak ``config``'s voice as its ``inference`` settings say
+    (``--vits-noise-scale=0.333`` for a fine-tune's), space-separated; ``""`` where every one is sherpa-onnx's
+    default. sherpa-onnx reads none of them from the model or its ``.onnx.json``: a bundle that did not say them
+    would be spoken with other settings than every other runtime speaks the voice with."""
+    said = [
+        f"{option}={getattr(config, name):g}"
+        for name, option, default in SHERPA_DEFAULTS
+        if not math.isclose(getattr(config, name), default)
+    ]
+    return " ".join(said)
 
 
 def check_folder(folder: Path | str) -> Path:
@@ -238,7 +271,14 @@ def write_bundle(
     json_path = write_text(model.with_name(model.name + ".json"), json.dumps(document, ensure_ascii=False, indent=2))
     tokens = write_text(folder / TOKENS, sherpa_tokens(config))
     espeak_data = copy_espeak_data(folder)
-    return SherpaBundle(folder=folder, model=model, config=json_path, tokens=tokens, espeak_data=espeak_data)
+    return SherpaBundle(
+        folder=folder,
+        model=model,
+        config=json_path,
+        tokens=tokens,
+        espeak_data=espeak_data,
+        options=sherpa_options(config),
+    )
 
 
 def bundle_checkpoint(

@@ -42,7 +42,7 @@ def _run_start(e: Any) -> str:
     schedule = path_words(e.config)
     lr = f", learning rate {schedule}" if schedule else ""  # the generator's (trainer.gan.lr_schedule)
     sizes = f"{count(e.num_utterances, 'utterance')}, {count(e.epochs, 'epoch')}{batch}{lr}"
-    return f"{verb} on {e.device}{how}: {sizes}{decoder_words(e.config)}."
+    return f"{verb} on {e.device}{how}: {sizes}{decoder_words(e.config)}{noise_words(e.config)}."
 
 
 def decoder_words(config: dict[str, Any]) -> str:
@@ -55,6 +55,14 @@ def decoder_words(config: dict[str, Any]) -> str:
         if config.get(key)
     ]
     return f"; the decoder also trained {', '.join(parts)}" if parts else ""
+
+
+def noise_words(config: dict[str, Any]) -> str:
+    """``; its checkpoints speak with noise_scale 0.333`` for a run whose ``config`` sets ``voice_noise_scale``
+    (``trainer.run.presets.TrainingConfig``: written into the run's ``config.json``); ``""`` where it does not (the
+    start voice's own: from scratch, or a run written before it)."""
+    value = config.get("voice_noise_scale")
+    return f"; its checkpoints speak with noise_scale {value:g}" if value is not None else ""
 
 
 STEP_WORDS = {

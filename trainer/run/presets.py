@@ -140,6 +140,13 @@ class TrainingConfig:
             and taken to a strength 0.35-0.5 cleaner (similarity 0.852, WER 0.10, OVRL 3.13 against 2.61-2.75);
             joe on its own speech met every self-consistency target at every epoch; a generator epoch takes about
             35 % longer (docs/benchmarks.md "Fine-tuning quality", "Fine-tuning that keeps the voice").
+        voice_noise_scale: the ``noise_scale`` the trained voice is spoken with: written into the run's
+            ``config.json`` (``inference``), so its checkpoints, strengths and exports (and piper-tts and
+            wyoming-piper reading them) speak with it; ``None``: the start voice's own (Piper's 0.667). 0.333 for a
+            fine-tune (the prior's sampling temperature Glow-TTS speaks with: Kim et al. 2020, "Glow-TTS"), ``None``
+            from scratch (not measured there). Measured on the target speaker: a fine-tune's renders are 0.05-0.1
+            DNSMOS OVRL cleaner at 0.333 than at 0.667 at the same similarity and WER, joe's no different
+            (docs/benchmarks.md "Rendering with less noise").
         lr_warmup_steps: the generator's rate rises linearly from ``1 / lr_warmup_steps`` of the schedule's to all
             of it over its first ``lr_warmup_steps`` steps (``trainer.gan.lr_schedule.ramped``; counted by its
             optimizer, so a resume goes on where it was; 0: none, as from scratch). A fine-tune's AdamW starts with
@@ -200,6 +207,7 @@ class TrainingConfig:
     decoder_lr_scale: float = 1.0
     stft_loss: float = 0.5
     prior_mel: float = 0.5
+    voice_noise_scale: float | None = 0.333
     lr_warmup_steps: int = 100
     lr_decay: float = 0.999875
     lr_decay_d: float = 0.9999
@@ -251,11 +259,12 @@ BEFORE: dict[str, Any] = {
     "recovery_fit_steps": 0,
     "stft_loss": 0.0,
     "prior_mel": 0.0,
+    "voice_noise_scale": None,
 }
 """Settings added to ``TrainingConfig`` since runs were first written (``training.json``'s ``config``, a checkpoint's
 ``voice_studio`` hyperparameters), and the value a config without them ran with: ``None``, the fixed per-epoch
 factors (``trainer.gan.lr_schedule``); the inference path at the full rate; a recovery without the objective's fit; no
-warm-up of the generator's rate; none of the decoder's own losses."""
+warm-up of the generator's rate; none of the decoder's own losses; the start voice's own noise_scale."""
 RETIRED = ("d_warmup_steps",)
 """Settings older runs' configs hold that no longer exist: ``d_warmup_steps`` was a fixed warm-up length (at most
 the first epoch), which the criterion of ``d_warmup_min_steps``, ``d_warmup_max_steps`` and ``d_warmup_ready_loss``

@@ -149,12 +149,20 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
     )
     if options.start == "scratch":  # nothing to keep: the whole generator learns at the full rate, as VITS's
         config = replace(
-            config, inference_lr_scale=1.0, inference_anchor=0.0, lr_warmup_steps=0, stft_loss=0.0, prior_mel=0.0
+            config,
+            inference_lr_scale=1.0,
+            inference_anchor=0.0,
+            lr_warmup_steps=0,
+            stft_loss=0.0,
+            prior_mel=0.0,
+            voice_noise_scale=None,
         )
     dataset = Path(options.dataset).resolve()
     chosen = replace(options, dataset=dataset, out=out, epochs=config.epochs, batch_size=config.batch_size)
     document = RunDocument(options=chosen, cache=cache_dir.resolve(), config=config.to_dict(), conversions=conversions)
     voice["training"] = _training_note(options, cache)  # kept by export: a smoke test's voice says it is one
+    if config.voice_noise_scale is not None:  # what the checkpoints and exports are spoken with
+        voice["inference"] = {**voice.get("inference", {}), "noise_scale": config.voice_noise_scale}
     write_text(out / "config.json", json.dumps(voice, ensure_ascii=False, indent=2))
     write_run(document)
 
