@@ -305,7 +305,10 @@ class SettingsBox(QGroupBox):
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
         self.noiseless = QCheckBox("Noise 0")
-        self.noiseless.setToolTip("noise_scale = noise_w = 0: no noise, the same audio whatever the seed")
+        self.noiseless.setToolTip(
+            "noise_scale = noise_w = 0: no noise, the same audio whatever the seed. Otherwise each candidate speaks "
+            "with its own noise_scale and noise_w, as everywhere (a fine-tune's noise_scale: 0.333)"
+        )
         self.noiseless.toggled.connect(lambda on: self.seed.setEnabled(not on))
         self.length_scale = QDoubleSpinBox()
         self.length_scale.setRange(0.0, 3.0)

@@ -265,6 +265,17 @@ BEFORE: dict[str, Any] = {
 ``voice_studio`` hyperparameters), and the value a config without them ran with: ``None``, the fixed per-epoch
 factors (``trainer.gan.lr_schedule``); the inference path at the full rate; a recovery without the objective's fit; no
 warm-up of the generator's rate; none of the decoder's own losses; the start voice's own noise_scale."""
+FROM_SCRATCH: dict[str, Any] = {
+    "inference_lr_scale": 1.0,
+    "inference_anchor": 0.0,
+    "lr_warmup_steps": 0,
+    "stft_loss": 0.0,
+    "prior_mel": 0.0,
+    "voice_noise_scale": None,
+}
+"""A fine-tune's settings a run from scratch sets otherwise (``trainer.run.train``): nothing to keep, so the whole
+generator learns at the full rate from its first step, as VITS's does; a prior that means nothing yet for the
+decoder's own losses; the start's noise_scale (a fine-tune's 0.333 was not measured from scratch)."""
 RETIRED = ("d_warmup_steps",)
 """Settings older runs' configs hold that no longer exist: ``d_warmup_steps`` was a fixed warm-up length (at most
 the first epoch), which the criterion of ``d_warmup_min_steps``, ``d_warmup_max_steps`` and ``d_warmup_ready_loss``

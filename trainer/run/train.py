@@ -43,7 +43,7 @@ from trainer.run.document import CHECKPOINTS_FOLDER, RunDocument, is_run, read_r
 from trainer.run.errors import RunError
 from trainer.run.hardware import check_device, hardware
 from trainer.run.options import DEVICES, PRECISIONS, RunOptions
-from trainer.run.presets import TrainingConfig, preset
+from trainer.run.presets import FROM_SCRATCH, TrainingConfig, preset
 from trainer.run.ranks import check_launcher, rank_zero, wait_for_run
 from trainer.start.points import load_start, resolve_start, run_rate
 from trainer.start.shape import fit_to_start
@@ -148,15 +148,7 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
         options.start, config, cache, preset_name=options.preset, dataset_label=str(options.dataset)
     )
     if options.start == "scratch":  # nothing to keep: the whole generator learns at the full rate, as VITS's
-        config = replace(
-            config,
-            inference_lr_scale=1.0,
-            inference_anchor=0.0,
-            lr_warmup_steps=0,
-            stft_loss=0.0,
-            prior_mel=0.0,
-            voice_noise_scale=None,
-        )
+        config = replace(config, **FROM_SCRATCH)
     dataset = Path(options.dataset).resolve()
     chosen = replace(options, dataset=dataset, out=out, epochs=config.epochs, batch_size=config.batch_size)
     document = RunDocument(options=chosen, cache=cache_dir.resolve(), config=config.to_dict(), conversions=conversions)
