@@ -21,10 +21,11 @@ DNSMOS OVRL >= joe's - 0.2.
 
 Usage: ``.venv/bin/python tests/bench/finetune_quality.py [--epochs 12] [--clips 240] [--held-out 10]
 [--batch-size 8] [--precision auto] [--device auto] [--compile auto] [--inference-lr-scale F] [--set KEY=VALUE ...]
-[--strengths S,S,...] [--corpus DIR] [--train-only] [--work DIR]``. With
+[--strengths S,S,...] [--corpus DIR] [--train-only] [--work DIR] [--chart PNG]``. With
 ``--work DIR`` the dataset, run and renders stay in DIR; a finished run there is scored again without training,
 a stopped one is resumed. ``--train-only`` stops after training and prints each epoch's val_mel, KL and seconds
-(a GPU machine without the scoring packages; score the kept run later with ``--work``).
+(a GPU machine without the scoring packages; score the kept run later with ``--work``). ``--chart PNG`` also
+saves the epochs' curves as the Train page's quality chart draws them (``quality_curves.py``).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ def arguments(argv=None) -> argparse.Namespace:
     strength_option(parser)
     parser.add_argument("--train-only", action="store_true", help="train, print the epochs' losses, do not score")
     parser.add_argument("--work", type=Path, help="keep the dataset, run and renders here (default: a temporary one)")
+    parser.add_argument("--chart", type=Path, help="also save the epochs' curves as this PNG (quality_curves.py)")
     return parser.parse_args(argv)
 
 
@@ -230,6 +232,17 @@ def report(work: Path, recipe: parts.Recipe, scored: list, epochs: list[int], sc
     print("\nthe leaderboard:", table(board), sep="\n")
 
 
+def chart(png: Path, scored: list, epochs: list[int]) -> Path:
+    """Save the epochs' curves (``quality_curves.save_chart``) of the scored rows (joe's, the epochs', the
+    recordings' last) as ``png``."""
+    from quality_curves import save_chart
+
+    from trainer.evaluate.board import is_recordings
+
+    recordings = next((row for row in scored if is_recordings(row)), None)
+    return save_chart(png, [row for row in scored if not is_recordings(row)], epochs, recordings)
+
+
 def losses_table(run: Path) -> list[str]:
     """One line per epoch from the run's events: epoch, val_mel, train and val KL, seconds."""
     from trainer.events.log import read_events
@@ -269,6 +282,8 @@ def main(argv=None) -> None:
         scored, epochs, scoring_s = bench.score(recipe, work / "run", held, work / "score-cache", recordings=True)
         strengths = strength_rows(work / "run", args.strengths, held, work / "score-cache")
         report(work, recipe, scored, epochs, scoring_s, strengths)
+        if args.chart is not None:
+            print(f"\nthe curves: {chart(args.chart, scored, epochs)}")
 
 
 if __name__ == "__main__":
