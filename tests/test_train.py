@@ -138,9 +138,17 @@ def test_previews_keep_their_schedule_across_a_resume_and_come_when_asked(piper_
     """Previews every 4 epochs over 5, trained as 1 epoch then resumed to 5: scheduled after epochs 1, 2, 4 and 5
     (from 1) whichever session trains them, each ETA counting to the next; a request left before training is
     answered after the first training step, in a folder of its own, marked as asked for, and taken away. The
-    learning rate, flat over the 1 epoch planned first, anneals from there to 5% at the 5th."""
+    learning rate, flat over the 1 epoch planned first, anneals from there to 5% at the 5th. Previews speak with
+    the run's voice config's inference settings, as its checkpoints do (here noise 0: the epoch's checkpoint says
+    the first line as its preview did)."""
     from dataclasses import replace
 
+    import soundfile
+
+    from engines.audio import concat, snr_db
+    from engines.base import SynthesisOptions
+    from engines.torch.engine import TorchEngine
+    from trainer.events.preview_lines import PREVIEW_LINES
     from trainer.events.preview_schedule import epochs_to_next
     from trainer.events.run_state import PREVIEW_FILE, request_preview
     from trainer.run.document import read_run, write_run
@@ -149,8 +157,16 @@ def test_previews_keep_their_schedule_across_a_resume_and_come_when_asked(piper_
     run = create_run(RunOptions(dataset=piper_folder, out=tmp_path / "run", preset="test", epochs=1))
     document = read_run(run)
     write_run(replace(document, config={**document.config, "preview_every": 4}))
+    voice = json.loads((run / "config.json").read_text(encoding="utf-8"))
+    voice["inference"].update(noise_scale=0.0, noise_w=0.0)
+    (run / "config.json").write_text(json.dumps(voice), encoding="utf-8")
     request_preview(run)
     fit(run)
+    (checkpoint,) = (run / "checkpoints").glob("best-epoch=0000-*.ckpt")
+    noiseless = SynthesisOptions(noise_scale=0.0, noise_w=0.0)
+    said = concat(c.audio for c in TorchEngine.from_path(checkpoint).synthesize(PREVIEW_LINES[0], noiseless))
+    preview, _ = soundfile.read(run / "previews" / "epoch=0000" / "1.wav", dtype="float32")
+    assert abs(len(said) - len(preview)) <= 256 and snr_db(preview[: len(said)], said[: len(preview)]) > 30
     extend_run(run, 5)
     fit(run, resume=True)
     records = list(read_events(run / "events.jsonl"))

@@ -26,7 +26,9 @@ WaveGAN's three are 512/1024/2048 with other hops; these measured in docs/benchm
 MAGNITUDE_FLOOR = 1e-7
 """The magnitude floor before the logarithm (of samples in [-1, 1])."""
 PRIOR_NOISE_SCALE = 0.667
-"""The prior's noise when decoding from it: Piper's default ``noise_scale``, what the voice speaks with."""
+"""The prior's noise when decoding from it: Piper's default ``noise_scale``, as measured (docs/benchmarks.md
+"Fine-tuning quality"). A fine-tune speaks with less (``TrainingConfig.voice_noise_scale``, 0.333: latents nearer
+the prior's mean, within the spread trained on here); training at that noise has not been measured."""
 
 
 def multi_resolution_stft(y_hat: torch.Tensor, y: torch.Tensor) -> torch.Tensor:

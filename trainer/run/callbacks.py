@@ -393,9 +393,19 @@ class PreviewCallback(L.Callback):
     (``trainer.events.run_state.request_preview``): after the training step that sees the request file, into
     ``previews/epoch=EEEE-batch=BBBB/N.wav`` (that step of the epoch, from 1; a few seconds, against minutes
     for an epoch on a CPU), or at the epoch's end when it comes during validation. Only global rank 0 looks
-    and speaks."""
+    and speaks. ``scales``: ``(noise_scale, length_scale, noise_w)`` the lines are spoken with, the run's voice
+    config's (``inference``: what its checkpoints and exports speak with), so a preview sounds as the voice will."""
 
-    def __init__(self, run_dir: Path, phonemizer, timing: Timing, log: EventLog, every: int = 25) -> None:
+    def __init__(
+        self,
+        run_dir: Path,
+        phonemizer,
+        timing: Timing,
+        log: EventLog,
+        every: int = 25,
+        *,
+        scales: tuple[float, float, float] = (0.667, 1.0, 0.8),
+    ) -> None:
         from trainer.events.run_state import PREVIEW_FILE
 
         self.folder, self.phonemizer, self.timing, self.events, self.every = (
@@ -405,7 +415,7 @@ class PreviewCallback(L.Callback):
             log,
             every,
         )
-        self.request = Path(run_dir) / PREVIEW_FILE
+        self.request, self.scales = Path(run_dir) / PREVIEW_FILE, scales
 
     def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx) -> None:
         if trainer.is_global_zero and self._take_request():
@@ -449,7 +459,8 @@ class PreviewCallback(L.Callback):
             for number, line in enumerate(PREVIEW_LINES, start=1):
                 ids = torch.tensor([training_phoneme_ids(self.phonemizer, line)], device=module.device)
                 with torch.inference_mode():
-                    audio = module.model_g.infer(ids, torch.tensor([ids.shape[1]], device=module.device))
+                    lengths = torch.tensor([ids.shape[1]], device=module.device)
+                    audio = module.model_g.infer(ids, lengths, scales=self.scales)
                 path = write_audio(
                     folder / f"{number}.wav", audio.float().reshape(-1).cpu().numpy(), module.config.sample_rate
                 )

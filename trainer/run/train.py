@@ -292,7 +292,8 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
     L.seed_everything(config.seed, workers=True, verbose=False)
     system = VitsSystem(config.to_dict())
     lexicon = PreprocessedCache(document.cache).read_lexicon()  # previews say the words as the cache's texts do
-    phonemizer = Phonemizer(load_config(run_dir / "config.json"), lexicon)
+    voice = load_config(run_dir / "config.json")
+    phonemizer = Phonemizer(voice, lexicon)
     skipped = count(len(data.skipped), "utterance")
     notes = [f"{skipped} shorter than a training segment left out"] if data.skipped else []
     if data.unalignable:
@@ -309,7 +310,8 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
     _compile(system, options.compile, accelerator, log)
     timing, writer = Timing(), CheckpointWriter()
     checkpoints = CheckpointCallback(run_dir, writer, timing, log, config.checkpoint_every, config.keep_best)
-    previews = PreviewCallback(run_dir, phonemizer, timing, log, config.preview_every)
+    spoken = (voice.noise_scale, voice.length_scale, voice.noise_w)  # as its checkpoints speak (voice_noise_scale)
+    previews = PreviewCallback(run_dir, phonemizer, timing, log, config.preview_every, scales=spoken)
     callbacks = [
         previews,
         checkpoints,
