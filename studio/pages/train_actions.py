@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QObject, SignalInstance
 from PySide6.QtGui import QAction
@@ -28,6 +28,9 @@ from studio.widgets.run_view import RunView
 from studio.widgets.train_setup import TrainSetup
 from studio.workers import Task
 from trainer.events.run_state import RunState
+
+if TYPE_CHECKING:
+    from trainer.checkpoints.sherpa_bundle import SherpaBundle
 
 
 class TrainActions:
@@ -282,7 +285,7 @@ SHERPA_HOW = "docs/formats.md says how sherpa-onnx and its Android TTS engine lo
 """Where the page points for the bundle's use."""
 
 
-def bundle_words(bundle) -> str:
+def bundle_words(bundle: SherpaBundle) -> str:
     """What the page says of a written sherpa-onnx bundle (``trainer.checkpoints.sherpa_bundle.SherpaBundle``):
     where it is, where its use is told, and the options sherpa-onnx must be given where the voice needs any."""
     note = f" {bundle.options_note()}." if bundle.options else ""
