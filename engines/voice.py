@@ -68,6 +68,12 @@ class VoiceConfig:
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     @property
+    def scales(self) -> tuple[float, float, float]:
+        """``(noise_scale, length_scale, noise_w)``: the inference defaults in the order of Piper's ``scales``
+        input (float32 ``[3]`` in the ONNX graph)."""
+        return (self.noise_scale, self.length_scale, self.noise_w)
+
+    @property
     def speakers(self) -> list[str]:
         """Speaker names ordered by id (empty for single-speaker voices)."""
         return [name for name, _ in sorted(self.speaker_id_map.items(), key=lambda kv: kv[1])]

@@ -310,8 +310,7 @@ def fit(run_dir: Path | str, resume: bool = False, echo=None, document: RunDocum
     _compile(system, options.compile, accelerator, log)
     timing, writer = Timing(), CheckpointWriter()
     checkpoints = CheckpointCallback(run_dir, writer, timing, log, config.checkpoint_every, config.keep_best)
-    spoken = (voice.noise_scale, voice.length_scale, voice.noise_w)  # as its checkpoints speak (voice_noise_scale)
-    previews = PreviewCallback(run_dir, phonemizer, timing, log, config.preview_every, scales=spoken)
+    previews = PreviewCallback(run_dir, phonemizer, timing, log, config.preview_every, scales=voice.scales)
     callbacks = [
         previews,
         checkpoints,
