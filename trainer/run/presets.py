@@ -144,9 +144,9 @@ class TrainingConfig:
             ``config.json`` (``inference``), so its checkpoints, strengths and exports (and piper-tts and
             wyoming-piper reading them) speak with it; ``None``: the start voice's own (Piper's 0.667). 0.333 for a
             fine-tune (the prior's sampling temperature Glow-TTS speaks with: Kim et al. 2020, "Glow-TTS"), ``None``
-            from scratch (not measured there). Measured on the target speaker: a fine-tune's renders are 0.05-0.1
-            DNSMOS OVRL cleaner at 0.333 than at 0.667 at the same similarity and WER, joe's no different
-            (docs/benchmarks.md "A fine-tune spoken with less noise").
+            from scratch (not measured there). Measured on the target speaker: a fine-tune's renders are up to 0.1
+            DNSMOS OVRL cleaner at 0.333 than at 0.667 (mostly 0.05-0.09) at the same similarity and WER, joe's no
+            different (docs/benchmarks.md "A fine-tune spoken with less noise").
         lr_warmup_steps: the generator's rate rises linearly from ``1 / lr_warmup_steps`` of the schedule's to all
             of it over its first ``lr_warmup_steps`` steps (``trainer.gan.lr_schedule.ramped``; counted by its
             optimizer, so a resume goes on where it was; 0: none, as from scratch). A fine-tune's AdamW starts with
