@@ -70,6 +70,25 @@ def test_short_linear_axis_keeps_labels_apart(qtbot):
     assert ticks and all(b - a >= 1.5 * line for a, b in zip(positions, positions[1:], strict=False)), ticks
 
 
+@pytest.mark.parametrize("height", [120, 130, 140])
+def test_short_axis_still_labels_two_values(qtbot, height):
+    """The Train → Runs chart of a 30-epoch run (epochs of 55-125 s, a title over the plot) at 1024x640: its
+    y axis labels two values a text line apart and draws both (only "0" before)."""
+    from studio.widgets.train_charts import EpochChart
+
+    chart = EpochChart()
+    chart.setTitle("proof30 · select a second run to compare")
+    chart = _shown(qtbot, chart, width=810, height=height)
+    chart.set_epochs([(e, [55.0 + 2 * e + (15 if e == 24 else 0), 1.5, 0.8, 0.2]) for e in range(30)])
+    qtbot.wait(50)
+    axis = chart.plot.getAxis("left")
+    ticks = _labels(axis)
+    line = QFontMetricsF(axis.style["tickFont"] or chart.font()).height()
+    positions = [p for p, _ in ticks]
+    assert len(ticks) >= 2 and all(b - a >= line for a, b in zip(positions, positions[1:], strict=False)), ticks
+    assert {text for text, _ in _drawn(axis)} >= {"0", "100"}
+
+
 def test_empty_epoch_axes_count_whole_epochs_without_si_prefix(qtbot):
     """The empty Compare → Runs charts: whole-epoch ticks, no "epoch (x0.001)"; the Train charts the same."""
     from studio.widgets.run_curves import RunCurvesView

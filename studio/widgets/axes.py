@@ -2,11 +2,11 @@
 
 pyqtgraph's own axis labels minor ticks when it thinks they fit, which jams them on a short axis ("0.8 0.6 0.4
 0.2" in 40 px) and on a log axis ("10 8 6 5 4 3"). :class:`ReadableAxis` draws one level of ticks, spaced at
-least :func:`min_gap` pixels apart: on a linear axis 1, 2 or 5 times a power of ten, on a log axis the decades
-(1, 10, 100), or 1-2-5 within a decade when the range holds fewer than two decades, or evenly spaced values
-on a narrower range. It never scales its
-labels by an SI prefix ("x0.001"): the unit is in the axis label. A label on the first or last tick is drawn
-(pyqtgraph leaves it out when a grid is on); :func:`room_for_top_tick` keeps one at the top inside the widget.
+least :func:`min_gap` pixels apart (one text line on an axis too short for two such ticks): on a linear axis
+1, 2 or 5 times a power of ten, on a log axis the decades (1, 10, 100), or 1-2-5 within a decade when the range
+holds fewer than two decades, or evenly spaced values on a narrower range. It never scales its labels by an SI
+prefix ("x0.001"): the unit is in the axis label. A label on the first or last tick is drawn (pyqtgraph leaves
+it out when a grid is on); :func:`room_for_top_tick` keeps one at the top inside the widget.
 """
 
 from __future__ import annotations
@@ -35,6 +35,12 @@ def spaced(values: list[float], gap: float) -> list[float]:
     return kept
 
 
+def ticks_within(low: float, high: float, step: float) -> int:
+    """How many multiples of ``step`` (> 0) lie in ``[low, high]``."""
+    low, high = min(low, high), max(low, high)
+    return max(0, math.floor(high / step + 1e-9) - math.ceil(low / step - 1e-9) + 1)
+
+
 class ReadableAxis(pg.AxisItem):
     """An axis whose tick labels keep apart (see the module docstring); ``integer`` keeps ticks on whole
     numbers (epochs) whatever the range, an empty chart's included."""
@@ -61,14 +67,25 @@ class ReadableAxis(pg.AxisItem):
         return rect.adjusted(0, -half, 0, half)
 
     def tickSpacing(self, minVal: float, maxVal: float, size: float):  # noqa: N802, N803 - pyqtgraph override
-        """One level of ticks at the nicest step that keeps labels ``min_gap`` apart."""
+        """One level of ticks at the nicest step that keeps labels ``min_gap`` apart; on an axis too short for two
+        such ticks, the step that keeps them one text line apart, so it still shows two values (a 34-pixel
+        epoch-time axis of 0 to 140 s showed only "0": the next tick at 200 s lay outside it)."""
         if self._tickSpacing is not None:
             return self._tickSpacing
         span = abs(maxVal - minVal)
         if span == 0 or size <= 0:
             return []
-        step = nice_step(span * self.min_gap() / size)
-        return [(max(step, 1.0) if self.integer else step, 0)]
+        step = self._step(span * self.min_gap() / size)
+        if ticks_within(minVal, maxVal, step) < 2:
+            line = QFontMetricsF(self.style["tickFont"] or QFont()).height()
+            tighter = self._step(span * line / size)
+            step = tighter if ticks_within(minVal, maxVal, tighter) >= 2 else step
+        return [(step, 0)]
+
+    def _step(self, least: float) -> float:
+        """The nice step at least ``least`` apart, whole numbers on an ``integer`` axis."""
+        step = nice_step(least)
+        return max(step, 1.0) if self.integer else step
 
     def logTickValues(self, minVal, maxVal, size, stdTicks):  # noqa: N802, N803 - pyqtgraph override
         """Decades (``log10`` values) spaced ``min_gap`` apart, or 1-2-5 (then 1..9) within a decade when fewer
