@@ -28,6 +28,7 @@ import numpy as np
 import torch
 from lightning.pytorch.plugins.io import CheckpointIO, TorchCheckpointIO
 
+from engines.voice import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE_SCALE, DEFAULT_NOISE_W
 from engines.words import count
 from trainer.checkpoints.best import BestK
 from trainer.checkpoints.writer import CheckpointError, CheckpointWriter
@@ -394,7 +395,8 @@ class PreviewCallback(L.Callback):
     ``previews/epoch=EEEE-batch=BBBB/N.wav`` (that step of the epoch, from 1; a few seconds, against minutes
     for an epoch on a CPU), or at the epoch's end when it comes during validation. Only global rank 0 looks
     and speaks. ``scales``: ``(noise_scale, length_scale, noise_w)`` the lines are spoken with, the run's voice
-    config's (``inference``: what its checkpoints and exports speak with), so a preview sounds as the voice will."""
+    config's (``inference``: what its checkpoints and exports speak with), so a preview sounds as the voice will
+    (Piper's defaults, ``engines.voice``'s, if not given)."""
 
     def __init__(
         self,
@@ -404,7 +406,7 @@ class PreviewCallback(L.Callback):
         log: EventLog,
         every: int = 25,
         *,
-        scales: tuple[float, float, float] = (0.667, 1.0, 0.8),
+        scales: tuple[float, float, float] = (DEFAULT_NOISE_SCALE, DEFAULT_LENGTH_SCALE, DEFAULT_NOISE_W),
     ) -> None:
         from trainer.events.run_state import PREVIEW_FILE
 
