@@ -58,15 +58,17 @@ def test_epochs_follow_the_preset_unless_edited(setup):
     assert setup.epochs.value() == preset("medium").epochs and "kept" not in setup.about.text()
 
 
-def _test_run(folder, preset_name: str):
-    """A run folder as ``voice-studio train --preset PRESET`` leaves it after its first epoch."""
+def _test_run(folder, preset_name: str, settings: tuple[str, ...] = ()):
+    """A run folder as ``voice-studio train --preset PRESET [--set ...]`` leaves it after its first epoch."""
     from trainer.events.log import EventLog
     from trainer.events.schema import Epoch
     from trainer.run.document import RunDocument, write_run
     from trainer.run.options import RunOptions
     from trainer.run.presets import preset
 
-    options = RunOptions(dataset=folder.parent, out=folder, start="scratch", preset=preset_name, epochs=2)
+    options = RunOptions(
+        dataset=folder.parent, out=folder, start="scratch", preset=preset_name, epochs=2, settings=settings
+    )
     folder.mkdir(parents=True)
     write_run(RunDocument(options=options, cache=folder / "cache", config=preset(preset_name).to_dict()))
     log = EventLog(folder / "events.jsonl")
@@ -98,6 +100,23 @@ def test_a_test_preset_run_is_labelled_a_smoke_test(qtbot, tmp_path):
     )
     page.show_run(load_run(real))
     assert "smoke" not in page.status.text() and "1 epoch." in page.status.text()
+
+
+def test_a_shown_run_says_its_settings(qtbot, tmp_path):
+    """A run made with --set says them in the status line when shown (Resume goes on with them); one without
+    says none."""
+    from studio.pages.train import TrainPage
+    from studio.state import VoiceLibrary, Workspace
+    from trainer.events.run_state import load_run
+
+    made = _test_run(tmp_path / "runs" / "set", "test", ("stft_loss=0", "c_kl=0.5"))
+    plain = _test_run(tmp_path / "runs" / "plain", "test")
+    page = TrainPage(Workspace(runs_dir=tmp_path / "runs", voices_dir=tmp_path / "voices"), VoiceLibrary())
+    qtbot.addWidget(page)
+    page.show_run(load_run(made))
+    assert "test preset, 2 epochs planned, set: stft_loss=0, c_kl=0.5 (Resume goes on" in page.status.text()
+    page.show_run(load_run(plain))
+    assert "set:" not in page.status.text()
 
 
 def test_a_smoke_test_voice_says_so_in_the_voice_lists(tmp_path):

@@ -82,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
     if args.resume and args.from_best:
         raise RunError("--resume continues RUN_DIR itself, --from-best starts a new run from it: give one of them")
     if args.resume:
+        if args.settings:
+            raise RunError("--set chooses a new run's settings; a resume trains on with its own (training.json)")
         refused = {key: value for key, value in given(args).items() if key in REFUSED}
         changes = {k: getattr(args, k) for k in ("epochs", "device", "workers", "compile", "eval_every", "eval_lines")}
         document, applied = resume_plan(args.resume, refused, **changes)

@@ -536,13 +536,15 @@ def start_label(voice: Voice) -> str:
 
 def shown_run_words(state: RunState) -> str:
     """What a shown run is, after its status line's first sentence: `` From joe, test preset, 20 epochs planned
-    (Resume goes on with these; Start uses the Setup's).`` The Setup keeps the user's choices for a new run, which
+    (Resume goes on with these; Start uses the Setup's).``, with its ``--set`` settings where it has any
+    (``, set: stft_loss=0``). The Setup keeps the user's choices for a new run, which
     a newcomer took for the shown run's. ``""`` when the run's settings are unknown."""
     if not state.preset:
         return ""
     start = "From scratch" if state.start == "scratch" else f"From {Path(state.start).stem if state.start else '?'}"
     planned = f", {count(state.epochs_total, 'epoch')} planned" if state.epochs_total else ""
-    return f" {start}, {state.preset} preset{planned} (Resume goes on with these; Start uses the Setup's)."
+    settings = f", set: {', '.join(state.settings)}" if state.settings else ""
+    return f" {start}, {state.preset} preset{planned}{settings} (Resume goes on with these; Start uses the Setup's)."
 
 
 STATUS_LINES = 2

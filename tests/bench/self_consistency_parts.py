@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -59,32 +60,21 @@ class Recipe:
     no_recovery_cache: bool = False
 
 
-def config_setting(text: str) -> tuple[str, int | float | bool | tuple[float, ...]]:
-    """``KEY=VALUE`` (a ``--set`` argument) as a ``TrainingConfig`` field and its number (a yes/no field's
-    ``true``/``false`` or ``1``/``0`` as a ``bool``; a pair's ``0.8,0.99`` as a tuple of floats: ``betas_d``).
+def config_setting(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` (a ``--set`` argument) as a ``TrainingConfig`` setting and its value, read as
+    ``voice-studio train --set`` reads it (``trainer.run.settings.parse_setting``).
 
     Raises:
-        argparse.ArgumentTypeError: not ``KEY=VALUE``, no such field, or a value that is not a number.
+        argparse.ArgumentTypeError: not ``KEY=VALUE``, not a setting a run can set, or a value it cannot take.
     """
     import argparse
-    from dataclasses import fields
 
-    from trainer.run.presets import TrainingConfig
+    from trainer.run.settings import parse_setting
 
-    key, sep, value = text.partition("=")
-    kinds = {f.name: f.type for f in fields(TrainingConfig)}
-    if not sep or key not in kinds:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected KEY=VALUE with KEY a TrainingConfig field")
-    if kinds[key] in (bool, "bool"):
-        if value.lower() not in ("true", "false", "1", "0"):
-            raise argparse.ArgumentTypeError(f"{text!r}: expected true or false")
-        return key, value.lower() in ("true", "1")
     try:
-        if "," in value:
-            return key, tuple(float(part) for part in value.split(","))
-        return key, int(value) if value.lstrip("-").isdigit() else float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: the value is not a number") from None
+        return parse_setting(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_set_option(parser) -> None:

@@ -61,6 +61,8 @@ class RunState:
     device: str = ""
     num_utterances: int = 0
     preset: str = ""
+    settings: tuple[str, ...] = ()
+    """The run's ``--set NAME=VALUE`` settings (``training.json``), in the order given."""
     epochs: dict[int, Epoch] = field(default_factory=dict)
     progress: Progress | None = None
     eta: Eta | None = None
@@ -282,7 +284,7 @@ def load_run(folder: Path | str, with_events: bool = True) -> RunState:
     if document is not None:
         options = document.options
         state.start, state.preset, state.epochs_total = options.start, options.preset, options.epochs or 0
-        state.dataset = options.dataset
+        state.dataset, state.settings = options.dataset, options.settings
         state.config = document.config
     if with_events:
         state.apply_all(EventTail(folder / "events.jsonl").read())

@@ -110,6 +110,7 @@ class RunDocument:
             "dataset": str(self.options.dataset),
             "cache": str(self.cache),
             **stored,
+            **({"settings": list(self.options.settings)} if self.options.settings else {}),
             "config": self.config,
             **schedule,
             "conversions": self.conversions,
@@ -145,6 +146,7 @@ def read_run(folder: Path | str) -> RunDocument:
             out=folder,
             epochs=_field(config, path, "epochs", int, "config.epochs"),
             batch_size=_field(config, path, "batch_size", int | None, "config.batch_size"),
+            settings=tuple(_field(raw, path, "settings", list[str])) if "settings" in raw else (),
             **values,
         )
     except RunError as exc:  # a value out of its range (RunOptions names the option)

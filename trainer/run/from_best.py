@@ -54,8 +54,9 @@ def resume_way_on(run_dir: Path) -> str:
 
 def from_best(run_dir: Path | str, given: dict[str, Any] | None = None) -> FromBest:
     """The new run that goes on from ``run_dir``'s best intact checkpoint: the run's options with that checkpoint
-    as the start, ``given`` (``RunOptions`` fields by name) changed, ``out`` beside the run unless given (a DDP run
-    must give it: its processes would each look for a free name while the first creates it).
+    as the start, ``given`` (``RunOptions`` fields by name) changed (``settings`` added to the run's own), ``out``
+    beside the run unless given (a DDP run must give it: its processes would each look for a free name while the
+    first creates it).
 
     Raises:
         RunError: not a run, no intact ranked checkpoint, no epoch left to train (give ``epochs``), or a run of
@@ -74,6 +75,8 @@ def from_best(run_dir: Path | str, given: dict[str, Any] | None = None) -> FromB
             f"{run_dir}: the run had no epoch left after its {best.label()}; give --epochs N to train N more from it"
         )
     out = given.pop("out", None)
+    if "settings" in given:  # the run's own --set, then those given (a later one wins)
+        given["settings"] = document.options.settings + tuple(given["settings"])
     dataset = document.options.dataset if Path(document.options.dataset).is_dir() else document.cache
     options = replace(document.options, dataset=dataset, start=str(best.path), epochs=epochs, **given)
     if out is None and options.devices * options.num_nodes > 1:  # every process must name the same folder

@@ -17,6 +17,7 @@ from typing import Any
 
 from trainer.gan.compile import COMPILE_CHOICES
 from trainer.run.presets import PRESETS
+from trainer.run.settings import parse_setting
 
 PRECISIONS = ("32-true", "bf16-mixed", "16-mixed")
 """Lightning precisions a run may ask for instead of ``auto``."""
@@ -85,6 +86,9 @@ class RunOptions:
             a smoke test). May change on a resume.
         eval_lines: held-out clips a canary evaluation speaks (``None``: ``CANARY_LINES``, 5). May change on a
             resume.
+        settings: ``NAME=VALUE`` texts, ``TrainingConfig`` settings the run takes instead of its preset's
+            (``trainer.run.settings``: ``--set``, repeatable, a later one wins); a new run's only (its config keeps
+            them, so a resume trains on with them; ``--from-best`` takes them and adds those given).
     """
 
     dataset: Path = field(metadata=_flag("--dataset", "a training cache, a dataset project, or metadata.csv + wavs/"))
@@ -176,6 +180,15 @@ class RunOptions:
         ),
     )
 
+    settings: tuple[str, ...] = field(
+        default=(),
+        metadata=_flag(
+            "--set",
+            "a training setting instead of the preset's, e.g. stft_loss=0 or inference_anchor=0 "
+            "(repeatable; the names: docs/train.md); a new run's only",
+        ),
+    )
+
     def __post_init__(self) -> None:
         """Refuse a value out of its field's range, or a device not in ``DEVICES``/``cuda:N``.
 
@@ -201,6 +214,8 @@ class RunOptions:
             value = getattr(self, spec.name)
             if isinstance(value, bool):
                 argv += [spec.metadata["flag"]] if value else []
+            elif isinstance(value, tuple):
+                argv += [part for text in value for part in (spec.metadata["flag"], text)]
             elif value is not None:
                 shown = "cuda" if spec.name == "device" and str(value).startswith("cuda:") else str(value)
                 argv += [spec.metadata["flag"], shown]
@@ -227,7 +242,8 @@ class RunOptions:
 
 def given(args: argparse.Namespace) -> dict[str, Any]:
     """The ``RunOptions`` fields a parsed ``train`` command names (the parser keeps ``None`` for the others)."""
-    return {f.name: getattr(args, f.name) for f in fields(RunOptions) if getattr(args, f.name, None) is not None}
+    named = {f.name: getattr(args, f.name) for f in fields(RunOptions) if getattr(args, f.name, None) is not None}
+    return {name: tuple(value) if isinstance(value, list) else value for name, value in named.items()}
 
 
 def flag(name: str) -> str:
@@ -243,6 +259,10 @@ def check_value(name: str, value: Any) -> Any:
     """
     meta = _FIELDS[name].metadata
     low, high = meta["low"], meta["high"]
+    if name == "settings":
+        for text in value:
+            parse_setting(text)
+        return value
     if value is None or (low is None and high is None and name != "device"):
         return value
     if name == "device":
@@ -268,6 +288,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         if kind is bool:  # a switch: given or not (None, so a resume sees it was not given)
             parser.add_argument(meta["flag"], dest=spec.name, action="store_const", const=True, help=meta["help"])
             continue
+        if typing.get_origin(hints[spec.name]) is tuple:  # repeatable: one NAME=VALUE each
+            parser.add_argument(
+                meta["flag"], dest=spec.name, action="append", type=_setting, metavar="NAME=VALUE", help=meta["help"]
+            )
+            continue
         parser.add_argument(
             meta["flag"], dest=spec.name, type=_checked(spec.name, kind), choices=meta["choices"], help=meta["help"]
         )
@@ -288,6 +313,15 @@ def _checked(name: str, kind: type):
 
     parse.__name__ = kind.__name__
     return parse
+
+
+def _setting(text: str) -> str:
+    """An argparse type for ``--set``: ``text`` if :func:`trainer.run.settings.parse_setting` takes it."""
+    try:
+        parse_setting(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def run_name(start: str, preset: str, when: float | None = None) -> str:

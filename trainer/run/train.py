@@ -45,6 +45,7 @@ from trainer.run.hardware import check_device, hardware
 from trainer.run.options import DEVICES, PRECISIONS, RunOptions
 from trainer.run.presets import FROM_SCRATCH, TrainingConfig, preset
 from trainer.run.ranks import check_launcher, rank_zero, wait_for_run
+from trainer.run.settings import apply_settings
 from trainer.start.points import load_start, resolve_start, run_rate
 from trainer.start.shape import fit_to_start
 
@@ -149,6 +150,7 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
     )
     if options.start == "scratch":  # nothing to keep: the whole generator learns at the full rate, as VITS's
         config = replace(config, **FROM_SCRATCH)
+    config = apply_settings(config, options.settings)  # the user's --set, over the preset's and the start's
     dataset = Path(options.dataset).resolve()
     chosen = replace(options, dataset=dataset, out=out, epochs=config.epochs, batch_size=config.batch_size)
     document = RunDocument(options=chosen, cache=cache_dir.resolve(), config=config.to_dict(), conversions=conversions)
