@@ -20,7 +20,7 @@ from trainer.run.settings import SETTABLE, parse_setting
         ("text_lr_scale=none", ("text_lr_scale", None)),
         ("resolution_discriminator=true", ("resolution_discriminator", True)),
         ("lr_warmup_steps=200", ("lr_warmup_steps", 200)),
-        ("seed=-3", ("seed", -3)),
+        ("seed=4294967295", ("seed", 4294967295)),
     ],
 )
 def test_a_setting_reads_in_its_field_type(text, expected):
@@ -37,8 +37,8 @@ def test_a_setting_reads_in_its_field_type(text, expected):
         ("epochs=3", "'epochs' has a flag of its own: --epochs"),
         ("stft_loss=-1", "stft_loss=-1: stft_loss takes a number at least 0"),
         ("lr_warmup_steps=1.5", "lr_warmup_steps takes a whole number at least 0"),
-        ("betas=0.8", "betas takes 2 numbers at least 0, comma-separated"),
-        ("learning_rate=nan", "learning_rate takes a number at least 0"),
+        ("betas=0.8", "betas takes 2 numbers at least 0 and below 1, comma-separated"),
+        ("learning_rate=nan", "learning_rate takes a number above 0"),
         ("resolution_discriminator=maybe", "takes true or false"),
     ],
 )
@@ -113,3 +113,79 @@ def test_from_best_keeps_the_runs_settings_and_adds_those_given(tmp_path, make_t
     assert from_best(run).options.settings == ("stft_loss=0.25",)
     chosen = from_best(run, {"settings": ("stft_loss=0", "c_kl=0.5")}).options
     assert chosen.settings == ("stft_loss=0.25", "stft_loss=0", "c_kl=0.5")
+
+
+def test_the_docs_name_every_setting():
+    """docs/train.md lists every name ``--set`` takes (the help points there)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "train.md").read_text(encoding="utf-8")
+    assert [name for name in SETTABLE if f"`{name}`" not in text] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("checkpoint_every=0", "checkpoint_every takes a whole number at least 1"),
+        ("recovery_lines=0", "recovery_lines takes a whole number at least 1"),
+        ("keep_best=0", "keep_best takes a whole number at least 1"),
+        ("seed=-5", "seed takes a whole number from 0 to 4,294,967,295"),
+        ("betas=0.8,1", "betas takes 2 numbers at least 0 and below 1"),
+        ("val_fraction=1", "val_fraction takes a number above 0 and below 1"),
+        ("lr_final_fraction=0", "lr_final_fraction takes a number above 0 and at most 1, or none"),
+        ("learning_rate=0", "learning_rate takes a number above 0"),
+    ],
+)
+def test_a_value_the_run_cannot_use_is_refused(text, said):
+    """Values that would crash a run later (a division by checkpoint_every, an empty recovery, numpy's seed range,
+    AdamW's betas) or waste it (no checkpoint kept, no validation, a rate of 0) are refused while parsing."""
+    with pytest.raises(ValueError, match=said):
+        parse_setting(text)
+
+
+def test_a_bad_setting_in_training_json_names_the_field(tmp_path):
+    """A training.json whose ``settings`` holds one the studio does not take is refused naming the file and
+    ``settings[N]``; settings given with spaces are kept without them."""
+    from trainer.run.document import read_run
+    from trainer.run.options import RunOptions
+    from trainer.run.settings import normal_setting
+    from trainer.run.train import RunError  # noqa: F401 - the run's own error class, for the message's shape
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "training.json").write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "dataset": str(tmp_path),
+                "cache": str(tmp_path),
+                "start": "scratch",
+                "preset": "test",
+                "device": "auto",
+                "workers": 0,
+                "devices": 1,
+                "precision": "auto",
+                "settings": ["stft_loss=0", "hop_length=3"],
+                "config": {"epochs": 2, "batch_size": None},
+                "conversions": [],
+            }
+        )
+    )
+    with pytest.raises(ValueError, match=r"training.json.*'settings\[1\]'.*'hop_length' follows the start voice"):
+        read_run(folder)
+    assert normal_setting(" stft_loss = 0 ") == "stft_loss=0"
+    assert RunOptions(dataset=tmp_path, out=folder, settings=["c_kl=0.5"]).to_argv()[-2:] == ["--set", "c_kl=0.5"]
+
+
+def test_the_disk_check_counts_the_settings(tmp_path):
+    """The pre-flight's disk need follows --set: 20 checkpoints kept and a preview every epoch need more room
+    than the preset's 5 and 25 (both counted from the config the run will have)."""
+    from trainer.run.disk import disk_need
+    from trainer.run.options import RunOptions
+
+    def need(*settings: str):
+        options = RunOptions(dataset=tmp_path, out=tmp_path / "run", preset="medium", epochs=50, settings=settings)
+        return disk_need(options, 600.0, 22050, "cache")
+
+    plain, more = need(), need("keep_best=20", "preview_every=1")
+    assert more.checkpoints > plain.checkpoints and more.previews > plain.previews

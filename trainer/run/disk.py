@@ -80,15 +80,16 @@ def disk_need(options: RunOptions, cache_seconds: float, rate: int, kind: str) -
         kind: ``cache`` (used as it is: nothing built), ``project`` or ``piper`` (imported into the run first).
     """
     from trainer.run.presets import preset
+    from trainer.run.settings import apply_settings
 
-    size = network_size(run_quality(options), anchored=options.start != "scratch")
+    size = network_size(run_quality(options), anchored=options.start != "scratch", settings=options.settings)
     last = resume_bytes(size)
     checkpoints = 2 * last + (size.keep_best + 1) * generator_bytes(size)  # old and new during each replace
     imported = 0
     if kind == "piper":
         cache_seconds, imported = _piper_audio(Path(options.dataset))
     cache = 0 if kind == "cache" else int(cache_seconds * rate * 4 * (1 + 513 / 256)) + imported
-    config = preset(options.preset)
+    config = apply_settings(preset(options.preset), options.settings)
     epochs = options.epochs or config.epochs
     previews = preview_bytes(epochs, config.preview_every, rate)
     return DiskNeed(checkpoints, cache, previews, epochs * EVENT_BYTES_PER_EPOCH, _existing(Path(options.out)))
@@ -196,9 +197,10 @@ def run_quality(options: RunOptions) -> str:
     return options.preset
 
 
-def network_size(preset_name: str, anchored: bool = False) -> NetworkSize:
+def network_size(preset_name: str, anchored: bool = False, settings: tuple[str, ...] = ()) -> NetworkSize:
     """Counted on torch's ``meta`` device: no memory is allocated. ``anchored``: count the inference path a
-    fine-tune's anchor keeps (where the preset anchors at all: ``inference_anchor`` above 0)."""
+    fine-tune's anchor keeps (where the preset anchors at all: ``inference_anchor`` above 0). ``settings``: the
+    run's ``--set`` (``trainer.run.settings``), over the preset's (``keep_best``, the anchor, the discriminators)."""
     with importing("torch"):
         import torch
 
@@ -207,12 +209,15 @@ def network_size(preset_name: str, anchored: bool = False) -> NetworkSize:
     with importing("trainer.gan.discriminators"):
         from trainer.gan.discriminators import MultiPeriodDiscriminator
     from trainer.run.presets import preset
+    from trainer.run.settings import apply_settings
 
-    config = preset(preset_name)
+    config = apply_settings(preset(preset_name), settings)
     with torch.device("meta"):
         model_g = Synthesizer(config.model)
         generator = model_g.state_dict()
-        discriminator = MultiPeriodDiscriminator(config.discriminator_width).state_dict()
+        discriminator = MultiPeriodDiscriminator(
+            config.discriminator_width, config.resolution_discriminator
+        ).state_dict()
         anchor = _anchored(model_g) if anchored and config.inference_anchor > 0 else {}
     count = lambda state: sum(t.numel() for t in state.values())  # noqa: E731
     return NetworkSize(

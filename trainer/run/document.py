@@ -146,7 +146,7 @@ def read_run(folder: Path | str) -> RunDocument:
             out=folder,
             epochs=_field(config, path, "epochs", int, "config.epochs"),
             batch_size=_field(config, path, "batch_size", int | None, "config.batch_size"),
-            settings=tuple(_field(raw, path, "settings", list[str])) if "settings" in raw else (),
+            settings=_settings(raw, path),
             **values,
         )
     except RunError as exc:  # a value out of its range (RunOptions names the option)
@@ -155,6 +155,23 @@ def read_run(folder: Path | str) -> RunDocument:
     return RunDocument(
         options=options, cache=Path(_field(raw, path, "cache", str)), config=config, conversions=conversions
     )
+
+
+def _settings(raw: dict[str, Any], path: Path) -> tuple[str, ...]:
+    """The run's ``--set`` texts (``settings``; none where absent).
+
+    Raises:
+        VoiceError: not a list of strings, or a setting this studio does not take, naming the field.
+    """
+    from trainer.run.settings import parse_setting
+
+    settings = tuple(_field(raw, path, "settings", list[str])) if "settings" in raw else ()
+    for index, text in enumerate(settings):
+        try:
+            parse_setting(text)
+        except ValueError as exc:
+            raise VoiceError(path, str(exc), f"settings[{index}]") from None
+    return settings
 
 
 def _field(

@@ -17,7 +17,7 @@ from typing import Any
 
 from trainer.gan.compile import COMPILE_CHOICES
 from trainer.run.presets import PRESETS
-from trainer.run.settings import parse_setting
+from trainer.run.settings import normal_setting, parse_setting
 
 PRECISIONS = ("32-true", "bf16-mixed", "16-mixed")
 """Lightning precisions a run may ask for instead of ``auto``."""
@@ -185,7 +185,7 @@ class RunOptions:
         metadata=_flag(
             "--set",
             "a training setting instead of the preset's, e.g. stft_loss=0 or inference_anchor=0 "
-            "(repeatable; the names: docs/train.md); a new run's only",
+            "(repeatable; the names: docs/train.md, or give a wrong one); a new run's only",
         ),
     )
 
@@ -197,6 +197,7 @@ class RunOptions:
         """
         from trainer.run.errors import RunError
 
+        object.__setattr__(self, "settings", tuple(self.settings))  # a list given (JSON, a caller) kept as a tuple
         for spec in fields(self):
             try:
                 check_value(spec.name, getattr(self, spec.name))
@@ -316,12 +317,11 @@ def _checked(name: str, kind: type):
 
 
 def _setting(text: str) -> str:
-    """An argparse type for ``--set``: ``text`` if :func:`trainer.run.settings.parse_setting` takes it."""
+    """An argparse type for ``--set``: ``text`` as ``trainer.run.settings.normal_setting`` keeps it."""
     try:
-        parse_setting(text)
+        return normal_setting(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
 
 
 def run_name(start: str, preset: str, when: float | None = None) -> str:

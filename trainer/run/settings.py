@@ -34,8 +34,31 @@ FIXED = (
 and the dataset) and those with a flag of their own (``--epochs``, ``--batch-size``)."""
 SETTABLE = tuple(f.name for f in fields(TrainingConfig) if f.name not in FIXED)
 """The settings ``--set`` takes, in ``TrainingConfig``'s order."""
-SIGNED = ("seed",)
-"""Settable numbers that may be negative; every other one is at least 0."""
+RANGES: dict[str, tuple[float, float | None, str]] = {
+    "learning_rate": (0, None, "low"),
+    "learning_rate_d": (0, None, "low"),
+    "betas": (0, 1, "high"),
+    "betas_d": (0, 1, "high"),
+    "eps": (0, None, "low"),
+    "lr_final_fraction": (0, 1, "low"),
+    "lr_decay": (0, 1, "low"),
+    "lr_decay_d": (0, 1, "low"),
+    "grad_clip": (0, None, "low"),
+    "val_fraction": (0, 1, "both"),
+    "max_val": (1, None, ""),
+    "preview_every": (1, None, ""),
+    "checkpoint_every": (1, None, ""),
+    "keep_best": (1, None, ""),
+    "seed": (0, 2**32 - 1, ""),
+    "d_warmup_max_share": (0, 1, ""),
+    "recovery_lines": (1, None, ""),
+}
+"""``(low, high, open ends)`` of a setting's values (each number of a pair), where not "at least 0": ``high``
+``None`` for none; the open ends (``low``, ``high``, ``both``) are excluded. What each field's use needs: a rate,
+``eps`` and a clip norm above 0 (AdamW, ``clip_grad_norm_``), AdamW's betas below 1, a final fraction and per-epoch
+factors in (0, 1] (``trainer.gan.lr_schedule``), a validation share in (0, 1) and a clip or more of it, epochs between
+previews and checkpoints (``%``), a checkpoint kept, numpy's seed range (``lightning.seed_everything``), a share of
+the run, a line for the recovery to fit on."""
 _HINTS = typing.get_type_hints(TrainingConfig)
 OWN_FLAGS = {"epochs": "--epochs", "batch_size": "--batch-size"}
 """Settings with a ``voice-studio train`` flag of their own."""
@@ -89,16 +112,30 @@ def _value(name: str, text: str) -> Any:
 
 
 def _number(name: str, value: float) -> Any:
-    """``value`` if it is finite and (but for :data:`SIGNED`) at least 0."""
-    if not math.isfinite(value) or (value < 0 and name not in SIGNED):
+    """``value`` if it is finite and within the setting's range (:data:`RANGES`; at least 0 where unlisted)."""
+    low, high, open_ends = RANGES.get(name, (0, None, ""))
+    below = value <= low if open_ends in ("low", "both") else value < low
+    above = high is not None and (value >= high if open_ends in ("high", "both") else value > high)
+    if not math.isfinite(value) or below or above:
         raise ValueError
-    return value
+    return value + 0  # -0.0 as 0.0
+
+
+def _range_words(name: str) -> str:
+    """A setting's range in words: ``at least 0``, ``above 0``, ``from 0 to 1``, ``above 0 and below 1``…"""
+    low, high, open_ends = RANGES.get(name, (0, None, ""))
+    start = f"above {low:,}" if open_ends in ("low", "both") else f"at least {low:,}"
+    if high is None:
+        return start
+    if not open_ends:
+        return f"from {low:,} to {high:,}"
+    return f"{start} and {'below' if open_ends in ('high', 'both') else 'at most'} {high:,}"
 
 
 def _takes(name: str) -> str:
     """What setting ``name`` takes, in words: ``a number at least 0``, ``true or false``, ``2 numbers …``."""
     kind, nullable = _kind(_HINTS[name])
-    sign = "" if name in SIGNED else " at least 0"
+    sign = f" {_range_words(name)}"
     if kind is bool:
         words = "true or false"
     elif typing.get_origin(kind) is tuple:
@@ -106,6 +143,17 @@ def _takes(name: str) -> str:
     else:
         words = f"{'a whole number' if kind is int else 'a number'}{sign}"
     return words + (", or none" if nullable else "")
+
+
+def normal_setting(text: str) -> str:
+    """``text`` as ``--set`` keeps it: ``NAME=VALUE`` without spaces around either (``" stft_loss = 0"`` ->
+    ``stft_loss=0``), after :func:`parse_setting` has taken it.
+
+    Raises:
+        ValueError: as :func:`parse_setting`.
+    """
+    name, _ = parse_setting(text)
+    return f"{name}={text.partition('=')[2].strip()}"
 
 
 def apply_settings(config: TrainingConfig, settings: tuple[str, ...]) -> TrainingConfig:

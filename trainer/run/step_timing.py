@@ -224,6 +224,7 @@ def _config_and_batch(options: RunOptions):
     from trainer.run.disk import run_quality
     from trainer.run.preflight import default_voice_config, summarize
     from trainer.run.presets import preset
+    from trainer.run.settings import apply_settings
     from trainer.start.points import run_rate
 
     rate = run_rate(options.start, options.dataset, options.preset)
@@ -232,6 +233,7 @@ def _config_and_batch(options: RunOptions):
     symbols = load_config(Path(voice_config)).num_symbols
     overrides = {"batch_size": options.batch_size} if options.batch_size else {}
     config = preset(run_quality(options), symbols, max(1, len(summary.speakers)), sample_rate=rate, **overrides)
+    config = apply_settings(config, options.settings)  # the run's --set: its losses and discriminators timed too
 
     def batch(size: int):
         items = first_items(options.dataset, size, voice_config, rate, multi_speaker=len(summary.speakers) > 1)
