@@ -197,6 +197,28 @@ def test_a_step_of_the_test_preset_is_timed_in_a_child_process(tmp_path):
     assert e.steps == steps_per_epoch(12 - 1, 4) and estimate_sentence(e).startswith("2 epochs ≈ ")
 
 
+def test_a_run_with_settings_is_timed_on_its_own_and_not_remembered(tmp_path):
+    """--set may change a step's cost (the decoder's losses, more discriminators): an estimate for such a run
+    times a real step though a figure is remembered for its key, and leaves that figure as it was."""
+    pytest.importorskip("lightning")
+    from dataclasses import replace
+
+    from conftest import target_voice_slice
+
+    from trainer.run.epoch_time import StepFigure
+    from trainer.run.options import RunOptions
+    from trainer.run.step_timing import TIMED_HERE, estimate_run, step_key
+
+    folder = target_voice_slice(tmp_path / "piper-data", 12)
+    plain = RunOptions(dataset=folder, out=tmp_path / "runs" / "new", preset="test", device="cpu")
+    kept = StepFigure(step_s=123.0, batch_size=4, source="an earlier timing")
+    remember(step_key(plain), kept)
+    timed = []
+    e = estimate_run(replace(plain, settings=("stft_loss=0",)), 12, time_now=True, timing=timed.append)
+    assert timed and e is not None and e.figure.source == TIMED_HERE and e.figure.step_s < 60
+    assert remembered(step_key(plain)) == kept
+
+
 def test_train_check_prints_the_findings_and_the_estimate(tmp_path):
     """``voice-studio train --check`` says what Check says, time included, and trains nothing; a dataset
     that cannot train is one line and exit 2."""

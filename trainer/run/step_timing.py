@@ -98,7 +98,9 @@ def estimate_run(
 ) -> TimeEstimate | None:
     """How long the epochs ``options`` ask for take over ``clips`` usable clips on this machine, from the best
     figure there is (``trainer.run.epoch_time``); with ``time_now``, a step is timed in a child process when
-    neither an earlier run nor an earlier timing knows (and remembered). ``more``: the epochs follow ones done
+    neither an earlier run nor an earlier timing knows (and remembered). A run with ``--set`` settings (which may
+    change a step's cost: the decoder's losses, more discriminators) takes neither other runs' figures nor the
+    remembered one, and its timing is not remembered for runs without them. ``more``: the epochs follow ones done
     (a resume; the run's own events are the first figure); ``timing(key)`` is called as a step starts being timed.
     ``None`` when no figure is known.
 
@@ -107,17 +109,21 @@ def estimate_run(
         Cancelled: ``cancel`` was set while a step was being timed.
     """
     from trainer.run.presets import preset
+    from trainer.run.settings import apply_settings
 
     key = step_key(options)
-    config = preset(key.quality)
+    config = apply_settings(preset(key.quality), options.settings)
     model = config.model.to_dict()
+    shared = not options.settings  # a run with --set is timed on its own: other runs' and remembered figures are not
     own = figure_from_runs([Path(options.out)], key, model) if more else None  # a resume: its own epochs first
-    figure = own or figure_from_runs(_neighbours(options.out), key, model) or remembered(key)
+    others = (figure_from_runs(_neighbours(options.out), key, model) or remembered(key)) if shared else None
+    figure = own or others
     if figure is None and time_now:
         if timing is not None:
             timing(key)
         figure = time_in_child(options, cancel)
-        remember(key, figure)
+        if shared:
+            remember(key, figure)
     figure = figure or preset_figure(key)
     if figure is None:
         return None
