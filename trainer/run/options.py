@@ -243,8 +243,7 @@ class RunOptions:
 
 def given(args: argparse.Namespace) -> dict[str, Any]:
     """The ``RunOptions`` fields a parsed ``train`` command names (the parser keeps ``None`` for the others)."""
-    named = {f.name: getattr(args, f.name) for f in fields(RunOptions) if getattr(args, f.name, None) is not None}
-    return {name: tuple(value) if isinstance(value, list) else value for name, value in named.items()}
+    return {f.name: getattr(args, f.name) for f in fields(RunOptions) if getattr(args, f.name, None) is not None}
 
 
 def flag(name: str) -> str:

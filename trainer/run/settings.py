@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import types
 import typing
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
 from trainer.run.presets import TrainingConfig
@@ -162,6 +162,4 @@ def apply_settings(config: TrainingConfig, settings: tuple[str, ...]) -> Trainin
     Raises:
         ValueError: as :func:`parse_setting`.
     """
-    from dataclasses import replace
-
     return replace(config, **dict(parse_setting(text) for text in settings))
