@@ -14,7 +14,9 @@ import pytest
 
 from trainer.events.words import duration
 from trainer.run.epoch_time import (
+    DECODER_LOSSES_COST,
     EVENING_S,
+    FIGURES_VERSION,
     PRESET_STEP_S,
     StepFigure,
     StepKey,
@@ -115,16 +117,27 @@ def test_a_timed_step_is_remembered_per_machine_device_generator_and_precision(t
     path.write_text("{not json", encoding="utf-8")
     assert remembered(HERE, path) is None
     remember(other, figure, path)
-    assert remembered(other, path) == figure and json.loads(path.read_text())["version"] == 1
+    assert remembered(other, path) == figure and json.loads(path.read_text())["version"] == FIGURES_VERSION
 
 
-def _run(folder: Path, *, model: dict, host: str | None, precision: str, train_s: list[float], batches: int) -> Path:
-    """A run folder as a trainer leaves it: ``training.json`` naming its generator, and events of its epochs."""
+def _run(
+    folder: Path,
+    *,
+    model: dict,
+    host: str | None,
+    precision: str,
+    train_s: list[float],
+    batches: int,
+    config: dict | None = None,
+) -> Path:
+    """A run folder as a trainer leaves it: ``training.json`` naming its generator (and ``config``'s other
+    settings), and events of its epochs."""
     from trainer.events.log import EventLog
     from trainer.events.schema import Epoch, Progress, RunStart
 
     folder.mkdir(parents=True)
-    (folder / "training.json").write_text(json.dumps({"version": 1, "config": {"model": model}}), encoding="utf-8")
+    document = {"version": 1, "config": {**(config or {}), "model": model}}
+    (folder / "training.json").write_text(json.dumps(document), encoding="utf-8")
     log = EventLog(folder / "events.jsonl")
     log.emit(
         RunStart(
@@ -257,3 +270,36 @@ def test_a_smoke_test_from_joe_is_timed_with_joes_generator(tmp_path):
     assert scratch.generator == "" and joe.generator == "medium" and joe.quality == "test"
     assert joe.text() != scratch.text() and "test+medium-generator" in joe.text()
     assert preset_figure(joe) is None and preset_figure(scratch) is not None
+
+
+def test_a_fine_tunes_step_and_one_from_scratch_are_told_apart(tmp_path):
+    """A fine-tune's step computes the decoder's own losses (about a third longer) and one from scratch does not:
+    their keys differ, so neither a remembered figure nor an earlier run of one kind stands in for the other, and
+    the preset's figure is scaled for a fine-tune (a scratch run was estimated from fine-tunes' steps); a fine-tune
+    with both losses set to 0 is timed as a step without them."""
+    pytest.importorskip("torch")
+    from dataclasses import replace
+
+    from trainer.run.options import RunOptions
+    from trainer.run.presets import preset
+    from trainer.run.step_timing import step_key
+
+    base = RunOptions(dataset=tmp_path, out=tmp_path / "run", preset="medium", device="cpu", precision="32-true")
+    scratch, joe = step_key(base), step_key(replace(base, start="joe"))
+    assert not scratch.decoder_losses and joe.decoder_losses and scratch.text() != joe.text()
+    off = step_key(replace(base, start="joe", settings=("stft_loss=0", "prior_mel=0")))
+    assert not off.decoder_losses and off.text() == scratch.text()
+    path = tmp_path / "step-times.json"
+    remember(joe, StepFigure(step_s=7.0, batch_size=8, source="x"), path)
+    assert remembered(scratch, path) is None and remembered(joe, path) is not None
+    medium = preset("medium").model.to_dict()
+    losses = {"stft_loss": 0.5, "prior_mel": 0.5}
+    tuned = _run(
+        tmp_path / "tuned", model=medium, host=HERE.host, precision="32-true", train_s=[70.0], batches=5, config=losses
+    )
+    keys = {k: replace(k, precision="32-true") for k in (scratch, joe)}
+    assert figure_from_runs([tuned], keys[scratch], medium) is None
+    assert figure_from_runs([tuned], keys[joe], medium).step_s == pytest.approx(70 / 5)
+    plain, tuned_figure = preset_figure(keys[scratch]), preset_figure(keys[joe])
+    assert tuned_figure.step_s == pytest.approx(plain.step_s * DECODER_LOSSES_COST)
+    assert "with the decoder's own losses" in tuned_figure.source and "losses" not in plain.source

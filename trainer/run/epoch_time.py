@@ -46,8 +46,14 @@ PRESET_BATCH = 8
 """The batch size of ``PRESET_STEP_S``."""
 SAME_GENERATOR = {"low": "medium"}
 """Presets that train another preset's generator, whose step figure they take."""
-FIGURES_VERSION = 1
-"""``version`` of the remembered step figures' file (``figures_file``)."""
+DECODER_LOSSES_COST = 1.35
+"""A step with the decoder's own losses (``trainer.gan.decoder_losses``: a second decoder pass on the prior's
+latents and three STFTs; a fine-tune's default) against one without: medium generator epochs of 105-113 s against
+76-83 s on a 2-vCPU AMD EPYC VM, bf16 (docs/benchmarks.md "Fine-tuning quality"). ``PRESET_STEP_S`` was timed
+without them."""
+FIGURES_VERSION = 2
+"""``version`` of the remembered step figures' file (``figures_file``). 2: keys say whether the step computes the
+decoder's own losses (version 1's figures, from steps timed with them whatever the run's start, are not read)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,6 +67,8 @@ class StepKey:
         precision: the Lightning precision the run will train in (``trainer.run.hardware``).
         generator: the start voice's quality where its generator replaces a ``test`` preset's small one (a
             smoke test from joe trains joe's ``medium`` generator: ``trainer.start.shape``); "" otherwise.
+        decoder_losses: the step computes the decoder's own losses (:func:`has_decoder_losses`; a fine-tune's, not
+            a run's from scratch), about ``DECODER_LOSSES_COST`` times a step without them.
     """
 
     host: str
@@ -68,6 +76,7 @@ class StepKey:
     quality: str
     precision: str
     generator: str = ""
+    decoder_losses: bool = False
 
     @property
     def cpu(self) -> bool:
@@ -77,7 +86,14 @@ class StepKey:
     def text(self) -> str:
         """The key as one string (how the remembered figures' file names it)."""
         quality = f"{self.quality}+{self.generator}-generator" if self.generator else self.quality
-        return "|".join((self.host, self.device, quality, self.precision))
+        losses = ("decoder-losses",) if self.decoder_losses else ()
+        return "|".join((self.host, self.device, quality, self.precision, *losses))
+
+
+def has_decoder_losses(config: dict) -> bool:
+    """Whether a ``TrainingConfig.to_dict()`` (or a run's ``training.json`` ``config``) trains the decoder with its
+    own losses (``stft_loss`` or ``prior_mel`` above 0; a config written before them has neither)."""
+    return any(float(config.get(name) or 0) > 0 for name in ("stft_loss", "prior_mel"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -170,14 +186,17 @@ def _where(e: TimeEstimate) -> str:
 
 
 def preset_figure(key: StepKey) -> StepFigure | None:
-    """The preset's figure for a 2-core CPU (``PRESET_STEP_S``); ``None`` on a GPU, for a preset without one, or
-    where a start voice's generator replaces the preset's (``StepKey.generator``)."""
+    """The preset's figure for a 2-core CPU (``PRESET_STEP_S``, times ``DECODER_LOSSES_COST`` for a step with the
+    decoder's own losses); ``None`` on a GPU, for a preset without one, or where a start voice's generator replaces
+    the preset's (``StepKey.generator``)."""
     quality = SAME_GENERATOR.get(key.quality, key.quality)
     step_s = PRESET_STEP_S.get((quality, key.precision)) if key.cpu and not key.generator else None
     if step_s is None:
         return None
-    source = "the preset's figure for a 2-core CPU (no step timed on this one yet)"
-    return StepFigure(step_s=step_s, batch_size=PRESET_BATCH, source=source)
+    with_losses = " with the decoder's own losses" if key.decoder_losses else ""
+    source = f"the preset's figure for a 2-core CPU{with_losses} (no step timed on this one yet)"
+    cost = DECODER_LOSSES_COST if key.decoder_losses else 1.0
+    return StepFigure(step_s=step_s * cost, batch_size=PRESET_BATCH, source=source)
 
 
 def figures_file() -> Path:
@@ -216,10 +235,11 @@ def remember(key: StepKey, figure: StepFigure, path: Path | None = None) -> Path
 
 def figure_from_runs(folders: Iterable[Path], key: StepKey, model: dict) -> StepFigure | None:
     """The newest of ``folders`` (run folders, by their events' time) that trained ``model`` (a generator's
-    ``VitsConfig.to_dict()``; symbols and speakers aside) on ``key``'s machine, device kind and precision, as a
-    figure: the median training seconds of its epochs per step, and the median seconds around the steps.
-    Runs without a finished epoch, or that cannot be read, are passed over; ``None`` when none is left."""
-    candidates = [f for f in folders if (f / "events.jsonl").is_file() and _same_generator(f, model)]
+    ``VitsConfig.to_dict()``; symbols and speakers aside) on ``key``'s machine, device kind and precision, with or
+    without the decoder's own losses as ``key`` says, as a figure: the median training seconds of its epochs per
+    step, and the median seconds around the steps. Runs without a finished epoch, or that cannot be read, are passed
+    over; ``None`` when none is left."""
+    candidates = [f for f in folders if (f / "events.jsonl").is_file() and _same_step(f, model, key)]
     for folder in sorted(candidates, key=lambda f: (f / "events.jsonl").stat().st_mtime, reverse=True):
         figure = _run_figure(folder, key)
         if figure is not None:
@@ -231,14 +251,17 @@ SHAPE_ASIDE = ("num_symbols", "num_speakers", "gin_channels")
 """Generator settings that follow the dataset, not the preset, and barely change a step's time."""
 
 
-def _same_generator(folder: Path, model: dict) -> bool:
-    """Whether the run in ``folder`` trains a generator of ``model``'s shape (its ``training.json``)."""
+def _same_step(folder: Path, model: dict, key: StepKey) -> bool:
+    """Whether the run in ``folder`` trains a generator of ``model``'s shape, with the decoder's own losses where
+    ``key`` has them (its ``training.json``)."""
     try:
-        config = json.loads((folder / "training.json").read_text(encoding="utf-8"))["config"]["model"]
-    except (OSError, ValueError, KeyError, TypeError):
+        config = json.loads((folder / "training.json").read_text(encoding="utf-8"))["config"]
+        losses = has_decoder_losses(config)
+        config = config["model"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
     shape = lambda m: {k: v for k, v in json.loads(json.dumps(m)).items() if k not in SHAPE_ASIDE}  # noqa: E731
-    return shape(config) == shape(model)  # as JSON both: tuples are lists
+    return shape(config) == shape(model) and losses == key.decoder_losses  # as JSON both: tuples are lists
 
 
 def _run_figure(folder: Path, key: StepKey) -> StepFigure | None:

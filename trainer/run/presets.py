@@ -276,6 +276,15 @@ FROM_SCRATCH: dict[str, Any] = {
 """A fine-tune's settings a run from scratch sets otherwise (``trainer.run.train``): nothing to keep, so the whole
 generator learns at the full rate from its first step, as VITS's does; a prior that means nothing yet for the
 decoder's own losses; the start's noise_scale (a fine-tune's 0.333 was not measured from scratch)."""
+
+
+def as_started(config: TrainingConfig, start: str) -> TrainingConfig:
+    """``config`` as a run from ``start`` (``scratch``, or a start voice: ``trainer.run.options.RunOptions.start``)
+    trains with it: :data:`FROM_SCRATCH`'s settings over it from scratch, unchanged for a fine-tune. What the run
+    itself (``trainer.run.train``) and its step timing (``trainer.run.step_timing``) both take."""
+    return replace(config, **FROM_SCRATCH) if start == "scratch" else config
+
+
 RETIRED = ("d_warmup_steps",)
 """Settings older runs' configs hold that no longer exist: ``d_warmup_steps`` was a fixed warm-up length (at most
 the first epoch), which the criterion of ``d_warmup_min_steps``, ``d_warmup_max_steps`` and ``d_warmup_ready_loss``

@@ -1,13 +1,13 @@
 """A run's training step timed on this machine before the run starts, and the time its epochs will take.
 
-:func:`step_key` names what a step's time depends on (this machine, the device, the generator's size, the
-precision). :func:`time_steps` builds the run's networks, takes the first clips of its dataset as one batch
-(their features computed as the training cache computes them) and trains on that batch through
-``lightning.Trainer``: one warm-up step (oneDNN and cuDNN choose their kernels then: on a 2-vCPU VM a medium
-warm-up step took 1.7x a later one), then steps until ``TIMED_S`` seconds or ``MAX_TIMED`` steps have passed;
-the figure is their median. :func:`time_in_child` runs it in a child process (``python -m trainer.run.step_timing``)
-with the thread and device settings a trainer process gets, so a studio keeps neither its memory nor its
-threads, and cancelling ends it.
+:func:`step_key` names what a step's time depends on (this machine, the device, the generator's size, the precision,
+whether the decoder's own losses are computed: a fine-tune's, not a run's from scratch). :func:`time_steps` builds
+the run's networks, takes the first clips of its dataset as one batch (their features computed as the training cache
+computes them) and trains on that batch through ``lightning.Trainer``: one warm-up step (oneDNN and cuDNN choose
+their kernels then: on a 2-vCPU VM a medium warm-up step took 1.7x a later one), then steps until ``TIMED_S``
+seconds or ``MAX_TIMED`` steps have passed; the figure is their median. :func:`time_in_child` runs it in a child
+process (``python -m trainer.run.step_timing``) with the thread and device settings a trainer process gets, so a
+studio keeps neither its memory nor its threads, and cancelling ends it.
 
 What it costs (2-vCPU AMD EPYC VM, float32): medium about 35 s when the VM was quiet (imports 5 s, warm-up
 18 s, one timed step 10.5 s) and 68 s with other work on it (load 4); the ``test`` preset about 13 s, most of
@@ -36,6 +36,7 @@ from trainer.run.epoch_time import (
     TimeEstimate,
     estimate,
     figure_from_runs,
+    has_decoder_losses,
     held_out,
     preset_figure,
     remember,
@@ -59,13 +60,23 @@ def step_key(options: RunOptions) -> StepKey:
     """
     from trainer.run.disk import run_quality
     from trainer.run.hardware import planned_precision
-    from trainer.run.presets import preset
+    from trainer.run.presets import as_started, preset
+    from trainer.run.settings import apply_settings
 
     quality = run_quality(options)
-    cuda, precision = planned_precision(options.device, preset(quality), options.precision)
+    config = apply_settings(as_started(preset(quality), options.start), options.settings)
+    cuda, precision = planned_precision(options.device, config, options.precision)
     device = _gpu_name(options.device) if cuda else "cpu"
     generator = _start_generator(options) if quality == "test" else ""
-    return StepKey(host=socket.gethostname(), device=device, quality=quality, precision=precision, generator=generator)
+    losses = has_decoder_losses(config.to_dict())
+    return StepKey(
+        host=socket.gethostname(),
+        device=device,
+        quality=quality,
+        precision=precision,
+        generator=generator,
+        decoder_losses=losses,
+    )
 
 
 def _start_generator(options: RunOptions) -> str:
@@ -108,11 +119,11 @@ def estimate_run(
         RunError: a CUDA device asked for but absent.
         Cancelled: ``cancel`` was set while a step was being timed.
     """
-    from trainer.run.presets import preset
+    from trainer.run.presets import as_started, preset
     from trainer.run.settings import apply_settings
 
     key = step_key(options)
-    config = apply_settings(preset(key.quality), options.settings)
+    config = apply_settings(as_started(preset(key.quality), options.start), options.settings)
     model = config.model.to_dict()
     shared = not options.settings  # a run with --set is timed on its own: other runs' and remembered figures are not
     own = figure_from_runs([Path(options.out)], key, model) if more else None  # a resume: its own epochs first
@@ -229,7 +240,7 @@ def _config_and_batch(options: RunOptions):
         from trainer.data.datamodule import collate
     from trainer.run.disk import run_quality
     from trainer.run.preflight import default_voice_config, summarize
-    from trainer.run.presets import preset
+    from trainer.run.presets import as_started, preset
     from trainer.run.settings import apply_settings
     from trainer.start.points import run_rate
 
@@ -239,7 +250,7 @@ def _config_and_batch(options: RunOptions):
     symbols = load_config(Path(voice_config)).num_symbols
     overrides = {"batch_size": options.batch_size} if options.batch_size else {}
     config = preset(run_quality(options), symbols, max(1, len(summary.speakers)), sample_rate=rate, **overrides)
-    config = apply_settings(config, options.settings)  # the run's --set: its losses and discriminators timed too
+    config = apply_settings(as_started(config, options.start), options.settings)  # the run's step, its --set too
 
     def batch(size: int):
         items = first_items(options.dataset, size, voice_config, rate, multi_speaker=len(summary.speakers) > 1)

@@ -43,7 +43,7 @@ from trainer.run.document import CHECKPOINTS_FOLDER, RunDocument, is_run, read_r
 from trainer.run.errors import RunError
 from trainer.run.hardware import check_device, hardware
 from trainer.run.options import DEVICES, PRECISIONS, RunOptions
-from trainer.run.presets import FROM_SCRATCH, TrainingConfig, preset
+from trainer.run.presets import TrainingConfig, as_started, preset
 from trainer.run.ranks import check_launcher, rank_zero, wait_for_run
 from trainer.run.settings import apply_settings
 from trainer.start.points import load_start, resolve_start, run_rate
@@ -148,8 +148,7 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
     config, conversions = fit_to_start(
         options.start, config, cache, preset_name=options.preset, dataset_label=str(options.dataset)
     )
-    if options.start == "scratch":  # nothing to keep: the whole generator learns at the full rate, as VITS's
-        config = replace(config, **FROM_SCRATCH)
+    config = as_started(config, options.start)  # from scratch nothing to keep: all of it learns at the full rate
     config = apply_settings(config, options.settings)  # the user's --set, over the preset's and the start's
     dataset = Path(options.dataset).resolve()
     chosen = replace(options, dataset=dataset, out=out, epochs=config.epochs, batch_size=config.batch_size)
