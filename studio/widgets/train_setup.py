@@ -1,6 +1,6 @@
 """The Train page's setup form: dataset, starting voice, preset, epochs, device, how often the voice's quality is
-measured on held-out lines (the canary evaluations), the pre-flight findings and the time the chosen epochs will
-take.
+measured on held-out lines (the canary evaluations), training settings instead of the preset's (``train --set``),
+the pre-flight findings and the time the chosen epochs will take.
 
 It only holds choices and shows findings; ``options()`` turns the choices into the
 ``trainer.run.options.RunOptions`` of a new run. Devices are detected off the GUI thread
@@ -32,6 +32,7 @@ from studio.workers import Task
 from trainer.run.options import MAX_EPOCHS, RunOptions, bounds, run_name
 from trainer.run.preflight import Finding
 from trainer.run.presets import PRESETS, about, explain, preset
+from trainer.run.settings import SETTABLE, split_settings
 
 PRESET_EPOCHS = {name: preset(name).epochs for name in PRESETS}
 """Default epochs per preset, the trainer's (``trainer.run.presets`` loads without torch)."""
@@ -79,6 +80,7 @@ class TrainSetup(QGroupBox):
         self.device.addItem("Auto (a GPU if present)", "auto")
         self.device.addItem("CPU", "cpu")
         self.evaluate, self.eval_every = evaluation_fields()
+        self.settings = settings_field()
         self.findings = QLabel("")
         self.findings.setWordWrap(True)
         self.estimate = QLabel("")
@@ -105,6 +107,7 @@ class TrainSetup(QGroupBox):
         form.addRow("", self.about)
         form.addRow("Device", self.device)
         form.addRow("Measure quality", evaluation_row(self.evaluate, self.eval_every))
+        form.addRow("Settings", self.settings)
         form.addRow(self.findings)  # a row of its own: a wrapped label beside a button loses its lines
         form.addRow(self.resample)
         form.addRow(self.estimate)
@@ -114,6 +117,7 @@ class TrainSetup(QGroupBox):
         self.preset.currentTextChanged.connect(self._on_changed)
         self.epochs.valueChanged.connect(self._on_changed)
         self.device.currentIndexChanged.connect(self._on_changed)
+        self.settings.textChanged.connect(self._on_changed)
 
     def _on_preset(self, name: str) -> None:
         """Explain the preset; its epochs replace the shown ones unless the person typed their own (then kept,
@@ -140,13 +144,15 @@ class TrainSetup(QGroupBox):
         return about(name, from_voice=self.start.currentData() != "scratch")
 
     def choices(self) -> tuple:
-        """What the checks depend on, as shown now: ``(dataset text, start, preset, epochs, device)``."""
+        """What the checks depend on, as shown now: ``(dataset text, start, preset, epochs, device, settings
+        text)``."""
         return (
             self.dataset.text().strip(),
             self.start.currentData(),
             self.preset.currentText(),
             self.epochs.value(),
             self.device.currentData(),
+            self.settings.text().strip(),
         )
 
     def _on_changed(self, *_) -> None:
@@ -196,11 +202,15 @@ class TrainSetup(QGroupBox):
         """The choices as the options of a new run in ``runs_root`` (named by ``trainer.run.options.run_name``).
 
         Raises:
-            ValueError: no dataset chosen.
+            ValueError: no dataset chosen, or a setting that is not one (naming it and what it takes).
         """
-        text, start, preset, epochs, device = self.choices()
+        text, start, preset, epochs, device, typed = self.choices()
         if not text:
             raise ValueError("Choose a dataset first (the Dataset page's project, or Browse…).")
+        try:
+            settings = split_settings(typed)
+        except ValueError as exc:
+            raise ValueError(f"Settings: {exc}") from None
         out = Path(runs_root) / run_name(start, preset)
         return RunOptions(
             dataset=Path(text),
@@ -210,6 +220,7 @@ class TrainSetup(QGroupBox):
             epochs=epochs,
             device=device,
             eval_every=self.eval_choice(),
+            settings=settings,
         )
 
     def eval_choice(self) -> int | None:
@@ -281,3 +292,15 @@ def evaluation_row(evaluate: QComboBox, every: QSpinBox) -> QHBoxLayout:
     row.addWidget(evaluate, 1)
     row.addWidget(every)
     return row
+
+
+def settings_field() -> QLineEdit:
+    """The Settings field: ``NAME=VALUE`` training settings instead of the preset's, as ``voice-studio train --set``
+    takes them (``trainer.run.settings``); empty, the preset's."""
+    field = QLineEdit()
+    field.setPlaceholderText("the preset's; or NAME=VALUE, spaces between (e.g. stft_loss=0 learning_rate=1e-4)")
+    field.setToolTip(  # <p>: rich text, which Qt wraps
+        "<p>Training settings a new run takes instead of its preset's, as voice-studio train --set "
+        f"(docs/train.md says what each does): {', '.join(SETTABLE)}</p>"
+    )
+    return field

@@ -9,7 +9,9 @@ run's ``training.json`` keeps the values in its ``config``, so a resume trains o
 
 from __future__ import annotations
 
+import difflib
 import math
+import re
 import types
 import typing
 from dataclasses import fields, replace
@@ -78,8 +80,8 @@ def parse_setting(text: str) -> tuple[str, Any]:
     ``None``).
 
     Raises:
-        ValueError: no ``=``, a name not in :data:`SETTABLE` (naming the ones that are), or a value the field
-            cannot take (naming the field and what it takes).
+        ValueError: no ``=``, a name not in :data:`SETTABLE` (naming the closest, where one is close, and the
+            ones that are), or a value the field cannot take (naming the field and what it takes).
     """
     name, sep, value = text.partition("=")
     name, value = name.strip(), value.strip()
@@ -89,7 +91,9 @@ def parse_setting(text: str) -> tuple[str, Any]:
         raise ValueError(f"'{name}' has a flag of its own: {OWN_FLAGS[name]}")
     if name not in SETTABLE:
         why = "follows the start voice and the dataset" if name in FIXED else "is not a training setting"
-        raise ValueError(f"'{name}' {why}: --set takes {', '.join(SETTABLE)}")
+        close = difflib.get_close_matches(name, SETTABLE, n=1)
+        guess = f" (did you mean {close[0]}?)" if close else ""
+        raise ValueError(f"'{name}' {why}{guess}; the settings: {', '.join(SETTABLE)}")
     return name, _value(name, value)
 
 
@@ -154,6 +158,18 @@ def normal_setting(text: str) -> str:
     """
     name, _ = parse_setting(text)
     return f"{name}={text.partition('=')[2].strip()}"
+
+
+def split_settings(text: str) -> tuple[str, ...]:
+    """Settings typed on one line (the Train page's Settings field) as ``--set`` keeps them
+    (:func:`normal_setting`): ``"stft_loss=0  betas = 0.8,0.99"`` -> ``("stft_loss=0", "betas=0.8,0.99")``.
+    Spaces or semicolons separate them, spaces around ``=`` are allowed; empty text is none.
+
+    Raises:
+        ValueError: as :func:`parse_setting`, for the first part that is not a setting.
+    """
+    joined = re.sub(r"\s*=\s*", "=", text)
+    return tuple(normal_setting(part) for part in re.split(r"[\s;]+", joined) if part)
 
 
 def apply_settings(config: TrainingConfig, settings: tuple[str, ...]) -> TrainingConfig:
