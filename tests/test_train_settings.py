@@ -198,6 +198,7 @@ def test_settings_typed_on_one_line_split_as_set_keeps_them():
     from trainer.run.settings import split_settings
 
     assert split_settings(" stft_loss = 0 ; betas=0.8,0.99  seed=7 ") == ("stft_loss=0", "betas=0.8,0.99", "seed=7")
+    assert split_settings("betas = 0.8 , 0.99\u200bseed=7") == ("betas=0.8,0.99", "seed=7")
     assert split_settings("") == () and split_settings(" ;  ") == ()
     with pytest.raises(ValueError, match="'c_mel': give NAME=VALUE"):
         split_settings("stft_loss=0 c_mel")

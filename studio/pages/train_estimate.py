@@ -12,6 +12,7 @@ page's attributes declared below.
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Callable
 from typing import cast
@@ -51,7 +52,9 @@ class TrainEstimate:
         task = Task(work, cast(QObject, self))
         task.status.connect(lambda where: self._tick_timing(task, where))
         task.done.connect(self._on_estimated)
-        task.failed.connect(lambda exc: self.setup.show_estimate(f"No time estimate: {exc}", "warning"))
+        task.failed.connect(
+            lambda exc: self.setup.show_estimate(f"No time estimate: {html.escape(str(exc))}", "warning")
+        )
         return self._estimates.start(task)
 
     def _tick_timing(self, task: Task, where: str) -> None:
@@ -75,7 +78,8 @@ class TrainEstimate:
             self._reveal(self.setup.estimate)
             return
         sentence = estimate_sentence(estimate)
-        self.setup.show_estimate(f"{sentence}<br><span style='color:#6b7280'>{estimate_basis(estimate)}</span>")
+        basis = html.escape(estimate_basis(estimate))
+        self.setup.show_estimate(f"{html.escape(sentence)}<br><span style='color:#6b7280'>{basis}</span>")
         self._reveal(self.setup.estimate)
         text = self.status.text()
         if text.endswith(START_HINT):  # the check's line, unchanged since (a change drops this task)

@@ -9,6 +9,7 @@ It only holds choices and shows findings; ``options()`` turns the choices into t
 
 from __future__ import annotations
 
+import html
 import threading
 from pathlib import Path
 
@@ -234,7 +235,10 @@ class TrainSetup(QGroupBox):
         if not findings:
             self.findings.setText(f"<span style='color:{COLOURS['info']}'>Ready to train.</span>")
         else:
-            rows = [f"<span style='color:{COLOURS[f.level]}'>{f.level.title()}: {f.message}</span>" for f in findings]
+            rows = [
+                f"<span style='color:{COLOURS[f.level]}'>{f.level.title()}: {html.escape(f.message)}</span>"
+                for f in findings
+            ]
             self.findings.setText("<br>".join(rows))
         offer = next((f for f in findings if f.fix == "resample"), None)
         self._resample_rate = (offer.fix_rate or 0) if offer else 0
@@ -242,15 +246,16 @@ class TrainSetup(QGroupBox):
         self.resample.setVisible(offer is not None)
 
     def show_message(self, text: str, level: str = "error") -> None:
-        """One line in the findings area (the time estimate, which belongs to a check's findings, is cleared)."""
+        """One line in the findings area, shown as written (the time estimate, which belongs to a check's findings,
+        is cleared)."""
         self.current = []
-        self.findings.setText(f"<span style='color:{COLOURS[level]}'>{text}</span>")
+        self.findings.setText(f"<span style='color:{COLOURS[level]}'>{html.escape(text)}</span>")
         self.resample.setVisible(False)
         self.show_estimate("")
 
     def show_estimate(self, text: str, level: str = "info") -> None:
-        """The time the chosen epochs will take (or what is being done to know it) under the findings; ``""``
-        hides it."""
+        """The time the chosen epochs will take (or what is being done to know it) under the findings, as rich text
+        (plain words escaped by the caller: ``html.escape``); ``""`` hides it."""
         self.estimate.setText(f"<span style='color:{COLOURS[level]}'>{text}</span>" if text else "")
         self.estimate.setVisible(bool(text))
 

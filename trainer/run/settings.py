@@ -91,7 +91,7 @@ def parse_setting(text: str) -> tuple[str, Any]:
         raise ValueError(f"'{name}' has a flag of its own: {OWN_FLAGS[name]}")
     if name not in SETTABLE:
         why = "follows the start voice and the dataset" if name in FIXED else "is not a training setting"
-        close = difflib.get_close_matches(name, SETTABLE, n=1)
+        close = difflib.get_close_matches(name.lower(), SETTABLE, n=1)
         guess = f" (did you mean {close[0]}?)" if close else ""
         raise ValueError(f"'{name}' {why}{guess}; the settings: {', '.join(SETTABLE)}")
     return name, _value(name, value)
@@ -163,12 +163,12 @@ def normal_setting(text: str) -> str:
 def split_settings(text: str) -> tuple[str, ...]:
     """Settings typed on one line (the Train page's Settings field) as ``--set`` keeps them
     (:func:`normal_setting`): ``"stft_loss=0  betas = 0.8,0.99"`` -> ``("stft_loss=0", "betas=0.8,0.99")``.
-    Spaces or semicolons separate them, spaces around ``=`` are allowed; empty text is none.
+    Spaces or semicolons separate them, spaces around ``=`` and a pair's comma are allowed; empty text is none.
 
     Raises:
         ValueError: as :func:`parse_setting`, for the first part that is not a setting.
     """
-    joined = re.sub(r"\s*=\s*", "=", text)
+    joined = re.sub(r"\s*([=,])\s*", r"\1", text.replace("\u200b", " "))  # a pair's comma too; zero-width spaces
     return tuple(normal_setting(part) for part in re.split(r"[\s;]+", joined) if part)
 
 
