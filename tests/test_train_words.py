@@ -358,3 +358,18 @@ def test_a_fresh_test_preset_run_is_known_as_a_smoke_test_from_its_start(window,
     )
     page._on_exported(voice, best)
     assert "It is a smoke test (test preset)" in page.status.text()
+
+
+def test_a_trainers_error_is_shown_as_written(tmp_path):
+    """The status line after a failed run quotes the trainer's error as written: a path or setting with ``<`` in
+    it is not read as markup (the Train page's label is rich text)."""
+    from PySide6.QtGui import QTextDocument
+
+    from studio.widgets.run_view import outcome_line
+
+    state = RunState(tmp_path / "run")
+    state.apply(events.RunStart(time=T, config={}, num_utterances=9, device="cpu", epochs=2, start="joe"))
+    state.error = "cannot read /data/<b>takes</b>/metadata.csv"
+    document = QTextDocument()
+    document.setHtml(outcome_line(state, 2, False))
+    assert "(cannot read /data/<b>takes</b>/metadata.csv)" in document.toPlainText()

@@ -8,6 +8,8 @@ evaluations, with their noise bands), milestones, previews, log.
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QTableWidget,
@@ -175,5 +177,5 @@ def outcome_line(state: RunState | None, code: int, crashed: bool) -> str:
         return f"{verb} after epoch {state.epochs_done}.{smoke}" + ("" if status == "done" else " Resume any time.")
     why = "was killed" if crashed else f"exited with code {code}"
     where = f" The run resumes from epoch {state.epochs_done + 1}." if state and state.resumable else ""
-    error = f" ({state.error})" if state and state.error else ""
+    error = f" ({html.escape(state.error)})" if state and state.error else ""  # as written: a path may hold "<"
     return f"<span style='color:#b91c1c'>Error: the trainer {why}{error}.{where}</span>"
