@@ -280,8 +280,8 @@ decoder's own losses; the start's noise_scale (a fine-tune's 0.333 was not measu
 
 def as_started(config: TrainingConfig, start: str) -> TrainingConfig:
     """``config`` as a run from ``start`` (``scratch``, or a start voice: ``trainer.run.options.RunOptions.start``)
-    trains with it: :data:`FROM_SCRATCH`'s settings over it from scratch, unchanged for a fine-tune. What the run
-    itself (``trainer.run.train``) and its step timing (``trainer.run.step_timing``) both take."""
+    trains with it: :data:`FROM_SCRATCH`'s settings over it from scratch, unchanged for a fine-tune (the user's
+    ``--set`` then goes over either: ``trainer.run.settings.as_run``)."""
     return replace(config, **FROM_SCRATCH) if start == "scratch" else config
 
 

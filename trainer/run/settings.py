@@ -17,7 +17,7 @@ import typing
 from dataclasses import fields, replace
 from typing import Any
 
-from trainer.run.presets import TrainingConfig
+from trainer.run.presets import TrainingConfig, as_started
 
 FIXED = (
     "model",
@@ -179,3 +179,14 @@ def apply_settings(config: TrainingConfig, settings: tuple[str, ...]) -> Trainin
         ValueError: as :func:`parse_setting`.
     """
     return replace(config, **dict(parse_setting(text) for text in settings))
+
+
+def as_run(config: TrainingConfig, start: str, settings: tuple[str, ...]) -> TrainingConfig:
+    """``config`` as the run from ``start`` with ``settings`` trains with it: a run from scratch's own settings
+    (``trainer.run.presets.as_started``), then the user's ``--set`` over them (:func:`apply_settings`). What the run
+    (``trainer.run.train``) and its step timing (``trainer.run.step_timing``) both take.
+
+    Raises:
+        ValueError: as :func:`parse_setting`.
+    """
+    return apply_settings(as_started(config, start), settings)

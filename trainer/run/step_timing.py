@@ -60,11 +60,11 @@ def step_key(options: RunOptions) -> StepKey:
     """
     from trainer.run.disk import run_quality
     from trainer.run.hardware import planned_precision
-    from trainer.run.presets import as_started, preset
-    from trainer.run.settings import apply_settings
+    from trainer.run.presets import preset
+    from trainer.run.settings import as_run
 
     quality = run_quality(options)
-    config = apply_settings(as_started(preset(quality), options.start), options.settings)
+    config = as_run(preset(quality), options.start, options.settings)
     cuda, precision = planned_precision(options.device, config, options.precision)
     device = _gpu_name(options.device) if cuda else "cpu"
     generator = _start_generator(options) if quality == "test" else ""
@@ -119,11 +119,11 @@ def estimate_run(
         RunError: a CUDA device asked for but absent.
         Cancelled: ``cancel`` was set while a step was being timed.
     """
-    from trainer.run.presets import as_started, preset
-    from trainer.run.settings import apply_settings
+    from trainer.run.presets import preset
+    from trainer.run.settings import as_run
 
     key = step_key(options)
-    config = apply_settings(as_started(preset(key.quality), options.start), options.settings)
+    config = as_run(preset(key.quality), options.start, options.settings)
     model = config.model.to_dict()
     shared = not options.settings  # a run with --set is timed on its own: other runs' and remembered figures are not
     own = figure_from_runs([Path(options.out)], key, model) if more else None  # a resume: its own epochs first
@@ -240,8 +240,8 @@ def _config_and_batch(options: RunOptions):
         from trainer.data.datamodule import collate
     from trainer.run.disk import run_quality
     from trainer.run.preflight import default_voice_config, summarize
-    from trainer.run.presets import as_started, preset
-    from trainer.run.settings import apply_settings
+    from trainer.run.presets import preset
+    from trainer.run.settings import as_run
     from trainer.start.points import run_rate
 
     rate = run_rate(options.start, options.dataset, options.preset)
@@ -250,7 +250,7 @@ def _config_and_batch(options: RunOptions):
     symbols = load_config(Path(voice_config)).num_symbols
     overrides = {"batch_size": options.batch_size} if options.batch_size else {}
     config = preset(run_quality(options), symbols, max(1, len(summary.speakers)), sample_rate=rate, **overrides)
-    config = apply_settings(as_started(config, options.start), options.settings)  # the run's step, its --set too
+    config = as_run(config, options.start, options.settings)  # the run's step, its --set too
 
     def batch(size: int):
         items = first_items(options.dataset, size, voice_config, rate, multi_speaker=len(summary.speakers) > 1)

@@ -43,9 +43,9 @@ from trainer.run.document import CHECKPOINTS_FOLDER, RunDocument, is_run, read_r
 from trainer.run.errors import RunError
 from trainer.run.hardware import check_device, hardware
 from trainer.run.options import DEVICES, PRECISIONS, RunOptions
-from trainer.run.presets import TrainingConfig, as_started, preset
+from trainer.run.presets import TrainingConfig, preset
 from trainer.run.ranks import check_launcher, rank_zero, wait_for_run
-from trainer.run.settings import apply_settings
+from trainer.run.settings import as_run
 from trainer.start.points import load_start, resolve_start, run_rate
 from trainer.start.shape import fit_to_start
 
@@ -148,8 +148,7 @@ def _prepare(out: Path, options: RunOptions, echo) -> None:
     config, conversions = fit_to_start(
         options.start, config, cache, preset_name=options.preset, dataset_label=str(options.dataset)
     )
-    config = as_started(config, options.start)  # from scratch nothing to keep: all of it learns at the full rate
-    config = apply_settings(config, options.settings)  # the user's --set, over the preset's and the start's
+    config = as_run(config, options.start, options.settings)  # from scratch all of it learns; the user's --set over
     dataset = Path(options.dataset).resolve()
     chosen = replace(options, dataset=dataset, out=out, epochs=config.epochs, batch_size=config.batch_size)
     document = RunDocument(options=chosen, cache=cache_dir.resolve(), config=config.to_dict(), conversions=conversions)
