@@ -53,7 +53,7 @@ class TrainEstimate:
         task.status.connect(lambda where: self._tick_timing(task, where))
         task.done.connect(self._on_estimated)
         task.failed.connect(
-            lambda exc: self.setup.show_estimate(f"No time estimate: {html.escape(str(exc))}", "warning")
+            lambda exc: self.setup.show_estimate(f"No time estimate: {html.escape(str(exc), quote=False)}", "warning")
         )
         return self._estimates.start(task)
 
@@ -78,8 +78,8 @@ class TrainEstimate:
             self._reveal(self.setup.estimate)
             return
         sentence = estimate_sentence(estimate)
-        basis = html.escape(estimate_basis(estimate))
-        self.setup.show_estimate(f"{html.escape(sentence)}<br><span style='color:#6b7280'>{basis}</span>")
+        basis = html.escape(estimate_basis(estimate), quote=False)
+        self.setup.show_estimate(f"{html.escape(sentence, quote=False)}<br><span style='color:#6b7280'>{basis}</span>")
         self._reveal(self.setup.estimate)
         text = self.status.text()
         if text.endswith(START_HINT):  # the check's line, unchanged since (a change drops this task)

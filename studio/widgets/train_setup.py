@@ -235,9 +235,9 @@ class TrainSetup(QGroupBox):
         if not findings:
             self.findings.setText(f"<span style='color:{COLOURS['info']}'>Ready to train.</span>")
         else:
+            said = [(f.level, html.escape(f.message, quote=False)) for f in findings]
             rows = [
-                f"<span style='color:{COLOURS[f.level]}'>{f.level.title()}: {html.escape(f.message)}</span>"
-                for f in findings
+                f"<span style='color:{COLOURS[level]}'>{level.title()}: {message}</span>" for level, message in said
             ]
             self.findings.setText("<br>".join(rows))
         offer = next((f for f in findings if f.fix == "resample"), None)
@@ -249,7 +249,7 @@ class TrainSetup(QGroupBox):
         """One line in the findings area, shown as written (the time estimate, which belongs to a check's findings,
         is cleared)."""
         self.current = []
-        self.findings.setText(f"<span style='color:{COLOURS[level]}'>{html.escape(text)}</span>")
+        self.findings.setText(f"<span style='color:{COLOURS[level]}'>{html.escape(text, quote=False)}</span>")
         self.resample.setVisible(False)
         self.show_estimate("")
 
