@@ -177,7 +177,6 @@ def outcome_line(state: RunState | None, code: int, crashed: bool) -> str:
         return f"{verb} after epoch {state.epochs_done}.{smoke}" + ("" if status == "done" else " Resume any time.")
     why = "was killed" if crashed else f"exited with code {code}"
     where = f" The run resumes from epoch {state.epochs_done + 1}." if state and state.resumable else ""
-    error = (
-        f" ({html.escape(state.error, quote=False)})" if state and state.error else ""
-    )  # as written: a path may hold "<"
+    said = html.escape(state.error, quote=False) if state and state.error else ""  # as written: a path may hold "<"
+    error = f" ({said})" if said else ""
     return f"<span style='color:#b91c1c'>Error: the trainer {why}{error}.{where}</span>"

@@ -80,7 +80,7 @@ def disk_need(options: RunOptions, cache_seconds: float, rate: int, kind: str) -
         kind: ``cache`` (used as it is: nothing built), ``project`` or ``piper`` (imported into the run first).
     """
     from trainer.run.presets import preset
-    from trainer.run.settings import apply_settings
+    from trainer.run.settings import as_run
 
     size = network_size(run_quality(options), anchored=options.start != "scratch", settings=options.settings)
     last = resume_bytes(size)
@@ -89,7 +89,7 @@ def disk_need(options: RunOptions, cache_seconds: float, rate: int, kind: str) -
     if kind == "piper":
         cache_seconds, imported = _piper_audio(Path(options.dataset))
     cache = 0 if kind == "cache" else int(cache_seconds * rate * 4 * (1 + 513 / 256)) + imported
-    config = apply_settings(preset(options.preset), options.settings)
+    config = as_run(preset(options.preset), options.start, options.settings)
     epochs = options.epochs or config.epochs
     previews = preview_bytes(epochs, config.preview_every, rate)
     return DiskNeed(checkpoints, cache, previews, epochs * EVENT_BYTES_PER_EPOCH, _existing(Path(options.out)))

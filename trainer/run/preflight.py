@@ -114,14 +114,14 @@ def _recovery_findings(options: RunOptions) -> list[Finding]:
     the newest cached recovery of the same voice and budget reached (``trainer.start.recovery_cache``), if any."""
     from engines.files import sha256_file
     from trainer.run.presets import preset
-    from trainer.run.settings import apply_settings
+    from trainer.run.settings import as_run
     from trainer.start.points import resolve_start
     from trainer.start.recovery_cache import budget_of, recovery_cache_dir, summaries
 
     kind, path = resolve_start(options.start)
     if path is None or kind == "ckpt":
         return []
-    config = apply_settings(preset(options.preset), options.settings)
+    config = as_run(preset(options.preset), options.start, options.settings)
     steps = config.recovery_steps + config.recovery_fit_steps
     said = (
         f"Before training, the training-only parts {path.name} does not hold are recovered from its own speech "
